@@ -1,0 +1,3 @@
+from rpa_mcp.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Adapters for identity: signing keys, access tokens, confirmation-token codec (PyJWT)."""

@@ -1,0 +1,118 @@
+"""Access tokens (who calls) and confirmation tokens (what was proposed), PyJWT with HS256 pinned."""
+
+from __future__ import annotations
+
+import hmac
+from typing import Any
+
+import jwt
+
+from rpa_mcp.clock import Clock, SystemClock
+from rpa_mcp.errors import ConfirmationError, TokenExpired
+from rpa_mcp.ops.registry import ROLES, Caller
+
+ALGORITHM = "HS256"
+CONFIRM_TYP = "rpa-confirm+jwt"
+ACCESS_TYP = "JWT"
+LEEWAY_S = 5
+
+
+def _decode_any_key(token: str, keys: list[bytes], clock: Clock, **kwargs: Any) -> dict[str, Any]:
+    """Try each key (rotation); signature errors fall through, every other error is final.
+
+    Time claims are checked against the injected clock (not PyJWT's own), with a small leeway.
+    """
+    options = {**kwargs.pop("options", {}), "verify_exp": False, "verify_nbf": False, "verify_iat": False}
+    last: Exception | None = None
+    for key in keys:
+        try:
+            claims: dict[str, Any] = jwt.decode(token, key, algorithms=[ALGORITHM], options=options, **kwargs)
+            break
+        except jwt.InvalidSignatureError as exc:
+            last = exc
+    else:
+        raise last or jwt.InvalidSignatureError("no key")
+    now = clock.now()
+    for claim in ("exp", "nbf", "iat"):
+        if claim in claims and not isinstance(claims[claim], int | float):
+            raise jwt.InvalidTokenError(f"{claim} must be a number")
+    if "exp" in claims and claims["exp"] < now - LEEWAY_S:
+        raise jwt.ExpiredSignatureError("expired")
+    if "nbf" in claims and claims["nbf"] > now + LEEWAY_S:
+        raise jwt.ImmatureSignatureError("not yet valid")
+    return claims
+
+
+class AccessTokens:
+    """Bearer tokens for people, LLM clients and agents: `roles` claim, iss/aud/exp required."""
+
+    def __init__(
+        self, keys: list[bytes], *, issuer: str, audience: str, api_token: str | None = None, clock: Clock | None = None
+    ) -> None:
+        self.keys, self.issuer, self.audience, self.api_token = keys, issuer, audience, api_token
+        self.clock = clock or SystemClock()
+
+    def mint(self, subject: str, roles: list[str], *, ttl_s: int = 3600, now: float | None = None) -> str:
+        unknown = sorted(set(roles) - set(ROLES))
+        if unknown:
+            raise ValueError(f"unknown role(s) {unknown}; roles are {', '.join(ROLES)}")
+        now = self.clock.now() if now is None else now
+        claims = {"sub": subject, "roles": sorted(set(roles)), "iss": self.issuer, "aud": self.audience,
+                  "iat": int(now), "exp": int(now + ttl_s)}
+        return jwt.encode(claims, self.keys[0], algorithm=ALGORITHM, headers={"typ": ACCESS_TYP})
+
+    def verify(self, token: str) -> Caller | None:
+        """A Caller, or None for anything invalid (no reason leaks to the client)."""
+        if self.api_token and hmac.compare_digest(token.encode(), self.api_token.encode()):
+            return Caller(subject="agent:api-token", roles=frozenset({"agent"}), auth="api-token")
+        try:
+            header = jwt.get_unverified_header(token)
+            if header.get("typ") == CONFIRM_TYP:
+                return None  # a confirmation token is never an access token
+            claims = _decode_any_key(
+                token, self.keys, self.clock, audience=self.audience, issuer=self.issuer,
+                options={"require": ["exp", "iss", "aud", "sub"]},
+            )
+        except jwt.PyJWTError:
+            return None
+        roles = claims.get("roles", [])
+        if isinstance(roles, str):
+            roles = roles.split()
+        if not isinstance(roles, list):
+            return None
+        return Caller(subject=str(claims["sub"]), roles=frozenset(r for r in roles if r in ROLES), auth="jwt")
+
+
+class ConfirmationCodec:
+    """The confirmation domain's TokenCodec port."""
+
+    def __init__(self, keys: list[bytes], *, issuer: str, audience: str, clock: Clock | None = None) -> None:
+        self.keys, self.issuer, self.audience = keys, issuer, audience + "/confirm"
+        self.clock = clock or SystemClock()
+
+    def encode(self, claims: dict[str, Any]) -> str:
+        body = {**claims, "iss": self.issuer, "aud": self.audience}
+        return jwt.encode(body, self.keys[0], algorithm=ALGORITHM, headers={"typ": CONFIRM_TYP})
+
+    def decode(self, token: str) -> dict[str, Any]:
+        try:
+            header = jwt.get_unverified_header(token)
+        except jwt.PyJWTError as exc:
+            raise ConfirmationError(f"not a confirmation token ({exc})") from exc
+        if header.get("alg") != ALGORITHM:
+            raise ConfirmationError(f"algorithm {header.get('alg')!r} is not accepted (only {ALGORITHM})")
+        if header.get("typ") != CONFIRM_TYP:
+            raise ConfirmationError(f"token type {header.get('typ')!r} is not {CONFIRM_TYP!r}")
+        try:
+            return _decode_any_key(
+                token, self.keys, self.clock, audience=self.audience, issuer=self.issuer,
+                options={"require": ["exp", "iat", "nbf", "iss", "aud", "sub", "jti", "op", "args_sha256"]},
+            )
+        except jwt.ExpiredSignatureError as exc:
+            raise TokenExpired("the confirmation expired; propose again") from exc
+        except jwt.MissingRequiredClaimError as exc:
+            raise ConfirmationError(f"the token lacks a required claim: {exc.claim}") from exc
+        except jwt.InvalidSignatureError as exc:
+            raise ConfirmationError("the token signature is not valid (unknown or retired key)") from exc
+        except jwt.PyJWTError as exc:
+            raise ConfirmationError(f"the token is not valid: {exc}") from exc

@@ -1,0 +1,67 @@
+"""`rpa-mcp bench [NAME...]`: medians and ratios measured in one run.
+
+A benchmark is a module `rpa_mcp.bench.<name>` with `run(argv: list[str]) -> str` that
+returns a printable report. Never a timed assertion in a test: speed is measured here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+BENCHMARKS = ("mcp", "shadow", "dialogs", "validator", "replay")
+
+
+def timings(fn: Callable[[], Any], *, repeat: int, warmup: int = 2) -> list[float]:
+    """Milliseconds per call, after warm-up calls."""
+    for _ in range(warmup):
+        fn()
+    out = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - start) * 1000)
+    return out
+
+
+def summary(values: Sequence[float]) -> str:
+    ordered = sorted(values)
+    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+    p99 = ordered[min(len(ordered) - 1, int(round(0.99 * (len(ordered) - 1))))]
+    return f"median {statistics.median(ordered):8.3f} ms  p95 {p95:8.3f} ms  p99 {p99:8.3f} ms  (n={len(ordered)})"
+
+
+def fixtures_dir() -> Path:
+    """The shared fixtures: RPA_FIXTURES_DIR, else ../shared/fixtures beside the checkout."""
+    import os
+
+    env = os.environ.get("RPA_FIXTURES_DIR")
+    candidates = [Path(env)] if env else []
+    here = Path(__file__).resolve()
+    candidates += [here.parents[3] / "shared" / "fixtures", Path("/work/shared/fixtures")]
+    for c in candidates:
+        if (c / "manifest.json").is_file():
+            return c
+    raise FileNotFoundError("fixtures not found: set RPA_FIXTURES_DIR to the folder holding manifest.json")
+
+
+def run_benchmarks(names: Sequence[str], argv: Sequence[str]) -> int:
+    chosen = list(names) or list(BENCHMARKS)
+    unknown = [n for n in chosen if n not in BENCHMARKS]
+    if unknown:
+        print(f"unknown benchmark(s) {unknown}; known: {', '.join(BENCHMARKS)}", file=sys.stderr)
+        return 2
+    for name in chosen:
+        try:
+            module = importlib.import_module(f"rpa_mcp.bench.{name}")
+        except ModuleNotFoundError as exc:
+            print(f"== {name}: not available ({exc.name})")
+            continue
+        print(f"== {name}")
+        print(module.run(list(argv)), flush=True)
+    return 0

@@ -1,0 +1,1 @@
+"""Propose/apply confirmation: proposals kept server-side, single-use signed tokens, approvals."""

@@ -1,0 +1,185 @@
+"""Proposals, single-use tokens and human approvals.
+
+The token proves the request was not altered or replayed; the approval record proves a
+person (not the LLM client's identity) agreed, when the risk level asks for it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from rpa_mcp.clock import Clock
+from rpa_mcp.confirmation.digest import digest
+from rpa_mcp.confirmation.ports import AuditPort, ProposalRecord, ProposalRepository, TokenCodec
+from rpa_mcp.errors import (
+    ApprovalPending,
+    ApprovalRejected,
+    ArgumentsChanged,
+    ConfirmationError,
+    Conflict,
+    Forbidden,
+    NotFound,
+    TokenAlreadyUsed,
+    TokenExpired,
+    TokenOtherCaller,
+    TokenOtherOperation,
+)
+
+APPROVER_ROLES = frozenset({"approver", "operator"})
+
+
+class Actor(Protocol):
+    subject: str
+    roles: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Proposal:
+    jti: str
+    token: str
+    expires_at: float
+    approval_mode: str
+    approval_status: str
+    approval_url: str | None
+
+
+@dataclass(frozen=True)
+class ApprovalView:
+    jti: str
+    operation: str
+    risk: str
+    proposer: str
+    summary: str
+    details: dict[str, Any]
+    diff: str | None
+    status: str
+    approver: str | None
+    created_at: float
+    expires_at: float
+    consumed: bool
+
+    @classmethod
+    def of(cls, r: ProposalRecord) -> ApprovalView:
+        return cls(
+            r.jti, r.operation, r.risk, r.subject, r.summary, r.details, r.diff, r.approval_status,
+            r.approver, r.created_at, r.expires_at, r.consumed_at is not None,
+        )
+
+
+class ConfirmationService:
+    def __init__(
+        self,
+        *,
+        repo: ProposalRepository,
+        codec: TokenCodec,
+        clock: Clock,
+        ttl_s: int,
+        approval_modes: dict[str, str],
+        approval_base_url: str,
+        audit: AuditPort,
+    ) -> None:
+        self.repo, self.codec, self.clock, self.ttl_s = repo, codec, clock, ttl_s
+        self.approval_modes, self.approval_base_url, self.audit = approval_modes, approval_base_url.rstrip("/"), audit
+
+    # --- propose ------------------------------------------------------------------
+    def propose(
+        self,
+        *,
+        operation: str,
+        risk: str,
+        proposer: str,
+        args: dict[str, Any],
+        summary: str,
+        details: dict[str, Any],
+        diff: str | None,
+        binding: dict[str, Any],
+    ) -> Proposal:
+        now = self.clock.now()
+        jti = secrets.token_urlsafe(18)
+        mode = self.approval_modes.get(risk, "human")
+        record = ProposalRecord(
+            jti=jti, operation=operation, risk=risk, subject=proposer, args=args, args_digest=digest(args),
+            binding_digest=digest(binding), summary=summary, details=details, diff=diff, approval_mode=mode,
+            approval_status="pending" if mode == "human" else "not_required", approver=None, decided_at=None,
+            created_at=now, expires_at=now + self.ttl_s, consumed_at=None,
+        )
+        self.repo.insert(record)
+        token = self.codec.encode(
+            {"sub": proposer, "iat": int(now), "nbf": int(now), "exp": int(record.expires_at), "jti": jti,
+             "op": operation, "args_sha256": record.args_digest}
+        )
+        self.audit.record(actor=proposer, operation=f"propose:{operation}", args={"jti": jti}, outcome="proposed")
+        url = f"{self.approval_base_url}/approvals/{jti}" if mode == "human" else None
+        return Proposal(jti, token, record.expires_at, mode, record.approval_status, url)
+
+    # --- apply --------------------------------------------------------------------
+    def check(self, token: str, *, operation: str, caller: str) -> ProposalRecord:
+        """Everything apply verifies before consuming; returns the stored proposal."""
+        claims = self.codec.decode(token)
+        if claims.get("sub") != caller:
+            raise TokenOtherCaller("this token was issued to another caller; propose again yourself")
+        if claims.get("op") != operation:
+            raise TokenOtherOperation(
+                f"this token confirms {claims.get('op')!r}, not {operation!r}", token_operation=claims.get("op")
+            )
+        record = self.repo.get(str(claims.get("jti")))
+        if record is None:
+            raise ConfirmationError("no proposal is stored for this token; propose again")
+        if record.operation != operation or record.subject != caller:
+            raise ConfirmationError("the stored proposal does not match this token")
+        if record.args_digest != claims.get("args_sha256") or digest(record.args) != record.args_digest:
+            raise ArgumentsChanged("the arguments differ from the ones proposed; propose again")
+        if record.consumed_at is not None:
+            raise TokenAlreadyUsed("this token was already used; each confirmation works once")
+        if record.expires_at < self.clock.now() - 5:
+            raise TokenExpired("the confirmation expired; propose again")
+        if record.approval_status == "pending":
+            raise ApprovalPending(
+                "waiting for a person to approve this request at the approval page; ask them, then apply again",
+                approval_url=f"{self.approval_base_url}/approvals/{record.jti}",
+            )
+        if record.approval_status == "rejected":
+            raise ApprovalRejected(f"a person rejected this request ({record.approver}); nothing was done")
+        return record
+
+    def check_binding(self, record: ProposalRecord, binding: dict[str, Any]) -> None:
+        if digest(binding) != record.binding_digest:
+            raise ArgumentsChanged(
+                "what this proposal was bound to has changed since (e.g. a new competence version); propose again"
+            )
+
+    def consume(self, record: ProposalRecord, *, caller: str) -> None:
+        if not self.repo.consume(record.jti, at=self.clock.now()):
+            raise TokenAlreadyUsed("this token was already used; each confirmation works once")
+        self.audit.record(actor=caller, operation=f"apply:{record.operation}", args={"jti": record.jti}, outcome="consumed")
+
+    # --- human approval -------------------------------------------------------------
+    def list_pending(self) -> list[ApprovalView]:
+        return [ApprovalView.of(r) for r in self.repo.pending(now=self.clock.now())]
+
+    def get_approval(self, jti: str) -> ApprovalView:
+        record = self.repo.get(jti)
+        if record is None:
+            raise NotFound(f"no proposal {jti!r}", jti=jti)
+        return ApprovalView.of(record)
+
+    def decide(self, jti: str, approver: Actor, approve: bool) -> ApprovalView:
+        record = self.repo.get(jti)
+        if record is None:
+            raise NotFound(f"no proposal {jti!r}", jti=jti)
+        if not (approver.roles & APPROVER_ROLES):
+            raise Forbidden("approving needs the approver or operator role")
+        if approver.subject == record.subject:
+            raise Forbidden("the identity that proposed a request cannot approve it; ask another person")
+        if record.approval_mode != "human":
+            raise Conflict("this proposal does not need a person's approval")
+        if record.expires_at < self.clock.now():
+            raise TokenExpired("this proposal expired; it must be proposed again")
+        status = "approved" if approve else "rejected"
+        if not self.repo.decide(jti, status=status, approver=approver.subject, at=self.clock.now()):
+            raise Conflict(f"this proposal was already {self.get_approval(jti).status}")
+        self.audit.record(actor=approver.subject, operation=f"{'approve' if approve else 'reject'}:{record.operation}",
+                          args={"jti": jti, "proposer": record.subject}, outcome=status)
+        return self.get_approval(jti)

@@ -1,0 +1,1 @@
+"""Thin surfaces generated from the registry: MCP, REST, function calling, the approval web page."""

@@ -1,0 +1,83 @@
+"""SQLite repository of proposals (confirmation tokens and approval records)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from rpa_mcp.confirmation.ports import ProposalRecord
+from rpa_mcp.store.db import Database
+
+MIGRATIONS = (
+    """
+    CREATE TABLE proposals (
+        jti TEXT PRIMARY KEY,
+        operation TEXT NOT NULL,
+        risk TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        args_json TEXT NOT NULL,
+        args_digest TEXT NOT NULL,
+        binding_digest TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        details_json TEXT NOT NULL,
+        diff TEXT,
+        approval_mode TEXT NOT NULL,
+        approval_status TEXT NOT NULL,
+        approver TEXT,
+        decided_at REAL,
+        created_at REAL NOT NULL,
+        expires_at REAL NOT NULL,
+        consumed_at REAL
+    );
+    CREATE INDEX proposals_pending ON proposals(approval_status, expires_at)
+    """,
+)
+
+
+class SqliteProposalRepository:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        db.migrate("confirmations", MIGRATIONS)
+
+    def insert(self, r: ProposalRecord) -> None:
+        self.db.execute(
+            "INSERT INTO proposals VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (r.jti, r.operation, r.risk, r.subject, json.dumps(r.args, ensure_ascii=False), r.args_digest,
+             r.binding_digest, r.summary, json.dumps(r.details, ensure_ascii=False, default=str), r.diff,
+             r.approval_mode, r.approval_status, r.approver, r.decided_at, r.created_at, r.expires_at, r.consumed_at),
+        )
+
+    def get(self, jti: str) -> ProposalRecord | None:
+        row = self.db.query_one("SELECT * FROM proposals WHERE jti = ?", (jti,))
+        return _record(row) if row else None
+
+    def decide(self, jti: str, *, status: str, approver: str, at: float) -> bool:
+        return 1 == self.db.execute(
+            "UPDATE proposals SET approval_status = ?, approver = ?, decided_at = ? "
+            "WHERE jti = ? AND approval_status = 'pending'",
+            (status, approver, at, jti),
+        )
+
+    def consume(self, jti: str, *, at: float) -> bool:
+        return 1 == self.db.execute(
+            "UPDATE proposals SET consumed_at = ? WHERE jti = ? AND consumed_at IS NULL", (at, jti)
+        )
+
+    def pending(self, *, now: float) -> list[ProposalRecord]:
+        rows = self.db.query(
+            "SELECT * FROM proposals WHERE approval_status = 'pending' AND expires_at >= ? AND consumed_at IS NULL "
+            "ORDER BY created_at",
+            (now,),
+        )
+        return [_record(r) for r in rows]
+
+
+def _record(row: sqlite3.Row) -> ProposalRecord:
+    return ProposalRecord(
+        jti=row["jti"], operation=row["operation"], risk=row["risk"], subject=row["subject"],
+        args=json.loads(row["args_json"]), args_digest=row["args_digest"], binding_digest=row["binding_digest"],
+        summary=row["summary"], details=json.loads(row["details_json"]), diff=row["diff"],
+        approval_mode=row["approval_mode"], approval_status=row["approval_status"], approver=row["approver"],
+        decided_at=row["decided_at"], created_at=row["created_at"], expires_at=row["expires_at"],
+        consumed_at=row["consumed_at"],
+    )

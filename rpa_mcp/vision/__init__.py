@@ -1,0 +1,1 @@
+"""Pure image primitives: decoding with limits, crops for clients, OCR port."""

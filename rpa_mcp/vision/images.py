@@ -1,0 +1,130 @@
+"""Decode screenshots safely and encode crops that clients accept.
+
+Images come from agents and LLM clients: check the format and the pixel count from the
+header *before* decoding (a 10000x10000 PNG bomb is refused without allocating it), and
+decode each frame once (callers share the array).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import struct
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from rpa_mcp.errors import ImageRejected
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+JPEG_MAGIC = b"\xff\xd8\xff"
+DEFAULT_MAX_PIXELS = 40_000_000
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+CLIENT_MAX_SIDE = 2000
+CLIENT_MAX_BYTES = 1_000_000
+
+BBox = tuple[int, int, int, int]  # x, y, w, h in pixels, origin top-left
+
+
+@dataclass(frozen=True)
+class ImageHeader:
+    format: str  # "png" | "jpeg"
+    width: int
+    height: int
+
+
+def read_header(data: bytes) -> ImageHeader:
+    """Format and size from the first bytes; raises `ImageRejected` for anything else."""
+    if data.startswith(PNG_MAGIC):
+        if len(data) < 24 or data[12:16] != b"IHDR":
+            raise ImageRejected("PNG header is truncated or has no IHDR chunk", field="image")
+        width, height = struct.unpack(">II", data[16:24])
+        return ImageHeader("png", width, height)
+    if data.startswith(JPEG_MAGIC):
+        return ImageHeader("jpeg", *_jpeg_size(data))
+    raise ImageRejected("not a PNG or JPEG image (only these two formats are accepted)", field="image")
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int]:
+    i = 2
+    while i + 9 < len(data):
+        if data[i] != 0xFF:
+            i += 1
+            continue
+        marker = data[i + 1]
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+            i += 2
+            continue
+        seg_len = struct.unpack(">H", data[i + 2 : i + 4])[0]
+        if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF):
+            height, width = struct.unpack(">HH", data[i + 5 : i + 9])
+            return width, height
+        i += 2 + seg_len
+    raise ImageRejected("JPEG has no frame header (corrupt or truncated)", field="image")
+
+
+def decode_base64(text: str, *, field: str = "png_base64", max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """Strict base64 (standard alphabet, padding checked; a data: URL prefix is tolerated)."""
+    if text.startswith("data:"):
+        text = text.partition(",")[2]
+    if len(text) > (max_bytes * 4) // 3 + 4:
+        raise ImageRejected(f"{field}: encoded image is larger than {max_bytes} bytes", field=field)
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise ImageRejected(f"{field}: not valid base64 ({exc})", field=field) from exc
+
+
+def decode_image(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, field: str = "image") -> np.ndarray:
+    """PNG/JPEG bytes -> BGR uint8 array, after the header checks."""
+    if not data:
+        raise ImageRejected(f"{field}: empty image", field=field)
+    header = read_header(data)
+    if header.width == 0 or header.height == 0:
+        raise ImageRejected(f"{field}: image has a zero dimension", field=field)
+    if header.width * header.height > max_pixels:
+        raise ImageRejected(
+            f"{field}: {header.width}x{header.height} is over the limit of {max_pixels} pixels",
+            field=field,
+            width=header.width,
+            height=header.height,
+            max_pixels=max_pixels,
+        )
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if image is None:
+        raise ImageRejected(f"{field}: the {header.format} data is corrupt", field=field)
+    return image
+
+
+def clamp_bbox(bbox: BBox, shape: tuple[int, ...]) -> BBox:
+    """Intersect a box with the frame; may return a zero-size box."""
+    x, y, w, h = bbox
+    height, width = shape[:2]
+    x0, y0 = max(0, min(x, width)), max(0, min(y, height))
+    x1, y1 = max(x0, min(x + w, width)), max(y0, min(y + h, height))
+    return x0, y0, x1 - x0, y1 - y0
+
+
+def crop(image: np.ndarray, bbox: BBox, *, margin: int = 0) -> np.ndarray:
+    x, y, w, h = clamp_bbox((bbox[0] - margin, bbox[1] - margin, bbox[2] + 2 * margin, bbox[3] + 2 * margin), image.shape)
+    return image[y : y + h, x : x + w]
+
+
+def encode_png(image: np.ndarray, *, max_side: int = CLIENT_MAX_SIDE, max_bytes: int = CLIENT_MAX_BYTES) -> bytes:
+    """PNG bytes within what clients accept: scaled down until both limits hold."""
+    if image.size == 0:
+        raise ImageRejected("cannot encode an empty crop", field="image")
+    scale = min(1.0, max_side / max(image.shape[:2]))
+    while True:
+        scaled = image if scale >= 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        ok, buf = cv2.imencode(".png", scaled, [cv2.IMWRITE_PNG_COMPRESSION, 6])
+        if not ok:
+            raise ImageRejected("PNG encoding failed", field="image")
+        if len(buf) <= max_bytes or min(scaled.shape[:2]) <= 16:
+            return bytes(buf)
+        scale *= 0.7
+
+
+def encode_png_base64(image: np.ndarray, **limits: int) -> str:
+    return base64.b64encode(encode_png(image, **limits)).decode("ascii")

@@ -1,0 +1,72 @@
+"""Image decoding with limits: format and pixel count checked from the header, before decoding."""
+
+from __future__ import annotations
+
+import base64
+import struct
+import tracemalloc
+import zlib
+
+import cv2
+import numpy as np
+import pytest
+
+from rpa_mcp.errors import ImageRejected
+from rpa_mcp.vision.images import decode_base64, decode_image, encode_png, read_header
+
+
+def png_bomb(width: int = 10_000, height: int = 10_000) -> bytes:
+    """A real PNG header claiming width x height, with a tiny compressed body."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    body = zlib.compress(b"\x00" * 1024, 9)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", body) + chunk(b"IEND", b"")
+
+
+def test_a_pixel_bomb_is_refused_without_allocating_it():
+    tracemalloc.start()
+    with pytest.raises(ImageRejected) as info:
+        decode_image(png_bomb(), max_pixels=40_000_000)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert info.value.details["width"] == 10_000
+    assert peak < 5_000_000  # a decoded 10000x10000 RGB frame would be 300 MB
+
+
+@pytest.mark.parametrize("data", [b"", b"GIF89a....", b"\x89PNG\r\n\x1a\n\x00\x00", b"\xff\xd8\xff\xe0garbage"])
+def test_not_an_image_or_a_truncated_one_is_refused(data):
+    with pytest.raises(ImageRejected):
+        decode_image(data)
+
+
+def test_a_zero_sized_png_is_refused():
+    with pytest.raises(ImageRejected):
+        decode_image(png_bomb(0, 10))
+
+
+def test_png_and_jpeg_decode_and_report_their_size():
+    frame = np.full((30, 40, 3), 200, np.uint8)
+    for ext, fmt in ((".png", "png"), (".jpg", "jpeg")):
+        data = cv2.imencode(ext, frame)[1].tobytes()
+        assert read_header(data).format == fmt and (read_header(data).width, read_header(data).height) == (40, 30)
+        assert decode_image(data).shape == (30, 40, 3)
+
+
+@pytest.mark.parametrize("text", ["not base64!!", "abc", "YWJj\nZA=="])
+def test_base64_is_strict(text):
+    with pytest.raises(ImageRejected):
+        decode_base64(text)
+
+
+def test_data_urls_are_tolerated():
+    assert decode_base64("data:image/png;base64," + base64.b64encode(b"abc").decode()) == b"abc"
+
+
+def test_crops_for_clients_fit_the_size_limits():
+    noisy = np.random.default_rng(1).integers(0, 255, (2400, 3000, 3), dtype=np.uint8)
+    png = encode_png(noisy, max_side=2000, max_bytes=1_000_000)
+    decoded = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
+    assert len(png) <= 1_000_000 and max(decoded.shape[:2]) <= 2000
