@@ -1,0 +1,33 @@
+"""Competences: workflows persisted as versioned YAML files (candidate -> validated)."""
+
+from rpa_mcp.competences.model import Competence, CompetenceSource, CompetenceStep
+from rpa_mcp.competences.slug import slugify
+from rpa_mcp.competences.store import (
+    CompetenceListing,
+    CompetenceStore,
+    CompetenceSummary,
+    DeletedCompetence,
+    DeletePreview,
+    LoadedCompetence,
+    Problem,
+    PromotePreview,
+    SavedCompetence,
+    SavePreview,
+)
+
+__all__ = [
+    "Competence",
+    "CompetenceListing",
+    "CompetenceSource",
+    "CompetenceStep",
+    "CompetenceStore",
+    "CompetenceSummary",
+    "DeletePreview",
+    "DeletedCompetence",
+    "LoadedCompetence",
+    "Problem",
+    "PromotePreview",
+    "SavePreview",
+    "SavedCompetence",
+    "slugify",
+]

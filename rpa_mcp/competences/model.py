@@ -1,0 +1,72 @@
+"""The workflow IR as persisted: validated on every save and on every read.
+
+Strict on purpose (`extra="forbid"`): a competence replays clicks on a hospital desktop,
+so a file with a misspelt or unknown field is reported, not half-understood.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+MAX_STEPS = 1000
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CompetenceSource(_Strict):
+    session_id: str | None = Field(None, description="Shadow session the workflow was built from.")
+    machine_id: str | None = Field(None, description="Machine the workflow was observed on.")
+
+
+class CompetenceStep(_Strict):
+    index: int = Field(ge=0, description="Position of the step in the workflow.")
+    intent: str = Field(min_length=1, max_length=2000, description="What the step is for, in words.")
+    action_type: str = Field(min_length=1, max_length=64, description="click, type, key, ...")
+    target: dict[str, Any] | str | None = Field(None, description="What the action applies to (label, bbox, ...).")
+    params: dict[str, Any] = Field(default_factory=dict, description="Action parameters.")
+    expected_window_before: str | None = Field(None, description="Window title expected before the action.")
+    expected_window_after: str | None = Field(None, description="Window title expected after the action.")
+    success_strict: bool = Field(False, description="Whether an unverified outcome stops the replay.")
+    wait_after_ms: int = Field(0, ge=0, le=600_000, description="Pause after the action.")
+    expected_modals: list[str | dict[str, Any]] = Field(
+        default_factory=list, description="Dialogs that may appear after this step (catalog ids)."
+    )
+
+
+class Competence(_Strict):
+    name: str = Field(min_length=1, max_length=200, description="Human-readable name (its slug names the file).")
+    domain: str = Field("generic", min_length=1, max_length=100, description="Business domain.")
+    version: int = Field(ge=1, description="Version number, assigned by the store on save.")
+    source: CompetenceSource = Field(
+        default_factory=lambda: CompetenceSource.model_validate({}), description="Where it was observed."
+    )
+    created_at: str | None = Field(None, description="When the workflow was built (ISO 8601).")
+    steps: list[CompetenceStep] = Field(min_length=1, max_length=MAX_STEPS, description="The steps, in order.")
+
+    @field_validator("created_at", mode="before")
+    @classmethod
+    def _iso(cls, value: Any) -> Any:
+        # Epoch seconds and YAML timestamps are accepted and kept as ISO 8601 text.
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, int | float):
+            return dt.datetime.fromtimestamp(value, dt.UTC).isoformat()
+        if isinstance(value, dt.datetime | dt.date):
+            return value.isoformat()
+        return value
+
+    @model_validator(mode="after")
+    def _ordered_steps(self) -> Competence:
+        indexes = [s.index for s in self.steps]
+        if indexes != sorted(set(indexes)):
+            raise ValueError(f"step indexes must be unique and increasing, got {indexes}")
+        return self
+
+    def document(self) -> dict[str, Any]:
+        """The dict written to YAML (unset optional fields included, so files read the same)."""
+        return self.model_dump(mode="json")
