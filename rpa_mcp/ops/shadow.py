@@ -1,0 +1,523 @@
+"""Shadow operations: machines and sessions, observe (start/stop), understanding, feedback,
+build, the agent's event stream, and persisting the result as a candidate competence.
+
+Draft operations (start/stop/feedback/build) change only the session's understanding and
+need no confirmation; persisting writes a competence file, so it goes through
+propose/apply with a preview built from the session on the server.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, Literal
+
+import anyio.to_thread
+from pydantic import Field, model_validator
+
+from rpa_mcp.confirmation.digest import digest
+from rpa_mcp.errors import PreconditionFailed, Unavailable
+from rpa_mcp.ops.registry import Http, NoInput, OpContext, Operation, Preview, Resource, StrictModel
+from rpa_mcp.shadow.events import MAX_BATCH
+from rpa_mcp.shadow.ir import step_lines
+
+if TYPE_CHECKING:
+    from rpa_mcp.bootstrap import Services
+    from rpa_mcp.shadow.service import ShadowService
+
+SESSION_DESC = "Shadow session id, as given by list_sessions (the agent's recording session)."
+SESSION_OPT_DESC = (
+    "Shadow session id. Omit it to use the active session of the only connected machine "
+    "(an error lists the machines when there are several)."
+)
+
+
+def _shadow(services: Services) -> ShadowService:
+    if services.shadow is None:
+        raise Unavailable("the shadow service is not configured on this server")
+    service: ShadowService = services.shadow
+    return service
+
+
+# --- output models ------------------------------------------------------------------------
+class StepOut(StrictModel):
+    index: int = Field(description="Position of the step, from 1.")
+    intent: str = Field(description="What the step does, in the session's language (screen text quoted as data).")
+    action_type: str = Field(description="Action type of the validator vocabulary (click_anchor, type_text, ...).")
+    confidence: float = Field(description="0..1: UI Automation name > OCR > window title > coordinates only.")
+    evidence: str = Field(description="What named the intent: uia, ocr, window_title, raw, or person.")
+    events: list[int] = Field(description="Indexes (from 0) of the session events this step is made of.")
+    target: dict[str, Any] = Field(description="by_text, element, x_pct, y_pct, window_title, anchor_ref, ...")
+    params: dict[str, Any] = Field(description="Action parameters (typed text, keys, direction, ...).")
+    status: Literal["proposed", "validated", "corrected"] = Field(description="Review status.")
+    window_before: str | None = Field(description="Window title when the step began.")
+    window_after: str | None = Field(description="Window title once the step was done.")
+    updated_at: float = Field(description="Server time of the step's last change (epoch seconds).")
+    original_intent: str | None = Field(None, description="The inferred intent, when a person corrected it.")
+
+
+class Notification(StrictModel):
+    ts: float = Field(description="Server time (epoch seconds).")
+    kind: str = Field(description="started, step_started, stopped, feedback.")
+    message: str = Field(description="What happened.")
+    step_index: int | None = Field(None, description="The step concerned, if any.")
+
+
+class UnderstandingOut(StrictModel):
+    session_id: str = Field(description=SESSION_DESC)
+    mode: str = Field(description="observing (explicit start), auto (events came first), stopped, idle (reset).")
+    observing: bool = Field(description="Whether new events are being turned into steps.")
+    cancelled: bool = Field(description="Whether the person cancelled this observation.")
+    locale: str = Field(description="Language of the intents (fr or en).")
+    steps: list[StepOut] = Field(description="Steps understood so far (only those changed since since_ts if given).")
+    current_step: StepOut | None = Field(description="The step still in progress, while observing.")
+    notifications: list[Notification] = Field(description="What happened, oldest first.")
+    server_time: float = Field(description="Pass it as since_ts next time to get only what changed.")
+    feedback_history: list[dict[str, Any]] = Field(description="Every feedback given, applied or rejected, in order.")
+
+
+# --- list_machines / list_sessions ------------------------------------------------------------
+class MachineInfo(StrictModel):
+    machine_id: str = Field(description="The workstation's id.")
+    first_seen: float = Field(description="First event received (server time, epoch seconds).")
+    last_seen: float = Field(description="Last event received (server time, epoch seconds).")
+    active_session_id: str | None = Field(description="Its most recent session that is not finalized.")
+
+
+class MachinesOut(StrictModel):
+    machines: list[MachineInfo] = Field(description="Machines that streamed events, most recently seen first.")
+
+
+async def list_machines(ctx: OpContext, args: NoInput) -> MachinesOut:
+    rows = await anyio.to_thread.run_sync(_shadow(ctx.services).list_machines)
+    return MachinesOut(machines=[MachineInfo.model_validate(r) for r in rows])
+
+
+class ListSessionsInput(StrictModel):
+    machine_id: str | None = Field(None, max_length=128, description="Only this machine's sessions.")
+    active_only: bool = Field(True, description="Only sessions that are not finalized.")
+
+
+class SessionInfo(StrictModel):
+    session_id: str = Field(description=SESSION_DESC)
+    machine_id: str = Field(description="The workstation that streams it.")
+    started_at: float = Field(description="First event received (server time).")
+    last_event_at: float = Field(description="Last event received (server time).")
+    events: int = Field(description="Events received.")
+    finalized: bool = Field(description="Whether the session is over.")
+    locale: str | None = Field(description="Language reported by the agent (fr/en), if any.")
+
+
+class SessionsOut(StrictModel):
+    sessions: list[SessionInfo] = Field(description="Sessions, most recent activity first.")
+
+
+async def list_sessions(ctx: OpContext, args: ListSessionsInput) -> SessionsOut:
+    rows = await anyio.to_thread.run_sync(_shadow(ctx.services).list_sessions, args.machine_id, args.active_only)
+    return SessionsOut(sessions=[SessionInfo.model_validate(r) for r in rows])
+
+
+# --- start / stop ----------------------------------------------------------------------------
+class SessionOptInput(StrictModel):
+    session_id: str | None = Field(None, max_length=128, description=SESSION_OPT_DESC)
+
+
+class StartOut(StrictModel):
+    status: Literal["shadow_started", "already_observing"] = Field(
+        description="already_observing: nothing was reset, say so to the person."
+    )
+    session_id: str = Field(description=SESSION_DESC)
+    message: str = Field(description="What to tell the person.")
+
+
+async def shadow_start(ctx: OpContext, args: SessionOptInput) -> StartOut:
+    shadow = _shadow(ctx.services)
+    return StartOut.model_validate(await anyio.to_thread.run_sync(shadow.start, args.session_id))
+
+
+class StopOut(StrictModel):
+    status: Literal["shadow_stopped"] = Field(description="Observation stopped.")
+    session_id: str = Field(description=SESSION_DESC)
+    steps_count: int = Field(description="How many steps were understood.")
+    understanding: list[StepOut] = Field(description="The steps, to show the person with their confidences.")
+
+
+async def shadow_stop(ctx: OpContext, args: SessionOptInput) -> StopOut:
+    shadow = _shadow(ctx.services)
+    return StopOut.model_validate(await anyio.to_thread.run_sync(shadow.stop, args.session_id))
+
+
+# --- understanding ----------------------------------------------------------------------------
+class UnderstandingInput(StrictModel):
+    session_id: str = Field(max_length=128, description=SESSION_DESC)
+    since_ts: float | None = Field(None, description="Only what changed since this server_time of an earlier call.")
+
+
+def _understanding(services: Services, session_id: str, since_ts: float | None = None) -> dict[str, Any]:
+    shadow = _shadow(services)
+    data = shadow.understanding(session_id, since_ts)
+    data["feedback_history"] = shadow.history(session_id)
+    return data
+
+
+async def get_understanding(ctx: OpContext, args: UnderstandingInput) -> UnderstandingOut:
+    data = await anyio.to_thread.run_sync(_understanding, ctx.services, args.session_id, args.since_ts)
+    return UnderstandingOut.model_validate(data)
+
+
+# --- feedback ---------------------------------------------------------------------------------
+class FeedbackInput(StrictModel):
+    session_id: str = Field(max_length=128, description=SESSION_DESC)
+    action: Literal["validate", "correct", "undo", "cancel", "merge_next", "split"] = Field(
+        description=(
+            "validate (one step, or all when step_index is omitted), correct (needs step_index and new_intent), "
+            "undo (drop step_index), cancel (drop everything), merge_next (step_index with the next one), "
+            "split (step_index at at_event_index)."
+        )
+    )
+    step_index: int | None = Field(None, description="The step, counted from 1 as shown.")
+    new_intent: str | None = Field(None, max_length=1000, description="For correct: what the step really does.")
+    at_event_index: int | None = Field(None, description="For split: the event that starts the new step.")
+
+
+class FeedbackOut(StrictModel):
+    status: Literal["feedback_applied", "feedback_rejected"] = Field(
+        description="feedback_rejected changed nothing: relay the reason."
+    )
+    session_id: str = Field(description=SESSION_DESC)
+    steps: list[StepOut] = Field(description="The steps after the feedback (unchanged when rejected).")
+    message: str | None = Field(None, description="What changed.")
+    reason: str | None = Field(None, description="Why the feedback was rejected.")
+
+
+async def shadow_feedback(ctx: OpContext, args: FeedbackInput) -> FeedbackOut:
+    shadow = _shadow(ctx.services)
+
+    def run() -> dict[str, Any]:
+        return shadow.feedback(
+            args.session_id,
+            args.action,
+            step_index=args.step_index,
+            new_intent=args.new_intent,
+            at_event_index=args.at_event_index,
+        )
+
+    return FeedbackOut.model_validate(await anyio.to_thread.run_sync(run))
+
+
+# --- build ------------------------------------------------------------------------------------
+class BuildInput(StrictModel):
+    session_id: str = Field(max_length=128, description=SESSION_DESC)
+    name: str = Field(min_length=1, max_length=200, description="Name of the workflow, in the person's words.")
+    domain: str = Field("generic", min_length=1, max_length=100, description="Business domain.")
+    require_all_validated: bool = Field(False, description="Refuse to build unless every step was validated.")
+
+
+class BuildOut(StrictModel):
+    status: Literal["workflow_built", "cancelled"] = Field(description="cancelled: the person cancelled everything.")
+    session_id: str = Field(description=SESSION_DESC)
+    workflow_ir: dict[str, Any] | None = Field(description="The workflow IR (name, domain, version, source, steps).")
+    message: str | None = Field(None, description="Why there is no workflow, when cancelled.")
+
+
+async def shadow_build(ctx: OpContext, args: BuildInput) -> BuildOut:
+    shadow = _shadow(ctx.services)
+
+    def run() -> dict[str, Any]:
+        return shadow.build(args.session_id, args.name, args.domain, args.require_all_validated)
+
+    return BuildOut.model_validate(await anyio.to_thread.run_sync(run))
+
+
+# --- ingestion (desktop agent) ------------------------------------------------------------------
+class IngestInput(StrictModel):
+    events: list[dict[str, Any]] = Field(
+        max_length=MAX_BATCH,
+        description="Events {session_id, machine_id, ts, type, ...}; a single event object is accepted as well.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _single_event(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "events" not in data:
+            return {"events": [data]}
+        return data
+
+
+class IngestedSession(StrictModel):
+    session_id: str = Field(description="Session of these events.")
+    machine_id: str = Field(description="Machine that sent them.")
+    new_session: bool = Field(description="Whether this batch registered the session.")
+    accepted: int = Field(description="Events stored for this session.")
+    observing: bool = Field(description="Whether the session's events are being turned into steps.")
+
+
+class IngestOut(StrictModel):
+    accepted: int = Field(description="Events stored (on disk before this answer).")
+    duplicates: int = Field(description="Events ignored because their event_id was already stored.")
+    sessions: list[IngestedSession] = Field(description="Per session.")
+
+
+async def ingest_events(ctx: OpContext, args: IngestInput) -> IngestOut:
+    shadow = _shadow(ctx.services)
+    return IngestOut.model_validate(await anyio.to_thread.run_sync(shadow.ingest, args.events))
+
+
+# --- persist as a candidate competence ------------------------------------------------------------
+class PersistInput(StrictModel):
+    session_id: str = Field(max_length=128, description=SESSION_DESC)
+    name: str = Field(min_length=1, max_length=200, description="Competence name (its slug names the file).")
+    domain: str = Field("generic", min_length=1, max_length=100, description="Business domain.")
+
+
+class PersistOut(StrictModel):
+    path: str = Field(description="File written, relative to the data folder.")
+    name: str = Field(description="Competence name.")
+    slug: str = Field(description="File name stem.")
+    version: int = Field(description="Version written.")
+    replaced_version: int | None = Field(description="Previous version, kept beside it as <slug>.v<N>.yaml.")
+    session_reset: bool = Field(description="The session's understanding was reset for a next observation.")
+
+
+def _built_for_persist(services: Services, args: PersistInput) -> tuple[dict[str, Any], dict[str, Any]]:
+    built = _shadow(services).build(args.session_id, args.name, args.domain)
+    if built["status"] == "cancelled" or not built.get("workflow_ir"):
+        raise PreconditionFailed(
+            "the observation was cancelled: there is nothing to persist", session_id=args.session_id
+        )
+    session = services.traces.get_session(args.session_id) or {}
+    return built["workflow_ir"], session
+
+
+def _relative(services: Services, path: Any) -> str:
+    try:
+        return str(path.relative_to(services.settings.data_dir).as_posix())
+    except (ValueError, AttributeError):
+        return str(getattr(path, "name", path))
+
+
+def _persist_preview(services: Services, args: PersistInput) -> Preview:
+    if services.competences is None:
+        raise Unavailable("the competence store is not configured on this server")
+    ir, session = _built_for_persist(services, args)
+    plan = services.competences.preview_save(args.name, ir, "candidate")
+    steps = [s for s in ir["steps"]]
+    reviewed = sum(
+        1
+        for s in _shadow(services).understanding(args.session_id)["steps"]
+        if s["status"] in ("validated", "corrected")
+    )
+    machine = session.get("machine_id") or "an unknown machine"
+    replaces = f", replacing version {plan.replaces_version} (kept as an archive)" if plan.replaces_version else ""
+    summary = (
+        f"Save the workflow '{plan.name}' as candidate competence '{plan.slug}' version {plan.new_version}"
+        f"{replaces}: {plan.steps} step(s), {reviewed} of them validated by a person, observed on {machine}. "
+        f"The understanding of session {args.session_id} is then reset."
+    )
+    comparable = {k: v for k, v in ir.items() if k != "created_at"}
+    return Preview(
+        summary=summary,
+        details={
+            "name": plan.name,
+            "slug": plan.slug,
+            "path": _relative(services, plan.path),
+            "new_version": plan.new_version,
+            "replaces_version": plan.replaces_version,
+            "steps_count": plan.steps,
+            "validated_steps": reviewed,
+            "machine_id": session.get("machine_id"),
+            "session_id": args.session_id,
+            "steps": step_lines({"steps": steps}),
+        },
+        diff=plan.diff,
+        binding={"workflow_sha256": digest(comparable), "replaces_version": plan.replaces_version},
+    )
+
+
+def _persist(services: Services, args: PersistInput) -> PersistOut:
+    ir, session = _built_for_persist(services, args)
+    saved = services.competences.save(args.name, ir, status="candidate", machine_id=session.get("machine_id"))
+    _shadow(services).reset(args.session_id)
+    return PersistOut(
+        path=_relative(services, saved.path),
+        name=saved.name,
+        slug=saved.slug,
+        version=saved.version,
+        replaced_version=saved.replaced_version,
+        session_reset=True,
+    )
+
+
+async def preview_persist_competence(ctx: OpContext, args: PersistInput) -> Preview:
+    return await anyio.to_thread.run_sync(_persist_preview, ctx.services, args)
+
+
+async def persist_competence(ctx: OpContext, args: PersistInput) -> PersistOut:
+    result = await anyio.to_thread.run_sync(_persist, ctx.services, args)
+    ctx.services.notifier.resource_updated("rpa://competences")
+    return result
+
+
+# --- resources --------------------------------------------------------------------------------
+async def understanding_resource(services: Services, session_id: str) -> str:
+    data = await anyio.to_thread.run_sync(_understanding, services, session_id, None)
+    return json.dumps(data, ensure_ascii=False, indent=1)
+
+
+async def events_resource(services: Services, session_id: str) -> str:
+    events = await anyio.to_thread.run_sync(_shadow(services).events, session_id)
+    return json.dumps({"session_id": session_id, "events": events}, ensure_ascii=False, indent=1)
+
+
+async def screenshot_resource(services: Services, screenshot_id: str) -> bytes:
+    data: bytes = await anyio.to_thread.run_sync(services.traces.get_screenshot, screenshot_id)
+    return data
+
+
+async def machines_resource(services: Services) -> str:
+    rows = await anyio.to_thread.run_sync(_shadow(services).list_machines)
+    return json.dumps({"machines": rows}, ensure_ascii=False, indent=1)
+
+
+RESOURCES = (
+    Resource(
+        "rpa://sessions/{session_id}/understanding",
+        "session-understanding",
+        "A shadow session's steps, current step and notifications (updated as steps appear).",
+        "application/json",
+        understanding_resource,
+    ),
+    Resource(
+        "rpa://sessions/{session_id}/events",
+        "session-events",
+        "The events the agent streamed for a session (screenshots as rpa://screenshots/ references).",
+        "application/json",
+        events_resource,
+    ),
+    Resource(
+        "rpa://screenshots/{screenshot_id}",
+        "screenshot",
+        "A screenshot or anchor crop uploaded by the agent or kept by the observer (PNG, or JPEG as sent).",
+        "image/png",
+        screenshot_resource,
+    ),
+    Resource(
+        "rpa://machines",
+        "machines",
+        "Machines that streamed events, with their active session.",
+        "application/json",
+        machines_resource,
+    ),
+)
+
+DRAFT_ROLES = frozenset({"operator", "agent"})
+
+OPERATIONS = (
+    Operation(
+        name="list_machines",
+        title="List connected machines",
+        description="Workstations whose desktop agent streamed events, with when they were last seen and their "
+        "active session. Use it to find the session to observe.",
+        input=NoInput,
+        output=MachinesOut,
+        risk="read",
+        handler=list_machines,
+        idempotent=True,
+        http=(Http("GET", "/api/v1/traces/stream/machines"),),
+    ),
+    Operation(
+        name="list_sessions",
+        title="List recording sessions",
+        description="Recording sessions of the desktop agents (active = not finalized), most recent first.",
+        input=ListSessionsInput,
+        output=SessionsOut,
+        risk="read",
+        handler=list_sessions,
+        idempotent=True,
+        http=(Http("GET", "/api/v1/traces/stream/sessions"),),
+    ),
+    Operation(
+        name="shadow_start",
+        title="Start observing",
+        description="Start observing what the person does on the workstation (shadow learning). Without "
+        "session_id, uses the active session of the only connected machine. Starting twice is a no-op "
+        "(status already_observing).",
+        input=SessionOptInput,
+        output=StartOut,
+        risk="draft",
+        handler=shadow_start,
+        roles=DRAFT_ROLES,
+        http=(Http("POST", "/api/v1/shadow/start"),),
+    ),
+    Operation(
+        name="shadow_stop",
+        title="Stop observing",
+        description="Stop observing and return the steps understood, each with an intent and a confidence, "
+        "to show the person for review.",
+        input=SessionOptInput,
+        output=StopOut,
+        risk="draft",
+        handler=shadow_stop,
+        roles=DRAFT_ROLES,
+        http=(Http("POST", "/api/v1/shadow/stop"),),
+    ),
+    Operation(
+        name="get_understanding",
+        title="Read the understanding",
+        description="The steps understood so far in a session, the step in progress and notifications; "
+        "with since_ts, only what changed since then.",
+        input=UnderstandingInput,
+        output=UnderstandingOut,
+        risk="read",
+        handler=get_understanding,
+        idempotent=True,
+        http=(Http("GET", "/api/v1/shadow/{session_id}/understanding"),),
+    ),
+    Operation(
+        name="shadow_feedback",
+        title="Correct the understanding",
+        description="Apply the person's feedback on the steps: validate, correct, undo, cancel, merge_next, "
+        "split. A feedback that does not apply is answered feedback_rejected with the reason and changes nothing.",
+        input=FeedbackInput,
+        output=FeedbackOut,
+        risk="draft",
+        handler=shadow_feedback,
+        roles=DRAFT_ROLES,
+        http=(Http("POST", "/api/v1/shadow/feedback"),),
+    ),
+    Operation(
+        name="shadow_build",
+        title="Build the workflow",
+        description="Turn the session's steps into a workflow IR (nothing is saved: propose_persist_competence "
+        "does that). With require_all_validated, refuses until every step was validated.",
+        input=BuildInput,
+        output=BuildOut,
+        risk="draft",
+        handler=shadow_build,
+        roles=DRAFT_ROLES,
+        http=(Http("POST", "/api/v1/shadow/build"),),
+    ),
+    Operation(
+        name="persist_competence",
+        title="Save the workflow as a candidate competence",
+        description="Build the session's workflow and save it as a candidate competence (a versioned YAML file; "
+        "an existing name gets a new version, the previous one is kept), then reset the session.",
+        input=PersistInput,
+        output=PersistOut,
+        risk="write",
+        handler=persist_competence,
+        preview=preview_persist_competence,
+        http=(Http("POST", "/api/v1/lea/competences/candidate/persist"),),
+    ),
+    Operation(
+        name="ingest_events",
+        title="Stream UI events (desktop agent)",
+        description="Desktop agent endpoint: one event or a batch of events of a recording session.",
+        input=IngestInput,
+        output=IngestOut,
+        risk="draft",
+        handler=ingest_events,
+        roles=frozenset({"agent"}),
+        surfaces=frozenset({"rest"}),
+        http=(Http("POST", "/api/v1/traces/stream/event"),),
+    ),
+)

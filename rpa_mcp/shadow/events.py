@@ -1,0 +1,122 @@
+"""Events streamed by the desktop agent (SPEC §3.1), validated into `TraceEvent`.
+
+Unknown fields are kept (an agent newer than this server may send more); known fields are
+checked and a bad one is refused with `InvalidInput` naming it (``events[2].x``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from rpa_mcp.errors import InvalidInput
+
+EventType = Literal["click", "double_click", "right_click", "key", "type", "scroll", "focus", "screenshot"]
+CLICK_TYPES = frozenset({"click", "double_click", "right_click"})
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$"
+MAX_BATCH = 500
+
+
+class UiElement(BaseModel):
+    """What UI Automation reported under the pointer or in focus."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str | None = Field(None, max_length=500, description="UIA Name (the element's label).")
+    role: str | None = Field(None, max_length=100, description="UIA control type (Button, TabItem, Edit, ...).")
+    automation_id: str | None = Field(None, max_length=300, description="UIA AutomationId.")
+
+
+class TraceEvent(BaseModel):
+    """One UI event; unknown fields are kept as they came."""
+
+    model_config = ConfigDict(extra="allow")
+
+    session_id: str = Field(pattern=ID_PATTERN, description="The agent's recording session.")
+    machine_id: str = Field(pattern=ID_PATTERN, description="The workstation that streams.")
+    ts: float = Field(gt=0, description="Event time, epoch seconds (agent clock).")
+    type: EventType = Field(description="What happened.")
+    x: int | None = Field(None, ge=-100_000, le=100_000, description="Pointer x in screen pixels.")
+    y: int | None = Field(None, ge=-100_000, le=100_000, description="Pointer y in screen pixels.")
+    button: str | None = Field(None, max_length=20, description="Mouse button.")
+    text: str | None = Field(None, max_length=20_000, description="Typed text (type events).")
+    keys: str | None = Field(None, max_length=100, description="Key or combo, e.g. 'ctrl+s', 'enter'.")
+    window_title: str | None = Field(None, max_length=1000, description="Title of the foreground window.")
+    app: str | None = Field(None, max_length=260, description="Process name of the foreground window.")
+    element: UiElement | None = Field(None, description="UI Automation element.")
+    screenshot: str | None = Field(None, description="Base64 PNG/JPEG of the screen at this event.")
+    screenshot_ref: str | None = Field(None, max_length=200, description="A screenshot uploaded earlier.")
+    locale: str | None = Field(None, max_length=20, description="Session locale (fr/en), e.g. 'fr-FR'.")
+    event_id: str | None = Field(None, max_length=128, description="Agent-side id; a resent event is ignored.")
+
+    @model_validator(mode="after")
+    def _fields_for_type(self) -> TraceEvent:
+        if self.type in CLICK_TYPES and (self.x is None or self.y is None):
+            raise _Missing("x" if self.x is None else "y", f"a {self.type} event needs x and y")
+        if self.type == "key" and not (self.keys or "").strip():
+            raise _Missing("keys", "a key event needs keys (e.g. 'ctrl+s')")
+        if self.type == "type" and self.text is None:
+            raise _Missing("text", "a type event needs text")
+        if self.type == "focus" and not (self.window_title or self.app):
+            raise _Missing("window_title", "a focus event needs window_title or app")
+        if self.type == "screenshot" and not (self.screenshot or self.screenshot_ref):
+            raise _Missing("screenshot", "a screenshot event needs screenshot or screenshot_ref")
+        if self.screenshot and self.screenshot_ref:
+            raise _Missing("screenshot_ref", "give screenshot or screenshot_ref, not both")
+        return self
+
+    @property
+    def extras(self) -> dict[str, Any]:
+        return dict(self.__pydantic_extra__ or {})
+
+
+class _Missing(ValueError):
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def parse_events(raw: Sequence[Any], *, prefix: str = "events") -> list[TraceEvent]:
+    """Validate a batch; the first bad event is refused with the field that is wrong."""
+    if len(raw) == 0:
+        raise InvalidInput("no event given", field=prefix)
+    if len(raw) > MAX_BATCH:
+        raise InvalidInput(f"a batch holds at most {MAX_BATCH} events, got {len(raw)}", field=prefix)
+    out = []
+    for i, item in enumerate(raw):
+        where = f"{prefix}[{i}]" if prefix else ""
+        out.append(parse_event(item, where=where))
+    return out
+
+
+def parse_event(item: Any, *, where: str = "") -> TraceEvent:
+    def name(field: str) -> str:
+        return f"{where}.{field}" if where else field
+
+    if not isinstance(item, dict):
+        raise InvalidInput(f"{where or 'event'}: an event is a JSON object", field=where or "event")
+    try:
+        return TraceEvent.model_validate(item)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        cause = (err.get("ctx") or {}).get("error")
+        if isinstance(cause, _Missing):
+            raise InvalidInput(f"{name(cause.field)}: {cause}", field=name(cause.field)) from exc
+        loc = ".".join(str(p) for p in err["loc"]) or "event"
+        raise InvalidInput(f"{name(loc)}: {err['msg']}", field=name(loc), problem=err["msg"]) from exc
+
+
+def normalize_keys(keys: str) -> str:
+    """'Ctrl + S' -> 'ctrl+s'; 'Return' -> 'enter'."""
+    aliases = {"return": "enter", "control": "ctrl", "esc": "escape", "del": "delete", "cmd": "win", "meta": "win"}
+    parts = [p.strip().lower() for p in keys.replace(" ", "").split("+") if p.strip()]
+    return "+".join(aliases.get(p, p) for p in parts)
+
+
+def normalize_locale(value: str | None) -> str | None:
+    if not value:
+        return None
+    lang = value.strip().lower().replace("_", "-").split("-")[0]
+    return lang if lang in ("fr", "en") else None

@@ -1,0 +1,699 @@
+"""ShadowService: events in, steps with intents out, corrections, workflow IR (SPEC §3).
+
+Sessions and machines register on their first event. Every accepted event is stored
+with the observer's state in one transaction before the caller is answered, so a restart
+(a new service over the same database) resumes the understanding exactly. OCR of the
+region around a click is done lazily, the first time the understanding is read, so the
+agent's stream is never held up by it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rpa_mcp.clock import Clock
+from rpa_mcp.errors import Conflict, InvalidInput, NotFound, PreconditionFailed, RpaError
+from rpa_mcp.shadow.events import CLICK_TYPES, TraceEvent, normalize_locale, parse_events
+from rpa_mcp.shadow.feedback import FeedbackRejected, apply_feedback
+from rpa_mcp.shadow.intents import app_key, describe
+from rpa_mcp.shadow.ir import build_ir
+from rpa_mcp.shadow.ports import TraceRepository
+from rpa_mcp.shadow.segmenter import IDLE_GAP_S, Context, Segment, place
+from rpa_mcp.vision.images import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_PIXELS,
+    clamp_bbox,
+    decode_base64,
+    decode_image,
+    encode_png,
+    read_header,
+)
+from rpa_mcp.vision.ocr import OcrEngine, OcrLine
+
+logger = logging.getLogger(__name__)
+
+SCREENSHOT_URI = "rpa://screenshots/"
+ANCHOR_W, ANCHOR_H = 300, 80  # region kept around a click: the anchor crop and the OCR region
+MAX_NOTIFICATIONS = 100
+NO_SESSION = "no active session — do something on the workstation first so I can see it"
+
+
+@dataclass
+class ObserverState:
+    mode: str = "auto"  # auto (events came first) | observing (explicit start) | stopped | idle (after reset)
+    start_idx: int = 0
+    cursor: int = 0
+    segments: list[Segment] = field(default_factory=list)
+    ctx: Context = field(default_factory=Context)
+    cancelled: bool = False
+    locale: str | None = None
+    last_shot: str | None = None
+    ocr_pending: list[int] = field(default_factory=list)
+    notifications: list[dict[str, Any]] = field(default_factory=list)
+    version: int = 0
+
+    @property
+    def observing(self) -> bool:
+        return self.mode in ("auto", "observing")
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {f: getattr(self, f) for f in _STATE_FIELDS}
+        data["segments"] = [s.to_dict() for s in self.segments]
+        data["ctx"] = self.ctx.to_dict()
+        data["ocr_pending"] = list(self.ocr_pending)
+        data["notifications"] = list(self.notifications)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ObserverState:
+        data = dict(data)
+        data["segments"] = [Segment.from_dict(s) for s in data.get("segments", [])]
+        data["ctx"] = Context.from_dict(data.get("ctx", {}))
+        return cls(**data)
+
+
+_STATE_FIELDS = tuple(ObserverState.__dataclass_fields__)
+
+
+@dataclass
+class _Derived:
+    version: int
+    locale: str
+    steps: list[dict[str, Any]]
+    by_key: dict[tuple[Any, ...], dict[str, Any]]
+
+
+@dataclass
+class _Shot:
+    data: bytes
+    image: np.ndarray
+    mime: str
+
+
+class ShadowService:
+    def __init__(
+        self,
+        traces: TraceRepository,
+        ocr: OcrEngine,
+        clock: Clock,
+        *,
+        notify: Callable[[str], None] | None = None,
+        max_pixels: int = DEFAULT_MAX_PIXELS,
+        max_image_bytes: int = DEFAULT_MAX_BYTES,
+        idle_gap_s: float = IDLE_GAP_S,
+        default_locale: str = "en",
+    ) -> None:
+        self.traces, self.ocr, self.clock = traces, ocr, clock
+        self._notify = notify
+        self.max_pixels, self.max_image_bytes = max_pixels, max_image_bytes
+        self.idle_gap_s, self.default_locale = idle_gap_s, default_locale
+        self._lock = threading.RLock()
+        self._states: dict[str, ObserverState] = {}
+        self._frames: dict[str, tuple[str, np.ndarray]] = {}  # last decoded frame per session
+        self._derived: dict[str, _Derived] = {}
+
+    # --- ingestion -----------------------------------------------------------------------
+    def ingest(self, raw: Sequence[Any], *, prefix: str = "events") -> dict[str, Any]:
+        """Validate, store and observe a batch (all or nothing)."""
+        events = parse_events(raw, prefix=prefix)
+        shots = [self._decode_shot(ev, f"{prefix}[{i}]" if prefix else "") for i, ev in enumerate(events)]
+        now = self.clock.now()
+        touched: dict[str, dict[str, Any]] = {}
+        accepted = duplicates = 0
+        with self._lock:
+            sids = {ev.session_id for ev in events}
+            try:
+                with self.traces.transaction():
+                    for ev, shot in zip(events, shots, strict=True):
+                        info = touched.setdefault(
+                            ev.session_id,
+                            {
+                                "session_id": ev.session_id,
+                                "machine_id": ev.machine_id,
+                                "new_session": False,
+                                "accepted": 0,
+                                "steps_changed": False,
+                            },
+                        )
+                        if self.traces.touch_session(ev.session_id, ev.machine_id, now=now, locale=None):
+                            info["new_session"] = True
+                        stored = self._store_and_observe(ev, shot, now, info)
+                        accepted += stored
+                        duplicates += 1 - stored
+                    for sid in touched:
+                        self.traces.save_observer(sid, self._states[sid].to_dict(), now=now)
+            except BaseException:
+                for sid in sids:  # the transaction rolled back: reload what is on disk when next needed
+                    self._states.pop(sid, None)
+                    self._derived.pop(sid, None)
+                self._frames.clear()
+                raise
+        for sid, info in touched.items():
+            if info.pop("steps_changed"):
+                self._changed(sid)
+            info["observing"] = self._states[sid].observing
+        return {"accepted": accepted, "duplicates": duplicates, "sessions": list(touched.values())}
+
+    def _decode_shot(self, ev: TraceEvent, where: str) -> _Shot | None:
+        field_name = f"{where}.screenshot" if where else "screenshot"
+        if ev.screenshot_ref is not None:
+            ref = ev.screenshot_ref.removeprefix(SCREENSHOT_URI)
+            if self.traces.screenshot_info(ref) is None:
+                name = f"{where}.screenshot_ref" if where else "screenshot_ref"
+                raise InvalidInput(f"{name}: no screenshot {ev.screenshot_ref!r} was uploaded", field=name)
+            return None
+        if not ev.screenshot:
+            return None
+        data = decode_base64(ev.screenshot, field=field_name, max_bytes=self.max_image_bytes)
+        image = decode_image(data, max_pixels=self.max_pixels, field=field_name)
+        return _Shot(data, image, "image/png" if read_header(data).format == "png" else "image/jpeg")
+
+    def _store_and_observe(self, ev: TraceEvent, shot: _Shot | None, now: float, info: dict[str, Any]) -> int:
+        sid = ev.session_id
+        if ev.event_id is not None and self._seen(sid, ev.event_id):
+            return 0
+        state = self._state(sid, create=True)
+        assert state is not None
+        locale = normalize_locale(ev.locale)
+        if locale and locale != state.locale:
+            state.locale = locale
+            self.traces.set_session_locale(sid, locale)
+        data = ev.model_dump(mode="json", exclude_none=True, exclude={"screenshot"})
+        own_shot = None
+        if shot is not None:
+            h, w = shot.image.shape[:2]
+            own_shot = self.traces.put_screenshot(
+                shot.data, session_id=sid, kind="frame", mime=shot.mime, width=w, height=h, now=now
+            )
+            self._frames[sid] = (own_shot, shot.image)
+            data["screenshot_ref"] = SCREENSHOT_URI + own_shot
+        elif ev.screenshot_ref is not None:
+            own_shot = ev.screenshot_ref.removeprefix(SCREENSHOT_URI)
+        facts: dict[str, Any] = {"wb": state.ctx.window}
+        if ev.type == "focus" and ev.app:
+            facts["new_app"] = app_key(ev.app) not in state.ctx.apps_seen
+        if ev.type in CLICK_TYPES or (ev.type == "scroll" and ev.x is not None):
+            facts |= self._click_facts(sid, ev, own_shot or state.last_shot, now)
+        if own_shot is not None:
+            state.last_shot = own_shot
+        idx = self.traces.append_event(sid, data, ts=ev.ts, type=ev.type, event_id=ev.event_id, facts=facts, now=now)
+        if idx is None:
+            return 0
+        info["accepted"] += 1
+        if state.mode == "idle":
+            state.mode, state.start_idx = "auto", idx
+        state.cursor = idx + 1
+        if state.observing and not state.cancelled:
+            before = len(state.segments)
+            seg = place(state.segments, state.ctx, idx, ev, now=now, idle_gap_s=self.idle_gap_s)
+            if seg is not None:
+                if facts.get("ocr_pending"):
+                    state.ocr_pending.append(idx)
+                if len(state.segments) > before:
+                    self._notice(
+                        state,
+                        now,
+                        "step_started",
+                        f"step {len(state.segments)} started ({ev.type})",
+                        len(state.segments),
+                    )
+                state.version += 1
+                info["steps_changed"] = True
+        else:
+            place([], state.ctx, idx, ev, now=now)  # keep the window context current
+        return 1
+
+    def _seen(self, sid: str, event_id: str) -> bool:
+        return self.traces.has_event(sid, event_id)
+
+    def _click_facts(self, sid: str, ev: TraceEvent, shot_id: str | None, now: float) -> dict[str, Any]:
+        facts: dict[str, Any] = {}
+        has_uia = bool(ev.element and (ev.element.name or "").strip())
+        frame = self._frame(sid, shot_id)
+        if frame is None or ev.x is None or ev.y is None:
+            return facts
+        h, w = frame.shape[:2]
+        # An agent may send a downscaled screenshot and say the screen's size.
+        sw, sh = _positive(ev.extras.get("screen_width"), w), _positive(ev.extras.get("screen_height"), h)
+        px, py = round(ev.x * w / sw), round(ev.y * h / sh)
+        facts["shot"] = shot_id
+        facts["screen"] = [sw, sh]
+        facts["x_pct"] = round(min(max(ev.x / sw, 0.0), 1.0), 4)
+        facts["y_pct"] = round(min(max(ev.y / sh, 0.0), 1.0), 4)
+        x0, y0, cw, ch = clamp_bbox((px - ANCHOR_W // 2, py - ANCHOR_H // 2, ANCHOR_W, ANCHOR_H), frame.shape)
+        if cw < 8 or ch < 8:
+            return facts
+        crop = frame[y0 : y0 + ch, x0 : x0 + cw]
+        anchor = self.traces.put_screenshot(
+            encode_png(crop), session_id=sid, kind="anchor", mime="image/png", width=cw, height=ch, now=now
+        )
+        facts["anchor"] = anchor
+        facts["anchor_offset"] = [px - x0, py - y0]
+        if not has_uia and ev.type in CLICK_TYPES:
+            facts["ocr_pending"] = True
+        return facts
+
+    def _frame(self, sid: str, shot_id: str | None) -> np.ndarray | None:
+        if shot_id is None:
+            return None
+        cached = self._frames.get(sid)
+        if cached and cached[0] == shot_id:
+            return cached[1]
+        try:
+            image = decode_image(self.traces.get_screenshot(shot_id), max_pixels=self.max_pixels)
+        except RpaError:
+            logger.warning("screenshot %s could not be read back", shot_id)
+            return None
+        self._frames[sid] = (shot_id, image)
+        return image
+
+    # --- observer lifecycle --------------------------------------------------------------
+    def resolve_session(self, session_id: str | None, *, prefer_observing: bool = False) -> str:
+        """The given session, or the active session of the only machine that has one."""
+        if session_id is not None:
+            if self.traces.get_session(session_id) is None:
+                raise NotFound(
+                    f"I can't find session {session_id!r}: the workstation has sent nothing for it. "
+                    "Do something on the workstation first so I can see it.",
+                    session_id=session_id,
+                )
+            return session_id
+        machines = [m for m in self.traces.list_machines() if m.get("active_session_id")]
+        if prefer_observing:
+            watched = [m for m in machines if (st := self._state(m["active_session_id"])) and st.observing]
+            if len(watched) == 1:
+                return str(watched[0]["active_session_id"])
+        if not machines:
+            raise PreconditionFailed(NO_SESSION)
+        if len(machines) > 1:
+            listing = ", ".join(f"{m['machine_id']} (session {m['active_session_id']})" for m in machines)
+            raise InvalidInput(
+                f"several machines are connected: {listing} — ask the person which one, then pass its session_id",
+                field="session_id",
+                machines=[
+                    {
+                        "machine_id": m["machine_id"],
+                        "active_session_id": m["active_session_id"],
+                        "last_seen": m["last_seen"],
+                    }
+                    for m in machines
+                ],
+            )
+        return str(machines[0]["active_session_id"])
+
+    def start(self, session_id: str | None = None) -> dict[str, Any]:
+        sid = self.resolve_session(session_id)
+        with self._lock:
+            state = self._state(sid, create=True)
+            assert state is not None
+            if state.mode == "observing":
+                return {
+                    "status": "already_observing",
+                    "session_id": sid,
+                    "message": "I am already observing this session; nothing was reset.",
+                }
+            count = int((self.traces.get_session(sid) or {}).get("events", 0))
+            now = self.clock.now()
+            fresh = ObserverState(
+                mode="observing",
+                start_idx=count,
+                cursor=count,
+                ctx=state.ctx,
+                locale=state.locale,
+                last_shot=state.last_shot,
+                version=state.version + 1,
+            )
+            self._notice(fresh, now, "started", "observation started")
+            self._put(sid, fresh, now)
+        self._changed(sid)
+        return {
+            "status": "shadow_started",
+            "session_id": sid,
+            "message": "I am observing: do the task on the workstation, then tell me when you are done.",
+        }
+
+    def stop(self, session_id: str | None = None) -> dict[str, Any]:
+        sid = self.resolve_session(session_id, prefer_observing=True)
+        with self._lock:
+            state = self._state(sid)
+            if state is None or not state.observing:
+                raise Conflict(
+                    f"I was not observing session {sid}: there is nothing to stop.",
+                    session_id=sid,
+                    reason="not_observing",
+                )
+            now = self.clock.now()
+            if state.segments:
+                state.segments[-1].closed = True
+            state.mode = "stopped"
+            state.version += 1
+            self._notice(state, now, "stopped", f"observation stopped with {len(state.segments)} step(s)")
+            self._put(sid, state, now)
+            steps = self._understood(sid, state)
+        self._changed(sid)
+        return {"status": "shadow_stopped", "session_id": sid, "steps_count": len(steps), "understanding": steps}
+
+    def reset(self, session_id: str) -> None:
+        """Forget the understanding (after persisting it); the next event starts afresh."""
+        with self._lock:
+            state = self._require(session_id)
+            count = int((self.traces.get_session(session_id) or {}).get("events", 0))
+            fresh = ObserverState(
+                mode="idle",
+                start_idx=count,
+                cursor=count,
+                ctx=state.ctx,
+                locale=state.locale,
+                last_shot=state.last_shot,
+                version=state.version + 1,
+            )
+            self._put(session_id, fresh, self.clock.now())
+        self._changed(session_id)
+
+    # --- reading -------------------------------------------------------------------------
+    def understanding(self, session_id: str, since_ts: float | None = None) -> dict[str, Any]:
+        with self._lock:
+            state = self._require(session_id)
+            steps = self._understood(session_id, state)
+            notes = state.notifications
+        current = None
+        if state.observing and state.segments and not state.segments[-1].closed and steps:
+            current = steps[-1]
+        if since_ts is not None:
+            steps = [s for s in steps if s["updated_at"] >= since_ts]
+            notes = [n for n in notes if n["ts"] >= since_ts]
+        return {
+            "session_id": session_id,
+            "mode": state.mode,
+            "observing": state.observing,
+            "cancelled": state.cancelled,
+            "locale": self._locale(session_id, state),
+            "steps": steps,
+            "current_step": current,
+            "notifications": list(notes),
+            "server_time": self.clock.now(),
+        }
+
+    def events(self, session_id: str, start: int = 0, limit: int = 1000) -> list[dict[str, Any]]:
+        if self.traces.get_session(session_id) is None:
+            raise NotFound(f"no session {session_id!r}", session_id=session_id)
+        return [{"idx": e["idx"], **e["event"]} for e in self.traces.events(session_id, start, start + limit)]
+
+    def history(self, session_id: str) -> list[dict[str, Any]]:
+        return self.traces.feedback_history(session_id)
+
+    def list_machines(self) -> list[dict[str, Any]]:
+        return self.traces.list_machines()
+
+    def list_sessions(self, machine_id: str | None = None, active_only: bool = True) -> list[dict[str, Any]]:
+        return self.traces.list_sessions(machine_id, active_only)
+
+    # --- feedback and build ----------------------------------------------------------------
+    def feedback(
+        self,
+        session_id: str,
+        action: str,
+        *,
+        step_index: int | None = None,
+        new_intent: str | None = None,
+        at_event_index: int | None = None,
+    ) -> dict[str, Any]:
+        args = {"step_index": step_index, "new_intent": new_intent, "at_event_index": at_event_index}
+        args = {k: v for k, v in args.items() if v is not None}
+        with self._lock:
+            state = self._require(session_id)
+            now = self.clock.now()
+            try:
+                if state.cancelled:
+                    raise FeedbackRejected("this observation was cancelled: start a new one to teach the task again")
+                types = None
+                if action in ("merge_next", "split"):
+                    types = {e["idx"]: e["event"]["type"] for e in self.traces.events(session_id, state.start_idx)}
+                segments, summary = apply_feedback(
+                    state.segments,
+                    action,
+                    step_index=step_index,
+                    new_intent=new_intent,
+                    at_event_index=at_event_index,
+                    event_types=types,
+                    now=now,
+                )
+            except FeedbackRejected as rejected:
+                self.traces.add_feedback(
+                    session_id,
+                    {"action": action, "args": args, "outcome": "rejected", "reason": rejected.reason},
+                    now=now,
+                )
+                return {
+                    "status": "feedback_rejected",
+                    "session_id": session_id,
+                    "reason": rejected.reason,
+                    "steps": self._understood(session_id, state),
+                }
+            state.segments = segments
+            if action == "cancel":
+                state.cancelled, state.mode, state.ocr_pending = True, "stopped", []
+            state.version += 1
+            self._notice(state, now, "feedback", summary)
+            self._put(session_id, state, now)
+            self.traces.add_feedback(
+                session_id, {"action": action, "args": args, "outcome": "applied", "summary": summary}, now=now
+            )
+            steps = self._understood(session_id, state)
+        self._changed(session_id)
+        return {"status": "feedback_applied", "session_id": session_id, "message": summary, "steps": steps}
+
+    def build(
+        self, session_id: str, name: str, domain: str = "generic", require_all_validated: bool = False
+    ) -> dict[str, Any]:
+        name = " ".join(name.split())
+        if not name:
+            raise InvalidInput("name: give the workflow a name", field="name")
+        with self._lock:
+            state = self._require(session_id)
+            if state.cancelled:
+                return {
+                    "status": "cancelled",
+                    "session_id": session_id,
+                    "workflow_ir": None,
+                    "message": "the observation was cancelled: there is nothing to build",
+                }
+            steps = self._understood(session_id, state)
+        if not steps:
+            raise PreconditionFailed("nothing to build: no step was observed in this session", session_id=session_id)
+        reviewed = [s["index"] for s in steps if s["status"] in ("validated", "corrected")]
+        if require_all_validated and not reviewed:
+            raise PreconditionFailed(
+                "cannot build the workflow — no step has been validated yet",
+                session_id=session_id,
+                reason="nothing_validated",
+            )
+        missing = [s["index"] for s in steps if s["index"] not in reviewed]
+        if require_all_validated and missing:
+            raise PreconditionFailed(
+                f"cannot build the workflow — steps {missing} are not validated yet",
+                session_id=session_id,
+                reason="not_all_validated",
+                unvalidated=missing,
+            )
+        session = self.traces.get_session(session_id) or {}
+        ir = build_ir(
+            steps,
+            name=name,
+            domain=domain,
+            session_id=session_id,
+            machine_id=session.get("machine_id"),
+            created_at=self.clock.now(),
+        )
+        return {"status": "workflow_built", "session_id": session_id, "workflow_ir": ir}
+
+    # --- internals ---------------------------------------------------------------------------
+    def _state(self, sid: str, *, create: bool = False) -> ObserverState | None:
+        state = self._states.get(sid)
+        if state is None:
+            data = self.traces.load_observer(sid)
+            if data is not None:
+                state = ObserverState.from_dict(data)
+            elif create:
+                state = ObserverState()
+            else:
+                return None
+            self._states[sid] = state
+        return state
+
+    def _require(self, sid: str) -> ObserverState:
+        if self.traces.get_session(sid) is None:
+            raise NotFound(f"I can't find session {sid!r}: the workstation has sent nothing for it.", session_id=sid)
+        state = self._state(sid)
+        if state is None:
+            state = ObserverState(mode="idle")
+            self._states[sid] = state
+        return state
+
+    def _put(self, sid: str, state: ObserverState, now: float) -> None:
+        self.traces.save_observer(sid, state.to_dict(), now=now)
+        self._states[sid] = state
+
+    def _locale(self, sid: str, state: ObserverState) -> str:
+        return state.locale or (self.traces.get_session(sid) or {}).get("locale") or self.default_locale
+
+    def _notice(self, state: ObserverState, now: float, kind: str, message: str, step: int | None = None) -> None:
+        note: dict[str, Any] = {"ts": now, "kind": kind, "message": message}
+        if step is not None:
+            note["step_index"] = step
+        state.notifications = [*state.notifications, note][-MAX_NOTIFICATIONS:]
+
+    def _changed(self, sid: str) -> None:
+        if self._notify is not None:
+            try:
+                self._notify(f"rpa://sessions/{sid}/understanding")
+            except Exception:  # a listener's failure never loses an event
+                logger.exception("notifying a change of session %s failed", sid)
+
+    def _understood(self, sid: str, state: ObserverState) -> list[dict[str, Any]]:
+        """The steps as shown to a person, OCR evidence included.
+
+        Computed once per state version; a step whose segment did not change is reused (only
+        the last two, whose window after may depend on new events, are always re-derived).
+        """
+        if state.ocr_pending:
+            self._run_ocr(sid, state)
+            self._derived.pop(sid, None)
+        locale = self._locale(sid, state)
+        cached = self._derived.get(sid)
+        if cached and cached.version == state.version and cached.locale == locale:
+            return cached.steps
+        reuse = cached.by_key if cached and cached.locale == locale else {}
+        keys = [(tuple(seg.events), seg.status, seg.intent, seg.updated_at) for seg in state.segments]
+        last = len(keys) - 2
+        todo = [p for p, key in enumerate(keys) if key not in reuse or p >= last]
+        fresh: dict[int, dict[str, Any]] = {}
+        indexes = [i for p in todo for i in state.segments[p].events]
+        if indexes:
+            rows = self.traces.events(sid, min(indexes), max(indexes) + 7)
+            fresh = derive_steps(rows, state, locale, positions=todo)
+        steps: list[dict[str, Any]] = []
+        for p, key in enumerate(keys):
+            found = fresh.get(p) or reuse.get(key)
+            if found is None:  # pragma: no cover - a segment always has stored events
+                continue
+            step = dict(found)
+            step["index"] = len(steps) + 1
+            steps.append(step)
+        self._derived[sid] = _Derived(state.version, locale, steps, dict(zip(keys, steps, strict=False)))
+        return steps
+
+    def _run_ocr(self, sid: str, state: ObserverState) -> None:
+        wanted = {i for seg in state.segments for i in seg.events}
+        for idx in state.ocr_pending:
+            if idx not in wanted:
+                continue
+            rows = self.traces.events(sid, idx, idx + 1)
+            if not rows:
+                continue
+            facts = rows[0]["facts"]
+            facts.pop("ocr_pending", None)
+            facts["ocr"] = self._ocr_at(facts)
+            self.traces.update_facts(sid, idx, facts)
+        state.ocr_pending = []
+        state.version += 1
+        self.traces.save_observer(sid, state.to_dict(), now=self.clock.now())
+
+    def _ocr_at(self, facts: dict[str, Any]) -> dict[str, Any] | None:
+        """OCR the region kept around the click; the line under (or nearest to) the click names it."""
+        anchor, offset = facts.get("anchor"), facts.get("anchor_offset")
+        if not anchor or not offset:
+            return None
+        try:
+            region = decode_image(self.traces.get_screenshot(anchor), max_pixels=self.max_pixels)
+            lines = self.ocr.read(region)
+        except RpaError as exc:
+            logger.warning("OCR of an anchor failed: %s", exc.message)
+            return None
+        best = pick_line(lines, offset[0], offset[1])
+        return {"text": best.text[:200], "score": round(best.score, 3)} if best else None
+
+
+def _positive(value: Any, default: int) -> int:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and value > 0 else default
+
+
+def pick_line(lines: Sequence[OcrLine], cx: float, cy: float, *, min_score: float = 0.5) -> OcrLine | None:
+    """The OCR line under the click, else the nearest one within a short distance."""
+    best, best_d = None, 1e9
+    for line in lines:
+        if line.score < min_score or not line.text.strip():
+            continue
+        x, y, w, h = line.bbox
+        dx = max(x - cx, 0, cx - (x + w))
+        dy = max(y - cy, 0, cy - (y + h))
+        d = (dx * dx + (3 * dy) ** 2) ** 0.5  # a line above or below is further than one beside
+        if d < best_d:
+            best, best_d = line, d
+    return best if best_d <= 60 else None
+
+
+def derive_steps(
+    rows: list[dict[str, Any]], state: ObserverState, locale: str, *, positions: Sequence[int] | None = None
+) -> dict[int, dict[str, Any]]:
+    """Steps (by segment position) from the stored events; `rows` must hold their events and a few after."""
+    by_idx = {r["idx"]: r for r in rows}
+    position = {r["idx"]: p for p, r in enumerate(rows)}
+    count = len(state.segments)
+    out = {}
+    for p in positions if positions is not None else range(count):
+        seg = state.segments[p]
+        evs = [(i, by_idx[i]["event"], by_idx[i]["facts"]) for i in seg.events if i in by_idx]
+        if not evs:
+            continue
+        d = describe(evs, locale)
+        first_event, first_facts = evs[0][1], evs[0][2]
+        before = (
+            first_facts.get("wb")
+            if first_event.get("type") == "focus"
+            else (first_event.get("window_title") or first_facts.get("wb"))
+        )
+        after = _window_after(evs, rows, position.get(seg.events[-1]), state, is_last=p == count - 1)
+        step = {
+            "index": p + 1,
+            "intent": seg.intent or d.intent,
+            "action_type": d.action_type,
+            "confidence": 1.0 if seg.intent else round(d.confidence, 2),
+            "evidence": "person" if seg.intent else d.evidence,
+            "events": list(seg.events),
+            "target": d.target,
+            "params": d.params,
+            "status": seg.status,
+            "window_before": before,
+            "window_after": after,
+            "updated_at": seg.updated_at,
+        }
+        if seg.intent:
+            step["original_intent"] = d.intent
+        out[p] = step
+    return out
+
+
+def _window_after(
+    evs: list[tuple[int, dict[str, Any], dict[str, Any]]],
+    rows: list[dict[str, Any]],
+    pos: int | None,
+    state: ObserverState,
+    *,
+    is_last: bool,
+) -> str | None:
+    titles = [e.get("window_title") for _, e, _ in evs if e.get("type") == "focus" and e.get("window_title")]
+    if titles:
+        return titles[-1]
+    if pos is not None:
+        for row in rows[pos + 1 : pos + 6]:
+            title = row["event"].get("window_title")
+            if title:
+                return str(title)
+    return state.ctx.window if is_last else (evs[-1][1].get("window_title") or None)
