@@ -1,0 +1,104 @@
+"""`rpa-mcp bench dialogs`: the dialog classifier and resolver on the fixture corpus.
+
+Per image: dialog id, decision, box IoU, latency. Totals: id accuracy, policy correctness, IoU,
+latency median/p95 of the screenshot path (OpenCV locate + recognition of a few lines) and of
+the title fast path. Options: --repeat N (screenshot timings per image, default 3).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+from typing import Any
+
+import cv2
+
+from rpa_mcp.bench import fixtures_dir, summary, timings
+from rpa_mcp.dialogs import DialogService, effective_policy, load_dialog_catalog
+from rpa_mcp.dialogs.locate import iou
+from rpa_mcp.settings import shipped_dir
+from rpa_mcp.vision.ocr import RapidOcrEngine
+
+
+def _option(argv: list[str], name: str, default: int) -> int:
+    if name in argv:
+        return int(argv[argv.index(name) + 1])
+    return default
+
+
+def run(argv: list[str]) -> str:
+    repeat = _option(argv, "--repeat", 3)
+    root = fixtures_dir()
+    images: list[dict[str, Any]] = json.loads((root / "manifest.json").read_text(encoding="utf-8"))["images"]
+    catalog = load_dialog_catalog(shipped_dir("catalog") / "dialogs.yaml")
+    service = DialogService(catalog, RapidOcrEngine())
+    frames = {im["file"]: cv2.imread(str(root / im["file"]), cv2.IMREAD_COLOR) for im in images}
+
+    def previous(im: dict[str, Any]) -> Any:
+        return frames.get(im["file"].replace("_after", "_before")) if im["kind"] == "pair_after" else None
+
+    service.classify(frames[images[0]["file"]])  # warm-up: engine construction and first inference
+    rows, lat_all, lat_1080 = [], [], []
+    ok_id = ok_policy = 0
+    ious = []
+    dialog_images = [im for im in images if im["ground_truth"].get("dialog_id")]
+    for im in dialog_images:
+        truth = im["ground_truth"]
+        image, prev = frames[im["file"]], previous(im)
+        decision = service.resolve(image, previous=prev)
+        times = timings(lambda image=image, prev=prev: service.classify(image, previous=prev), repeat=repeat, warmup=0)
+        lat_all += times
+        if tuple(im["size"]) == (1920, 1080):
+            lat_1080 += times
+        expected_entry = catalog.get(truth["dialog_id"])
+        expected = effective_policy(expected_entry).policy if expected_entry else "pause"
+        c = decision.classification
+        box_iou = iou(c.bbox, tuple(truth["dialog_visible_bbox"])) if c.bbox else 0.0
+        ious.append(box_iou)
+        ok_id += c.dialog_id == truth["dialog_id"]
+        ok_policy += decision.decision == expected
+        rows.append(
+            f"{'ok ' if c.dialog_id == truth['dialog_id'] else 'BAD'} {im['file'][4:44]:<42} "
+            f"{truth['dialog_id']:<24} -> {c.dialog_id:<24} {decision.decision:<5} (want {expected:<5}) "
+            f"conf {c.confidence:4.2f} IoU {box_iou:4.2f} {statistics.median(times):6.1f} ms "
+            f"buttons {[b.label for b in c.buttons]}"
+        )
+
+    false_pos = []
+    for im in images:
+        if im["ground_truth"].get("dialog_id"):
+            continue
+        c = service.classify(frames[im["file"]], previous=previous(im))
+        if c.found:
+            false_pos.append(f"{im['file'][4:]} -> {c.dialog_id} (decision pause: unknown)")
+
+    titles = [t for im in dialog_images for t in [im["ground_truth"].get("title")] if t]
+    titles += ["*Untitled - Notepad", "Registry Editor", "Nothing like a dialog at all"]
+    procs = [None, "consent.exe", "msedge.exe", "notepad.exe"]
+    cases = [(t, p) for t in titles for p in procs]
+    state = {"i": 0}
+
+    def one_title() -> None:
+        t, p = cases[state["i"] % len(cases)]
+        state["i"] += 1
+        service.classify(window_title=t, process=p)
+
+    title_times = timings(one_title, repeat=5000, warmup=50)
+    n = len(dialog_images)
+    lines = [
+        f"dialog images: {n}  (repeat {repeat} per image for timings)",
+        *rows,
+        "",
+        f"dialog_id accuracy   {ok_id}/{n} = {ok_id / n:.1%}",
+        f"policy correctness   {ok_policy}/{n} = {ok_policy / n:.1%}  (decision vs the catalog policy of the truth)",
+        f"bbox IoU             min {min(ious):.3f}  median {statistics.median(ious):.3f}  "
+        f"(>= 0.7: {sum(i >= 0.7 for i in ious)}/{n})",
+        f"screenshot path      {summary(lat_all)}",
+        f"  1920x1080 only     {summary(lat_1080)}",
+        f"title path           {summary(title_times)}",
+        f"non-dialog frames seen as a dialog: {len(false_pos)}/{len(images) - n}",
+        *[f"  {f}" for f in false_pos],
+    ]
+    lines.append(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cpus (timings scale with it)")
+    return "\n".join(lines)

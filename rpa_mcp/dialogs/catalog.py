@@ -1,0 +1,270 @@
+"""The dialog catalog (catalog/dialogs.yaml): model, loader and checks.
+
+Every entry is validated at load; a problem names the entry id and the field. The safety
+rules (category A and windows-/defender- ids always `pause` and never overridable; deletion,
+identity and clinical entries too) are checked here on the data AND enforced again in code
+by `policy.py`, so a bad edit of the YAML cannot unlock anything.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from rpa_mcp.errors import InternalError
+from rpa_mcp.vision.ocr import normalize_text
+
+Category = Literal["A", "B", "C", "D", "E"]
+Policy = Literal["auto", "pause", "skip"]
+
+LOCKED_PREFIXES = ("windows-", "defender-")
+LOCKED_TAGS = frozenset({"deletion", "identity", "clinical"})
+UNKNOWN_ID = "unknown"
+SKIP_IDS = frozenset(
+    {"browser-translate-prompt", "easily-toast-saved", "outlook-reminder", "chrome-update", "edge-update"}
+)
+REQUIRED_IDS = (
+    "windows-uac",
+    "windows-hello",
+    "windows-smartscreen",
+    "windows-credential-prompt",
+    "defender-threat-found",
+    "windows-confirm-delete",
+    "windows-file-in-use",
+    "browser-perm-microphone",
+    "browser-perm-camera",
+    "browser-perm-location",
+    "browser-perm-notifications",
+    "browser-leave-site",
+    "browser-translate-prompt",
+    "chrome-update",
+    "edge-update",
+    "notepad-save-changes",
+    "office-save-changes",
+    "outlook-reminder",
+    "easily-save-confirm",
+    "easily-toast-saved",
+    "easily-required-field",
+    "easily-clinical-warning",
+    "easily-session-expired",
+    "easily-delete-confirm",
+    "app-confirm-delete",
+    "app-error",
+    "file-save-as",
+    UNKNOWN_ID,
+)
+# Settled by SPEC §6: (policy, declarative_override or None when free).
+SETTLED: dict[str, tuple[Policy, bool | None]] = {
+    "easily-required-field": ("pause", None),
+    "easily-clinical-warning": ("pause", False),
+    "easily-save-confirm": ("auto", None),
+    "browser-leave-site": ("pause", True),
+    "notepad-save-changes": ("pause", True),
+    "office-save-changes": ("pause", True),
+    "file-save-as": ("pause", True),
+    "browser-perm-microphone": ("pause", True),
+    "browser-perm-camera": ("pause", True),
+    "browser-perm-location": ("pause", True),
+    "browser-perm-notifications": ("pause", True),
+}
+
+_ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_KEY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Titles(_Strict):
+    en: tuple[str, ...] = Field(description="Exact English titles.")
+    fr: tuple[str, ...] = Field(description="Exact French titles.")
+
+    def all(self) -> tuple[str, ...]:
+        return self.en + self.fr
+
+
+class ButtonSpec(_Strict):
+    key: str = Field(description="Stable key of the button (used by auto_button and declarations).")
+    en: str = Field(min_length=1, description="English label.")
+    fr: str = Field(min_length=1, description="French label.")
+
+    @field_validator("key")
+    @classmethod
+    def _key_shape(cls, value: str) -> str:
+        if not _KEY_RE.match(value):
+            raise ValueError(f"{value!r} is not a lower_snake_case key")
+        return value
+
+    def labels(self) -> tuple[str, ...]:
+        return (self.en,) if self.en == self.fr else (self.en, self.fr)
+
+
+class MatchHints(_Strict):
+    title_regex: str | None = Field(None, description="Searched in the normalized title (case-insensitive).")
+    body_keywords: tuple[str, ...] = Field((), description="Any of them in the dialog text (normalized).")
+    processes: tuple[str, ...] = Field((), description="Executable names reported by the agent.")
+
+    @field_validator("title_regex")
+    @classmethod
+    def _compiles(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(f"does not compile: {exc}") from exc
+        return value
+
+
+class DialogEntry(_Strict):
+    id: str
+    category: Category
+    app_source: str = Field(min_length=1)
+    titles: Titles
+    buttons: tuple[ButtonSpec, ...] = ()
+    policy: Policy
+    auto_button: str | None = None
+    declarative_override: bool
+    tags: tuple[str, ...] = ()
+    match: MatchHints = MatchHints()
+
+    @field_validator("id")
+    @classmethod
+    def _id_shape(cls, value: str) -> str:
+        if not _ID_RE.match(value):
+            raise ValueError(f"{value!r} is not a kebab-case id")
+        return value
+
+    @model_validator(mode="after")
+    def _rules(self) -> DialogEntry:
+        keys = [b.key for b in self.buttons]
+        if len(set(keys)) != len(keys):
+            raise ValueError("buttons: duplicate key")
+        if self.id != UNKNOWN_ID and (not self.titles.en or not self.titles.fr):
+            raise ValueError("titles: both en and fr titles are required")
+        if self.policy == "auto":
+            if self.auto_button is None:
+                raise ValueError("auto_button: required when policy is auto")
+            if self.auto_button not in keys:
+                raise ValueError(f"auto_button: {self.auto_button!r} is not a key of buttons ({', '.join(keys)})")
+        elif self.auto_button is not None:
+            raise ValueError("auto_button: only allowed when policy is auto")
+        if self.locked and (self.policy != "pause" or self.declarative_override):
+            raise ValueError("policy: system, deletion, identity and clinical dialogs must be pause, not overridable")
+        if self.id.startswith(LOCKED_PREFIXES) and self.category != "A":
+            raise ValueError("category: windows-* and defender-* ids belong to category A")
+        if (self.category == "E") != (self.id == UNKNOWN_ID):
+            raise ValueError("category: E is reserved for the single `unknown` entry")
+        if self.id == UNKNOWN_ID and self.policy != "pause":
+            raise ValueError("policy: unknown must be pause")
+        return self
+
+    @property
+    def locked(self) -> bool:
+        """Never anything but `pause`, whatever a workflow declares."""
+        return is_locked_id(self.id) or self.category in ("A", "E") or bool(LOCKED_TAGS & set(self.tags))
+
+    def button(self, key: str) -> ButtonSpec | None:
+        return next((b for b in self.buttons if b.key == key), None)
+
+    def button_for_label(self, label: str) -> ButtonSpec | None:
+        """A button by key or by its label in either language (normalized)."""
+        wanted = normalize_text(label)
+        for spec in self.buttons:
+            if spec.key == label or wanted in (normalize_text(spec.en), normalize_text(spec.fr)):
+                return spec
+        return None
+
+
+def is_locked_id(dialog_id: str) -> bool:
+    return dialog_id.startswith(LOCKED_PREFIXES) or dialog_id == UNKNOWN_ID
+
+
+class DialogCatalog(_Strict):
+    version: int = Field(ge=1)
+    dialogs: tuple[DialogEntry, ...]
+
+    @model_validator(mode="after")
+    def _whole(self) -> DialogCatalog:
+        ids = [d.id for d in self.dialogs]
+        duplicates = sorted({i for i in ids if ids.count(i) > 1})
+        if duplicates:
+            raise ValueError(f"dialogs: duplicate ids {', '.join(duplicates)}")
+        missing = [i for i in REQUIRED_IDS if i not in ids]
+        if missing:
+            raise ValueError(f"dialogs: required ids missing: {', '.join(missing)}")
+        for entry in self.dialogs:
+            if (entry.policy == "skip") != (entry.id in SKIP_IDS):
+                raise ValueError(f"dialogs[{entry.id}].policy: skip is reserved for {', '.join(sorted(SKIP_IDS))}")
+            settled = SETTLED.get(entry.id)
+            if settled and (entry.policy != settled[0] or settled[1] not in (None, entry.declarative_override)):
+                raise ValueError(
+                    f"dialogs[{entry.id}].policy: SPEC §6 settles it as {settled[0]}"
+                    + ("" if settled[1] is None else f", declarative_override={str(settled[1]).lower()}")
+                )
+        return self
+
+    @cached_property
+    def by_id(self) -> dict[str, DialogEntry]:
+        return {d.id: d for d in self.dialogs}
+
+    def get(self, dialog_id: str) -> DialogEntry | None:
+        return self.by_id.get(dialog_id)
+
+    @property
+    def unknown(self) -> DialogEntry:
+        return self.by_id[UNKNOWN_ID]
+
+
+def _format_error(data: object, exc: ValidationError) -> str:
+    problems = []
+    entries = data.get("dialogs") if isinstance(data, dict) else None
+    for err in exc.errors():
+        loc = list(err["loc"])
+        where = ".".join(str(p) for p in loc)
+        if len(loc) >= 2 and loc[0] == "dialogs" and isinstance(loc[1], int) and isinstance(entries, list):
+            raw = entries[loc[1]] if loc[1] < len(entries) else None
+            entry_id = raw.get("id", f"#{loc[1]}") if isinstance(raw, dict) else f"#{loc[1]}"
+            field = ".".join(str(p) for p in loc[2:]) or "(entry)"
+            where = f"dialogs[{entry_id}].{field}"
+        message = err["msg"].removeprefix("Value error, ")
+        problems.append(f"{where}: {message}")
+    return "; ".join(problems)
+
+
+def parse_dialog_catalog(data: object, *, source: str = "dialogs.yaml") -> DialogCatalog:
+    try:
+        return DialogCatalog.model_validate(data)
+    except ValidationError as exc:
+        raise InternalError(f"{source}: {_format_error(data, exc)}", source=source) from exc
+
+
+def load_dialog_catalog(path: Path) -> DialogCatalog:
+    """Load and validate catalog/dialogs.yaml; raises `InternalError` naming entry id and field."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InternalError(f"{path.name}: cannot be read ({exc.strerror})", source=str(path)) from exc
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise InternalError(f"{path.name}: not valid YAML ({exc})", source=str(path)) from exc
+    return parse_dialog_catalog(data, source=path.name)
+
+
+def check_catalog(catalog_dir: Path) -> list[str]:
+    """Problems of catalog_dir/dialogs.yaml for `rpa-mcp catalog check` (empty list = fine)."""
+    try:
+        catalog = load_dialog_catalog(catalog_dir / "dialogs.yaml")
+    except InternalError as exc:
+        return [exc.message]
+    problems = []
+    n = len(catalog.dialogs)
+    if not 40 <= n <= 120:
+        problems.append(f"dialogs.yaml: {n} entries; the catalog is expected to hold about 60")
+    return problems

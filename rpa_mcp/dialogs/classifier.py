@@ -1,0 +1,258 @@
+"""Classify a dialog from a window title / process (fast path) or from a screenshot.
+
+Screenshot path: locate the modal with OpenCV (no OCR), then read only what identifies it:
+the button labels (recognition only, on each button box) and the first text lines of the
+dialog (recognition only, on each line box) — never a full-frame OCR. Then match the catalog.
+
+Safety: when any signal (process, title, or a locked entry's title seen in the dialog) points
+to a locked entry (system, deletion, identity, clinical), that entry wins ("strictest wins").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rpa_mcp.dialogs.catalog import DialogCatalog, DialogEntry
+from rpa_mcp.dialogs.locate import ModalRegion, find_modal, text_lines
+from rpa_mcp.dialogs.matching import ACCEPT_SCORE, Matcher
+from rpa_mcp.vision.images import BBox, crop
+from rpa_mcp.vision.ocr import OcrEngine
+
+MAX_LINES = 5  # text lines read per dialog (title + first body lines); each costs one recognition
+MAX_BUTTONS = 5
+MIN_LINE_W = 14
+
+
+@dataclass(frozen=True)
+class ReadButton:
+    label: str
+    bbox: BBox  # frame coordinates
+
+
+@dataclass(frozen=True)
+class Classification:
+    dialog_id: str
+    entry: DialogEntry
+    confidence: float
+    source: str  # process | title | screenshot | none
+    found: bool = True  # False: nothing dialog-like in the screenshot
+    bbox: BBox | None = None
+    title: str | None = None
+    buttons: tuple[ReadButton, ...] = ()
+    lines: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def category(self) -> str:
+        return self.entry.category
+
+    @property
+    def policy(self) -> str:
+        return self.entry.policy
+
+
+class DialogClassifier:
+    def __init__(self, catalog: DialogCatalog, ocr: OcrEngine) -> None:
+        self.catalog = catalog
+        self.ocr = ocr
+        self.matcher = Matcher(catalog)
+
+    # --- fast path -------------------------------------------------------------------
+    def classify_title(self, window_title: str | None = None, process: str | None = None) -> Classification:
+        by_process = self.matcher.by_process(process) if process else []
+        by_title = self.matcher.by_title(window_title) if window_title else []
+        locked_process = [e for e in by_process if e.locked]
+        if locked_process:
+            # an agent-reported system process (consent.exe, ...) is decisive
+            both = [e for e in locked_process if e in by_title]
+            entry = (both or locked_process)[0]
+            return Classification(
+                entry.id, entry, 0.97 if both or len(locked_process) == 1 else 0.9, "process", title=window_title
+            )
+        if by_title:
+            locked = [e for e in by_title if e.locked]
+            both = [e for e in by_title if e in by_process]
+            entry = (locked or both or by_title)[0]
+            confidence = 0.95 if (both or len(by_title) == 1) else 0.7
+            return Classification(entry.id, entry, confidence, "title", title=window_title)
+        if len(by_process) == 1:
+            entry = by_process[0]
+            return Classification(entry.id, entry, 0.6, "process", title=window_title)
+        unknown = self.catalog.unknown
+        return Classification(unknown.id, unknown, 0.0, "none", title=window_title)
+
+    # --- screenshot path -------------------------------------------------------------
+    def classify(
+        self,
+        image: np.ndarray | None = None,
+        *,
+        window_title: str | None = None,
+        process: str | None = None,
+        previous: np.ndarray | None = None,
+    ) -> Classification:
+        hint = self.classify_title(window_title, process) if (window_title or process) else None
+        if image is None:
+            assert hint is not None, "classify needs an image, a window title or a process"
+            return hint
+        seen = self.classify_image(image, previous=previous)
+        if hint is None or hint.dialog_id == self.catalog.unknown.id:
+            return seen
+        # strictest wins: a locked hint overrides what the pixels say, and vice versa
+        if hint.entry.locked and not seen.entry.locked:
+            return Classification(
+                hint.dialog_id,
+                hint.entry,
+                hint.confidence,
+                hint.source,
+                seen.found,
+                seen.bbox,
+                seen.title or hint.title,
+                seen.buttons,
+                seen.lines,
+                (*seen.notes, f"{hint.source} says {hint.dialog_id}; a system dialog wins"),
+            )
+        if seen.dialog_id == hint.dialog_id:
+            return Classification(
+                seen.dialog_id,
+                seen.entry,
+                max(seen.confidence, hint.confidence),
+                seen.source,
+                seen.found,
+                seen.bbox,
+                seen.title,
+                seen.buttons,
+                seen.lines,
+                seen.notes,
+            )
+        if seen.dialog_id == self.catalog.unknown.id:
+            return Classification(
+                hint.dialog_id,
+                hint.entry,
+                min(hint.confidence, 0.7),
+                hint.source,
+                seen.found,
+                seen.bbox,
+                seen.title or hint.title,
+                seen.buttons,
+                seen.lines,
+                seen.notes,
+            )
+        # disagreement: keep the stricter one, with a low confidence so nothing is auto-clicked
+        stricter = seen if _rank(seen.entry) >= _rank(hint.entry) else hint
+        return Classification(
+            stricter.dialog_id,
+            stricter.entry,
+            0.5,
+            stricter.source,
+            seen.found,
+            seen.bbox,
+            seen.title,
+            seen.buttons,
+            seen.lines,
+            (*seen.notes, f"title/process say {hint.dialog_id}, the screenshot {seen.dialog_id}"),
+        )
+
+    def classify_image(self, image: np.ndarray, *, previous: np.ndarray | None = None) -> Classification:
+        region = find_modal(image, previous)
+        unknown = self.catalog.unknown
+        if region is None:
+            return Classification(unknown.id, unknown, 0.0, "none", found=False, notes=("no dialog found",))
+        buttons, lines = self.read_region(image, region)
+        return self.match(region.bbox, buttons, lines)
+
+    def read_region(self, image: np.ndarray, region: ModalRegion) -> tuple[list[ReadButton], list[str]]:
+        x, y, _, _ = region.bbox
+        buttons: list[ReadButton] = []
+        for bbox in region.buttons[:MAX_BUTTONS]:
+            line = self.ocr.read_line(crop(image, (bbox[0] + 2, bbox[1] + 2, bbox[2] - 4, bbox[3] - 4)))
+            if line is not None and line.text.strip():
+                buttons.append(ReadButton(line.text.strip(), bbox))
+        area = crop(image, region.bbox)
+        local_buttons = [(b[0] - x, b[1] - y, b[2], b[3]) for b in region.buttons]
+        boxes = [b for b in text_lines(area, exclude=local_buttons) if b[2] >= MIN_LINE_W]
+        # a text on the button row is a button whose frame we missed (focus ring, occluder)
+        row_y = [b[1] + b[3] / 2 - y for b in region.buttons]
+        on_row = [b for b in boxes if row_y and any(abs(b[1] + b[3] / 2 - r) <= 8 for r in row_y)]
+        lines: list[str] = []
+        for box in on_row[: max(0, MAX_BUTTONS - len(buttons))]:
+            line = self.ocr.read_line(crop(area, (box[0] - 3, box[1] - 3, box[2] + 6, box[3] + 6)))
+            if line is not None and line.text.strip():
+                buttons.append(ReadButton(line.text.strip(), (box[0] + x, box[1] + y, box[2], box[3])))
+        buttons.sort(key=lambda b: b.bbox[0])
+        for bx, by, bw, bh in [b for b in boxes if b not in on_row][:MAX_LINES]:
+            line = self.ocr.read_line(crop(area, (bx - 3, by - 3, bw + 6, bh + 6)))
+            if line is not None and line.text.strip():
+                lines.append(line.text.strip())
+        return buttons, lines
+
+    def match(self, bbox: BBox | None, buttons: Sequence[ReadButton], lines: Sequence[str]) -> Classification:
+        labels = [b.label for b in buttons]
+        scores = self.matcher.score(lines, labels)
+        unknown = self.catalog.unknown
+        accepted = [s for s in scores if s.score >= ACCEPT_SCORE]
+        mentions = self.matcher.locked_mentions(lines)
+        notes: list[str] = []
+        if mentions and not (accepted and accepted[0].entry.locked):
+            entry = mentions[0]
+            notes.append(f"the dialog shows the title of {entry.id}: treated as that system dialog")
+            return Classification(
+                entry.id,
+                entry,
+                0.9,
+                "screenshot",
+                True,
+                bbox,
+                _first(lines),
+                tuple(buttons),
+                tuple(lines),
+                tuple(notes),
+            )
+        if not accepted:
+            best = scores[0] if scores else None
+            if best is not None:
+                notes.append(f"closest catalog entry {best.entry.id} scored {best.score:.2f} < {ACCEPT_SCORE}")
+            return Classification(
+                unknown.id,
+                unknown,
+                round(1.0 - (best.score if best else 0.0), 3),
+                "screenshot",
+                True,
+                bbox,
+                _first(lines),
+                tuple(buttons),
+                tuple(lines),
+                tuple(notes),
+            )
+        top = accepted[0]
+        confidence = top.score
+        rivals = [s for s in accepted[1:] if top.score - s.score < 0.05 and s.entry.policy != top.entry.policy]
+        if rivals:
+            strict = max([top, *rivals], key=lambda s: _rank(s.entry))
+            notes.append(f"ambiguous between {top.entry.id} and {', '.join(s.entry.id for s in rivals)}")
+            top, confidence = strict, min(confidence, 0.5)
+        return Classification(
+            top.entry.id,
+            top.entry,
+            round(min(1.0, confidence), 3),
+            "screenshot",
+            True,
+            bbox,
+            top.title_line if top.title >= 0.5 else _first(lines),
+            tuple(buttons),
+            tuple(lines),
+            tuple(notes),
+        )
+
+
+def _first(lines: Sequence[str]) -> str | None:
+    return lines[0] if lines else None
+
+
+def _rank(entry: DialogEntry) -> int:
+    """Strictness: locked > pause > skip > auto."""
+    if entry.locked:
+        return 3
+    return {"pause": 2, "skip": 1, "auto": 0}[entry.policy]

@@ -1,0 +1,172 @@
+"""Match read screen text (title, body lines, button labels) against catalog entries.
+
+Screen text is data: it is only ever compared with the catalog, never executed or trusted to
+unlock anything. Comparison is accent-, case-, space- and punctuation-insensitive (the OCR
+drops spaces and accents), then fuzzy (difflib) above a threshold.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from functools import lru_cache
+
+from rpa_mcp.dialogs.catalog import DialogCatalog, DialogEntry
+from rpa_mcp.vision.ocr import normalize_text
+
+FUZZY_BUTTON = 0.8
+ACCEPT_SCORE = 0.6
+TITLELESS_FACTOR = 0.75  # keeps a title-less match under the auto threshold of the resolver
+LOCKED_TITLE_MIN_CHARS = 8  # a locked entry's title seen anywhere in the dialog makes it a candidate
+
+
+@lru_cache(maxsize=4096)
+def compact(text: str) -> str:
+    """normalize_text without spaces and punctuation: 'Don't Save' -> 'dontsave'."""
+    return "".join(c for c in normalize_text(text) if c.isalnum())
+
+
+def similarity(read: str, expected: str) -> float:
+    """1.0 exact (compact), 0.95 expected contained in a longer read, else difflib ratio."""
+    a, b = compact(read), compact(expected)
+    if not a or not b:
+        return 0.0
+    if a == b:
+        return 1.0
+    if len(b) >= 5 and b in a:
+        return 0.95
+    # squared: one word more or less ("Mise à jour Java disponible" vs "Mise à jour disponible")
+    # must not look like a match
+    return SequenceMatcher(None, a, b, autojunk=False).ratio() ** 2
+
+
+@dataclass(frozen=True)
+class EntryScore:
+    entry: DialogEntry
+    score: float
+    title: float
+    buttons: float
+    body: float
+    title_line: str | None
+
+
+class Matcher:
+    """Precompiled view of the catalog for fast scoring."""
+
+    def __init__(self, catalog: DialogCatalog) -> None:
+        self.catalog = catalog
+        self.entries = [e for e in catalog.dialogs if e.id != catalog.unknown.id]
+        self._regex = {e.id: re.compile(e.match.title_regex, re.I) for e in self.entries if e.match.title_regex}
+        self._exact: dict[str, list[DialogEntry]] = {}
+        self._process: dict[str, list[DialogEntry]] = {}
+        for entry in self.entries:
+            for title in entry.titles.all():
+                self._exact.setdefault(normalize_text(title), []).append(entry)
+            for process in entry.match.processes:
+                self._process.setdefault(process.casefold(), []).append(entry)
+
+    # --- fast path: a window title and/or a process name reported by the agent ----------
+    def by_process(self, process: str) -> list[DialogEntry]:
+        name = process.strip().replace("\\", "/").rsplit("/", 1)[-1].casefold()
+        return list(self._process.get(name, ()))
+
+    def by_title(self, title: str) -> list[DialogEntry]:
+        norm = normalize_text(title)
+        found = list(self._exact.get(norm, ()))
+        for entry in self.entries:
+            regex = self._regex.get(entry.id)
+            if regex is not None and entry not in found and regex.search(norm):
+                found.append(entry)
+        return found
+
+    # --- screenshot path: lines read in the dialog region -----------------------------
+    def score(self, lines: Sequence[str], buttons: Sequence[str]) -> list[EntryScore]:
+        """Every entry's score, best first. `lines` are top-to-bottom text lines (title first)."""
+        head = [line for line in lines if len(compact(line)) >= 2][:4]
+        body = compact(" ".join(lines) + " " + " ".join(buttons))
+        out = []
+        for entry in self.entries:
+            t_score, t_line = self._title_score(entry, head)
+            b_score = self._button_score(entry, buttons)
+            keywords = entry.match.body_keywords
+            k_score = 1.0 if any(compact(k) and compact(k) in body for k in keywords) else 0.0
+            if keywords:
+                total = 0.55 * t_score + 0.25 * b_score + 0.20 * k_score
+                if t_score < 0.5 and k_score and b_score >= 0.8:
+                    # title hidden (another window over it): buttons + body text, discounted
+                    total = max(total, TITLELESS_FACTOR * (0.25 * b_score + 0.20 * k_score) / 0.45)
+            else:
+                total = 0.7 * t_score + 0.3 * b_score
+            out.append(EntryScore(entry, round(total, 4), t_score, b_score, k_score, t_line))
+        out.sort(key=lambda s: s.score, reverse=True)
+        return out
+
+    def locked_mentions(self, lines: Sequence[str]) -> list[DialogEntry]:
+        """Locked entries whose exact title appears in any line (a UAC title shown by a web page counts)."""
+        text = compact(" ".join(lines))
+        found = []
+        for entry in self.entries:
+            if entry.locked and any(
+                len(compact(t)) >= LOCKED_TITLE_MIN_CHARS and compact(t) in text for t in entry.titles.all()
+            ):
+                found.append(entry)
+        return found
+
+    def _title_score(self, entry: DialogEntry, head: Sequence[str]) -> tuple[float, str | None]:
+        best, best_line = 0.0, None
+        regex = self._regex.get(entry.id)
+        for line in head:
+            if regex is not None and regex.search(normalize_text(line)):
+                return 1.0, line
+            for title in entry.titles.all():
+                s = similarity(line, title)
+                if s > best:
+                    best, best_line = s, line
+        return best, best_line
+
+    @staticmethod
+    def _button_score(entry: DialogEntry, read: Sequence[str]) -> float:
+        read = [r for r in read if compact(r)]
+        if not entry.buttons:
+            return 1.0 if not read else 0.3
+        if not read:
+            return 0.0
+        matched_specs = sum(
+            1
+            for spec in entry.buttons
+            if any(similarity(r, lbl) >= FUZZY_BUTTON for r in read for lbl in spec.labels())
+        )
+        matched_read = sum(
+            1
+            for r in read
+            if any(similarity(r, lbl) >= FUZZY_BUTTON for spec in entry.buttons for lbl in spec.labels())
+        )
+        recall = matched_specs / len(entry.buttons)
+        precision = matched_read / len(read)
+        return 0.0 if recall + precision == 0 else 2 * recall * precision / (recall + precision)
+
+
+def find_button(entry: DialogEntry, key: str, read: Sequence[str]) -> int | None:
+    """Index of the one read label that is `key`'s button (either language); None if absent or ambiguous.
+
+    Strict on purpose (it decides a click): whole-label ratio only (no containment, so "Ne pas
+    enregistrer" is never taken for "Enregistrer"), and the label must be closer to this button
+    than to any other button of the entry.
+    """
+    spec = entry.button(key)
+    if spec is None:
+        return None
+
+    def ratio(text: str, label: str) -> float:
+        a, b = compact(text), compact(label)
+        return 1.0 if a == b else SequenceMatcher(None, a, b, autojunk=False).ratio() if a and b else 0.0
+
+    hits = []
+    for i, text in enumerate(read):
+        mine = max(ratio(text, lbl) for lbl in spec.labels())
+        others = [ratio(text, lbl) for other in entry.buttons if other.key != key for lbl in other.labels()]
+        if mine >= 0.85 and mine > max(others, default=0.0):
+            hits.append(i)
+    return hits[0] if len(hits) == 1 else None

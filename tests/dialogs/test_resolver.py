@@ -1,0 +1,115 @@
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from rpa_mcp.dialogs import DeclaredModal, DialogClassifier, DialogResolver
+from rpa_mcp.errors import InvalidInput
+from rpa_mcp.testing import ScriptedOcr
+
+from .helpers import synthetic_dialog
+
+
+def resolver(catalog, texts, *, enabled=True):
+    return DialogResolver(catalog, DialogClassifier(catalog, ScriptedOcr(texts)), enabled=enabled)
+
+
+def test_an_auto_dialog_is_answered_by_clicking_the_centre_of_its_button(catalog):
+    image, buttons = synthetic_dialog(2)
+    decision = resolver(
+        catalog, ["Annuler", "Confirmer", "Confirmer l'enregistrement", "Confirmez-vous l'enregistrement ?"]
+    ).resolve(image)
+    assert decision.decision == "auto" and decision.dialog_id == "easily-save-confirm"
+    x, y, w, h = buttons[1]
+    assert decision.button.label == "Confirmer"
+    assert abs(decision.click_at[0] - (x + w // 2)) <= 3 and abs(decision.click_at[1] - (y + h // 2)) <= 3
+
+
+def test_a_pause_comes_with_a_reason_and_a_png_crop_of_the_dialog(catalog):
+    image, _ = synthetic_dialog(2)
+    decision = resolver(
+        catalog, ["Yes", "No", "User Account Control", "Do you want to allow this app to make changes to your device?"]
+    ).resolve(image)
+    assert decision.decision == "pause" and decision.dialog_id == "windows-uac"
+    assert "person" in decision.reason
+    assert base64.b64decode(decision.crop_png_base64).startswith(b"\x89PNG")
+
+
+def test_a_web_page_showing_a_uac_title_is_paused_like_the_real_one(catalog):
+    image, _ = synthetic_dialog(2)
+    decision = resolver(
+        catalog, ["Annuler", "Confirmer", "Confirmer l'enregistrement", "User Account Control"]
+    ).resolve(image, process="msedge.exe")
+    assert decision.decision == "pause" and decision.dialog_id == "windows-uac"
+
+
+def test_an_agent_reported_consent_exe_is_decisive(catalog):
+    image, _ = synthetic_dialog(2)
+    decision = resolver(catalog, ["Annuler", "Confirmer", "Confirmer l'enregistrement"]).resolve(
+        image, window_title="Confirmer l'enregistrement", process="C:\\Windows\\System32\\consent.exe"
+    )
+    assert decision.decision == "pause" and decision.dialog_id == "windows-uac"
+
+
+def test_an_unknown_dialog_pauses(catalog):
+    image, _ = synthetic_dialog(2)
+    decision = resolver(catalog, ["OK", "Cancel", "Confirmation", "Are you sure?"]).resolve(image)
+    assert decision.decision == "pause" and decision.dialog_id == "unknown"
+
+
+def test_the_auto_button_missing_from_the_screen_pauses(catalog):
+    image, _ = synthetic_dialog(2)
+    decision = resolver(
+        catalog, ["Annuler", "Fermer", "Confirmer l'enregistrement", "Confirmez-vous l'enregistrement ?"]
+    ).resolve(image)
+    assert decision.decision == "pause"
+
+
+def test_a_declared_pause_wins_over_a_catalog_auto(catalog):
+    image, _ = synthetic_dialog(2)
+    decision = resolver(catalog, ["Annuler", "Confirmer", "Confirmer l'enregistrement"]).resolve(
+        image, declared_modals=[DeclaredModal(dialog_id="easily-save-confirm", policy="pause")]
+    )
+    assert decision.decision == "pause" and decision.policy_source == "declaration"
+
+
+def test_a_skip_dialog_is_skipped(catalog):
+    image, _ = synthetic_dialog(1)
+    decision = resolver(catalog, ["Pas maintenant", "Traduire cette page ?", "Google Traduction"]).resolve(image)
+    assert decision.decision == "skip" and decision.dialog_id == "browser-translate-prompt"
+
+
+def test_switching_the_resolver_off_pauses_instead_of_guessing(catalog):
+    image, _ = synthetic_dialog(2)
+    decision = resolver(catalog, ["Annuler", "Confirmer", "Confirmer l'enregistrement"], enabled=False).resolve(image)
+    assert decision.decision == "pause" and "switched off" in decision.reason
+
+
+def test_a_refused_declaration_raises_before_anything_is_read(catalog):
+    image, _ = synthetic_dialog(2)
+    ocr = ScriptedOcr(["Yes", "No", "User Account Control"])
+    r = DialogResolver(catalog, DialogClassifier(catalog, ocr))
+    with pytest.raises(InvalidInput) as err:
+        r.resolve(image, declared_modals=[DeclaredModal(dialog_id="easily-clinical-warning", policy="skip")])
+    assert err.value.details["field"] == "declared_modals[0].policy"
+    assert ocr.calls == 0
+
+
+@pytest.mark.parametrize(
+    ("title", "process", "expected"),
+    [
+        ("User Account Control", None, "windows-uac"),
+        ("Contrôle de compte d’utilisateur", None, "windows-uac"),
+        ("Mise à jour", "consent.exe", "windows-uac"),
+        ("Bloc-notes", None, "notepad-save-changes"),
+        ("LabConnect.exe - Application Error", None, "app-error"),
+        ("medidossier.ch-valmont.fr wants to", None, "browser-perm-microphone"),
+        ("Windows Security", "CredentialUIBroker.exe", "windows-hello"),
+        ("Totally new window", None, "unknown"),
+        (None, "notepad.exe", "notepad-save-changes"),
+    ],
+)
+def test_the_title_fast_path(catalog, title, process, expected):
+    found = DialogClassifier(catalog, ScriptedOcr()).classify_title(title, process)
+    assert found.dialog_id == expected
