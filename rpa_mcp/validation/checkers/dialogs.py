@@ -1,0 +1,162 @@
+"""Dialog checkers: did a blocking dialog appear; did the dialog we answered really close.
+
+Both work on the dialog's own box (from the injected DialogLocator when there is one, else
+from local evidence) — never on a global similarity of the whole frame.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from rpa_mcp.validation.checkers.base import BaseChecker, Params
+from rpa_mcp.validation.context import CELL, CheckContext
+from rpa_mcp.validation.model import CheckResult, CropRef
+from rpa_mcp.validation.ports import DialogHit
+from rpa_mcp.validation.regions import around, contains
+from rpa_mcp.validation.text import label_matches
+from rpa_mcp.vision.images import BBox
+
+DIM_LEVEL = 12  # grey levels an overlay takes off the page behind a modal
+MIN_DIMMED_SHARE = 0.30
+MIN_HOLE_SHARE = 0.004
+
+
+def _iou(a: BBox, b: BBox) -> float:
+    ax, ay, aw, ah = a
+    bx, by, bw, bh = b
+    ix = max(0, min(ax + aw, bx + bw) - max(ax, bx))
+    iy = max(0, min(ay + ah, by + bh) - max(ay, by))
+    inter = ix * iy
+    union = aw * ah + bw * bh - inter
+    return inter / union if union else 0.0
+
+
+def find_modal_overlay(ctx: CheckContext) -> BBox | None:
+    """A modal over a dimmed page: most of the frame got darker except one box (the dialog)."""
+    memo_key = "modal_overlay"
+    if memo_key in ctx.memo:
+        return ctx.memo[memo_key]  # type: ignore[no-any-return]  # memo holds BBox | None for this key
+    found: BBox | None = None
+    change = ctx.change()
+    height, width = ctx.shape
+    if change.changed_pixels >= MIN_DIMMED_SHARE * height * width * 0.5:
+        before = ctx.gray_cells("before").astype(np.int16)
+        after = ctx.gray_cells("after").astype(np.int16)
+        dimmed = (before - after) > DIM_LEVEL
+        if dimmed.mean() >= MIN_DIMMED_SHARE:
+            holes = (~dimmed).astype(np.uint8)
+            count, _, stats, _ = cv2.connectedComponentsWithStats(holes, connectivity=4)
+            rows, cols = holes.shape
+            best = 0
+            for x, y, w, h, area in stats[1:count]:
+                touches = x == 0 or y == 0 or x + w >= cols or y + h >= rows
+                if touches or area < MIN_HOLE_SHARE * rows * cols or area < 0.5 * w * h:
+                    continue
+                if area > best:
+                    best = int(area)
+                    found = (int(x) * CELL, int(y) * CELL, int(w) * CELL, int(h) * CELL)
+    ctx.memo[memo_key] = found
+    return found
+
+
+class DialogPresenceChecker(BaseChecker):
+    """Did a blocking dialog appear after the action? (score 1 = yes; the bbox goes to the resolver)"""
+
+    name = "DialogPresenceChecker"
+
+    def run(self, ctx: CheckContext, signal: str, params: Params) -> CheckResult:
+        hit = ctx.dialog("after")
+        if hit is not None:
+            previous = ctx.dialog("before")
+            if previous is not None and previous.dialog_id == hit.dialog_id and _iou(previous.bbox, hit.bbox) > 0.8:
+                return self.result(signal, 0.0, f"dialog {hit.dialog_id!r} was already there before the action")
+            crop = CropRef(f"dialog {hit.dialog_id or ''} (after)".replace("  ", " "), "after", hit.bbox)
+            facts = _facts(hit, "dialogs classifier")
+            if hit.policy == "skip":
+                return self.result(
+                    signal, 0.0, f"non-blocking dialog {hit.dialog_id!r} (policy skip)", crop=crop, **facts
+                )
+            return self.result(
+                signal,
+                hit.confidence,
+                f"dialog {hit.dialog_id!r} ({hit.title!r}) appeared at {list(hit.bbox)}",
+                crop=crop,
+                **facts,
+            )
+        overlay = find_modal_overlay(ctx)
+        if overlay is not None:
+            return self.result(
+                signal,
+                0.9,
+                f"a modal appeared at {list(overlay)} over a dimmed page",
+                crop=CropRef("modal dialog (after)", "after", overlay),
+                bbox=list(overlay),
+                source="overlay heuristic",
+            )
+        source = "no dialog classifier wired; " if ctx.dialog_locator is None else ""
+        return self.result(signal, 0.0, f"{source}no modal overlay detected")
+
+
+def _facts(hit: DialogHit, source: str) -> dict[str, object]:
+    return {
+        "bbox": list(hit.bbox),
+        "dialog_id": hit.dialog_id,
+        "category": hit.category,
+        "policy": hit.policy,
+        "title": hit.title,
+        "source": source,
+    }
+
+
+class DialogClosedChecker(BaseChecker):
+    """Is the answered dialog gone? Judged inside the dialog's box (or around the clicked button).
+
+    Evidence, cheapest first: the classifier's dialog box still there after; the button label
+    still written at the button; the share of changed pixels inside the dialog region.
+    """
+
+    name = "DialogClosedChecker"
+
+    def run(self, ctx: CheckContext, signal: str, params: Params) -> CheckResult:
+        if ctx.target.bbox is None:
+            return self.not_applicable(signal, "no button/dialog bbox")
+        shape = ctx.after.shape
+        button = ctx.target.bbox
+        dialog = ctx.dialog("before")
+        if dialog is not None and contains(dialog.bbox, button):
+            region, source = dialog.bbox, "dialog bbox from the classifier"
+        else:
+            margin = max(2 * button[3], int(params.get("margin", 24)))
+            region, source = around(button, shape, margin), "region around the clicked button"
+        crop = CropRef("dialog region (after)", "after", region)
+        still = ctx.dialog("after")
+        if dialog is not None and still is not None and _iou(dialog.bbox, still.bbox) > 0.6:
+            return self.result(signal, 0.0, f"dialog {still.dialog_id!r} still at {list(still.bbox)}", crop=crop)
+        fraction = ctx.change().fraction_in(region)
+        closed_share = float(params.get("closed_fraction", 0.15))
+        if ctx.target.label:
+            line = ctx.read_line("after", around(button, shape, 3))
+            read = line.text if line else ""
+            if label_matches(read, ctx.target.label):
+                return self.result(
+                    signal,
+                    0.0,
+                    f"button {ctx.target.label!r} still on screen at {list(button)}; "
+                    f"{fraction:.1%} of the {source} changed",
+                    crop=crop,
+                    read=read,
+                )
+            if fraction >= closed_share:
+                return self.result(
+                    signal,
+                    1.0,
+                    f"button {ctx.target.label!r} gone (reads {read!r}) and {fraction:.1%} of the {source} changed",
+                    crop=crop,
+                )
+            return self.result(
+                signal, 0.4, f"button label unreadable but only {fraction:.1%} of the {source} changed", crop=crop
+            )
+        return self.result(
+            signal, min(1.0, fraction / (2 * closed_share)), f"{fraction:.1%} of the {source} changed", crop=crop
+        )

@@ -1,0 +1,136 @@
+"""Tab checkers: is the target tab the active one; is a closed tab really gone.
+
+An active tab shares its background with the toolbar under it; an inactive one shares the
+tab strip's. That holds for light and dark themes alike and costs a few medians; the label
+is then confirmed by recognition-only OCR of the label box.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rpa_mcp.validation.checkers.base import BaseChecker, Params, frame_param
+from rpa_mcp.validation.checkers.text import read_tab_label
+from rpa_mcp.validation.context import CheckContext
+from rpa_mcp.validation.model import CheckResult, CropRef, Frame
+from rpa_mcp.validation.regions import is_close_button, tab_box
+from rpa_mcp.validation.text import label_matches
+from rpa_mcp.vision.images import BBox, clamp_bbox
+
+MIN_CONTRAST = 12.0  # summed BGR distance below which active/inactive cannot be told apart
+
+
+def _median(image: np.ndarray, bbox: BBox) -> np.ndarray | None:
+    x, y, w, h = clamp_bbox(bbox, image.shape)
+    if w == 0 or h == 0:
+        return None
+    median: np.ndarray = np.median(image[y : y + h, x : x + w].reshape(-1, 3), axis=0)
+    return median
+
+
+def active_look(image: np.ndarray, bbox: BBox) -> float | None:
+    """1.0 when the tab's background matches the toolbar below, 0.0 when it matches the strip around."""
+    x, y, w, h = bbox
+    inner = _median(image, (x + 4, y + 2, w - 8, h - 4))
+    below = _median(image, (x + 4, y + h + 1, w - 8, 5))
+    around = _median(image, (x + 4, y - 6, w - 8, 5)) if y >= 6 else _median(image, (x - 6, y + 2, 5, h - 4))
+    if inner is None or below is None or around is None:
+        return None
+    d_below = float(np.abs(inner - below).sum())
+    d_around = float(np.abs(inner - around).sum())
+    if d_below + d_around < MIN_CONTRAST:
+        return None
+    return d_around / (d_below + d_around)
+
+
+class TabActiveChecker(BaseChecker):
+    """Is the target tab active (background) AND does it carry the exact label (OCR)?
+
+    params: frame (before|after), find_active (when not active, name the tab that is),
+    confirm_label (false: only the background, e.g. "the neighbour that took the slot is active").
+    """
+
+    name = "TabActiveChecker"
+
+    def run(self, ctx: CheckContext, signal: str, params: Params) -> CheckResult:
+        which: Frame = frame_param(params)
+        if ctx.target.bbox is None:
+            return self.not_applicable(signal, "no target bbox")
+        image = ctx.frame(which)
+        box = tab_box(ctx.target.bbox, image.shape)
+        look = active_look(image, box)
+        crop = CropRef(f"target tab ({which})", which, box)
+        if look is None:
+            return self.result(
+                signal, 0.0, f"{which}: no tab look at {list(box)} (no strip/toolbar contrast)", crop=crop
+            )
+        if look < 0.5:
+            detail = f"{which}: tab at {list(box)} has the inactive background (active look {look:.2f})"
+            facts: dict[str, object] = {"active_look": round(look, 3)}
+            if params.get("find_active"):
+                other = self._find_active(ctx, which, box)
+                if other is not None:
+                    detail += f"; the active tab is at {list(other[0])} and reads {other[1]!r}"
+                    facts["active_tab"] = other[1]
+                    facts["active_tab_bbox"] = list(other[0])
+                    crop = CropRef(f"active tab ({which})", which, other[0])
+            return self.result(signal, look, detail, crop=crop, **facts)
+        if not ctx.target.label or params.get("confirm_label", True) is False:
+            return self.result(signal, look, f"{which}: the tab at {list(box)} looks active ({look:.2f})", crop=crop)
+        _label_box, read = read_tab_label(ctx, which, ctx.target.bbox)
+        if label_matches(read, ctx.target.label):
+            return self.result(
+                signal, look, f"{which}: tab {ctx.target.label!r} is active (OCR {read!r})", crop=crop, read=read
+            )
+        return self.result(
+            signal,
+            0.0,
+            f"{which}: the active-looking tab at {list(box)} reads {read!r}, not {ctx.target.label!r}",
+            crop=crop,
+            read=read,
+        )
+
+    def _find_active(self, ctx: CheckContext, which: Frame, box: BBox) -> tuple[BBox, str] | None:
+        x, y, w, h = box
+        if w < 3 * h:
+            return None
+        image = ctx.frame(which)
+        for step in (1, -1, 2, -2, 3, -3, 4, -4):
+            neighbour = (x + step * w, y, w, h)
+            if neighbour[0] < 0 or neighbour[0] + w > image.shape[1]:
+                continue
+            look = active_look(image, neighbour)
+            if look is not None and look >= 0.8:
+                _, read = read_tab_label(ctx, which, neighbour)
+                return neighbour, read
+        return None
+
+
+class TabAbsenceChecker(BaseChecker):
+    """After closing a tab, its label is in neither its slot nor the slot on its left."""
+
+    name = "TabAbsenceChecker"
+
+    def run(self, ctx: CheckContext, signal: str, params: Params) -> CheckResult:
+        if ctx.target.bbox is None or not ctx.target.label:
+            return self.not_applicable(signal, "needs the tab's label and bbox")
+        label = ctx.target.label
+        slot = tab_box(ctx.target.bbox, ctx.after.shape)
+        _slot_label_box, read = read_tab_label(ctx, "after", ctx.target.bbox)
+        crop = CropRef("tab slot (after)", "after", slot)
+        if label_matches(read, label):
+            return self.result(signal, 0.0, f"tab {label!r} is still in its slot (OCR {read!r})", crop=crop)
+        x, y, w, h = ctx.target.bbox if not is_close_button(ctx.target.bbox) else slot
+        left = (x - w, y, w, h)
+        left_read = ""
+        if left[0] >= 0:
+            _, left_read = read_tab_label(ctx, "after", left)
+            if label_matches(left_read, label):
+                return self.result(signal, 0.0, f"tab {label!r} moved one slot left (OCR {left_read!r})", crop=crop)
+        return self.result(
+            signal,
+            1.0,
+            f"no tab {label!r} any more: its slot now reads {read!r}, the slot on its left {left_read!r}",
+            crop=crop,
+            slot_reads=read,
+        )

@@ -1,0 +1,172 @@
+"""OCR-based checkers. Each OCRs small regions only (recognition on tight crops, never the frame)."""
+
+from __future__ import annotations
+
+from rpa_mcp.validation.checkers.base import BaseChecker, Params, frame_param
+from rpa_mcp.validation.context import CheckContext
+from rpa_mcp.validation.model import CheckResult, CropRef
+from rpa_mcp.validation.regions import around, label_box, tab_label_box
+from rpa_mcp.validation.text import (
+    app_identity,
+    compact,
+    has_modified_marker,
+    label_matches,
+    says_saved,
+    text_contains,
+    text_line_boxes,
+)
+from rpa_mcp.vision.images import BBox
+
+
+class OcrRoiChecker(BaseChecker):
+    """Is the exact label (or the expected text) written in a small region around the target?
+
+    params: frame (before|after), what (target_label|expected_text), box (tab: the label inside a tab
+    or beside its close cross; default: the target box padded by 3 px).
+    """
+
+    name = "OcrRoiChecker"
+
+    def run(self, ctx: CheckContext, signal: str, params: Params) -> CheckResult:
+        which = frame_param(params)
+        what = params.get("what", "target_label")
+        if ctx.target.bbox is None:
+            return self.not_applicable(signal, "no target bbox to read")
+        wanted = ctx.target.label if what == "target_label" else ctx.expected.text
+        if not wanted:
+            return self.not_applicable(signal, f"no {what.replace('_', ' ')} to look for")
+        shape = ctx.after.shape
+        box = tab_label_box(ctx.target.bbox, shape) if params.get("box") == "tab" else label_box(ctx.target.bbox, shape)
+        line = ctx.read_line(which, box)
+        read = line.text if line else ""
+        found = label_matches(read, wanted) if what == "target_label" else text_contains(read, wanted)
+        verb = "reads" if found else "does not read"
+        return self.result(
+            signal,
+            1.0 if found else 0.0,
+            f"{which} frame at {list(box)} {verb} {wanted!r} (OCR: {read!r}; screen text is data)",
+            crop=CropRef(f"target region ({which})", which, box),
+            read=read,
+        )
+
+
+class TitleBarChecker(BaseChecker):
+    """Is the expected application in front? From the agent's observed titles, or OCR of a title box.
+
+    Scores 1 when the observed/OCR'd title after the action matches the expected title (or, without
+    one, the application of the title before the action), 0 when it is another application.
+    params: expect (present|absent), ocr (read target.bbox as the title bar when nothing was observed).
+    """
+
+    name = "TitleBarChecker"
+
+    def run(self, ctx: CheckContext, signal: str, params: Params) -> CheckResult:
+        expect_absent = params.get("expect", "present") == "absent"
+        observed, expected = ctx.observed, ctx.expected
+        title_after = observed.window_title_after
+        source = "agent report"
+        crop = None
+        if title_after is None and params.get("ocr") and ctx.target.bbox is not None and expected.window_title:
+            box = around(ctx.target.bbox, ctx.after.shape, 3)
+            line = ctx.read_line("after", box)
+            title_after = line.text if line else ""
+            source = "OCR of the title bar"
+            crop = CropRef("title bar (after)", "after", box)
+        if title_after is None:
+            return self.not_applicable(signal, "no window title observed and no title region to read")
+        if expected.window_title:
+            match = text_contains(title_after, expected.window_title)
+            reference = f"expected {expected.window_title!r}"
+        elif observed.window_title_before:
+            first_b, last_b = app_identity(observed.window_title_before)
+            first_a, _ = app_identity(title_after)
+            match = bool(last_b and last_b in compact(title_after)) or (bool(first_b) and first_b == first_a)
+            reference = f"application of the title before {observed.window_title_before!r}"
+        else:
+            return self.not_applicable(signal, "nothing to compare the observed title with")
+        ok = (not match) if expect_absent else match
+        process = f", process {observed.process_after!r}" if observed.process_after else ""
+        relation = "matches" if match else "does not match"
+        return self.result(
+            signal,
+            1.0 if ok else 0.0,
+            f"window title after ({source}) {title_after!r}{process} {relation} {reference}",
+            crop=crop,
+            title_after=title_after,
+        )
+
+
+class SaveSuccessChecker(BaseChecker):
+    """Did the save take? The modified marker ('*', "unsaved") is gone and/or a "saved" toast appeared.
+
+    Reads, line by line, only the regions that changed (a title bar, a badge, a toast).
+    """
+
+    name = "SaveSuccessChecker"
+
+    def run(self, ctx: CheckContext, signal: str, params: Params) -> CheckResult:
+        change = ctx.change()
+        if change.changed_pixels < ctx.diff_settings.min_changed_pixels:
+            return self.result(signal, 0.0, "nothing changed: the modified marker cannot have gone")
+        max_reads = int(params.get("max_reads", 12))
+        candidates = [b.bbox for b in change.blobs if b.bbox[2] <= 900 and b.bbox[3] <= 120][:4]
+        if not candidates:
+            return self.result(signal, 0.2, "the change is not a title, badge or toast (too large to be one)")
+        marker_before = marker_after = toast = False
+        notes: list[str] = []
+        reads = 0
+        toast_box: BBox | None = None
+        marker_box: BBox | None = None
+        for box in candidates:
+            region = around(box, ctx.after.shape, 3)
+            texts: dict[str, list[str]] = {}
+            for which in ("before", "after"):
+                x, y, _, _ = region
+                frame = ctx.frame(which)
+                lines = text_line_boxes(frame[y : y + region[3], x : x + region[2]])
+                texts[which] = []
+                for lx, ly, lw, lh in lines:
+                    if reads >= max_reads:
+                        break
+                    reads += 1
+                    line = ctx.read_line(which, (x + lx - 2, y + ly - 2, lw + 4, lh + 4))
+                    if line and line.text:
+                        texts[which].append(line.text)
+            before_has = any(has_modified_marker(t) for t in texts["before"])
+            after_has = any(has_modified_marker(t) for t in texts["after"])
+            saved_now = any(says_saved(t) for t in texts["after"]) and not any(says_saved(t) for t in texts["before"])
+            marker_before |= before_has
+            marker_after |= after_has
+            if before_has and not after_has:
+                marker_box = marker_box or region
+            if saved_now:
+                toast = True
+                toast_box = toast_box or region
+            if texts["before"] or texts["after"]:
+                notes.append(f"{list(region)}: {texts['before'][:2]!r} -> {texts['after'][:2]!r}")
+        gone = marker_before and not marker_after
+        if gone and toast:
+            score, summary = 1.0, "modified marker gone and a 'saved' confirmation appeared"
+        elif gone:
+            score, summary = 0.9, "modified marker gone"
+        elif toast and not marker_after:
+            score, summary = 0.9, "a 'saved' confirmation appeared"
+        elif marker_after:
+            score, summary = 0.0, "a modified marker is still (or newly) visible"
+        else:
+            score, summary = 0.2, "no modified marker went away and no 'saved' confirmation appeared"
+        box = toast_box or marker_box or candidates[0]
+        return self.result(
+            signal,
+            score,
+            f"{summary} (OCR, screen text is data: {'; '.join(notes)[:400]})",
+            crop=CropRef("save evidence (after)", "after", box),
+            marker_gone=gone,
+            toast=toast,
+        )
+
+
+def read_tab_label(ctx: CheckContext, which: str, bbox: BBox) -> tuple[BBox, str]:
+    box = tab_label_box(bbox, ctx.after.shape)
+    line = ctx.read_line("before" if which == "before" else "after", box)
+    return box, (line.text if line else "")

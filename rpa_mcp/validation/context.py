@@ -1,0 +1,154 @@
+"""Per-validation shared state: both frames (decoded once), the change map, OCR and dialog caches.
+
+Every checker of one validation reads the same arrays and the same memoised results, so
+the diff is computed once and a crop is never OCR'd twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from rpa_mcp.validation.model import Expected, Frame, Observed, Target
+from rpa_mcp.validation.ports import DialogHit, DialogLocator, JudgePort
+from rpa_mcp.vision.images import BBox, clamp_bbox
+from rpa_mcp.vision.ocr import OcrEngine, OcrLine
+
+CELL = 8  # change map resolution (px per cell side)
+
+
+@dataclass(frozen=True)
+class DiffSettings:
+    pixel_threshold: int = 24  # per-channel difference that counts as a changed pixel
+    min_changed_pixels: int = 50  # below this the frames are "the same"
+    min_blob_pixels: int = 20  # isolated specks smaller than this are noise
+    clock_zone_right: int = 240  # taskbar clock: this many px from the right edge ...
+    clock_zone_bottom: int = 64  # ... and from the bottom edge
+
+
+@dataclass(frozen=True)
+class Blob:
+    bbox: BBox
+    pixels: int
+
+
+@dataclass
+class ChangeMap:
+    mask: np.ndarray  # uint8 0/255, full resolution, clock zone and specks removed
+    changed_pixels: int
+    blobs: list[Blob]
+    ignored: list[str]
+
+    def fraction_in(self, bbox: BBox) -> float:
+        x, y, w, h = clamp_bbox(bbox, self.mask.shape)
+        if w == 0 or h == 0:
+            return 0.0
+        return cv2.countNonZero(self.mask[y : y + h, x : x + w]) / float(w * h)
+
+    @property
+    def union_bbox(self) -> BBox | None:
+        if not self.blobs:
+            return None
+        x0 = min(b.bbox[0] for b in self.blobs)
+        y0 = min(b.bbox[1] for b in self.blobs)
+        x1 = max(b.bbox[0] + b.bbox[2] for b in self.blobs)
+        y1 = max(b.bbox[1] + b.bbox[3] for b in self.blobs)
+        return x0, y0, x1 - x0, y1 - y0
+
+
+def compute_change(before: np.ndarray, after: np.ndarray, settings: DiffSettings) -> ChangeMap:
+    """Where the frames differ, ignoring the taskbar clock and isolated specks (~5 ms on 1080p)."""
+    height, width = before.shape[:2]
+    diff = cv2.absdiff(before, after)
+    # Any channel over the threshold: threshold the 3 channels, then grey > 0 (no per-channel copies).
+    _, per_channel = cv2.threshold(diff, settings.pixel_threshold, 255, cv2.THRESH_BINARY)
+    _, mask = cv2.threshold(cv2.cvtColor(per_channel, cv2.COLOR_BGR2GRAY), 0, 255, cv2.THRESH_BINARY)
+    ignored: list[str] = []
+    zone_y, zone_x = max(0, height - settings.clock_zone_bottom), max(0, width - settings.clock_zone_right)
+    clock_pixels = cv2.countNonZero(mask[zone_y:, zone_x:])
+    if clock_pixels:
+        mask[zone_y:, zone_x:] = 0
+        ignored.append(f"taskbar clock zone: {clock_pixels} px ignored")
+    cells = cv2.resize(mask, (max(1, width // CELL), max(1, height // CELL)), interpolation=cv2.INTER_AREA)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats((cells > 0).astype(np.uint8), connectivity=8)
+    weights = np.bincount(labels.ravel(), weights=cells.ravel().astype(np.float64), minlength=count)
+    blobs: list[Blob] = []
+    for index in range(1, count):
+        x, y, w, h, _ = stats[index]
+        pixels = round(weights[index] / 255.0 * CELL * CELL)
+        bbox = (int(x) * CELL, int(y) * CELL, int(w) * CELL, int(h) * CELL)
+        if pixels < settings.min_blob_pixels:
+            mask[bbox[1] : bbox[1] + bbox[3], bbox[0] : bbox[0] + bbox[2]] = 0
+            ignored.append(f"isolated speck at {list(bbox)}: {pixels} px ignored")
+            continue
+        blobs.append(Blob(bbox, pixels))
+    blobs.sort(key=lambda b: -b.pixels)
+    return ChangeMap(mask=mask, changed_pixels=cv2.countNonZero(mask), blobs=blobs, ignored=ignored)
+
+
+@dataclass
+class CheckContext:
+    action_type: str
+    before: np.ndarray
+    after: np.ndarray
+    target: Target
+    expected: Expected
+    observed: Observed
+    ocr: OcrEngine
+    diff_settings: DiffSettings = field(default_factory=DiffSettings)
+    dialog_locator: DialogLocator | None = None
+    judge: JudgePort | None = None
+    ocr_calls: int = 0
+    _change: ChangeMap | None = None
+    _ocr_cache: dict[tuple[Frame, BBox], OcrLine | None] = field(default_factory=dict)
+    _dialogs: dict[Frame, DialogHit | None] = field(default_factory=dict)
+    _gray_cells: dict[Frame, np.ndarray] = field(default_factory=dict)
+    memo: dict[str, Any] = field(default_factory=dict)
+
+    def frame(self, which: Frame) -> np.ndarray:
+        return self.before if which == "before" else self.after
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.after.shape[0], self.after.shape[1]
+
+    def change(self) -> ChangeMap:
+        if self._change is None:
+            self._change = compute_change(self.before, self.after, self.diff_settings)
+        return self._change
+
+    def read_line(self, which: Frame, bbox: BBox) -> OcrLine | None:
+        """Recognition-only OCR of a tight box (memoised per frame and box)."""
+        box = clamp_bbox(bbox, self.after.shape)
+        key = (which, box)
+        if key not in self._ocr_cache:
+            x, y, w, h = box
+            if w < 4 or h < 4:
+                self._ocr_cache[key] = None
+            else:
+                self.ocr_calls += 1
+                self._ocr_cache[key] = self.ocr.read_line(self.frame(which)[y : y + h, x : x + w])
+        return self._ocr_cache[key]
+
+    def dialog(self, which: Frame) -> DialogHit | None:
+        """The dialog the injected locator sees on a frame (None without a locator)."""
+        if self.dialog_locator is None:
+            return None
+        if which not in self._dialogs:
+            previous = self.before if which == "after" else None
+            self._dialogs[which] = self.dialog_locator.locate(self.frame(which), previous=previous)
+        return self._dialogs[which]
+
+    def gray_cells(self, which: Frame) -> np.ndarray:
+        """The frame in grey at change-map resolution (cheap global comparisons of brightness)."""
+        if which not in self._gray_cells:
+            image = self.frame(which)
+            gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+            height, width = gray.shape
+            self._gray_cells[which] = cv2.resize(
+                gray, (max(1, width // CELL), max(1, height // CELL)), interpolation=cv2.INTER_AREA
+            )
+        return self._gray_cells[which]

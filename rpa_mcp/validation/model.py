@@ -1,0 +1,118 @@
+"""What the validator is given and what it answers: plain, typed data (no I/O)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal
+
+from rpa_mcp.vision.images import BBox
+
+Frame = Literal["before", "after"]
+
+
+class VerdictKind(StrEnum):
+    SUCCESS = "SUCCESS"
+    FAILURE = "FAILURE"
+    UNCERTAIN = "UNCERTAIN"
+
+
+class FailureCategory(StrEnum):
+    WRONG_APPLICATION = "WRONG_APPLICATION"
+    WRONG_TARGET = "WRONG_TARGET"
+    NO_VISUAL_CHANGE = "NO_VISUAL_CHANGE"
+    UNEXPECTED_DIALOG = "UNEXPECTED_DIALOG"
+    DIALOG_STILL_OPEN = "DIALOG_STILL_OPEN"
+    TARGET_NOT_FOUND = "TARGET_NOT_FOUND"
+    TEXT_MISMATCH = "TEXT_MISMATCH"
+    SCHEMA_INVALID = "SCHEMA_INVALID"
+    TIMEOUT = "TIMEOUT"
+
+
+@dataclass(frozen=True)
+class Target:
+    """What the action aimed at: a label (tab, button, field) and/or its box in the BEFORE frame."""
+
+    label: str | None = None
+    bbox: BBox | None = None
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What should be true after the action (all optional; the matrix says which ones an action uses)."""
+
+    window_title: str | None = None
+    text: str | None = None
+    json_schema: dict[str, Any] | None = None
+    output: Any = None
+    has_output: bool = False  # `output` may legitimately be None / null
+
+
+@dataclass(frozen=True)
+class Observed:
+    """What the desktop agent reported (never trusted alone: it is compared with the pixels)."""
+
+    window_title_before: str | None = None
+    window_title_after: str | None = None
+    process_after: str | None = None
+
+
+@dataclass(frozen=True)
+class CropRef:
+    """A region of one frame worth showing to a person (encoded only when a verdict is built)."""
+
+    label: str
+    frame: Frame
+    bbox: BBox
+
+
+@dataclass
+class CheckResult:
+    """One checker's answer. `score` is None when the checker had nothing to judge (not applicable)."""
+
+    checker: str
+    signal: str
+    score: float | None
+    detail: str
+    duration_ms: float = 0.0
+    crop: CropRef | None = None
+    facts: dict[str, Any] = field(default_factory=dict)
+    pass_threshold: float = 0.5
+
+    @property
+    def passed(self) -> bool:
+        return self.score is not None and self.score >= self.pass_threshold
+
+    @property
+    def applicable(self) -> bool:
+        return self.score is not None
+
+
+@dataclass(frozen=True)
+class EvidenceCrop:
+    label: str
+    data_base64: str  # PNG, client-sized (<= 1 MB, <= 2000 px)
+    bbox: BBox
+    frame: Frame
+    mime_type: str = "image/png"
+
+
+@dataclass
+class Verdict:
+    action_type: str
+    verdict: VerdictKind
+    confidence: float
+    failure_category: FailureCategory | None = None
+    rule: str = ""
+    reason: str = ""
+    evidence: list[CheckResult] = field(default_factory=list)
+    crops: list[EvidenceCrop] = field(default_factory=list)
+    total_ms: float = 0.0
+
+    @property
+    def dialog(self) -> dict[str, Any] | None:
+        """Facts of the dialog detection, when a dialog checker saw one (handed to the dialog resolver)."""
+        for result in self.evidence:
+            if result.checker == "DialogPresenceChecker" and result.passed:
+                return dict(result.facts)
+        return None

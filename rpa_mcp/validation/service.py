@@ -1,0 +1,207 @@
+"""The validator: after an action, did it really happen? -> SUCCESS / FAILURE(category) / UNCERTAIN.
+
+Rules of the matrix are tried in order; a rule's conditions are checked cheapest checker
+first and a rule stops at its first false condition, so checkers run only while the
+verdict is undecided (each at most once: results are memoised per validation).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+from rpa_mcp.errors import InvalidInput
+from rpa_mcp.validation.checkers import ALL_CHECKERS, Checker
+from rpa_mcp.validation.checkers.pixels import phash
+from rpa_mcp.validation.context import CheckContext
+from rpa_mcp.validation.matrix import MATRIX_FILE, ActionSpec, ValidatorMatrix, load_validator_matrix
+from rpa_mcp.validation.model import (
+    CheckResult,
+    CropRef,
+    EvidenceCrop,
+    Expected,
+    Observed,
+    Target,
+    Verdict,
+    VerdictKind,
+)
+from rpa_mcp.validation.ports import DialogLocator, JudgePort
+from rpa_mcp.vision.images import clamp_bbox, crop, encode_png_base64
+from rpa_mcp.vision.ocr import OcrEngine
+
+UNDECIDED_CONFIDENCE = 0.3
+
+
+class Validator:
+    def __init__(
+        self,
+        matrix: ValidatorMatrix,
+        ocr: OcrEngine,
+        *,
+        dialog_locator: DialogLocator | None = None,
+        judge: JudgePort | None = None,
+        checkers: Mapping[str, Checker] | None = None,
+        enabled: bool = True,
+    ) -> None:
+        self.enabled = enabled  # RPA_VALIDATOR_V2_ENABLED=false: every verdict is UNCERTAIN (pause, never guess)
+        self.matrix = matrix
+        self.ocr = ocr
+        self.dialog_locator = dialog_locator
+        self.judge = judge
+        self.checkers: Mapping[str, Checker] = checkers or ALL_CHECKERS
+
+    @classmethod
+    def from_catalog(cls, catalog_dir: Path, ocr: OcrEngine, **ports: object) -> Validator:
+        return cls(load_validator_matrix(Path(catalog_dir) / MATRIX_FILE), ocr, **ports)  # type: ignore[arg-type]  # ports are the keyword-only ones above
+
+    def warm_up(self) -> None:
+        """Pay one-off costs (scipy import behind imagehash) before the first real validation."""
+        phash(np.zeros((32, 32, 3), np.uint8))
+
+    def validate(
+        self,
+        action_type: str,
+        before: np.ndarray,
+        after: np.ndarray,
+        target: Target | None = None,
+        expected: Expected | None = None,
+        observed: Observed | None = None,
+        *,
+        include_crops: bool = True,
+    ) -> Verdict:
+        started = time.perf_counter()
+        spec = self.matrix.action(action_type)
+        target, expected, observed = target or Target(), expected or Expected(), observed or Observed()
+        _check_frames(before, after)
+        _check_requirements(spec, target, expected)
+        if target.bbox is not None:
+            _check_bbox(target.bbox, after.shape)
+        if not self.enabled:
+            return Verdict(
+                action_type=action_type,
+                verdict=VerdictKind.UNCERTAIN,
+                confidence=0.0,
+                rule="validator-disabled",
+                reason="the validator is switched off (RPA_VALIDATOR_V2_ENABLED=false): a person must check",
+                total_ms=round((time.perf_counter() - started) * 1000.0, 3),
+            )
+        ctx = CheckContext(
+            action_type=action_type,
+            before=before,
+            after=after,
+            target=target,
+            expected=expected,
+            observed=observed,
+            ocr=self.ocr,
+            diff_settings=self.matrix.defaults.diff.settings(),
+            dialog_locator=self.dialog_locator,
+            judge=self.judge,
+        )
+        verdict = self._decide(spec, ctx)
+        verdict.action_type = action_type
+        if include_crops:
+            verdict.crops = self._crops(ctx, verdict)
+        verdict.total_ms = round((time.perf_counter() - started) * 1000.0, 3)
+        return verdict
+
+    def _decide(self, spec: ActionSpec, ctx: CheckContext) -> Verdict:
+        results: dict[str, CheckResult] = {}
+
+        def signal(name: str) -> CheckResult:
+            if name not in results:
+                sig = spec.signals[name]
+                results[name] = self.checkers[sig.checker].check(ctx, name, sig.params)
+            return results[name]
+
+        for rule in spec.rules:
+            ordered = sorted(rule.when.items(), key=lambda item: self.matrix.cost(spec.signals[item[0]].checker))
+            if all(condition.holds(signal(name).score) for name, condition in ordered):
+                used = [results[name] for name, _ in ordered]
+                reason = rule.reason or rule.id
+                because = "; ".join(f"{r.signal}={_fmt(r.score)}" for r in used)
+                return Verdict(
+                    action_type="",
+                    verdict=rule.verdict,
+                    confidence=rule.confidence,
+                    failure_category=rule.category,
+                    rule=rule.id,
+                    reason=f"{reason} ({because})",
+                    evidence=list(results.values()),
+                )
+        undecided = ", ".join(f"{r.signal}={_fmt(r.score)}" for r in results.values()) or "no signal"
+        return Verdict(
+            action_type="",
+            verdict=VerdictKind.UNCERTAIN,
+            confidence=UNDECIDED_CONFIDENCE,
+            rule="undecided",
+            reason=f"no rule of the matrix decided ({undecided}): a person should look",
+            evidence=list(results.values()),
+        )
+
+    def _crops(self, ctx: CheckContext, verdict: Verdict) -> list[EvidenceCrop]:
+        defaults = self.matrix.defaults
+        refs: list[CropRef] = []
+        seen: set[tuple[str, tuple[int, int, int, int]]] = set()
+        # Failing or passing checkers that carry a region, most recent (most specific) first.
+        for result in reversed(verdict.evidence):
+            if result.crop is None:
+                continue
+            key = (result.crop.frame, result.crop.bbox)
+            if key in seen:
+                continue
+            seen.add(key)
+            refs.append(result.crop)
+        out: list[EvidenceCrop] = []
+        for ref in refs[: defaults.max_crops]:
+            image = ctx.frame(ref.frame)
+            box = clamp_bbox(ref.bbox, image.shape)
+            if box[2] == 0 or box[3] == 0:
+                continue
+            region = crop(image, box, margin=defaults.crop_margin)
+            out.append(EvidenceCrop(ref.label, encode_png_base64(region), box, ref.frame))
+        return out
+
+
+def _fmt(score: float | None) -> str:
+    return "n/a" if score is None else f"{score:.2f}"
+
+
+def _check_frames(before: np.ndarray, after: np.ndarray) -> None:
+    for name, frame in (("before", before), ("after", after)):
+        if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
+            raise InvalidInput(f"{name}: expected a decoded BGR image", field=name)
+    if before.shape != after.shape:
+        raise InvalidInput(
+            f"after: frame is {after.shape[1]}x{after.shape[0]} but before is {before.shape[1]}x{before.shape[0]};"
+            " both frames must come from the same screen at the same size",
+            field="after",
+            before_size=[before.shape[1], before.shape[0]],
+            after_size=[after.shape[1], after.shape[0]],
+        )
+
+
+def _check_requirements(spec: ActionSpec, target: Target, expected: Expected) -> None:
+    present = {
+        "target.label": bool(target.label),
+        "target.bbox": target.bbox is not None,
+        "expected.window_title": bool(expected.window_title),
+        "expected.text": expected.text is not None,
+        "expected.json_schema": expected.json_schema is not None,
+        "expected.output": expected.has_output,
+    }
+    for requirement in spec.requires:
+        if not present[requirement]:
+            raise InvalidInput(f"{requirement} is required to validate this action", field=requirement)
+
+
+def _check_bbox(bbox: tuple[int, int, int, int], shape: tuple[int, ...]) -> None:
+    _x, _y, w, h = bbox
+    if w <= 0 or h <= 0:
+        raise InvalidInput("target.bbox: width and height must be positive", field="target.bbox")
+    if clamp_bbox(bbox, shape)[2] == 0 or clamp_bbox(bbox, shape)[3] == 0:
+        raise InvalidInput(
+            f"target.bbox {list(bbox)} lies outside the {shape[1]}x{shape[0]} frame", field="target.bbox"
+        )

@@ -1,0 +1,102 @@
+"""Screen-text comparisons (accent-, case-, space- and decoration-insensitive) and line finding."""
+
+from __future__ import annotations
+
+import re
+
+import cv2
+import numpy as np
+
+from rpa_mcp.vision.images import BBox
+from rpa_mcp.vision.ocr import normalize_text
+
+_NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
+# Glyphs a recognizer reads from tab decorations (favicon, close cross) at the ends of a label.
+MAX_DECORATION_CHARS = 2
+SAVED_WORDS = ("enregistre", "sauvegarde", "saved")
+UNSAVED_WORDS = ("nonenregistre", "notsaved", "unsaved", "modificationsnon", "pasenregistre")
+TITLE_SEPARATORS = re.compile(r"\s+[-\u2014\u2013|]\s+")
+
+
+# Glyphs a recognizer confuses on UI fonts ("Biologle", "Imager1e"): folded on both sides of a comparison.
+_CONFUSABLES = str.maketrans({"l": "i", "1": "i", "|": "i", "0": "o"})
+
+
+def compact(text: str) -> str:
+    """normalize_text, then drop everything that is not a letter or a digit."""
+    return _NON_WORD.sub("", normalize_text(text))
+
+
+def folded(text: str) -> str:
+    """compact() with OCR-confusable glyphs folded (l/1/| -> i, 0 -> o)."""
+    return compact(text).translate(_CONFUSABLES)
+
+
+def label_matches(read: str | None, label: str) -> bool:
+    """Exact label after normalisation; tolerates only a couple of decoration glyphs at the ends."""
+    if not read:
+        return False
+    got, want = folded(read), folded(label)
+    if not want:
+        return False
+    if got == want:
+        return True
+    if len(got) - len(want) > MAX_DECORATION_CHARS or len(got) < len(want):
+        return False
+    return got.startswith(want) or got.endswith(want) or want in got[: MAX_DECORATION_CHARS + len(want)]
+
+
+def text_contains(read: str | None, expected: str) -> bool:
+    return bool(read) and compact(expected) in compact(read or "")
+
+
+def has_modified_marker(read: str | None) -> bool:
+    if not read:
+        return False
+    stripped = read.strip()
+    if stripped.startswith("*") or stripped.endswith("*") or " * " in stripped:
+        return True
+    flat = compact(read)
+    return any(word in flat for word in UNSAVED_WORDS)
+
+
+def says_saved(read: str | None) -> bool:
+    if not read:
+        return False
+    flat = compact(read)
+    if any(word in flat for word in UNSAVED_WORDS):
+        return False
+    return any(word in flat for word in SAVED_WORDS)
+
+
+def app_identity(title: str) -> tuple[str, str]:
+    """(first segment, last segment) of a window title, compacted: 'Doc - App - Microsoft Edge'."""
+    parts = [p for p in TITLE_SEPARATORS.split(title.strip()) if p.strip()]
+    if not parts:
+        return "", ""
+    return compact(parts[0]), compact(parts[-1])
+
+
+def text_line_boxes(image: np.ndarray, *, max_lines: int = 4) -> list[BBox]:
+    """Boxes of text lines in a small region (ink against the region's dominant colour).
+
+    Lets a recognition-only OCR read a multi-line toast line by line instead of running
+    the detector. Tall thin bars (borders) and blobs taller than a text line are dropped.
+    """
+    if image.size == 0:
+        return []
+    height, width = image.shape[:2]
+    background = np.median(image.reshape(-1, 3), axis=0).astype(np.int16)
+    distance = np.abs(image.astype(np.int16) - background).max(axis=2)
+    ink = (distance > 60).astype(np.uint8)
+    ink = cv2.dilate(ink, np.ones((1, 9), np.uint8))
+    _count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    boxes: list[BBox] = []
+    for x, y, w, h, _area in stats[1:]:
+        if h < 6 or h > 48 or w < 12 or w < h:
+            continue
+        boxes.append((int(x), int(y), int(w), int(h)))
+    boxes.sort(key=lambda b: (b[1], b[0]))
+    if not boxes and height <= 48:
+        return [(0, 0, width, height)]
+    return boxes[:max_lines]

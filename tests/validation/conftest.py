@@ -1,0 +1,30 @@
+"""Shared, session-scoped: one OCR engine, the shipped matrix, a validator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rpa_mcp.settings import shipped_dir
+from rpa_mcp.validation import Validator, load_validator_matrix
+from rpa_mcp.validation.matrix import MATRIX_FILE, ValidatorMatrix
+from rpa_mcp.vision.ocr import RapidOcrEngine
+
+
+@pytest.fixture(scope="session")
+def matrix() -> ValidatorMatrix:
+    return load_validator_matrix(shipped_dir("catalog") / MATRIX_FILE)
+
+
+@pytest.fixture(scope="session")
+def ocr_engine(shared_ocr: RapidOcrEngine) -> RapidOcrEngine:
+    engine = shared_ocr  # the suite's one engine (tests/conftest.py)
+    engine.read_line(np.full((24, 80, 3), 255, np.uint8))  # build the engine once for the session
+    return engine
+
+
+@pytest.fixture(scope="session")
+def validator(matrix: ValidatorMatrix, ocr_engine: RapidOcrEngine) -> Validator:
+    v = Validator(matrix, ocr_engine)
+    v.warm_up()
+    return v

@@ -1,0 +1,133 @@
+"""Checkers one by one, on synthetic frames and fakes (no OCR model)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rpa_mcp.errors import InvalidInput
+from rpa_mcp.testing import FakeDialogLocator, FakeJudge, FakeOcr
+from rpa_mcp.validation import DialogHit, Expected, Observed, Target
+from rpa_mcp.validation.checkers import ALL_CHECKERS
+from rpa_mcp.validation.context import CheckContext, DiffSettings
+from rpa_mcp.validation.text import has_modified_marker, label_matches, says_saved
+from rpa_mcp.vision.ocr import OcrLine
+
+
+def frame(height: int = 1080, width: int = 1920) -> np.ndarray:
+    return np.full((height, width, 3), 240, np.uint8)
+
+
+def ctx(before: np.ndarray, after: np.ndarray, **kw: object) -> CheckContext:
+    args: dict[str, object] = {"target": Target(), "expected": Expected(), "observed": Observed(), "ocr": FakeOcr()}
+    args.update(kw)
+    return CheckContext(action_type="click_anchor", before=before, after=after, **args)  # type: ignore[arg-type]
+
+
+def check(name: str, c: CheckContext, **params: object):
+    return ALL_CHECKERS[name].check(c, "s", params)
+
+
+def test_pixel_diff_ignores_the_taskbar_clock_and_isolated_specks() -> None:
+    before, after = frame(), frame()
+    after[1045:1070, 1850:1900] = 0  # the clock ticks
+    after[500, 700] = 0  # one pixel of noise
+    result = check("PixelDiffChecker", ctx(before, after))
+    assert result.score == 0.0 and "clock" in result.detail and "speck" in result.detail
+
+
+def test_pixel_diff_sees_a_real_change_and_times_itself() -> None:
+    before, after = frame(), frame()
+    after[300:340, 400:700] = 20
+    result = check("PixelDiffChecker", ctx(before, after))
+    assert result.score == 1.0 and result.passed and result.duration_ms >= 0
+    assert result.crop is not None and result.crop.bbox[0] <= 400
+
+
+def test_json_schema_checker_scores_valid_and_invalid_output() -> None:
+    schema = {"type": "object", "required": ["ipp"], "properties": {"ipp": {"type": "string"}}}
+    ok = ctx(frame(8, 8), frame(8, 8), expected=Expected(json_schema=schema, output={"ipp": "1"}, has_output=True))
+    bad = ctx(frame(8, 8), frame(8, 8), expected=Expected(json_schema=schema, output={"ipp": 1}, has_output=True))
+    assert check("JsonSchemaChecker", ok).score == 1.0
+    result = check("JsonSchemaChecker", bad)
+    assert result.score == 0.0 and "ipp" in result.detail
+
+
+def test_an_invalid_json_schema_is_invalid_input_naming_the_field() -> None:
+    c = ctx(frame(8, 8), frame(8, 8), expected=Expected(json_schema={"type": 12}, output={}, has_output=True))
+    with pytest.raises(InvalidInput) as err:
+        check("JsonSchemaChecker", c)
+    assert err.value.code == "invalid-input" and err.value.details["field"] == "expected.json_schema"
+
+
+def test_the_judge_is_off_without_a_port_and_asked_with_one() -> None:
+    assert check("LlmJudgeChecker", ctx(frame(8, 8), frame(8, 8))).score is None
+    judge = FakeJudge(success=False, confidence=0.9)
+    result = check("LlmJudgeChecker", ctx(frame(64, 64), frame(64, 64), judge=judge, target=Target("OK")))
+    assert result.score == pytest.approx(0.1) and judge.questions and "'OK'" in judge.questions[0]
+
+
+def test_dialog_presence_trusts_the_dialog_locator_and_ignores_skip_dialogs() -> None:
+    toast = DialogHit((10, 10, 100, 40), "easily-toast-saved", "C", "skip", "Enregistré", 1.0)
+    modal = DialogHit((10, 10, 100, 40), "easily-session-expired", "C", "pause", "Session expirée", 0.92)
+    assert (
+        check("DialogPresenceChecker", ctx(frame(), frame(), dialog_locator=FakeDialogLocator(after=toast))).score == 0
+    )
+    result = check("DialogPresenceChecker", ctx(frame(), frame(), dialog_locator=FakeDialogLocator(after=modal)))
+    assert result.score == pytest.approx(0.92) and result.facts["dialog_id"] == "easily-session-expired"
+
+
+def test_dialog_presence_finds_a_modal_over_a_dimmed_page_without_a_locator() -> None:
+    before = frame()
+    after = (before * 0.6).astype(np.uint8)
+    after[400:600, 700:1200] = 250  # the dialog is not dimmed
+    result = check("DialogPresenceChecker", ctx(before, after))
+    assert result.passed and result.facts["bbox"][0] == pytest.approx(700, abs=8)
+
+
+def test_dialog_closed_uses_the_classifiers_box_when_given() -> None:
+    box = DialogHit((600, 400, 400, 200), "notepad-save-changes", "D", "pause", "Notepad", 1.0)
+    c = ctx(frame(), frame(), target=Target(None, (900, 560, 80, 24)), dialog_locator=FakeDialogLocator(box, box))
+    result = check("DialogClosedChecker", c)
+    assert result.score == 0.0 and "still" in result.detail
+
+
+def test_title_bar_compares_the_observed_application() -> None:
+    moved = Observed("Dossier - MédiDossier - Microsoft Edge", "Visionneuse PACS — DURAND — RX", "pacs.exe")
+    same = Observed("Dossier - MédiDossier - Microsoft Edge", "Imagerie - MédiDossier - Microsoft Edge")
+    assert check("TitleBarChecker", ctx(frame(8, 8), frame(8, 8), observed=moved)).score == 0.0
+    assert check("TitleBarChecker", ctx(frame(8, 8), frame(8, 8), observed=same)).score == 1.0
+    assert check("TitleBarChecker", ctx(frame(8, 8), frame(8, 8))).score is None
+
+
+def test_ocr_roi_reads_only_the_target_box() -> None:
+    ocr = FakeOcr([OcrLine("Imagerie", (0, 0, 10, 10), 0.99)])
+    c = ctx(frame(), frame(), ocr=ocr, target=Target("imagerie", (318, 8, 236, 32)))
+    assert check("OcrRoiChecker", c, frame="after", box="tab").score == 1.0
+    assert ocr.calls == 1
+
+
+@pytest.mark.parametrize(
+    ("read", "label", "ok"),
+    [
+        ("Imageriex", "Imagerie", True),  # close cross read as 'x'
+        ("+ Imagerie", "Imagerie", True),
+        ("Biologle", "Biologie", True),  # l/i confusion folded
+        ("Don'tSave", "Don't Save", True),
+        ("Imagerie", "Image", False),
+        ("Biologie", "Imagerie", False),
+        ("", "Imagerie", False),
+    ],
+)
+def test_label_matching_is_exact_up_to_accents_case_spaces_and_decorations(read: str, label: str, ok: bool) -> None:
+    assert label_matches(read, label) is ok
+
+
+def test_saved_and_unsaved_wording_is_told_apart() -> None:
+    assert says_saved("Enregistré") and says_saved("All changes saved")
+    assert not says_saved("Modifications non enregistrées")
+    assert has_modified_marker("*CR.txt - Bloc-notes") and not has_modified_marker("CR.txt - Bloc-notes")
+
+
+def test_default_diff_settings_match_the_matrix(matrix) -> None:
+    assert matrix.defaults.diff.settings() == DiffSettings()

@@ -1,0 +1,95 @@
+"""The twelve before/after pairs of the shared fixtures, judged as their ground truth says."""
+
+from __future__ import annotations
+
+import base64
+
+import cv2
+import numpy as np
+import pytest
+
+from rpa_mcp.validation import FailureCategory, Observed, Target, Validator, VerdictKind
+from tests.validation.helpers import load_pair, needs_fixtures, pair_ids
+
+
+@needs_fixtures
+@pytest.mark.parametrize("pair_id", pair_ids())
+def test_each_fixture_pair_gets_its_expected_verdict(validator: Validator, pair_id: str) -> None:
+    p = load_pair(pair_id)
+    verdict = validator.validate(p.action_type, p.before, p.after, p.target)
+    assert verdict.verdict.value == p.expected_verdict, verdict.reason
+    assert (verdict.failure_category.value if verdict.failure_category else None) == p.expected_category
+    assert verdict.evidence, "a verdict always carries the evidence of the checkers that ran"
+
+
+@needs_fixtures
+def test_the_imagerie_step_10_regression_is_wrong_application_with_evidence(validator: Validator) -> None:
+    p = load_pair("p02_tab_switch_wrong_app")
+    verdict = validator.validate("switch_tab", p.before, p.after, Target("Imagerie", p.target.bbox))
+    assert verdict.verdict is VerdictKind.FAILURE
+    assert verdict.failure_category is FailureCategory.WRONG_APPLICATION
+    by_signal = {r.signal: r for r in verdict.evidence}
+    assert by_signal["visible_before"].score == 0.0  # the tab was covered where it was clicked
+    assert by_signal["change"].passed  # ... and the click changed something else
+    assert verdict.crops and all(c.mime_type == "image/png" for c in verdict.crops)
+
+
+@needs_fixtures
+def test_the_agents_observed_title_makes_wrong_application_certain(validator: Validator) -> None:
+    p = load_pair("p02_tab_switch_wrong_app")
+    observed = Observed(
+        window_title_before="Dossier patient - MédiDossier - Microsoft Edge",
+        window_title_after="Visionneuse PACS — DURAND^ALICE — RX Thorax",
+        process_after="PacsViewer.exe",
+    )
+    verdict = validator.validate("switch_tab", p.before, p.after, p.target, observed=observed)
+    assert verdict.failure_category is FailureCategory.WRONG_APPLICATION
+    assert verdict.rule == "other-application"
+    assert verdict.confidence >= 0.9
+
+
+@needs_fixtures
+def test_clicking_the_tab_that_is_already_active_is_a_success(validator: Validator) -> None:
+    p = load_pair("p01_tab_switch_imagerie_ok")
+    verdict = validator.validate("switch_tab", p.after, p.after, Target("Imagerie", (318, 8, 236, 32)))
+    assert verdict.verdict is VerdictKind.SUCCESS
+    assert verdict.rule == "already-active"
+    assert "already active" in verdict.reason
+
+
+@needs_fixtures
+def test_wrong_target_names_the_tab_that_became_active(validator: Validator) -> None:
+    p = load_pair("p12_tab_switch_wrong_tab")
+    verdict = validator.validate("switch_tab", p.before, p.after, p.target)
+    primary = next(r for r in verdict.evidence if r.signal == "primary")
+    assert primary.facts.get("active_tab") == "Biologie"
+
+
+@needs_fixtures
+def test_a_clock_only_change_is_not_a_visual_change(validator: Validator) -> None:
+    p = load_pair("p10_no_change_clock_only")
+    verdict = validator.validate("switch_tab", p.before, p.after, p.target)
+    change = next(r for r in verdict.evidence if r.signal == "change")
+    assert change.score == 0.0 and "clock" in change.detail
+    assert verdict.failure_category is FailureCategory.NO_VISUAL_CHANGE
+
+
+@needs_fixtures
+def test_evidence_crops_are_small_pngs_of_regions_never_the_full_frame(validator: Validator) -> None:
+    p = load_pair("p12_tab_switch_wrong_tab")
+    verdict = validator.validate("switch_tab", p.before, p.after, p.target)
+    assert 0 < len(verdict.crops) <= 4
+    for crop in verdict.crops:
+        data = base64.b64decode(crop.data_base64)
+        assert len(data) <= 1_000_000
+        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        assert max(image.shape[:2]) <= 2000
+        assert crop.bbox != (0, 0, p.after.shape[1], p.after.shape[0])
+
+
+@needs_fixtures
+def test_checkers_run_only_while_the_verdict_is_undecided(validator: Validator) -> None:
+    p = load_pair("p09_no_change_validate_1366")
+    verdict = validator.validate(p.action_type, p.before, p.after, p.target)
+    ran = {r.signal for r in verdict.evidence}
+    assert "judge" not in ran and "text_after" not in ran and "dialog" not in ran
