@@ -1,0 +1,83 @@
+"""Target memory (SPEC §4.3): where a target was clicked successfully, per screen signature.
+
+Signature = first 16 hex of sha256(normalized window title). A position is used once it
+has 2 validated successes and a good reliability; each failure lowers the reliability.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rpa_mcp.replay import model as m
+from rpa_mcp.replay.ports import ReplayStore
+
+
+@dataclass(frozen=True)
+class MemoryHit:
+    x: int
+    y: int
+    successes: int
+    failures: int
+    reliability: float
+    signature: str
+    key: str
+
+
+class TargetMemory:
+    def __init__(
+        self,
+        store: ReplayStore,
+        time: m.ServerTime,
+        *,
+        trusted_after: int = 2,
+        min_reliability: float = 0.6,
+        same_spot_px: int = 25,
+    ) -> None:
+        self.store = store
+        self.time = time
+        self.trusted_after = trusted_after
+        self.min_reliability = min_reliability
+        self.same_spot_px = same_spot_px
+
+    @staticmethod
+    def reliability(successes: int, failures: int) -> float:
+        total = successes + 2 * failures
+        return successes / total if total else 0.0
+
+    def lookup(self, window_title: str | None, target: Mapping[str, Any]) -> MemoryHit | None:
+        """A trusted remembered position, or None (a miss costs one indexed read)."""
+        sig, key = m.screen_signature(window_title), m.target_key(target)
+        row = self.store.memory_get(sig, key)
+        if row is None:
+            return None
+        rel = self.reliability(row["successes"], row["failures"])
+        if row["successes"] < self.trusted_after or rel < self.min_reliability:
+            return None
+        return MemoryHit(row["x"], row["y"], row["successes"], row["failures"], rel, sig, key)
+
+    def record_success(self, window_title: str | None, target: Mapping[str, Any], position: Sequence[int]) -> None:
+        sig, key = m.screen_signature(window_title), m.target_key(target)
+        x, y = int(position[0]), int(position[1])
+        row = self.store.memory_get(sig, key)
+        if row is None or abs(row["x"] - x) > self.same_spot_px or abs(row["y"] - y) > self.same_spot_px:
+            successes, failures = 1, 0  # a new spot starts over
+        else:
+            successes, failures = row["successes"] + 1, row["failures"]
+        self.store.memory_put(sig, key, x=x, y=y, successes=successes, failures=failures, now=self.time.now())
+
+    def record_failure(self, window_title: str | None, target: Mapping[str, Any]) -> None:
+        sig, key = m.screen_signature(window_title), m.target_key(target)
+        row = self.store.memory_get(sig, key)
+        if row is None:
+            return
+        self.store.memory_put(
+            sig,
+            key,
+            x=row["x"],
+            y=row["y"],
+            successes=row["successes"],
+            failures=row["failures"] + 1,
+            now=self.time.now(),
+        )

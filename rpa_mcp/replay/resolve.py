@@ -1,0 +1,369 @@
+"""Target resolution with a quality guard (SPEC §4.2, seed 004 §B).
+
+`TargetResolver.resolve(image, target_spec)` follows the spec's `resolve_order`
+(memory, ocr, template, vlm, uia), then the legacy cascade for the methods not tried yet.
+Each candidate passes the guard (minimum score per method from catalog/thresholds.yaml, and
+a drift guard against the recorded position); a rejected candidate does not stop the
+cascade, but when nothing passes the answer is `resolved=false` with the first rejection's
+`method=rejected_low_score_*|rejected_drift_*` and its reason.
+
+OCR never reads a full frame when a recorded position exists: it reads a window around it.
+Template matching looks in a local window around the recorded position, then a wider one.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from rpa_mcp.errors import InternalError, RpaError
+from rpa_mcp.replay import model as m
+from rpa_mcp.replay.memory import TargetMemory
+from rpa_mcp.vision.images import clamp_bbox, decode_base64, decode_image
+from rpa_mcp.vision.ocr import normalize_text
+
+DEFAULT_ORDER = ("memory", "uia", "ocr", "template", "vlm")  # the legacy cascade
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DriftGuard(_Strict):
+    max_fraction: float = Field(0.2, gt=0, le=1)
+    placeholders: list[tuple[float, float]] = Field(default_factory=lambda: [(0.5, 0.5), (0.0, 0.0)])
+
+
+class SearchConfig(_Strict):
+    ocr_region: tuple[int, int] = (640, 320)
+    template_local_factor: int = Field(3, ge=1)
+    template_wide_factor: int = Field(10, ge=1)
+
+
+class MemoryConfig(_Strict):
+    trusted_after: int = Field(2, ge=1)
+    min_reliability: float = Field(0.6, ge=0, le=1)
+    same_spot_px: int = Field(25, ge=0)
+
+
+class Thresholds(_Strict):
+    """catalog/thresholds.yaml, validated at load."""
+
+    version: int = 1
+    min_scores: dict[str, float | None]
+    drift: DriftGuard = Field(default_factory=DriftGuard)
+    search: SearchConfig = Field(default_factory=SearchConfig)
+    memory: MemoryConfig = Field(default_factory=MemoryConfig)
+
+    def min_score(self, method: str) -> tuple[bool, float | None]:
+        """(known, minimum) for a method; exact key first, then the longest matching pattern."""
+        if method in self.min_scores:
+            return True, self.min_scores[method]
+        patterns = sorted((k for k in self.min_scores if "*" in k), key=len, reverse=True)
+        for pattern in patterns:
+            if fnmatch.fnmatchcase(method, pattern):
+                return True, self.min_scores[pattern]
+        return False, None
+
+
+DEFAULT_THRESHOLDS = Thresholds(
+    min_scores={
+        "hybrid_text_direct": 0.80,
+        "som_*_match": 0.75,
+        "template_matching": 0.85,
+        "vlm_*": 0.60,
+        "grounding*": 0.60,
+        "uia": 0.90,
+        "v4_uia_local": 0.90,
+        "memory*": None,
+    }
+)
+
+
+def load_thresholds(path: Path | None) -> Thresholds:
+    if path is None or not path.is_file():
+        return DEFAULT_THRESHOLDS
+    try:
+        return Thresholds.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    except (yaml.YAMLError, ValueError) as exc:
+        raise InternalError(f"catalog {path.name} is invalid: {exc}") from exc
+
+
+@dataclass
+class Resolution:
+    resolved: bool
+    x: int | None = None
+    y: int | None = None
+    method: str = "none"
+    score: float | None = None
+    reason: str | None = None
+    from_memory: bool = False
+    tried: list[dict[str, Any]] = field(default_factory=list)
+    elapsed_ms: float = 0.0
+
+
+@dataclass
+class _Candidate:
+    x: int
+    y: int
+    score: float
+    method: str
+
+
+class TargetResolver:
+    def __init__(
+        self,
+        *,
+        ocr: Callable[[], Any],
+        memory: TargetMemory | None,
+        thresholds: Thresholds | None = None,
+        catalog_dir: Path | None = None,
+        vlm: Callable[[], Any] | None = None,
+    ) -> None:
+        self._ocr = ocr
+        self._vlm = vlm or (lambda: None)
+        self.thresholds = thresholds or load_thresholds(catalog_dir / "thresholds.yaml" if catalog_dir else None)
+        self.memory = memory
+        if memory is not None:
+            memory.trusted_after = self.thresholds.memory.trusted_after
+            memory.min_reliability = self.thresholds.memory.min_reliability
+            memory.same_spot_px = self.thresholds.memory.same_spot_px
+
+    # --- guard ------------------------------------------------------------------------------
+    def recorded_position(self, spec: Mapping[str, Any]) -> tuple[float, float] | None:
+        rx = spec.get("rel_x", spec.get("x_pct", spec.get("fallback_x_pct")))
+        ry = spec.get("rel_y", spec.get("y_pct", spec.get("fallback_y_pct")))
+        if not isinstance(rx, int | float) or not isinstance(ry, int | float):
+            return None
+        rx, ry = float(rx), float(ry)
+        if rx > 1.0 or ry > 1.0:  # given in percent
+            rx, ry = rx / 100.0, ry / 100.0
+        return rx, ry
+
+    def is_placeholder(self, pos: tuple[float, float]) -> bool:
+        return any(abs(pos[0] - px) < 1e-6 and abs(pos[1] - py) < 1e-6 for px, py in self.thresholds.drift.placeholders)
+
+    def guard(self, cand: _Candidate, spec: Mapping[str, Any], shape: tuple[int, ...]) -> tuple[bool, str, str]:
+        """(ok, method, reason): the method becomes rejected_low_score_<m> / rejected_drift_<m> on rejection."""
+        known, minimum = self.thresholds.min_score(cand.method)
+        if not known:
+            return False, f"rejected_low_score_{cand.method}", f"method {cand.method} has no threshold: refused"
+        if minimum is not None and cand.score < minimum:
+            return (
+                False,
+                f"rejected_low_score_{cand.method}",
+                f"{cand.method} scored {cand.score:.3f} < {minimum:.2f} (minimum for this method)",
+            )
+        pos = self.recorded_position(spec)
+        if pos is not None and not self.is_placeholder(pos):
+            h, w = shape[:2]
+            dx, dy = abs(cand.x / w - pos[0]), abs(cand.y / h - pos[1])
+            limit = self.thresholds.drift.max_fraction
+            if dx > limit or dy > limit:
+                return (
+                    False,
+                    f"rejected_drift_{cand.method}",
+                    f"{cand.method} hit at ({cand.x / w:.3f}, {cand.y / h:.3f}) is {max(dx, dy):.2f} of the "
+                    f"screen away from the recorded ({pos[0]:.3f}, {pos[1]:.3f}) (limit {limit:.2f})",
+                )
+        return True, cand.method, ""
+
+    # --- cascade ----------------------------------------------------------------------------
+    def resolve(
+        self,
+        image: np.ndarray,
+        spec: Mapping[str, Any],
+        *,
+        window_title: str | None = None,
+        replay_id: str | None = None,
+        action_id: str | None = None,
+    ) -> Resolution:
+        started = time.perf_counter()
+        order = [str(x) for x in (spec.get("resolve_order") or [])] or list(DEFAULT_ORDER)
+        order += [mth for mth in DEFAULT_ORDER if mth not in order]  # legacy cascade fallback
+        title = window_title or spec.get("window_title")
+        m.log_event(
+            "resolve_entry",
+            replay_id=replay_id,
+            action_id=action_id,
+            order=order,
+            label=spec.get("label") or spec.get("by_text"),
+            window_title=title,
+            has_anchor=bool(spec.get("anchor_png_base64")),
+        )
+        tried: list[dict[str, Any]] = []
+        first_rejection: Resolution | None = None
+        for method in order:
+            try:
+                cand = self._run(method, image, spec, title)
+            except RpaError as exc:
+                tried.append({"method": method, "error": exc.message})
+                continue
+            except Exception as exc:
+                m.log_event(
+                    "resolve_exception", replay_id=replay_id, action_id=action_id, method=method, error=repr(exc)
+                )
+                tried.append({"method": method, "error": repr(exc)})
+                continue
+            if cand is None:
+                tried.append({"method": method, "found": False})
+                continue
+            ok, name, reason = self.guard(cand, spec, image.shape)
+            tried.append(
+                {
+                    "method": cand.method,
+                    "x": cand.x,
+                    "y": cand.y,
+                    "score": round(cand.score, 4),
+                    "accepted": ok,
+                    "reason": reason or None,
+                }
+            )
+            if ok:
+                res = Resolution(
+                    True, cand.x, cand.y, cand.method, round(cand.score, 4), from_memory=method == "memory", tried=tried
+                )
+                return self._exit(res, started, replay_id, action_id)
+            if first_rejection is None:
+                first_rejection = Resolution(False, None, None, name, round(cand.score, 4), reason, tried=tried)
+        res = first_rejection or Resolution(
+            False, method="not_found", reason="no method found the target on this screen", tried=tried
+        )
+        res.tried = tried
+        return self._exit(res, started, replay_id, action_id)
+
+    def _exit(self, res: Resolution, started: float, replay_id: str | None, action_id: str | None) -> Resolution:
+        res.elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
+        m.log_event(
+            "resolve_exit",
+            replay_id=replay_id,
+            action_id=action_id,
+            resolved=res.resolved,
+            method=res.method,
+            x=res.x,
+            y=res.y,
+            score=res.score,
+            from_memory=res.from_memory,
+            reason=res.reason,
+            elapsed_ms=res.elapsed_ms,
+        )
+        return res
+
+    def _run(self, method: str, image: np.ndarray, spec: Mapping[str, Any], title: str | None) -> _Candidate | None:
+        if method == "memory":
+            if self.memory is None:
+                return None
+            hit = self.memory.lookup(title, spec)
+            return None if hit is None else _Candidate(hit.x, hit.y, hit.reliability, "memory")
+        if method == "ocr":
+            return self._ocr_match(image, spec)
+        if method == "template":
+            return self._template(image, spec)
+        if method == "uia":
+            uia = spec.get("uia")
+            if (
+                isinstance(uia, Mapping)
+                and isinstance(uia.get("x"), int | float)
+                and isinstance(uia.get("y"), int | float)
+            ):
+                return _Candidate(int(uia["x"]), int(uia["y"]), float(uia.get("score", 1.0)), "uia")
+            return None
+        if method == "vlm":
+            vlm = self._vlm()
+            if vlm is None:
+                return None
+            found = vlm.locate(image, dict(spec))
+            if found is None:
+                return None
+            x, y, score, name = found
+            return _Candidate(
+                int(x), int(y), float(score), name if name.startswith(("vlm_", "grounding")) else f"vlm_{name}"
+            )
+        return None
+
+    # --- OCR ----------------------------------------------------------------------------------
+    def _regions(self, image: np.ndarray, spec: Mapping[str, Any]) -> list[tuple[int, int, int, int]]:
+        h, w = image.shape[:2]
+        pos = self.recorded_position(spec)
+        bbox = spec.get("bbox")
+        rw, rh = self.thresholds.search.ocr_region
+        if pos is not None and not self.is_placeholder(pos):
+            cx, cy = int(pos[0] * w), int(pos[1] * h)
+            local = clamp_bbox((cx - rw // 2, cy - rh // 2, rw, rh), image.shape)
+            wide = clamp_bbox((cx - rw, cy - rh, 2 * rw, 2 * rh), image.shape)
+            return [local, wide]
+        if isinstance(bbox, list | tuple) and len(bbox) == 4:
+            x, y, bw, bh = (int(v) for v in bbox)
+            return [clamp_bbox((x - bw, y - bh, 3 * bw, 3 * bh), image.shape)]
+        return [(0, 0, w, h)]  # no recorded position at all: the only place to look is everywhere
+
+    def _ocr_match(self, image: np.ndarray, spec: Mapping[str, Any]) -> _Candidate | None:
+        label = spec.get("label") or spec.get("by_text") or spec.get("text")
+        ocr = self._ocr()
+        if not label or ocr is None:
+            return None
+        wanted = normalize_text(str(label))
+        for x0, y0, rw, rh in self._regions(image, spec):
+            if rw <= 0 or rh <= 0:
+                continue
+            best: _Candidate | None = None
+            for line in ocr.read(image[y0 : y0 + rh, x0 : x0 + rw]):
+                text = normalize_text(line.text)
+                if not text:
+                    continue
+                if text == wanted:
+                    score = float(line.score)
+                elif wanted in text:
+                    score = float(line.score) * (len(wanted) / len(text)) ** 0.25
+                else:
+                    continue
+                bx, by, bw, bh = line.bbox
+                cand = _Candidate(x0 + bx + bw // 2, y0 + by + bh // 2, score, "hybrid_text_direct")
+                if best is None or cand.score > best.score:
+                    best = cand
+            if best is not None:
+                return best
+        return None
+
+    # --- template -------------------------------------------------------------------------------
+    def _template(self, image: np.ndarray, spec: Mapping[str, Any]) -> _Candidate | None:
+        anchor_b64 = spec.get("anchor_png_base64")
+        if not anchor_b64:
+            return None
+        anchor = decode_image(decode_base64(str(anchor_b64), field="anchor_png_base64"), field="anchor")
+        h, w = image.shape[:2]
+        ah, aw = anchor.shape[:2]
+        if ah > h or aw > w:
+            return None
+        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        tmpl = cv2.cvtColor(anchor, cv2.COLOR_BGR2GRAY)
+        pos = self.recorded_position(spec)
+        windows: list[tuple[int, int, int, int]] = []
+        if pos is not None and not self.is_placeholder(pos):
+            cx, cy = int(pos[0] * w), int(pos[1] * h)
+            for factor in (self.thresholds.search.template_local_factor, self.thresholds.search.template_wide_factor):
+                ww, wh = aw * factor, ah * factor
+                windows.append(clamp_bbox((cx - ww // 2, cy - wh // 2, ww, wh), image.shape))
+        windows.append((0, 0, w, h))
+        best: _Candidate | None = None
+        minimum = self.thresholds.min_score("template_matching")[1] or 0.0
+        for x0, y0, ww, wh in windows:
+            if ww < aw or wh < ah:
+                continue
+            res = cv2.matchTemplate(gray[y0 : y0 + wh, x0 : x0 + ww], tmpl, cv2.TM_CCOEFF_NORMED)
+            _, score, _, loc = cv2.minMaxLoc(res)
+            cand = _Candidate(x0 + loc[0] + aw // 2, y0 + loc[1] + ah // 2, float(score), "template_matching")
+            if best is None or cand.score > best.score:
+                best = cand
+            if best.score >= minimum:
+                break
+        return best

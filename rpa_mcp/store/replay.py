@@ -1,0 +1,345 @@
+"""Replay repository on SQLite: replays, actions, attempts (retry bookkeeping), reports, target memory.
+
+Every state change is a conditional write (`UPDATE ... WHERE state = ? AND attempt_id IS ?`)
+whose row count says whether this writer won; callers group writes in `atomic()`
+(`BEGIN IMMEDIATE`), so a transition and its side effects commit together or not at all.
+Rows are returned as plain dicts with JSON columns decoded.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from rpa_mcp.replay.ports import ANY
+from rpa_mcp.store.db import Database
+
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE replay_runs (
+        replay_id TEXT PRIMARY KEY,
+        competence TEXT NOT NULL,
+        version INTEGER,
+        machine_id TEXT,
+        state TEXT NOT NULL,
+        pause_reason TEXT,
+        pause_detail TEXT,
+        params TEXT NOT NULL DEFAULT '{}',
+        variables TEXT NOT NULL DEFAULT '{}',
+        steps_total INTEGER NOT NULL,
+        created_by TEXT,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        finished_at REAL,
+        last_window_title TEXT,
+        last_screenshot BLOB,
+        last_screenshot_at REAL,
+        rev INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX replay_runs_machine ON replay_runs(machine_id, state);
+    CREATE INDEX replay_runs_state ON replay_runs(state, created_at);
+    CREATE TABLE replay_actions (
+        replay_id TEXT NOT NULL REFERENCES replay_runs(replay_id) ON DELETE CASCADE,
+        action_id TEXT NOT NULL,
+        seq REAL NOT NULL,
+        step_index INTEGER NOT NULL,
+        intent TEXT,
+        action_type TEXT NOT NULL,
+        target TEXT,
+        params TEXT NOT NULL DEFAULT '{}',
+        expected TEXT NOT NULL DEFAULT '{}',
+        idempotent INTEGER NOT NULL DEFAULT 0,
+        success_strict INTEGER NOT NULL DEFAULT 0,
+        server_side INTEGER NOT NULL DEFAULT 0,
+        max_resends INTEGER NOT NULL,
+        origin TEXT NOT NULL DEFAULT 'workflow',
+        state TEXT NOT NULL,
+        attempt_id TEXT,
+        dispatches INTEGER NOT NULL DEFAULT 0,
+        resends INTEGER NOT NULL DEFAULT 0,
+        resend_allowed INTEGER NOT NULL DEFAULT 0,
+        journal TEXT NOT NULL DEFAULT '',
+        protocol_version INTEGER NOT NULL DEFAULT 1,
+        machine_id TEXT,
+        dispatched_at REAL,
+        lease_until REAL,
+        not_after REAL,
+        outcome TEXT,
+        warning TEXT,
+        error TEXT,
+        result TEXT,
+        verdict TEXT,
+        evidence TEXT,
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (replay_id, action_id)
+    );
+    CREATE INDEX replay_actions_open ON replay_actions(replay_id, state, seq);
+    CREATE INDEX replay_actions_lease ON replay_actions(state, lease_until);
+    CREATE TABLE replay_attempts (
+        attempt_id TEXT PRIMARY KEY,
+        replay_id TEXT NOT NULL,
+        action_id TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        machine_id TEXT,
+        dispatched_at REAL NOT NULL,
+        status TEXT NOT NULL
+    );
+    CREATE INDEX replay_attempts_action ON replay_attempts(replay_id, action_id);
+    CREATE TABLE replay_reports (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        replay_id TEXT NOT NULL,
+        action_id TEXT NOT NULL,
+        attempt_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        status TEXT NOT NULL,
+        received_at REAL NOT NULL,
+        body TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE INDEX replay_reports_action ON replay_reports(replay_id, action_id);
+    CREATE UNIQUE INDEX replay_reports_once ON replay_reports(replay_id, action_id, attempt_id, kind)
+        WHERE status = 'accepted' AND kind IN ('receipt', 'start', 'result');
+    CREATE TABLE replay_memory (
+        signature TEXT NOT NULL,
+        target_key TEXT NOT NULL,
+        x INTEGER NOT NULL,
+        y INTEGER NOT NULL,
+        successes INTEGER NOT NULL DEFAULT 0,
+        failures INTEGER NOT NULL DEFAULT 0,
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (signature, target_key)
+    )
+    """,
+)
+
+_JSON_COLUMNS = frozenset(
+    {"pause_detail", "params", "variables", "target", "expected", "result", "verdict", "evidence", "body"}
+)
+
+
+def _decode(row: sqlite3.Row | None) -> dict[str, Any] | None:
+    if row is None:
+        return None
+    out = dict(row)
+    for key in _JSON_COLUMNS & out.keys():
+        if out[key] is not None:
+            out[key] = json.loads(out[key])
+    return out
+
+
+def _encode(value: Any, key: str) -> Any:
+    if key in _JSON_COLUMNS and value is not None:
+        return json.dumps(value, default=str, ensure_ascii=False)
+    return value
+
+
+class ReplayRepository:
+    """SQLite adapter of the replay domain's `ReplayStore` port."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        db.migrate("replay", MIGRATIONS)
+
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        with self.db.transaction():
+            yield
+
+    # --- replays ----------------------------------------------------------------------------
+    def insert_replay(self, row: dict[str, Any], actions: Sequence[dict[str, Any]]) -> None:
+        with self.db.transaction() as conn:
+            self._insert(conn, "replay_runs", row)
+            for action in actions:
+                self._insert(conn, "replay_actions", action)
+
+    def insert_action(self, row: dict[str, Any]) -> None:
+        with self.db.transaction() as conn:
+            self._insert(conn, "replay_actions", row)
+
+    @staticmethod
+    def _insert(conn: sqlite3.Connection, table: str, row: dict[str, Any]) -> None:
+        keys = list(row)
+        conn.execute(
+            f"INSERT INTO {table} ({', '.join(keys)}) VALUES ({', '.join('?' for _ in keys)})",
+            [_encode(row[k], k) for k in keys],
+        )
+
+    def get_replay(self, replay_id: str) -> dict[str, Any] | None:
+        return _decode(self.db.query_one("SELECT * FROM replay_runs WHERE replay_id = ?", (replay_id,)))
+
+    def list_replays(self, *, states: Sequence[str] | None = None, limit: int = 100) -> list[dict[str, Any]]:
+        sql = (
+            "SELECT replay_id, competence, version, machine_id, state, pause_reason, steps_total, created_at, "
+            "updated_at, finished_at FROM replay_runs"
+        )
+        params: list[Any] = []
+        if states:
+            sql += f" WHERE state IN ({', '.join('?' for _ in states)})"
+            params.extend(states)
+        sql += " ORDER BY created_at DESC LIMIT ?"
+        params.append(limit)
+        return [dict(r) for r in self.db.query(sql, params)]
+
+    def runnable_replays(self, machine_id: str) -> list[dict[str, Any]]:
+        rows = self.db.query(
+            "SELECT replay_id, machine_id, state, variables FROM replay_runs WHERE state = 'running' "
+            "AND (machine_id = ? OR machine_id IS NULL) ORDER BY created_at, replay_id",
+            (machine_id,),
+        )
+        return [_decode(r) for r in rows]  # type: ignore[misc]  # rows are never None
+
+    def update_replay(self, replay_id: str, *, expect_states: Sequence[str], now: float, **changes: Any) -> bool:
+        """CAS on the replay state; bumps `rev`. Returns whether this writer won."""
+        sets = ", ".join(f"{k} = ?" for k in changes)
+        sql = (
+            f"UPDATE replay_runs SET {sets}{', ' if sets else ''}updated_at = ?, rev = rev + 1 "
+            f"WHERE replay_id = ? AND state IN ({', '.join('?' for _ in expect_states)})"
+        )
+        params = [_encode(v, k) for k, v in changes.items()] + [now, replay_id, *expect_states]
+        return self.db.execute(sql, params) == 1
+
+    # --- actions ----------------------------------------------------------------------------
+    def get_action(self, replay_id: str, action_id: str) -> dict[str, Any] | None:
+        return _decode(
+            self.db.query_one(
+                "SELECT * FROM replay_actions WHERE replay_id = ? AND action_id = ?", (replay_id, action_id)
+            )
+        )
+
+    def actions(self, replay_id: str) -> list[dict[str, Any]]:
+        rows = self.db.query("SELECT * FROM replay_actions WHERE replay_id = ? ORDER BY seq", (replay_id,))
+        return [_decode(r) for r in rows]  # type: ignore[misc]
+
+    def first_open_action(self, replay_id: str) -> dict[str, Any] | None:
+        return _decode(
+            self.db.query_one(
+                "SELECT * FROM replay_actions WHERE replay_id = ? "
+                "AND state IN ('PENDING','DISPATCHED','ORPHAN','HELD') ORDER BY seq LIMIT 1",
+                (replay_id,),
+            )
+        )
+
+    def next_seq_after(self, replay_id: str, seq: float) -> float | None:
+        row = self.db.query_one(
+            "SELECT MIN(seq) AS s FROM replay_actions WHERE replay_id = ? AND seq > ?", (replay_id, seq)
+        )
+        return None if row is None or row["s"] is None else float(row["s"])
+
+    def inflight_for_machine(self, machine_id: str) -> list[dict[str, Any]]:
+        rows = self.db.query(
+            "SELECT a.* FROM replay_actions a JOIN replay_runs r ON r.replay_id = a.replay_id "
+            "WHERE a.state = 'DISPATCHED' AND a.machine_id = ? AND r.state = 'running' ORDER BY a.dispatched_at",
+            (machine_id,),
+        )
+        return [_decode(r) for r in rows]  # type: ignore[misc]
+
+    def expired_leases(self, now: float, limit: int = 500) -> list[dict[str, Any]]:
+        rows = self.db.query(
+            "SELECT replay_id, action_id, attempt_id FROM replay_actions "
+            "WHERE state = 'DISPATCHED' AND lease_until < ? ORDER BY lease_until LIMIT ?",
+            (now, limit),
+        )
+        return [dict(r) for r in rows]
+
+    def update_action(
+        self,
+        replay_id: str,
+        action_id: str,
+        *,
+        expect_states: Sequence[str],
+        expect_attempt: str | object | None,
+        now: float,
+        **changes: Any,
+    ) -> bool:
+        """CAS on (state, attempt_id). `expect_attempt=ANY` skips the attempt check."""
+        sets = ", ".join(f"{k} = ?" for k in changes)
+        sql = (
+            f"UPDATE replay_actions SET {sets}{', ' if sets else ''}updated_at = ? "
+            f"WHERE replay_id = ? AND action_id = ? AND state IN ({', '.join('?' for _ in expect_states)})"
+        )
+        params: list[Any] = [_encode(v, k) for k, v in changes.items()] + [now, replay_id, action_id, *expect_states]
+        if expect_attempt is not ANY:
+            sql += " AND attempt_id IS ?"
+            params.append(expect_attempt)
+        return self.db.execute(sql, params) == 1
+
+    def abandon_open(self, replay_id: str, *, now: float, outcome: str, keep_inflight: bool) -> int:
+        states = ("PENDING", "ORPHAN", "HELD") if keep_inflight else ("PENDING", "DISPATCHED", "ORPHAN", "HELD")
+        return self.db.execute(
+            f"UPDATE replay_actions SET state = 'ABANDONED', outcome = COALESCE(outcome, ?), resend_allowed = 0, "
+            f"updated_at = ? WHERE replay_id = ? AND state IN ({', '.join('?' for _ in states)})",
+            (outcome, now, replay_id, *states),
+        )
+
+    # --- attempts (retry bookkeeping, purged at completion) ------------------------------------
+    def add_attempt(self, row: dict[str, Any]) -> None:
+        with self.db.transaction() as conn:
+            self._insert(conn, "replay_attempts", row)
+
+    def get_attempt(self, attempt_id: str) -> dict[str, Any] | None:
+        return _decode(self.db.query_one("SELECT * FROM replay_attempts WHERE attempt_id = ?", (attempt_id,)))
+
+    def set_attempt_status(self, attempt_id: str, status: str) -> None:
+        self.db.execute("UPDATE replay_attempts SET status = ? WHERE attempt_id = ?", (status, attempt_id))
+
+    def purge_attempts(self, replay_id: str) -> int:
+        return self.db.execute("DELETE FROM replay_attempts WHERE replay_id = ?", (replay_id,))
+
+    def count_attempts(self, replay_id: str) -> int:
+        row = self.db.query_one("SELECT COUNT(*) AS n FROM replay_attempts WHERE replay_id = ?", (replay_id,))
+        return int(row["n"]) if row else 0
+
+    # --- reports ----------------------------------------------------------------------------
+    def add_report(self, row: dict[str, Any]) -> bool:
+        """Insert a report row; False when an accepted one of that kind exists for the attempt."""
+        try:
+            with self.db.transaction() as conn:
+                self._insert(conn, "replay_reports", row)
+        except sqlite3.IntegrityError:
+            return False
+        return True
+
+    def has_accepted(self, replay_id: str, action_id: str, attempt_id: str, kind: str) -> bool:
+        return (
+            self.db.query_one(
+                "SELECT 1 FROM replay_reports WHERE replay_id = ? AND action_id = ? AND attempt_id = ? AND kind = ? "
+                "AND status = 'accepted'",
+                (replay_id, action_id, attempt_id, kind),
+            )
+            is not None
+        )
+
+    def reports(self, replay_id: str, action_id: str | None = None) -> list[dict[str, Any]]:
+        if action_id is None:
+            rows = self.db.query("SELECT * FROM replay_reports WHERE replay_id = ? ORDER BY id", (replay_id,))
+        else:
+            rows = self.db.query(
+                "SELECT * FROM replay_reports WHERE replay_id = ? AND action_id = ? ORDER BY id", (replay_id, action_id)
+            )
+        return [_decode(r) for r in rows]  # type: ignore[misc]
+
+    def known_action(self, replay_id: str, action_id: str) -> bool:
+        return (
+            self.db.query_one(
+                "SELECT 1 FROM replay_actions WHERE replay_id = ? AND action_id = ?", (replay_id, action_id)
+            )
+            is not None
+        )
+
+    # --- target memory ------------------------------------------------------------------------
+    def memory_get(self, signature: str, key: str) -> dict[str, Any] | None:
+        row = self.db.query_one("SELECT * FROM replay_memory WHERE signature = ? AND target_key = ?", (signature, key))
+        return dict(row) if row else None
+
+    def memory_put(
+        self, signature: str, key: str, *, x: int, y: int, successes: int, failures: int, now: float
+    ) -> None:
+        self.db.execute(
+            "INSERT INTO replay_memory(signature, target_key, x, y, successes, failures, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(signature, target_key) DO UPDATE SET x = excluded.x, "
+            "y = excluded.y, successes = excluded.successes, failures = excluded.failures, "
+            "updated_at = excluded.updated_at",
+            (signature, key, x, y, successes, failures, now),
+        )

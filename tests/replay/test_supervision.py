@@ -1,0 +1,135 @@
+"""Supervision loop: validator verdicts, dialogs, strict actions, switched-off collaborators (SPEC §4.1, §4.4)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rpa_mcp.replay import model as m
+from tests.replay.kit import FakeAgent, FakeDialogs, Verdict, assert_clean, drain, make_service, make_services, steps
+
+pytestmark = pytest.mark.anyio
+
+
+async def run(service, agent, clock, plan):
+    rid = await service.start(steps=plan, competence="c", version=1, machine_id="pc-1")
+    await drain(service, [agent], clock)
+    return rid, service.store.get_replay(rid), service.store.actions(rid)
+
+
+async def test_an_unexpected_dialog_with_an_auto_decision_inserts_the_button_click_next(
+    service, services, agent, clock
+):
+    services.dialogs = FakeDialogs("auto")
+    services.validator.script = [Verdict("FAILURE", "UNEXPECTED_DIALOG")]
+    _rid, replay, acts = await run(service, agent, clock, steps(2))
+    assert replay["state"] == m.COMPLETED
+    assert [a["action_type"] for a in acts] == ["click_anchor", "dialog_button", "click_anchor"]
+    assert (
+        acts[1]["origin"] == "dialog" and acts[1]["target"]["x"] == 100 and acts[0]["outcome"] == "success_dialog_auto"
+    )
+    assert_clean(service, [agent])
+
+
+async def test_an_unexpected_dialog_with_a_pause_decision_pauses_with_the_dialog(service, services, agent, clock):
+    services.validator.script = [Verdict("FAILURE", "UNEXPECTED_DIALOG")]
+    rid, replay, acts = await run(service, agent, clock, steps(2))
+    assert replay["state"] == m.PAUSED and replay["pause_reason"] == m.UNEXPECTED_DIALOG
+    assert replay["pause_detail"]["dialog_id"] == "easily-save-confirm"
+    await service.answer(rid, "click:Oui")
+    await drain(service, [agent], clock)
+    acts = service.store.actions(rid)
+    assert service.store.get_replay(rid)["state"] == m.COMPLETED
+    assert [a["origin"] for a in acts] == ["workflow", "person", "workflow"]
+    assert_clean(service, [agent])
+
+
+async def test_a_skip_decision_continues_with_a_warning(service, services, agent, clock):
+    services.dialogs = FakeDialogs("skip")
+    services.validator.script = [Verdict("FAILURE", "UNEXPECTED_DIALOG")]
+    _rid, replay, acts = await run(service, agent, clock, steps(2))
+    assert replay["state"] == m.COMPLETED and "left open" in acts[0]["warning"]
+
+
+async def test_without_a_dialog_resolver_an_unexpected_dialog_pauses(service, services, agent, clock):
+    services.dialogs = None
+    services.validator.script = [Verdict("FAILURE", "UNEXPECTED_DIALOG")]
+    _, replay, _ = await run(service, agent, clock, steps(2))
+    assert replay["pause_reason"] == m.UNEXPECTED_DIALOG
+
+
+async def test_a_strict_action_without_screen_change_is_retried_then_pauses(service, services, agent, clock):
+    services.validator.by_type["click_anchor"] = Verdict("FAILURE", "NO_VISUAL_CHANGE")
+    _rid, replay, acts = await run(service, agent, clock, steps(1, success_strict=True))
+    assert replay["pause_reason"] == m.VALIDATION_FAILED and acts[0]["dispatches"] == 3
+    assert acts[0]["state"] == m.HELD
+
+
+async def test_a_non_strict_action_without_screen_change_goes_on_with_a_warning(service, services, agent, clock):
+    services.validator.by_type["click_anchor"] = Verdict("FAILURE", "NO_VISUAL_CHANGE")
+    _rid, replay, acts = await run(service, agent, clock, steps(2))
+    assert replay["state"] == m.COMPLETED
+    assert {a["warning"] for a in acts} == {"no_screen_change"} and acts[0]["outcome"] == "success_with_warning"
+
+
+async def test_an_uncertain_verdict_pauses_unverified(service, services, agent, clock):
+    services.validator.script = [Verdict("UNCERTAIN")]
+    _, replay, acts = await run(service, agent, clock, steps(2))
+    assert replay["pause_reason"] == m.UNVERIFIED and acts[0]["state"] == m.HELD
+
+
+@pytest.mark.parametrize("switch", ["absent", "off"])
+async def test_without_validator_nothing_is_reported_as_a_verified_success(tmp_path: Path, switch):
+    services = make_services(tmp_path, settings={"validator_v2_enabled": switch != "off"})
+    if switch == "absent":
+        services.validator = None
+    service = make_service(services)
+    agent = FakeAgent(service, clock=services.clock)
+    _rid, replay, acts = await run(service, agent, services.clock, steps(2))
+    assert replay["state"] == m.PAUSED and replay["pause_reason"] == m.UNVERIFIED
+    assert acts[0]["outcome"] == "unverified" and acts[0]["state"] == m.HELD
+
+
+async def test_a_report_without_screenshots_is_never_a_verified_success(service, agent, clock):
+    agent.result_for["click_anchor"] = {"screenshot_before": None, "screenshot_after": None}
+    _, replay, _acts = await run(service, agent, clock, steps(1))
+    assert replay["pause_reason"] == m.UNVERIFIED
+
+
+async def test_a_crashing_validator_pauses(service, services, agent, clock):
+    class Boom:
+        def validate(self, *a, **k):
+            raise RuntimeError("boom")
+
+    services.validator = Boom()
+    _, replay, _ = await run(service, agent, clock, steps(1))
+    assert replay["pause_reason"] == m.UNVERIFIED
+
+
+async def test_a_system_dialog_after_input_holds_the_action_for_a_person(service, agent, clock):
+    from rpa_mcp.replay.wire import SystemDialog
+
+    agent.result_for["click_anchor"] = {"system_dialog": SystemDialog(kind="windows_hello", process="x.exe")}
+    rid, replay, acts = await run(service, agent, clock, steps(2))
+    assert replay["pause_reason"] == m.SYSTEM_DIALOG and acts[0]["state"] == m.HELD
+    with pytest.raises(Exception) as err:
+        await service.resume(rid)
+    assert err.value.code == "precondition-failed"
+
+
+async def test_answer_retry_sends_the_held_action_again(service, services, agent, clock):
+    services.validator.script = [Verdict("FAILURE", "WRONG_TARGET")]
+    rid, _replay, _ = await run(service, agent, clock, steps(1))
+    await service.answer(rid, "retry")
+    await drain(service, [agent], clock)
+    acts = service.store.actions(rid)
+    assert service.store.get_replay(rid)["state"] == m.COMPLETED and acts[0]["dispatches"] == 2
+
+
+async def test_answer_abort_cancels(service, services, agent, clock):
+    services.validator.script = [Verdict("FAILURE", "WRONG_TARGET")]
+    rid, _, _ = await run(service, agent, clock, steps(2))
+    await service.answer(rid, "abort")
+    assert service.store.get_replay(rid)["state"] == m.CANCELLED
+    assert_clean(service, [agent])
