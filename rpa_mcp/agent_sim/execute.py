@@ -1,0 +1,119 @@
+"""Turning one `NextAction` into input on the virtual desktop (the agent's hands and eyes)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rpa_mcp.agent_sim.desktop import VirtualDesktop
+from rpa_mcp.replay.wire import NextAction
+
+# action types of the validator matrix (catalog/validator_matrix.yaml) and their plain aliases
+DOUBLE_CLICKS = {"double_click", "double_click_anchor"}
+RIGHT_CLICKS = {"right_click", "right_click_anchor"}
+CLICKS = {
+    "click",
+    "left_click",
+    "click_anchor",
+    "switch_tab",
+    "close_tab",
+    "dialog_button",
+    "toggle_checkbox",
+    "select_option",
+    "drag_drop_anchor",
+    "open_application",
+    "close_application",
+    "new_tab",
+}
+TYPING = {"type", "type_text", "text", "paste_and_execute"}
+KEYS = {"key", "key_combo", "hotkey", "keys", "keyboard_shortcut", "key_press"}
+NO_INPUT = {"wait", "wait_for_element", "screenshot_evidence", "pause_for_human"}
+SERVER_SIDE = {"extract_text", "t2a_decision"}
+DEFAULT_KEYS = {"save": "ctrl+s", "new_tab": "ctrl+t", "close_tab": "ctrl+w"}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    executed: bool  # some input reached the desktop
+    success: bool
+    error: str | None = None
+    retryable: bool | None = None
+    position: tuple[int, int] | None = None
+    warning: str | None = None
+    duration_s: float = 0.0  # extra time the action takes (waits, long actions): heartbeats cover it
+
+
+def resolve_position(desktop: VirtualDesktop, action: NextAction) -> tuple[int, int] | None:
+    """Server-resolved x/y first, then the agent's own vision (label), then the recorded fraction."""
+    target = action.target
+    if target is None:
+        return None
+    if target.x is not None and target.y is not None:
+        return target.x, target.y
+    if target.label:
+        found = desktop.find_label(target.label)
+        if found is not None:
+            return found
+    if target.rel_x is not None and target.rel_y is not None:
+        width, height = desktop.size
+        rel_x, rel_y = (v / 100.0 if v > 1.0 else v for v in (target.rel_x, target.rel_y))  # tolerate percents
+        return round(rel_x * (width - 1)), round(rel_y * (height - 1))
+    return None
+
+
+def _keys(params: dict[str, Any]) -> str | None:
+    keys = params.get("keys") or params.get("combo") or params.get("key")
+    if isinstance(keys, list):
+        keys = "+".join(str(k) for k in keys)
+    return keys if isinstance(keys, str) and keys else None
+
+
+def duration_of(params: dict[str, Any]) -> float:
+    for key, scale in (("duration_s", 1.0), ("seconds", 1.0), ("duration_ms", 0.001), ("ms", 0.001)):
+        value = params.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+            return float(value) * scale
+    return 0.0
+
+
+def inject(desktop: VirtualDesktop, action: NextAction) -> Outcome:
+    kind = action.action_type.lower()
+    params = action.params
+    duration = duration_of(params)
+    if kind in SERVER_SIDE:
+        return Outcome(False, True, warning=f"{kind} is a server-side action: nothing to do on the desktop")
+    if kind in NO_INPUT:
+        return Outcome(False, True, duration_s=duration)
+    position = resolve_position(desktop, action)
+    if kind in TYPING:
+        text = params.get("text")
+        if not isinstance(text, str):
+            return Outcome(False, False, "INVALID_ACTION: type_text needs params.text", False)
+        if position is not None:  # typing into a field starts with a click on it
+            desktop.click(*position)
+        desktop.type_text(text)
+        submit = params.get("submit_key") or ("enter" if kind == "paste_and_execute" else None)
+        if isinstance(submit, str) and submit:
+            desktop.press(submit)
+        return Outcome(True, True, position=position, duration_s=duration)
+    if kind in KEYS or (kind in DEFAULT_KEYS and position is None):
+        keys = _keys(params) or DEFAULT_KEYS.get(kind)
+        if keys is None:
+            return Outcome(False, False, f"INVALID_ACTION: {kind} needs params.keys", False)
+        desktop.press(keys)
+        return Outcome(True, True, duration_s=duration)
+    if kind == "scroll":
+        desktop.scroll()
+        return Outcome(True, True, position=position, duration_s=duration)
+    if kind == "focus_window" and position is None:
+        wanted = action.target.window_title if action.target else None
+        if wanted and wanted != desktop.window_title:
+            return Outcome(False, False, f"WINDOW_NOT_FOUND: {wanted!r} is not on this desktop", True)
+        return Outcome(False, True, duration_s=duration)
+    if kind in CLICKS or kind in DOUBLE_CLICKS or kind in RIGHT_CLICKS or kind in ("save", "focus_window"):
+        if position is None:
+            return Outcome(False, False, "TARGET_NOT_RESOLVED: no coordinates and the label is not on screen", True)
+        click_kind = "double_click" if kind in DOUBLE_CLICKS else "right_click" if kind in RIGHT_CLICKS else "click"
+        desktop.click(*position, kind=click_kind)
+        return Outcome(True, True, position=position, duration_s=duration)
+    return Outcome(False, False, f"UNSUPPORTED_ACTION: {action.action_type!r} on the virtual desktop", False)
