@@ -13,12 +13,18 @@ from rpa_mcp.auth.tokens import AccessTokens, ConfirmationCodec
 from rpa_mcp.clock import Clock, SystemClock
 from rpa_mcp.competences import CompetenceStore
 from rpa_mcp.confirmation.service import ConfirmationService
+from rpa_mcp.dialogs.service import DialogService
 from rpa_mcp.ops.ratelimit import RateLimiter
 from rpa_mcp.ops.registry import Notifier
+from rpa_mcp.replay.service import ReplayService
 from rpa_mcp.settings import Settings
+from rpa_mcp.shadow.service import ShadowService
 from rpa_mcp.store.audit import AuditLog
 from rpa_mcp.store.confirmations import SqliteProposalRepository
 from rpa_mcp.store.db import Database
+from rpa_mcp.store.replay import ReplayRepository
+from rpa_mcp.store.traces import TraceStore
+from rpa_mcp.validation_adapters import build_validator
 from rpa_mcp.vision.ocr import OcrEngine, RapidOcrEngine
 
 
@@ -78,6 +84,16 @@ def build_services(
     )
     # --- areas (one line each) ---
     services.competences = CompetenceStore(settings.data_dir / "competences", services.clock)
+    services.traces = TraceStore(services.db)
+    services.shadow = ShadowService(
+        services.traces, services.ocr, services.clock, notify=lambda uri: services.notifier.resource_updated(uri),
+        max_pixels=settings.max_image_pixels, max_image_bytes=settings.max_body_bytes,
+    )
+    services.dialogs = DialogService.from_catalog_dir(
+        settings.catalog_path, services.ocr, resolver_enabled=settings.dialog_resolver_enabled
+    )
+    services.validator = build_validator(settings, services.ocr, services.dialogs)
+    services.replay = ReplayService(ReplayRepository(services.db), services)
     return services
 
 

@@ -14,7 +14,9 @@ from rpa_mcp.settings import Settings
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    overrides = {k: v for k, v in (("host", getattr(args, "host", None)), ("port", getattr(args, "port", None))) if v is not None}
+    overrides = {
+        k: v for k, v in (("host", getattr(args, "host", None)), ("port", getattr(args, "port", None))) if v is not None
+    }
     return Settings(**overrides)
 
 
@@ -37,12 +39,23 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def _banner(base: str, token: str, settings: Settings) -> str:
     url = f"{base}/mcp"
-    cursor = json.dumps({"mcpServers": {"rpa": {"url": url, "headers": {"Authorization": f"Bearer {token}"}}}}, indent=2)
+    cursor = json.dumps(
+        {"mcpServers": {"rpa": {"url": url, "headers": {"Authorization": f"Bearer {token}"}}}}, indent=2
+    )
     claude = json.dumps(
-        {"mcpServers": {"rpa": {"command": "npx", "args": ["-y", "mcp-remote", url, "--header", f"Authorization: Bearer {token}"]}}},
+        {
+            "mcpServers": {
+                "rpa": {
+                    "command": "npx",
+                    "args": ["-y", "mcp-remote", url, "--header", f"Authorization: Bearer {token}"],
+                }
+            }
+        },
         indent=2,
     )
-    auth = "DISABLED (local development)" if settings.auth_disabled else "bearer tokens (operator token below, valid 12 h)"
+    auth = (
+        "DISABLED (local development)" if settings.auth_disabled else "bearer tokens (operator token below, valid 12 h)"
+    )
     return f"""rpa-mcp {__version__} — MCP endpoint: {url}
 data dir: {settings.data_dir.resolve()}   auth: {auth}
 
@@ -56,7 +69,8 @@ Claude Desktop (claude_desktop_config.json, through mcp-remote):
 {claude}
 
 MCP Inspector CLI:
-npx @modelcontextprotocol/inspector --cli {url} --transport http --header "Authorization: Bearer {token}" --method tools/list
+npx @modelcontextprotocol/inspector --cli {url} --transport http \\
+    --header "Authorization: Bearer {token}" --method tools/list
 """
 
 
@@ -91,8 +105,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
 def cmd_catalog(args: argparse.Namespace) -> int:
     settings = Settings()
     problems: list[str] = []
-    checks = (("rpa_mcp.dialogs.catalog", "check_catalog"), ("rpa_mcp.validation.matrix", "check_matrix"),
-              ("rpa_mcp.replay.thresholds", "check_thresholds"))
+    checks = (
+        ("rpa_mcp.dialogs", "check_catalog"),
+        ("rpa_mcp.validation.matrix", "check_matrix"),
+        ("rpa_mcp.replay.thresholds", "check_thresholds"),
+    )
     for module_name, fn_name in checks:
         try:
             module = importlib.import_module(module_name)

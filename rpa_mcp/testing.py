@@ -42,3 +42,57 @@ class FakeOcr:
     def read_line(self, image: np.ndarray) -> OcrLine | None:
         self.calls += 1
         return self.lines[0] if self.lines else None
+
+
+@dataclass
+class ScriptedOcr:
+    """Answers read_line calls with `texts` in order (then empty), read() with nothing.
+
+    The dialog classifier reads buttons left to right first, then text lines top to bottom,
+    so a test scripts exactly what "appears" on a synthetic dialog.
+    """
+
+    texts: list[str] = field(default_factory=list)
+    calls: int = 0
+
+    def read(self, image: np.ndarray) -> list[OcrLine]:
+        self.calls += 1
+        return []
+
+    def read_line(self, image: np.ndarray) -> OcrLine | None:
+        self.calls += 1
+        index = self.calls - 1
+        if index >= len(self.texts):
+            return None
+        height, width = image.shape[:2]
+        return OcrLine(self.texts[index], (0, 0, width, height), 0.99)
+
+
+# --- validation ports ---------------------------------------------------------------------
+@dataclass
+class FakeDialogLocator:
+    """validation.DialogLocator: answers `after` for the AFTER frame (called with previous=...), else `before`."""
+
+    before: object | None = None  # validation.DialogHit | None
+    after: object | None = None
+    calls: int = 0
+
+    def locate(self, image: np.ndarray, *, previous: np.ndarray | None = None) -> object | None:
+        self.calls += 1
+        return self.after if previous is not None else self.before
+
+
+@dataclass
+class FakeJudge:
+    """validation.JudgePort with a scripted answer; records the questions it was asked."""
+
+    success: bool = True
+    confidence: float = 0.95
+    explanation: str = "scripted"
+    questions: list[str] = field(default_factory=list)
+
+    def judge(self, *, action_type: str, question: str, before_png: bytes, after_png: bytes) -> object:
+        from rpa_mcp.validation.ports import JudgeAnswer
+
+        self.questions.append(f"{action_type}: {question}")
+        return JudgeAnswer(self.success, self.confidence, self.explanation)

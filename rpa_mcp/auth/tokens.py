@@ -57,8 +57,14 @@ class AccessTokens:
         if unknown:
             raise ValueError(f"unknown role(s) {unknown}; roles are {', '.join(ROLES)}")
         now = self.clock.now() if now is None else now
-        claims = {"sub": subject, "roles": sorted(set(roles)), "iss": self.issuer, "aud": self.audience,
-                  "iat": int(now), "exp": int(now + ttl_s)}
+        claims = {
+            "sub": subject,
+            "roles": sorted(set(roles)),
+            "iss": self.issuer,
+            "aud": self.audience,
+            "iat": int(now),
+            "exp": int(now + ttl_s),
+        }
         return jwt.encode(claims, self.keys[0], algorithm=ALGORITHM, headers={"typ": ACCESS_TYP})
 
     def verify(self, token: str) -> Caller | None:
@@ -70,7 +76,11 @@ class AccessTokens:
             if header.get("typ") == CONFIRM_TYP:
                 return None  # a confirmation token is never an access token
             claims = _decode_any_key(
-                token, self.keys, self.clock, audience=self.audience, issuer=self.issuer,
+                token,
+                self.keys,
+                self.clock,
+                audience=self.audience,
+                issuer=self.issuer,
                 options={"require": ["exp", "iss", "aud", "sub"]},
             )
         except jwt.PyJWTError:
@@ -105,7 +115,11 @@ class ConfirmationCodec:
             raise ConfirmationError(f"token type {header.get('typ')!r} is not {CONFIRM_TYP!r}")
         try:
             return _decode_any_key(
-                token, self.keys, self.clock, audience=self.audience, issuer=self.issuer,
+                token,
+                self.keys,
+                self.clock,
+                audience=self.audience,
+                issuer=self.issuer,
                 options={"require": ["exp", "iat", "nbf", "iss", "aud", "sub", "jti", "op", "args_sha256"]},
             )
         except jwt.ExpiredSignatureError as exc:

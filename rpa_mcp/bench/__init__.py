@@ -31,8 +31,8 @@ def timings(fn: Callable[[], Any], *, repeat: int, warmup: int = 2) -> list[floa
 
 def summary(values: Sequence[float]) -> str:
     ordered = sorted(values)
-    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
-    p99 = ordered[min(len(ordered) - 1, int(round(0.99 * (len(ordered) - 1))))]
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
     return f"median {statistics.median(ordered):8.3f} ms  p95 {p95:8.3f} ms  p99 {p99:8.3f} ms  (n={len(ordered)})"
 
 

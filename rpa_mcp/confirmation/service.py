@@ -63,8 +63,18 @@ class ApprovalView:
     @classmethod
     def of(cls, r: ProposalRecord) -> ApprovalView:
         return cls(
-            r.jti, r.operation, r.risk, r.subject, r.summary, r.details, r.diff, r.approval_status,
-            r.approver, r.created_at, r.expires_at, r.consumed_at is not None,
+            r.jti,
+            r.operation,
+            r.risk,
+            r.subject,
+            r.summary,
+            r.details,
+            r.diff,
+            r.approval_status,
+            r.approver,
+            r.created_at,
+            r.expires_at,
+            r.consumed_at is not None,
         )
 
 
@@ -100,15 +110,35 @@ class ConfirmationService:
         jti = secrets.token_urlsafe(18)
         mode = self.approval_modes.get(risk, "human")
         record = ProposalRecord(
-            jti=jti, operation=operation, risk=risk, subject=proposer, args=args, args_digest=digest(args),
-            binding_digest=digest(binding), summary=summary, details=details, diff=diff, approval_mode=mode,
-            approval_status="pending" if mode == "human" else "not_required", approver=None, decided_at=None,
-            created_at=now, expires_at=now + self.ttl_s, consumed_at=None,
+            jti=jti,
+            operation=operation,
+            risk=risk,
+            subject=proposer,
+            args=args,
+            args_digest=digest(args),
+            binding_digest=digest(binding),
+            summary=summary,
+            details=details,
+            diff=diff,
+            approval_mode=mode,
+            approval_status="pending" if mode == "human" else "not_required",
+            approver=None,
+            decided_at=None,
+            created_at=now,
+            expires_at=now + self.ttl_s,
+            consumed_at=None,
         )
         self.repo.insert(record)
         token = self.codec.encode(
-            {"sub": proposer, "iat": int(now), "nbf": int(now), "exp": int(record.expires_at), "jti": jti,
-             "op": operation, "args_sha256": record.args_digest}
+            {
+                "sub": proposer,
+                "iat": int(now),
+                "nbf": int(now),
+                "exp": int(record.expires_at),
+                "jti": jti,
+                "op": operation,
+                "args_sha256": record.args_digest,
+            }
         )
         self.audit.record(actor=proposer, operation=f"propose:{operation}", args={"jti": jti}, outcome="proposed")
         url = f"{self.approval_base_url}/approvals/{jti}" if mode == "human" else None
@@ -153,7 +183,9 @@ class ConfirmationService:
     def consume(self, record: ProposalRecord, *, caller: str) -> None:
         if not self.repo.consume(record.jti, at=self.clock.now()):
             raise TokenAlreadyUsed("this token was already used; each confirmation works once")
-        self.audit.record(actor=caller, operation=f"apply:{record.operation}", args={"jti": record.jti}, outcome="consumed")
+        self.audit.record(
+            actor=caller, operation=f"apply:{record.operation}", args={"jti": record.jti}, outcome="consumed"
+        )
 
     # --- human approval -------------------------------------------------------------
     def list_pending(self) -> list[ApprovalView]:
@@ -180,6 +212,10 @@ class ConfirmationService:
         status = "approved" if approve else "rejected"
         if not self.repo.decide(jti, status=status, approver=approver.subject, at=self.clock.now()):
             raise Conflict(f"this proposal was already {self.get_approval(jti).status}")
-        self.audit.record(actor=approver.subject, operation=f"{'approve' if approve else 'reject'}:{record.operation}",
-                          args={"jti": jti, "proposer": record.subject}, outcome=status)
+        self.audit.record(
+            actor=approver.subject,
+            operation=f"{'approve' if approve else 'reject'}:{record.operation}",
+            args={"jti": jti, "proposer": record.subject},
+            outcome=status,
+        )
         return self.get_approval(jti)

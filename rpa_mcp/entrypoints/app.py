@@ -43,7 +43,9 @@ def allowed_hosts(settings: Settings) -> list[str]:
 
 
 def allowed_origins(settings: Settings) -> list[str]:
-    origins = [f"{scheme}://{name}{port}" for scheme in ("http", "https") for name in LOOPBACK_NAMES for port in ("", ":*")]
+    origins = [
+        f"{scheme}://{name}{port}" for scheme in ("http", "https") for name in LOOPBACK_NAMES for port in ("", ":*")
+    ]
     origins += settings.allowed_origins
     if settings.public_url:
         origins.append("/".join(settings.public_url.split("/", 3)[:3]))
@@ -81,12 +83,20 @@ def create_app(
 
     async def healthz(request: Request) -> JSONResponse:
         ok = services.db.ping()
-        return JSONResponse({"status": "ok" if ok else "degraded", "store": "ok" if ok else "down",
-                             "version": __version__}, status_code=200 if ok else 503)
+        return JSONResponse(
+            {"status": "ok" if ok else "degraded", "store": "ok" if ok else "down", "version": __version__},
+            status_code=200 if ok else 503,
+        )
 
     async def resource_metadata(request: Request) -> JSONResponse:
-        return JSONResponse({"resource": f"{base}/mcp", "bearer_methods_supported": ["header"],
-                             "scopes_supported": list(ROLES), "resource_name": "rpa-mcp"})
+        return JSONResponse(
+            {
+                "resource": f"{base}/mcp",
+                "bearer_methods_supported": ["header"],
+                "scopes_supported": list(ROLES),
+                "resource_name": "rpa-mcp",
+            }
+        )
 
     routes: list[BaseRoute] = [
         Route("/healthz", healthz, methods=["GET"]),
@@ -100,6 +110,7 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with mcp_server.session_manager.run(), anyio.create_task_group() as tg:
+            services.notifier.bind_loop()  # type: ignore[attr-defined]  # the MCP notifier
             stop = anyio.Event()
             if settings.watchdog_enabled and services.replay is not None:
                 runner = _watchdog_runner()
@@ -117,8 +128,14 @@ def create_app(
         middleware=[
             Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
             Middleware(HostOriginGuard, hosts=hosts, origins=origins),
-            Middleware(BearerAuth, verify=verify, resource_metadata_url=metadata_url, clock=services.clock,
-                       lockout_failures=settings.auth_lockout_failures, lockout_s=settings.auth_lockout_s),
+            Middleware(
+                BearerAuth,
+                verify=verify,
+                resource_metadata_url=metadata_url,
+                clock=services.clock,
+                lockout_failures=settings.auth_lockout_failures,
+                lockout_s=settings.auth_lockout_s,
+            ),
         ],
     )
 
@@ -134,7 +151,7 @@ def _web_routes(services: Services) -> list[BaseRoute]:
 
 def _watchdog_runner() -> Any:
     try:
-        module = importlib.import_module("rpa_mcp.replay.watchdog")
+        module = importlib.import_module("rpa_mcp.replay.service")
     except ModuleNotFoundError:
         return None
     return getattr(module, "run_watchdog", None)

@@ -132,8 +132,12 @@ class BearerAuth:
             count, until = self._failures.get(client, (0, 0.0))
         if count >= self.lockout_failures and now < until:
             retry = int(until - now) + 1
-            return await send_json(send, 429, problem(429, "rate-limited", "too many bad tokens; locked out for a while"),
-                                   [("retry-after", str(retry))])
+            return await send_json(
+                send,
+                429,
+                problem(429, "rate-limited", "too many bad tokens; locked out for a while"),
+                [("retry-after", str(retry))],
+            )
         headers = dict(scope.get("headers") or [])
         auth = headers.get(b"authorization", b"").decode("latin-1")
         scheme, _, token = auth.partition(" ")
@@ -143,10 +147,16 @@ class BearerAuth:
                 count, _ = self._failures.get(client, (0, 0.0))
                 self._failures[client] = (count + 1, now + self.lockout_s)
             error = "invalid_token" if token else "invalid_request"
-            challenge = f'Bearer error="{error}", error_description="a valid bearer token is required", ' \
-                        f'resource_metadata="{self.metadata_url}"'
-            return await send_json(send, 401, problem(401, "unauthenticated", "a valid bearer token is required"),
-                                   [("www-authenticate", challenge)])
+            challenge = (
+                f'Bearer error="{error}", error_description="a valid bearer token is required", '
+                f'resource_metadata="{self.metadata_url}"'
+            )
+            return await send_json(
+                send,
+                401,
+                problem(401, "unauthenticated", "a valid bearer token is required"),
+                [("www-authenticate", challenge)],
+            )
         with self._lock:
             self._failures.pop(client, None)
         scope["rpa.caller"] = caller

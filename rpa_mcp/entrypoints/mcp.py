@@ -17,7 +17,6 @@ import weakref
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
-from pydantic import Field
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.mcpserver.prompts.base import Prompt, PromptArgument
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated, ToolsListChanged
@@ -35,6 +34,7 @@ from mcp.types import (
     UnsubscribeRequestParams,
 )
 from mcp.types import Tool as MCPTool
+from pydantic import Field
 
 from rpa_mcp import __version__
 from rpa_mcp.bootstrap import Services
@@ -58,7 +58,9 @@ def annotations_for(op: Operation) -> ToolAnnotations:
     return ToolAnnotations(
         title=op.title,
         read_only_hint=read_only,
-        destructive_hint=None if read_only else bool(op.destructive if op.destructive is not None else op.risk == "dangerous"),
+        destructive_hint=None
+        if read_only
+        else bool(op.destructive if op.destructive is not None else op.risk == "dangerous"),
         idempotent_hint=op.idempotent,
         open_world_hint=op.risk in ("act",),
     )
@@ -80,7 +82,9 @@ def error_result(exc: RpaError) -> CallToolResult:
     text = f"[{exc.code}] {exc.message}"
     if exc.details:
         text += "\n" + json.dumps(exc.details, ensure_ascii=False, default=str)
-    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True, _meta={"rpa/error": exc.to_dict()})
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], is_error=True, _meta={"rpa/error": exc.to_dict()}
+    )
 
 
 def _images_in(value: Any) -> list[ImageContent]:
@@ -107,15 +111,37 @@ class McpNotifier(Notifier):
 
     def __init__(self, bus: InMemorySubscriptionBus) -> None:
         self.bus = bus
-        self.legacy: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+        # 2025-era connections -> (a session proxy on it, subscribed URIs). A ServerSession is a per-request
+        # proxy; its connection outlives the request, and non-request-scoped notifications use that connection.
+        self.legacy: weakref.WeakKeyDictionary[Any, tuple[Any, set[str]]] = weakref.WeakKeyDictionary()
         self._tasks: set[asyncio.Task[None]] = set()
+
+    def remember(self, session: Any) -> set[str]:
+        """Track a 2025-era session so changes reach it later; returns its subscribed URIs."""
+        connection = getattr(session, "_connection", session)  # the SDK keeps no public handle on it
+        known = self.legacy.get(connection)
+        uris = known[1] if known else set()
+        self.legacy[connection] = (session, uris)
+        return uris
+
+    def bind_loop(self) -> None:
+        """Remember the server's event loop (called from the app lifespan)."""
+        self._loop = asyncio.get_running_loop()
 
     def _spawn(self, coro: Any) -> None:
         try:
-            task = asyncio.get_running_loop().create_task(coro)
-        except RuntimeError:  # no loop: nothing is listening in this process
-            coro.close()
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # called from a worker thread: hand over to the server's loop
+            loop = getattr(self, "_loop", None)
+            if loop is None or loop.is_closed():
+                coro.close()
+                return
+            loop.call_soon_threadsafe(self._start, coro)
             return
+        self._start(coro)
+
+    def _start(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -128,7 +154,7 @@ class McpNotifier(Notifier):
     async def _publish(self, event: Any, *, uri: str | None) -> None:
         try:
             await self.bus.publish(event)
-            for session, uris in list(self.legacy.items()):
+            for session, uris in list(self.legacy.values()):
                 if uri is None:
                     await session.send_tool_list_changed()
                 elif uri in uris:
@@ -138,10 +164,16 @@ class McpNotifier(Notifier):
 
 
 class RpaMCPServer(MCPServer):
-    def __init__(self, registry: Registry, services: Services, *, local_caller: Caller | None, bus: InMemorySubscriptionBus):
+    def __init__(
+        self, registry: Registry, services: Services, *, local_caller: Caller | None, bus: InMemorySubscriptionBus
+    ):
         super().__init__(
-            "rpa-mcp", title="RPA MCP", version=__version__, instructions=INSTRUCTIONS, subscriptions=bus,
-            log_level=services.settings.log_level,
+            "rpa-mcp",
+            title="RPA MCP",
+            version=__version__,
+            instructions=INSTRUCTIONS,
+            subscriptions=bus,
+            log_level="WARNING",  # the SDK calls basicConfig(); our own logging is configured by the CLI
         )
         self.registry, self.services, self.local_caller = registry, services, local_caller
 
@@ -152,7 +184,7 @@ class RpaMCPServer(MCPServer):
             raise RpaError("no authenticated caller")
         session = getattr(ctx.request_context, "session", None)
         if session is not None and ctx.protocol_version and ctx.protocol_version < "2026":
-            self.services.notifier.legacy.setdefault(session, set())  # type: ignore[attr-defined]  # McpNotifier
+            self.services.notifier.remember(session)  # type: ignore[attr-defined]  # McpNotifier
         return Caller(caller.subject, caller.roles, via="mcp", auth=caller.auth)
 
     def competence_tools(self) -> dict[str, str]:
@@ -181,14 +213,18 @@ class RpaMCPServer(MCPServer):
             )
         return tools
 
-    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None) -> CallToolResult:
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult:
         try:
             caller = self.caller_of(context)  # type: ignore[arg-type]  # the SDK always passes a context
             progress = context.report_progress if context is not None else None
             competence = self.competence_tools().get(name) if name.startswith("run_") else None
             if competence is not None:
                 name, arguments = "propose_start_replay", {**(arguments or {}), "competence": competence}
-            result = await dispatch(self.registry, self.services, name, arguments, caller, surface="mcp", progress=progress)
+            result = await dispatch(
+                self.registry, self.services, name, arguments, caller, surface="mcp", progress=progress
+            )
         except RpaError as exc:
             return error_result(exc)
         op = self.registry.get(name)
@@ -233,17 +269,26 @@ def build_mcp_server(registry: Registry, services: Services, *, local_caller: Ca
 
     prompts = load_prompts(services.settings.prompts_path)
     for prompt in prompts:
+
         async def render(_p: Any = prompt, **values: str) -> str:
             return str(_p.render(values))
 
         render.__signature__ = inspect.Signature(  # type: ignore[attr-defined]  # arguments come from the file
-            [inspect.Parameter(a.name, inspect.Parameter.KEYWORD_ONLY, annotation=str, default="") for a in prompt.arguments]
+            [
+                inspect.Parameter(a.name, inspect.Parameter.KEYWORD_ONLY, annotation=str, default="")
+                for a in prompt.arguments
+            ]
         )
         render.__annotations__ = {a.name: str for a in prompt.arguments}
         server.add_prompt(
             Prompt(
-                name=prompt.name, title=prompt.title, description=prompt.description,
-                arguments=[PromptArgument(name=a.name, description=a.description, required=a.required) for a in prompt.arguments],
+                name=prompt.name,
+                title=prompt.title,
+                description=prompt.description,
+                arguments=[
+                    PromptArgument(name=a.name, description=a.description, required=a.required)
+                    for a in prompt.arguments
+                ],
                 fn=render,
             )
         )
@@ -258,11 +303,11 @@ def build_mcp_server(registry: Registry, services: Services, *, local_caller: Ca
         return EmptyResult()
 
     async def subscribe(ctx: Any, params: SubscribeRequestParams) -> EmptyResult:
-        notifier.legacy.setdefault(ctx.session, set()).add(str(params.uri))
+        notifier.remember(ctx.session).add(str(params.uri))
         return EmptyResult()
 
     async def unsubscribe(ctx: Any, params: UnsubscribeRequestParams) -> EmptyResult:
-        notifier.legacy.get(ctx.session, set()).discard(str(params.uri))
+        notifier.remember(ctx.session).discard(str(params.uri))
         return EmptyResult()
 
     low = server._lowlevel_server

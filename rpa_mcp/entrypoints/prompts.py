@@ -49,5 +49,7 @@ def load_prompts(folder: Path) -> list[PromptFile]:
             PromptArg(str(a["name"]), str(a.get("description", "")), bool(a.get("required", False)))
             for a in meta.get("arguments", []) or []
         )
-        prompts.append(PromptFile(meta["name"], meta.get("title", meta["name"]), meta["description"], body.strip(), args))
+        prompts.append(
+            PromptFile(meta["name"], meta.get("title", meta["name"]), meta["description"], body.strip(), args)
+        )
     return prompts

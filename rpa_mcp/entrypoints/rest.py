@@ -21,8 +21,13 @@ PROTOCOL_HEADER = "x-replay-protocol-version"
 
 
 def problem_response(exc: RpaError) -> JSONResponse:
-    body = {"type": f"urn:rpa-mcp:error:{exc.code}", "title": exc.code, "status": exc.http_status,
-            "detail": exc.message, **exc.to_dict()}
+    body = {
+        "type": f"urn:rpa-mcp:error:{exc.code}",
+        "title": exc.code,
+        "status": exc.http_status,
+        "detail": exc.message,
+        **exc.to_dict(),
+    }
     headers = {"retry-after": str(max(1, int(exc.retry_after_s + 0.999)))} if isinstance(exc, RateLimited) else None
     return JSONResponse(body, status_code=exc.http_status, media_type="application/problem+json", headers=headers)
 
@@ -37,9 +42,13 @@ async def _arguments(request: Request, op: Operation, http: Http | None) -> dict
             try:
                 body = json.loads(raw)
             except json.JSONDecodeError as exc:
-                raise InvalidInput(f"the body is not valid JSON ({exc.msg} at position {exc.pos})", field="(body)") from exc
+                raise InvalidInput(
+                    f"the body is not valid JSON ({exc.msg} at position {exc.pos})", field="(body)"
+                ) from exc
             if isinstance(body, list):
-                list_fields = [n for n, f in op.input.model_fields.items() if getattr(f.annotation, "__origin__", None) is list]
+                list_fields = [
+                    n for n, f in op.input.model_fields.items() if getattr(f.annotation, "__origin__", None) is list
+                ]
                 if len(list_fields) != 1:
                     raise InvalidInput("the body must be a JSON object", field="(body)")
                 body = {list_fields[0]: body}
@@ -63,12 +72,16 @@ def _endpoint(registry: Registry, services: Services, op: Operation, http: Http 
         try:
             args = await _arguments(request, op, http)
             result = await dispatch(
-                registry, services, op.name, args, Caller(caller.subject, caller.roles, via="rest", auth=caller.auth),
+                registry,
+                services,
+                op.name,
+                args,
+                Caller(caller.subject, caller.roles, via="rest", auth=caller.auth),
                 surface="rest",
             )
         except RpaError as exc:
             return problem_response(exc)
-        if result.get("no_content") is True:
+        if http is not None and http.no_content_when_null and result.get(http.no_content_when_null) is None:
             return Response(status_code=204)
         return JSONResponse(result)
 
@@ -81,4 +94,5 @@ def rest_routes(registry: Registry, services: Services) -> list[Route]:
         routes.append(Route(f"/api/v1/tools/{op.name}", _endpoint(registry, services, op, None), methods=["POST"]))
         for http in op.http:
             routes.append(Route(http.path, _endpoint(registry, services, op, http), methods=[http.method]))
-    return routes
+    # Static paths first: /api/v1/replay/next must win over /api/v1/replay/{replay_id}.
+    return sorted(routes, key=lambda r: ("{" in r.path, r.path.count("{")))

@@ -10,24 +10,33 @@ import yaml
 from pydantic import Field
 
 from rpa_mcp.errors import InternalError, NotFound
-from rpa_mcp.ops.registry import Operation, OpContext, Resource, StrictModel
+from rpa_mcp.ops.registry import OpContext, Operation, Resource, StrictModel
 
 CATALOG_NAMES = ("dialogs", "validator_matrix", "thresholds")
 CatalogName = Literal["dialogs", "validator_matrix", "thresholds"]
 
 
+_CACHE: dict[Path, tuple[float, dict[str, Any]]] = {}
+
+
 def read_catalog(catalog_dir: Path, name: str) -> dict[str, Any]:
+    """The parsed catalog file, cached until the file changes."""
     if name not in CATALOG_NAMES:
         raise NotFound(f"no catalog {name!r}; catalogs are {', '.join(CATALOG_NAMES)}", name=name)
     path = catalog_dir / f"{name}.yaml"
     if not path.is_file():
         raise NotFound(f"catalog {name} is not installed ({path.name} missing)", name=name)
+    mtime = path.stat().st_mtime
+    cached = _CACHE.get(path)
+    if cached and cached[0] == mtime:
+        return cached[1]
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise InternalError(f"catalog {name} is not valid YAML: {exc}") from exc
     if not isinstance(data, dict):
         raise InternalError(f"catalog {name} must be a mapping at the top level")
+    _CACHE[path] = (mtime, data)
     return data
 
 
@@ -71,8 +80,18 @@ OPERATIONS = (
 )
 
 RESOURCES = (
-    Resource("rpa://catalog/{name}", "catalog", "A catalog (dialogs, validator_matrix, thresholds) as JSON.",
-             "application/json", _catalog_resource),
-    Resource("rpa://catalog/dialogs/{dialog_id}", "dialog", "One dialog entry of the catalog.", "application/json",
-             _dialog_entry_resource),
+    Resource(
+        "rpa://catalog/{name}",
+        "catalog",
+        "A catalog (dialogs, validator_matrix, thresholds) as JSON.",
+        "application/json",
+        _catalog_resource,
+    ),
+    Resource(
+        "rpa://catalog/dialogs/{dialog_id}",
+        "dialog",
+        "One dialog entry of the catalog.",
+        "application/json",
+        _dialog_entry_resource,
+    ),
 )

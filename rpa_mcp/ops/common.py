@@ -38,6 +38,7 @@ class Crop(StrictModel):
     label: str = Field(description="What the crop shows.")
     mime_type: str = Field("image/png", description="Always image/png.")
     data_base64: str = Field(description="PNG bytes, base64 (<= 1 MB, <= 2000 px a side).")
+    bbox: list[int] | None = Field(None, description="Where the crop was taken in the frame: [x, y, w, h].")
 
 
 async def load_image_bytes(ctx: OpContext, arg: ImageArg, field: str) -> bytes:

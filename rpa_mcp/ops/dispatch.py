@@ -69,8 +69,13 @@ async def dispatch(
     finally:
         if services.audit is not None:
             services.audit.record(
-                actor=caller.subject, operation=name, args=arguments or {}, outcome=outcome, code=code,
-                duration_ms=(time.perf_counter() - started) * 1000, via=surface,
+                actor=caller.subject,
+                operation=name,
+                args=arguments or {},
+                outcome=outcome,
+                code=code,
+                duration_ms=(time.perf_counter() - started) * 1000,
+                via=surface,
             )
 
 

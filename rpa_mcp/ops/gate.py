@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from rpa_mcp.errors import InternalError
-from rpa_mcp.ops.registry import Operation, OpContext, Preview, StrictModel
+from rpa_mcp.ops.registry import OpContext, Operation, Preview, StrictModel
 
 
 class ApplyInput(StrictModel):
@@ -26,7 +26,9 @@ class ProposalOutput(StrictModel):
     diff: str | None = Field(None, description="What changes, when this replaces something.")
     token: str = Field(description="Single-use confirmation token for apply_<operation>.")
     expires_at: float = Field(description="Epoch seconds after which the token is refused.")
-    approval_mode: str = Field(description="'token': apply after the person agrees in chat; 'human': a person must approve on the page.")
+    approval_mode: str = Field(
+        description="'token': apply after the person agrees in chat; 'human': a person must approve on the page."
+    )
     approval_status: str = Field(description="not_required | pending | approved | rejected.")
     approval_url: str | None = Field(None, description="Page where a person approves or rejects (human mode).")
     next_step: str = Field(description="What to do next.")
@@ -39,27 +41,48 @@ def _propose(op: Operation) -> Operation:
     async def handler(ctx: OpContext, args: BaseModel) -> ProposalOutput:
         preview: Preview = await preview_fn(ctx, args)
         proposal = ctx.services.confirmations.propose(
-            operation=op.name, risk=op.risk, proposer=ctx.caller.subject,
-            args=args.model_dump(mode="json"), summary=preview.summary, details=preview.details,
-            diff=preview.diff, binding=preview.binding,
+            operation=op.name,
+            risk=op.risk,
+            proposer=ctx.caller.subject,
+            args=args.model_dump(mode="json"),
+            summary=preview.summary,
+            details=preview.details,
+            diff=preview.diff,
+            binding=preview.binding,
         )
         if proposal.approval_mode == "human":
-            step = (f"Show the summary to the person and ask them to approve it at {proposal.approval_url}; "
-                    f"then call apply_{op.name} with the token.")
+            step = (
+                f"Show the summary to the person and ask them to approve it at {proposal.approval_url}; "
+                f"then call apply_{op.name} with the token."
+            )
         else:
             step = f"Show the summary to the person; only after they agree, call apply_{op.name} with the token."
         return ProposalOutput(
-            operation=op.name, summary=preview.summary, details=preview.details, diff=preview.diff,
-            token=proposal.token, expires_at=proposal.expires_at, approval_mode=proposal.approval_mode,
-            approval_status=proposal.approval_status, approval_url=proposal.approval_url, next_step=step,
+            operation=op.name,
+            summary=preview.summary,
+            details=preview.details,
+            diff=preview.diff,
+            token=proposal.token,
+            expires_at=proposal.expires_at,
+            approval_mode=proposal.approval_mode,
+            approval_status=proposal.approval_status,
+            approval_url=proposal.approval_url,
+            next_step=step,
         )
 
     return Operation(
         name=f"propose_{op.name}",
         title=f"Propose: {op.title}",
         description=f"Step 1 of 2 (changes nothing): {op.description} Returns a preview and a single-use token.",
-        input=op.input, output=ProposalOutput, risk="read", handler=handler,
-        roles=op.allowed_roles, surfaces=op.surfaces, idempotent=False, destructive=False, http=op.http,
+        input=op.input,
+        output=ProposalOutput,
+        risk="read",
+        handler=handler,
+        roles=op.allowed_roles,
+        surfaces=op.surfaces,
+        idempotent=False,
+        destructive=False,
+        http=op.http,
     )
 
 
@@ -83,8 +106,13 @@ def _apply(op: Operation) -> Operation:
         name=f"apply_{op.name}",
         title=f"Apply: {op.title}",
         description=f"Step 2 of 2: {op.description} Takes only the token from propose_{op.name}.",
-        input=ApplyInput, output=op.output, risk=op.risk, handler=handler,
-        roles=op.allowed_roles, surfaces=op.surfaces, idempotent=False,
+        input=ApplyInput,
+        output=op.output,
+        risk=op.risk,
+        handler=handler,
+        roles=op.allowed_roles,
+        surfaces=op.surfaces,
+        idempotent=False,
         destructive=op.destructive if op.destructive is not None else op.risk == "dangerous",
     )
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-SECRET_KEYS = re.compile(r"(pass(word)?|secret|api[_-]?key|authorization|cookie|private[_-]?key|credential|jwt_secret)", re.I)
+SECRET_KEYS = re.compile(
+    r"(pass(word)?|secret|api[_-]?key|authorization|cookie|private[_-]?key|credential|jwt_secret)", re.I
+)
 SECRET_VALUES = [
     re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{12,}"),
     re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),  # JWTs

@@ -107,6 +107,7 @@ class Http:
 
     method: Literal["GET", "POST", "DELETE"]
     path: str
+    no_content_when_null: str | None = None  # answer 204 when this output field is null (long polls)
 
 
 @dataclass(frozen=True)

@@ -42,9 +42,25 @@ class SqliteProposalRepository:
     def insert(self, r: ProposalRecord) -> None:
         self.db.execute(
             "INSERT INTO proposals VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (r.jti, r.operation, r.risk, r.subject, json.dumps(r.args, ensure_ascii=False), r.args_digest,
-             r.binding_digest, r.summary, json.dumps(r.details, ensure_ascii=False, default=str), r.diff,
-             r.approval_mode, r.approval_status, r.approver, r.decided_at, r.created_at, r.expires_at, r.consumed_at),
+            (
+                r.jti,
+                r.operation,
+                r.risk,
+                r.subject,
+                json.dumps(r.args, ensure_ascii=False),
+                r.args_digest,
+                r.binding_digest,
+                r.summary,
+                json.dumps(r.details, ensure_ascii=False, default=str),
+                r.diff,
+                r.approval_mode,
+                r.approval_status,
+                r.approver,
+                r.decided_at,
+                r.created_at,
+                r.expires_at,
+                r.consumed_at,
+            ),
         )
 
     def get(self, jti: str) -> ProposalRecord | None:
@@ -52,16 +68,16 @@ class SqliteProposalRepository:
         return _record(row) if row else None
 
     def decide(self, jti: str, *, status: str, approver: str, at: float) -> bool:
-        return 1 == self.db.execute(
+        return self.db.execute(
             "UPDATE proposals SET approval_status = ?, approver = ?, decided_at = ? "
             "WHERE jti = ? AND approval_status = 'pending'",
             (status, approver, at, jti),
-        )
+        ) == 1
 
     def consume(self, jti: str, *, at: float) -> bool:
-        return 1 == self.db.execute(
+        return self.db.execute(
             "UPDATE proposals SET consumed_at = ? WHERE jti = ? AND consumed_at IS NULL", (at, jti)
-        )
+        ) == 1
 
     def pending(self, *, now: float) -> list[ProposalRecord]:
         rows = self.db.query(
@@ -74,10 +90,21 @@ class SqliteProposalRepository:
 
 def _record(row: sqlite3.Row) -> ProposalRecord:
     return ProposalRecord(
-        jti=row["jti"], operation=row["operation"], risk=row["risk"], subject=row["subject"],
-        args=json.loads(row["args_json"]), args_digest=row["args_digest"], binding_digest=row["binding_digest"],
-        summary=row["summary"], details=json.loads(row["details_json"]), diff=row["diff"],
-        approval_mode=row["approval_mode"], approval_status=row["approval_status"], approver=row["approver"],
-        decided_at=row["decided_at"], created_at=row["created_at"], expires_at=row["expires_at"],
+        jti=row["jti"],
+        operation=row["operation"],
+        risk=row["risk"],
+        subject=row["subject"],
+        args=json.loads(row["args_json"]),
+        args_digest=row["args_digest"],
+        binding_digest=row["binding_digest"],
+        summary=row["summary"],
+        details=json.loads(row["details_json"]),
+        diff=row["diff"],
+        approval_mode=row["approval_mode"],
+        approval_status=row["approval_status"],
+        approver=row["approver"],
+        decided_at=row["decided_at"],
+        created_at=row["created_at"],
+        expires_at=row["expires_at"],
         consumed_at=row["consumed_at"],
     )

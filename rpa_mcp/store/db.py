@@ -27,7 +27,9 @@ class Database:
         self._depth = 0
         for pragma in ("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON", "busy_timeout=10000"):
             self._conn.execute(f"PRAGMA {pragma}")
-        self._conn.execute("CREATE TABLE IF NOT EXISTS schema_versions (area TEXT PRIMARY KEY, version INTEGER NOT NULL)")
+        self._conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_versions (area TEXT PRIMARY KEY, version INTEGER NOT NULL)"
+        )
 
     def migrate(self, area: str, steps: Sequence[str]) -> int:
         """Apply the steps of `area` not applied yet; returns the area's version."""

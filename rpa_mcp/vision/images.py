@@ -34,19 +34,19 @@ class ImageHeader:
     height: int
 
 
-def read_header(data: bytes) -> ImageHeader:
+def read_header(data: bytes, *, field: str = "image") -> ImageHeader:
     """Format and size from the first bytes; raises `ImageRejected` for anything else."""
     if data.startswith(PNG_MAGIC):
         if len(data) < 24 or data[12:16] != b"IHDR":
-            raise ImageRejected("PNG header is truncated or has no IHDR chunk", field="image")
+            raise ImageRejected(f"{field}: PNG header is truncated or has no IHDR chunk", field=field)
         width, height = struct.unpack(">II", data[16:24])
         return ImageHeader("png", width, height)
     if data.startswith(JPEG_MAGIC):
-        return ImageHeader("jpeg", *_jpeg_size(data))
-    raise ImageRejected("not a PNG or JPEG image (only these two formats are accepted)", field="image")
+        return ImageHeader("jpeg", *_jpeg_size(data, field))
+    raise ImageRejected(f"{field}: not a PNG or JPEG image (only these two formats are accepted)", field=field)
 
 
-def _jpeg_size(data: bytes) -> tuple[int, int]:
+def _jpeg_size(data: bytes, field: str) -> tuple[int, int]:
     i = 2
     while i + 9 < len(data):
         if data[i] != 0xFF:
@@ -61,7 +61,7 @@ def _jpeg_size(data: bytes) -> tuple[int, int]:
             height, width = struct.unpack(">HH", data[i + 5 : i + 9])
             return width, height
         i += 2 + seg_len
-    raise ImageRejected("JPEG has no frame header (corrupt or truncated)", field="image")
+    raise ImageRejected(f"{field}: JPEG has no frame header (corrupt or truncated)", field=field)
 
 
 def decode_base64(text: str, *, field: str = "png_base64", max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
@@ -80,7 +80,7 @@ def decode_image(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, field: st
     """PNG/JPEG bytes -> BGR uint8 array, after the header checks."""
     if not data:
         raise ImageRejected(f"{field}: empty image", field=field)
-    header = read_header(data)
+    header = read_header(data, field=field)
     if header.width == 0 or header.height == 0:
         raise ImageRejected(f"{field}: image has a zero dimension", field=field)
     if header.width * header.height > max_pixels:
@@ -107,7 +107,9 @@ def clamp_bbox(bbox: BBox, shape: tuple[int, ...]) -> BBox:
 
 
 def crop(image: np.ndarray, bbox: BBox, *, margin: int = 0) -> np.ndarray:
-    x, y, w, h = clamp_bbox((bbox[0] - margin, bbox[1] - margin, bbox[2] + 2 * margin, bbox[3] + 2 * margin), image.shape)
+    x, y, w, h = clamp_bbox(
+        (bbox[0] - margin, bbox[1] - margin, bbox[2] + 2 * margin, bbox[3] + 2 * margin), image.shape
+    )
     return image[y : y + h, x : x + w]
 
 

@@ -74,10 +74,15 @@ class RapidOcrEngine:
             return []
         engine = self._get()
         with self._lock:  # onnxruntime sessions are shared; keep calls serial and predictable
-            result = engine(image)  # type: ignore[operator]  # RapidOCR instances are callable
-        boxes, txts, scores = result.boxes, result.txts, result.scores
-        if boxes is None or txts is None:
+            # Explicit flags: rapidocr 3.x keeps use_det=False from a previous read_line() call.
+            result = engine(image, use_det=True, use_cls=False, use_rec=True)  # type: ignore[operator]  # callable
+        txts, scores = getattr(result, "txts", None), getattr(result, "scores", None)
+        if not txts:
             return []
+        boxes = getattr(result, "boxes", None)
+        if boxes is None:  # RapidOCR skipped detection (tiny image): one line over the whole region
+            height, width = image.shape[:2]
+            boxes = [np.array([[0, 0], [width, 0], [width, height], [0, height]])] * len(txts)
         lines = []
         for box, text, score in zip(boxes, txts, scores or [1.0] * len(txts), strict=False):
             pts = np.asarray(box)

@@ -11,7 +11,7 @@ from pydantic import Field
 from starlette.applications import Starlette
 
 from rpa_mcp.ops import add, build_registry
-from rpa_mcp.ops.registry import Operation, OpContext, Preview, Registry, StrictModel
+from rpa_mcp.ops.registry import OpContext, Operation, Preview, Registry, StrictModel
 
 NOTES: dict[str, str] = {}
 EXECUTIONS: list[str] = []
@@ -40,8 +40,12 @@ async def _save(ctx: OpContext, args: NoteIn) -> NoteOut:
 
 async def _preview(ctx: OpContext, args: NoteIn) -> Preview:
     old = NOTES.get(args.key)
-    return Preview(summary=f"Write note {args.key}", details={"exists": old is not None},
-                   diff=None if old is None else f"- {old}\n+ {args.text}", binding={"current": old})
+    return Preview(
+        summary=f"Write note {args.key}",
+        details={"exists": old is not None},
+        diff=None if old is None else f"- {old}\n+ {args.text}",
+        binding={"current": old},
+    )
 
 
 async def _read(ctx: OpContext, args: KeyIn) -> NoteOut:
@@ -58,7 +62,10 @@ def test_registry() -> Registry:
     registry = build_registry(areas=("catalog",))
     add(registry, Operation("read_note", "Read a note", "Read a note.", KeyIn, NoteOut, "read", _read, idempotent=True))
     add(registry, Operation("draft_note", "Draft a note", "Draft a note.", NoteIn, NoteOut, "draft", _save))
-    add(registry, Operation("save_note", "Save a note", "Save a note.", NoteIn, NoteOut, "write", _save, preview=_preview))
+    add(
+        registry,
+        Operation("save_note", "Save a note", "Save a note.", NoteIn, NoteOut, "write", _save, preview=_preview),
+    )
     add(registry, Operation("act_note", "Act on a note", "Act.", NoteIn, NoteOut, "act", _save, preview=_preview))
     return registry
 

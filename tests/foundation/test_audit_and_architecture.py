@@ -13,7 +13,17 @@ from tests.foundation.helpers import test_registry
 
 pytestmark = pytest.mark.anyio
 DOMAIN = ("vision", "shadow", "replay", "validation", "dialogs", "confirmation", "competences")
-FORBIDDEN = ("mcp", "starlette", "uvicorn", "httpx", "httpx2", "jwt", "rpa_mcp.ops", "rpa_mcp.entrypoints", "rpa_mcp.store")
+FORBIDDEN = (
+    "mcp",
+    "starlette",
+    "uvicorn",
+    "httpx",
+    "httpx2",
+    "jwt",
+    "rpa_mcp.ops",
+    "rpa_mcp.entrypoints",
+    "rpa_mcp.store",
+)
 
 
 async def _some_calls(services) -> None:
@@ -22,8 +32,14 @@ async def _some_calls(services) -> None:
     registry = test_registry()
     for i in range(3):
         with pytest.raises(InvalidInput):
-            await dispatch(registry, services, "draft_note", {"key": f"k{i}", "text": "secret: x", "password": "p"},
-                           Caller("alice", frozenset({"operator"})), surface="rest")
+            await dispatch(
+                registry,
+                services,
+                "draft_note",
+                {"key": f"k{i}", "text": "secret: x", "password": "p"},
+                Caller("alice", frozenset({"operator"})),
+                surface="rest",
+            )
 
 
 async def test_every_call_leaves_one_audit_row_with_secrets_summarized(services):

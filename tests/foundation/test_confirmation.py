@@ -140,8 +140,12 @@ async def test_key_rotation_first_key_signs_all_verify(tmp_path):
     result = await dispatch(registry, rotated, "apply_save_note", {"token": proposal["token"]}, ALICE, surface="mcp")
     assert result["text"] == "x"
     assert _claims_of(rotated.confirmations.codec.encode({"sub": "s"}))  # signs with the new key
-    assert jwt.decode(rotated.confirmations.codec.encode({"sub": "s", "exp": time.time() + 60}), new_key,
-                      algorithms=["HS256"], audience="rpa-mcp/confirm")
+    assert jwt.decode(
+        rotated.confirmations.codec.encode({"sub": "s", "exp": time.time() + 60}),
+        new_key,
+        algorithms=["HS256"],
+        audience="rpa-mcp/confirm",
+    )
 
 
 async def test_a_used_token_stays_used_across_a_restart(tmp_path):

@@ -40,16 +40,19 @@ async def test_modern_client_lists_and_calls_over_http(services, serve):
 async def test_legacy_client_with_session_lists_and_calls_over_http(services, serve):
     base = await serve(create_app(services=services, registry=test_registry()))
     token = token_for(services, "alice", "operator")
-    async with _http(token) as http, streamable_http_client(f"{base}/mcp", http_client=http) as (read, write):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            assert session.protocol_version == "2025-11-25"
-            names = {t.name for t in (await session.list_tools()).tools}
-            assert "propose_save_note" in names
-            result = await session.call_tool("draft_note", {"key": "k", "text": "x"})
-            assert result.structured_content["text"] == "x"
-            with pytest.warns(MCPDeprecationWarning):  # the client warns; the server still answers
-                await session.set_logging_level("debug")
+    async with (
+        _http(token) as http,
+        streamable_http_client(f"{base}/mcp", http_client=http) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        assert session.protocol_version == "2025-11-25"
+        names = {t.name for t in (await session.list_tools()).tools}
+        assert "propose_save_note" in names
+        result = await session.call_tool("draft_note", {"key": "k", "text": "x"})
+        assert result.structured_content["text"] == "x"
+        with pytest.warns(MCPDeprecationWarning):  # the client warns; the server still answers
+            await session.set_logging_level("debug")
 
 
 async def test_errors_reach_the_model_with_their_code(services):
@@ -65,8 +68,12 @@ async def test_errors_reach_the_model_with_their_code(services):
 
 @pytest.mark.parametrize(
     ("name", "args"),
-    [("draft_note", {"key": "p", "text": "same"}), ("read_note", {"key": "absent"}), ("draft_note", {"key": ""}),
-     ("get_catalog", {"name": "nope"})],
+    [
+        ("draft_note", {"key": "p", "text": "same"}),
+        ("read_note", {"key": "absent"}),
+        ("draft_note", {"key": ""}),
+        ("get_catalog", {"name": "nope"}),
+    ],
 )
 async def test_mcp_and_rest_give_the_same_result_and_the_same_error_code(services, name, args):
     registry = test_registry()

@@ -1,0 +1,50 @@
+"""Clients are told when a session's understanding changes, in both protocol eras."""
+
+from __future__ import annotations
+
+import warnings
+
+import anyio
+import pytest
+from mcp import Client, MCPDeprecationWarning
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.integration.conftest import demo_events
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_modern_listener_hears_understanding_updates(stack):
+    events = demo_events("type_observation_save")
+    uri = f"rpa://sessions/{events[0]['session_id']}/understanding"
+    client = await stack.mcp("operator")
+    async with stack.http() as agent:
+        await agent.post("/api/v1/traces/stream/event", json=events[0])
+        async with client.listen(resource_subscriptions=[uri]) as sub:
+            await agent.post("/api/v1/traces/stream/event", json=events[1:4])
+            with anyio.fail_after(10):
+                async for event in sub:
+                    if getattr(event, "uri", None) == uri:
+                        break
+
+
+async def test_a_legacy_session_hears_understanding_updates(stack):
+    events = demo_events("type_observation_save")
+    uri = f"rpa://sessions/{events[0]['session_id']}/understanding"
+    heard = anyio.Event()
+
+    async def on_message(message: object) -> None:
+        if str(getattr(getattr(message, "params", None), "uri", "")) == uri:
+            heard.set()
+
+    async with stack.http("operator") as http, stack.http() as agent:
+        await agent.post("/api/v1/traces/stream/event", json=events[0])
+        async with Client(
+            streamable_http_client(f"{stack.base}/mcp", http_client=http), mode="legacy", message_handler=on_message
+        ) as client:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", MCPDeprecationWarning)  # resources/subscribe is deprecated (SEP-2575)
+                await client.subscribe_resource(uri)
+            await agent.post("/api/v1/traces/stream/event", json=events[1:4])
+            with anyio.fail_after(10):
+                await heard.wait()

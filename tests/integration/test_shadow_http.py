@@ -1,0 +1,90 @@
+"""Issue 4 end to end over real HTTP: an agent streams, an LLM client observes, corrects, builds, persists."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from tests.integration.conftest import demo_events
+
+pytestmark = pytest.mark.anyio
+
+
+async def call(client, name, args=None):
+    result = await client.call_tool(name, args or {})
+    assert not result.is_error, result.content[0].text
+    return result.structured_content
+
+
+async def error_code(client, name, args=None) -> str:
+    result = await client.call_tool(name, args or {})
+    assert result.is_error
+    return result.meta["rpa/error"]["code"]
+
+
+async def test_observe_correct_build_and_persist_over_http(stack):
+    events = demo_events("open_record_imagerie")
+    llm = await stack.mcp("operator")
+    async with stack.http() as agent:  # the static agent token
+        # Nothing connected yet: the model gets a message it can relay.
+        assert await error_code(llm, "shadow_start") == "precondition-failed"
+        first = await agent.post("/api/v1/traces/stream/event", json=events[0])
+        assert first.status_code == 200 and first.json()["accepted"] == 1
+        started = await call(llm, "shadow_start")
+        assert started["status"] == "shadow_started" and started["session_id"] == events[0]["session_id"]
+        assert (await call(llm, "shadow_start"))["status"] == "already_observing"
+        batch = await agent.post("/api/v1/traces/stream/event", json=events[1:])
+        assert batch.status_code == 200
+        bad = await agent.post("/api/v1/traces/stream/event", json={"session_id": "s", "machine_id": "m", "type": "warp"})
+        assert bad.status_code == 422 and bad.json()["code"] == "invalid-input"
+
+    session_id = started["session_id"]
+    stopped = await call(llm, "shadow_stop", {"session_id": session_id})
+    assert stopped["status"] == "shadow_stopped" and stopped["steps_count"] >= 2
+    steps = (await call(llm, "get_understanding", {"session_id": session_id}))["steps"]
+    assert all(0 < s["confidence"] <= 1 and s["intent"] for s in steps)
+    assert any("Imagerie" in s["intent"] for s in steps)
+
+    # Each kind of feedback, and a refused one that changes nothing.
+    refused = await call(llm, "shadow_feedback", {"session_id": session_id, "action": "correct", "step_index": 1})
+    assert refused["status"] == "feedback_rejected" and refused["reason"] and refused["steps"] == steps
+    corrected = await call(llm, "shadow_feedback", {"session_id": session_id, "action": "correct", "step_index": 1,
+                                                     "new_intent": "Ouvrir le dossier patient"})
+    assert corrected["steps"][0]["intent"] == "Ouvrir le dossier patient"
+    assert corrected["steps"][0]["status"] == "corrected"
+    await call(llm, "shadow_feedback", {"session_id": session_id, "action": "validate"})
+
+    built = await call(llm, "shadow_build", {"session_id": session_id, "name": "Ouvrir l'imagerie du patient"})
+    assert built["status"] == "workflow_built" and built["workflow_ir"]["steps"]
+
+    proposal = await call(llm, "propose_persist_competence", {"session_id": session_id, "name": "Imagerie patient"})
+    assert proposal["approval_mode"] == "token" and "Imagerie" in proposal["summary"]
+    persisted = await call(llm, "apply_persist_competence", {"token": proposal["token"]})
+    path = stack.services.settings.data_dir / persisted["path"]
+    saved = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert persisted["version"] == 1 and saved["steps"][0]["intent"] == "Ouvrir le dossier patient"
+    listed = await call(llm, "list_competences")
+    assert any(c["name"] == "Imagerie patient" for c in listed["competences"])
+
+    operations = [r["operation"] for r in stack.services.audit.rows()]
+    assert {"propose_persist_competence", "propose:persist_competence", "apply:persist_competence",
+            "apply_persist_competence", "ingest_events"} <= set(operations)
+    assert stack.services.audit.verify().ok
+
+
+async def test_the_same_operations_answer_on_the_seed_rest_paths(stack):
+    events = demo_events("type_observation_save")
+    async with stack.http() as agent, stack.http("operator") as operator:
+        assert (await agent.post("/api/v1/traces/stream/event", json=events)).status_code == 200
+        machines = (await agent.get("/api/v1/traces/stream/machines")).json()
+        assert [m["machine_id"] for m in machines["machines"]] == [events[0]["machine_id"]]
+        sessions = (await agent.get("/api/v1/traces/stream/sessions", params={"machine_id": events[0]["machine_id"]}))
+        assert sessions.json()["sessions"][0]["session_id"] == events[0]["session_id"]
+        session_id = events[0]["session_id"]
+        understanding = await operator.get(f"/api/v1/shadow/{session_id}/understanding")
+        assert understanding.status_code == 200 and understanding.json()["steps"]
+        missing = await operator.get("/api/v1/shadow/nope/understanding")
+        assert missing.status_code == 404 and missing.headers["content-type"] == "application/problem+json"
+        forbidden = await agent.post("/api/v1/lea/competences/candidate/persist",
+                                     json={"session_id": session_id, "name": "x"})
+        assert forbidden.status_code == 403  # agents observe; only operators persist
