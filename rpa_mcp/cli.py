@@ -8,6 +8,7 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from rpa_mcp import __version__
 from rpa_mcp.settings import Settings
@@ -102,24 +103,25 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return 1
 
 
+def _check_thresholds(catalog_dir: Path) -> list[str]:
+    from rpa_mcp.replay.resolve import load_thresholds
+
+    try:
+        load_thresholds(catalog_dir / "thresholds.yaml")
+    except Exception as exc:  # any load error is a finding to print, not a crash
+        return [f"thresholds.yaml: {exc}"]
+    return []
+
+
 def cmd_catalog(args: argparse.Namespace) -> int:
-    settings = Settings()
-    problems: list[str] = []
-    checks = (
-        ("rpa_mcp.dialogs", "check_catalog"),
-        ("rpa_mcp.validation.matrix", "check_matrix"),
-        ("rpa_mcp.replay.thresholds", "check_thresholds"),
-    )
-    for module_name, fn_name in checks:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError:
-            problems.append(f"{module_name} is not installed")
-            continue
-        problems += getattr(module, fn_name)(settings.catalog_path)
+    from rpa_mcp.dialogs import check_catalog
+    from rpa_mcp.validation.matrix import check_matrix
+
+    catalog_dir = Settings().catalog_path
+    problems = [*check_catalog(catalog_dir), *check_matrix(catalog_dir), *_check_thresholds(catalog_dir)]
     for p in problems:
         print(f"problem: {p}")
-    print("catalog OK" if not problems else f"{len(problems)} problem(s)")
+    print(f"catalog OK ({catalog_dir})" if not problems else f"{len(problems)} problem(s)")
     return 0 if not problems else 1
 
 

@@ -34,6 +34,8 @@ from typing import Any
 import anyio
 import httpx2
 
+from rpa_mcp.testing import loopback_socket
+
 COMPETENCE = "Observation infirmière"
 MACHINE = "poste-soins-12"
 SESSION = "demo-session-1"
@@ -93,8 +95,7 @@ class StoryFailed(Exception):
 
 
 def _free_socket() -> socket.socket:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
+    sock = loopback_socket()
     return sock
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import time
 from dataclasses import dataclass, field
 
@@ -96,3 +97,15 @@ class FakeJudge:
 
         self.questions.append(f"{action_type}: {question}")
         return JudgeAnswer(self.success, self.confidence, self.explanation)
+
+
+def loopback_socket() -> socket.socket:
+    """A socket bound to 127.0.0.1 on a free port, for `uvicorn.Server.serve([sock])`.
+
+    TCP_NODELAY is set on the listening socket so accepted connections inherit it: without it
+    a response written in two parts waits ~40 ms for the peer's delayed ACK (Nagle).
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.bind(("127.0.0.1", 0))
+    return sock

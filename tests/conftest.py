@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ import uvicorn
 
 from rpa_mcp.bootstrap import Services, build_services
 from rpa_mcp.settings import Settings
-from rpa_mcp.testing import FakeClock
+from rpa_mcp.testing import FakeClock, loopback_socket
 
 SECRET = "test-secret-key-that-is-long-enough-0123456789"
 
@@ -57,8 +56,7 @@ async def serve() -> AsyncIterator[Callable[..., Any]]:
         servers: list[uvicorn.Server] = []
 
         async def start(app: Any) -> str:
-            sock = socket.socket()
-            sock.bind(("127.0.0.1", 0))
+            sock = loopback_socket()
             server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
             servers.append(server)
             tg.start_soon(server.serve, [sock])

@@ -8,7 +8,6 @@ The figure that matters is the ratio ours / bare, measured in the same run.
 from __future__ import annotations
 
 import contextlib
-import socket
 import statistics
 import tempfile
 import time
@@ -29,6 +28,7 @@ from rpa_mcp.bench import summary
 from rpa_mcp.bootstrap import build_services
 from rpa_mcp.entrypoints.app import create_app
 from rpa_mcp.settings import Settings
+from rpa_mcp.testing import loopback_socket
 
 
 def bare_app() -> Starlette:
@@ -51,8 +51,7 @@ def bare_app() -> Starlette:
 
 @contextlib.asynccontextmanager
 async def serving(app: Any) -> AsyncIterator[str]:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
+    sock = loopback_socket()
     server = uvicorn.Server(uvicorn.Config(app, log_level="error", lifespan="on"))
     async with anyio.create_task_group() as tg:
         tg.start_soon(server.serve, [sock])

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from string import Template
 
 import yaml
 
@@ -30,8 +30,9 @@ class PromptFile:
         missing = [a.name for a in self.arguments if a.required and not values.get(a.name)]
         if missing:
             raise InvalidInput(f"prompt {self.name} needs the argument(s) {', '.join(missing)}", field=missing[0])
-        known = {a.name: values.get(a.name) or f"(no {a.name} given)" for a in self.arguments}
-        return Template(self.body).safe_substitute(known)
+        known = {a.name: values.get(a.name) or "" for a in self.arguments}
+        # `{name}` placeholders of declared arguments only; any other brace is left as written.
+        return re.sub(r"\{(\w+)\}", lambda m: known.get(m.group(1), m.group(0)), self.body)
 
 
 def load_prompts(folder: Path) -> list[PromptFile]:

@@ -1,0 +1,133 @@
+"""The engine's shared state and the few writes every part makes: wake-ups, fencing, pauses.
+
+`ReplayCore` holds the store, the server's time base, the target memory and resolver, the
+supervisor, and the long-poll wake-up events. The parts of the engine (planning, dispatch,
+acks, reports, pauses, server-side actions, watchdog, status) are mixins over it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+import anyio
+
+from rpa_mcp.errors import NotFound
+from rpa_mcp.replay import model as m
+from rpa_mcp.replay.memory import TargetMemory
+from rpa_mcp.replay.ports import ReplayStore
+from rpa_mcp.replay.resolve import TargetResolver
+from rpa_mcp.replay.service.supervision import Supervisor
+
+
+def new_id(prefix: str, nbytes: int = 6) -> str:
+    return f"{prefix}{secrets.token_hex(nbytes)}"
+
+
+class ReplayCore:
+    """Domain service; `services` is the composition root (read lazily: validator, dialogs, notifier...)."""
+
+    def __init__(
+        self, store: ReplayStore, services: Any, *, config: m.ReplayConfig | None = None, thresholds: Any = None
+    ) -> None:
+        self.store = store
+        self.services = services
+        self.config = config or m.ReplayConfig.from_settings(services.settings)
+        self.time = m.ServerTime(services.clock)
+        self.memory = TargetMemory(store, self.time)
+        self.resolver = TargetResolver(
+            ocr=lambda: getattr(services, "ocr", None),
+            memory=self.memory,
+            thresholds=thresholds,
+            catalog_dir=getattr(services.settings, "catalog_path", None),
+            vlm=lambda: getattr(services, "vlm", None),
+        )
+        self._events: dict[str | None, anyio.Event] = {}
+
+        self.supervisor = Supervisor(self.config, services)
+
+    # --- wake-ups for the long poll -------------------------------------------------------------
+    def _event(self, machine_id: str) -> anyio.Event:
+        event = self._events.get(machine_id)
+        if event is None:
+            event = self._events[machine_id] = anyio.Event()
+        return event
+
+    def _wake(self, machine_id: str | None) -> None:
+        keys = list(self._events) if machine_id is None else [machine_id]
+        for key in keys:
+            event = self._events.pop(key, None)
+            if event is not None:
+                event.set()
+
+    def _changed(self, replay_id: str) -> None:
+        notifier = getattr(self.services, "notifier", None)
+        if notifier is not None:
+            notifier.resource_updated(f"rpa://replays/{replay_id}")
+
+    # --- shared reads and writes -----------------------------------------------------------------
+    def _require(self, replay_id: str) -> dict[str, Any]:
+        replay = self.store.get_replay(replay_id)
+        if replay is None:
+            raise NotFound(f"no replay {replay_id!r}", replay_id=replay_id)
+        return replay
+
+
+    def _replay_state(self, replay_id: str) -> str | None:
+        r = self.store.get_replay(replay_id)
+        return r["state"] if r else None
+
+
+    def _fence(self, replay_id: str, action_id: str, attempt_id: str) -> tuple[str, dict[str, Any] | None, str]:
+        """accepted | late | unknown, the action row, and why."""
+        a = self.store.get_action(replay_id, action_id)
+        if a is None:
+            return "unknown", None, "no such replay or action"
+        if a["attempt_id"] == attempt_id:
+            if a["state"] in (m.DISPATCHED, m.ORPHAN):
+                return "accepted", a, ""
+            return "late", a, f"the action is already {a['state']}"
+        if self.store.get_attempt(attempt_id) is not None:
+            return "late", a, "a newer attempt of this action was dispatched (fenced)"
+        replay = self.store.get_replay(replay_id)
+        if replay is not None and replay["state"] in m.TERMINAL_REPLAY_STATES and a["dispatches"]:
+            return "late", a, "the replay is finished"
+        return "unknown", a, "this attempt was never dispatched"
+
+
+    def _record(self, kind: str, msg: Any, status: str, body: dict[str, Any] | None = None) -> bool:
+        return self.store.add_report(
+            {
+                "replay_id": msg.replay_id,
+                "action_id": msg.action_id,
+                "attempt_id": msg.attempt_id,
+                "kind": kind,
+                "status": status,
+                "received_at": self.time.now(),
+                "body": body or {},
+            }
+        )
+
+
+    def _pause(
+        self,
+        replay_id: str,
+        reason: str,
+        detail: dict[str, Any],
+        *,
+        now: float,
+        from_states: Sequence[str] = (m.RUNNING, m.PAUSED),
+    ) -> bool:
+        won = self.store.update_replay(
+            replay_id, expect_states=from_states, now=now, state=m.PAUSED, pause_reason=reason, pause_detail=detail
+        )
+        if won:
+            m.log_event(
+                "replay_paused", replay_id=replay_id, action_id=detail.get("action_id"), reason=reason, detail=detail
+            )
+        return won
+
+
+    def _advance(self, replay_id: str) -> None:  # pragma: no cover - provided by ServerActions
+        raise NotImplementedError

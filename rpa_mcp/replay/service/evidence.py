@@ -1,0 +1,140 @@
+"""Evidence for people and models: client-sized crops, checker texts, validator/dialog argument shapes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from rpa_mcp.errors import RpaError
+from rpa_mcp.vision.images import encode_png_base64
+
+EVIDENCE_BOX = (360, 200)  # w, h of an evidence crop around the action point
+
+
+def upper_name(value: Any) -> str | None:
+    """Enum or str -> upper-case str."""
+    if value is None:
+        return None
+    value = getattr(value, "value", value)
+    return str(value).upper()
+
+
+def field_of(obj: Any, name: str, default: Any = None) -> Any:
+    if isinstance(obj, Mapping):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+
+
+def checker_evidence(evidence: Any) -> list[Any] | None:
+    if not evidence:
+        return None
+    out = []
+    for item in evidence:
+        if hasattr(item, "checker") and hasattr(item, "score"):
+            item = {k: getattr(item, k, None) for k in ("checker", "signal", "score", "detail", "duration_ms")}
+        elif hasattr(item, "model_dump"):
+            item = item.model_dump(mode="json")
+        elif not isinstance(item, dict | str | int | float):
+            item = str(item)
+        if isinstance(item, dict):
+            item = {k: v for k, v in item.items() if not (isinstance(v, str) and len(v) > 2000)}
+        out.append(item)
+    return out
+
+
+def crops_around(image: np.ndarray, point: Sequence[int] | None, bbox: Sequence[int] | None) -> list[dict[str, Any]]:
+    """One client-sized PNG crop of the region that matters (action point or bbox)."""
+    h, w = image.shape[:2]
+    if bbox:
+        x, y, bw, bh = (int(v) for v in bbox[:4])
+        box = (x - 20, y - 20, bw + 40, bh + 40)
+    elif point:
+        bw, bh = EVIDENCE_BOX
+        box = (int(point[0]) - bw // 2, int(point[1]) - bh // 2, bw, bh)
+    else:
+        return []
+    x, y, bw, bh = box
+    x0, y0 = max(0, x), max(0, y)
+    x1, y1 = min(w, x + bw), min(h, y + bh)
+    if x1 <= x0 or y1 <= y0:
+        return []
+    try:
+        data = encode_png_base64(image[y0:y1, x0:x1])
+    except RpaError:
+        return []
+    return [
+        {
+            "label": "screen after the action, around the target",
+            "bbox": [x0, y0, x1 - x0, y1 - y0],
+            "mime_type": "image/png",
+            "data_base64": data,
+        }
+    ]
+
+
+def validator_args(
+    *,
+    label: str | None,
+    bbox: Sequence[int] | None,
+    after_shape: tuple[int, ...],
+    window_title: str | None,
+    text: str | None,
+    observed: dict[str, Any],
+) -> tuple[Any, Any, Any]:
+    """Target/Expected/Observed of the validation area (dicts if that area is not installed)."""
+    if bbox:
+        h, w = after_shape[:2]
+        x, y, bw, bh = (int(v) for v in bbox[:4])
+        x0, y0 = max(0, min(x, w - 1)), max(0, min(y, h - 1))
+        bbox = (x0, y0, max(1, min(bw, w - x0)), max(1, min(bh, h - y0)))
+    try:
+        from rpa_mcp.validation.model import Expected, Observed, Target
+    except ImportError:  # pragma: no cover - the validation area is absent
+        return ({"label": label, "bbox": bbox}, {"window_title": window_title, "text": text}, observed)
+    return (
+        Target(label=label, bbox=tuple(bbox) if bbox else None),  # type: ignore[arg-type]
+        Expected(window_title=window_title, text=text),
+        Observed(**observed),
+    )
+
+
+def verdict_crops(verdict: Any) -> list[dict[str, Any]]:
+    out = []
+    for c in field_of(verdict, "crops") or []:
+        data = field_of(c, "data_base64")
+        if data:
+            bbox = field_of(c, "bbox")
+            out.append(
+                {
+                    "label": field_of(c, "label", "evidence"),
+                    "bbox": list(bbox) if bbox else None,
+                    "mime_type": field_of(c, "mime_type", "image/png"),
+                    "data_base64": data,
+                }
+            )
+    return out
+
+
+def declared_modals(items: Any) -> list[Any]:
+    """Workflow `expected_modals` -> the dialog area's DeclaredModal objects (bare ids carry no policy)."""
+    out: list[Any] = []
+    try:
+        from rpa_mcp.dialogs import DeclaredModal
+    except ImportError:  # pragma: no cover
+        return [i for i in items or [] if isinstance(i, dict)]
+    for item in items or []:
+        if isinstance(item, dict):
+            try:
+                out.append(DeclaredModal.model_validate(item))
+            except (ValueError, RpaError):
+                continue  # an invalid declaration is ignored here (it can only make things less strict)
+    return out
+
+
+def button_entry(button: Any) -> dict[str, Any]:
+    x, y, w, h = (int(v) for v in field_of(button, "bbox"))
+    return {"label": field_of(button, "label"), "click_at": [x + w // 2, y + h // 2]}

@@ -1,0 +1,357 @@
+"""Supervision: what a report means — transport outcome, the validator's verdict, the dialog policy.
+
+`Supervisor.decide` is pure (no writes): it turns a current-attempt report into a `Decision`
+that the report path then applies with one conditional write. A missing or switched-off
+collaborator (validator, dialog resolver) makes the replay pause, never guess.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rpa_mcp.errors import RpaError
+from rpa_mcp.replay import model as m
+from rpa_mcp.replay.service.evidence import (
+    button_entry,
+    checker_evidence,
+    crops_around,
+    declared_modals,
+    field_of,
+    upper_name,
+    validator_args,
+    verdict_crops,
+)
+from rpa_mcp.replay.wire import ActionResult
+from rpa_mcp.vision.images import decode_base64, decode_image
+
+
+@dataclass
+class Decision:
+    """What to do with an action after a report (computed before the single conditional write)."""
+
+    state: str
+    outcome: str | None
+    pause: str | None = None
+    pause_detail: dict[str, Any] = field(default_factory=dict)
+    resend: bool = False
+    insert: dict[str, Any] | None = None  # an action to insert right after this one (dialog click)
+    warning: str | None = None
+    verdict: dict[str, Any] | None = None
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+
+
+
+class Supervisor:
+    """Reads the validator and the dialog resolver from `services` at call time (they may be absent)."""
+
+    def __init__(self, config: m.ReplayConfig, services: Any) -> None:
+        self.config = config
+        self.services = services
+
+    def decide(self, a: dict[str, Any], replay: dict[str, Any], msg: ActionResult) -> tuple[Decision, bytes | None]:
+        """Pure decision from a current-attempt report (no writes)."""
+        cancelled = replay["state"] in m.TERMINAL_REPLAY_STATES
+        screen_bytes = None
+        if msg.screenshot_after:
+            try:
+                screen_bytes = decode_base64(msg.screenshot_after, field="screenshot_after")
+            except RpaError:
+                screen_bytes = None
+        if not msg.executed:
+            # No input was injected: safe to dispatch again later (new attempt), it never counts as done.
+            if msg.system_dialog is not None:
+                return Decision(
+                    m.PENDING if not cancelled else m.ABANDONED,
+                    "not_executed",
+                    pause=m.SYSTEM_DIALOG,
+                    pause_detail=_sysdlg(msg),
+                ), screen_bytes
+            if msg.human_takeover:
+                return Decision(
+                    m.PENDING if not cancelled else m.ABANDONED, "not_executed", pause=m.HUMAN_TAKEOVER
+                ), screen_bytes
+            if cancelled:
+                return Decision(m.ABANDONED, "not_executed"), screen_bytes
+            if a["resends"] < a["max_resends"] and msg.error_retryable is not False:
+                return Decision(m.PENDING, "not_executed", warning=msg.error), screen_bytes
+            return Decision(
+                m.ABANDONED,
+                "not_executed",
+                pause=m.PAUSED_NEED_HELP,
+                pause_detail={"error": msg.error or "the agent did not execute the action"},
+            ), screen_bytes
+        if cancelled:
+            # cancel never interrupts an action in flight; its report is recorded when it comes
+            return Decision(m.ACKED, "success_after_cancel" if msg.success else "failed_after_cancel"), screen_bytes
+        if msg.system_dialog is not None:
+            return Decision(m.HELD, "system_dialog", pause=m.SYSTEM_DIALOG, pause_detail=_sysdlg(msg)), screen_bytes
+        if not msg.success:
+            if msg.error_retryable is False:
+                return Decision(
+                    m.HELD, "failed", pause=m.PAUSED_NEED_HELP, pause_detail={"error": msg.error, "retryable": False}
+                ), screen_bytes
+            if a["resends"] < a["max_resends"]:
+                return Decision(m.PENDING, "failed_retrying", warning=msg.error), screen_bytes
+            return Decision(
+                m.ABANDONED,
+                "failed",
+                pause=m.PAUSED_NEED_HELP,
+                pause_detail={"error": msg.error, "resends": a["resends"]},
+            ), screen_bytes
+        decision = self.verify(a, replay, msg, screen_bytes)
+        if msg.human_takeover and decision.pause is None:
+            decision.pause = m.HUMAN_TAKEOVER
+        return decision, screen_bytes
+
+    # --- verification (supervision loop) --------------------------------------------------------
+    def verify(
+        self, a: dict[str, Any], replay: dict[str, Any], msg: ActionResult, after_bytes: bytes | None
+    ) -> Decision:
+        validator = getattr(self.services, "validator", None)
+        if not self.config.validator_enabled or validator is None:
+            m.log_event(
+                "verify",
+                replay_id=a["replay_id"],
+                action_id=a["action_id"],
+                attempt_id=msg.attempt_id,
+                agent_success=True,
+                final="UNVERIFIED",
+                reason="validator absent or switched off",
+            )
+            return Decision(
+                m.HELD,
+                "unverified",
+                pause=m.UNVERIFIED,
+                pause_detail={"why": "the validator is switched off or absent: nothing verified the action's effect"},
+            )
+        if not (msg.screenshot_before and after_bytes):
+            m.log_event(
+                "verify",
+                replay_id=a["replay_id"],
+                action_id=a["action_id"],
+                attempt_id=msg.attempt_id,
+                agent_success=True,
+                final="UNVERIFIED",
+                reason="no screenshots",
+            )
+            return Decision(
+                m.HELD,
+                "unverified",
+                pause=m.UNVERIFIED,
+                pause_detail={"why": "the agent sent no before/after screenshots"},
+            )
+        try:
+            before = decode_image(
+                decode_base64(msg.screenshot_before, field="screenshot_before"),
+                max_pixels=self.config.max_image_pixels,
+                field="screenshot_before",
+            )
+            after = decode_image(after_bytes, max_pixels=self.config.max_image_pixels, field="screenshot_after")
+        except RpaError as exc:
+            return Decision(m.HELD, "unverified", pause=m.UNVERIFIED, pause_detail={"why": exc.message})
+        target = a["target"] if isinstance(a["target"], dict) else {}
+        point = msg.actual_position
+        bbox = target.get("bbox")
+        if not bbox and point:
+            bbox = [point[0] - 60, point[1] - 20, 120, 40]
+        expected_text = a["params"].get("text") if a["action_type"] in ("type_text", "extract_text") else None
+        vt, ve, vo = validator_args(
+            label=target.get("label") or target.get("by_text"),
+            bbox=bbox,
+            after_shape=after.shape,
+            window_title=a["expected"].get("window_after"),
+            text=expected_text,
+            observed={
+                "window_title_before": msg.window_title_before,
+                "window_title_after": msg.window_title,
+                "process_after": msg.process_after,
+            },
+        )
+        try:
+            verdict = validator.validate(a["action_type"], before, after, vt, ve, vo)
+        except Exception as exc:
+            reason = exc.message if isinstance(exc, RpaError) else repr(exc)
+            m.log_event(
+                "verify_error",
+                replay_id=a["replay_id"],
+                action_id=a["action_id"],
+                attempt_id=msg.attempt_id,
+                error=reason,
+            )
+            return Decision(m.HELD, "unverified", pause=m.UNVERIFIED, pause_detail={"why": f"validator: {reason}"})
+        kind = upper_name(field_of(verdict, "verdict"))
+        category = upper_name(field_of(verdict, "failure_category"))
+        vdict = {
+            "verdict": kind,
+            "failure_category": category,
+            "confidence": field_of(verdict, "confidence"),
+            "reason": field_of(verdict, "reason"),
+            "evidence": checker_evidence(field_of(verdict, "evidence")),
+        }
+        m.log_event(
+            "verify",
+            replay_id=a["replay_id"],
+            action_id=a["action_id"],
+            attempt_id=msg.attempt_id,
+            agent_success=True,
+            final=kind,
+            failure_category=category,
+            checkers=vdict["evidence"],
+        )
+        crops = verdict_crops(verdict) or crops_around(after, point, bbox)
+        no_change = category == "NO_VISUAL_CHANGE" or (msg.warning or "").lower() == "no_screen_change"
+        if kind == "SUCCESS" and not no_change:
+            return Decision(m.ACKED, "success", verdict=vdict)
+        if (no_change and kind != "FAILURE") or category == "NO_VISUAL_CHANGE":
+            if not a["success_strict"]:
+                return Decision(m.ACKED, "success_with_warning", warning="no_screen_change", verdict=vdict)
+            if a["resends"] < a["max_resends"]:
+                return Decision(
+                    m.PENDING, "no_change_retrying", warning="no_screen_change", verdict=vdict, evidence=crops
+                )
+            return Decision(
+                m.HELD,
+                "failed",
+                pause=m.VALIDATION_FAILED,
+                verdict=vdict,
+                evidence=crops,
+                pause_detail={"failure_category": "NO_VISUAL_CHANGE", "strict": True},
+            )
+        if kind == "FAILURE" and category == "UNEXPECTED_DIALOG":
+            return self._dialog(a, msg, before, after, vdict, crops)
+        if kind == "FAILURE":
+            return Decision(
+                m.HELD,
+                "failed",
+                pause=m.VALIDATION_FAILED,
+                verdict=vdict,
+                evidence=crops,
+                pause_detail={"failure_category": category, "agent_claimed_success": True},
+            )
+        return Decision(
+            m.HELD,
+            "uncertain",
+            pause=m.UNVERIFIED,
+            verdict=vdict,
+            evidence=crops,
+            pause_detail={"why": "the validator is not sure", "verdict": kind},
+        )
+
+    def _dialog(
+        self,
+        a: dict[str, Any],
+        msg: ActionResult,
+        before: np.ndarray,
+        after: np.ndarray,
+        vdict: dict[str, Any],
+        crops: list[dict[str, Any]],
+    ) -> Decision:
+        resolver = getattr(self.services, "dialogs", None)
+        if not self.config.dialog_resolver_enabled or resolver is None:
+            return Decision(
+                m.HELD,
+                "dialog",
+                pause=m.UNEXPECTED_DIALOG,
+                verdict=vdict,
+                evidence=crops,
+                pause_detail={"why": "the dialog resolver is switched off or absent"},
+            )
+        try:
+            res = resolver.resolve(
+                after,
+                declared_modals=declared_modals(a["expected"].get("expected_modals")),
+                window_title=msg.window_title,
+                process=msg.process_after,
+                previous=before,
+            )
+        except Exception as exc:
+            return Decision(
+                m.HELD,
+                "dialog",
+                pause=m.UNEXPECTED_DIALOG,
+                verdict=vdict,
+                evidence=crops,
+                pause_detail={"why": f"dialog resolver error: {exc}"},
+            )
+        decision = str(upper_name(field_of(res, "decision")) or "PAUSE").lower()
+        dialog_id = field_of(res, "dialog_id")
+        cls = field_of(res, "classification")
+        bbox = field_of(res, "bbox") or field_of(cls, "bbox")
+        button = field_of(res, "button")
+        label = field_of(button, "label", button) if button is not None else None
+        click_at = field_of(res, "click_at")
+        buttons = field_of(res, "buttons") or field_of(cls, "buttons") or []
+        detail = {
+            "dialog_id": dialog_id,
+            "decision": decision,
+            "reason": field_of(res, "reason"),
+            "buttons": [field_of(b, "label", b) for b in buttons] or None,
+            "button_points": [button_entry(b) for b in buttons if field_of(b, "bbox")] or None,
+        }
+        crop_b64 = field_of(res, "crop_png_base64")
+        if crop_b64:
+            dcrops = [
+                {
+                    "label": f"dialog {dialog_id}",
+                    "bbox": list(bbox) if bbox else None,
+                    "mime_type": "image/png",
+                    "data_base64": crop_b64,
+                }
+            ]
+        else:
+            dcrops = crops_around(after, None, bbox) if bbox else crops
+        m.log_event(
+            "dialog",
+            replay_id=a["replay_id"],
+            action_id=a["action_id"],
+            attempt_id=msg.attempt_id,
+            dialog_id=dialog_id,
+            decision=decision,
+            button=label,
+            click_at=click_at,
+        )
+        vdict = {**vdict, "dialog": detail}
+        if decision == "auto" and click_at:
+            insert = {
+                "action_id": f"{a['action_id']}-dlg{secrets.token_hex(2)}",
+                "intent": f"Answer dialog {dialog_id}",
+                "action_type": "dialog_button",
+                "target": {
+                    "label": label,
+                    "x": int(click_at[0]),
+                    "y": int(click_at[1]),
+                    "method": "dialog_resolver",
+                    "dialog_id": dialog_id,
+                },
+                "params": {},
+                "expected": {"expected_modals": []},
+                "idempotent": 0,
+                "success_strict": 0,
+                "server_side": 0,
+                "max_resends": self.config.max_resends,
+                "origin": "dialog",
+            }
+            return Decision(m.ACKED, "success_dialog_auto", verdict=vdict, insert=insert, evidence=dcrops)
+        if decision == "skip":
+            return Decision(
+                m.ACKED,
+                "success_dialog_skipped",
+                warning=f"dialog {dialog_id} left open (skip policy)",
+                verdict=vdict,
+                evidence=dcrops,
+            )
+        return Decision(
+            m.HELD, "dialog", pause=m.UNEXPECTED_DIALOG, verdict=vdict, evidence=dcrops, pause_detail=detail
+        )
+
+
+def _sysdlg(msg: ActionResult) -> dict[str, Any]:
+    assert msg.system_dialog is not None
+    return {
+        "system_dialog": msg.system_dialog.model_dump(exclude_none=True),
+        "why": "system dialogs are never answered automatically; no input was injected",
+    }

@@ -1,0 +1,33 @@
+"""The four prompts of the SPEC are served from files, with arguments that are substituted."""
+
+from __future__ import annotations
+
+import pytest
+from mcp import Client
+
+from rpa_mcp.entrypoints.app import local_operator
+from rpa_mcp.entrypoints.mcp import build_mcp_server
+from rpa_mcp.entrypoints.prompts import PromptArg, PromptFile
+from rpa_mcp.errors import InvalidInput
+from rpa_mcp.ops import build_registry
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_the_four_prompts_are_listed_and_render_their_arguments(services):
+    server = build_mcp_server(build_registry(), services, local_caller=local_operator())
+    async with Client(server) as client:
+        prompts = {p.name: p for p in (await client.list_prompts()).prompts}
+        assert {"teach-me", "review-steps", "supervise-replay", "triage-dialog"} <= set(prompts)
+        assert all(p.description and all(a.description for a in p.arguments or []) for p in prompts.values())
+        rendered = await client.get_prompt("supervise-replay", {"competence": "Imagerie patient"})
+    text = rendered.messages[0].content.text
+    assert "Imagerie patient" in text and "{competence}" not in text
+
+
+def test_a_missing_required_argument_is_named():
+    prompt = PromptFile("p", "P", "d", "Hello {who} {other}", (PromptArg("who", "w", required=True),))
+    with pytest.raises(InvalidInput) as info:
+        prompt.render({})
+    assert info.value.details["field"] == "who"
+    assert prompt.render({"who": "Ana"}) == "Hello Ana {other}"
