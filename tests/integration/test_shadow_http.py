@@ -35,7 +35,9 @@ async def test_observe_correct_build_and_persist_over_http(stack):
         assert (await call(llm, "shadow_start"))["status"] == "already_observing"
         batch = await agent.post("/api/v1/traces/stream/event", json=events[1:])
         assert batch.status_code == 200
-        bad = await agent.post("/api/v1/traces/stream/event", json={"session_id": "s", "machine_id": "m", "type": "warp"})
+        bad = await agent.post(
+            "/api/v1/traces/stream/event", json={"session_id": "s", "machine_id": "m", "type": "warp"}
+        )
         assert bad.status_code == 422 and bad.json()["code"] == "invalid-input"
 
     session_id = started["session_id"]
@@ -48,8 +50,11 @@ async def test_observe_correct_build_and_persist_over_http(stack):
     # Each kind of feedback, and a refused one that changes nothing.
     refused = await call(llm, "shadow_feedback", {"session_id": session_id, "action": "correct", "step_index": 1})
     assert refused["status"] == "feedback_rejected" and refused["reason"] and refused["steps"] == steps
-    corrected = await call(llm, "shadow_feedback", {"session_id": session_id, "action": "correct", "step_index": 1,
-                                                     "new_intent": "Ouvrir le dossier patient"})
+    corrected = await call(
+        llm,
+        "shadow_feedback",
+        {"session_id": session_id, "action": "correct", "step_index": 1, "new_intent": "Ouvrir le dossier patient"},
+    )
     assert corrected["steps"][0]["intent"] == "Ouvrir le dossier patient"
     assert corrected["steps"][0]["status"] == "corrected"
     await call(llm, "shadow_feedback", {"session_id": session_id, "action": "validate"})
@@ -67,8 +72,13 @@ async def test_observe_correct_build_and_persist_over_http(stack):
     assert any(c["name"] == "Imagerie patient" for c in listed["competences"])
 
     operations = [r["operation"] for r in stack.services.audit.rows()]
-    assert {"propose_persist_competence", "propose:persist_competence", "apply:persist_competence",
-            "apply_persist_competence", "ingest_events"} <= set(operations)
+    assert {
+        "propose_persist_competence",
+        "propose:persist_competence",
+        "apply:persist_competence",
+        "apply_persist_competence",
+        "ingest_events",
+    } <= set(operations)
     assert stack.services.audit.verify().ok
 
 
@@ -78,13 +88,31 @@ async def test_the_same_operations_answer_on_the_seed_rest_paths(stack):
         assert (await agent.post("/api/v1/traces/stream/event", json=events)).status_code == 200
         machines = (await agent.get("/api/v1/traces/stream/machines")).json()
         assert [m["machine_id"] for m in machines["machines"]] == [events[0]["machine_id"]]
-        sessions = (await agent.get("/api/v1/traces/stream/sessions", params={"machine_id": events[0]["machine_id"]}))
+        sessions = await agent.get("/api/v1/traces/stream/sessions", params={"machine_id": events[0]["machine_id"]})
         assert sessions.json()["sessions"][0]["session_id"] == events[0]["session_id"]
         session_id = events[0]["session_id"]
         understanding = await operator.get(f"/api/v1/shadow/{session_id}/understanding")
         assert understanding.status_code == 200 and understanding.json()["steps"]
         missing = await operator.get("/api/v1/shadow/nope/understanding")
         assert missing.status_code == 404 and missing.headers["content-type"] == "application/problem+json"
-        forbidden = await agent.post("/api/v1/lea/competences/candidate/persist",
-                                     json={"session_id": session_id, "name": "x"})
+        forbidden = await agent.post(
+            "/api/v1/lea/competences/candidate/persist", json={"session_id": session_id, "name": "x"}
+        )
         assert forbidden.status_code == 403  # agents observe; only operators persist
+
+
+async def test_completion_offers_real_session_and_machine_ids(stack):
+    from mcp.types import PromptReference
+
+    events = demo_events("type_observation_save")
+    async with stack.http() as agent:
+        await agent.post("/api/v1/traces/stream/event", json=events[:2])
+    llm = await stack.mcp("operator")
+    sessions = await llm.complete(
+        PromptReference(type="ref/prompt", name="review-steps"), {"name": "session_id", "value": ""}
+    )
+    assert sessions.completion.values == [events[0]["session_id"]]
+    none = await llm.complete(
+        PromptReference(type="ref/prompt", name="review-steps"), {"name": "session_id", "value": "zz"}
+    )
+    assert none.completion.values == []
