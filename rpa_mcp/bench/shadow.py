@@ -2,7 +2,8 @@
 
 The service runs over a SQLite file (WAL, synchronous=FULL) in a temporary folder, with a
 fake OCR engine (OCR cost is measured by the vision benchmarks; here it would only add a
-constant per click without a UIA name). Options: `--events N` (default 500).
+constant per click without a UIA name). Options: `--events N` (default 500). A session 4N
+events long shows that the per-event cost does not grow with the session.
 """
 
 from __future__ import annotations
@@ -84,6 +85,14 @@ def run(argv: list[str]) -> str:
         plain = _service(folder, "plain")
         rate, calls = _throughput(plain, session_events(n, "plain"), 1)
         lines.append(f"ingest, 1 event per call, no screenshot      {rate:8.0f} events/s   {summary(calls)}")
+
+        # The observer's steps are stored one row each: the cost per event must not grow with the session.
+        long_run = _service(folder, "long")
+        _, calls = _throughput(long_run, session_events(4 * n, "long"), 1)
+        lines.append(
+            f"ingest, 1 event per call, events {3 * n}..{4 * n} of a {4 * n}-event session        "
+            f"{summary(calls[3 * n :])}"
+        )
 
         batched = _service(folder, "batched")
         rate, calls = _throughput(batched, session_events(n, "batched"), 50)

@@ -14,6 +14,7 @@ import json
 import logging
 import re
 import weakref
+from dataclasses import replace
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -25,6 +26,7 @@ from mcp.types import (
     Completion,
     EmptyResult,
     ImageContent,
+    InputRequiredResult,
     ResourceTemplateReference,
     SetLevelRequestParams,
     SubscribeRequestParams,
@@ -98,6 +100,14 @@ def _images_in(value: Any) -> list[ImageContent]:
         for v in value:
             found.extend(_images_in(v))
     return found
+
+
+def _sniff_image(data: bytes) -> str | None:
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    return None
 
 
 class RunCompetenceInput(StrictModel):
@@ -211,6 +221,16 @@ class RpaMCPServer(MCPServer):
                 )
             )
         return tools
+
+    async def read_resource(self, uri: Any, context: Context[Any, Any] | None = None) -> Any:
+        """As the SDK reads it, with the real image type of binary contents (a JPEG stays image/jpeg)."""
+        contents = await super().read_resource(uri, context)
+        if isinstance(contents, InputRequiredResult):
+            return contents
+        return [
+            replace(c, mime_type=_sniff_image(c.content) or c.mime_type) if isinstance(c.content, bytes) else c
+            for c in contents
+        ]
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None

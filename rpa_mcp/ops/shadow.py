@@ -46,7 +46,11 @@ class StepOut(StrictModel):
     confidence: float = Field(description="0..1: UI Automation name > OCR > window title > coordinates only.")
     evidence: str = Field(description="What named the intent: uia, ocr, window_title, raw, or person.")
     events: list[int] = Field(description="Indexes (from 0) of the session events this step is made of.")
-    target: dict[str, Any] = Field(description="by_text, element, x_pct, y_pct, window_title, anchor_ref, ...")
+    target: dict[str, Any] = Field(
+        description="by_text, label (the UIA name or OCR text that named it), bbox [x, y, w, h] of the clicked "
+        "element in the pixels of the frame before the click (with frame_size; absent when unknown), element, "
+        "x_pct, y_pct, window_title, anchor_ref, ..."
+    )
     params: dict[str, Any] = Field(description="Action parameters (typed text, keys, direction, ...).")
     status: Literal["proposed", "validated", "corrected"] = Field(description="Review status.")
     window_before: str | None = Field(description="Window title when the step began.")

@@ -6,6 +6,7 @@ checked and a bad one is refused with `InvalidInput` naming it (``events[2].x``)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -19,14 +20,45 @@ ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$"
 MAX_BATCH = 500
 
 
+class ElementRect(BaseModel):
+    """A UIA BoundingRectangle as edges, in screen pixels."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    left: float = Field(description="Left edge, screen pixels.")
+    top: float = Field(description="Top edge, screen pixels.")
+    right: float = Field(description="Right edge, screen pixels.")
+    bottom: float = Field(description="Bottom edge, screen pixels.")
+
+
 class UiElement(BaseModel):
-    """What UI Automation reported under the pointer or in focus."""
+    """What UI Automation reported under the pointer or in focus.
+
+    The element's rectangle may come as `bbox` [x, y, w, h] or `rect` {left, top, right,
+    bottom}, in screen pixels. Their shape is checked here; an empty or non-finite
+    rectangle (UIA's answer for an off-screen element) is kept but never used as a box.
+    """
 
     model_config = ConfigDict(extra="ignore")
 
     name: str | None = Field(None, max_length=500, description="UIA Name (the element's label).")
     role: str | None = Field(None, max_length=100, description="UIA control type (Button, TabItem, Edit, ...).")
     automation_id: str | None = Field(None, max_length=300, description="UIA AutomationId.")
+    bbox: list[float] | None = Field(
+        None, min_length=4, max_length=4, description="Bounding rectangle [x, y, w, h] in screen pixels."
+    )
+    rect: ElementRect | None = Field(None, description="Bounding rectangle {left, top, right, bottom}, screen pixels.")
+
+    @model_validator(mode="after")
+    def _finite_rectangles(self) -> UiElement:
+        # .NET's Rect.Empty is (inf, inf, -inf, -inf): "no rectangle", not a reason to lose the event.
+        if self.bbox is not None and not all(math.isfinite(v) for v in self.bbox):
+            self.bbox = None
+        if self.rect is not None and not all(
+            math.isfinite(v) for v in (self.rect.left, self.rect.top, self.rect.right, self.rect.bottom)
+        ):
+            self.rect = None
+        return self
 
 
 class TraceEvent(BaseModel):

@@ -13,12 +13,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rpa_mcp.shadow.boxes import same_text
 from rpa_mcp.shadow.events import CLICK_TYPES, normalize_keys
 
 CONFIDENCE = {"uia": 0.9, "ocr": 0.75, "window_title": 0.45, "raw": 0.25}
 BROWSERS = frozenset({"msedge", "chrome", "firefox", "brave", "opera", "iexplore"})
 TAB_STRIP_MAX_Y = 44  # pixels from the top of the screen where a maximised browser shows its tabs
 MAX_LABEL = 60
+MAX_MATCH_TEXT = 200
 
 # process -> (English name, French name with its article)
 APPS: dict[str, tuple[str, str]] = {
@@ -248,7 +250,12 @@ def describe(events: Sequence[tuple[int, dict[str, Any], dict[str, Any]]], local
         element = first.get("element") or {}
         field_name = clean_label(element.get("name"))
         title = clean_label(first.get("window_title") or facts.get("wb"))
-        target = {"by_text": field_name, "element": element or None, "window_title": first.get("window_title")}
+        target = {
+            "by_text": field_name,
+            **({"label": label} if (label := plain_text(element.get("name"))) else {}),
+            "element": element or None,
+            "window_title": first.get("window_title"),
+        }
         params = {"text": typed} | ({"submit_key": submit} if submit else {})
         if field_name:
             return Described(t["type_in"].format(label=field_name), "type_text", 0.85, "uia", target, params)
@@ -295,8 +302,14 @@ def describe(events: Sequence[tuple[int, dict[str, Any], dict[str, Any]]], local
 
 def click_target(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) -> dict[str, Any]:
     element = event.get("element") or None
+    bbox = target_bbox(event, facts, ev)
+    label = evidence_text(event, facts, ev)
+    found: dict[str, Any] = {"label": label} if label else {}
+    if bbox:  # in the pixels of the frame before the click, whose size is given beside it
+        found |= {"bbox": bbox, "frame_size": facts.get("frame_size")}
     return {
         "by_text": ev.label if ev.source in ("uia", "ocr") else None,
+        **found,
         "element": element,
         "x_pct": facts.get("x_pct"),
         "y_pct": facts.get("y_pct"),
@@ -304,3 +317,35 @@ def click_target(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) -> 
         "anchor_ref": f"rpa://screenshots/{facts['anchor']}" if facts.get("anchor") else None,
         "anchor_offset": facts.get("anchor_offset"),
     }
+
+
+def plain_text(text: str | None) -> str | None:
+    """Screen or UIA text as it reads (one line, no control characters), for matching it on screen later."""
+    if not text:
+        return None
+    text = " ".join(re.sub(r"[\x00-\x1f\x7f]+", " ", text).split())
+    return text[:MAX_MATCH_TEXT] or None
+
+
+def evidence_text(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) -> str | None:
+    """The text that named the intent (UIA name or OCR line), unabridged: what a validator looks for."""
+    if ev.source == "uia":
+        return plain_text((event.get("element") or {}).get("name"))
+    if ev.source == "ocr":
+        return plain_text((facts.get("ocr") or {}).get("text"))
+    return None
+
+
+def target_bbox(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) -> list[int] | None:
+    """[x, y, w, h] of the clicked element in the frame before the click: UIA rectangle, else OCR line, else None."""
+    if facts.get("element_bbox"):
+        return list(facts["element_bbox"])
+    ocr = facts.get("ocr") or {}
+    box = ocr.get("bbox")
+    if not box:
+        return None
+    if ev.source == "ocr":
+        return list(box)
+    if ev.source == "uia" and same_text(ocr.get("text"), (event.get("element") or {}).get("name")):
+        return list(box)  # the line under the click reads the element's name: it is its label
+    return None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -43,6 +43,14 @@ class TraceRepository(Protocol):
 
     # observer state and feedback history
     def load_observer(self, session_id: str) -> dict[str, Any] | None: ...
-    def save_observer(self, session_id: str, state: dict[str, Any], *, now: float) -> None: ...
+    def save_observer(
+        self,
+        session_id: str,
+        state: dict[str, Any],
+        *,
+        now: float,
+        segments: Sequence[dict[str, Any]] = (),
+        segments_from: int | None = 0,
+    ) -> None: ...
     def add_feedback(self, session_id: str, entry: dict[str, Any], *, now: float) -> None: ...
     def feedback_history(self, session_id: str) -> list[dict[str, Any]]: ...

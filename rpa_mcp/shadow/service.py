@@ -19,6 +19,7 @@ import numpy as np
 
 from rpa_mcp.clock import Clock
 from rpa_mcp.errors import Conflict, InvalidInput, NotFound, PreconditionFailed, RpaError
+from rpa_mcp.shadow.boxes import OCR_BOX_MAX_DISTANCE, distance_to_box, element_box, same_text
 from rpa_mcp.shadow.events import CLICK_TYPES, TraceEvent, normalize_locale, parse_events
 from rpa_mcp.shadow.feedback import FeedbackRejected, apply_feedback
 from rpa_mcp.shadow.intents import app_key, describe
@@ -63,8 +64,8 @@ class ObserverState:
         return self.mode in ("auto", "observing")
 
     def to_dict(self) -> dict[str, Any]:
-        data = {f: getattr(self, f) for f in _STATE_FIELDS}
-        data["segments"] = [s.to_dict() for s in self.segments]
+        """Everything but the segments, which are stored one row each (see `_save`)."""
+        data = {f: getattr(self, f) for f in _STATE_FIELDS if f != "segments"}
         data["ctx"] = self.ctx.to_dict()
         data["ocr_pending"] = list(self.ocr_pending)
         data["notifications"] = list(self.notifications)
@@ -146,8 +147,11 @@ class ShadowService:
                         stored = self._store_and_observe(ev, shot, now, info)
                         accepted += stored
                         duplicates += 1 - stored
-                    for sid in touched:
-                        self.traces.save_observer(sid, self._states[sid].to_dict(), now=now)
+                    for sid, info in touched.items():
+                        if "segments_from" not in info:  # only duplicates: the observer did not change
+                            continue
+                        # place() only changes the last segment and appends: rewrite from there on
+                        self._save(sid, self._states[sid], now, segments_from=info["segments_from"])
             except BaseException:
                 for sid in sids:  # the transaction rolled back: reload what is on disk when next needed
                     self._states.pop(sid, None)
@@ -155,9 +159,13 @@ class ShadowService:
                 self._frames.clear()
                 raise
         for sid, info in touched.items():
+            info.pop("segments_from", None)
             if info.pop("steps_changed"):
                 self._changed(sid)
-            info["observing"] = self._states[sid].observing
+            with self._lock:
+                state = self._state(sid, create=True)  # loaded here when the batch held only duplicates
+            assert state is not None
+            info["observing"] = state.observing
         return {"accepted": accepted, "duplicates": duplicates, "sessions": list(touched.values())}
 
     def _decode_shot(self, ev: TraceEvent, where: str) -> _Shot | None:
@@ -180,6 +188,8 @@ class ShadowService:
             return 0
         state = self._state(sid, create=True)
         assert state is not None
+        if "segments_from" not in info:  # what is on disk is what this batch starts from
+            info["segments_from"] = max(len(state.segments) - 1, 0)
         locale = normalize_locale(ev.locale)
         if locale and locale != state.locale:
             state.locale = locale
@@ -246,6 +256,12 @@ class ShadowService:
         facts["screen"] = [sw, sh]
         facts["x_pct"] = round(min(max(ev.x / sw, 0.0), 1.0), 4)
         facts["y_pct"] = round(min(max(ev.y / sh, 0.0), 1.0), 4)
+        facts["frame_size"] = [w, h]
+        if ev.type in CLICK_TYPES and ev.element is not None:
+            element = ev.element.model_dump(mode="json", exclude_none=True)
+            box = element_box(element, point=(ev.x, ev.y), screen=(sw, sh), frame=(w, h))
+            if box is not None:
+                facts["element_bbox"] = box
         x0, y0, cw, ch = clamp_bbox((px - ANCHOR_W // 2, py - ANCHOR_H // 2, ANCHOR_W, ANCHOR_H), frame.shape)
         if cw < 8 or ch < 8:
             return facts
@@ -255,7 +271,9 @@ class ShadowService:
         )
         facts["anchor"] = anchor
         facts["anchor_offset"] = [px - x0, py - y0]
-        if not has_uia and ev.type in CLICK_TYPES:
+        facts["anchor_box"] = [x0, y0, cw, ch]
+        # OCR names a click without a UIA name, and boxes one whose UIA rectangle is missing.
+        if ev.type in CLICK_TYPES and (not has_uia or "element_bbox" not in facts):
             facts["ocr_pending"] = True
         return facts
 
@@ -537,8 +555,13 @@ class ShadowService:
         return state
 
     def _put(self, sid: str, state: ObserverState, now: float) -> None:
-        self.traces.save_observer(sid, state.to_dict(), now=now)
+        self._save(sid, state, now, segments_from=0)
         self._states[sid] = state
+
+    def _save(self, sid: str, state: ObserverState, now: float, *, segments_from: int | None) -> None:
+        """Persist the state and its segments from `segments_from` on (None: segments unchanged)."""
+        tail = [] if segments_from is None else [seg.to_dict() for seg in state.segments[segments_from:]]
+        self.traces.save_observer(sid, state.to_dict(), now=now, segments=tail, segments_from=segments_from)
 
     def _locale(self, sid: str, state: ObserverState) -> str:
         return state.locale or (self.traces.get_session(sid) or {}).get("locale") or self.default_locale
@@ -599,14 +622,18 @@ class ShadowService:
                 continue
             facts = rows[0]["facts"]
             facts.pop("ocr_pending", None)
-            facts["ocr"] = self._ocr_at(facts)
+            facts["ocr"] = self._ocr_at(facts, name=(rows[0]["event"].get("element") or {}).get("name"))
             self.traces.update_facts(sid, idx, facts)
         state.ocr_pending = []
         state.version += 1
-        self.traces.save_observer(sid, state.to_dict(), now=self.clock.now())
+        self._save(sid, state, self.clock.now(), segments_from=None)
 
-    def _ocr_at(self, facts: dict[str, Any]) -> dict[str, Any] | None:
-        """OCR the region kept around the click; the line under (or nearest to) the click names it."""
+    def _ocr_at(self, facts: dict[str, Any], *, name: str | None = None) -> dict[str, Any] | None:
+        """OCR the region kept around the click; the line under (or nearest to) the click names it.
+
+        Its box (in frame pixels) is kept when the line holds the click or is right beside it.
+        With a UIA `name` (a click OCR'd only for its box), the nearest line reading that name wins.
+        """
         anchor, offset = facts.get("anchor"), facts.get("anchor_offset")
         if not anchor or not offset:
             return None
@@ -616,15 +643,28 @@ class ShadowService:
         except RpaError as exc:
             logger.warning("OCR of an anchor failed: %s", exc.message)
             return None
-        best = pick_line(lines, offset[0], offset[1])
-        return {"text": best.text[:200], "score": round(best.score, 3)} if best else None
+        best = None
+        if name and name.strip():
+            named = [line for line in lines if same_text(line.text, name)]
+            best = pick_line(named, offset[0], offset[1], max_distance=OCR_BOX_MAX_DISTANCE)
+        best = best or pick_line(lines, offset[0], offset[1])
+        if best is None:
+            return None
+        found: dict[str, Any] = {"text": best.text[:200], "score": round(best.score, 3)}
+        origin = facts.get("anchor_box")
+        if origin and distance_to_box(best.bbox, offset[0], offset[1]) <= OCR_BOX_MAX_DISTANCE:
+            x, y, w, h = (round(v) for v in best.bbox)
+            found["bbox"] = [origin[0] + x, origin[1] + y, w, h]  # frame pixels
+        return found
 
 
 def _positive(value: Any, default: int) -> int:
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and value > 0 else default
 
 
-def pick_line(lines: Sequence[OcrLine], cx: float, cy: float, *, min_score: float = 0.5) -> OcrLine | None:
+def pick_line(
+    lines: Sequence[OcrLine], cx: float, cy: float, *, min_score: float = 0.5, max_distance: float = 60.0
+) -> OcrLine | None:
     """The OCR line under the click, else the nearest one within a short distance."""
     best, best_d = None, 1e9
     for line in lines:
@@ -636,7 +676,7 @@ def pick_line(lines: Sequence[OcrLine], cx: float, cy: float, *, min_score: floa
         d = (dx * dx + (3 * dy) ** 2) ** 0.5  # a line above or below is further than one beside
         if d < best_d:
             best, best_d = line, d
-    return best if best_d <= 60 else None
+    return best if best_d <= max_distance else None
 
 
 def derive_steps(

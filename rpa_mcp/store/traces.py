@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -67,6 +67,19 @@ MIGRATIONS = (
         entry TEXT NOT NULL
     );
     CREATE INDEX shadow_feedback_session ON shadow_feedback(session_id, id)
+    """,
+    # The observer's steps become one row each, so an event rewrites only the last ones
+    # (the state used to be one JSON document rewritten whole on every batch).
+    """
+    CREATE TABLE shadow_segments (
+        session_id TEXT NOT NULL,
+        pos INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (session_id, pos)
+    );
+    INSERT INTO shadow_segments(session_id, pos, data)
+        SELECT o.session_id, j.key, j.value FROM shadow_observers o, json_each(o.state, '$.segments') j;
+    UPDATE shadow_observers SET state = json_remove(state, '$.segments')
     """,
 )
 
@@ -220,15 +233,51 @@ class TraceStore:
 
     # --- observer state and feedback -----------------------------------------------------
     def load_observer(self, session_id: str) -> dict[str, Any] | None:
+        """The observer's state, its segments (in order) under "segments"; None if never saved."""
         row = self.db.query_one("SELECT state FROM shadow_observers WHERE session_id = ?", (session_id,))
-        return json.loads(row["state"]) if row else None
+        if row is None:
+            return None
+        state: dict[str, Any] = json.loads(row["state"])
+        rows = self.db.query("SELECT data FROM shadow_segments WHERE session_id = ? ORDER BY pos", (session_id,))
+        state["segments"] = [json.loads(r["data"]) for r in rows]
+        return state
 
-    def save_observer(self, session_id: str, state: dict[str, Any], *, now: float) -> None:
-        self.db.execute(
-            "INSERT INTO shadow_observers(session_id, state, updated_at) VALUES (?, ?, ?) "
-            "ON CONFLICT(session_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at",
-            (session_id, _dumps(state), now),
-        )
+    def save_observer(
+        self,
+        session_id: str,
+        state: dict[str, Any],
+        *,
+        now: float,
+        segments: Sequence[dict[str, Any]] = (),
+        segments_from: int | None = 0,
+    ) -> None:
+        """Write the state (without its segments) and the segments from position `segments_from` on.
+
+        `segments` are the segments at positions `segments_from`, `segments_from + 1`, ...: the
+        session has exactly `segments_from + len(segments)` of them afterwards. With
+        `segments_from=None` the stored segments are left as they are.
+        """
+        if "segments" in state:
+            raise ValueError("pass the segments apart from the state (segments=, segments_from=)")
+        with self.db.transaction() as conn:
+            conn.execute(
+                "INSERT INTO shadow_observers(session_id, state, updated_at) VALUES (?, ?, ?) "
+                "ON CONFLICT(session_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at",
+                (session_id, _dumps(state), now),
+            )
+            if segments_from is None:
+                return
+            if segments_from < 0:
+                raise ValueError("segments_from must be >= 0")
+            conn.executemany(
+                "INSERT INTO shadow_segments(session_id, pos, data) VALUES (?, ?, ?) "
+                "ON CONFLICT(session_id, pos) DO UPDATE SET data = excluded.data",
+                [(session_id, segments_from + i, _dumps(seg)) for i, seg in enumerate(segments)],
+            )
+            conn.execute(
+                "DELETE FROM shadow_segments WHERE session_id = ? AND pos >= ?",
+                (session_id, segments_from + len(segments)),
+            )
 
     def add_feedback(self, session_id: str, entry: dict[str, Any], *, now: float) -> None:
         self.db.execute(

@@ -101,3 +101,22 @@ async def test_the_proposer_cannot_approve_in_the_page(stack):
     with pytest.raises((AssertionError, TypeError)):
         await approve_in_page(stack, jti, token_for(stack.services, "alice", "operator"))
     assert stack.services.confirmations.get_approval(jti).status == "pending"
+
+
+async def test_a_promoted_competence_becomes_a_run_tool_and_listeners_are_told(stack):
+    import anyio
+
+    stack.services.competences.save("Admission patient", IR)
+    llm = await stack.mcp("operator")
+    assert "run_admission_patient" not in {t.name for t in (await llm.list_tools()).tools}
+    async with llm.listen(tools_list_changed=True) as sub:
+        proposal = (await tool(llm, "propose_promote_competence", {"name": "Admission patient"})).structured_content
+        assert not (await tool(llm, "apply_promote_competence", {"token": proposal["token"]})).is_error
+        with anyio.fail_after(10):
+            async for _event in sub:
+                break
+    tools = {t.name: t for t in (await llm.list_tools()).tools}
+    assert "run_admission_patient" in tools and tools["run_admission_patient"].description
+    run = await tool(llm, "run_admission_patient", {"machine_id": "PC-1"})
+    assert not run.is_error, run.content[0].text
+    assert run.structured_content["operation"] == "start_replay" and run.structured_content["token"]

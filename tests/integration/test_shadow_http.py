@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 import yaml
 
@@ -116,3 +119,29 @@ async def test_completion_offers_real_session_and_machine_ids(stack):
         PromptReference(type="ref/prompt", name="review-steps"), {"name": "session_id", "value": "zz"}
     )
     assert none.completion.values == []
+
+
+async def test_screenshots_are_served_as_blobs_with_their_real_type(stack):
+    import base64
+
+    import cv2
+    import numpy as np
+
+    jpeg = cv2.imencode(".jpg", np.full((20, 30, 3), 128, np.uint8))[1].tobytes()
+    event = {
+        "session_id": "s-jpeg",
+        "machine_id": "PC-J",
+        "ts": 1.0,
+        "type": "screenshot",
+        "screenshot": base64.b64encode(jpeg).decode(),
+    }
+    async with stack.http() as agent:
+        assert (await agent.post("/api/v1/traces/stream/event", json=event)).status_code == 200
+    llm = await stack.mcp("operator")
+    events = json.loads((await llm.read_resource("rpa://sessions/s-jpeg/events")).contents[0].text)
+    ref = json.dumps(events)
+    screenshot_id = re.search(r"rpa://screenshots/([A-Za-z0-9_-]+)", ref) or re.search(
+        r'"screenshot_id": "([^"]+)"', ref
+    )
+    blob = (await llm.read_resource(f"rpa://screenshots/{screenshot_id[1]}")).contents[0]
+    assert blob.mime_type == "image/jpeg" and base64.b64decode(blob.blob) == jpeg

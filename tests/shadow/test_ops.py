@@ -78,6 +78,8 @@ def test_the_whole_conversation_through_the_operations(services: Services) -> No
 
     understanding = call(services, ops.get_understanding, ops.UnderstandingInput(session_id=sid))
     assert understanding.steps[0].intent == "Aller dans MédiDossier"
+    tab = understanding.steps[2].target  # the OCR line (120, 12) of the crop that starts at (286, 0)
+    assert tab["bbox"] == [406, 12, 64, 20] and tab["label"] == "Imagerie"
     assert [h["outcome"] for h in understanding.feedback_history] == ["applied", "rejected", "applied"]
 
     built = call(
@@ -107,6 +109,8 @@ def test_persisting_goes_through_propose_and_apply_and_resets_the_session(servic
     done = run("apply_persist_competence", {"token": proposal["token"]})
     assert (done["version"], done["path"]) == (1, "competences/candidate/compte-rendu-observation.yaml")
     assert done["session_reset"] is True
+    saved = (services.settings.data_dir / done["path"]).read_text(encoding="utf-8")
+    assert "bbox:" in saved and "label: Éditeur de texte" in saved
     assert services.shadow.understanding(sid)["steps"] == []
 
     # a second observation under the same name: the preview shows what the new version changes

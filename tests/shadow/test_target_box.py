@@ -1,0 +1,162 @@
+"""A click-like step records the clicked element's box in the frame before it (target.bbox) and its label."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from rpa_mcp.errors import InvalidInput
+from rpa_mcp.shadow.boxes import element_box, iou
+from rpa_mcp.shadow.service import ShadowService
+from rpa_mcp.testing import FakeOcr
+from rpa_mcp.vision.ocr import OcrLine
+from tests.shadow.conftest import ev, play
+
+MANIFEST = Path("/work/shared/fixtures/manifest.json")
+DEMOS = Path(__file__).resolve().parents[1] / "fixtures" / "demos"
+
+
+def true_tab_label_box(png: str, label: str, frame_size: list[int]) -> list[float]:
+    """The label box measured from the DOM, mapped to the frame the agent sent."""
+    if not MANIFEST.is_file():
+        pytest.skip("the shared fixtures manifest is not available")
+    image = next(i for i in json.loads(MANIFEST.read_text(encoding="utf-8"))["images"] if i["file"] == png)
+    tab = next(t for t in image["ground_truth"]["tabs"] if t["label"] == label)
+    sx, sy = frame_size[0] / image["size"][0], frame_size[1] / image["size"][1]
+    x, y, w, h = tab["label_bbox"]
+    return [x * sx, y * sy, w * sx, h * sy]
+
+
+def frame_b64(width: int = 960, height: int = 540) -> str:
+    image = np.full((height, width, 3), 235, np.uint8)
+    return base64.b64encode(cv2.imencode(".png", image)[1].tobytes()).decode("ascii")
+
+
+def tab_step(service: ShadowService) -> dict[str, Any]:
+    sid, _ = play(service, "open_record_imagerie")
+    step = service.understanding(sid)["steps"][-1]
+    assert step["action_type"] == "switch_tab"
+    return step
+
+
+def test_the_imagerie_tab_gets_the_box_of_its_label_as_ocr_reads_it(make_service, shared_ocr) -> None:
+    service = make_service(ocr=shared_ocr)
+    target = tab_step(service)["target"]
+    assert target["frame_size"] == [1920, 1080]  # record.png is sent at screen size
+    truth = true_tab_label_box("png/s01_hosp_dossier_edge.png", "Imagerie", target["frame_size"])
+    assert iou(target["bbox"], truth) >= 0.5, (target["bbox"], truth)
+    assert target["label"] == "Imagerie"
+
+
+def test_the_ocr_line_box_is_converted_from_the_crop_to_the_frame(make_service) -> None:
+    # The crop kept around the click at (436, 24) starts at (286, 0); "Imagerie" is read at (64, 17) in it.
+    service = make_service(ocr=FakeOcr(lines=[OcrLine("Imagerie", (64, 17, 57, 17), 0.99)]))
+    target = tab_step(service)["target"]
+    assert target["bbox"] == [350, 17, 57, 17]
+    assert target["label"] == "Imagerie" and target["by_text"] == "Imagerie"
+    truth = true_tab_label_box("png/s01_hosp_dossier_edge.png", "Imagerie", target["frame_size"])
+    assert iou(target["bbox"], truth) >= 0.5
+
+
+def test_the_box_goes_into_the_workflow_ir(make_service) -> None:
+    service = make_service(ocr=FakeOcr(lines=[OcrLine("Imagerie", (64, 17, 57, 17), 0.99)]))
+    sid, _ = play(service, "open_record_imagerie")
+    ir = service.build(sid, "Imagerie")["workflow_ir"]
+    tab = ir["steps"][-1]["target"]
+    assert tab["bbox"] == [350, 17, 57, 17] and tab["label"] == "Imagerie" and tab["frame_size"] == [1920, 1080]
+    assert "bbox" not in ir["steps"][0]["target"]  # a focus step has no clicked element
+
+
+def test_an_ocr_line_too_far_from_the_click_names_the_step_but_gives_no_box(make_service) -> None:
+    # 50 px to the right of the click (150, 24 in the crop): close enough to name it, too far to be its box.
+    service = make_service(ocr=FakeOcr(lines=[OcrLine("Biologie", (200, 17, 45, 17), 0.99)]))
+    target = tab_step(service)["target"]
+    assert target["by_text"] == "Biologie" and target["label"] == "Biologie"
+    assert "bbox" not in target and "frame_size" not in target
+
+
+def test_the_uia_rectangle_of_the_notepad_editor_is_mapped_to_the_half_size_frame(shadow: ShadowService, ocr) -> None:
+    sid, _ = play(shadow, "type_observation_save")
+    typing = shadow.understanding(sid)["steps"][0]
+    target = typing["target"]
+    # rect {262, 122, 1541, 906} on a 1920x1080 screen, screenshots sent at 960x540: enclosing box
+    assert target["bbox"] == [131, 61, 640, 392] and target["frame_size"] == [960, 540]
+    assert target["label"] == "Éditeur de texte"
+    assert ocr.calls == 0  # UIA gave the name and the box: nothing to read
+    ir = shadow.build(sid, "Observation")["workflow_ir"]
+    assert ir["steps"][0]["target"]["bbox"] == [131, 61, 640, 392]
+
+
+def shot_then(shadow: ShadowService, click: dict[str, Any]) -> dict[str, Any]:
+    shadow.ingest(
+        [
+            ev("screenshot", 1.0, screenshot=frame_b64(), screen_width=1920, screen_height=1080),
+            ev("click", 2.0, screen_width=1920, screen_height=1080, **click),
+        ]
+    )
+    step = shadow.understanding("s1")["steps"][0]
+    target: dict[str, Any] = step["target"]
+    return target
+
+
+def test_an_element_bbox_in_screen_pixels_is_scaled_like_the_click(shadow: ShadowService) -> None:
+    target = shot_then(shadow, {"x": 110, "y": 50, "element": {"name": "Valider", "bbox": [100, 40, 81, 21]}})
+    assert target["bbox"] == [50, 20, 41, 11]  # x 100..181 -> 50..90.5, enclosing
+    assert target["label"] == "Valider" and target["element"]["bbox"] == [100, 40, 81, 21]
+
+
+def test_a_uia_rectangle_that_does_not_hold_the_click_is_not_the_target(make_service) -> None:
+    service = make_service(ocr=FakeOcr(lines=[]))
+    target = shot_then(
+        service,
+        {"x": 600, "y": 400, "element": {"name": "OK", "rect": {"left": 0, "top": 0, "right": 50, "bottom": 20}}},
+    )
+    assert "bbox" not in target and target["label"] == "OK"
+
+
+def test_without_a_uia_rectangle_an_ocr_line_reading_the_uia_name_gives_the_box(make_service) -> None:
+    # click at (600, 400) on screen -> (300, 200) in the frame; the crop starts at (150, 160), click at (150, 40) in it
+    service = make_service(ocr=FakeOcr(lines=[OcrLine("Enregistrer", (120, 30, 70, 18), 0.95)]))
+    target = shot_then(service, {"x": 600, "y": 400, "element": {"name": "Enregistrer", "role": "Button"}})
+    assert target["bbox"] == [270, 190, 70, 18] and target["label"] == "Enregistrer"
+
+
+def test_the_ocr_line_reading_the_uia_name_wins_over_a_nearer_one(make_service) -> None:
+    lines = [OcrLine("Annuler", (140, 32, 40, 18), 0.95), OcrLine("Enregistrer", (60, 30, 70, 18), 0.95)]
+    service = make_service(ocr=FakeOcr(lines=lines))
+    target = shot_then(service, {"x": 600, "y": 400, "element": {"name": "Enregistrer", "role": "Button"}})
+    assert target["bbox"] == [210, 190, 70, 18] and target["label"] == "Enregistrer"
+
+
+def test_an_ocr_line_reading_something_else_than_the_uia_name_gives_no_box(make_service) -> None:
+    service = make_service(ocr=FakeOcr(lines=[OcrLine("Annuler", (120, 30, 70, 18), 0.95)]))
+    target = shot_then(service, {"x": 600, "y": 400, "element": {"name": "Enregistrer", "role": "Button"}})
+    assert "bbox" not in target and target["label"] == "Enregistrer" and target["by_text"] == "Enregistrer"
+
+
+def test_a_click_without_a_screenshot_before_it_gets_no_box(shadow: ShadowService) -> None:
+    shadow.ingest([ev("click", 1.0, x=10, y=10, element={"name": "OK", "bbox": [0, 0, 40, 20]})])
+    target = shadow.understanding("s1")["steps"][0]["target"]
+    assert "bbox" not in target and target["label"] == "OK"
+
+
+def test_an_empty_uia_rectangle_is_accepted_and_ignored(shadow: ShadowService) -> None:
+    empty = {"left": float("inf"), "top": float("inf"), "right": float("-inf"), "bottom": float("-inf")}
+    target = shot_then(shadow, {"x": 600, "y": 400, "element": {"name": "Zone", "rect": empty}})
+    assert "bbox" not in target and "rect" not in target["element"]
+    assert element_box({"bbox": [5, 5, 0, 10]}, point=(5, 5), screen=(100, 100), frame=(100, 100)) is None
+
+
+def test_a_malformed_uia_rectangle_is_invalid_input_naming_the_field(shadow: ShadowService) -> None:
+    with pytest.raises(InvalidInput) as err:
+        shadow.ingest([ev("click", 1.0, x=1, y=1, element={"rect": {"left": "a", "top": 0, "right": 1, "bottom": 1}})])
+    assert err.value.code == "invalid-input" and err.value.details["field"] == "events[0].element.rect.left"
+    with pytest.raises(InvalidInput) as err:
+        shadow.ingest([ev("click", 1.0, x=1, y=1, element={"bbox": [1, 2, 3]})])
+    assert err.value.details["field"] == "events[0].element.bbox"
