@@ -2,7 +2,11 @@
 
 Targets (SPEC §11): dispatch latency (action ready -> agent has it) well under 100 ms with long
 polling; validator overhead over a 46-step workflow <= 11 s in total; memory lookup < 10 ms.
-In-process, service level (no HTTP): the REST adapter adds its own cost on top.
+
+Dispatch latency is measured twice: at the service level (in process), and over real HTTP on
+loopback (the app under uvicorn, an agent's `GET /api/v1/replay/next?wait=10` with the static
+agent token and the protocol header, timed until the agent holds the parsed JSON). Server and
+agent share one event loop and one process, so the HTTP figure includes both sides' CPU.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import socket
 import tempfile
 import time
 from pathlib import Path
@@ -18,14 +23,21 @@ from typing import Any
 import anyio
 
 from rpa_mcp.bench import fixtures_dir, summary
-from rpa_mcp.replay.wire import ActionResult, ReceiptAck, StartAck
+from rpa_mcp.replay.wire import PROTOCOL_HEADER, ActionResult, ReceiptAck, StartAck
 from rpa_mcp.settings import Settings
+
+AGENT_TOKEN = "bench-agent-static-token-0123456789"
 
 
 def _services(data_dir: Path, *, full: bool) -> Any:
     from rpa_mcp.bootstrap import build_services
 
-    settings = Settings(data_dir=data_dir, jwt_secret="bench-secret-key-that-is-long-enough-0123456789")
+    settings = Settings(
+        data_dir=data_dir,
+        jwt_secret="bench-secret-key-that-is-long-enough-0123456789",
+        api_token=AGENT_TOKEN,
+        rate_limit_per_minute=1_000_000,  # back-to-back polls measure latency, not the per-identity limiter
+    )
     services = build_services(settings)
     if not full:
         services.validator = None
@@ -60,6 +72,69 @@ async def _dispatch_latency(service: Any, n: int) -> list[float]:
             await service.start(steps=step, competence=f"bench{i}", version=1, machine_id="bench-pc")
         out.append((got[0] - ready[0]) * 1000)
     service._wake = original
+    return out
+
+
+async def _http_dispatch_latency(services: Any, n: int) -> list[float]:
+    """The same measure over real HTTP: uvicorn on 127.0.0.1, the agent long-polling with httpx2."""
+    import httpx2
+    import uvicorn
+
+    from rpa_mcp.entrypoints.app import create_app
+
+    service = services.replay
+    # proto=IPPROTO_TCP as `uvicorn.run(host, port)` gets it from getaddrinfo: asyncio sets TCP_NODELAY only
+    # on such sockets; with a bare socket.socket() every response with a body stalls ~40 ms (Nagle + delayed ACK).
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind(("127.0.0.1", 0))
+    base = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    server = uvicorn.Server(uvicorn.Config(create_app(services=services), log_level="warning", lifespan="on"))
+    ready: list[float] = []
+    parked = [anyio.Event()]
+    original_wake, original_event = service._wake, service._event
+
+    def wake(machine_id: str | None) -> None:
+        ready.append(time.perf_counter())
+        original_wake(machine_id)
+
+    def event(machine_id: str) -> anyio.Event:  # the poll reached the server and waits for a wake-up
+        taken = original_event(machine_id)
+        parked[0].set()
+        return taken
+
+    service._wake, service._event = wake, event
+    step = [{"index": 0, "intent": "click", "action_type": "wait", "target": None}]
+    headers = {"Authorization": f"Bearer {AGENT_TOKEN}", PROTOCOL_HEADER: "2"}
+    out: list[float] = []
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(server.serve, [sock])
+            with anyio.fail_after(20):
+                while not server.started:
+                    await anyio.sleep(0.01)
+            async with httpx2.AsyncClient(base_url=base, headers=headers, timeout=30) as client:
+                for i in range(n + 3):  # 3 warm-up rounds (connection, first requests)
+                    got: list[float] = []
+
+                    async def poll(got: list[float] = got) -> None:
+                        params = {"machine_id": "bench-http", "wait": 10}
+                        response = await client.get("/api/v1/replay/next", params=params)
+                        assert response.status_code == 200, (response.status_code, response.text[:300])
+                        action = response.json()["action"]
+                        got.append(time.perf_counter())
+                        await service.cancel(action["replay_id"])
+
+                    parked[0] = anyio.Event()
+                    async with anyio.create_task_group() as polls:
+                        polls.start_soon(poll)
+                        await parked[0].wait()
+                        ready.clear()
+                        await service.start(steps=step, competence=f"http{i}", version=1, machine_id="bench-http")
+                    if i >= 3:
+                        out.append((got[0] - ready[0]) * 1000)
+            server.should_exit = True
+    finally:
+        service._wake, service._event = original_wake, original_event
     return out
 
 
@@ -163,15 +238,17 @@ def run(argv: list[str]) -> str:
         if services.validator is not None and hasattr(services.validator, "warm_up"):
             services.validator.warm_up()
 
-        async def main() -> tuple[list[float], dict[str, Any]]:
+        async def main() -> tuple[list[float], list[float], dict[str, Any]]:
             lat = await _dispatch_latency(service, args.polls)
+            http = await _http_dispatch_latency(services, args.polls)
             over = await _replay_overhead(service, before, after, args.steps)
-            return lat, over
+            return lat, http, over
 
-        latency, overhead = anyio.run(main)
+        latency, http_latency, overhead = anyio.run(main)
         hits, misses = _memory(service, args.memory, 500)
         services.db.close()
     lines.append(f"dispatch latency, long poll (ready -> agent has it)   {summary(latency)}  target << 100 ms")
+    lines.append(f"  same over real HTTP (uvicorn, loopback)         {summary(http_latency)}  target << 100 ms")
     lines.append(f"{args.steps}-step supervised replay (validator on, fixture pair p01, 1920x1080 PNGs):")
     lines.append(f"  server time per step (poll+acks+report)   {summary(overhead['per_step'])}")
     lines.append(f"  report (decode+validate+commit)           {summary(overhead['report'])}")

@@ -62,9 +62,11 @@ class FakeDialogs:
     def __init__(self, decision: str = "pause") -> None:
         self.decision = decision
         self.calls = 0
+        self.context: dict[str, Any] = {}
 
     def resolve(self, image: Any, *, declared_modals: Any = None, **context: Any) -> dict[str, Any]:
         self.calls += 1
+        self.context = context
         return {
             "decision": self.decision,
             "dialog_id": "easily-save-confirm",

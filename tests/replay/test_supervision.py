@@ -133,3 +133,24 @@ async def test_answer_abort_cancels(service, services, agent, clock):
     await service.answer(rid, "abort")
     assert service.store.get_replay(rid)["state"] == m.CANCELLED
     assert_clean(service, [agent])
+
+
+async def test_an_in_page_modal_is_resolved_from_its_pixels_not_from_the_browser_window_it_sits_in(
+    service, services, agent, clock
+):
+    # the browser stays in front (same title before and after): "msedge.exe" says nothing about the dialog
+    services.dialogs = FakeDialogs("auto")
+    services.validator.script = [Verdict("FAILURE", "UNEXPECTED_DIALOG")]
+    agent.result_for["click_anchor"] = {"window_title_before": "MédiDossier", "process_after": "msedge.exe"}
+    await run(service, agent, clock, steps(1))
+    assert services.dialogs.context["window_title"] is None and services.dialogs.context["process"] is None
+
+
+async def test_a_dialog_in_its_own_window_is_resolved_with_that_window_title_and_process(
+    service, services, agent, clock
+):
+    services.validator.script = [Verdict("FAILURE", "UNEXPECTED_DIALOG")]
+    agent.result_for["click_anchor"] = {"window_title_before": "Bureau", "process_after": "notepad.exe"}
+    await run(service, agent, clock, steps(1))
+    assert services.dialogs.context["window_title"] == "MédiDossier"
+    assert services.dialogs.context["process"] == "notepad.exe"

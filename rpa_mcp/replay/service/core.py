@@ -43,9 +43,8 @@ class ReplayCore:
             catalog_dir=getattr(services.settings, "catalog_path", None),
             vlm=lambda: getattr(services, "vlm", None),
         )
-        self._events: dict[str | None, anyio.Event] = {}
-
         self.supervisor = Supervisor(self.config, services)
+        self._events: dict[str | None, anyio.Event] = {}
 
     # --- wake-ups for the long poll -------------------------------------------------------------
     def _event(self, machine_id: str) -> anyio.Event:
@@ -73,11 +72,9 @@ class ReplayCore:
             raise NotFound(f"no replay {replay_id!r}", replay_id=replay_id)
         return replay
 
-
     def _replay_state(self, replay_id: str) -> str | None:
         r = self.store.get_replay(replay_id)
         return r["state"] if r else None
-
 
     def _fence(self, replay_id: str, action_id: str, attempt_id: str) -> tuple[str, dict[str, Any] | None, str]:
         """accepted | late | unknown, the action row, and why."""
@@ -95,7 +92,6 @@ class ReplayCore:
             return "late", a, "the replay is finished"
         return "unknown", a, "this attempt was never dispatched"
 
-
     def _record(self, kind: str, msg: Any, status: str, body: dict[str, Any] | None = None) -> bool:
         return self.store.add_report(
             {
@@ -108,7 +104,6 @@ class ReplayCore:
                 "body": body or {},
             }
         )
-
 
     def _pause(
         self,
@@ -127,7 +122,6 @@ class ReplayCore:
                 "replay_paused", replay_id=replay_id, action_id=detail.get("action_id"), reason=reason, detail=detail
             )
         return won
-
 
     def _advance(self, replay_id: str) -> None:  # pragma: no cover - provided by ServerActions
         raise NotImplementedError

@@ -27,8 +27,6 @@ def field_of(obj: Any, name: str, default: Any = None) -> Any:
     return getattr(obj, name, default)
 
 
-
-
 def checker_evidence(evidence: Any) -> list[Any] | None:
     if not evidence:
         return None

@@ -44,7 +44,6 @@ class Decision:
     evidence: list[dict[str, Any]] = field(default_factory=list)
 
 
-
 class Supervisor:
     """Reads the validator and the dialog resolver from `services` at call time (they may be absent)."""
 
@@ -260,12 +259,16 @@ class Supervisor:
                 evidence=crops,
                 pause_detail={"why": "the dialog resolver is switched off or absent"},
             )
+        # The foreground window's title/process identify the dialog only when the dialog is its own window
+        # (the foreground changed during the action). An in-page modal leaves the browser in front: its
+        # title and process say "msedge.exe", not which dialog is up, so the resolver goes by the pixels.
+        own_window = msg.window_title_before is None or msg.window_title != msg.window_title_before
         try:
             res = resolver.resolve(
                 after,
                 declared_modals=declared_modals(a["expected"].get("expected_modals")),
-                window_title=msg.window_title,
-                process=msg.process_after,
+                window_title=msg.window_title if own_window else None,
+                process=msg.process_after if own_window else None,
                 previous=before,
             )
         except Exception as exc:
