@@ -81,7 +81,14 @@ def run(argv: list[str]) -> str:
     tab = Target("Imagerie", (318, 8, 236, 32))
     title_box = Target(None, (293, 78, 239, 17))
 
-    def ctx(before: np.ndarray, after: np.ndarray, target: Target, expected: Expected | None = None) -> CheckContext:
+    def ctx(
+        before: np.ndarray,
+        after: np.ndarray,
+        target: Target,
+        expected: Expected | None = None,
+        *,
+        dialogs: bool = False,
+    ) -> CheckContext:
         return CheckContext(
             action_type="bench",
             before=before,
@@ -91,6 +98,7 @@ def run(argv: list[str]) -> str:
             observed=Observed(),
             ocr=ocr,
             diff_settings=matrix.defaults.diff.settings(),
+            dialog_locator=locator if dialogs else None,
         )
 
     cases: list[tuple[str, str, Callable[[], CheckContext], dict[str, Any]]] = [
@@ -106,10 +114,16 @@ def run(argv: list[str]) -> str:
             tab_before, tab_after, tab, Expected(json_schema=SCHEMA, output=OUTPUT, has_output=True)), {}),
         ("TabActiveChecker", "target tab active + label", lambda: ctx(tab_before, tab_after, tab), {"frame": "after"}),
         ("DialogPresenceChecker", "overlay heuristic (no classifier)", lambda: ctx(tab_before, tab_after, tab), {}),
+        ("DialogPresenceChecker", "classifier wired, tab switch (gated)", lambda: ctx(
+            tab_before, tab_after, tab, dialogs=True), {}),
+        ("DialogPresenceChecker", "classifier wired, classifier: always", lambda: ctx(
+            tab_before, tab_after, tab, dialogs=True), {"classifier": "always"}),
         ("DialogClosedChecker", "button region (no classifier)", lambda: ctx(
             dlg_before, dlg_after, Target("Annuler", (1068, 533, 75, 23))), {}),
         ("SaveSuccessChecker", "notepad title '*' gone", lambda: ctx(save_before, save_after, Target()), {}),
     ]  # fmt: skip
+    if locator is None:
+        cases = [c for c in cases if "classifier wired" not in c[1]]
     lines.append("per checker (fresh context per call: no memoised diff/OCR)")
     for name, what, make, params in cases:
         checker = ALL_CHECKERS[name]
@@ -125,32 +139,34 @@ def run(argv: list[str]) -> str:
 
     # --- verdict accuracy over the pairs ---------------------------------------------------
     lines += ["", f"verdicts on the fixture pairs (dialogs classifier {'off' if locator is None else 'on'})"]
-    correct = 0
     pairs = _pairs(folder)
-    totals: list[float] = []
-    for image in sorted(pairs, key=lambda im: im["pair"]["pair_id"]):
-        pair = image["pair"]
-        action = pair["action"]
-        before = decode_image((folder / image["file"]).read_bytes())
-        after = decode_image((folder / pair["other_file"]).read_bytes())
-        started = time.perf_counter()
-        result = validator.validate(
-            ACTION_OF_FIXTURE.get(action["type"], action["type"]),
-            before,
-            after,
-            Target(action["target_label"], tuple(action["target_bbox"])),
-        )
-        elapsed = (time.perf_counter() - started) * 1000
-        totals.append(elapsed)
-        want = (pair["expected"]["verdict"], pair["expected"]["failure_category"])
-        got = (result.verdict.value, result.failure_category.value if result.failure_category else None)
-        correct += want == got
-        mark = "ok " if want == got else "BAD"
-        lines.append(
-            f"  {mark} {pair['pair_id']:38} {got[0]:9} {got[1] or '':18} expected {want[0]} {want[1] or ''}"
-            f"  ({elapsed:6.1f} ms, rule {result.rule})"
-        )
-    lines.append(f"  accuracy {correct}/{len(pairs)}; whole validation {summary(totals)}")
+    for with_bbox in (True, False):
+        what = "target bbox given" if with_bbox else "no bbox: label + click point (located by OCR)"
+        lines.append(f"  -- {what}")
+        correct = 0
+        totals: list[float] = []
+        for image in sorted(pairs, key=lambda im: im["pair"]["pair_id"]):
+            pair = image["pair"]
+            action = pair["action"]
+            before = decode_image((folder / image["file"]).read_bytes())
+            after = decode_image((folder / pair["other_file"]).read_bytes())
+            if with_bbox:
+                target = Target(action["target_label"], tuple(action["target_bbox"]))
+            else:
+                target = Target(action["target_label"], None, tuple(action["click_point"]))
+            started = time.perf_counter()
+            result = validator.validate(ACTION_OF_FIXTURE.get(action["type"], action["type"]), before, after, target)
+            elapsed = (time.perf_counter() - started) * 1000
+            totals.append(elapsed)
+            want = (pair["expected"]["verdict"], pair["expected"]["failure_category"])
+            got = (result.verdict.value, result.failure_category.value if result.failure_category else None)
+            correct += want == got
+            mark = "ok " if want == got else "BAD"
+            lines.append(
+                f"  {mark} {pair['pair_id']:38} {got[0]:9} {got[1] or '':18} expected {want[0]} {want[1] or ''}"
+                f"  ({elapsed:6.1f} ms, rule {result.rule})"
+            )
+        lines.append(f"  accuracy {correct}/{len(pairs)}; whole validation {summary(totals)}")
     return "\n".join(lines)
 
 

@@ -31,6 +31,16 @@ class TargetArg(StrictModel):
     bbox: list[int] | None = Field(
         None, min_length=4, max_length=4, description="Its box [x, y, w, h] in BEFORE-frame pixels."
     )
+    point: list[int] | None = Field(
+        None,
+        min_length=2,
+        max_length=2,
+        description="The click point [x, y] in BEFORE-frame pixels. With a label and no bbox, the validator "
+        "finds the label by OCR around this point.",
+    )
+    bbox_guessed: bool = Field(
+        False, description="True when bbox was guessed around the click (not recorded): it is then only a point."
+    )
 
 
 class ExpectedArg(StrictModel):
@@ -99,7 +109,15 @@ async def validate_action(ctx: OpContext, args: ValidateActionInput) -> Validate
     validator = _validator(ctx)
     before = await _load(ctx, args.before, "before")
     after = await _load(ctx, args.after, "after")
-    target = Target(args.target.label, tuple(args.target.bbox)) if args.target else None  # type: ignore[arg-type]  # 4 ints by the schema
+    target = None
+    if args.target is not None:
+        t = args.target
+        target = Target(
+            t.label,
+            tuple(t.bbox) if t.bbox else None,  # type: ignore[arg-type]  # 4 ints by the schema
+            (t.point[0], t.point[1]) if t.point else None,
+            bbox_source="guessed" if t.bbox_guessed and t.bbox else "given",
+        )
     expected = None
     if args.expected is not None:
         expected = Expected(

@@ -106,6 +106,7 @@ class CheckContext:
     _ocr_cache: dict[tuple[Frame, BBox], OcrLine | None] = field(default_factory=dict)
     _dialogs: dict[Frame, DialogHit | None] = field(default_factory=dict)
     _gray_cells: dict[Frame, np.ndarray] = field(default_factory=dict)
+    _bands: dict[tuple[Frame, BBox], list[OcrLine]] = field(default_factory=dict)
     memo: dict[str, Any] = field(default_factory=dict)
 
     def frame(self, which: Frame) -> np.ndarray:
@@ -132,6 +133,16 @@ class CheckContext:
                 self.ocr_calls += 1
                 self._ocr_cache[key] = self.ocr.read_line(self.frame(which)[y : y + h, x : x + w])
         return self._ocr_cache[key]
+
+    def read_band(self, which: Frame, band: BBox) -> list[OcrLine]:
+        """Detection + recognition on one band of a frame (memoised); boxes stay band-relative."""
+        box = clamp_bbox(band, self.after.shape)
+        key = (which, box)
+        if key not in self._bands:
+            x, y, w, h = box
+            self.ocr_calls += 1
+            self._bands[key] = self.ocr.read(self.frame(which)[y : y + h, x : x + w]) if w and h else []
+        return self._bands[key]
 
     def dialog(self, which: Frame) -> DialogHit | None:
         """The dialog the injected locator sees on a frame (None without a locator)."""

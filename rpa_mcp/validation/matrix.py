@@ -91,6 +91,7 @@ class Condition(_Strict):
 class SignalSpec(_Strict):
     checker: str = Field(description="Name of the checker that produces this signal.")
     params: dict[str, Any] = Field(default_factory=dict)
+    cost: int | None = Field(None, ge=0, description="Evaluation order override (default: the checker's cost).")
 
     @field_validator("checker")
     @classmethod
@@ -220,12 +221,20 @@ class ValidatorMatrix(_Strict):
                 region = sig.params.get("region")
                 if sig.checker == "PhashChecker" and action in TAB_ACTIONS and region in (None, "full"):
                     raise ValueError(f"{action}.{signal}: a global pHash cannot judge a tab (anti-pattern)")
+                if sig.checker == "DialogPresenceChecker" and sig.params.get("classifier", "when_modal_like") not in (
+                    "always",
+                    "when_modal_like",
+                ):
+                    raise ValueError(f"{action}.{signal}: classifier must be 'always' or 'when_modal_like'")
                 if sig.checker == "DialogClosedChecker" and region == "full":
                     raise ValueError(f"{action}.{signal}: a dialog closing is judged in its region, not globally")
         return self
 
     def cost(self, checker: str) -> int:
         return self.checkers[checker].cost
+
+    def signal_cost(self, signal: SignalSpec) -> int:
+        return signal.cost if signal.cost is not None else self.cost(signal.checker)
 
     def action(self, action_type: str) -> ActionSpec:
         spec = self.actions.get(action_type)

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from rpa_mcp.vision.images import BBox
 
 Frame = Literal["before", "after"]
+BoxSource = Literal["given", "located", "guessed"]
 
 
 class VerdictKind(StrEnum):
@@ -31,10 +32,27 @@ class FailureCategory(StrEnum):
 
 @dataclass(frozen=True)
 class Target:
-    """What the action aimed at: a label (tab, button, field) and/or its box in the BEFORE frame."""
+    """What the action aimed at: a label (tab, button, field) and/or its box in the BEFORE frame.
+
+    `point` is the click point (BEFORE-frame pixels). Workflows recorded by the shadow area often
+    carry a label and a point but no box: the validator then locates the label by OCR in a band
+    around the point (`bbox_source="located"`) and only falls back to a box guessed around the
+    point (`bbox_source="guessed"`, lower confidence). A caller that guessed a box itself says so
+    with `bbox_source="guessed"`: the box is then treated as a point, never as evidence.
+    `label_bbox` is the tight box of the label when it was located by OCR.
+    """
 
     label: str | None = None
     bbox: BBox | None = None
+    point: tuple[int, int] | None = None
+    bbox_source: BoxSource = "given"
+    label_bbox: BBox | None = None
+
+    @property
+    def needs_locating(self) -> bool:
+        """A label to find and no trustworthy box: locate it around the click point."""
+        has_point = self.point is not None or (self.bbox is not None and self.bbox_source == "guessed")
+        return bool(self.label) and has_point and (self.bbox is None or self.bbox_source == "guessed")
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,14 @@ from rpa_mcp.errors import InvalidInput
 from rpa_mcp.validation.checkers import ALL_CHECKERS, Checker
 from rpa_mcp.validation.checkers.pixels import phash
 from rpa_mcp.validation.context import CheckContext
+from rpa_mcp.validation.locate import resolve_target, widen_label_box
 from rpa_mcp.validation.matrix import MATRIX_FILE, ActionSpec, ValidatorMatrix, load_validator_matrix
 from rpa_mcp.validation.model import (
     CheckResult,
     CropRef,
     EvidenceCrop,
     Expected,
+    FailureCategory,
     Observed,
     Target,
     Verdict,
@@ -33,6 +35,9 @@ from rpa_mcp.vision.images import clamp_bbox, crop, encode_png_base64
 from rpa_mcp.vision.ocr import OcrEngine
 
 UNDECIDED_CONFIDENCE = 0.3
+GUESSED_BOX_FACTOR = 0.75  # a verdict judged through a box guessed around the click is less sure
+TITLE_GUARD_CONFIDENCE = 0.4
+CROP_MAX_SIDE = 960  # evidence crops larger than this are scaled down (overview of a page change)
 
 
 class Validator:
@@ -79,6 +84,8 @@ class Validator:
         _check_requirements(spec, target, expected)
         if target.bbox is not None:
             _check_bbox(target.bbox, after.shape)
+        if target.point is not None:
+            _check_point(target.point, after.shape)
         if not self.enabled:
             return Verdict(
                 action_type=action_type,
@@ -100,7 +107,14 @@ class Validator:
             dialog_locator=self.dialog_locator,
             judge=self.judge,
         )
+        located = resolve_target(ctx) if ctx.target.needs_locating else None
+        widen_label_box(ctx)
         verdict = self._decide(spec, ctx)
+        if located is not None:
+            verdict.evidence.insert(0, located)
+            if ctx.target.bbox_source == "guessed":
+                verdict.confidence = round(verdict.confidence * GUESSED_BOX_FACTOR, 3)
+                verdict.reason += "; judged through a box guessed around the click (label not found near it)"
         verdict.action_type = action_type
         if include_crops:
             verdict.crops = self._crops(ctx, verdict)
@@ -117,11 +131,23 @@ class Validator:
             return results[name]
 
         for rule in spec.rules:
-            ordered = sorted(rule.when.items(), key=lambda item: self.matrix.cost(spec.signals[item[0]].checker))
+            ordered = sorted(rule.when.items(), key=lambda item: self.matrix.signal_cost(spec.signals[item[0]]))
             if all(condition.holds(signal(name).score) for name, condition in ordered):
                 used = [results[name] for name, _ in ordered]
                 reason = rule.reason or rule.id
                 because = "; ".join(f"{r.signal}={_fmt(r.score)}" for r in used)
+                if rule.category is FailureCategory.WRONG_APPLICATION:
+                    title = self._title_matches(spec, ctx, results)
+                    if title is not None:
+                        return Verdict(
+                            action_type="",
+                            verdict=VerdictKind.UNCERTAIN,
+                            confidence=TITLE_GUARD_CONFIDENCE,
+                            rule="title-contradicts-wrong-application",
+                            reason=f"rule {rule.id!r} ({because}) says another application is in front, but the "
+                            f"front window title matches the expected one ({title.detail}): a person should look",
+                            evidence=list(results.values()),
+                        )
                 return Verdict(
                     action_type="",
                     verdict=rule.verdict,
@@ -140,6 +166,28 @@ class Validator:
             reason=f"no rule of the matrix decided ({undecided}): a person should look",
             evidence=list(results.values()),
         )
+
+    def _title_matches(
+        self, spec: ActionSpec, ctx: CheckContext, results: dict[str, CheckResult]
+    ) -> CheckResult | None:
+        """The title evidence when the front window after the action is the EXPECTED one, else None.
+
+        A positive match of expected.window_title (agent-reported or OCR) is strong evidence against
+        WRONG_APPLICATION: pixels that say "covered" then mean the target box is wrong, not the app.
+        """
+        if not ctx.expected.window_title:
+            return None
+        for name, sig in spec.signals.items():
+            if sig.checker == "TitleBarChecker" and sig.params.get("expect", "present") == "present":
+                if name not in results:
+                    results[name] = self.checkers[sig.checker].check(ctx, name, sig.params)
+                found = results[name]
+                return found if found.score is not None and found.score >= 1.0 else None
+        guard = self.checkers["TitleBarChecker"].check(ctx, "title_guard", {})
+        if guard.score is None:
+            return None
+        results["title_guard"] = guard
+        return guard if guard.score >= 1.0 else None
 
     def _crops(self, ctx: CheckContext, verdict: Verdict) -> list[EvidenceCrop]:
         defaults = self.matrix.defaults
@@ -161,7 +209,8 @@ class Validator:
             if box[2] == 0 or box[3] == 0:
                 continue
             region = crop(image, box, margin=defaults.crop_margin)
-            out.append(EvidenceCrop(ref.label, encode_png_base64(region), box, ref.frame))
+            # a page-sized region is shown as an overview: encoding it at full size costs ~40 ms
+            out.append(EvidenceCrop(ref.label, encode_png_base64(region, max_side=CROP_MAX_SIDE), box, ref.frame))
         return out
 
 
@@ -186,7 +235,8 @@ def _check_frames(before: np.ndarray, after: np.ndarray) -> None:
 def _check_requirements(spec: ActionSpec, target: Target, expected: Expected) -> None:
     present = {
         "target.label": bool(target.label),
-        "target.bbox": target.bbox is not None,
+        # a click point with the label stands for the box: the label is located around the point
+        "target.bbox": target.bbox is not None or (target.point is not None and bool(target.label)),
         "expected.window_title": bool(expected.window_title),
         "expected.text": expected.text is not None,
         "expected.json_schema": expected.json_schema is not None,
@@ -205,3 +255,9 @@ def _check_bbox(bbox: tuple[int, int, int, int], shape: tuple[int, ...]) -> None
         raise InvalidInput(
             f"target.bbox {list(bbox)} lies outside the {shape[1]}x{shape[0]} frame", field="target.bbox"
         )
+
+
+def _check_point(point: tuple[int, int], shape: tuple[int, ...]) -> None:
+    x, y = point
+    if not (0 <= x < shape[1] and 0 <= y < shape[0]):
+        raise InvalidInput(f"target.point {[x, y]} lies outside the {shape[1]}x{shape[0]} frame", field="target.point")

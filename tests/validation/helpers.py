@@ -51,6 +51,8 @@ class Pair:
         action = self.pair["action"]
         self.action_type = {"click": "click_anchor"}.get(action["type"], action["type"])
         self.target = Target(action["target_label"], tuple(action["target_bbox"]))
+        # As the shadow area records it: the label and the click point, no box.
+        self.target_without_bbox = Target(action["target_label"], None, tuple(action["click_point"]))
         self.expected_verdict: str = self.pair["expected"]["verdict"]
         self.expected_category: str | None = self.pair["expected"]["failure_category"]
         self.png_before = (FIXTURES / image["file"]).read_bytes()  # type: ignore[operator]  # FIXTURES checked

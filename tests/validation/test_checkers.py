@@ -70,10 +70,12 @@ def test_the_judge_is_off_without_a_port_and_asked_with_one() -> None:
 def test_dialog_presence_trusts_the_dialog_locator_and_ignores_skip_dialogs() -> None:
     toast = DialogHit((10, 10, 100, 40), "easily-toast-saved", "C", "skip", "Enregistré", 1.0)
     modal = DialogHit((10, 10, 100, 40), "easily-session-expired", "C", "pause", "Session expirée", 0.92)
-    assert (
-        check("DialogPresenceChecker", ctx(frame(), frame(), dialog_locator=FakeDialogLocator(after=toast))).score == 0
+    always = {"classifier": "always"}  # an action that may open a dialog: the classifier is always asked
+    c = ctx(frame(), frame(), dialog_locator=FakeDialogLocator(after=toast))
+    assert check("DialogPresenceChecker", c, **always).score == 0
+    result = check(
+        "DialogPresenceChecker", ctx(frame(), frame(), dialog_locator=FakeDialogLocator(after=modal)), **always
     )
-    result = check("DialogPresenceChecker", ctx(frame(), frame(), dialog_locator=FakeDialogLocator(after=modal)))
     assert result.score == pytest.approx(0.92) and result.facts["dialog_id"] == "easily-session-expired"
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from rpa_mcp.validation.checkers.base import BaseChecker, Params, frame_param
 from rpa_mcp.validation.checkers.text import read_tab_label
 from rpa_mcp.validation.context import CheckContext
+from rpa_mcp.validation.locate import click_point, element_box, locate_label
 from rpa_mcp.validation.model import CheckResult, CropRef, Frame
 from rpa_mcp.validation.regions import is_close_button, tab_box
 from rpa_mcp.validation.text import label_matches
@@ -28,11 +29,20 @@ def _median(image: np.ndarray, bbox: BBox) -> np.ndarray | None:
     return median
 
 
-def active_look(image: np.ndarray, bbox: BBox) -> float | None:
-    """1.0 when the tab's background matches the toolbar below, 0.0 when it matches the strip around."""
+def active_look(image: np.ndarray, bbox: BBox, *, loose: bool = False) -> float | None:
+    """1.0 when the tab's background matches the toolbar below, 0.0 when it matches the strip around.
+
+    loose: the box was derived from a label found by OCR, its bottom edge is estimated: the toolbar
+    colour is the row just below it (a few rows up or down) closest to the tab's own colour.
+    """
     x, y, w, h = bbox
     inner = _median(image, (x + 4, y + 2, w - 8, h - 4))
     below = _median(image, (x + 4, y + h + 1, w - 8, 5))
+    if loose and inner is not None:
+        rows = [_median(image, (x + 4, y + h + dy, w - 8, 1)) for dy in range(-2, 9)]
+        near = [r for r in rows if r is not None]
+        if near:
+            below = min(near, key=lambda r: float(np.abs(inner - r).sum()))
     around = _median(image, (x + 4, y - 6, w - 8, 5)) if y >= 6 else _median(image, (x - 6, y + 2, 5, h - 4))
     if inner is None or below is None or around is None:
         return None
@@ -47,7 +57,9 @@ class TabActiveChecker(BaseChecker):
     """Is the target tab active (background) AND does it carry the exact label (OCR)?
 
     params: frame (before|after), find_active (when not active, name the tab that is),
-    confirm_label (false: only the background, e.g. "the neighbour that took the slot is active").
+    confirm_label (false: only the background, e.g. "the neighbour that took the slot is active"),
+    relocate (true: do not trust the given box; find the label by OCR in a band around the click
+    on that frame and judge the tab drawn there — used when the box and the title disagree).
     """
 
     name = "TabActiveChecker"
@@ -56,9 +68,25 @@ class TabActiveChecker(BaseChecker):
         which: Frame = frame_param(params)
         if ctx.target.bbox is None:
             return self.not_applicable(signal, "no target bbox")
+        target_box, label_bbox = ctx.target.bbox, ctx.target.label_bbox
+        prefix = ""
+        if params.get("relocate") and ctx.target.bbox_source != "located":
+            point = click_point(ctx.target)
+            hit = locate_label(ctx, which, point) if point is not None else None
+            if hit is None:
+                return self.result(signal, 0.0, f"{which}: label {ctx.target.label!r} not read near the click {point}")
+            target_box, label_bbox = element_box(ctx, which, hit), hit.bbox
+            prefix = f"label {ctx.target.label!r} found near the click at {list(hit.bbox)} (read {hit.text!r}); "
+        result = self._judge(ctx, signal, which, target_box, label_bbox, params)
+        result.detail = prefix + result.detail
+        return result
+
+    def _judge(
+        self, ctx: CheckContext, signal: str, which: Frame, target_box: BBox, label_bbox: BBox | None, params: Params
+    ) -> CheckResult:
         image = ctx.frame(which)
-        box = tab_box(ctx.target.bbox, image.shape)
-        look = active_look(image, box)
+        box = tab_box(target_box, image.shape)
+        look = active_look(image, box, loose=label_bbox is not None)
         crop = CropRef(f"target tab ({which})", which, box)
         if look is None:
             return self.result(
@@ -77,7 +105,7 @@ class TabActiveChecker(BaseChecker):
             return self.result(signal, look, detail, crop=crop, **facts)
         if not ctx.target.label or params.get("confirm_label", True) is False:
             return self.result(signal, look, f"{which}: the tab at {list(box)} looks active ({look:.2f})", crop=crop)
-        _label_box, read = read_tab_label(ctx, which, ctx.target.bbox)
+        _label_box, read = read_tab_label(ctx, which, target_box, label_bbox)
         if label_matches(read, ctx.target.label):
             return self.result(
                 signal, look, f"{which}: tab {ctx.target.label!r} is active (OCR {read!r})", crop=crop, read=read

@@ -36,10 +36,27 @@ class OcrRoiChecker(BaseChecker):
         if not wanted:
             return self.not_applicable(signal, f"no {what.replace('_', ' ')} to look for")
         shape = ctx.after.shape
-        box = tab_label_box(ctx.target.bbox, shape) if params.get("box") == "tab" else label_box(ctx.target.bbox, shape)
+        if ctx.target.label_bbox is not None:  # located by OCR: read where the label is drawn
+            box = label_box(ctx.target.label_bbox, shape)
+        elif params.get("box") == "tab":
+            box = tab_label_box(ctx.target.bbox, shape)
+        else:
+            box = label_box(ctx.target.bbox, shape)
         line = ctx.read_line(which, box)
         read = line.text if line else ""
         found = label_matches(read, wanted) if what == "target_label" else text_contains(read, wanted)
+        if not found and what == "expected_text" and which == "after" and params.get("search") == "changed_near":
+            near = _changed_lines_near(ctx, ctx.target.bbox, int(params.get("near", 300)))
+            for line_box, text in near:
+                if text_contains(text, wanted) or text_contains(" ".join(t for _, t in near), wanted):
+                    return self.result(
+                        signal,
+                        0.9,
+                        f"after frame: {wanted!r} not in the target box {list(box)} (OCR {read!r}) but in the "
+                        f"region that changed next to it at {list(line_box)} (OCR {text!r}; screen text is data)",
+                        crop=CropRef("typed text (after)", "after", line_box),
+                        read=text,
+                    )
         verb = "reads" if found else "does not read"
         return self.result(
             signal,
@@ -50,12 +67,35 @@ class OcrRoiChecker(BaseChecker):
         )
 
 
+def _changed_lines_near(ctx: CheckContext, target: BBox, near: int, max_reads: int = 6) -> list[tuple[BBox, str]]:
+    """Text lines read in the changed regions close to the target (a field's text may sit beside its label)."""
+    tx, ty, tw, th = target
+    out: list[tuple[BBox, str]] = []
+    for blob in ctx.change().blobs[:8]:
+        x, y, w, h = blob.bbox
+        dx = max(tx - (x + w), 0, x - (tx + tw))
+        dy = max(ty - (y + h), 0, y - (ty + th))
+        if dx > near or dy > near or h > 240:
+            continue
+        region = around(blob.bbox, ctx.after.shape, 3)
+        rx, ry, rw, rh = region
+        for lx, ly, lw, lh in text_line_boxes(ctx.after[ry : ry + rh, rx : rx + rw]):
+            if len(out) >= max_reads:
+                return out
+            line_box = (rx + lx - 2, ry + ly - 2, lw + 4, lh + 4)
+            line = ctx.read_line("after", line_box)
+            if line and line.text:
+                out.append((line_box, line.text))
+    return out
+
+
 class TitleBarChecker(BaseChecker):
     """Is the expected application in front? From the agent's observed titles, or OCR of a title box.
 
     Scores 1 when the observed/OCR'd title after the action matches the expected title (or, without
     one, the application of the title before the action), 0 when it is another application.
-    params: expect (present|absent), ocr (read target.bbox as the title bar when nothing was observed).
+    params: expect (present|absent), ocr (read target.bbox as the title bar when nothing was observed),
+    reference (expected: only compare with expected.window_title, never with the title before).
     """
 
     name = "TitleBarChecker"
@@ -72,6 +112,8 @@ class TitleBarChecker(BaseChecker):
             title_after = line.text if line else ""
             source = "OCR of the title bar"
             crop = CropRef("title bar (after)", "after", box)
+        if params.get("reference") == "expected" and not expected.window_title:
+            return self.not_applicable(signal, "no expected.window_title to compare with")
         if title_after is None:
             return self.not_applicable(signal, "no window title observed and no title region to read")
         if expected.window_title:
@@ -166,7 +208,8 @@ class SaveSuccessChecker(BaseChecker):
         )
 
 
-def read_tab_label(ctx: CheckContext, which: str, bbox: BBox) -> tuple[BBox, str]:
-    box = tab_label_box(bbox, ctx.after.shape)
+def read_tab_label(ctx: CheckContext, which: str, bbox: BBox, label_bbox: BBox | None = None) -> tuple[BBox, str]:
+    """Read a tab's label: inside the tab box, or at the label's own box when OCR located it."""
+    box = label_box(label_bbox, ctx.after.shape) if label_bbox else tab_label_box(bbox, ctx.after.shape)
     line = ctx.read_line("before" if which == "before" else "after", box)
     return box, (line.text if line else "")
