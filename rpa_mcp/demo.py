@@ -46,7 +46,7 @@ NOTE = "Patient calme, douleur 2/10, pansement propre."
 class Story:
     """Numbered, readable story lines and the tally of expected outcomes."""
 
-    out: Any = sys.stdout
+    out: Any = field(default_factory=lambda: sys.stdout)  # read at run time, not at import
     quiet: bool = False
     n: int = 0
     failures: list[str] = field(default_factory=list)

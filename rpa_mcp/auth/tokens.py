@@ -22,7 +22,7 @@ def _decode_any_key(token: str, keys: list[bytes], clock: Clock, **kwargs: Any) 
 
     Time claims are checked against the injected clock (not PyJWT's own), with a small leeway.
     """
-    options = {**kwargs.pop("options", {}), "verify_exp": False, "verify_nbf": False, "verify_iat": False}
+    options: Any = {**kwargs.pop("options", {}), "verify_exp": False, "verify_nbf": False, "verify_iat": False}
     last: Exception | None = None
     for key in keys:
         try:

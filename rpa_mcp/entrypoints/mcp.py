@@ -141,11 +141,11 @@ class McpNotifier(Notifier):
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # called from a worker thread: hand over to the server's loop
-            loop = getattr(self, "_loop", None)
-            if loop is None or loop.is_closed():
+            bound: asyncio.AbstractEventLoop | None = getattr(self, "_loop", None)
+            if bound is None or bound.is_closed():
                 coro.close()
                 return
-            loop.call_soon_threadsafe(self._start, coro)
+            bound.call_soon_threadsafe(self._start, coro)
             return
         self._start(coro)
 
@@ -312,7 +312,7 @@ def build_mcp_server(registry: Registry, services: Services, *, local_caller: Ca
             )
         )
 
-    @server.completion()
+    @server.completion()  # type: ignore[no-untyped-call,untyped-decorator]  # the SDK decorator is untyped
     async def complete(ref: Any, argument: Any, context: Any) -> Completion | None:
         values = await complete_values(registry, services, ref, argument.name, argument.value or "")
         return Completion(values=values[:100], total=len(values), has_more=len(values) > 100)

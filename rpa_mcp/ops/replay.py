@@ -12,14 +12,14 @@ from __future__ import annotations
 import json
 import re
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import anyio.to_thread
 from pydantic import Field, field_validator
 
 from rpa_mcp.errors import InvalidInput, NotFound, PreconditionFailed, RpaError, Unavailable
 from rpa_mcp.ops.common import Crop, ImageArg, load_image
-from rpa_mcp.ops.registry import Http, OpContext, Operation, Preview, StrictModel
+from rpa_mcp.ops.registry import Http, OpContext, Operation, Preview, StrictModel, Surface
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.service import ReplayService
 from rpa_mcp.replay.wire import (
@@ -33,7 +33,7 @@ from rpa_mcp.replay.wire import (
 )
 
 AGENT = frozenset({"agent"})
-REST = frozenset({"rest"})
+REST: frozenset[Surface] = frozenset({"rest"})
 DECISION_RE = re.compile(r"^(skip|retry|abort|click:.{1,80})$")
 
 
@@ -41,7 +41,7 @@ def _service(ctx: OpContext) -> ReplayService:
     service = ctx.services.replay
     if service is None:
         raise Unavailable("the replay service is not configured")
-    return service
+    return cast(ReplayService, service)
 
 
 def _notify(ctx: OpContext, replay_id: str) -> None:
@@ -247,8 +247,8 @@ async def start_replay(ctx: OpContext, args: StartReplayInput) -> StartReplayOut
     _notify(ctx, replay_id)
     return StartReplayOutput(
         replay_id=replay_id,
-        status=service.store.get_replay(replay_id)["state"],
-        competence=loaded.name,  # type: ignore[index]
+        status=(service.store.get_replay(replay_id) or {}).get("state", "running"),
+        competence=loaded.name,
         version=loaded.version,
         steps=len(steps),
         machine_id=machine,

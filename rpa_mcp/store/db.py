@@ -80,7 +80,8 @@ class Database:
 
     def query_one(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Row | None:
         with self._lock:
-            return self._conn.execute(sql, params).fetchone()
+            row: sqlite3.Row | None = self._conn.execute(sql, params).fetchone()
+            return row
 
     def ping(self) -> bool:
         return self.query_one("SELECT 1 AS ok") is not None

@@ -184,12 +184,6 @@ async def test_a_declared_save_confirmation_is_clicked_through_automatically(sta
     assert status["pause_reason"] != m.UNEXPECTED_DIALOG
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="validator misjudgement (validation area): DialogClosedChecker scores the auto 'Confirmer' click 0.4 -> "
-    "UNCERTAIN, because only 11.7% of the white dialog box changed over the white page behind it, although "
-    "the dialog locator finds the dialog before and none after",
-)
 async def test_after_the_auto_dialog_the_replay_goes_on_and_the_uac_prompt_pauses_it(stack):
     name = promote(
         stack, workflow("Observation puis dossier", OBSERVATIONS, WRITE_NOTE, SAVE, DOSSIER_FROM_OBSERVATION)

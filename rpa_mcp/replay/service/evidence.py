@@ -79,6 +79,7 @@ def validator_args(
     label: str | None,
     bbox: Sequence[int] | None,
     after_shape: tuple[int, ...],
+    point: tuple[int, int] | None = None,
     window_title: str | None,
     text: str | None,
     observed: dict[str, Any],
@@ -92,9 +93,10 @@ def validator_args(
     try:
         from rpa_mcp.validation.model import Expected, Observed, Target
     except ImportError:  # pragma: no cover - the validation area is absent
-        return ({"label": label, "bbox": bbox}, {"window_title": window_title, "text": text}, observed)
+        return ({"label": label, "bbox": bbox, "point": point}, {"window_title": window_title, "text": text}, observed)
+    # Without a recorded box the validator locates the label around the click point itself.
     return (
-        Target(label=label, bbox=tuple(bbox) if bbox else None),  # type: ignore[arg-type]
+        Target(label=label, bbox=tuple(bbox) if bbox else None, point=point),  # type: ignore[arg-type]
         Expected(window_title=window_title, text=text),
         Observed(**observed),
     )

@@ -155,12 +155,11 @@ class Supervisor:
         target = a["target"] if isinstance(a["target"], dict) else {}
         point = msg.actual_position
         bbox = target.get("bbox")
-        if not bbox and point:
-            bbox = [point[0] - 60, point[1] - 20, 120, 40]
         expected_text = a["params"].get("text") if a["action_type"] in ("type_text", "extract_text") else None
         vt, ve, vo = validator_args(
             label=target.get("label") or target.get("by_text"),
             bbox=bbox,
+            point=tuple(point[:2]) if point else None,
             after_shape=after.shape,
             window_title=a["expected"].get("window_after"),
             text=expected_text,
