@@ -139,7 +139,7 @@ class McpNotifier(Notifier):
 
     def _spawn(self, coro: Any) -> None:
         try:
-            loop = asyncio.get_running_loop()
+            asyncio.get_running_loop()
         except RuntimeError:  # called from a worker thread: hand over to the server's loop
             bound: asyncio.AbstractEventLoop | None = getattr(self, "_loop", None)
             if bound is None or bound.is_closed():
