@@ -64,4 +64,5 @@ class AuditPort(Protocol):
         code: str | None = None,
         duration_ms: float = 0.0,
         via: str = "",
+        wait: bool = True,
     ) -> None: ...

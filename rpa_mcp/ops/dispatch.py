@@ -76,6 +76,7 @@ async def dispatch(
                 code=code,
                 duration_ms=(time.perf_counter() - started) * 1000,
                 via=surface,
+                wait=not (outcome == "ok" and op is not None and op.risk == "read"),  # reads: group commit
             )
 
 

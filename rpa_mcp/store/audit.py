@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import queue
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -51,9 +52,21 @@ def _row_hash(prev_hash: str, row: dict[str, Any]) -> str:
 
 
 class AuditLog:
+    """Rows are chained and committed by one writer thread, in batches (group commit).
+
+    `record(..., wait=True)` returns once the row is on disk; `wait=False` (successful
+    reads) returns at once and the row follows within milliseconds. Readers flush first.
+    """
+
+    IDLE_EXIT_S = 1.0
+
     def __init__(self, db: Database, clock: Clock) -> None:
         self.db, self.clock = db, clock
+        # Its own connection on a file database: readers of other tables never wait for its fsync (WAL).
+        self._writer_db = db if db.path == ":memory:" else Database(db.path)
+        self._queue: queue.Queue[_Pending] = queue.Queue()
         self._lock = threading.Lock()
+        self._writer: threading.Thread | None = None
         db.migrate("audit", MIGRATIONS)
 
     def record(
@@ -66,6 +79,7 @@ class AuditLog:
         code: str | None = None,
         duration_ms: float = 0.0,
         via: str = "",
+        wait: bool = True,
     ) -> None:
         row = {
             "ts": round(self.clock.now(), 6),
@@ -78,22 +92,77 @@ class AuditLog:
             "code": code,
             "duration_ms": round(duration_ms, 3),
         }
-        with self._lock, self.db.transaction() as conn:
+        pending = _Pending(row, threading.Event() if wait else None)
+        self._queue.put(pending)
+        self._ensure_writer()
+        if pending.done is not None:
+            pending.done.wait()
+            if pending.error is not None:
+                raise pending.error
+
+    def flush(self) -> None:
+        """Return once every row recorded so far is committed."""
+        marker = _Pending(None, threading.Event())
+        self._queue.put(marker)
+        self._ensure_writer()
+        assert marker.done is not None
+        marker.done.wait()
+
+    def _ensure_writer(self) -> None:
+        with self._lock:
+            if self._writer is None or not self._writer.is_alive():
+                self._writer = threading.Thread(target=self._run, name="audit-writer", daemon=True)
+                self._writer.start()
+
+    def _run(self) -> None:
+        while True:
+            try:
+                batch = [self._queue.get(timeout=self.IDLE_EXIT_S)]
+            except queue.Empty:
+                with self._lock:
+                    if self._queue.empty():
+                        self._writer = None
+                        return
+                continue
+            while len(batch) < 500:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            error: Exception | None = None
+            try:
+                self._commit([p.row for p in batch if p.row is not None])
+            except Exception as exc:  # surfaced to every waiting caller of the batch
+                error = exc
+            for p in batch:
+                p.error = error
+                if p.done is not None:
+                    p.done.set()
+
+    def _commit(self, rows: list[dict[str, Any]]) -> None:
+        if not rows:
+            return
+        with self._writer_db.transaction() as conn:
             last = conn.execute("SELECT hash FROM audit ORDER BY id DESC LIMIT 1").fetchone()
             prev = last["hash"] if last else GENESIS
-            conn.execute(
-                "INSERT INTO audit (ts, actor, via, operation, args_digest, args_summary, outcome, code, duration_ms,"
-                " prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (*[row[k] for k in FIELDS], prev, _row_hash(prev, row)),
-            )
+            for row in rows:
+                current = _row_hash(prev, row)
+                conn.execute(
+                    "INSERT INTO audit (ts, actor, via, operation, args_digest, args_summary, outcome, code,"
+                    " duration_ms, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    (*[row[k] for k in FIELDS], prev, current),
+                )
+                prev = current
 
     def rows(self, *, operation: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
+        self.flush()
         sql, params = "SELECT * FROM audit", []
         if operation:
             sql, params = sql + " WHERE operation = ?", [operation]
         return [dict(r) for r in self.db.query(sql + " ORDER BY id LIMIT ?", (*params, limit))]
 
     def verify(self) -> AuditCheck:
+        self.flush()
         prev, count, expected_id = GENESIS, 0, None
         for row in self.db.query("SELECT * FROM audit ORDER BY id"):
             count += 1
@@ -105,6 +174,13 @@ class AuditLog:
                 return AuditCheck(False, count, row["id"], "row content was edited")
             prev, expected_id = row["hash"], row["id"] + 1
         return AuditCheck(True, count)
+
+
+@dataclass
+class _Pending:
+    row: dict[str, Any] | None  # None: a flush marker
+    done: threading.Event | None
+    error: Exception | None = None
 
 
 def _jsonable(value: Any) -> Any:
