@@ -83,3 +83,11 @@ def test_domain_packages_import_no_transport_or_adapter():
                     if any(name == f or name.startswith(f + ".") for f in FORBIDDEN):
                         offenders.append(f"{path.relative_to(root)} imports {name}")
     assert offenders == []
+
+
+def test_rows_recorded_without_waiting_are_committed_in_order_and_chained(services):
+    for i in range(50):
+        services.audit.record(actor="a", operation=f"op{i}", args={}, outcome="ok", wait=i % 7 == 0)
+    operations = [r["operation"] for r in services.audit.rows() if r["operation"].startswith("op")]
+    assert operations == [f"op{i}" for i in range(50)]
+    assert services.audit.verify().ok
