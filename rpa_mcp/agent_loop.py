@@ -179,6 +179,7 @@ def truncate_result(result: dict[str, Any], max_bytes: int = DEFAULT_MAX_RESULT_
     if _size(result) <= max_bytes:
         return result
     original = _size(result)
+    value: dict[str, Any]  # each helper below maps a dict to a dict
     value, dropped = _drop_images(copy.deepcopy(result))
     limit = 4096
     while _size(value) > max_bytes and limit >= 32:
@@ -442,7 +443,7 @@ def parse_chat_completion(data: dict[str, Any]) -> LlmTurn:
         message = data["choices"][0]["message"]
     except (KeyError, IndexError, TypeError) as exc:
         raise Unavailable("the model endpoint returned no choices") from exc
-    calls = []
+    calls: list[ToolCall] = []
     for raw in message.get("tool_calls") or []:
         fn = raw.get("function") or {}
         arguments: Any = fn.get("arguments") or {}

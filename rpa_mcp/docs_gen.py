@@ -35,7 +35,8 @@ def _cell(text: Any) -> str:
 
 def _type_of(prop: dict[str, Any]) -> str:
     if "$ref" in prop:
-        return prop["$ref"].rsplit("/", 1)[-1]
+        ref: str = prop["$ref"]  # a JSON Schema $ref is a string
+        return ref.rsplit("/", 1)[-1]
     if "anyOf" in prop:
         return " | ".join(_type_of(p) for p in prop["anyOf"])
     if "enum" in prop:
@@ -295,4 +296,3 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-

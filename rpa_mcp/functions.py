@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Any
 
 from rpa_mcp.errors import InvalidInput, RpaError
 from rpa_mcp.ops.dispatch import dispatch
-from rpa_mcp.ops.registry import Caller, Operation, Registry
+from rpa_mcp.ops.registry import Caller, Operation, Registry, Surface
 
 if TYPE_CHECKING:
     from rpa_mcp.bootstrap import Services
 
-SURFACE = "functions"
+SURFACE: Surface = "functions"
 
 
 @dataclass

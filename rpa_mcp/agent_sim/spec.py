@@ -12,7 +12,7 @@ files over 256 KB; every reference (screen, dialog, field) is checked.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -171,10 +171,10 @@ class DesktopSpec(SpecModel):
 
 
 class _NoAliasLoader(yaml.SafeLoader):
-    def compose_node(self, parent, index):  # type: ignore[no-untyped-def]  # PyYAML's untyped hook
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
         if self.check_event(yaml.AliasEvent):
             raise yaml.YAMLError("anchors and aliases are not allowed in desktop definitions")
-        event = self.peek_event()
+        event = self.peek_event()  # type: ignore[no-untyped-call]  # types-PyYAML leaves Parser.peek_event unannotated
         anchor = getattr(event, "anchor", None)
         if anchor is not None:
             raise yaml.YAMLError("anchors and aliases are not allowed in desktop definitions")

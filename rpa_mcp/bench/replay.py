@@ -98,7 +98,7 @@ async def _http_dispatch_latency(services: Any, n: int) -> list[float]:
         original_wake(machine_id)
 
     def event(machine_id: str) -> anyio.Event:  # the poll reached the server and waits for a wake-up
-        taken = original_event(machine_id)
+        taken: anyio.Event = original_event(machine_id)
         parked[0].set()
         return taken
 
@@ -117,7 +117,7 @@ async def _http_dispatch_latency(services: Any, n: int) -> list[float]:
                     got: list[float] = []
 
                     async def poll(got: list[float] = got) -> None:
-                        params = {"machine_id": "bench-http", "wait": 10}
+                        params: dict[str, str | int] = {"machine_id": "bench-http", "wait": 10}
                         response = await client.get("/api/v1/replay/next", params=params)
                         assert response.status_code == 200, (response.status_code, response.text[:300])
                         action = response.json()["action"]

@@ -25,10 +25,10 @@ class _StrictLoader(yaml.SafeLoader):
         super().__init__(stream)
         self._depth = 0
 
-    def compose_node(self, parent: Any, index: Any) -> Any:
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
         if self.check_event(yaml.AliasEvent):
             raise YamlRejected("anchors and aliases (&, *) are not accepted")
-        event = self.peek_event()
+        event = self.peek_event()  # type: ignore[no-untyped-call]  # types-PyYAML leaves Parser.peek_event unannotated
         if getattr(event, "anchor", None) is not None:
             raise YamlRejected("anchors and aliases (&, *) are not accepted")
         self._depth += 1

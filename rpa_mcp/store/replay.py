@@ -12,7 +12,7 @@ import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, overload
 
 from rpa_mcp.replay.ports import ANY
 from rpa_mcp.store.db import Database
@@ -119,6 +119,10 @@ _JSON_COLUMNS = frozenset(
 )
 
 
+@overload
+def _decode(row: sqlite3.Row) -> dict[str, Any]: ...
+@overload
+def _decode(row: sqlite3.Row | None) -> dict[str, Any] | None: ...
 def _decode(row: sqlite3.Row | None) -> dict[str, Any] | None:
     if row is None:
         return None
@@ -188,7 +192,7 @@ class ReplayRepository:
             "AND (machine_id = ? OR machine_id IS NULL) ORDER BY created_at, replay_id",
             (machine_id,),
         )
-        return [_decode(r) for r in rows]  # type: ignore[misc]  # rows are never None
+        return [_decode(r) for r in rows]
 
     def update_replay(self, replay_id: str, *, expect_states: Sequence[str], now: float, **changes: Any) -> bool:
         """CAS on the replay state; bumps `rev`. Returns whether this writer won."""
@@ -210,7 +214,7 @@ class ReplayRepository:
 
     def actions(self, replay_id: str) -> list[dict[str, Any]]:
         rows = self.db.query("SELECT * FROM replay_actions WHERE replay_id = ? ORDER BY seq", (replay_id,))
-        return [_decode(r) for r in rows]  # type: ignore[misc]
+        return [_decode(r) for r in rows]
 
     def first_open_action(self, replay_id: str) -> dict[str, Any] | None:
         return _decode(
@@ -233,7 +237,7 @@ class ReplayRepository:
             "WHERE a.state = 'DISPATCHED' AND a.machine_id = ? AND r.state = 'running' ORDER BY a.dispatched_at",
             (machine_id,),
         )
-        return [_decode(r) for r in rows]  # type: ignore[misc]
+        return [_decode(r) for r in rows]
 
     def expired_leases(self, now: float, limit: int = 500) -> list[dict[str, Any]]:
         rows = self.db.query(
@@ -318,7 +322,7 @@ class ReplayRepository:
             rows = self.db.query(
                 "SELECT * FROM replay_reports WHERE replay_id = ? AND action_id = ? ORDER BY id", (replay_id, action_id)
             )
-        return [_decode(r) for r in rows]  # type: ignore[misc]
+        return [_decode(r) for r in rows]
 
     def known_action(self, replay_id: str, action_id: str) -> bool:
         return (

@@ -72,7 +72,7 @@ class Condition(_Strict):
         value = float(match.group(2))
         if value > 1.0:
             raise ValueError(f"condition {text!r}: threshold above 1")
-        return cls(op=match.group(1), value=value)  # type: ignore[arg-type]  # op matched by the regex
+        return cls(op=match.group(1), value=value)
 
     def holds(self, score: float | None) -> bool:
         if score is None:

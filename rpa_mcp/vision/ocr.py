@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import threading
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -45,10 +46,10 @@ class RapidOcrEngine:
     """`rapidocr` 3.x on onnxruntime; the models ship inside its wheel (nothing downloaded)."""
 
     def __init__(self) -> None:
-        self._engine: object | None = None
+        self._engine: Callable[..., Any] | None = None  # a RapidOCR instance; its results are read duck-typed
         self._lock = threading.Lock()
 
-    def _get(self) -> object:
+    def _get(self) -> Callable[..., Any]:
         with self._lock:
             if self._engine is None:
                 try:
@@ -75,7 +76,7 @@ class RapidOcrEngine:
         engine = self._get()
         with self._lock:  # onnxruntime sessions are shared; keep calls serial and predictable
             # Explicit flags: rapidocr 3.x keeps use_det=False from a previous read_line() call.
-            result = engine(image, use_det=True, use_cls=False, use_rec=True)  # type: ignore[operator]  # callable
+            result = engine(image, use_det=True, use_cls=False, use_rec=True)
         txts, scores = getattr(result, "txts", None), getattr(result, "scores", None)
         if not txts:
             return []
@@ -96,7 +97,7 @@ class RapidOcrEngine:
             return None
         engine = self._get()
         with self._lock:
-            result = engine(image, use_det=False, use_cls=False, use_rec=True)  # type: ignore[operator]
+            result = engine(image, use_det=False, use_cls=False, use_rec=True)
         txts, scores = result.txts, result.scores
         if not txts:
             return None

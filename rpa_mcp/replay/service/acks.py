@@ -34,7 +34,7 @@ class Acks(ReplayCore):
                 )
                 return ReportAck(
                     status=status,
-                    replay_state=self._replay_state(msg.replay_id),  # type: ignore[arg-type]
+                    replay_state=self._replay_state(msg.replay_id),
                     proceed=False,
                     reason=reason,
                 )
@@ -46,7 +46,7 @@ class Acks(ReplayCore):
                     return ReportAck(
                         status="duplicate",
                         replay_state=replay_state,
-                        proceed=a["journal"] != m.J_STARTED,  # type: ignore[arg-type]
+                        proceed=a["journal"] != m.J_STARTED,
                         not_after=a["not_after"],
                     )
                 self.store.update_action(
@@ -61,14 +61,14 @@ class Acks(ReplayCore):
                 self.store.set_attempt_status(msg.attempt_id, "received")
                 self._record(kind, msg, "accepted")
                 m.log_event("receipt", replay_id=a["replay_id"], action_id=a["action_id"], attempt_id=msg.attempt_id)
-                return ReportAck(status="accepted", replay_state=replay_state, not_after=a["not_after"])  # type: ignore[arg-type]
+                return ReportAck(status="accepted", replay_state=replay_state, not_after=a["not_after"])
             if kind == "start":
                 if a["journal"] == m.J_STARTED:
                     self._record(kind, msg, "duplicate")
                     return ReportAck(
                         status="duplicate",
                         replay_state=replay_state,
-                        proceed=False,  # type: ignore[arg-type]
+                        proceed=False,
                         reason="this attempt was already started once",
                         not_after=a["not_after"],
                     )
@@ -90,7 +90,7 @@ class Acks(ReplayCore):
                         status="late",
                         replay_state=replay_state,
                         proceed=False,
-                        reason=refuse,  # type: ignore[arg-type]
+                        reason=refuse,
                         not_after=a["not_after"],
                     )
                 self.store.update_action(
@@ -107,7 +107,7 @@ class Acks(ReplayCore):
                 self.store.set_attempt_status(msg.attempt_id, "started")
                 self._record(kind, msg, "accepted")
                 m.log_event("start", replay_id=a["replay_id"], action_id=a["action_id"], attempt_id=msg.attempt_id)
-                return ReportAck(status="accepted", replay_state=replay_state, not_after=a["not_after"])  # type: ignore[arg-type]
+                return ReportAck(status="accepted", replay_state=replay_state, not_after=a["not_after"])
             # heartbeat: extends the lease of the current attempt (re-adopts it if the watchdog orphaned it
             # and nothing was resent yet)
             if a["state"] == m.ORPHAN and not a["resend_allowed"]:
@@ -115,7 +115,7 @@ class Acks(ReplayCore):
                 return ReportAck(
                     status="late",
                     replay_state=replay_state,
-                    proceed=True,  # type: ignore[arg-type]
+                    proceed=True,
                     reason="outcome already escalated to a person; still send the result",
                 )
             self.store.update_action(
@@ -136,4 +136,4 @@ class Acks(ReplayCore):
                 attempt_id=msg.attempt_id,
                 lease_until=lease,
             )
-            return ReportAck(status="accepted", replay_state=replay_state, not_after=a["not_after"])  # type: ignore[arg-type]
+            return ReportAck(status="accepted", replay_state=replay_state, not_after=a["not_after"])

@@ -31,17 +31,17 @@ class Dispatch(ReplayCore):
         with self.store.atomic():
             inflight = self.store.inflight_for_machine(machine_id)
             if inflight:
-                a = inflight[0]
-                if now <= (a["not_after"] or 0) and a["journal"] != m.J_STARTED:
+                held = inflight[0]
+                if now <= (held["not_after"] or 0) and held["journal"] != m.J_STARTED:
                     # a retried poll: the same action and the same attempt, never a second action
                     m.log_event(
                         "dispatch_repeat",
-                        replay_id=a["replay_id"],
-                        action_id=a["action_id"],
-                        attempt_id=a["attempt_id"],
+                        replay_id=held["replay_id"],
+                        action_id=held["action_id"],
+                        attempt_id=held["attempt_id"],
                         machine_id=machine_id,
                     )
-                    return self._wire(a, now)
+                    return self._wire(held, now)
                 return None  # one in flight per machine: nothing else until it is reported or orphaned
             for replay in self.store.runnable_replays(machine_id):
                 a = self.store.first_open_action(replay["replay_id"])

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from rpa_mcp.errors import RpaError
-from rpa_mcp.vision.images import encode_png_base64
+from rpa_mcp.vision.images import BBox, encode_png_base64
 
 EVIDENCE_BOX = (360, 200)  # w, h of an evidence crop around the action point
 
@@ -85,18 +85,19 @@ def validator_args(
     observed: dict[str, Any],
 ) -> tuple[Any, Any, Any]:
     """Target/Expected/Observed of the validation area (dicts if that area is not installed)."""
+    box: BBox | None = None  # the recorded box clamped to the AFTER frame
     if bbox:
         h, w = after_shape[:2]
         x, y, bw, bh = (int(v) for v in bbox[:4])
         x0, y0 = max(0, min(x, w - 1)), max(0, min(y, h - 1))
-        bbox = (x0, y0, max(1, min(bw, w - x0)), max(1, min(bh, h - y0)))
+        bbox = box = (x0, y0, max(1, min(bw, w - x0)), max(1, min(bh, h - y0)))
     try:
         from rpa_mcp.validation.model import Expected, Observed, Target
     except ImportError:  # pragma: no cover - the validation area is absent
         return ({"label": label, "bbox": bbox, "point": point}, {"window_title": window_title, "text": text}, observed)
     # Without a recorded box the validator locates the label around the click point itself.
     return (
-        Target(label=label, bbox=tuple(bbox) if bbox else None, point=point),  # type: ignore[arg-type]
+        Target(label=label, bbox=box, point=point),
         Expected(window_title=window_title, text=text),
         Observed(**observed),
     )

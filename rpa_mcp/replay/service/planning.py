@@ -119,4 +119,4 @@ def _substitute(params: dict[str, Any], values: Mapping[str, Any]) -> dict[str, 
             return [sub(v) for v in value]
         return value
 
-    return sub(params)
+    return {k: sub(v) for k, v in params.items()}

@@ -49,7 +49,7 @@ class Reports(ReplayCore):
             )
             return ReportAck(
                 status=status,
-                replay_state=self._replay_state(msg.replay_id),  # type: ignore[arg-type]
+                replay_state=self._replay_state(msg.replay_id),
                 reason=reason,
             )
         replay = self.store.get_replay(a["replay_id"])
@@ -73,7 +73,7 @@ class Reports(ReplayCore):
             ):
                 return ReportAck(
                     status="duplicate",
-                    replay_state=replay["state"],  # type: ignore[arg-type]
+                    replay_state=replay["state"],
                     reason="this result was already recorded",
                 )
             changes: dict[str, Any] = {
@@ -165,7 +165,7 @@ class Reports(ReplayCore):
         self._advance(a["replay_id"])
         self._wake(a["machine_id"])
         self._changed(a["replay_id"])
-        return ReportAck(status="accepted", replay_state=self._replay_state(a["replay_id"]))  # type: ignore[arg-type]
+        return ReportAck(status="accepted", replay_state=self._replay_state(a["replay_id"]))
 
     def _memory_feedback(self, a: dict[str, Any], msg: ActionResult, decision: Decision) -> None:
         target = a["target"] if isinstance(a["target"], dict) else None

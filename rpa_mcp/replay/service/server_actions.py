@@ -104,6 +104,7 @@ class ServerActions(ReplayCore):
         bbox = target.get("bbox") or a["params"].get("bbox")
         if not bbox:
             raise PreconditionFailed("extract_text needs a region (target.bbox): full-frame OCR is not allowed")
-        region = crop(image, tuple(int(v) for v in bbox))  # type: ignore[arg-type]
+        box = [int(v) for v in bbox]  # [x, y, w, h]; crop reads the first four
+        region = crop(image, (box[0], box[1], box[2], box[3]))
         lines = ocr.read(region)
         return " ".join(line.text for line in lines).strip() or None

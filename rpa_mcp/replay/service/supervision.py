@@ -159,7 +159,7 @@ class Supervisor:
         vt, ve, vo = validator_args(
             label=target.get("label") or target.get("by_text"),
             bbox=bbox,
-            point=tuple(point[:2]) if point else None,
+            point=(point[0], point[1]) if point else None,  # [x, y]: the wire model holds exactly 2
             after_shape=after.shape,
             window_title=a["expected"].get("window_after"),
             text=expected_text,
