@@ -1,14 +1,18 @@
 """`rpa-mcp bench dialogs`: the dialog classifier and resolver on the fixture corpus.
 
-Per image: dialog id, decision, box IoU, latency. Totals: id accuracy, policy correctness, IoU,
-latency median/p95 of the screenshot path (OpenCV locate + recognition of a few lines) and of
-the title fast path. Options: --repeat N (screenshot timings per image, default 3).
+Per image: dialog id, decision, box IoU, latency, recognition calls. Totals: id accuracy, policy
+correctness, IoU, latency median/p95 of the screenshot path (OpenCV locate + recognition of a few
+lines; wall time, and process CPU time, which moves less with other processes' load), recognition
+calls per frame, the title fast path, and every frame without a dialog that is reported as one.
+Options: --repeat N (screenshot timings per image, default 3).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import resource
 import statistics
 from typing import Any
 
@@ -18,7 +22,28 @@ from rpa_mcp.bench import fixtures_dir, summary, timings
 from rpa_mcp.dialogs import DialogService, effective_policy, load_dialog_catalog
 from rpa_mcp.dialogs.locate import iou
 from rpa_mcp.settings import shipped_dir
-from rpa_mcp.vision.ocr import RapidOcrEngine
+from rpa_mcp.vision.ocr import OcrLine, RapidOcrEngine
+
+
+class _CountingOcr:
+    """The real engine, counting recognition calls (the screenshot path's main cost)."""
+
+    def __init__(self, engine: RapidOcrEngine) -> None:
+        self.engine = engine
+        self.calls = 0
+
+    def read(self, image: Any) -> list[OcrLine]:
+        self.calls += 1
+        return self.engine.read(image)
+
+    def read_line(self, image: Any) -> OcrLine | None:
+        self.calls += 1
+        return self.engine.read_line(image)
+
+
+def _cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _option(argv: list[str], name: str, default: int) -> int:
@@ -32,14 +57,15 @@ def run(argv: list[str]) -> str:
     root = fixtures_dir()
     images: list[dict[str, Any]] = json.loads((root / "manifest.json").read_text(encoding="utf-8"))["images"]
     catalog = load_dialog_catalog(shipped_dir("catalog") / "dialogs.yaml")
-    service = DialogService(catalog, RapidOcrEngine())
+    ocr = _CountingOcr(RapidOcrEngine())
+    service = DialogService(catalog, ocr)
     frames = {im["file"]: cv2.imread(str(root / im["file"]), cv2.IMREAD_COLOR) for im in images}
 
     def previous(im: dict[str, Any]) -> Any:
         return frames.get(im["file"].replace("_after", "_before")) if im["kind"] == "pair_after" else None
 
     service.classify(frames[images[0]["file"]])  # warm-up: engine construction and first inference
-    rows, lat_all, lat_1080 = [], [], []
+    rows, lat_all, lat_1080, cpu_1080, calls_1080 = [], [], [], [], []
     ok_id = ok_policy = 0
     ious = []
     dialog_images = [im for im in images if im["ground_truth"].get("dialog_id")]
@@ -47,10 +73,17 @@ def run(argv: list[str]) -> str:
         truth = im["ground_truth"]
         image, prev = frames[im["file"]], previous(im)
         decision = service.resolve(image, previous=prev)
-        times = timings(lambda image=image, prev=prev: service.classify(image, previous=prev), repeat=repeat, warmup=0)
+        ocr.calls = 0
+        times = timings(functools.partial(service.classify, image, previous=prev), repeat=repeat, warmup=0)
+        calls = ocr.calls // repeat
         lat_all += times
         if tuple(im["size"]) == (1920, 1080):
             lat_1080 += times
+            calls_1080.append(calls)
+            for _ in range(repeat):
+                start = _cpu_s()
+                service.classify(image, previous=prev)
+                cpu_1080.append((_cpu_s() - start) * 1000.0)
         expected_entry = catalog.get(truth["dialog_id"])
         expected = effective_policy(expected_entry).policy if expected_entry else "pause"
         c = decision.classification
@@ -61,7 +94,7 @@ def run(argv: list[str]) -> str:
         rows.append(
             f"{'ok ' if c.dialog_id == truth['dialog_id'] else 'BAD'} {im['file'][4:44]:<42} "
             f"{truth['dialog_id']:<24} -> {c.dialog_id:<24} {decision.decision:<5} (want {expected:<5}) "
-            f"conf {c.confidence:4.2f} IoU {box_iou:4.2f} {statistics.median(times):6.1f} ms "
+            f"conf {c.confidence:4.2f} IoU {box_iou:4.2f} {statistics.median(times):6.1f} ms {calls:2d} rec "
             f"buttons {[b.label for b in c.buttons]}"
         )
 
@@ -71,7 +104,7 @@ def run(argv: list[str]) -> str:
             continue
         c = service.classify(frames[im["file"]], previous=previous(im))
         if c.found:
-            false_pos.append(f"{im['file'][4:]} -> {c.dialog_id} (decision pause: unknown)")
+            false_pos.append(f"{im['file'][4:]} -> {c.dialog_id} conf {c.confidence:.2f} bbox {c.bbox}")
 
     titles = [t for im in dialog_images for t in [im["ground_truth"].get("title")] if t]
     titles += ["*Untitled - Notepad", "Registry Editor", "Nothing like a dialog at all"]
@@ -96,6 +129,8 @@ def run(argv: list[str]) -> str:
         f"(>= 0.7: {sum(i >= 0.7 for i in ious)}/{n})",
         f"screenshot path      {summary(lat_all)}",
         f"  1920x1080 only     {summary(lat_1080)}",
+        f"  1920x1080 CPU time {summary(cpu_1080)}  (process CPU, all threads)",
+        f"  recognition calls  {statistics.median(calls_1080):.0f} per frame (median), {sum(calls_1080)} in all",
         f"title path           {summary(title_times)}",
         f"non-dialog frames seen as a dialog: {len(false_pos)}/{len(images) - n}",
         *[f"  {f}" for f in false_pos],

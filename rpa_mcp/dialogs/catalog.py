@@ -187,6 +187,11 @@ def is_locked_id(dialog_id: str) -> bool:
 
 class DialogCatalog(_Strict):
     version: int = Field(ge=1)
+    system_processes: tuple[str, ...] = Field(
+        (),
+        description="Executables that host nothing but the system dialogs naming them (consent.exe, ...): "
+        "reported as the dialog's process they decide the entry. Any other process only narrows candidates.",
+    )
     dialogs: tuple[DialogEntry, ...]
 
     @model_validator(mode="after")
@@ -198,6 +203,16 @@ class DialogCatalog(_Strict):
         missing = [i for i in REQUIRED_IDS if i not in ids]
         if missing:
             raise ValueError(f"dialogs: required ids missing: {', '.join(missing)}")
+        for process in self.system_processes:
+            hosts = [d for d in self.dialogs if process.casefold() in {p.casefold() for p in d.match.processes}]
+            if not hosts:
+                raise ValueError(f"system_processes: {process} is named by no entry's match.processes")
+            unlocked = [d.id for d in hosts if not d.locked]
+            if unlocked:
+                raise ValueError(
+                    f"system_processes: {process} also hosts {', '.join(unlocked)}; only a process hosting "
+                    "nothing but system dialogs may decide an entry by its name"
+                )
         for entry in self.dialogs:
             if (entry.policy == "skip") != (entry.id in SKIP_IDS):
                 raise ValueError(f"dialogs[{entry.id}].policy: skip is reserved for {', '.join(sorted(SKIP_IDS))}")

@@ -4,26 +4,32 @@ Screenshot path: locate the modal with OpenCV (no OCR), then read only what iden
 the button labels (recognition only, on each button box) and the first text lines of the
 dialog (recognition only, on each line box) — never a full-frame OCR. Then match the catalog.
 
-Safety: when any signal (process, title, or a locked entry's title seen in the dialog) points
-to a locked entry (system, deletion, identity, clinical), that entry wins ("strictest wins").
+Safety: when a decisive signal (a system process such as consent.exe, a window title, or a
+locked entry's title seen in the dialog) points to a locked entry (system, deletion, identity,
+clinical), that entry wins ("strictest wins"). A browser or application process (msedge.exe,
+notepad.exe...) is not such a signal: it never names an entry by itself, and when the title and
+process decide nothing the screenshot decides.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from rpa_mcp.dialogs.catalog import DialogCatalog, DialogEntry
 from rpa_mcp.dialogs.locate import ModalRegion, find_modal, text_lines
-from rpa_mcp.dialogs.matching import ACCEPT_SCORE, Matcher
+from rpa_mcp.dialogs.matching import ACCEPT_SCORE, Matcher, process_name
 from rpa_mcp.vision.images import BBox, crop
 from rpa_mcp.vision.ocr import OcrEngine
 
 MAX_LINES = 5  # text lines read per dialog (title + first body lines); each costs one recognition
 MAX_BUTTONS = 5
 MIN_LINE_W = 14
+GLYPH_MAX_W = 40  # a box narrower than this and than twice its height is a close cross or an icon: not read
+UNKNOWN_NO_BUTTON_FACTOR = 0.5
+PROCESS_DOUBT = 0.8  # < the resolver's auto threshold
 
 
 @dataclass(frozen=True)
@@ -62,15 +68,20 @@ class DialogClassifier:
 
     # --- fast path -------------------------------------------------------------------
     def classify_title(self, window_title: str | None = None, process: str | None = None) -> Classification:
+        """From what the agent reports about the foreground window.
+
+        A process name decides only for a system process that hosts nothing but its dialogs
+        (catalog `system_processes`: consent.exe, CredentialUIBroker.exe, ...). Any other process
+        (a browser, notepad.exe, explorer.exe...) shows pages and windows of every kind: it only
+        breaks ties between title matches and never names an entry on its own.
+        """
         by_process = self.matcher.by_process(process) if process else []
         by_title = self.matcher.by_title(window_title) if window_title else []
-        locked_process = [e for e in by_process if e.locked]
-        if locked_process:
-            # an agent-reported system process (consent.exe, ...) is decisive
-            both = [e for e in locked_process if e in by_title]
-            entry = (both or locked_process)[0]
+        if by_process and process and self.matcher.is_system_process(process):
+            both = [e for e in by_process if e in by_title]
+            entry = (both or by_process)[0]
             return Classification(
-                entry.id, entry, 0.97 if both or len(locked_process) == 1 else 0.9, "process", title=window_title
+                entry.id, entry, 0.97 if both or len(by_process) == 1 else 0.9, "process", title=window_title
             )
         if by_title:
             locked = [e for e in by_title if e.locked]
@@ -78,11 +89,12 @@ class DialogClassifier:
             entry = (locked or both or by_title)[0]
             confidence = 0.95 if (both or len(by_title) == 1) else 0.7
             return Classification(entry.id, entry, confidence, "title", title=window_title)
-        if len(by_process) == 1:
-            entry = by_process[0]
-            return Classification(entry.id, entry, 0.6, "process", title=window_title)
         unknown = self.catalog.unknown
-        return Classification(unknown.id, unknown, 0.0, "none", title=window_title)
+        notes: tuple[str, ...] = ()
+        if by_process and process:
+            hosts = ", ".join(e.id for e in by_process)
+            notes = (f"{process_name(process)} may host {hosts}, but a process name alone identifies no dialog",)
+        return Classification(unknown.id, unknown, 0.0, "none", title=window_title, notes=notes)
 
     # --- screenshot path -------------------------------------------------------------
     def classify(
@@ -97,62 +109,60 @@ class DialogClassifier:
         if image is None:
             assert hint is not None, "classify needs an image, a window title or a process"
             return hint
-        seen = self.classify_image(image, previous=previous)
+        seen = self._process_belt(self.classify_image(image, previous=previous), process)
         if hint is None or hint.dialog_id == self.catalog.unknown.id:
-            return seen
-        # strictest wins: a locked hint overrides what the pixels say, and vice versa
+            # the title/process path decided nothing: the screenshot decides
+            return replace(seen, notes=(*hint.notes, *seen.notes)) if hint is not None else seen
+        # strictest wins: a locked hint (system process, system dialog title) overrides the pixels
         if hint.entry.locked and not seen.entry.locked:
-            return Classification(
-                hint.dialog_id,
-                hint.entry,
-                hint.confidence,
-                hint.source,
-                seen.found,
-                seen.bbox,
-                seen.title or hint.title,
-                seen.buttons,
-                seen.lines,
-                (*seen.notes, f"{hint.source} says {hint.dialog_id}; a system dialog wins"),
+            return replace(
+                seen,
+                dialog_id=hint.dialog_id,
+                entry=hint.entry,
+                confidence=hint.confidence,
+                source=hint.source,
+                title=seen.title or hint.title,
+                notes=(*seen.notes, f"{hint.source} says {hint.dialog_id}; a system dialog wins"),
             )
         if seen.dialog_id == hint.dialog_id:
-            return Classification(
-                seen.dialog_id,
-                seen.entry,
-                max(seen.confidence, hint.confidence),
-                seen.source,
-                seen.found,
-                seen.bbox,
-                seen.title,
-                seen.buttons,
-                seen.lines,
-                seen.notes,
-            )
+            return replace(seen, confidence=max(seen.confidence, hint.confidence))
         if seen.dialog_id == self.catalog.unknown.id:
-            return Classification(
-                hint.dialog_id,
-                hint.entry,
-                min(hint.confidence, 0.7),
-                hint.source,
-                seen.found,
-                seen.bbox,
-                seen.title or hint.title,
-                seen.buttons,
-                seen.lines,
-                seen.notes,
+            # the window title names a catalog dialog the pixels could not identify: the title, unsure
+            return replace(
+                seen,
+                dialog_id=hint.dialog_id,
+                entry=hint.entry,
+                confidence=min(hint.confidence, 0.7),
+                source=hint.source,
+                title=seen.title or hint.title,
             )
-        # disagreement: keep the stricter one, with a low confidence so nothing is auto-clicked
+        # disagreement: keep the stricter one, with a low confidence so nothing is auto-clicked or skipped
         stricter = seen if _rank(seen.entry) >= _rank(hint.entry) else hint
-        return Classification(
-            stricter.dialog_id,
-            stricter.entry,
-            0.5,
-            stricter.source,
-            seen.found,
-            seen.bbox,
-            seen.title,
-            seen.buttons,
-            seen.lines,
-            (*seen.notes, f"title/process say {hint.dialog_id}, the screenshot {seen.dialog_id}"),
+        return replace(
+            seen,
+            dialog_id=stricter.dialog_id,
+            entry=stricter.entry,
+            confidence=0.5,
+            source=stricter.source,
+            notes=(*seen.notes, f"the window title says {hint.dialog_id}, the screenshot {seen.dialog_id}"),
+        )
+
+    def _process_belt(self, seen: Classification, process: str | None) -> Classification:
+        """A process that hosts only system dialogs of the catalog (explorer.exe, rundll32.exe...) but
+        is not decisive: when the screenshot sees another, answerable dialog, never answer it alone."""
+        if not process or not seen.found or seen.entry.locked:
+            return seen
+        hosts = self.matcher.by_process(process)
+        if not hosts or seen.entry in hosts or not all(e.locked for e in hosts):
+            return seen
+        return replace(
+            seen,
+            confidence=min(seen.confidence, PROCESS_DOUBT),
+            notes=(
+                *seen.notes,
+                f"{process_name(process)} hosts system dialogs ({', '.join(e.id for e in hosts)}), "
+                f"not {seen.dialog_id}: a person confirms",
+            ),
         )
 
     def classify_image(self, image: np.ndarray, *, previous: np.ndarray | None = None) -> Classification:
@@ -182,7 +192,8 @@ class DialogClassifier:
             if line is not None and line.text.strip():
                 buttons.append(ReadButton(line.text.strip(), (box[0] + x, box[1] + y, box[2], box[3])))
         buttons.sort(key=lambda b: b.bbox[0])
-        for bx, by, bw, bh in [b for b in boxes if b not in on_row][:MAX_LINES]:
+        text = [b for b in boxes if b not in on_row and not (b[2] < GLYPH_MAX_W and b[2] < 2 * b[3])]
+        for bx, by, bw, bh in text[:MAX_LINES]:
             line = self.ocr.read_line(crop(area, (bx - 3, by - 3, bw + 6, bh + 6)))
             if line is not None and line.text.strip():
                 lines.append(line.text.strip())
@@ -214,10 +225,15 @@ class DialogClassifier:
             best = scores[0] if scores else None
             if best is not None:
                 notes.append(f"closest catalog entry {best.entry.id} scored {best.score:.2f} < {ACCEPT_SCORE}")
+            confidence = 1.0 - (best.score if best else 0.0)
+            if not buttons:
+                # no button read: as likely a panel of the page as a dialog
+                confidence *= UNKNOWN_NO_BUTTON_FACTOR
+                notes.append("no button read: perhaps not a dialog at all")
             return Classification(
                 unknown.id,
                 unknown,
-                round(1.0 - (best.score if best else 0.0), 3),
+                round(confidence, 3),
                 "screenshot",
                 True,
                 bbox,

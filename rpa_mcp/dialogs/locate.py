@@ -19,6 +19,13 @@ from rpa_mcp.vision.images import BBox
 MIN_DIALOG_W, MIN_DIALOG_H = 120, 50
 BUTTON_H = (16, 72)
 BUTTON_W = (34, 360)
+MIN_SCORE = 2.0  # below: nothing dialog-like on the frame (dialogs score >= 2.4, page cards <= 1.5)
+FOOTER_MIN_GAP = 4  # px between the lowest buttons and the bottom edge (status bars sit flush)
+SHADOW_MIN = 4.0  # grey levels a drop shadow darkens the strip just outside the box
+SHADOW_BONUS = 1.0
+NEW_RING_MAX = 0.2  # changed share allowed around a "new rectangle"
+BAND_ONE_SIDE, BAND_BOTH_SIDES = 0.9, 0.6  # border continuation that makes a box a band of a panel
+BAND_PENALTY = 1.5
 
 
 @dataclass(frozen=True)
@@ -26,6 +33,7 @@ class ModalRegion:
     bbox: BBox  # visible part of the dialog, frame coordinates
     buttons: tuple[BBox, ...]  # button-like rectangles inside, frame coordinates, left to right
     score: float
+    evidence: tuple[str, ...] = ()  # buttons | new | shadow | band
 
 
 def _area(b: BBox) -> int:
@@ -169,7 +177,19 @@ def _dedupe(buttons: list[BBox]) -> list[BBox]:
 
 
 def find_modal(image: np.ndarray, previous: np.ndarray | None = None) -> ModalRegion | None:
-    """The most dialog-like rectangle of the frame, or None."""
+    """The most dialog-like rectangle of the frame, or None.
+
+    A rectangle counts only with modal evidence: a row of buttons in its footer, or (with the
+    previous frame) a change that is a compact new rectangle. A drop shadow adds to the score;
+    a rectangle whose side borders run on past its top or bottom is a band of a larger panel
+    (a page card, a window's toolbar) and loses score. Page cards, status bars and toolbars are
+    what these rules keep out.
+    """
+    return max(score_candidates(image, previous), key=lambda m: (m.score, _area(m.bbox)), default=None)
+
+
+def score_candidates(image: np.ndarray, previous: np.ndarray | None = None) -> list[ModalRegion]:
+    """Every rectangle with modal evidence and a score >= MIN_SCORE (for find_modal and diagnostics)."""
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     height, width = gray.shape
     edges = edge_map(gray)
@@ -188,46 +208,106 @@ def find_modal(image: np.ndarray, previous: np.ndarray | None = None) -> ModalRe
     frame_area = width * height
     scored: list[ModalRegion] = []
     for cand in set(candidates):
-        x, y, w, h = cand
+        _x, y, w, h = cand
         share = _area(cand) / frame_area
         if share > 0.45 or w > 0.8 * width or h > 0.85 * height or w < 0.6 * h:
             continue  # a window, the page or a side panel, not a dialog
         row = _dedupe(_button_row(cand, buttons))
+        if row and y + h - max(b[1] + b[3] for b in row) < FOOTER_MIN_GAP:
+            row = []  # cells flush with the bottom edge: a status bar or tabs, not a dialog's buttons
         if row and h < 2.2 * max(b[3] for b in row):
             continue  # a button strip, not a whole dialog
-        score = 0.0
+        score, evidence = 0.0, []
         if row:
             button_h = max(b[3] for b in row)
             gap_below = y + h - max(b[1] + b[3] for b in row)
             # a dialog's buttons sit in its footer; a window's "buttons" far above its bottom edge
             # belong to something drawn on top of it
-            score += (2.0 if gap_below <= 2.2 * button_h else 0.5) + 0.2 * min(len(row), 3)
+            if gap_below <= 2.2 * button_h:
+                score += 2.0 + 0.2 * min(len(row), 3)
+                evidence.append("buttons")
+            else:
+                score += 0.5 + 0.2 * min(len(row), 3)
         if changed is not None and share < 0.15:
-            frac = float(changed[y : y + h, x : x + w].mean()) / 255.0
-            score += 2.5 * frac
+            fresh = _new_rectangle(changed, cand)
+            if fresh > 0.0:
+                score += 2.5 * fresh
+                evidence.append("new")
+        if _casts_shadow(gray, cand):
+            score += SHADOW_BONUS
+            evidence.append("shadow")
+        if _runs_on(edges, cand):
+            score -= BAND_PENALTY
+            evidence.append("band")
         score += 0.5 * min(1.0, share / 0.02)  # very small boxes are rarely dialogs
-        scored.append(ModalRegion(cand, tuple(row), score))
+        if "buttons" in evidence or "new" in evidence:
+            scored.append(ModalRegion(cand, tuple(row), score, tuple(evidence)))
     # A dialog sits on top of a window: when two candidates hold the same buttons, the inner one
     # is the dialog and the outer one the window behind it.
     scored.sort(key=lambda m: _area(m.bbox))
     kept: list[ModalRegion] = []
-    for cand in scored:
+    for region in scored:
         inner = [
             k
             for k in kept
             if k.buttons
-            and _inside(k.bbox, cand.bbox)
-            and any(b in cand.buttons for b in k.buttons)
-            and not _flush(k.bbox, cand.bbox)  # a band of the dialog itself, not a dialog on a window
-            and _area(k.bbox) < 0.5 * _area(cand.bbox)
+            and _inside(k.bbox, region.bbox)
+            and any(b in region.buttons for b in k.buttons)
+            and not _flush(k.bbox, region.bbox)  # a band of the dialog itself, not a dialog on a window
+            and _area(k.bbox) < 0.5 * _area(region.bbox)
         ]
         if inner:
-            cand = ModalRegion(cand.bbox, cand.buttons, cand.score - 1.5)
-        kept.append(cand)
-    best = max(kept, key=lambda m: (m.score, _area(m.bbox)), default=None)
-    if best is None or best.score < 1.0:
-        return None
-    return best
+            region = ModalRegion(region.bbox, region.buttons, region.score - 1.5, region.evidence)
+        kept.append(region)
+    return [m for m in kept if m.score >= MIN_SCORE]
+
+
+def _new_rectangle(changed: np.ndarray, box: BBox, ring: int = 20) -> float:
+    """Changed share inside `box` when the change is a compact new rectangle (little change in a
+    ring around it), else 0: a tab switch repaints a whole page, a pop-up only its own box."""
+    x, y, w, h = box
+    inside = changed[y : y + h, x : x + w]
+    outer = changed[max(0, y - ring) : y + h + ring, max(0, x - ring) : x + w + ring]
+    around = (float(outer.sum()) - float(inside.sum())) / 255.0
+    ring_px = outer.size - inside.size
+    if ring_px <= 0 or around / ring_px > NEW_RING_MAX:
+        return 0.0
+    return float(inside.mean()) / 255.0
+
+
+def _casts_shadow(gray: np.ndarray, box: BBox) -> bool:
+    """The pixels just below and right of the box are darker than a little further out (a drop
+    shadow: something floats on top). Sides at the screen border are not judged."""
+    x, y, w, h = box
+    height, width = gray.shape
+    drops = []
+    if y + h + 16 <= height and w > 40:
+        near = gray[y + h + 1 : y + h + 5, x + 12 : x + w - 12].mean(axis=0, dtype=np.float32)
+        far = gray[y + h + 12 : y + h + 16, x + 12 : x + w - 12].mean(axis=0, dtype=np.float32)
+        drops.append(float(np.median(far - near)))
+    if x + w + 16 <= width and h > 40:
+        near = gray[y + 12 : y + h - 12, x + w + 1 : x + w + 5].mean(axis=1, dtype=np.float32)
+        far = gray[y + 12 : y + h - 12, x + w + 12 : x + w + 16].mean(axis=1, dtype=np.float32)
+        drops.append(float(np.median(far - near)))
+    return bool(drops) and min(drops) >= SHADOW_MIN
+
+
+def _runs_on(edges: np.ndarray, box: BBox, reach: int = 40) -> bool:
+    """The box's left/right borders continue past its bottom or its top: a band of a larger panel."""
+    x, y, w, h = box
+    height, width = edges.shape
+
+    def run(col: int, y0: int, y1: int) -> float:
+        y0, y1 = max(0, y0), min(height, y1)
+        if col <= 2 or col >= width - 3 or y1 - y0 < 5:
+            return 0.0  # at the screen border (or no room): no evidence either way
+        return float(edges[y0:y1, max(0, col - 1) : col + 2].any(axis=1).mean())
+
+    for y0, y1 in ((y + h + 4, y + h + reach), (y - reach, y - 4)):
+        left, right = run(x, y0, y1), run(x + w - 1, y0, y1)
+        if max(left, right) >= BAND_ONE_SIDE or min(left, right) >= BAND_BOTH_SIDES:
+            return True
+    return False
 
 
 def _changed_mask(gray: np.ndarray, previous: np.ndarray | None) -> np.ndarray | None:

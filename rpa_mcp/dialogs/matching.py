@@ -28,18 +28,38 @@ def compact(text: str) -> str:
     return "".join(c for c in normalize_text(text) if c.isalnum())
 
 
-def similarity(read: str, expected: str) -> float:
-    """1.0 exact (compact), 0.95 expected contained in a longer read, else difflib ratio."""
-    a, b = compact(read), compact(expected)
+def similarity(read: str, expected: str, floor: float = 0.0) -> float:
+    """1.0 exact (compact), 0.95 expected contained in a longer read, else difflib ratio squared.
+
+    `floor`: the caller only cares about values above it; a pair that cannot reach it (by its
+    lengths alone) returns 0.0 without running difflib.
+    """
+    return _similarity(compact(read), compact(expected), floor)
+
+
+def _similarity(a: str, b: str, floor: float = 0.0) -> float:
     if not a or not b:
         return 0.0
     if a == b:
         return 1.0
     if len(b) >= 5 and b in a:
         return 0.95
+    # ratio <= 2*min(len)/(len(a)+len(b)): most catalog strings are ruled out by length alone
+    if floor > 0.0 and (2 * min(len(a), len(b)) / (len(a) + len(b))) ** 2 <= floor:
+        return 0.0
+    return _ratio_squared(a, b)
+
+
+@lru_cache(maxsize=65536)
+def _ratio_squared(a: str, b: str) -> float:
     # squared: one word more or less ("Mise à jour Java disponible" vs "Mise à jour disponible")
     # must not look like a match
     return SequenceMatcher(None, a, b, autojunk=False).ratio() ** 2
+
+
+def process_name(process: str) -> str:
+    """'C:\\Windows\\System32\\consent.exe' -> 'consent.exe' (casefolded)."""
+    return process.strip().replace("\\", "/").rsplit("/", 1)[-1].casefold()
 
 
 @dataclass(frozen=True)
@@ -61,6 +81,9 @@ class Matcher:
         self._regex = {e.id: re.compile(e.match.title_regex, re.I) for e in self.entries if e.match.title_regex}
         self._exact: dict[str, list[DialogEntry]] = {}
         self._process: dict[str, list[DialogEntry]] = {}
+        self._system = {p.casefold() for p in catalog.system_processes}
+        self._titles = {e.id: tuple(c for c in (compact(t) for t in e.titles.all()) if c) for e in self.entries}
+        self._labels = {e.id: tuple(tuple(compact(lbl) for lbl in b.labels()) for b in e.buttons) for e in self.entries}
         for entry in self.entries:
             for title in entry.titles.all():
                 self._exact.setdefault(normalize_text(title), []).append(entry)
@@ -69,8 +92,11 @@ class Matcher:
 
     # --- fast path: a window title and/or a process name reported by the agent ----------
     def by_process(self, process: str) -> list[DialogEntry]:
-        name = process.strip().replace("\\", "/").rsplit("/", 1)[-1].casefold()
-        return list(self._process.get(name, ()))
+        return list(self._process.get(process_name(process), ()))
+
+    def is_system_process(self, process: str) -> bool:
+        """A system executable hosting nothing but the system dialogs naming it: its name is decisive."""
+        return process_name(process) in self._system
 
     def by_title(self, title: str) -> list[DialogEntry]:
         norm = normalize_text(title)
@@ -117,34 +143,32 @@ class Matcher:
     def _title_score(self, entry: DialogEntry, head: Sequence[str]) -> tuple[float, str | None]:
         best, best_line = 0.0, None
         regex = self._regex.get(entry.id)
+        titles = self._titles[entry.id]
         for line in head:
             if regex is not None and regex.search(normalize_text(line)):
                 return 1.0, line
-            for title in entry.titles.all():
-                s = similarity(line, title)
+            read = compact(line)
+            for title in titles:
+                s = _similarity(read, title, best)
                 if s > best:
                     best, best_line = s, line
         return best, best_line
 
-    @staticmethod
-    def _button_score(entry: DialogEntry, read: Sequence[str]) -> float:
-        read = [r for r in read if compact(r)]
+    def _button_score(self, entry: DialogEntry, read: Sequence[str]) -> float:
+        texts = [c for c in (compact(r) for r in read) if c]
         if not entry.buttons:
-            return 1.0 if not read else 0.3
-        if not read:
+            return 1.0 if not texts else 0.3
+        if not texts:
             return 0.0
-        matched_specs = sum(
-            1
-            for spec in entry.buttons
-            if any(similarity(r, lbl) >= FUZZY_BUTTON for r in read for lbl in spec.labels())
-        )
-        matched_read = sum(
-            1
-            for r in read
-            if any(similarity(r, lbl) >= FUZZY_BUTTON for spec in entry.buttons for lbl in spec.labels())
-        )
-        recall = matched_specs / len(entry.buttons)
-        precision = matched_read / len(read)
+        specs = self._labels[entry.id]
+        hit = [
+            [any(_similarity(t, lbl, FUZZY_BUTTON - 1e-9) >= FUZZY_BUTTON for lbl in spec) for spec in specs]
+            for t in texts
+        ]
+        matched_specs = sum(1 for j in range(len(specs)) if any(row[j] for row in hit))
+        matched_read = sum(1 for row in hit if any(row))
+        recall = matched_specs / len(specs)
+        precision = matched_read / len(texts)
         return 0.0 if recall + precision == 0 else 2 * recall * precision / (recall + precision)
 
 

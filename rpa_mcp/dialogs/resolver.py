@@ -18,6 +18,7 @@ from rpa_mcp.dialogs.policy import DeclaredModal, check_declarations, effective_
 from rpa_mcp.vision.images import crop, encode_png_base64
 
 AUTO_MIN_CONFIDENCE = 0.85
+SKIP_MIN_CONFIDENCE = 0.6  # a skip leaves a modal on screen: the title and the screenshot must not disagree
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,14 @@ class DialogResolver:
             )
         policy = effective_policy(entry, declared)
         label = f"{entry.id} (category {entry.category})"
+        if policy.policy == "skip" and found.confidence < SKIP_MIN_CONFIDENCE:
+            return Decision(
+                "pause",
+                found,
+                f"{label} recognised with confidence {found.confidence:.2f} < {SKIP_MIN_CONFIDENCE}: "
+                "not sure enough to ignore it",
+                policy_source=policy.source,
+            )
         if policy.policy == "skip":
             return Decision(
                 "skip", found, f"{label} is ignored by policy ({policy.source})", policy_source=policy.source

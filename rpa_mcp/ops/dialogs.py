@@ -24,7 +24,10 @@ class ClassifyDialogInput(StrictModel):
         None, max_length=500, description="Title of the dialog's window as reported by the agent (fast path)."
     )
     process: str | None = Field(
-        None, max_length=260, description="Executable that owns the dialog, e.g. consent.exe (reported by the agent)."
+        None,
+        max_length=260,
+        description="Executable that owns the dialog (reported by the agent). Decisive only for system processes "
+        "such as consent.exe; an application's process (msedge.exe, notepad.exe) only breaks ties.",
     )
 
     @model_validator(mode="after")
@@ -56,7 +59,11 @@ class ClassifyDialogOutput(StrictModel):
 class ResolveDialogInput(StrictModel):
     image: ImageArg = Field(description="Screenshot showing the dialog.")
     window_title: str | None = Field(None, max_length=500, description="Dialog window title reported by the agent.")
-    process: str | None = Field(None, max_length=260, description="Executable that owns the dialog (agent-reported).")
+    process: str | None = Field(
+        None,
+        max_length=260,
+        description="Executable that owns the dialog (agent-reported); decisive only for system processes.",
+    )
     declared_modals: list[DeclaredModal] = Field(
         default_factory=list,
         max_length=100,
@@ -131,7 +138,7 @@ async def resolve_dialog(ctx: OpContext, args: ResolveDialogInput) -> ResolveDia
     )
     c = decision.classification
     return ResolveDialogOutput(
-        decision=decision.decision,  # type: ignore[arg-type]  # Decision.decision is one of the three
+        decision=decision.decision,
         dialog_id=c.dialog_id,
         category=c.category,
         confidence=round(c.confidence, 3),

@@ -100,3 +100,27 @@ def test_check_catalog_reports_problems_instead_of_raising(tmp_path: Path):
     problems = check_catalog(tmp_path)
     assert problems and "dialogs[x]" in problems[0]
     assert check_catalog(tmp_path / "missing") != []
+
+
+@pytest.mark.parametrize(
+    ("process", "expected"),
+    [
+        ("msedge.exe", "system_processes: msedge.exe also hosts edge-update"),
+        ("WerFault.exe", "also hosts app-error"),
+        ("nothing.exe", "named by no entry"),
+    ],
+)
+def test_only_a_process_hosting_nothing_but_system_dialogs_may_decide(process, expected):
+    data = raw()
+    data["system_processes"] = [*data["system_processes"], process]
+    with pytest.raises(InternalError) as err:
+        parse_dialog_catalog(data)
+    assert expected in err.value.message
+
+
+def test_the_shipped_system_processes_host_only_system_dialogs(catalog):
+    assert {"consent.exe", "CredentialUIBroker.exe"} <= set(catalog.system_processes)
+    for process in catalog.system_processes:
+        hosts = [e for e in catalog.dialogs if process in e.match.processes]
+        assert hosts and all(e.locked and e.category == "A" for e in hosts), process
+    assert not {"msedge.exe", "chrome.exe", "notepad.exe", "explorer.exe"} & set(catalog.system_processes)

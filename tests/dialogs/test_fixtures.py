@@ -86,3 +86,28 @@ def test_the_occluded_notepad_dialog_is_never_auto_answered(corpus, real_service
     )
     assert decision.dialog_id == "notepad-save-changes"
     assert decision.decision == "pause"  # the title is hidden: not sure enough to click
+
+
+def no_dialog_images(corpus):
+    root, images = corpus
+    return [(root, im) for im in images if not im["ground_truth"].get("dialog_id")]
+
+
+def test_frames_without_a_dialog_report_none(corpus, real_service):
+    # page cards (COMPTE-RENDU, tables), a window's status bar, a browser toolbar are not dialogs
+    seen = []
+    frames = no_dialog_images(corpus)
+    for root, im in frames:
+        found = real_service.classify(frame(root, im["file"]), previous=previous_of(root, im))
+        if found.found:
+            seen.append((im["file"], found.dialog_id, found.bbox))
+    assert len(frames) >= 20
+    assert seen == []
+
+
+def test_a_toast_needs_the_previous_frame_and_is_found_with_it(corpus, real_service):
+    root, images = corpus
+    im = next(i for i in images if "p05_save_web_toast_fr_after" in i["file"])
+    with_previous = real_service.classify(frame(root, im["file"]), previous=previous_of(root, im))
+    assert with_previous.dialog_id == "easily-toast-saved"
+    assert iou(with_previous.bbox, tuple(im["ground_truth"]["dialog_visible_bbox"])) >= 0.7

@@ -149,3 +149,34 @@ def test_no_declaration_of_a_windows_or_defender_id_unlocks_it(decl_id, policy):
     except (InvalidInput, ValueError):
         return
     assert decl.policy == "pause"
+
+
+# --- property: an application/browser process never names the dialog; only system processes may ---------
+def _shared_processes(catalog) -> list[str]:
+    system = {p.casefold() for p in catalog.system_processes}
+    named = {p for e in catalog.dialogs for p in e.match.processes if p.casefold() not in system}
+    return sorted(named | {"chrome.exe", "msedge.exe", "firefox.exe", "notepad.exe", "WINWORD.EXE", "easily.exe"})
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_a_shared_process_never_changes_which_dialog_is_seen(catalog, frame_and_pool, data):
+    image, pool = frame_and_pool
+    texts = data.draw(st.lists(st.sampled_from(pool), min_size=0, max_size=6))
+    title = data.draw(st.one_of(st.none(), st.just("MédiDossier - Microsoft Edge"), st.sampled_from(pool)))
+    process = data.draw(st.sampled_from(_shared_processes(catalog)))
+    without = DialogClassifier(catalog, ScriptedOcr(list(texts))).classify(image, window_title=title)
+    with_process = DialogClassifier(catalog, ScriptedOcr(list(texts))).classify(
+        image, window_title=title, process=process
+    )
+    assert with_process.dialog_id == without.dialog_id
+    # and on its own, the process names nothing
+    assert DialogClassifier(catalog, ScriptedOcr()).classify_title(None, process).dialog_id == "unknown"
+
+
+@pytest.mark.parametrize("process", ["consent.exe", "CredentialUIBroker.exe", "smartscreen.exe"])
+def test_a_system_process_decides_whatever_the_screenshot_says(catalog, frame_and_pool, process):
+    image, _ = frame_and_pool
+    texts = ["Annuler", "Confirmer", "Confirmer l'enregistrement", "Confirmez-vous l'enregistrement ?"]
+    decision = DialogResolver(catalog, DialogClassifier(catalog, ScriptedOcr(texts))).resolve(image, process=process)
+    assert decision.classification.category == "A" and decision.decision == "pause"

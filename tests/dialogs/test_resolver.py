@@ -4,7 +4,7 @@ import base64
 
 import pytest
 
-from rpa_mcp.dialogs import DeclaredModal, DialogClassifier, DialogResolver
+from rpa_mcp.dialogs import DeclaredModal, DialogClassifier, DialogResolver, ReadButton
 from rpa_mcp.errors import InvalidInput
 from rpa_mcp.testing import ScriptedOcr
 
@@ -107,9 +107,64 @@ def test_a_refused_declaration_raises_before_anything_is_read(catalog):
         ("medidossier.ch-valmont.fr wants to", None, "browser-perm-microphone"),
         ("Windows Security", "CredentialUIBroker.exe", "windows-hello"),
         ("Totally new window", None, "unknown"),
-        (None, "notepad.exe", "notepad-save-changes"),
+        ("Bloc-notes", "notepad.exe", "notepad-save-changes"),
+        (None, "consent.exe", "windows-uac"),
+        (None, "C:\\Windows\\System32\\smartscreen.exe", "windows-smartscreen"),
+        # an application or browser process alone names no dialog: it hosts windows of every kind
+        (None, "notepad.exe", "unknown"),
+        (None, "msedge.exe", "unknown"),
+        ("MédiDossier - Dossier patient - Microsoft Edge", "msedge.exe", "unknown"),
+        ("Document1 - Word", "WINWORD.EXE", "unknown"),
+        (None, "explorer.exe", "unknown"),
     ],
 )
 def test_the_title_fast_path(catalog, title, process, expected):
     found = DialogClassifier(catalog, ScriptedOcr()).classify_title(title, process)
     assert found.dialog_id == expected
+
+
+def test_a_business_modal_in_the_browser_is_not_taken_for_a_browser_update(catalog):
+    # integration: the app's own save confirmation, reported with the browser's window title and process
+    image, buttons = synthetic_dialog(2)
+    decision = resolver(
+        catalog, ["Annuler", "Confirmer", "Confirmer l'enregistrement", "Confirmez-vous l'enregistrement ?"]
+    ).resolve(image, window_title="MédiDossier - Dossier patient - Microsoft Edge", process="msedge.exe")
+    assert decision.dialog_id == "easily-save-confirm" and decision.decision == "auto", decision.reason
+    x, y, w, h = buttons[1]
+    assert (
+        decision.button.label == "Confirmer"
+        and x <= decision.click_at[0] <= x + w
+        and y <= decision.click_at[1] <= y + h
+    )
+
+
+def test_a_browser_window_without_a_readable_dialog_is_never_skipped_as_an_update(catalog):
+    image, _ = synthetic_dialog(2)
+    decision = resolver(catalog, ["OK", "Annuler", "Attention", "Valeur hors norme"]).resolve(
+        image, window_title="MédiDossier - Microsoft Edge", process="msedge.exe"
+    )
+    assert decision.dialog_id != "edge-update" and decision.decision == "pause"
+
+
+def test_a_process_hosting_only_system_dialogs_keeps_an_answerable_dialog_from_being_clicked(catalog):
+    image, _ = synthetic_dialog(2)
+    decision = resolver(
+        catalog, ["Annuler", "Confirmer", "Confirmer l'enregistrement", "Confirmez-vous l'enregistrement ?"]
+    ).resolve(image, process="explorer.exe")
+    assert decision.dialog_id == "easily-save-confirm" and decision.decision == "pause"
+
+
+def test_a_skip_on_which_title_and_screenshot_disagree_pauses(catalog):
+    image, _ = synthetic_dialog(2)
+    decision = resolver(
+        catalog, ["Annuler", "Confirmer", "Confirmer l'enregistrement", "Confirmez-vous l'enregistrement ?"]
+    ).resolve(image, window_title="Update Microsoft Edge")
+    assert decision.decision == "pause" and "not sure" in decision.reason
+
+
+def test_an_unknown_box_without_buttons_is_reported_with_a_low_confidence(catalog):
+    classifier = DialogClassifier(catalog, ScriptedOcr())
+    with_buttons = classifier.match((10, 10, 300, 120), [ReadButton("OK", (200, 90, 60, 24))], ["COMPTE-RENDU"])
+    without = classifier.match((10, 10, 300, 120), [], ["COMPTE-RENDU", "Radiographie thoracique de face"])
+    assert with_buttons.dialog_id == without.dialog_id == "unknown"
+    assert without.confidence <= 0.5 < with_buttons.confidence

@@ -1,0 +1,71 @@
+"""Locating a dialog without OCR: modal evidence keeps page cards, status bars and toolbars out."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from rpa_mcp.dialogs.locate import find_modal, iou
+
+from .helpers import synthetic_dialog
+
+
+def page(seed: int) -> np.ndarray:
+    """A 1000x700 web page: header, a table card and a report card (text-like strokes)."""
+    rng = np.random.default_rng(seed)
+    img = np.full((700, 1000, 3), 246, np.uint8)
+    cv2.rectangle(img, (0, 0), (999, 60), (120, 60, 20), -1)
+    for x, y, w, h in ((60, 100, 520, 200), (60, 330, 520, 140)):
+        cv2.rectangle(img, (x, y), (x + w, y + h), (255, 255, 255), -1)
+        cv2.rectangle(img, (x, y), (x + w, y + h), (215, 215, 215), 1)
+        for row in range(y + 20, y + h - 15, 24):
+            for word in range(x + 15, x + w - 60, 70):
+                length = int(rng.integers(25, 60))
+                cv2.line(img, (word, row), (word + length, row), (60, 60, 60), 2)
+    return img
+
+
+def with_shadow(img: np.ndarray, box: tuple[int, int, int, int]) -> None:
+    x, y, w, h = box
+    for d in range(1, 9):  # darker next to the box, fading out
+        shade = img[y + d + 2 : y + h + d, x + d + 2 : x + w + d].astype(np.int16) - (9 - d) * 4
+        img[y + d + 2 : y + h + d, x + d + 2 : x + w + d] = np.clip(shade, 0, 255).astype(np.uint8)
+    cv2.rectangle(img, (x, y), (x + w, y + h), (255, 255, 255), -1)
+    cv2.rectangle(img, (x, y), (x + w, y + h), (200, 200, 200), 1)
+
+
+def test_the_synthetic_dialog_is_found():
+    image, _ = synthetic_dialog(2)
+    region = find_modal(image)
+    assert region is not None and iou(region.bbox, (300, 220, 401, 191)) >= 0.9
+    assert len(region.buttons) == 2 and "buttons" in region.evidence
+
+
+def test_a_repainted_page_is_not_a_dialog():
+    # a tab switch repaints the page: its cards are new, but so is everything around them
+    before, after = page(1), page(2)
+    assert find_modal(after, previous=before) is None
+    assert find_modal(after) is None
+
+
+def test_a_window_status_bar_is_not_a_button_row():
+    img = np.full((700, 1000, 3), (140, 90, 40), np.uint8)
+    cv2.rectangle(img, (200, 150), (800, 550), (255, 255, 255), -1)
+    cv2.rectangle(img, (200, 150), (800, 550), (90, 90, 90), 1)
+    cv2.line(img, (200, 522), (800, 522), (150, 150, 150), 1)
+    for x0, x1 in ((560, 640), (640, 700), (700, 780)):  # cells flush with the bottom edge
+        cv2.rectangle(img, (x0, 522), (x1, 550), (150, 150, 150), 1)
+        cv2.putText(img, "Ln 1", (x0 + 8, 542), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 0), 1, cv2.LINE_AA)
+    assert find_modal(img) is None
+
+
+def test_a_toast_that_appears_on_an_unchanged_page_is_found():
+    before = page(1)
+    after = before.copy()
+    box = (640, 40, 320, 64)  # over the header band, like the app's toast
+    with_shadow(after, box)
+    cv2.putText(after, "Enregistre", (660, 78), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (30, 120, 30), 2, cv2.LINE_AA)
+    region = find_modal(after, previous=before)
+    assert region is not None and iou(region.bbox, box) >= 0.8
+    assert {"new", "shadow"} <= set(region.evidence)
+    assert find_modal(after) is None  # without the previous frame a button-less box is not a dialog
