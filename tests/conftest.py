@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,26 @@ from rpa_mcp.settings import Settings
 from rpa_mcp.testing import FakeClock, loopback_socket
 
 SECRET = "test-secret-key-that-is-long-enough-0123456789"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def require_chromium() -> None:
+    if CHROMIUM.exists():
+        return
+    reason = f"{CHROMIUM} is not installed (apt-get install chromium); this test drives a real browser"
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason}; CI must provide it")
+    pytest.skip(reason)
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,29 +14,10 @@ from rpa_mcp.entrypoints.web import web_routes
 from rpa_mcp.ops.registry import Caller
 from rpa_mcp.settings import Settings
 from rpa_mcp.testing import FakeClock
+from tests.conftest import CHROMIUM, CHROMIUM_ARGS, require_chromium
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 CALLERS = {"tok-carol": Caller("carol", frozenset({"approver"}))}
-
-
-def require_chromium() -> None:
-    if CHROMIUM.exists():
-        return
-    reason = f"{CHROMIUM} is not installed (apt-get install chromium); this test drives a real browser"
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{reason}; CI must provide it")
-    pytest.skip(reason)
 
 
 async def test_a_person_signs_in_sees_the_preview_and_approves(tmp_path: Path, serve: Callable[..., Any]) -> None:
