@@ -15,7 +15,7 @@ from functools import partial
 from typing import Any, cast
 
 import anyio.to_thread
-from pydantic import Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from rpa_mcp.errors import InvalidInput, NotFound, PreconditionFailed, RpaError, Unavailable
 from rpa_mcp.ops.common import Crop, ImageArg, load_image
@@ -423,6 +423,23 @@ async def _replay_resource(services: Any, replay_id: str) -> str:
     return json.dumps(status, ensure_ascii=False, default=str, indent=1)
 
 
+def _agent_op(name: str, title: str, description: str, model: type[BaseModel], handler: Any, path: str) -> Operation:
+    """An acknowledgement endpoint of the desktop agent: REST only, agent role, answered with a ReportAck."""
+    return Operation(
+        name=name,
+        title=title,
+        description=description,
+        input=model,
+        output=ReportAck,
+        risk="draft",
+        handler=handler,
+        roles=AGENT,
+        surfaces=REST,
+        http=(Http("POST", path),),
+        idempotent=True,
+    )
+
+
 OPERATIONS: tuple[Operation, ...] = (
     Operation(
         name="start_replay",
@@ -525,57 +542,37 @@ OPERATIONS: tuple[Operation, ...] = (
         surfaces=REST,
         http=(Http("GET", "/api/v1/replay/next", no_content_when_null="action"),),
     ),
-    Operation(
-        name="replay_receipt",
-        title="Agent: receipt ack",
-        description="The agent journaled the action RECEIVED.",
-        input=ReceiptAck,
-        output=ReportAck,
-        risk="draft",
-        handler=replay_receipt,
-        roles=AGENT,
-        surfaces=REST,
-        http=(Http("POST", "/api/v1/replay/receipt"),),
-        idempotent=True,
+    _agent_op(
+        "replay_receipt",
+        "Agent: receipt ack",
+        "The agent journaled the action RECEIVED.",
+        ReceiptAck,
+        replay_receipt,
+        "/api/v1/replay/receipt",
     ),
-    Operation(
-        name="replay_start",
-        title="Agent: start ack",
-        description="The agent is about to inject input; execute only when the answer says proceed=true.",
-        input=StartAck,
-        output=ReportAck,
-        risk="draft",
-        handler=replay_start,
-        roles=AGENT,
-        surfaces=REST,
-        http=(Http("POST", "/api/v1/replay/start"),),
-        idempotent=True,
+    _agent_op(
+        "replay_start",
+        "Agent: start ack",
+        "The agent is about to inject input; execute only when the answer says proceed=true.",
+        StartAck,
+        replay_start,
+        "/api/v1/replay/start",
     ),
-    Operation(
-        name="replay_heartbeat",
-        title="Agent: heartbeat",
-        description="A long action is still running.",
-        input=Heartbeat,
-        output=ReportAck,
-        risk="draft",
-        handler=replay_heartbeat,
-        roles=AGENT,
-        surfaces=REST,
-        http=(Http("POST", "/api/v1/replay/heartbeat"),),
-        idempotent=True,
+    _agent_op(
+        "replay_heartbeat",
+        "Agent: heartbeat",
+        "A long action is still running.",
+        Heartbeat,
+        replay_heartbeat,
+        "/api/v1/replay/heartbeat",
     ),
-    Operation(
-        name="replay_result",
-        title="Agent: action result",
-        description="The outcome of one attempt, with before/after screenshots (re-send until acknowledged).",
-        input=ActionResult,
-        output=ReportAck,
-        risk="draft",
-        handler=replay_result,
-        roles=AGENT,
-        surfaces=REST,
-        http=(Http("POST", "/api/v1/replay/result"),),
-        idempotent=True,
+    _agent_op(
+        "replay_result",
+        "Agent: action result",
+        "The outcome of one attempt, with before/after screenshots (re-send until acknowledged).",
+        ActionResult,
+        replay_result,
+        "/api/v1/replay/result",
     ),
 )
 

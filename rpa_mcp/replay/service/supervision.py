@@ -112,37 +112,14 @@ class Supervisor:
     ) -> Decision:
         validator = getattr(self.services, "validator", None)
         if not self.config.validator_enabled or validator is None:
-            m.log_event(
-                "verify",
-                replay_id=a["replay_id"],
-                action_id=a["action_id"],
-                attempt_id=msg.attempt_id,
-                agent_success=True,
-                final="UNVERIFIED",
-                reason="validator absent or switched off",
-            )
-            return Decision(
-                m.HELD,
-                "unverified",
-                pause=m.UNVERIFIED,
-                pause_detail={"why": "the validator is switched off or absent: nothing verified the action's effect"},
+            return _unverified(
+                a,
+                msg,
+                "validator absent or switched off",
+                "the validator is switched off or absent: nothing verified the action's effect",
             )
         if not (msg.screenshot_before and after_bytes):
-            m.log_event(
-                "verify",
-                replay_id=a["replay_id"],
-                action_id=a["action_id"],
-                attempt_id=msg.attempt_id,
-                agent_success=True,
-                final="UNVERIFIED",
-                reason="no screenshots",
-            )
-            return Decision(
-                m.HELD,
-                "unverified",
-                pause=m.UNVERIFIED,
-                pause_detail={"why": "the agent sent no before/after screenshots"},
-            )
+            return _unverified(a, msg, "no screenshots", "the agent sent no before/after screenshots")
         try:
             before = decode_image(
                 decode_base64(msg.screenshot_before, field="screenshot_before"),
@@ -357,3 +334,17 @@ def _sysdlg(msg: ActionResult) -> dict[str, Any]:
         "system_dialog": msg.system_dialog.model_dump(exclude_none=True),
         "why": "system dialogs are never answered automatically; no input was injected",
     }
+
+
+def _unverified(a: dict[str, Any], msg: ActionResult, reason: str, why: str) -> Decision:
+    """Nothing could verify the action: hold it for a person (never a success)."""
+    m.log_event(
+        "verify",
+        replay_id=a["replay_id"],
+        action_id=a["action_id"],
+        attempt_id=msg.attempt_id,
+        agent_success=True,
+        final="UNVERIFIED",
+        reason=reason,
+    )
+    return Decision(m.HELD, "unverified", pause=m.UNVERIFIED, pause_detail={"why": why})
