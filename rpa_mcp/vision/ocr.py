@@ -57,11 +57,12 @@ class RapidOcrEngine:
 
                     from rapidocr import RapidOCR
 
-                    logging.getLogger("RapidOCR").setLevel(logging.WARNING)
+                    # "The text detection result is empty" is a normal outcome here, not a warning.
+                    logging.getLogger("RapidOCR").setLevel(logging.ERROR)
                     self._engine = RapidOCR(
                         params={
                             "Global.use_cls": False,
-                            "Global.log_level": "warning",
+                            "Global.log_level": "error",
                             "Det.limit_type": "max",
                             "Det.limit_side_len": 960,
                         }
