@@ -221,6 +221,13 @@ class ApprovalPages:
         expected = request.cookies.get(self._cookie(request, "rpa_login_csrf"), "")
         if not expected or not hmac.compare_digest(expected, form.get("login_csrf", "")):
             return self._refused(403, "The sign-in form expired or was not sent from this page; open it again.")
+        limiter = getattr(self.services, "rate_limiter", None)
+        if limiter is not None:
+            client = request.client.host if request.client else "?"
+            try:
+                limiter.check(f"web:{client}", "approvals-login")
+            except RpaError as exc:
+                return self._refused(429, f"Too many sign-in attempts from this address; {exc.message}.")
         token = form.get("token", "").strip()
         caller = None
         if token and len(token) <= 8192:

@@ -309,3 +309,14 @@ def test_real_access_tokens_sign_in(services: Services) -> None:
     assert login(client, token).status_code == 303
     client.cookies.clear()
     assert login(client, services.access_tokens.mint("victor", ["viewer"])).status_code == 403
+
+
+def test_repeated_sign_in_attempts_are_rate_limited(tmp_path: Path) -> None:
+    from rpa_mcp.testing import FakeClock as _Clock
+
+    services = build_services(
+        Settings(data_dir=tmp_path / "d", jwt_secret="k" * 64, rate_limit_per_minute=6), clock=_Clock()
+    )
+    client = make_client(services)
+    statuses = [login(client, "wrong-token").status_code for _ in range(3)]
+    assert statuses[0] == 401 and statuses[-1] == 429
