@@ -71,13 +71,23 @@ async def dispatch(
             services.audit.record(
                 actor=caller.subject,
                 operation=name,
-                args=arguments or {},
+                args=audit_view(op, arguments or {}),
                 outcome=outcome,
                 code=code,
                 duration_ms=(time.perf_counter() - started) * 1000,
                 via=surface,
                 wait=not (outcome == "ok" and op is not None and op.risk == "read"),  # reads: group commit
             )
+
+
+def audit_view(op: Operation | None, arguments: dict[str, Any]) -> Any:
+    """The arguments as the audit row keeps them (an operation may strip what must never be stored)."""
+    if op is not None and op.audit_args is not None:
+        try:
+            return op.audit_args(arguments)
+        except Exception:  # malformed input: keep its shape only, never its content
+            return {"unreadable_arguments": True}
+    return arguments
 
 
 def parse_input(op: Operation, arguments: dict[str, Any]) -> BaseModel:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -17,6 +18,11 @@ REDACTED = "[redacted]"
 KEEP_KEYS = frozenset({"token"})  # a confirmation token is meant for the caller
 
 
+def _is_flag(value: Any) -> bool:
+    """`"secret": true` or `"is_password": false` says what a field is; it holds no secret."""
+    return isinstance(value, bool) or value is None
+
+
 def redact_text(text: str) -> str:
     for pattern in SECRET_VALUES:
         text = pattern.sub(REDACTED, text)
@@ -24,7 +30,7 @@ def redact_text(text: str) -> str:
 
 
 def redact(value: Any, *, key: str = "") -> Any:
-    if key and SECRET_KEYS.search(key) and key not in KEEP_KEYS:
+    if key and SECRET_KEYS.search(key) and key not in KEEP_KEYS and not _is_flag(value):
         return REDACTED
     if isinstance(value, dict):
         return {k: redact(v, key=str(k)) for k, v in value.items()}
@@ -39,7 +45,7 @@ def summarize_args(args: Any, *, max_len: int = 400) -> str:
     """A short, redacted view of arguments for the audit log (images reduced to their size)."""
 
     def shrink(value: Any, key: str = "") -> Any:
-        if key and SECRET_KEYS.search(key):
+        if key and SECRET_KEYS.search(key) and not _is_flag(value):
             return REDACTED
         if isinstance(value, dict):
             return {k: shrink(v, str(k)) for k, v in value.items()}
@@ -50,8 +56,6 @@ def summarize_args(args: Any, *, max_len: int = 400) -> str:
                 return f"<{len(value)} chars>"
             return redact_text(value)
         return value
-
-    import json
 
     text = json.dumps(shrink(args), ensure_ascii=False, default=str)
     return text if len(text) <= max_len else text[: max_len - 3] + "..."

@@ -125,6 +125,7 @@ class Operation:
     surfaces: frozenset[Surface] = ALL_SURFACES
     idempotent: bool = False
     destructive: bool | None = None  # default: risk == "dangerous"
+    audit_args: Callable[[dict[str, Any]], Any] | None = None  # what the audit row keeps of the raw arguments
 
     @property
     def allowed_roles(self) -> frozenset[str]:

@@ -261,6 +261,22 @@ class IngestOut(StrictModel):
     sessions: list[IngestedSession] = Field(description="Per session.")
 
 
+def audit_view(arguments: dict[str, Any]) -> dict[str, Any]:
+    """What the audit log may keep of an ingest_events call: who sent which events, never what was typed.
+
+    The raw body can hold a password typed in a field the server only recognises from the
+    events before it (see rpa_mcp.shadow.masking); the events table keeps the masked form.
+    Used as the `audit_args` of ingest_events.
+    """
+    raw = arguments.get("events", [arguments]) if isinstance(arguments, dict) else []
+    events = raw if isinstance(raw, list) else []
+    kept = ("session_id", "machine_id", "ts", "type", "event_id")
+    return {
+        "events": [{k: e[k] for k in kept if k in e} if isinstance(e, dict) else "?" for e in events[:MAX_BATCH]],
+        "count": len(events),
+    }
+
+
 async def ingest_events(ctx: OpContext, args: IngestInput) -> IngestOut:
     shadow = _shadow(ctx.services)
     return IngestOut.model_validate(await anyio.to_thread.run_sync(shadow.ingest, args.events))
@@ -520,6 +536,7 @@ OPERATIONS = (
         output=IngestOut,
         risk="draft",
         handler=ingest_events,
+        audit_args=audit_view,
         roles=frozenset({"agent"}),
         surfaces=frozenset({"rest"}),
         http=(Http("POST", "/api/v1/traces/stream/event"),),

@@ -2,6 +2,9 @@
 
 Unknown fields are kept (an agent newer than this server may send more); known fields are
 checked and a bad one is refused with `InvalidInput` naming it (``events[2].x``).
+
+Typing into a password field (or one flagged secret) is masked before it is stored: see
+`rpa_mcp.shadow.masking` for the rule.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ class UiElement(BaseModel):
     name: str | None = Field(None, max_length=500, description="UIA Name (the element's label).")
     role: str | None = Field(None, max_length=100, description="UIA control type (Button, TabItem, Edit, ...).")
     automation_id: str | None = Field(None, max_length=300, description="UIA AutomationId.")
+    is_password: bool | None = Field(None, description="UIA IsPassword: a password box (its input is masked).")
     bbox: list[float] | None = Field(
         None, min_length=4, max_length=4, description="Bounding rectangle [x, y, w, h] in screen pixels."
     )
@@ -82,6 +86,10 @@ class TraceEvent(BaseModel):
     screenshot_ref: str | None = Field(None, max_length=200, description="A screenshot uploaded earlier.")
     locale: str | None = Field(None, max_length=20, description="Session locale (fr/en), e.g. 'fr-FR'.")
     event_id: str | None = Field(None, max_length=128, description="Agent-side id; a resent event is ignored.")
+    secret: bool | None = Field(None, description="The agent says this input (or the focused field) is secret.")
+    is_password: bool | None = Field(None, description="The focused field is a password box (input is masked).")
+    masked: bool | None = Field(None, description="Set by the server: the typed text/keys were replaced by a mask.")
+    masked_field: str | None = Field(None, max_length=100, description="Set by the server: the masked field's label.")
 
     @model_validator(mode="after")
     def _fields_for_type(self) -> TraceEvent:

@@ -4,6 +4,10 @@ Evidence, strongest first: the UI Automation element name, OCR of the region aro
 click (taken on the screenshot before it), the window title, the raw event. The
 confidence says which one was used. Screen text is data: it is cleaned and capped, and
 only ever quoted inside an intent.
+
+Masked input (a password typed while observed, see `rpa_mcp.shadow.masking`) makes a
+"Type the password in '<field>'" step whose text is the placeholder ``{{secret:<field>}}``
+(``params.secret = true``): never the value, which the server never had.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any
 
 from rpa_mcp.shadow.boxes import same_text
 from rpa_mcp.shadow.events import CLICK_TYPES, normalize_keys
+from rpa_mcp.shadow.masking import secret_placeholder
 
 CONFIDENCE = {"uia": 0.9, "ocr": 0.75, "window_title": 0.45, "raw": 0.25}
 BROWSERS = frozenset({"msedge", "chrome", "firefox", "brave", "opera", "iexplore"})
@@ -62,6 +67,8 @@ TEXTS = {
         "switch_tab": "Switch to tab '{label}'",
         "type_in": "Type text in '{label}'",
         "type": "Type text",
+        "type_secret_in": "Type the password in '{label}'",
+        "type_secret": "Type the password",
         "save": "Save ({keys})",
         "shortcut": "Press {keys}",
         "key": "Press {keys}",
@@ -87,6 +94,8 @@ TEXTS = {
         "switch_tab": "Aller sur l'onglet '{label}'",
         "type_in": "Saisir du texte dans '{label}'",
         "type": "Saisir du texte",
+        "type_secret_in": "Saisir le mot de passe dans '{label}'",
+        "type_secret": "Saisir le mot de passe",
         "save": "Enregistrer ({keys})",
         "shortcut": "Appuyer sur {keys}",
         "key": "Appuyer sur {keys}",
@@ -201,7 +210,8 @@ def describe(events: Sequence[tuple[int, dict[str, Any], dict[str, Any]]], local
     if not actions:
         return Described(t["type"], "wait", 0.1, "raw", {}, {})
     typed = typed_text(e for _, e, _ in actions)
-    has_typing = any(e.get("type") == "type" for _, e, _ in actions)
+    has_typing = any(_kind(e) == "type" for _, e, _ in actions)
+    secret = next((e for _, e, _ in actions if e.get("masked")), None)
     submit = next(
         (
             normalize_keys(e.get("keys") or "")
@@ -211,13 +221,17 @@ def describe(events: Sequence[tuple[int, dict[str, Any], dict[str, Any]]], local
         None,
     )
     _, first, facts = actions[0]
-    kind = first.get("type")
+    kind = _kind(first)
     params: dict[str, Any] = {}
 
     if kind in CLICK_TYPES:
         ev = click_evidence(first, facts)
         target = click_target(first, facts, ev)
         if has_typing and kind == "click":
+            if secret is not None:
+                label = secret.get("masked_field") or (ev.label if ev.source in ("uia", "ocr") else None)
+                intent, params = secret_typing(t, label, submit)
+                return Described(intent, "type_text", ev.confidence, ev.source, target, params)
             params = {"text": typed} | ({"submit_key": submit} if submit else {})
             intent = t["type_in"].format(label=ev.label) if ev.label else t["type"]
             return Described(intent, "type_text", ev.confidence, ev.source, target, params)
@@ -257,6 +271,10 @@ def describe(events: Sequence[tuple[int, dict[str, Any], dict[str, Any]]], local
             "window_title": first.get("window_title"),
         }
         params = {"text": typed} | ({"submit_key": submit} if submit else {})
+        if secret is not None:
+            label = secret.get("masked_field") or field_name
+            intent, params = secret_typing(t, label, submit)
+            return Described(intent, "type_text", 0.85 if label else 0.5, "uia" if label else "raw", target, params)
         if field_name:
             return Described(t["type_in"].format(label=field_name), "type_text", 0.85, "uia", target, params)
         if title:
@@ -298,6 +316,20 @@ def describe(events: Sequence[tuple[int, dict[str, Any], dict[str, Any]]], local
             return Described(t["open_app"].format(app=name), "open_application", 0.8, "window_title", target, params)
     label = clean_label(title) or app_name(first.get("app"), title, locale)
     return Described(t["focus"].format(label=label), "focus_window", 0.7, "window_title", target, params)
+
+
+def _kind(event: dict[str, Any]) -> str | None:
+    """A masked keystroke counts as typing (its key is not known any more)."""
+    kind = event.get("type")
+    return "type" if kind == "key" and event.get("masked") else kind
+
+
+def secret_typing(t: dict[str, str], label: str | None, submit: str | None) -> tuple[str, dict[str, Any]]:
+    """Intent and params of a step that typed a secret: a placeholder, never the value."""
+    label = clean_label(label)
+    intent = t["type_secret_in"].format(label=label) if label else t["type_secret"]
+    params: dict[str, Any] = {"text": secret_placeholder(label), "secret": True}
+    return intent, params | ({"submit_key": submit} if submit else {})
 
 
 def click_target(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) -> dict[str, Any]:

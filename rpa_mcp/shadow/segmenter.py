@@ -4,7 +4,7 @@ A new step begins at a focus change to another window/app, at a click (so a clic
 typing too), at Enter/Tab that submits typed text, at a command such as ``ctrl+s``, and
 after an idle gap. A focus change that follows a click or a key within a moment is that
 action's effect (its window after), not a step of its own. A click followed by typing
-is one "type text in <field>" step.
+is one "type text in <field>" step; so are masked keystrokes (see `rpa_mcp.shadow.masking`).
 
 The state is plain data (`Segment.to_dict`) so the observer can persist it after every
 event: a restart resumes exactly where it was.
@@ -105,7 +105,7 @@ def _new(
 def _place(
     segments: list[Segment], ctx: Context, last: Segment | None, current: Segment | None, idx: int, event: TraceEvent
 ) -> Segment | None:
-    kind = event.type
+    kind = "type" if event.type == "key" and event.masked else event.type  # a masked keystroke types a character
     if kind == "screenshot":
         return None
     if kind == "focus":

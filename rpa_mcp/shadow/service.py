@@ -5,6 +5,10 @@ with the observer's state in one transaction before the caller is answered, so a
 (a new service over the same database) resumes the understanding exactly. OCR of the
 region around a click is done lazily, the first time the understanding is read, so the
 agent's stream is never held up by it.
+
+Typing into a password field is masked before the event is stored (`rpa_mcp.shadow.masking`):
+the observer only remembers whether the focus is in a secret field (its label), never what
+was typed there.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from rpa_mcp.shadow.events import CLICK_TYPES, TraceEvent, normalize_locale, par
 from rpa_mcp.shadow.feedback import FeedbackRejected, apply_feedback
 from rpa_mcp.shadow.intents import app_key, describe
 from rpa_mcp.shadow.ir import build_ir
+from rpa_mcp.shadow.masking import mask_event
 from rpa_mcp.shadow.ports import TraceRepository
 from rpa_mcp.shadow.segmenter import IDLE_GAP_S, Context, Segment, place
 from rpa_mcp.vision.images import (
@@ -58,6 +63,7 @@ class ObserverState:
     ocr_pending: list[int] = field(default_factory=list)
     notifications: list[dict[str, Any]] = field(default_factory=list)
     version: int = 0
+    secret_field: str | None = None  # label ("" if unknown) of the secret field holding the focus, if any
 
     @property
     def observing(self) -> bool:
@@ -190,6 +196,11 @@ class ShadowService:
         assert state is not None
         if "segments_from" not in info:  # what is on disk is what this batch starts from
             info["segments_from"] = max(len(state.segments) - 1, 0)
+        ctx = state.ctx
+        window_changed = ev.type == "focus" and (
+            (ev.window_title or ctx.window) != ctx.window or (ev.app or ctx.app) != ctx.app
+        )
+        ev, state.secret_field = mask_event(ev, state.secret_field, window_changed=window_changed)  # before storing
         locale = normalize_locale(ev.locale)
         if locale and locale != state.locale:
             state.locale = locale
@@ -346,6 +357,7 @@ class ShadowService:
                 locale=state.locale,
                 last_shot=state.last_shot,
                 version=state.version + 1,
+                secret_field=state.secret_field,
             )
             self._notice(fresh, now, "started", "observation started")
             self._put(sid, fresh, now)
@@ -390,6 +402,7 @@ class ShadowService:
                 locale=state.locale,
                 last_shot=state.last_shot,
                 version=state.version + 1,
+                secret_field=state.secret_field,
             )
             self._put(session_id, fresh, self.clock.now())
         self._changed(session_id)

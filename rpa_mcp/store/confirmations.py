@@ -6,6 +6,7 @@ import json
 import sqlite3
 
 from rpa_mcp.confirmation.ports import ProposalRecord
+from rpa_mcp.ops.redaction import redact
 from rpa_mcp.store.db import Database
 
 MIGRATIONS = (
@@ -68,16 +69,29 @@ class SqliteProposalRepository:
         return _record(row) if row else None
 
     def decide(self, jti: str, *, status: str, approver: str, at: float) -> bool:
-        return self.db.execute(
-            "UPDATE proposals SET approval_status = ?, approver = ?, decided_at = ? "
-            "WHERE jti = ? AND approval_status = 'pending'",
-            (status, approver, at, jti),
-        ) == 1
+        return (
+            self.db.execute(
+                "UPDATE proposals SET approval_status = ?, approver = ?, decided_at = ? "
+                "WHERE jti = ? AND approval_status = 'pending'",
+                (status, approver, at, jti),
+            )
+            == 1
+        )
 
     def consume(self, jti: str, *, at: float) -> bool:
-        return self.db.execute(
-            "UPDATE proposals SET consumed_at = ? WHERE jti = ? AND consumed_at IS NULL", (at, jti)
-        ) == 1
+        """Mark used (one winner) and scrub secret values from the stored arguments: no longer needed."""
+        with self.db.transaction() as conn:
+            row = conn.execute(
+                "SELECT args_json FROM proposals WHERE jti = ? AND consumed_at IS NULL", (jti,)
+            ).fetchone()
+            if row is None:
+                return False
+            scrubbed = json.dumps(redact(json.loads(row["args_json"])), ensure_ascii=False)
+            changed = conn.execute(
+                "UPDATE proposals SET consumed_at = ?, args_json = ? WHERE jti = ? AND consumed_at IS NULL",
+                (at, scrubbed, jti),
+            ).rowcount
+            return bool(changed == 1)
 
     def pending(self, *, now: float) -> list[ProposalRecord]:
         rows = self.db.query(

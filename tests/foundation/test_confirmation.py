@@ -224,3 +224,28 @@ async def test_every_propose_approve_and_apply_is_audited_with_its_actor(env):
     assert ("carol", "approve:act_note") in rows
     assert ("alice", "apply:act_note") in rows and ("alice", "apply_act_note") in rows
     assert services.audit.verify().ok
+
+
+async def test_secret_arguments_are_scrubbed_from_the_store_once_applied(env):
+    services = env[0]
+    services.confirmations.propose(
+        operation="save_note",
+        risk="write",
+        proposer="alice",
+        args={"key": "k", "params": {"secret:pin": "1234"}},
+        summary="s",
+        details={},
+        diff=None,
+        binding={},
+    )
+    jti = services.db.query_one("SELECT jti FROM proposals")["jti"]
+    assert "1234" in services.db.query_one("SELECT args_json FROM proposals")["args_json"]  # needed until apply
+    assert services.confirmations.repo.consume(jti, at=0.0)
+    stored = services.db.query_one("SELECT args_json FROM proposals")["args_json"]
+    assert "1234" not in stored and '"key": "k"' in stored
+
+
+def test_redaction_keeps_flags_that_only_name_a_secret_field():
+    from rpa_mcp.ops.redaction import redact
+
+    assert redact({"secret:pin": "1234", "is_password": True}) == {"secret:pin": "[redacted]", "is_password": True}

@@ -1,7 +1,13 @@
-"""Starting a replay: workflow IR steps -> planned action rows (with their resend policy)."""
+"""Starting a replay: workflow IR steps -> planned action rows (with their resend policy).
+
+Step params may hold ``{{name}}`` placeholders, filled from the start_replay params. A
+``{{secret:<name>}}`` placeholder (a password typed while observed, never recorded) must be
+given: a replay without it is refused, naming the parameter (``secret:mot_de_passe``).
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -14,6 +20,7 @@ class Planning(ReplayCore):
     def plan(self, steps: Sequence[Any], params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         """Workflow IR steps -> action rows (without replay id). Raises InvalidInput on a bad step."""
         actions: list[dict[str, Any]] = []
+        missing: dict[str, list[int]] = {}
         for i, step in enumerate(steps):
             step_d = step.model_dump(mode="json") if hasattr(step, "model_dump") else dict(step)
             action_type = str(step_d.get("action_type") or "")
@@ -23,6 +30,8 @@ class Planning(ReplayCore):
             if isinstance(target, str):
                 target = {"label": target}
             step_params = _substitute(dict(step_d.get("params") or {}), params or {})
+            for name in dict.fromkeys(_secret_placeholders(step_params)):
+                missing.setdefault(name, []).append(int(step_d.get("index", i)))
             idempotent = bool(
                 step_params.pop("idempotent", None)
                 or action_type in m.IDEMPOTENT_ACTIONS
@@ -51,6 +60,14 @@ class Planning(ReplayCore):
             )
         if not actions:
             raise InvalidInput("the workflow has no steps", field="competence")
+        if missing:
+            names = ", ".join(f"'{name}' (step {', '.join(map(str, where))})" for name, where in missing.items())
+            raise InvalidInput(
+                f"the workflow types a secret that was never recorded: give its value in params as {names}; "
+                "it is sent only to the workstation",
+                field=f"params.{next(iter(missing))}",
+                missing_params=sorted(missing),
+            )
         return actions
 
     async def start(
@@ -105,6 +122,20 @@ class Planning(ReplayCore):
         self._wake(machine_id)
         self._changed(replay_id)
         return replay_id
+
+
+SECRET_PLACEHOLDER = re.compile(r"\{\{\s*(secret:[^{}\s]+)\s*\}\}")
+
+
+def _secret_placeholders(value: Any) -> list[str]:
+    """Names of the {{secret:...}} placeholders still in `value` (no value was given for them)."""
+    if isinstance(value, str):
+        return SECRET_PLACEHOLDER.findall(value)
+    if isinstance(value, dict):
+        return [name for v in value.values() for name in _secret_placeholders(v)]
+    if isinstance(value, list):
+        return [name for v in value for name in _secret_placeholders(v)]
+    return []
 
 
 def _substitute(params: dict[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:

@@ -132,7 +132,8 @@ class Supervisor:
         target = a["target"] if isinstance(a["target"], dict) else {}
         point = msg.actual_position
         bbox = target.get("bbox")
-        expected_text = a["params"].get("text") if a["action_type"] in ("type_text", "extract_text") else None
+        typed = a["action_type"] in ("type_text", "extract_text") and not a["params"].get("secret")
+        expected_text = a["params"].get("text") if typed else None  # a secret is never quoted in evidence
         vt, ve, vo = validator_args(
             label=target.get("label") or target.get("by_text"),
             bbox=bbox,
