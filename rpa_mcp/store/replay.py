@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, overload
 
+from rpa_mcp.ops.redaction import REDACTED, redact
 from rpa_mcp.replay.ports import ANY
 from rpa_mcp.store.db import Database
 
@@ -290,6 +291,30 @@ class ReplayRepository:
 
     def purge_attempts(self, replay_id: str) -> int:
         return self.db.execute("DELETE FROM replay_attempts WHERE replay_id = ?", (replay_id,))
+
+    def scrub_secrets(self, replay_id: str) -> int:
+        """Once a replay has ended: drop secret values ({{secret:…}} params, masked text) from its rows."""
+        changed = 0
+        with self.db.transaction() as conn:
+            run = conn.execute("SELECT params, variables FROM replay_runs WHERE replay_id = ?", (replay_id,)).fetchone()
+            if run is not None:
+                params, variables = (json.dumps(redact(json.loads(run[k] or "{}"))) for k in ("params", "variables"))
+                conn.execute(
+                    "UPDATE replay_runs SET params = ?, variables = ? WHERE replay_id = ?",
+                    (params, variables, replay_id),
+                )
+            for row in conn.execute(
+                "SELECT action_id, params FROM replay_actions WHERE replay_id = ?", (replay_id,)
+            ).fetchall():
+                action_params = json.loads(row["params"] or "{}")
+                if action_params.get("secret") and action_params.get("text") != REDACTED:
+                    action_params["text"] = REDACTED
+                    conn.execute(
+                        "UPDATE replay_actions SET params = ? WHERE replay_id = ? AND action_id = ?",
+                        (json.dumps(action_params), replay_id, row["action_id"]),
+                    )
+                    changed += 1
+        return changed
 
     def count_attempts(self, replay_id: str) -> int:
         row = self.db.query_one("SELECT COUNT(*) AS n FROM replay_attempts WHERE replay_id = ?", (replay_id,))

@@ -251,6 +251,8 @@ def test_a_login_is_learnt_and_replayed_without_the_password_reaching_the_llm_or
     status = run(registry, services, "get_replay_status", {"replay_id": started["replay_id"]})
     assert status["state"] == "completed" and SECRET not in json.dumps(status, ensure_ascii=False)
     assert SECRET not in db_text(db, "audit", "trace_events", "shadow_observers", "shadow_segments")
+    # once the replay is over, the value is gone from the replay and proposal rows too
+    assert SECRET not in db_text(db, "replay_runs", "replay_actions", "proposals")
 
 
 def test_the_audit_view_of_an_ingestion_keeps_no_typed_text() -> None:

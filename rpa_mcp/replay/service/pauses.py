@@ -43,6 +43,7 @@ class Pauses(ReplayCore):
             ):
                 return self._require(replay_id)
             n = self.store.abandon_open(replay_id, now=now, outcome="cancelled", keep_inflight=True)
+            self.store.scrub_secrets(replay_id)
         m.log_event("replay_cancelled", replay_id=replay_id, by=by, abandoned=n)
         self._changed(replay_id)
         return self._require(replay_id)

@@ -30,6 +30,7 @@ class ServerActions(ReplayCore):
                     last_screenshot=None,
                 ):
                     purged = self.store.purge_attempts(replay_id)
+                    self.store.scrub_secrets(replay_id)
                     m.log_event("replay_completed", replay_id=replay_id, purged_attempts=purged)
                     self._changed(replay_id)
                 return
