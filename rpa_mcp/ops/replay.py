@@ -478,7 +478,8 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation(
         name="pause_replay",
         title="Pause a replay",
-        description="Stop dispatching after the action in flight (never gated). Resume with resume_replay.",
+        description="Stop dispatching after the action in flight (never gated). "
+        "Resume with propose_resume_replay then apply_resume_replay.",
         input=ReplayIdInput,
         output=ReplayStateOutput,
         risk="draft",
