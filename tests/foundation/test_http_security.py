@@ -178,3 +178,21 @@ def test_a_generated_signing_key_file_is_private(tmp_path):
     settings = Settings(data_dir=tmp_path)
     build_services(settings)
     assert (tmp_path / "signing.key").stat().st_mode & 0o777 == 0o600
+
+
+async def test_behind_a_proxy_on_0000_only_the_public_host_and_origin_are_accepted(tmp_path):
+    settings = Settings(data_dir=tmp_path, jwt_secret=SECRET, host="0.0.0.0", public_url="https://rpa.hopital.example")
+    services = build_services(settings)
+    app = create_app(services=services, registry=test_registry())
+    async with asgi_client(app, token_for(services, "alice", "operator")) as client:
+        ok = await client.post(
+            CALL, json=BODY, headers={"host": "rpa.hopital.example", "origin": "https://rpa.hopital.example"}
+        )
+        bad_host = await client.post(CALL, json=BODY, headers={"host": "10.0.0.5:8765"})
+        bad_origin = await client.post(
+            CALL, json=BODY, headers={"host": "rpa.hopital.example", "origin": "https://evil.example"}
+        )
+        mcp_bad_host = await client.post("/mcp", json={}, headers={"host": "attacker.example"})
+    assert ok.status_code in (200, 404)
+    assert bad_host.status_code == 421 and mcp_bad_host.status_code == 421
+    assert bad_origin.status_code == 403
