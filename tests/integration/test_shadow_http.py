@@ -145,3 +145,38 @@ async def test_screenshots_are_served_as_blobs_with_their_real_type(stack):
     )
     blob = (await llm.read_resource(f"rpa://screenshots/{screenshot_id[1]}")).contents[0]
     assert blob.mime_type == "image/jpeg" and base64.b64decode(blob.blob) == jpeg
+
+
+async def test_every_feedback_kind_and_versioning_over_http(stack):
+    llm = await stack.mcp("operator")
+    async with stack.http() as agent:
+        for name in ("open_record_imagerie", "type_observation_save"):
+            assert (await agent.post("/api/v1/traces/stream/event", json=demo_events(name))).status_code == 200
+    first, second = (demo_events(name)[0]["session_id"] for name in ("open_record_imagerie", "type_observation_save"))
+
+    def fb(session_id, action, **kw):
+        return call(llm, "shadow_feedback", {"session_id": session_id, "action": action, **kw})
+
+    steps = (await call(llm, "get_understanding", {"session_id": first}))["steps"]
+    multi = next(s for s in steps if len(s["events"]) > 1)
+    split = await fb(first, "split", step_index=multi["index"], at_event_index=multi["events"][-1])
+    assert split["status"] == "feedback_applied" and len(split["steps"]) == len(steps) + 1
+    merged = await fb(first, "merge_next", step_index=multi["index"])
+    assert [s["events"] for s in merged["steps"]] == [s["events"] for s in steps]
+    undone = await fb(first, "undo", step_index=1)
+    assert len(undone["steps"]) == len(steps) - 1
+    bad_split = await fb(first, "split", step_index=1, at_event_index=10_000)
+    assert bad_split["status"] == "feedback_rejected" and bad_split["steps"] == undone["steps"]
+    assert (await fb(first, "validate", step_index=1))["steps"][0]["status"] == "validated"
+    await fb(first, "validate")
+
+    for session_id in (first, second):  # the same competence name twice: version 2, version 1 kept
+        proposal = await call(llm, "propose_persist_competence", {"session_id": session_id, "name": "Suivi patient"})
+        saved = await call(llm, "apply_persist_competence", {"token": proposal["token"]})
+    assert saved["version"] == 2 and saved["replaced_version"] == 1
+    folder = stack.services.settings.data_dir / "competences" / "candidate"
+    assert {p.name for p in folder.glob("suivi-patient*.yaml")} == {"suivi-patient.yaml", "suivi-patient.v1.yaml"}
+
+    assert (await fb(second, "cancel"))["steps"] == []
+    built = await call(llm, "shadow_build", {"session_id": second, "name": "x"})
+    assert built["status"] == "cancelled"
