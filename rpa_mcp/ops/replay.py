@@ -295,6 +295,15 @@ def _require_paused(service: ReplayService, replay_id: str) -> dict[str, Any]:
     return replay
 
 
+def _step(action: dict[str, Any]) -> str:
+    return f"step {action['step_index']} '{action['intent'] or action['action_type']}'"
+
+
+def _pause_binding(replay_id: str, replay: dict[str, Any], **open_action: Any) -> dict[str, Any]:
+    """What an approved resume/answer is bound to: the same replay, paused for the same reason, at the same action."""
+    return {"replay_id": replay_id, "state": replay["state"], "pause_reason": replay["pause_reason"], **open_action}
+
+
 async def _resume_preview(ctx: OpContext, args: ResumeReplayInput) -> Preview:
     service = _service(ctx)
     replay = _require_paused(service, args.replay_id)
@@ -306,25 +315,17 @@ async def _resume_preview(ctx: OpContext, args: ResumeReplayInput) -> Preview:
             f"action {current['action_id']} needs an answer first: use answer_pause "
             "(retry, skip, click:<label> or abort)"
         )
-    nxt = (
-        f"next: step {current['step_index']} '{current['intent'] or current['action_type']}'"
-        if current
-        else "no action left: the replay will complete"
-    )
+    nxt = f"next: {_step(current)}" if current else "no action left: the replay will complete"
+    next_action = current["action_id"] if current else None
     return Preview(
         summary=f"Resume replay {args.replay_id} of '{replay['competence']}' v{replay['version']} on machine "
         f"{replay['machine_id']} (paused: {replay['pause_reason']}); {nxt}.",
         details={
             "pause_reason": replay["pause_reason"],
             "machine_id": replay["machine_id"],
-            "next_action": current["action_id"] if current else None,
+            "next_action": next_action,
         },
-        binding={
-            "replay_id": args.replay_id,
-            "state": replay["state"],
-            "pause_reason": replay["pause_reason"],
-            "next_action": current["action_id"] if current else None,
-        },
+        binding=_pause_binding(args.replay_id, replay, next_action=next_action),
     )
 
 
@@ -346,22 +347,19 @@ async def _answer_preview(ctx: OpContext, args: AnswerPauseInput) -> Preview:
         "retry": "send the paused action again",
         "abort": "cancel the replay",
     }.get(args.decision, f"click the dialog button '{args.decision[6:]}' then continue")
-    action = f"step {current['step_index']} '{current['intent'] or current['action_type']}'" if current else "-"
+    action = _step(current) if current else "-"
+    action_id = current["action_id"] if current else None
     return Preview(
         summary=f"Replay {args.replay_id} of '{replay['competence']}' on machine {replay['machine_id']} is paused "
         f"({replay['pause_reason']}) at {action}: {what}.",
         details={
             "pause_reason": replay["pause_reason"],
             "pause_detail": replay["pause_detail"],
-            "action_id": current["action_id"] if current else None,
+            "action_id": action_id,
         },
-        binding={
-            "replay_id": args.replay_id,
-            "state": replay["state"],
-            "pause_reason": replay["pause_reason"],
-            "action_id": current["action_id"] if current else None,
-            "attempt_id": current["attempt_id"] if current else None,
-        },
+        binding=_pause_binding(
+            args.replay_id, replay, action_id=action_id, attempt_id=current["attempt_id"] if current else None
+        ),
     )
 
 

@@ -43,6 +43,45 @@ def action(service, rid, i=0):
     return service.store.actions(rid)[i]
 
 
+async def start_and_dispatch(service, n):
+    """Start a replay of `n` steps and hand its first action to a v2 agent (nothing is acked yet)."""
+    rid = await start(service, n)
+    return rid, await service.next_action("pc-1", protocol_version=2)
+
+
+async def start_and_step_with_fault(service, agent, fault, n):
+    """Start a replay of `n` steps and let the agent take one cycle with `fault` switched on."""
+    rid = await start(service, n)
+    agent.faults.add(fault)
+    await agent.step()
+    return rid
+
+
+def outlive_the_lease(service, clock):
+    """Let the 30 s lease of the action in flight run out and let the watchdog scan once."""
+    clock.advance(31)
+    return service.scan_once()
+
+
+def agent_executed(agent, rid, p):
+    """Book `p` as received and executed by the agent, as if it ran it off stage."""
+    agent.received.add((rid, p.action_id, p.attempt_id))
+    agent.executions.append((rid, p.action_id, p.attempt_id))
+
+
+def successful_report(rid, p, **extra):
+    """The agent's report that attempt `p` succeeded, with both screenshots."""
+    return ActionResult(
+        replay_id=rid,
+        action_id=p.action_id,
+        attempt_id=p.attempt_id,
+        success=True,
+        screenshot_before=SHOT_BEFORE,
+        screenshot_after=SHOT_AFTER,
+        **extra,
+    )
+
+
 async def test_a_happy_replay_completes_with_every_action_acked_once(service, agent, clock):
     rid = await start(service, 4)
     await drain(service, [agent], clock)
@@ -76,9 +115,7 @@ async def test_a_long_poll_returns_as_soon_as_an_action_is_enqueued(service):
 async def test_b_client_disconnect_after_receiving_is_resent_with_a_new_attempt_and_executed_once(
     service, agent, clock
 ):
-    rid = await start(service, 2)
-    agent.faults.add("die_after_receive")
-    await agent.step()
+    rid = await start_and_step_with_fault(service, agent, "die_after_receive", 2)
     first = action(service, rid)["attempt_id"]
     clock.advance(31)
     assert service.scan_once() == 1
@@ -89,9 +126,7 @@ async def test_b_client_disconnect_after_receiving_is_resent_with_a_new_attempt_
 
 
 async def test_c_lost_report_is_resent_by_the_agent_and_counted_once(service, agent, clock):
-    rid = await start(service, 2)
-    agent.faults.add("lose_report")
-    await agent.step()
+    rid = await start_and_step_with_fault(service, agent, "lose_report", 2)
     assert action(service, rid)["state"] == m.DISPATCHED
     agent.faults.discard("drop_report")
     await agent.flush()
@@ -102,41 +137,26 @@ async def test_c_lost_report_is_resent_by_the_agent_and_counted_once(service, ag
 
 
 async def test_d_a_report_racing_the_watchdog_is_fenced_and_the_action_still_runs_once(service, agent, clock):
-    rid = await start(service, 1)
-    first = await service.next_action("pc-1", protocol_version=2)  # received, never started
+    rid, first = await start_and_dispatch(service, 1)  # received, never started
     await service.receipt(ReceiptAck(replay_id=rid, action_id=first.action_id, attempt_id=first.attempt_id))
-    clock.advance(31)
-    service.scan_once()  # orphan, never started -> resend allowed
+    outlive_the_lease(service, clock)  # orphan, never started -> resend allowed
     await drain(service, [agent], clock)
     # a report for the fenced first attempt arrives late: stored as late, changes nothing
-    late = await service.report(
-        ActionResult(
-            replay_id=rid,
-            action_id=first.action_id,
-            attempt_id=first.attempt_id,
-            success=True,
-            screenshot_before=SHOT_BEFORE,
-            screenshot_after=SHOT_AFTER,
-        )
-    )
+    late = await service.report(successful_report(rid, first))
     assert late.status == "late"
     assert state(service, rid)["state"] == m.COMPLETED
     assert_clean(service, [agent])
 
 
 async def test_e_and_extra_agent_dying_after_start_pauses_outcome_unknown_and_is_not_resent(service, agent, clock):
-    rid = await start(service, 2)
-    agent.faults.add("die_after_start")
-    await agent.step()
-    clock.advance(31)
-    service.scan_once()
+    rid = await start_and_step_with_fault(service, agent, "die_after_start", 2)
+    outlive_the_lease(service, clock)
     replay = state(service, rid)
     assert replay["state"] == m.PAUSED and replay["pause_reason"] == m.OUTCOME_UNKNOWN
     agent.restart()
     for _ in range(5):
         await agent.step()
-        clock.advance(31)
-        service.scan_once()
+        outlive_the_lease(service, clock)
     assert action(service, rid)["dispatches"] == 1  # never resent
     assert len(agent.executions) == 1
     assert_clean(service, [agent])
@@ -186,15 +206,7 @@ async def test_g_concurrent_polls_from_one_machine_never_get_two_actions(service
 async def test_h_duplicate_reports_are_recorded_once(service, clock):
     rid = await start(service, 2)
     p = await service.next_action("pc-1")
-    result = ActionResult(
-        replay_id=rid,
-        action_id=p.action_id,
-        attempt_id=p.attempt_id,
-        success=True,
-        screenshot_before=SHOT_BEFORE,
-        screenshot_after=SHOT_AFTER,
-        actual_position=[5, 5],
-    )
+    result = successful_report(rid, p, actual_position=[5, 5])
     statuses = [(await service.report(result)).status for _ in range(10)]
     assert statuses[0] == "accepted" and set(statuses[1:]) == {"duplicate"}
     accepted = [r for r in service.store.reports(rid) if r["kind"] == "result" and r["status"] == "accepted"]
@@ -204,14 +216,7 @@ async def test_h_duplicate_reports_are_recorded_once(service, clock):
 async def test_h_concurrent_duplicate_reports_are_recorded_once(service):
     rid = await start(service, 1)
     p = await service.next_action("pc-1")
-    result = ActionResult(
-        replay_id=rid,
-        action_id=p.action_id,
-        attempt_id=p.attempt_id,
-        success=True,
-        screenshot_before=SHOT_BEFORE,
-        screenshot_after=SHOT_AFTER,
-    )
+    result = successful_report(rid, p)
     out = []
 
     async def send():
@@ -224,8 +229,7 @@ async def test_h_concurrent_duplicate_reports_are_recorded_once(service):
 
 
 async def test_i_resend_of_an_executed_non_idempotent_action_is_answered_from_the_agent_cache(service, agent, clock):
-    rid = await start(service, 1)
-    p = await service.next_action("pc-1", protocol_version=2)
+    rid, p = await start_and_dispatch(service, 1)
     # the agent executed it (journal DONE), the server re-sends the same attempt on a retried poll
     agent.received.add((rid, p.action_id, p.attempt_id))
     agent._remember(agent.key(p), {"state": "RECEIVED"})
@@ -239,21 +243,10 @@ async def test_i_resend_of_an_executed_non_idempotent_action_is_answered_from_th
 
 
 async def test_j_pause_while_in_flight_accepts_the_report_and_dispatches_nothing_more(service, agent, clock):
-    rid = await start(service, 3)
-    p = await service.next_action("pc-1", protocol_version=2)
+    rid, p = await start_and_dispatch(service, 3)
     await service.pause(rid)
-    agent.received.add((rid, p.action_id, p.attempt_id))
-    agent.executions.append((rid, p.action_id, p.attempt_id))
-    await service.report(
-        ActionResult(
-            replay_id=rid,
-            action_id=p.action_id,
-            attempt_id=p.attempt_id,
-            success=True,
-            screenshot_before=SHOT_BEFORE,
-            screenshot_after=SHOT_AFTER,
-        )
-    )
+    agent_executed(agent, rid, p)
+    await service.report(successful_report(rid, p))
     assert action(service, rid)["state"] == m.ACKED
     assert await service.next_action("pc-1") is None
     assert state(service, rid)["state"] == m.PAUSED
@@ -264,21 +257,10 @@ async def test_j_pause_while_in_flight_accepts_the_report_and_dispatches_nothing
 
 
 async def test_k_cancel_while_in_flight_records_the_late_report_and_dispatches_nothing(service, agent, clock):
-    rid = await start(service, 3)
-    p = await service.next_action("pc-1", protocol_version=2)
+    rid, p = await start_and_dispatch(service, 3)
     await service.cancel(rid)
-    agent.received.add((rid, p.action_id, p.attempt_id))
-    agent.executions.append((rid, p.action_id, p.attempt_id))
-    ack = await service.report(
-        ActionResult(
-            replay_id=rid,
-            action_id=p.action_id,
-            attempt_id=p.attempt_id,
-            success=True,
-            screenshot_before=SHOT_BEFORE,
-            screenshot_after=SHOT_AFTER,
-        )
-    )
+    agent_executed(agent, rid, p)
+    ack = await service.report(successful_report(rid, p))
     assert ack.status == "accepted" and ack.replay_state == m.CANCELLED
     acts = service.store.actions(rid)
     assert acts[0]["state"] == m.ACKED and acts[0]["outcome"] == "success_after_cancel"
@@ -288,11 +270,9 @@ async def test_k_cancel_while_in_flight_records_the_late_report_and_dispatches_n
 
 
 async def test_k_cancel_then_silent_agent_abandons_the_in_flight_action(service, clock):
-    rid = await start(service, 2)
-    await service.next_action("pc-1", protocol_version=2)
+    rid, _ = await start_and_dispatch(service, 2)
     await service.cancel(rid)
-    clock.advance(31)
-    service.scan_once()
+    outlive_the_lease(service, clock)
     assert all(a["state"] == m.ABANDONED for a in service.store.actions(rid))
 
 
@@ -302,8 +282,7 @@ async def test_l_max_resends_reached_abandons_and_pauses_need_help(service, cloc
         p = await service.next_action("pc-1", protocol_version=2)
         assert p is not None
         await service.receipt(ReceiptAck(replay_id=rid, action_id=p.action_id, attempt_id=p.attempt_id))
-        clock.advance(31)
-        service.scan_once()
+        outlive_the_lease(service, clock)
     a = action(service, rid)
     assert a["state"] == m.ABANDONED and a["resends"] == 2 and a["dispatches"] == 3
     replay = state(service, rid)
@@ -325,22 +304,11 @@ async def test_m_report_for_unknown_replay_or_action_is_unknown(service):
 
 
 async def test_n_stale_attempt_report_changes_nothing(service, agent, clock):
-    rid = await start(service, 1)
-    old = await service.next_action("pc-1", protocol_version=2)
-    clock.advance(31)
-    service.scan_once()
+    rid, old = await start_and_dispatch(service, 1)
+    outlive_the_lease(service, clock)
     new = await service.next_action("pc-1", protocol_version=2)
     assert new.attempt_id != old.attempt_id
-    ack = await service.report(
-        ActionResult(
-            replay_id=rid,
-            action_id=old.action_id,
-            attempt_id=old.attempt_id,
-            success=True,
-            screenshot_before=SHOT_BEFORE,
-            screenshot_after=SHOT_AFTER,
-        )
-    )
+    ack = await service.report(successful_report(rid, old))
     assert ack.status == "late" and action(service, rid)["state"] == m.DISPATCHED
     from rpa_mcp.replay.wire import Heartbeat
 
@@ -382,11 +350,8 @@ async def test_p_a_failing_server_side_action_pauses_and_is_not_retried(service,
 
 
 async def test_q_completion_purges_retry_bookkeeping(service, agent, clock):
-    rid = await start(service, 2)
-    agent.faults.add("die_after_receive")
-    await agent.step()
-    clock.advance(31)
-    service.scan_once()
+    rid = await start_and_step_with_fault(service, agent, "die_after_receive", 2)
+    outlive_the_lease(service, clock)
     assert service.store.count_attempts(rid) >= 1
     await drain(service, [agent], clock)
     assert state(service, rid)["state"] == m.COMPLETED
@@ -402,8 +367,7 @@ async def test_r_v1_client_completes_and_a_missing_report_is_outcome_unknown(ser
     assert not [r for r in service.store.reports(rid) if r["kind"] in ("receipt", "start")]
     rid2 = await start(service, 1)
     await service.next_action("pc-1", protocol_version=1)  # v1 agent received it and went silent
-    clock.advance(31)
-    service.scan_once()
+    outlive_the_lease(service, clock)
     replay = state(service, rid2)
     assert replay["pause_reason"] == m.OUTCOME_UNKNOWN and action(service, rid2)["dispatches"] == 1
 
@@ -417,8 +381,7 @@ async def test_s_client_clock_skew_changes_nothing(service, clock):
 
 
 async def test_s_a_wall_clock_jump_causes_no_resend_storm(service, clock):
-    rid = await start(service, 1)
-    await service.next_action("pc-1", protocol_version=2)
+    rid, _ = await start_and_dispatch(service, 1)
     clock.jump_wall(3600)
     assert service.scan_once() == 0
     clock.jump_wall(-7200)
@@ -441,9 +404,7 @@ async def test_t_heartbeats_extend_the_lease_of_a_long_action(service, agent, cl
 
 
 async def test_t_when_heartbeats_stop_the_started_action_pauses_outcome_unknown(service, agent, clock):
-    rid = await start(service, 1)
-    agent.faults.add("heartbeat")
-    await agent.step()
+    rid = await start_and_step_with_fault(service, agent, "heartbeat", 1)
     clock.advance(20)
     await agent.heartbeat()
     clock.advance(31)
@@ -474,8 +435,7 @@ async def test_u_validator_overrides_agent_success_to_failure_with_evidence(serv
 async def test_two_watchdogs_racing_resend_each_orphan_once(tmp_path: Path):
     services = make_services(tmp_path)
     one, two = make_service(services), make_service(services)
-    rid = await start(one, 1)
-    await one.next_action("pc-1", protocol_version=2)
+    rid, _ = await start_and_dispatch(one, 1)
     services.clock.advance(31)
     assert one.scan_once() + two.scan_once() == 1
     a = one.store.actions(rid)[0]
@@ -483,8 +443,7 @@ async def test_two_watchdogs_racing_resend_each_orphan_once(tmp_path: Path):
 
 
 async def test_out_of_order_report_for_a_later_action_is_unknown(service, agent, clock):
-    rid = await start(service, 2)
-    await service.next_action("pc-1", protocol_version=2)
+    rid, _ = await start_and_dispatch(service, 2)
     later = action(service, rid, 1)
     ack = await service.report(
         ActionResult(replay_id=rid, action_id=later["action_id"], attempt_id="at_guess", success=True)
@@ -512,8 +471,7 @@ async def test_non_retryable_agent_error_pauses_at_once(service, agent, clock):
 
 
 async def test_expired_action_is_never_started_by_the_agent(service, agent, clock):
-    rid = await start(service, 1)
-    p = await service.next_action("pc-1", protocol_version=2)
+    rid, p = await start_and_dispatch(service, 1)
     clock.advance(45)  # the answer sat in a proxy: not_after passed
     ack = await service.started(StartAck(replay_id=rid, action_id=p.action_id, attempt_id=p.attempt_id))
     assert not ack.proceed
@@ -617,8 +575,7 @@ async def test_clock_used_is_a_jump_clock(clock):
 async def test_the_watchdog_loop_scans_and_stops_when_told(service, clock):
     from rpa_mcp.replay.service import run_watchdog
 
-    rid = await start(service, 1)
-    await service.next_action("pc-1", protocol_version=2)
+    rid, _ = await start_and_dispatch(service, 1)
     clock.advance(31)
     stop = anyio.Event()
     stop.set()

@@ -128,7 +128,7 @@ class Supervisor:
             )
             after = decode_image(after_bytes, max_pixels=self.config.max_image_pixels, field="screenshot_after")
         except RpaError as exc:
-            return Decision(m.HELD, "unverified", pause=m.UNVERIFIED, pause_detail={"why": exc.message})
+            return _held_unverified(exc.message)
         target = a["target"] if isinstance(a["target"], dict) else {}
         point = msg.actual_position
         bbox = target.get("bbox")
@@ -151,14 +151,8 @@ class Supervisor:
             verdict = validator.validate(a["action_type"], before, after, vt, ve, vo)
         except Exception as exc:
             reason = exc.message if isinstance(exc, RpaError) else repr(exc)
-            m.log_event(
-                "verify_error",
-                replay_id=a["replay_id"],
-                action_id=a["action_id"],
-                attempt_id=msg.attempt_id,
-                error=reason,
-            )
-            return Decision(m.HELD, "unverified", pause=m.UNVERIFIED, pause_detail={"why": f"validator: {reason}"})
+            _log_attempt("verify_error", a, msg, error=reason)
+            return _held_unverified(f"validator: {reason}")
         kind = upper_name(field_of(verdict, "verdict"))
         category = upper_name(field_of(verdict, "failure_category"))
         vdict = {
@@ -168,15 +162,8 @@ class Supervisor:
             "reason": field_of(verdict, "reason"),
             "evidence": checker_evidence(field_of(verdict, "evidence")),
         }
-        m.log_event(
-            "verify",
-            replay_id=a["replay_id"],
-            action_id=a["action_id"],
-            attempt_id=msg.attempt_id,
-            agent_success=True,
-            final=kind,
-            failure_category=category,
-            checkers=vdict["evidence"],
+        _log_attempt(
+            "verify", a, msg, agent_success=True, final=kind, failure_category=category, checkers=vdict["evidence"]
         )
         crops = verdict_crops(verdict) or crops_around(after, point, bbox)
         no_change = category == "NO_VISUAL_CHANGE" or (msg.warning or "").lower() == "no_screen_change"
@@ -189,25 +176,11 @@ class Supervisor:
                 return Decision(
                     m.PENDING, "no_change_retrying", warning="no_screen_change", verdict=vdict, evidence=crops
                 )
-            return Decision(
-                m.HELD,
-                "failed",
-                pause=m.VALIDATION_FAILED,
-                verdict=vdict,
-                evidence=crops,
-                pause_detail={"failure_category": "NO_VISUAL_CHANGE", "strict": True},
-            )
+            return _held_failed(vdict, crops, {"failure_category": "NO_VISUAL_CHANGE", "strict": True})
         if kind == "FAILURE" and category == "UNEXPECTED_DIALOG":
             return self._dialog(a, msg, before, after, vdict, crops)
         if kind == "FAILURE":
-            return Decision(
-                m.HELD,
-                "failed",
-                pause=m.VALIDATION_FAILED,
-                verdict=vdict,
-                evidence=crops,
-                pause_detail={"failure_category": category, "agent_claimed_success": True},
-            )
+            return _held_failed(vdict, crops, {"failure_category": category, "agent_claimed_success": True})
         return Decision(
             m.HELD,
             "uncertain",
@@ -228,14 +201,7 @@ class Supervisor:
     ) -> Decision:
         resolver = getattr(self.services, "dialogs", None)
         if not self.config.dialog_resolver_enabled or resolver is None:
-            return Decision(
-                m.HELD,
-                "dialog",
-                pause=m.UNEXPECTED_DIALOG,
-                verdict=vdict,
-                evidence=crops,
-                pause_detail={"why": "the dialog resolver is switched off or absent"},
-            )
+            return _held_for_dialog(vdict, crops, {"why": "the dialog resolver is switched off or absent"})
         # The foreground window's title/process identify the dialog only when the dialog is its own window
         # (the foreground changed during the action). An in-page modal leaves the browser in front: its
         # title and process say "msedge.exe", not which dialog is up, so the resolver goes by the pixels.
@@ -249,14 +215,7 @@ class Supervisor:
                 previous=before,
             )
         except Exception as exc:
-            return Decision(
-                m.HELD,
-                "dialog",
-                pause=m.UNEXPECTED_DIALOG,
-                verdict=vdict,
-                evidence=crops,
-                pause_detail={"why": f"dialog resolver error: {exc}"},
-            )
+            return _held_for_dialog(vdict, crops, {"why": f"dialog resolver error: {exc}"})
         decision = str(upper_name(field_of(res, "decision")) or "PAUSE").lower()
         dialog_id = field_of(res, "dialog_id")
         cls = field_of(res, "classification")
@@ -284,16 +243,7 @@ class Supervisor:
             ]
         else:
             dcrops = crops_around(after, None, bbox) if bbox else crops
-        m.log_event(
-            "dialog",
-            replay_id=a["replay_id"],
-            action_id=a["action_id"],
-            attempt_id=msg.attempt_id,
-            dialog_id=dialog_id,
-            decision=decision,
-            button=label,
-            click_at=click_at,
-        )
+        _log_attempt("dialog", a, msg, dialog_id=dialog_id, decision=decision, button=label, click_at=click_at)
         vdict = {**vdict, "dialog": detail}
         if decision == "auto" and click_at:
             insert = {
@@ -324,9 +274,7 @@ class Supervisor:
                 verdict=vdict,
                 evidence=dcrops,
             )
-        return Decision(
-            m.HELD, "dialog", pause=m.UNEXPECTED_DIALOG, verdict=vdict, evidence=dcrops, pause_detail=detail
-        )
+        return _held_for_dialog(vdict, dcrops, detail)
 
 
 def _sysdlg(msg: ActionResult) -> dict[str, Any]:
@@ -339,13 +287,25 @@ def _sysdlg(msg: ActionResult) -> dict[str, Any]:
 
 def _unverified(a: dict[str, Any], msg: ActionResult, reason: str, why: str) -> Decision:
     """Nothing could verify the action: hold it for a person (never a success)."""
-    m.log_event(
-        "verify",
-        replay_id=a["replay_id"],
-        action_id=a["action_id"],
-        attempt_id=msg.attempt_id,
-        agent_success=True,
-        final="UNVERIFIED",
-        reason=reason,
-    )
+    _log_attempt("verify", a, msg, agent_success=True, final="UNVERIFIED", reason=reason)
+    return _held_unverified(why)
+
+
+def _held_unverified(why: str) -> Decision:
+    """The action's effect could not be checked: hold it for a person."""
     return Decision(m.HELD, "unverified", pause=m.UNVERIFIED, pause_detail={"why": why})
+
+
+def _held_failed(vdict: dict[str, Any], crops: list[dict[str, Any]], detail: dict[str, Any]) -> Decision:
+    """The validator saw the action fail: hold it for a person."""
+    return Decision(m.HELD, "failed", pause=m.VALIDATION_FAILED, verdict=vdict, evidence=crops, pause_detail=detail)
+
+
+def _held_for_dialog(vdict: dict[str, Any], crops: list[dict[str, Any]], detail: dict[str, Any]) -> Decision:
+    """An unexpected dialog is up and nothing answered it: hold the action for a person."""
+    return Decision(m.HELD, "dialog", pause=m.UNEXPECTED_DIALOG, verdict=vdict, evidence=crops, pause_detail=detail)
+
+
+def _log_attempt(event: str, a: dict[str, Any], msg: ActionResult, **fields: Any) -> None:
+    """One decision log line about this attempt of action `a`."""
+    m.log_event(event, replay_id=a["replay_id"], action_id=a["action_id"], attempt_id=msg.attempt_id, **fields)
