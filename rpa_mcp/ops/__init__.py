@@ -12,7 +12,7 @@ from rpa_mcp.ops.registry import Operation, Registry, Resource
 logger = logging.getLogger(__name__)
 
 # Area modules, each ending with OPERATIONS (and optionally RESOURCES).
-AREAS = ("catalog", "shadow", "competences", "dialogs", "validation", "replay")
+AREAS = ("catalog", "shadow", "competences", "dialogs", "validation", "replay", "replay_agent")
 
 
 def build_registry(areas: Iterable[str] = AREAS) -> Registry:

@@ -1,50 +1,34 @@
-"""Replay operations: start/pause/resume/cancel/answer a supervised replay, its status, target
-resolution, and the desktop agent's transport (long poll + acks + results, REST only).
-
-REST adapter contract for the agent ops (see docs/replay-wire-contract.md):
-- `protocol_version` of every agent input is filled from the `X-Replay-Protocol-Version`
-  header (absent -> 1); the agent never sends that field itself;
-- `replay_next` answers `204 No Content` when its output has `action = null`.
+"""Replay operations for people and LLM clients: start/pause/resume/cancel/answer a supervised
+replay, and its status. What the desktop agent calls is in `ops/replay_agent.py`.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from functools import partial
 from typing import Any, cast
 
-import anyio.to_thread
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
 
 from rpa_mcp.errors import InvalidInput, NotFound, PreconditionFailed, RpaError, Unavailable
 from rpa_mcp.ops.common import Crop, ImageArg, load_image
 from rpa_mcp.ops.registry import Http, OpContext, Operation, Preview, StrictModel, Surface
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.service import ReplayService
-from rpa_mcp.replay.wire import (
-    ActionResult,
-    Heartbeat,
-    NextActionRequest,
-    NextActionResponse,
-    ReceiptAck,
-    ReportAck,
-    StartAck,
-)
 
 AGENT = frozenset({"agent"})
 REST: frozenset[Surface] = frozenset({"rest"})
 DECISION_RE = re.compile(r"^(skip|retry|abort|click:.{1,80})$")
 
 
-def _service(ctx: OpContext) -> ReplayService:
+def service_of(ctx: OpContext) -> ReplayService:
     service = ctx.services.replay
     if service is None:
         raise Unavailable("the replay service is not configured")
     return cast(ReplayService, service)
 
 
-def _notify(ctx: OpContext, replay_id: str) -> None:
+def notify_changed(ctx: OpContext, replay_id: str) -> None:
     ctx.services.notifier.resource_updated(f"rpa://replays/{replay_id}")
 
 
@@ -164,28 +148,6 @@ class ListReplaysOutput(StrictModel):
     replays: list[ReplaySummary] = Field(description="Replays, newest first.")
 
 
-class ResolveTargetInput(StrictModel):
-    image: ImageArg = Field(description="Current screenshot.")
-    target_spec: dict[str, Any] = Field(
-        description="label/by_text, rel_x/rel_y (or x_pct/y_pct) recorded position, bbox, anchor_png_base64, "
-        "resolve_order, window_title, uia{x,y,score}."
-    )
-    window_title: str | None = Field(None, max_length=1000, description="Foreground window title (target memory).")
-
-
-class ResolveTargetOutput(StrictModel):
-    resolved: bool = Field(description="False when nothing passed the quality guard.")
-    x: int | None = Field(None, description="Pixel X to act at.")
-    y: int | None = Field(None, description="Pixel Y to act at.")
-    method: str = Field(description="Method that resolved, or rejected_low_score_*/rejected_drift_*/not_found.")
-    score: float | None = Field(None, description="Score of the method (0..1).")
-    reason: str | None = Field(None, description="Why it was rejected, when it was.")
-    from_memory: bool = Field(False, description="The target memory answered.")
-    tried: list[dict[str, Any]] = Field(default_factory=list, description="Each method tried and what it found.")
-    elapsed_ms: float = Field(0.0, description="Time spent resolving.")
-
-
-# --- handlers --------------------------------------------------------------------------------------
 def _load_competence(ctx: OpContext, args: StartReplayInput) -> Any:
     store = ctx.services.competences
     if store is None:
@@ -210,7 +172,7 @@ async def _start_preview(ctx: OpContext, args: StartReplayInput) -> Preview:
     loaded = _load_competence(ctx, args)
     machine = _machine(args, loaded)
     steps = loaded.workflow.get("steps") or []
-    _service(ctx).plan(steps, args.params)  # validates every step, changes nothing
+    service_of(ctx).plan(steps, args.params)  # validates every step, changes nothing
     intents = [str(s.get("intent", s.get("action_type"))) for s in steps[:8]]
     summary = (
         f"Replay competence '{loaded.name}' version {loaded.version} ({loaded.status}, {len(steps)} "
@@ -235,7 +197,7 @@ async def start_replay(ctx: OpContext, args: StartReplayInput) -> StartReplayOut
     loaded = _load_competence(ctx, args)
     machine = _machine(args, loaded)
     steps = loaded.workflow.get("steps") or []
-    service = _service(ctx)
+    service = service_of(ctx)
     replay_id = await service.start(
         steps=steps,
         competence=loaded.name,
@@ -244,7 +206,7 @@ async def start_replay(ctx: OpContext, args: StartReplayInput) -> StartReplayOut
         params=args.params,
         created_by=ctx.caller.subject,
     )
-    _notify(ctx, replay_id)
+    notify_changed(ctx, replay_id)
     return StartReplayOutput(
         replay_id=replay_id,
         status=(service.store.get_replay(replay_id) or {}).get("state", "running"),
@@ -264,24 +226,24 @@ def _state_out(service: ReplayService, replay_id: str) -> ReplayStateOutput:
 
 
 async def get_replay_status(ctx: OpContext, args: ReplayIdInput) -> ReplayStatusOutput:
-    return ReplayStatusOutput.model_validate(_service(ctx).status(args.replay_id))
+    return ReplayStatusOutput.model_validate(service_of(ctx).status(args.replay_id))
 
 
 async def list_replays(ctx: OpContext, args: ListReplaysInput) -> ListReplaysOutput:
-    rows = _service(ctx).store.list_replays(states=[args.state] if args.state else None, limit=args.limit)
+    rows = service_of(ctx).store.list_replays(states=[args.state] if args.state else None, limit=args.limit)
     return ListReplaysOutput(
         replays=[ReplaySummary.model_validate({k: r[k] for k in ReplaySummary.model_fields}) for r in rows]
     )
 
 
 async def pause_replay(ctx: OpContext, args: ReplayIdInput) -> ReplayStateOutput:
-    service = _service(ctx)
+    service = service_of(ctx)
     await service.pause(args.replay_id, by=ctx.caller.subject)
     return _state_out(service, args.replay_id)
 
 
 async def cancel_replay(ctx: OpContext, args: ReplayIdInput) -> ReplayStateOutput:
-    service = _service(ctx)
+    service = service_of(ctx)
     await service.cancel(args.replay_id, by=ctx.caller.subject)
     return _state_out(service, args.replay_id)
 
@@ -305,7 +267,7 @@ def _pause_binding(replay_id: str, replay: dict[str, Any], **open_action: Any) -
 
 
 async def _resume_preview(ctx: OpContext, args: ResumeReplayInput) -> Preview:
-    service = _service(ctx)
+    service = service_of(ctx)
     replay = _require_paused(service, args.replay_id)
     current = service.store.first_open_action(args.replay_id)
     if current is not None and (
@@ -330,14 +292,14 @@ async def _resume_preview(ctx: OpContext, args: ResumeReplayInput) -> Preview:
 
 
 async def resume_replay(ctx: OpContext, args: ResumeReplayInput) -> ReplayStateOutput:
-    service = _service(ctx)
+    service = service_of(ctx)
     screenshot = await load_image(ctx, args.screenshot, "screenshot") if args.screenshot else None
     await service.resume(args.replay_id, screenshot=screenshot, window_title=args.window_title, by=ctx.caller.subject)
     return _state_out(service, args.replay_id)
 
 
 async def _answer_preview(ctx: OpContext, args: AnswerPauseInput) -> Preview:
-    service = _service(ctx)
+    service = service_of(ctx)
     replay = _require_paused(service, args.replay_id)
     current = service.store.first_open_action(args.replay_id)
     if args.decision.startswith("click:") and replay["pause_reason"] != m.UNEXPECTED_DIALOG:
@@ -364,50 +326,9 @@ async def _answer_preview(ctx: OpContext, args: AnswerPauseInput) -> Preview:
 
 
 async def answer_pause(ctx: OpContext, args: AnswerPauseInput) -> ReplayStateOutput:
-    service = _service(ctx)
+    service = service_of(ctx)
     await service.answer(args.replay_id, args.decision, by=ctx.caller.subject)
     return _state_out(service, args.replay_id)
-
-
-async def resolve_target(ctx: OpContext, args: ResolveTargetInput) -> ResolveTargetOutput:
-    image = await load_image(ctx, args.image, "image")
-    service = _service(ctx)
-    res = await anyio.to_thread.run_sync(
-        partial(service.resolver.resolve, image, args.target_spec, window_title=args.window_title)
-    )
-    return ResolveTargetOutput(
-        resolved=res.resolved,
-        x=res.x,
-        y=res.y,
-        method=res.method,
-        score=res.score,
-        reason=res.reason,
-        from_memory=res.from_memory,
-        tried=res.tried,
-        elapsed_ms=res.elapsed_ms,
-    )
-
-
-# --- agent transport ------------------------------------------------------------------------------
-async def replay_next(ctx: OpContext, args: NextActionRequest) -> NextActionResponse:
-    action = await _service(ctx).next_action(args.machine_id, wait=args.wait, protocol_version=args.protocol_version)
-    return NextActionResponse(action=action)
-
-
-async def replay_receipt(ctx: OpContext, args: ReceiptAck) -> ReportAck:
-    return await _service(ctx).receipt(args)
-
-
-async def replay_start(ctx: OpContext, args: StartAck) -> ReportAck:
-    return await _service(ctx).started(args)
-
-
-async def replay_heartbeat(ctx: OpContext, args: Heartbeat) -> ReportAck:
-    return await _service(ctx).heartbeat(args)
-
-
-async def replay_result(ctx: OpContext, args: ActionResult) -> ReportAck:
-    return await _service(ctx).report(args)
 
 
 # --- resource ---------------------------------------------------------------------------------------
@@ -419,23 +340,6 @@ async def _replay_resource(services: Any, replay_id: str) -> str:
     except RpaError:
         raise
     return json.dumps(status, ensure_ascii=False, default=str, indent=1)
-
-
-def _agent_op(name: str, title: str, description: str, model: type[BaseModel], handler: Any, path: str) -> Operation:
-    """An acknowledgement endpoint of the desktop agent: REST only, agent role, answered with a ReportAck."""
-    return Operation(
-        name=name,
-        title=title,
-        description=description,
-        input=model,
-        output=ReportAck,
-        risk="draft",
-        handler=handler,
-        roles=AGENT,
-        surfaces=REST,
-        http=(Http("POST", path),),
-        idempotent=True,
-    )
 
 
 OPERATIONS: tuple[Operation, ...] = (
@@ -515,63 +419,6 @@ OPERATIONS: tuple[Operation, ...] = (
         risk="act",
         handler=answer_pause,
         preview=_answer_preview,
-    ),
-    Operation(
-        name="resolve_target",
-        title="Resolve a target on a screenshot",
-        description="Find where to act for a target spec (memory, OCR, template, VLM) behind a quality guard: "
-        "resolved=false with method rejected_low_score_*/rejected_drift_* when unsure.",
-        input=ResolveTargetInput,
-        output=ResolveTargetOutput,
-        risk="read",
-        handler=resolve_target,
-        idempotent=True,
-        http=(Http("POST", "/api/v1/resolve_target"),),
-    ),
-    Operation(
-        name="replay_next",
-        title="Agent: next action (long poll)",
-        description="Desktop agent long poll: the next action for this machine as soon as one is ready; HTTP 204 "
-        "when none within `wait` seconds.",
-        input=NextActionRequest,
-        output=NextActionResponse,
-        risk="draft",
-        handler=replay_next,
-        roles=AGENT,
-        surfaces=REST,
-        http=(Http("GET", "/api/v1/replay/next", no_content_when_null="action"),),
-    ),
-    _agent_op(
-        "replay_receipt",
-        "Agent: receipt ack",
-        "The agent journaled the action RECEIVED.",
-        ReceiptAck,
-        replay_receipt,
-        "/api/v1/replay/receipt",
-    ),
-    _agent_op(
-        "replay_start",
-        "Agent: start ack",
-        "The agent is about to inject input; execute only when the answer says proceed=true.",
-        StartAck,
-        replay_start,
-        "/api/v1/replay/start",
-    ),
-    _agent_op(
-        "replay_heartbeat",
-        "Agent: heartbeat",
-        "A long action is still running.",
-        Heartbeat,
-        replay_heartbeat,
-        "/api/v1/replay/heartbeat",
-    ),
-    _agent_op(
-        "replay_result",
-        "Agent: action result",
-        "The outcome of one attempt, with before/after screenshots (re-send until acknowledged).",
-        ActionResult,
-        replay_result,
-        "/api/v1/replay/result",
     ),
 )
 

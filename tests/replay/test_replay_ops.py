@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from rpa_mcp.ops import replay as ops
+from rpa_mcp.ops import replay_agent as agent_ops_module
 from rpa_mcp.ops.registry import Caller, OpContext
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.wire import NextActionRequest
@@ -62,7 +63,7 @@ async def test_start_replay_preview_binds_the_competence_version_and_changes_not
     assert service.store.list_replays() == []
     out = await ops.start_replay(ctx, args)
     assert out.status == m.RUNNING and out.version == 3
-    nxt = await ops.replay_next(ctx, NextActionRequest(machine_id="pc-1", wait=0, protocol_version=2))
+    nxt = await agent_ops_module.replay_next(ctx, NextActionRequest(machine_id="pc-1", wait=0, protocol_version=2))
     assert nxt.action is not None and nxt.action.action_type == "switch_tab"
     status = await ops.get_replay_status(ctx, ops.ReplayIdInput(replay_id=out.replay_id))
     assert status.current_action.state == m.DISPATCHED
@@ -72,7 +73,7 @@ async def test_start_replay_preview_binds_the_competence_version_and_changes_not
 
 
 async def test_a_poll_with_nothing_ready_returns_no_action_for_a_204(ctx):
-    out = await ops.replay_next(ctx, NextActionRequest(machine_id="pc-9", wait=0))
+    out = await agent_ops_module.replay_next(ctx, NextActionRequest(machine_id="pc-9", wait=0))
     assert out.action is None
 
 
@@ -85,11 +86,11 @@ async def test_answer_pause_validates_the_decision():
 
 
 def test_agent_operations_are_rest_only_for_the_agent_role():
-    agent_ops = {op.name: op for op in ops.OPERATIONS if op.name.startswith("replay_")}
+    agent_ops = {op.name: op for op in agent_ops_module.OPERATIONS if op.name.startswith("replay_")}
     assert set(agent_ops) == {"replay_next", "replay_receipt", "replay_start", "replay_heartbeat", "replay_result"}
     for op in agent_ops.values():
         assert op.surfaces == frozenset({"rest"}) and op.allowed_roles == frozenset({"agent"})
-    paths = {h.path for op in ops.OPERATIONS for h in op.http}
+    paths = {h.path for op in agent_ops_module.OPERATIONS for h in op.http}
     assert {"/api/v1/replay/next", "/api/v1/replay/result", "/api/v1/resolve_target"} <= paths
 
 

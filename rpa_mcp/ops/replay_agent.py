@@ -1,0 +1,173 @@
+"""What the desktop agent calls during a replay (REST only): the long poll, receipt/start acks,
+heartbeats and results; plus target resolution (also offered to LLM clients).
+
+REST adapter contract (see docs/replay-wire-contract.md):
+- `protocol_version` of every agent input is filled from the `X-Replay-Protocol-Version`
+  header (absent -> 1); the agent never sends that field itself;
+- `replay_next` answers `204 No Content` when its output has `action = null`.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import anyio.to_thread
+from pydantic import BaseModel, Field
+
+from rpa_mcp.ops.common import ImageArg, load_image
+from rpa_mcp.ops.registry import Http, OpContext, Operation, StrictModel, Surface
+from rpa_mcp.ops.replay import service_of
+from rpa_mcp.replay.wire import (
+    ActionResult,
+    Heartbeat,
+    NextActionRequest,
+    NextActionResponse,
+    ReceiptAck,
+    ReportAck,
+    StartAck,
+)
+
+AGENT = frozenset({"agent"})
+REST: frozenset[Surface] = frozenset({"rest"})
+
+
+class ResolveTargetInput(StrictModel):
+    image: ImageArg = Field(description="Current screenshot.")
+    target_spec: dict[str, Any] = Field(
+        description="label/by_text, rel_x/rel_y (or x_pct/y_pct) recorded position, bbox, anchor_png_base64, "
+        "resolve_order, window_title, uia{x,y,score}."
+    )
+    window_title: str | None = Field(None, max_length=1000, description="Foreground window title (target memory).")
+
+
+class ResolveTargetOutput(StrictModel):
+    resolved: bool = Field(description="False when nothing passed the quality guard.")
+    x: int | None = Field(None, description="Pixel X to act at.")
+    y: int | None = Field(None, description="Pixel Y to act at.")
+    method: str = Field(description="Method that resolved, or rejected_low_score_*/rejected_drift_*/not_found.")
+    score: float | None = Field(None, description="Score of the method (0..1).")
+    reason: str | None = Field(None, description="Why it was rejected, when it was.")
+    from_memory: bool = Field(False, description="The target memory answered.")
+    tried: list[dict[str, Any]] = Field(default_factory=list, description="Each method tried and what it found.")
+    elapsed_ms: float = Field(0.0, description="Time spent resolving.")
+
+
+# --- handlers --------------------------------------------------------------------------------------
+async def resolve_target(ctx: OpContext, args: ResolveTargetInput) -> ResolveTargetOutput:
+    image = await load_image(ctx, args.image, "image")
+    service = service_of(ctx)
+    res = await anyio.to_thread.run_sync(
+        partial(service.resolver.resolve, image, args.target_spec, window_title=args.window_title)
+    )
+    return ResolveTargetOutput(
+        resolved=res.resolved,
+        x=res.x,
+        y=res.y,
+        method=res.method,
+        score=res.score,
+        reason=res.reason,
+        from_memory=res.from_memory,
+        tried=res.tried,
+        elapsed_ms=res.elapsed_ms,
+    )
+
+
+# --- agent transport ------------------------------------------------------------------------------
+async def replay_next(ctx: OpContext, args: NextActionRequest) -> NextActionResponse:
+    action = await service_of(ctx).next_action(args.machine_id, wait=args.wait, protocol_version=args.protocol_version)
+    return NextActionResponse(action=action)
+
+
+async def replay_receipt(ctx: OpContext, args: ReceiptAck) -> ReportAck:
+    return await service_of(ctx).receipt(args)
+
+
+async def replay_start(ctx: OpContext, args: StartAck) -> ReportAck:
+    return await service_of(ctx).started(args)
+
+
+async def replay_heartbeat(ctx: OpContext, args: Heartbeat) -> ReportAck:
+    return await service_of(ctx).heartbeat(args)
+
+
+async def replay_result(ctx: OpContext, args: ActionResult) -> ReportAck:
+    return await service_of(ctx).report(args)
+
+
+def _agent_op(name: str, title: str, description: str, model: type[BaseModel], handler: Any, path: str) -> Operation:
+    """An acknowledgement endpoint of the desktop agent: REST only, agent role, answered with a ReportAck."""
+    return Operation(
+        name=name,
+        title=title,
+        description=description,
+        input=model,
+        output=ReportAck,
+        risk="draft",
+        handler=handler,
+        roles=AGENT,
+        surfaces=REST,
+        http=(Http("POST", path),),
+        idempotent=True,
+    )
+
+
+OPERATIONS: tuple[Operation, ...] = (
+    Operation(
+        name="resolve_target",
+        title="Resolve a target on a screenshot",
+        description="Find where to act for a target spec (memory, OCR, template, VLM) behind a quality guard: "
+        "resolved=false with method rejected_low_score_*/rejected_drift_* when unsure.",
+        input=ResolveTargetInput,
+        output=ResolveTargetOutput,
+        risk="read",
+        handler=resolve_target,
+        idempotent=True,
+        http=(Http("POST", "/api/v1/resolve_target"),),
+    ),
+    Operation(
+        name="replay_next",
+        title="Agent: next action (long poll)",
+        description="Desktop agent long poll: the next action for this machine as soon as one is ready; HTTP 204 "
+        "when none within `wait` seconds.",
+        input=NextActionRequest,
+        output=NextActionResponse,
+        risk="draft",
+        handler=replay_next,
+        roles=AGENT,
+        surfaces=REST,
+        http=(Http("GET", "/api/v1/replay/next", no_content_when_null="action"),),
+    ),
+    _agent_op(
+        "replay_receipt",
+        "Agent: receipt ack",
+        "The agent journaled the action RECEIVED.",
+        ReceiptAck,
+        replay_receipt,
+        "/api/v1/replay/receipt",
+    ),
+    _agent_op(
+        "replay_start",
+        "Agent: start ack",
+        "The agent is about to inject input; execute only when the answer says proceed=true.",
+        StartAck,
+        replay_start,
+        "/api/v1/replay/start",
+    ),
+    _agent_op(
+        "replay_heartbeat",
+        "Agent: heartbeat",
+        "A long action is still running.",
+        Heartbeat,
+        replay_heartbeat,
+        "/api/v1/replay/heartbeat",
+    ),
+    _agent_op(
+        "replay_result",
+        "Agent: action result",
+        "The outcome of one attempt, with before/after screenshots (re-send until acknowledged).",
+        ActionResult,
+        replay_result,
+        "/api/v1/replay/result",
+    ),
+)
