@@ -86,8 +86,12 @@ def build_services(
     services.competences = CompetenceStore(settings.data_dir / "competences", services.clock)
     services.traces = TraceStore(services.db)
     services.shadow = ShadowService(
-        services.traces, services.ocr, services.clock, notify=lambda uri: services.notifier.resource_updated(uri),
-        max_pixels=settings.max_image_pixels, max_image_bytes=settings.max_body_bytes,
+        services.traces,
+        services.ocr,
+        services.clock,
+        notify=lambda uri: services.notifier.resource_updated(uri),
+        max_pixels=settings.max_image_pixels,
+        max_image_bytes=settings.max_body_bytes,
     )
     services.dialogs = DialogService.from_catalog_dir(
         settings.catalog_path, services.ocr, resolver_enabled=settings.dialog_resolver_enabled
