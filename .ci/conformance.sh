@@ -17,7 +17,19 @@ npm install --silent --prefix "$work/tools" @modelcontextprotocol/conformance @m
 bin="$work/tools/node_modules/.bin"
 
 free_port() { python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_up() { for _ in $(seq 100); do curl -sf "http://127.0.0.1:$1/healthz" >/dev/null && return 0; sleep 0.2; done; return 1; }
+# Poll the external server's health endpoint until it answers (no curl needed).
+wait_up() {
+  python - "$1" <<'PY'
+import sys, time, urllib.request
+for _ in range(150):
+    try:
+        urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/healthz", timeout=1)
+        sys.exit(0)
+    except OSError:
+        time.sleep(0.2)
+sys.exit(1)
+PY
+}
 
 # 1. conformance, auth disabled on loopback
 port=$(free_port)
