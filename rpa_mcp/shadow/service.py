@@ -347,18 +347,8 @@ class ShadowService:
                     "session_id": sid,
                     "message": "I am already observing this session; nothing was reset.",
                 }
-            count = int((self.traces.get_session(sid) or {}).get("events", 0))
             now = self.clock.now()
-            fresh = ObserverState(
-                mode="observing",
-                start_idx=count,
-                cursor=count,
-                ctx=state.ctx,
-                locale=state.locale,
-                last_shot=state.last_shot,
-                version=state.version + 1,
-                secret_field=state.secret_field,
-            )
+            fresh = self._fresh(sid, state, "observing")
             self._notice(fresh, now, "started", "observation started")
             self._put(sid, fresh, now)
         self._changed(sid)
@@ -389,22 +379,25 @@ class ShadowService:
         self._changed(sid)
         return {"status": "shadow_stopped", "session_id": sid, "steps_count": len(steps), "understanding": steps}
 
+    def _fresh(self, sid: str, state: ObserverState, mode: str) -> ObserverState:
+        """An empty understanding that starts after the events stored so far (context and focus kept)."""
+        count = int((self.traces.get_session(sid) or {}).get("events", 0))
+        return ObserverState(
+            mode=mode,
+            start_idx=count,
+            cursor=count,
+            ctx=state.ctx,
+            locale=state.locale,
+            last_shot=state.last_shot,
+            version=state.version + 1,
+            secret_field=state.secret_field,
+        )
+
     def reset(self, session_id: str) -> None:
         """Forget the understanding (after persisting it); the next event starts afresh."""
         with self._lock:
             state = self._require(session_id)
-            count = int((self.traces.get_session(session_id) or {}).get("events", 0))
-            fresh = ObserverState(
-                mode="idle",
-                start_idx=count,
-                cursor=count,
-                ctx=state.ctx,
-                locale=state.locale,
-                last_shot=state.last_shot,
-                version=state.version + 1,
-                secret_field=state.secret_field,
-            )
-            self._put(session_id, fresh, self.clock.now())
+            self._put(session_id, self._fresh(session_id, state, "idle"), self.clock.now())
         self._changed(session_id)
 
     # --- reading -------------------------------------------------------------------------

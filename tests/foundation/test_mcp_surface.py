@@ -11,7 +11,7 @@ from mcp.client.streamable_http import streamable_http_client
 from rpa_mcp.entrypoints.app import create_app, local_operator
 from rpa_mcp.entrypoints.mcp import build_mcp_server
 from tests.conftest import token_for
-from tests.foundation.helpers import asgi_client, test_registry
+from tests.foundation.helpers import test_registry
 
 pytestmark = pytest.mark.anyio
 
@@ -64,34 +64,6 @@ async def test_errors_reach_the_model_with_their_code(services):
     assert missing.is_error and missing.content[0].text.startswith("[not-found]")
     assert bad.is_error and bad.content[0].text.startswith("[invalid-input] key:")
     assert extra.is_error and "evil" in extra.content[0].text
-
-
-@pytest.mark.parametrize(
-    ("name", "args"),
-    [
-        ("draft_note", {"key": "p", "text": "same"}),
-        ("read_note", {"key": "absent"}),
-        ("draft_note", {"key": ""}),
-        ("get_catalog", {"name": "nope"}),
-    ],
-)
-async def test_mcp_and_rest_give_the_same_result_and_the_same_error_code(services, name, args):
-    registry = test_registry()
-    app = create_app(services=services, registry=registry)
-    server = services.mcp_server
-    server.local_caller = local_operator()
-    async with Client(server) as client:
-        via_mcp = await client.call_tool(name, args)
-    async with asgi_client(app, token_for(services, "local", "operator")) as http:
-        via_rest = await http.post(f"/api/v1/tools/{name}", json=args)
-    if via_mcp.is_error:
-        assert via_mcp.meta["rpa/error"]["code"] == via_rest.json()["code"]
-    else:
-        rest_body = via_rest.json()
-        mcp_body = via_mcp.structured_content
-        if "version" in rest_body:  # the note was written twice, once per surface
-            rest_body["version"] -= 1
-        assert mcp_body == rest_body
 
 
 async def test_prompts_are_served_from_files_with_arguments(services):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -49,15 +49,7 @@ class Watchdog(ReplayCore):
                 replay = self.store.get_replay(a["replay_id"])
                 assert replay is not None
                 if replay["state"] in m.TERMINAL_REPLAY_STATES:
-                    self.store.update_action(
-                        a["replay_id"],
-                        a["action_id"],
-                        expect_states=(m.ORPHAN,),
-                        expect_attempt=a["attempt_id"],
-                        now=now,
-                        state=m.ABANDONED,
-                        outcome=a["outcome"] or "no_report_after_cancel",
-                    )
+                    self._update_orphan(a, now, state=m.ABANDONED, outcome=a["outcome"] or "no_report_after_cancel")
                     continue
                 may_have_run = a["journal"] == m.J_STARTED or (a["protocol_version"] < 2)
                 if may_have_run and not a["idempotent"]:
@@ -80,15 +72,7 @@ class Watchdog(ReplayCore):
                         attempt_id=a["attempt_id"],
                     )
                 elif a["resends"] >= a["max_resends"]:
-                    self.store.update_action(
-                        a["replay_id"],
-                        a["action_id"],
-                        expect_states=(m.ORPHAN,),
-                        expect_attempt=a["attempt_id"],
-                        now=now,
-                        state=m.ABANDONED,
-                        outcome="abandoned_max_resends",
-                    )
+                    self._update_orphan(a, now, state=m.ABANDONED, outcome="abandoned_max_resends")
                     self._pause(
                         a["replay_id"],
                         m.PAUSED_NEED_HELP,
@@ -107,14 +91,7 @@ class Watchdog(ReplayCore):
                         resends=a["resends"],
                     )
                 else:
-                    self.store.update_action(
-                        a["replay_id"],
-                        a["action_id"],
-                        expect_states=(m.ORPHAN,),
-                        expect_attempt=a["attempt_id"],
-                        now=now,
-                        resend_allowed=1,
-                    )
+                    self._update_orphan(a, now, resend_allowed=1)
                     m.log_event(
                         "resend_scheduled",
                         replay_id=a["replay_id"],
@@ -127,6 +104,17 @@ class Watchdog(ReplayCore):
             self._wake(woke)
             self._changed(row["replay_id"])
         return handled
+
+    def _update_orphan(self, a: dict[str, Any], now: float, **changes: Any) -> None:
+        """One conditional write on an ORPHAN action, fenced on its attempt."""
+        self.store.update_action(
+            a["replay_id"],
+            a["action_id"],
+            expect_states=(m.ORPHAN,),
+            expect_attempt=a["attempt_id"],
+            now=now,
+            **changes,
+        )
 
 
 async def run_watchdog(service: ReplayService, stop_event: anyio.Event) -> None:
