@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-import importlib
 import logging
 from collections.abc import AsyncIterator
-from typing import Any
 
 import anyio
 from mcp.server.transport_security import TransportSecuritySettings
@@ -21,9 +19,12 @@ from rpa_mcp.bootstrap import Services, build_services, public_base_url
 from rpa_mcp.entrypoints.http_security import BearerAuth, BodyLimit, HostOriginGuard
 from rpa_mcp.entrypoints.mcp import build_mcp_server
 from rpa_mcp.entrypoints.rest import rest_routes
+from rpa_mcp.entrypoints.web import web_routes
 from rpa_mcp.errors import RpaError
+from rpa_mcp.identity import ROLES, Caller
 from rpa_mcp.ops import build_registry
-from rpa_mcp.ops.registry import ROLES, Caller, Registry
+from rpa_mcp.ops.registry import Registry
+from rpa_mcp.replay.service import run_watchdog
 from rpa_mcp.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -31,6 +32,8 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
 class StartupRefused(RpaError):
+    """The server refuses to start with these settings (the message says which and what to do)."""
+
     code = "startup-refused"
 
 
@@ -68,7 +71,6 @@ def create_app(
     registry = registry or build_registry()
     verify = None if settings.auth_disabled else services.access_tokens.verify
     mcp_server = build_mcp_server(registry, services)
-    services.mcp_server = mcp_server  # type: ignore[attr-defined]  # used by tests and the demo
     hosts, origins = allowed_hosts(settings), allowed_origins(settings)
     mcp_app = mcp_server.streamable_http_app(
         streamable_http_path="/mcp",
@@ -103,26 +105,24 @@ def create_app(
         Route("/.well-known/oauth-protected-resource/mcp", resource_metadata, methods=["GET"]),
         Route("/.well-known/oauth-protected-resource", resource_metadata, methods=["GET"]),
         *rest_routes(registry, services),
-        *_web_routes(services),
+        *web_routes(services, services.access_tokens.verify),
         Mount("/", app=mcp_app),
     ]
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with mcp_server.session_manager.run(), anyio.create_task_group() as tg:
-            services.notifier.bind_loop()  # type: ignore[attr-defined]  # the MCP notifier
+            mcp_server.publisher.bind_loop()
             stop = anyio.Event()
-            if settings.watchdog_enabled and services.replay is not None:
-                runner = _watchdog_runner()
-                if runner is not None:
-                    tg.start_soon(runner, services.replay, stop)
+            if settings.watchdog_enabled:
+                tg.start_soon(run_watchdog, services.replay, stop)
             try:
                 yield
             finally:
                 stop.set()
                 tg.cancel_scope.cancel()
 
-    return Starlette(
+    app = Starlette(
         routes=routes,
         lifespan=lifespan,
         middleware=[
@@ -138,23 +138,8 @@ def create_app(
             ),
         ],
     )
-
-
-def _web_routes(services: Services) -> list[BaseRoute]:
-    try:
-        web = importlib.import_module("rpa_mcp.entrypoints.web")
-    except ModuleNotFoundError:
-        return []
-    routes: list[BaseRoute] = web.web_routes(services, services.access_tokens.verify)
-    return routes
-
-
-def _watchdog_runner() -> Any:
-    try:
-        module = importlib.import_module("rpa_mcp.replay.service")
-    except ModuleNotFoundError:
-        return None
-    return getattr(module, "run_watchdog", None)
+    app.state.mcp_server = mcp_server  # the MCP server object, for in-memory clients (tests, the demo)
+    return app
 
 
 def local_operator() -> Caller:

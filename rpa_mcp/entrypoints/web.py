@@ -32,7 +32,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from rpa_mcp.errors import RpaError
-from rpa_mcp.ops.registry import Caller
+from rpa_mcp.identity import Caller
 from rpa_mcp.store.web_sessions import WebSession, WebSessionStore
 
 APPROVER_ROLES = frozenset({"approver", "operator"})
@@ -221,13 +221,11 @@ class ApprovalPages:
         expected = request.cookies.get(self._cookie(request, "rpa_login_csrf"), "")
         if not expected or not hmac.compare_digest(expected, form.get("login_csrf", "")):
             return self._refused(403, "The sign-in form expired or was not sent from this page; open it again.")
-        limiter = getattr(self.services, "rate_limiter", None)
-        if limiter is not None:
-            client = request.client.host if request.client else "?"
-            try:
-                limiter.check(f"web:{client}", "approvals-login")
-            except RpaError as exc:
-                return self._refused(429, f"Too many sign-in attempts from this address; {exc.message}.")
+        client = request.client.host if request.client else "?"
+        try:
+            self.services.rate_limiter.check(f"web:{client}", "approvals-login")
+        except RpaError as exc:
+            return self._refused(429, f"Too many sign-in attempts from this address; {exc.message}.")
         token = form.get("token", "").strip()
         caller = None
         if token and len(token) <= 8192:

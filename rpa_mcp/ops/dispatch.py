@@ -15,8 +15,9 @@ from pydantic import BaseModel, ValidationError
 
 from rpa_mcp.bootstrap import Services
 from rpa_mcp.errors import Forbidden, InternalError, InvalidInput, NotFound, RpaError
+from rpa_mcp.identity import Caller
 from rpa_mcp.ops.redaction import redact
-from rpa_mcp.ops.registry import Caller, OpContext, Operation, Registry, Surface
+from rpa_mcp.ops.registry import OpContext, Operation, Registry, Surface
 
 logger = logging.getLogger(__name__)
 
@@ -53,8 +54,7 @@ async def dispatch(
                 f"{name} needs one of the roles {sorted(op.allowed_roles)}; you have {sorted(caller.roles) or 'none'}",
                 operation=name,
             )
-        if services.rate_limiter is not None:
-            services.rate_limiter.check(caller.subject, name)
+        services.rate_limiter.check(caller.subject, name)
         args = parse_input(op, arguments or {})
         ctx = OpContext(caller=caller, services=services, request_id=secrets.token_hex(6), progress=progress)
         result = await op.handler(ctx, args)
@@ -67,17 +67,16 @@ async def dispatch(
         logger.exception("operation %s failed", name)
         raise InternalError(f"{name} failed unexpectedly; the server log has the details") from exc
     finally:
-        if services.audit is not None:
-            services.audit.record(
-                actor=caller.subject,
-                operation=name,
-                args=audit_view(op, arguments or {}),
-                outcome=outcome,
-                code=code,
-                duration_ms=(time.perf_counter() - started) * 1000,
-                via=surface,
-                wait=not (outcome == "ok" and op is not None and op.risk == "read"),  # reads: group commit
-            )
+        services.audit.record(
+            actor=caller.subject,
+            operation=name,
+            args=audit_view(op, arguments or {}),
+            outcome=outcome,
+            code=code,
+            duration_ms=(time.perf_counter() - started) * 1000,
+            via=surface,
+            wait=not (outcome == "ok" and op is not None and op.risk == "read"),  # reads: group commit
+        )
 
 
 def audit_view(op: Operation | None, arguments: dict[str, Any]) -> Any:
