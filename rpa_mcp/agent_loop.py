@@ -250,9 +250,11 @@ class AgentLoop:
             max_tool_calls,
             max_result_bytes,
         )
-        registry = context.get_registry()
+        registry, services = context.get_registry(), context.services
         self.tools = (
-            functions.openai_tools(registry) if tool_format == "openai" else functions.anthropic_tools(registry)
+            functions.openai_tools(registry, services)
+            if tool_format == "openai"
+            else functions.anthropic_tools(registry, services)
         )
         self.system_prompt = system_prompt
 

@@ -2,7 +2,8 @@
 
 - docs/reference/tools.md    every operation of `build_registry()` (name, risk, roles, surfaces,
                              title, description, input and output schemas, REST paths), the
-                             resources and the prompts;
+                             operation templates (`run_<slug>`: the template, not each
+                             competence), the resources and the prompts;
 - docs/reference/settings.md every field of `rpa_mcp.settings.Settings` (env `RPA_<NAME>`);
 - docs/reference/errors.md   every class of `rpa_mcp.errors.all_error_classes()`.
 
@@ -92,7 +93,8 @@ def render_tools(registry: Any = None, prompts_dir: Path | None = None) -> str:
         "(`rpa_mcp.functions`) are generated from these definitions: names, descriptions and schemas are "
         "identical on every surface. Operations of risk `write`, `act` and `dangerous` exist only as "
         "`propose_<name>` / `apply_<name>` (see [confirmation](../concepts/confirmation.md)). Besides these, "
-        "each validated competence is offered on MCP as `run_<slug>` (it proposes a replay).",
+        "operations generated from the server's data are described by their template below (one `run_<slug>` "
+        "per validated competence, on every surface).",
         "",
         f"Areas: {', '.join(AREAS)}.",
         "",
@@ -104,6 +106,10 @@ def render_tools(registry: Any = None, prompts_dir: Path | None = None) -> str:
             f"| [`{op.name}`](#{op.name}) | {op.risk} | {', '.join(sorted(op.allowed_roles))} "
             f"| {', '.join(sorted(op.surfaces))} |"
         )
+    for t in registry.templates:
+        anchor = t.pattern.replace("<", "").replace(">", "")
+        roles, surfaces = ", ".join(sorted(t.roles)), ", ".join(sorted(t.surfaces))
+        out.append(f"| [`{t.pattern}`](#{anchor}) | {t.risk} | {roles} | {surfaces} |")
     out.append("")
     for op in ops:
         out += [f"## {op.name}", "", f"**{op.title}** — risk `{op.risk}`", "", op.description, ""]
@@ -123,6 +129,24 @@ def render_tools(registry: Any = None, prompts_dir: Path | None = None) -> str:
         out.append("")
         in_schema = op.input.model_json_schema(by_alias=True)
         out_schema = op.output.model_json_schema(by_alias=True, mode="serialization")
+        out += ["**Input**", "", *_fields_table(in_schema), *_schema_block("Input", in_schema)]
+        out += ["**Output**", "", *_fields_table(out_schema), *_schema_block("Output", out_schema)]
+    for t in registry.templates:
+        out += [
+            f"## {t.pattern}",
+            "",
+            f"**{t.title}** — risk `{t.risk}` (generated, one per item)",
+            "",
+            t.description,
+            "",
+        ]
+        out.append(f"- roles: {', '.join(f'`{r}`' for r in sorted(t.roles))}")
+        out.append(f"- surfaces: {', '.join(sorted(t.surfaces))}")
+        if "rest" in t.surfaces:
+            out.append(f"- REST: `POST /api/v1/tools/{t.pattern}`")
+        out.append("")
+        in_schema = t.input.model_json_schema(by_alias=True)
+        out_schema = t.output.model_json_schema(by_alias=True, mode="serialization")
         out += ["**Input**", "", *_fields_table(in_schema), *_schema_block("Input", in_schema)]
         out += ["**Output**", "", *_fields_table(out_schema), *_schema_block("Output", out_schema)]
     if registry.resources:
