@@ -57,20 +57,13 @@ from typing import Any, Literal
 import httpx2
 
 from rpa_mcp import functions
-from rpa_mcp.errors import RpaError, Unavailable
+from rpa_mcp.errors import ToolQuotaExceeded, Unavailable
 from rpa_mcp.functions import FunctionContext
 
 Message = dict[str, Any]
 StopReason = Literal["final", "max_iterations", "quota_exceeded", "needs_confirmation"]
 DEFAULT_MAX_RESULT_BYTES = 20_000
 IMAGE_KEYS = frozenset({"data_base64", "png_base64", "screenshot", "screenshot_before", "screenshot_after"})
-
-
-class ToolQuotaExceeded(RpaError):
-    """An agent-loop run used its quota of tool calls; the call was not executed."""
-
-    code = "tool-quota-exceeded"
-    http_status = 429
 
 
 @dataclass(frozen=True)

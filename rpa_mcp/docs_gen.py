@@ -234,10 +234,7 @@ def render_errors() -> str:
     _import_all()
     classes = {c for c in all_error_classes() if c.__module__.startswith("rpa_mcp.")}
     for cls in sorted(classes, key=_tree_key):
-        doc = inspect.getdoc(cls) if cls.__doc__ else ""
-        if not doc:
-            parent = cls.__mro__[1]
-            doc = f"(a kind of `{parent.__name__}`)" if parent is not Exception else ""
+        doc = (inspect.getdoc(cls) or "").split("\n\n", 1)[0] if cls.__doc__ else ""
         out.append(
             f"| `{cls.code}` | {cls.http_status} | {'yes' if cls.retryable else 'no'} "
             f"| `{cls.__module__}.{cls.__name__}` | {_cell(doc)} |"
