@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -23,14 +24,29 @@ from rpa_mcp.ops.registry import Http, Operation, Registry
 PROTOCOL_HEADER = "x-replay-protocol-version"
 
 
+class Problem(BaseModel):
+    """An error answer (`application/problem+json`, RFC 9457) carrying the stable code of the error tree."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: str = Field(description="urn:rpa-mcp:error:<code>.")
+    title: str = Field(description="The code again (a short, stable summary).")
+    status: int = Field(description="The HTTP status of the answer.")
+    detail: str = Field(description="What went wrong and what to do, in plain words.")
+    code: str = Field(description="Stable error code (see the errors reference).")
+    message: str = Field(description="Same text as detail.")
+    retryable: bool = Field(description="Whether the same request may succeed later.")
+    details: dict[str, Any] | None = Field(None, description="Facts about the error; `field` names a bad field.")
+
+
 def problem_response(exc: RpaError) -> JSONResponse:
-    body = {
-        "type": f"urn:rpa-mcp:error:{exc.code}",
-        "title": exc.code,
-        "status": exc.http_status,
-        "detail": exc.message,
+    body = Problem(
+        type=f"urn:rpa-mcp:error:{exc.code}",
+        title=exc.code,
+        status=exc.http_status,
+        detail=exc.message,
         **exc.to_dict(),
-    }
+    ).model_dump(mode="json", exclude_none=True)
     headers = {"retry-after": str(max(1, int(exc.retry_after_s + 0.999)))} if isinstance(exc, RateLimited) else None
     return JSONResponse(body, status_code=exc.http_status, media_type="application/problem+json", headers=headers)
 
