@@ -10,6 +10,7 @@ and tests depend on them); `retryable` says whether the same request may succeed
     │   ├── PayloadTooLarge           payload-too-large               413
     │   └── ImageRejected             image-rejected                  422
     ├── NotFound                      not-found                       404
+    ├── MethodNotAllowed              method-not-allowed              405
     ├── Conflict                      conflict                        409
     ├── PreconditionFailed            precondition-failed             409
     ├── Unauthenticated               unauthenticated                 401
@@ -80,6 +81,13 @@ class NotFound(RpaError):
 
     code = "not-found"
     http_status = 404
+
+
+class MethodNotAllowed(RpaError):
+    """The path exists but not with this HTTP method; `details['allowed']` lists the methods it takes."""
+
+    code = "method-not-allowed"
+    http_status = 405
 
 
 class Conflict(RpaError):

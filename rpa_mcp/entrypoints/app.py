@@ -1,4 +1,4 @@
-"""The ASGI application: MCP at /mcp, REST under /api/v1, the approval pages, health."""
+"""The ASGI application: MCP at /mcp, REST under /api/v1 (and its OpenAPI document), the approval pages, health."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from rpa_mcp import __version__
 from rpa_mcp.bootstrap import Services, build_services, public_base_url
 from rpa_mcp.entrypoints.http_security import BearerAuth, BodyLimit, HostOriginGuard
 from rpa_mcp.entrypoints.mcp import build_mcp_server
+from rpa_mcp.entrypoints.openapi import OPENAPI_PATH, openapi_document
 from rpa_mcp.entrypoints.rest import rest_routes
 from rpa_mcp.entrypoints.web import web_routes
 from rpa_mcp.errors import StartupRefused
@@ -84,6 +85,11 @@ def create_app(
             status_code=200 if ok else 503,
         )
 
+    api_document = openapi_document(registry)
+
+    async def openapi(request: Request) -> JSONResponse:
+        return JSONResponse(api_document)
+
     async def resource_metadata(request: Request) -> JSONResponse:
         return JSONResponse(
             {
@@ -98,7 +104,7 @@ def create_app(
         Route("/healthz", healthz, methods=["GET"]),
         Route("/.well-known/oauth-protected-resource/mcp", resource_metadata, methods=["GET"]),
         Route("/.well-known/oauth-protected-resource", resource_metadata, methods=["GET"]),
-        *rest_routes(registry, services),
+        *rest_routes(registry, services, extra=[Route(OPENAPI_PATH, openapi, methods=["GET"])]),
         *web_routes(services, services.access_tokens.verify),
         Mount("/", app=mcp_app),
     ]

@@ -94,10 +94,16 @@ def audit_view(op: Operation | None, arguments: dict[str, Any]) -> Any:
 
 
 def parse_input(op: Operation, arguments: dict[str, Any]) -> BaseModel:
+    """The arguments as the operation's input model, validated strictly: exactly the published schema.
+
+    Strict means no silent conversion between JSON types (`0` is not `false`, `"5"` is not `5`),
+    so what every surface accepts is what its schema says. Query strings are typed by the REST
+    adapter before they get here.
+    """
     if not isinstance(arguments, dict):
         raise InvalidInput("arguments must be a JSON object", field="(arguments)")
     try:
-        return op.input.model_validate(arguments)
+        return op.input.model_validate(arguments, strict=True)
     except ValidationError as exc:
         raise validation_error(exc) from exc
 
