@@ -90,6 +90,8 @@ def build_services(
         settings.catalog_path, ocr, resolver_enabled=settings.dialog_resolver_enabled
     )
     validator = build_validator(settings, ocr, dialogs)
+    competences = CompetenceStore(settings.data_dir / "competences", clock)
+    competences.create_folders()
     vlm = vlm or NoVlmLocator()
     server_actions = server_actions or NoServerActionRunner()
     return Services(
@@ -116,7 +118,7 @@ def build_services(
             approval_base_url=public_base_url(settings),
             audit=audit,
         ),
-        competences=CompetenceStore(settings.data_dir / "competences", clock),
+        competences=competences,
         traces=traces,
         shadow=ShadowService(
             traces,

@@ -195,7 +195,7 @@ class Unavailable(RpaError):
 
 
 class ConfigurationError(RpaError):
-    """A setting or the data folder is unusable (a short or unreadable signing key, ...): the message says which."""
+    """A setting or the data folder is unusable (a short signing key, no key in the folder...): see the message."""
 
     code = "configuration-invalid"
     http_status = 500

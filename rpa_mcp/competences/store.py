@@ -198,6 +198,11 @@ class CompetenceStore:
         self.clock = clock
         self._lock = threading.RLock()
 
+    def create_folders(self) -> None:
+        """Create competences/candidate/ and competences/validated/ (where people may drop YAML files)."""
+        for status in STATUSES:
+            self.folder(status).mkdir(parents=True, exist_ok=True)
+
     # --- reading ----------------------------------------------------------------------
     def folder(self, status: Status) -> Path:
         return self.root / status

@@ -206,6 +206,10 @@ class ApprovalPages:
             '<p><label for="token">Access token</label><br><textarea id="token" name="token" rows="4" cols="70" '
             'autocomplete="off" spellcheck="false" required></textarea></p>'
             '<p><button type="submit">Sign in</button></p></form>'
+            "<p>No token yet? Whoever runs this server mints one for you, on the server, in its data folder: "
+            "<code>rpa-mcp token --sub YOUR-NAME --role approver</code> (it prints the token alone; "
+            "add <code>--ttl 28800</code> for a whole shift). A token is personal: it records your name "
+            "on every approval you give.</p>"
         )
         response = self._page("Sign in to approve", body)
         self._set_cookie(request, response, "rpa_login_csrf", nonce, max_age=1800)

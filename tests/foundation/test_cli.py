@@ -31,3 +31,76 @@ def test_audit_verify_reports_an_intact_chain(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("RPA_JWT_SECRET", SECRET)
     assert main(["audit", "verify"]) == 0
     assert "intact" in capsys.readouterr().out
+
+
+def test_token_in_a_folder_without_a_key_refuses_and_creates_nothing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("RPA_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("RPA_JWT_SECRET", raising=False)
+    assert main(["token", "--sub", "alice", "--role", "operator"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert "no signing key in" in captured.err and "--init" in captured.err
+    assert not (tmp_path / "data" / "signing.key").exists()
+
+
+def test_token_says_on_stderr_which_folder_and_key_it_used(tmp_path, monkeypatch, capsys):
+    from rpa_mcp.auth.keys import fingerprint
+
+    monkeypatch.setenv("RPA_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("RPA_JWT_SECRET", raising=False)
+    assert main(["token", "--sub", "alice", "--role", "operator", "--init"]) == 0
+    first = capsys.readouterr()
+    key = (tmp_path / "data" / "signing.key").read_bytes().strip()
+    assert f"data folder {(tmp_path / 'data').resolve()}" in first.err and fingerprint(key) in first.err
+    assert main(["token", "--sub", "bob", "--role", "agent"]) == 0  # the key now exists: no --init needed
+    second = capsys.readouterr()
+    assert jwt.decode(second.out.strip(), key, algorithms=["HS256"], audience="rpa-mcp")["sub"] == "bob"
+    assert fingerprint(key) in second.err and key.decode() not in second.err + second.out
+
+
+def test_serve_on_a_busy_port_says_so_in_one_line_and_prints_nothing_else(tmp_path, monkeypatch, capsys):
+    import socket
+
+    monkeypatch.setenv("RPA_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("RPA_JWT_SECRET", SECRET)
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    try:
+        assert main(["serve", "--port", str(busy.getsockname()[1])]) == 2
+    finally:
+        busy.close()
+    captured = capsys.readouterr()
+    assert captured.out == ""  # no URL, no token, no client configuration for a server that is not there
+    assert captured.err.count("\n") == 1 and "already in use" in captured.err
+
+
+@pytest.mark.parametrize(
+    ("env", "said"),
+    [
+        ({"RPA_AUTH_DISABLED": "true", "RPA_HOST": "0.0.0.0"}, "only allowed on a loopback bind"),
+        ({"RPA_JWT_SECRET": "short"}, "at least 32 are required"),
+        ({"RPA_PORT": "eighty"}, "RPA_PORT"),
+    ],
+)
+def test_a_refused_start_is_one_line_and_a_non_zero_exit(tmp_path, monkeypatch, capsys, env, said):
+    monkeypatch.setenv("RPA_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("RPA_JWT_SECRET", SECRET)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert main(["serve"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and said in captured.err
+    assert "Traceback" not in captured.err
+
+
+def test_bench_names_its_benchmarks_and_refuses_an_unknown_one(capsys):
+    from rpa_mcp.bench import BENCHMARKS
+
+    with pytest.raises(SystemExit):
+        main(["bench", "--help"])
+    helped = capsys.readouterr().out
+    assert all(name in helped for name in BENCHMARKS)
+    assert main(["bench", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown benchmark nope" in err and "replay" in err

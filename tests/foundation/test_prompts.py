@@ -31,3 +31,34 @@ def test_a_missing_required_argument_is_named():
         prompt.render({})
     assert info.value.details["field"] == "who"
     assert prompt.render({"who": "Ana"}) == "Hello Ana {other}"
+
+
+def _shipped_prompts():
+    from rpa_mcp.entrypoints.prompts import load_prompts
+    from rpa_mcp.settings import shipped_dir
+
+    return load_prompts(shipped_dir("prompts"))
+
+
+@pytest.mark.parametrize("prompt", _shipped_prompts(), ids=lambda p: p.name)
+def test_every_prompt_reads_cleanly_without_its_optional_arguments(prompt):
+    text = prompt.render({a.name: "Imagerie patient" for a in prompt.arguments if a.required})
+    leftovers = [f"{{{a.name}}}" for a in prompt.arguments if f"{{{a.name}}}" in text]
+    assert leftovers == [] and "[[" not in text and "]]" not in text and "||" not in text
+    for empty in (": .", "( )", "()", '""', " ,", " .", "Known session", "if empty"):
+        assert empty not in text, f"{prompt.name}: {empty!r} in {text[:400]!r}"
+
+
+@pytest.mark.parametrize("prompt", _shipped_prompts(), ids=lambda p: p.name)
+def test_every_prompt_uses_every_argument_it_is_given(prompt):
+    values = {a.name: f"value-of-{a.name}" for a in prompt.arguments}
+    text = prompt.render(values)
+    assert [v for v in values.values() if v not in text] == []
+    assert "[[" not in text and "||" not in text
+
+
+def test_an_optional_part_falls_back_to_its_other_words():
+    prompt = PromptFile("p", "P", "d", "Go[[ to {where}|| anywhere]].", (PromptArg("where", "w"),))
+    assert prompt.render({}) == "Go anywhere."
+    assert prompt.render({"where": "Lyon"}) == "Go to Lyon."
+    assert prompt.render({"where": "  "}) == "Go anywhere."

@@ -320,3 +320,9 @@ def test_repeated_sign_in_attempts_are_rate_limited(tmp_path: Path) -> None:
     client = make_client(services)
     statuses = [login(client, "wrong-token").status_code for _ in range(3)]
     assert statuses[0] == 401 and statuses[-1] == 429
+
+
+def test_the_sign_in_page_says_how_a_person_gets_a_token(client: TestClient) -> None:
+    page = client.get("/approvals/login")
+    assert page.status_code == 200
+    assert "rpa-mcp token --sub YOUR-NAME --role approver" in page.text
