@@ -1,7 +1,8 @@
 """`dispatch()`: the one path every surface takes to run an operation.
 
-Order: find the operation and the surface -> role check -> rate limit -> validate input ->
-handler -> validate output -> redact; one audit row whatever the outcome.
+Order: strict JSON checks of the arguments -> find the operation and the surface -> role check ->
+rate limit -> validate input -> handler -> validate output -> redact; one audit row whatever the
+outcome (arguments refused as non-JSON are audited by shape only).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from rpa_mcp.bootstrap import Services
 from rpa_mcp.errors import Forbidden, InternalError, InvalidInput, NotFound, RpaError
+from rpa_mcp.ops import json_input
 from rpa_mcp.ops.redaction import redact
 from rpa_mcp.ops.registry import Caller, OpContext, Operation, Registry, Surface
 
@@ -45,7 +47,10 @@ async def dispatch(
     started = time.perf_counter()
     op = registry.get(name)
     outcome, code = "ok", None
+    readable = False
     try:
+        json_input.check(arguments or {}, json_input.limits_of(services.settings))
+        readable = True
         if op is None or surface not in op.surfaces:
             raise NotFound(f"unknown operation {name!r}", operation=name)
         if not caller.has_any(op.allowed_roles):
@@ -71,7 +76,7 @@ async def dispatch(
             services.audit.record(
                 actor=caller.subject,
                 operation=name,
-                args=audit_view(op, arguments or {}),
+                args=audit_view(op, arguments or {}) if readable else {"unreadable_arguments": True},
                 outcome=outcome,
                 code=code,
                 duration_ms=(time.perf_counter() - started) * 1000,
