@@ -14,10 +14,9 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from rpa_mcp.errors import NotFound
-from rpa_mcp.store.db import Database
+from rpa_mcp.store.db import Database, Migrations, postgres_ddl
 
-MIGRATIONS = (
-    """
+_V1 = """
     CREATE TABLE trace_machines (
         machine_id TEXT PRIMARY KEY,
         first_seen REAL NOT NULL,
@@ -67,20 +66,28 @@ MIGRATIONS = (
         entry TEXT NOT NULL
     );
     CREATE INDEX shadow_feedback_session ON shadow_feedback(session_id, id)
-    """,
-    # The observer's steps become one row each, so an event rewrites only the last ones
-    # (the state used to be one JSON document rewritten whole on every batch).
     """
+_SEGMENTS = """
     CREATE TABLE shadow_segments (
         session_id TEXT NOT NULL,
         pos INTEGER NOT NULL,
         data TEXT NOT NULL,
         PRIMARY KEY (session_id, pos)
-    );
+    )
+    """
+MIGRATIONS = Migrations(
+    sqlite=(
+        _V1,
+        # The observer's steps become one row each, so an event rewrites only the last ones
+        # (the state used to be one JSON document rewritten whole on every batch).
+        _SEGMENTS
+        + """;
     INSERT INTO shadow_segments(session_id, pos, data)
         SELECT o.session_id, j.key, j.value FROM shadow_observers o, json_each(o.state, '$.segments') j;
     UPDATE shadow_observers SET state = json_remove(state, '$.segments')
     """,
+    ),
+    postgres=(postgres_ddl(_V1 + ";" + _SEGMENTS), "SELECT 1"),  # segments are rows from the start here
 )
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from rpa_mcp.bench.shadow import session_events
 from rpa_mcp.shadow.service import ShadowService
-from rpa_mcp.store.db import Database
+from rpa_mcp.store.db import Database, Migrations
 from rpa_mcp.store.traces import MIGRATIONS, TraceStore
 from tests.shadow.conftest import ev
 
@@ -92,5 +92,5 @@ def test_a_database_that_kept_steps_inside_the_state_is_migrated(db_path: Path, 
 
 def tmp_db(path: Path) -> Database:
     db = Database(path)
-    db.migrate("traces", MIGRATIONS[:1])
+    db.migrate("traces", Migrations(sqlite=MIGRATIONS.sqlite[:1], postgres=MIGRATIONS.postgres[:1]))
     return db
