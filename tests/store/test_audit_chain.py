@@ -111,11 +111,13 @@ def test_a_write_and_its_audit_row_commit_together_or_not_at_all(log, backend):
         traces.touch_session("s1", "m1", now=1.0, locale=None)
         assert scope.logged
         traces.touch_session("s1", "m1", now=2.0, locale=None)  # one row per operation, not per write
-    with pytest.raises(RuntimeError):  # noqa: PT012 - the write and the failure belong together
-        with log.scope(actor="agent", operation="ingest_events", args={"n": 2}, via="rest", request_id="rq2"):
-            with traces.transaction():
-                traces.touch_session("s2", "m1", now=3.0, locale=None)
-                raise RuntimeError("killed mid-write")
+    with (
+        pytest.raises(RuntimeError),
+        log.scope(actor="agent", operation="ingest_events", args={"n": 2}, via="rest", request_id="rq2"),
+        traces.transaction(),
+    ):
+        traces.touch_session("s2", "m1", now=3.0, locale=None)
+        raise RuntimeError("killed mid-write")
     assert traces.get_session("s2") is None
     rows = log.rows()
     assert [(r["operation"], r["request_id"]) for r in rows] == [("ingest_events", "rq1")]
@@ -134,8 +136,10 @@ def test_rows_committed_with_a_write_are_chained_by_the_next_process(backend, tm
 
 
 def test_input_that_cannot_be_audited_is_refused_before_anything_is_written(log):
-    with pytest.raises(InvalidInput) as refused:
-        with log.scope(actor="a", operation="ingest_events", args={}, raw={"events": [{"ts": float("inf")}]},
-                       via="rest", request_id="r"):  # fmt: skip
-            raise AssertionError("the operation must not run")
+    raw = {"events": [{"ts": float("inf")}]}
+    with (
+        pytest.raises(InvalidInput) as refused,
+        log.scope(actor="a", operation="ingest_events", args={}, raw=raw, via="rest", request_id="r"),
+    ):
+        raise AssertionError("the operation must not run")
     assert refused.value.details["field"] == "events[0].ts"

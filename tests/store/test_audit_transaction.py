@@ -17,7 +17,7 @@ from rpa_mcp.confirmation.digest import digest
 from rpa_mcp.ops.shadow import audit_view
 from rpa_mcp.store.audit import _jsonable
 from rpa_mcp.store.db import Database
-from tests.integration.test_kill9 import AGENT, SECRET, _env, free_port  # noqa: F401 - a fixture
+from tests.integration.test_kill9 import AGENT, SECRET, _env
 
 pytestmark = pytest.mark.anyio
 
@@ -55,7 +55,7 @@ async def _start(data: Path, port: int) -> subprocess.Popen[bytes]:
 def _batch(n: int) -> dict:
     return {
         "events": [
-            {"session_id": f"s{n % 4}", "machine_id": "PC-1", "ts": 1000.0 + n + i / 10, "type": "click",
+            {"session_id": f"s{n % 4}", "machine_id": "PC-1", "ts": 1.8e9 + n + i / 10, "type": "click",
              "event_id": f"b{n}-{i}", "x": i, "y": n}
             for i in range(5)
         ]
