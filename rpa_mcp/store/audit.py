@@ -313,7 +313,7 @@ class AuditLog:
                     break
             error: Exception | None = None
             try:
-                head = self._chain([p.row for p in batch if p.row is not None])
+                head = self._chain(batch)
             except Exception as exc:  # surfaced to every waiting caller of the batch
                 logger.error("audit batch failed: %r", exc)
                 error, head = exc, None
@@ -324,8 +324,15 @@ class AuditLog:
             if head is not None:
                 self._write_checkpoint(*head)
 
-    def _chain(self, queued: list[dict[str, Any]]) -> tuple[int, str] | None:
-        """Chain queued rows and every inbox row in one transaction; returns the new head."""
+    def _chain(self, batch: list[_Pending]) -> tuple[int, str] | None:
+        """Chain queued rows and every inbox row in one transaction; returns the new head.
+
+        The inbox rows take the place of the first "chain the inbox" nudge of the batch (each
+        is queued right after its write committed), else they follow the queued rows: the
+        chain keeps the order in which this replica's operations happened."""
+        nudge = next((i for i, p in enumerate(batch) if p.row is None and p.done is None), len(batch))
+        before = [p.row for p in batch[:nudge] if p.row is not None]
+        after = [p.row for p in batch[nudge:] if p.row is not None]
         while True:
             with self._writer_db.transaction() as conn:
                 head = conn.execute(
@@ -337,7 +344,7 @@ class AuditLog:
                 inbox = conn.execute(
                     f"SELECT id, {', '.join(ROW_FIELDS)} FROM audit_inbox ORDER BY id LIMIT {BATCH}"
                 ).fetchall()
-                rows = [dict(r) for r in inbox] + queued
+                rows = before + [dict(r) for r in inbox] + after
                 if not rows:
                     return None
                 values = []
@@ -357,7 +364,7 @@ class AuditLog:
                         [r["id"] for r in inbox],
                     )
                 conn.execute("UPDATE audit_head SET id = ?, mac = ? WHERE one = 1", (last_id, prev))
-            queued = []
+            before, after = [], []
             if len(inbox) < BATCH:
                 return last_id, prev
 

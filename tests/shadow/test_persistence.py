@@ -20,9 +20,9 @@ class CountingStore(TraceStore):
         super().__init__(db)
         self.written: list[int] = []
 
-    def save_observer(self, session_id: str, state: dict[str, Any], **kwargs: Any) -> None:
+    def save_observer(self, session_id: str, state: dict[str, Any], **kwargs: Any) -> int:
         self.written.append(len(kwargs.get("segments", ())))
-        super().save_observer(session_id, state, **kwargs)
+        return super().save_observer(session_id, state, **kwargs)
 
 
 def test_each_event_rewrites_only_the_last_steps_and_a_restart_resumes_exactly(db_path: Path, clock, ocr) -> None:

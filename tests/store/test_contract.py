@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from rpa_mcp.confirmation.ports import ProposalRecord
+from rpa_mcp.errors import Conflict
 from rpa_mcp.replay.ports import ANY
 from rpa_mcp.store import migrations
 from rpa_mcp.store.confirmations import SqliteProposalRepository
@@ -117,7 +118,10 @@ def test_trace_events_are_ordered_deduplicated_and_screenshots_keep_their_bytes(
     assert traces.get_screenshot(shot) == b"\x89PNG\x00\xff"
     traces.save_observer("s1", {"x": 1}, now=1.0, segments=[{"i": 0}, {"i": 1}], segments_from=0)
     traces.save_observer("s1", {"x": 2}, now=2.0, segments=[{"i": 9}], segments_from=1)
-    assert traces.load_observer("s1") == {"x": 2, "segments": [{"i": 0}, {"i": 9}]}
+    assert traces.load_observer("s1") == {"x": 2, "segments": [{"i": 0}, {"i": 9}], "rev": 2}
+    with pytest.raises(Conflict):  # saved by someone else since rev 1
+        traces.save_observer("s1", {"x": 3}, now=3.0, segments_from=None, expect_rev=1)
+    assert traces.observer_rev("s1") == 2
     assert traces.list_machines()[0]["active_session_id"] == "s1"
 
 
