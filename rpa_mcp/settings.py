@@ -58,7 +58,21 @@ class Settings(BaseSettings):
     watchdog_max_resends: int = Field(2, ge=0, le=10)
     validator_v2_enabled: bool = True
     dialog_resolver_enabled: bool = True
-    store_url: str = Field("", description="Empty = SQLite under data_dir; postgresql://... not yet supported.")
+    store_url: SecretStr | None = Field(
+        None,
+        description="Empty = SQLite under data_dir; postgresql://user@host:port/db to share one database between "
+        "replicas (libpq URL: TLS options such as sslmode/sslrootcert pass through).",
+    )
+    store_password: SecretStr | None = Field(None, description="PostgreSQL password, when not in RPA_STORE_URL.")
+    store_pool_size: int = Field(10, ge=2, le=200, description="Connections per replica to PostgreSQL.")
+    audit_key: SecretStr | None = Field(
+        None,
+        description="HMAC key of the audit chain (>= 32 bytes; never stored in the database). Default: "
+        "audit.key in data_dir, created once. Every replica needs the same key.",
+    )
+    audit_checkpoint: Path | None = Field(
+        None, description="File keeping the audit chain's head outside the database (default: data_dir/audit.head)."
+    )
     catalog_dir: Path | None = Field(None, description="Override the shipped catalog/ folder.")
     fixtures_dir: Path | None = Field(
         None, description="Screenshot fixtures (manifest.json) for the demo and benchmarks."
