@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rpa_mcp.auth.keys import load_signing_keys
+from rpa_mcp.auth.provider import ProviderAccessTokens, ProviderKeys
 from rpa_mcp.auth.tokens import AccessTokens, ConfirmationCodec
 from rpa_mcp.clock import Clock, SystemClock
 from rpa_mcp.competences import CompetenceStore
@@ -47,6 +48,7 @@ class Services:
     dialogs: Any = None
     validator: Any = None
     replay: Any = None
+    provider_tokens: Any = None  # the identity provider's access tokens (OAuth resource server), if configured
 
 
 def build_services(
@@ -98,7 +100,18 @@ def build_services(
     )
     services.validator = build_validator(settings, services.ocr, services.dialogs)
     services.replay = ReplayService(ReplayRepository(services.db), services)
+    services.provider_tokens = build_provider_tokens(settings, services.clock)
     return services
+
+
+def build_provider_tokens(settings: Settings, clock: Clock) -> ProviderAccessTokens | None:
+    if not settings.oidc_issuer:
+        return None
+    keys = ProviderKeys(settings.oidc_issuer, clock=clock, ttl_s=settings.oidc_keys_cache_s)
+    audience = settings.oidc_audience or f"{public_base_url(settings)}/mcp"
+    return ProviderAccessTokens(
+        keys, audiences=[audience], roles_claim=settings.oidc_roles_claim, algorithms=settings.oidc_algorithms
+    )
 
 
 def public_base_url(settings: Settings) -> str:

@@ -161,6 +161,34 @@ class AuditLog:
             sql, params = sql + " WHERE operation = ?", [operation]
         return [dict(r) for r in self.db.query(sql + " ORDER BY id LIMIT ?", (*params, limit))]
 
+    def search(
+        self,
+        *,
+        actor: str | None = None,
+        operation: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        limit: int = 200,
+    ) -> list[dict[str, Any]]:
+        """Newest first: rows whose actor contains `actor`, whose operation contains `operation`, in [since, until]."""
+        self.flush()
+        where: list[str] = []
+        params: list[Any] = []
+        if actor:
+            where.append("instr(lower(actor), lower(?)) > 0")
+            params.append(actor)
+        if operation:
+            where.append("instr(lower(operation), lower(?)) > 0")
+            params.append(operation)
+        if since is not None:
+            where.append("ts >= ?")
+            params.append(since)
+        if until is not None:
+            where.append("ts <= ?")
+            params.append(until)
+        sql = "SELECT * FROM audit" + (" WHERE " + " AND ".join(where) if where else "")
+        return [dict(r) for r in self.db.query(sql + " ORDER BY id DESC LIMIT ?", (*params, limit))]
+
     def verify(self) -> AuditCheck:
         self.flush()
         prev, count, expected_id = GENESIS, 0, None
