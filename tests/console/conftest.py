@@ -74,6 +74,6 @@ def browser(client: TestClient, services: Services) -> Browser:
 
 
 @pytest.fixture
-def other_browser(app: Any, services: Services) -> Iterator[Browser]:
-    with TestClient(app, base_url=BASE) as client:
-        yield Browser(client, services)
+def other_browser(app: Any, client: TestClient, services: Services) -> Browser:
+    """A second person's browser on the same app (its lifespan already runs for `client`)."""
+    return Browser(TestClient(app, base_url=BASE), services)
