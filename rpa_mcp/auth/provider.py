@@ -30,7 +30,7 @@ from joserfc.jwk import KeySet
 
 from rpa_mcp.auth.keys import ConfigurationError
 from rpa_mcp.clock import Clock
-from rpa_mcp.ops.registry import ROLES, Caller
+from rpa_mcp.identity import ROLES, Caller
 
 logger = logging.getLogger(__name__)
 MIN_REFRESH_S = 30.0
