@@ -25,10 +25,12 @@ REGISTRY = ("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root")
 NULL_PATH = "/org/a11y/atspi/null"
 COORD_SCREEN = 0
 MAX_DEPTH = 40
+MAX_NODES = 3000
 TIMEOUT_S = 1.0
 STATE_FOCUSED = 12
 STATE_SHOWING = 25
 PASSWORD_ROLES = frozenset({"password text"})
+CONTAINER_ROLES = frozenset({"document web", "frame", "panel", "section", "filler", "application"})
 ROLE_NAMES = {  # AT-SPI role names -> the UI Automation control types the server knows
     "push button": "Button",
     "toggle button": "Button",
@@ -54,6 +56,7 @@ class Element:
     role: str  # AT-SPI role name ("push button", "entry", ...)
     bbox: tuple[int, int, int, int] | None  # screen x, y, w, h
     is_password: bool
+    focused: bool = False
 
     def as_event_element(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -137,7 +140,7 @@ class Accessibility:
             bbox: tuple[int, int, int, int] | None = (int(x), int(y), int(w), int(h)) if w > 0 and h > 0 else None
         except LookupError:
             bbox = None
-        return Element(name.strip(), role, bbox, role in PASSWORD_ROLES)
+        return Element(name.strip(), role, bbox, role in PASSWORD_ROLES, STATE_FOCUSED in self._states(ref))
 
     def element_at(self, x: int, y: int, window_title: str | None = None) -> Element | None:
         """The deepest accessible element under screen point (x, y); the frame named `window_title`
@@ -171,5 +174,67 @@ class Accessibility:
                     break
                 ref = found = (str(child[0]), str(child[1]))
             if found is not None:
-                return self._describe(found)
+                element = self._describe(found)
+                if element.role in CONTAINER_ROLES:  # hit testing not ready (a page just loaded): by geometry
+                    deeper = self._descend(found, x, y)
+                    if deeper is not None:
+                        found, element = deeper, self._describe(deeper)
+                return self._named(found, element)
+        return None
+
+    def _named(self, ref: tuple[str, str], element: Element) -> Element:
+        """A nameless leaf (the text inside a link or a button) stands for its named parent."""
+        for _ in range(3):
+            if element.name or element.role in CONTAINER_ROLES:
+                return element
+            parent = self._prop(ref, ACCESSIBLE, "Parent")
+            if not parent or parent[1] == NULL_PATH:
+                return element
+            ref = (str(parent[0]), str(parent[1]))
+            candidate = self._describe(ref)
+            if candidate.role in CONTAINER_ROLES:
+                return element
+            element = candidate
+        return element
+
+    def _descend(self, ref: tuple[str, str], x: int, y: int) -> tuple[str, str] | None:
+        """The deepest descendant of `ref` whose extents contain (x, y), by walking the tree."""
+        best, pending, seen = None, [ref], 0
+        while pending and seen < MAX_NODES:
+            node = pending.pop()
+            seen += 1
+            for child in self._call(node, ACCESSIBLE, "GetChildren")[0]:
+                cref = (str(child[0]), str(child[1]))
+                try:
+                    cx, cy, cw, ch = self._call(cref, COMPONENT, "GetExtents", "u", (COORD_SCREEN,))[0]
+                except LookupError:
+                    continue
+                if cx <= x < cx + cw and cy <= y < cy + ch:
+                    best = cref
+                    pending.append(cref)
+        return best
+
+    def find(self, name: str, *, role: str | None = None, window_title: str | None = None) -> Element | None:
+        """The first showing element called `name` (and of `role`), breadth first: for scripted people."""
+        if self._conn is None:
+            return None
+        with self._lock:
+            try:
+                return self._find(name, role, window_title)
+            except Exception as exc:
+                logger.debug("atspi_find_failed: %s", exc)
+                return None
+
+    def _find(self, name: str, role: str | None, window_title: str | None) -> Element | None:
+        pending = list(self._frames(window_title))[:1] if window_title else list(self._frames(None))
+        seen = 0
+        while pending and seen < MAX_NODES:
+            ref = pending.pop(0)
+            seen += 1
+            if str(self._prop(ref, ACCESSIBLE, "Name") or "").strip() == name:
+                element = self._describe(ref)
+                showing = element.bbox is not None and STATE_SHOWING in self._states(ref)
+                if (role is None or element.role == role) and showing:
+                    return element
+            pending.extend((str(c[0]), str(c[1])) for c in self._call(ref, ACCESSIBLE, "GetChildren")[0])
         return None

@@ -308,3 +308,140 @@ def demo_app_server(effects_path: Path | None = None) -> Iterator[tuple[ServerTh
     log = EffectsLog(effects_path)
     with ServerThread(create_demo_app(log)) as server:
         yield server, log
+
+
+class AgentProcess:
+    """`rpa-mcp agent-x11 [record] ...` as a child process on a desktop; its stderr lines are kept."""
+
+    def __init__(self, desk: VirtualDisplay, args: list[str], *, env: dict[str, str] | None = None) -> None:
+        import sys
+
+        self.argv = [sys.executable, "-m", "rpa_mcp", "agent-x11", *args]
+        self.lines: list[str] = []
+        self._cond = threading.Condition()
+        self.proc = subprocess.Popen(
+            self.argv,
+            env={**desk.env, **(env or {})},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for raw in self.proc.stderr:
+            with self._cond:
+                self.lines.append(raw.decode("utf-8", "replace").rstrip("\n"))
+                self._cond.notify_all()
+        with self._cond:
+            self._cond.notify_all()
+
+    def wait_line(self, needle: str, *, timeout: float = 60.0, after: int = 0) -> str:
+        """The first stderr line (from index `after`) containing `needle`; DesktopError after `timeout`."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for line in self.lines[after:]:
+                    if needle in line:
+                        return line
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or (self.proc.poll() is not None and not self._reader.is_alive()):
+                    tail = "\n".join(self.lines[-15:])
+                    raise DesktopError(
+                        f"agent-x11 never said {needle!r} (exit {self.proc.poll()}); last lines:\n{tail}"
+                    )
+                self._cond.wait(min(remaining, 0.5))
+
+    def count(self, needle: str) -> int:
+        with self._cond:
+            return sum(needle in line for line in self.lines)
+
+    def wait_count(self, needle: str, n: int, *, timeout: float = 60.0) -> None:
+        """Until `n` stderr lines contain `needle`."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while sum(needle in line for line in self.lines) < n:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self.proc.poll() is not None:
+                    tail = "\n".join(self.lines[-15:])
+                    raise DesktopError(f"agent-x11 said {needle!r} fewer than {n} times; last lines:\n{tail}")
+                self._cond.wait(min(remaining, 0.5))
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 60.0) -> int:
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, sig)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(10)
+        self._reader.join(10)
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
+        return int(self.proc.returncode)
+
+    def kill(self) -> int:
+        """SIGKILL: the process dies at once, with no chance to clean up (a crash)."""
+        return self.stop(signal.SIGKILL)
+
+
+class Person:
+    """A scripted person at the desk: finds elements the way they look (AT-SPI names) and uses XTEST."""
+
+    def __init__(self, desk: VirtualDisplay, *, pace: Callable[[str], None] | None = None) -> None:
+        """`pace(gesture)` is called after each click and key: a person looks before going on
+        (tests pass a condition such as "the recorder has seen it")."""
+        from rpa_mcp.agent_x11.atspi import Accessibility
+        from rpa_mcp.agent_x11.inject import Injector
+
+        self.desk = desk
+        self.pace = pace or (lambda gesture: None)
+        self.hands = Injector(desk.display)
+        self.eyes = Accessibility(desk.env.get("DBUS_SESSION_BUS_ADDRESS"))
+
+    def close(self) -> None:
+        self.hands.close()
+        self.eyes.close()
+
+    def find(self, name: str, role: str | None = None, *, timeout: float = 30.0) -> Any:
+        def look() -> Any:
+            front = self.desk.windows().foreground()
+            return self.eyes.find(name, role=role, window_title=front.title if front else None)
+
+        return wait_until(look, timeout=timeout, what=f"an element {name!r}{f' ({role})' if role else ''} on screen")
+
+    def point(self, name: str, role: str | None = None) -> tuple[int, int]:
+        x, y, w, h = self.find(name, role).bbox
+        return x + w // 2, y + h // 2
+
+    def click(self, name: str, role: str | None = None) -> tuple[int, int]:
+        x, y = self.point(name, role)
+        self.hands.click(x, y)
+        self.pace("click")
+        return x, y
+
+    def click_field(self, name: str, role: str | None = None) -> tuple[int, int]:
+        """Click a text field and wait until it has the keyboard focus, as a person sees the caret."""
+        point = self.click(name, role)
+        self.find_focused(name, role)
+        return point
+
+    def find_focused(self, name: str, role: str | None = None, *, timeout: float = 30.0) -> Any:
+        def look() -> Any:
+            front = self.desk.windows().foreground()
+            element = self.eyes.find(name, role=role, window_title=front.title if front else None)
+            return element if element is not None and element.focused else None
+
+        return wait_until(look, timeout=timeout, what=f"the keyboard focus in {name!r}")
+
+    def type(self, text: str) -> None:
+        self.hands.type_text(text)
+
+    def press(self, keys: str) -> None:
+        self.hands.combo(keys)
+        self.pace("key")

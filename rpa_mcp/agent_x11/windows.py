@@ -142,3 +142,80 @@ class Windows:
         with self._lock:
             horz, vert = self.atom("_NET_WM_STATE_MAXIMIZED_HORZ"), self.atom("_NET_WM_STATE_MAXIMIZED_VERT")
             self._client_message(wid, "_NET_WM_STATE", [1, horz, vert, 2])
+
+
+class WindowTracker:
+    """The foreground window over time, from PropertyNotify events (X server time, like RECORD's).
+
+    `at(t)` answers "which window was in front at X time t", so an input event is attributed to
+    the window it went to, even when it is processed after the window changed.
+    """
+
+    def __init__(self, display_name: str | None = None) -> None:
+        self.windows = Windows(display_name)
+        self._conn = display.Display(display_name)
+        self._root = self._conn.screen().root
+        self._active_atom = self._conn.intern_atom("_NET_ACTIVE_WINDOW")
+        self._name_atoms = {self._conn.intern_atom("_NET_WM_NAME"), self._conn.intern_atom("WM_NAME")}
+        self._lock = threading.Lock()
+        self.history: list[tuple[int, WindowInfo | None]] = [(0, self.windows.foreground())]
+        self._watched: int | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="x11-window-tracker", daemon=True)
+
+    def start(self) -> WindowTracker:
+        self._root.change_attributes(event_mask=X.PropertyChangeMask)
+        self._watch(self.history[0][1].wid if self.history[0][1] else None)
+        self._conn.sync()
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        self._conn.close()
+        self.windows.close()
+
+    def at(self, time_ms: int) -> WindowInfo | None:
+        with self._lock:
+            current = self.history[0][1]
+            for t, info in self.history:
+                if t > time_ms:
+                    break
+                current = info
+            return current
+
+    def since(self, time_ms: int) -> list[tuple[int, WindowInfo | None]]:
+        with self._lock:
+            return [(t, i) for t, i in self.history if t > time_ms]
+
+    def _watch(self, wid: int | None) -> None:
+        if wid and wid != self._watched:
+            try:
+                self._conn.create_resource_object("window", wid).change_attributes(event_mask=X.PropertyChangeMask)
+                self._watched = wid
+            except error.XError:
+                pass
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            if not self._conn.pending_events():
+                self._stop.wait(0.02)
+                continue
+            ev = self._conn.next_event()
+            if ev.type != X.PropertyNotify:
+                continue
+            is_active = ev.window.id == self._root.id and ev.atom == self._active_atom
+            is_title = ev.window.id == self._watched and ev.atom in self._name_atoms
+            if not (is_active or is_title):
+                continue
+            info = self.windows.foreground()
+            self._watch(info.wid if info else None)
+            with self._lock:
+                if _key(self.history[-1][1]) != _key(info):
+                    self.history.append((int(ev.time), info))
+                    del self.history[:-200]
+
+
+def _key(info: WindowInfo | None) -> tuple[int, str] | None:
+    return (info.wid, info.title) if info is not None else None

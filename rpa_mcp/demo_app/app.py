@@ -19,7 +19,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from rpa_mcp.demo_app.effects import EffectsLog
-from rpa_mcp.demo_app.pages import pacs_page, record_page, search_page
+from rpa_mcp.demo_app.pages import login_page, pacs_page, record_page, search_page
 from rpa_mcp.demo_app.patients import patient_by_id, search_patients
 from rpa_mcp.demo_app.texts import TABS, texts
 
@@ -101,6 +101,16 @@ def create_demo_app(effects: EffectsLog | None = None) -> Starlette:
         lang, t = texts(request.query_params.get("lang"))
         return _html(pacs_page(t, lang))
 
+    async def login_form(request: Request) -> Response:
+        lang, t = texts(request.query_params.get("lang"))
+        return _html(login_page(t, lang))
+
+    async def login(request: Request) -> Response:
+        form = await request.form()
+        user, password = str(form.get("user", ""))[:100], str(form.get("password", ""))
+        log.add("login", user=user, password_length=len(password))  # never the password itself
+        return RedirectResponse("/?lang=en" if form.get("lang") == "en" else "/", status_code=303)
+
     async def add_note(request: Request) -> Response:
         body = await _json_body(request)
         patient = patient_by_id(str((body or {}).get("patient", "")))
@@ -149,6 +159,8 @@ def create_demo_app(effects: EffectsLog | None = None) -> Starlette:
             Route("/patient/{patient}", lambda r: RedirectResponse(f"{r.url.path}/synthese?{r.url.query}")),
             Route("/patient/{patient}/{tab}", record),
             Route("/pacs", pacs),
+            Route("/login", login_form, methods=["GET"]),
+            Route("/login", login, methods=["POST"]),
             Route("/api/notes", add_note, methods=["POST"]),
             Route("/api/notes/delete", delete_note, methods=["POST"]),
             Route("/effects", post_effect, methods=["POST"]),

@@ -14,7 +14,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-KINDS = frozenset({"click", "typed", "search", "open_record", "tab", "save", "delete", "dialog", "camera", "leave"})
+KINDS = frozenset(
+    {"click", "typed", "search", "open_record", "tab", "save", "delete", "dialog", "camera", "leave", "login"}
+)
 MAX_DETAIL_CHARS = 2000
 
 

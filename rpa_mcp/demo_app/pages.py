@@ -99,3 +99,12 @@ def pacs_page(t: dict[str, str], lang: str) -> str:
     body = f"""<div class="pacs"><nav><button>{escape(t["imagerie"])}</button>
 <button>{escape(t["pacs_series"])}</button></nav><div class="viewer"></div></div>"""
     return page(f"{t['pacs_title']} — {t['pacs_title']}", body, lang=lang, view="pacs")
+
+
+def login_page(t: dict[str, str], lang: str) -> str:
+    lang_field = '<input type="hidden" name="lang" value="en">' if lang == "en" else ""
+    body = f"""<form class="login" method="post" action="/login">{lang_field}
+<label for="user">{escape(t["user"])}</label><input id="user" name="user" autocomplete="off">
+<label for="password">{escape(t["password"])}</label><input id="password" name="password" type="password">
+<div><button type="submit" class="primary">{escape(t["login"])}</button></div></form>"""
+    return page(f"Easily — {t['login_title']}", body, lang=lang, view="login")

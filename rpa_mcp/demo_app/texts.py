@@ -40,6 +40,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "documents_body": "Compte rendu de consultation, courrier de sortie.",
         "pacs_title": "Visionneuse PACS",
         "pacs_series": "Séries",
+        "login_title": "Connexion",
+        "user": "Identifiant",
+        "password": "Mot de passe",
+        "login": "Se connecter",
     },
     "en": {
         "search_title": "Patient search",
@@ -76,6 +80,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "documents_body": "Consultation report, discharge letter.",
         "pacs_title": "PACS viewer",
         "pacs_series": "Series",
+        "login_title": "Sign in",
+        "user": "User name",
+        "password": "Password",
+        "login": "Sign in",
     },
 }
 

@@ -80,3 +80,36 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
     if report.when == "call":
         item.rep_call = report  # type: ignore[attr-defined]  # read by the desktop fixture's teardown
     return report
+
+
+AGENT_TOKEN = "desktop-agent-token-0123456789abcdef"
+JWT_SECRET = "desktop-test-secret-key-long-enough-0123456789"
+
+
+class RpaServer:
+    """The real server (create_app under uvicorn, real clock) on a free loopback port."""
+
+    def __init__(self, settings: Any, services: Any, server: ServerThread) -> None:
+        self.settings, self.services, self.server = settings, services, server
+        self.url = server.url
+
+    def token(self, subject: str, *roles: str) -> str:
+        return str(self.services.access_tokens.mint(subject, list(roles), ttl_s=3600))
+
+
+@pytest.fixture
+def rpa_server(tmp_path: Path, shared_ocr: Any) -> Iterator[RpaServer]:
+    from rpa_mcp.bootstrap import build_services
+    from rpa_mcp.entrypoints.app import create_app
+    from rpa_mcp.settings import Settings
+
+    settings = Settings(
+        data_dir=tmp_path / "rpa-data",
+        jwt_secret=JWT_SECRET,
+        api_token=AGENT_TOKEN,
+        watchdog_orphan_timeout_s=60.0,
+        watchdog_scan_interval_s=1.0,
+    )
+    services = build_services(settings, ocr=shared_ocr)
+    with ServerThread(create_app(settings, services=services)) as server:
+        yield RpaServer(settings, services, server)

@@ -43,6 +43,11 @@ def test_chromium_shows_the_demo_app_and_xtest_input_reaches_it(desktop):
                 break
         assert field is not None and field.name == "Rechercher un patient"
         person.click(*_centre(field.bbox))
+        from rpa_mcp.agent_x11.harness import wait_until
+
+        wait_until(
+            lambda: (access.find("Rechercher un patient", role="entry") or field).focused, timeout=30, what="focus"
+        )
         person.type_text("DURAND Alice")
         person.combo("enter")
         effects = desktop.effects.wait_for(lambda es: any(e.kind == "search" for e in es), since=mark)

@@ -83,3 +83,11 @@ def test_waiting_on_the_log_returns_as_soon_as_the_condition_holds(log: EffectsL
     assert len(log.wait_for(lambda es: len(es) == 1, timeout=1)) == 1
     with pytest.raises(TimeoutError):
         log.wait_for(lambda es: len(es) == 2, timeout=0.05)
+
+
+def test_sign_in_logs_who_but_never_the_password(client: TestClient, log: EffectsLog):
+    assert 'type="password"' in client.get("/login").text
+    answer = client.post("/login", data={"user": "infirmiere1", "password": "s3cret!"}, follow_redirects=False)
+    assert answer.status_code == 303
+    (effect,) = log.since(kind="login")
+    assert effect.detail == {"user": "infirmiere1", "password_length": 7}
