@@ -37,6 +37,19 @@ class DesktopEnv:
 
     def __init__(self, desk: VirtualDisplay, app: ServerThread, effects: Any) -> None:
         self.desk, self.app, self.effects = desk, app, effects
+        self.cleanup: list[Any] = []  # browsers and agents of the running test, stopped after its artifacts
+
+    def browser(self, path: str = "", *, wait_title: str | None = None, **kw: Any) -> Any:
+        browser = self.desk.chromium(f"{self.app.url}{path}", wait_title=wait_title, **kw)
+        self.cleanup.append(browser.process.terminate)
+        return browser
+
+    def agent(self, args: list[str]) -> Any:
+        from rpa_mcp.agent_x11.harness import AgentProcess
+
+        process = AgentProcess(self.desk, args)
+        self.cleanup.append(process.stop)
+        return process
 
     @property
     def display(self) -> str:
@@ -69,9 +82,14 @@ def desktop(request: pytest.FixtureRequest, desktop_env: DesktopEnv) -> Iterator
         workdir = desktop_env.desk.workdir
         for log in workdir.glob("*.log") if workdir else []:
             shutil.copy(log, folder / log.name)
-        for extra in getattr(request.node, "desktop_artifacts", []):
-            if Path(extra).exists():
-                shutil.copy(extra, folder / Path(extra).name)
+        for process in desktop_env.cleanup:
+            lines = getattr(getattr(process, "__self__", None), "lines", None)
+            if lines:
+                with (folder / "agent-x11.log").open("a", encoding="utf-8") as fh:
+                    fh.write("\n".join(lines) + "\n")
+    for stop in reversed(desktop_env.cleanup):
+        stop()
+    desktop_env.cleanup.clear()
 
 
 @pytest.hookimpl(wrapper=True)
