@@ -34,23 +34,23 @@ class Replays:
         jti = str(proposal["approval_url"]).rstrip("/").rsplit("/", 1)[-1]
         origin = {"origin": self.server.url}
         with httpx2.Client(base_url=self.server.url, timeout=60, follow_redirects=False) as page:
-            login = page.get("/approvals/login")
+            login = page.get("/console/login")
             nonce = re.search(r'name="login_csrf" value="([^"]+)"', login.text)
             assert nonce is not None, login.text[:300]
             token = self.server.token(approver, "approver")
             signed = page.post(
-                "/approvals/login",
-                data={"token": token, "login_csrf": nonce[1], "next": f"/approvals/{jti}"},
+                "/console/login",
+                data={"token": token, "login_csrf": nonce[1], "next": f"/console/approvals/{jti}"},
                 headers=origin,
             )
             assert signed.status_code in (200, 303), signed.text[:300]
-            view = page.get(f"/approvals/{jti}")
+            view = page.get(f"/console/approvals/{jti}")
             csrf = re.search(
-                r'action="/approvals/[^"]+/approve"[^>]*><input type="hidden" name="csrf" value="([0-9a-f]+)"',
+                r'action="/console/approvals/[^"]+/approve"[^>]*><input type="hidden" name="csrf" value="([^"]+)"',
                 view.text,
             )
             assert csrf is not None, view.text[:500]
-            decided = page.post(f"/approvals/{jti}/approve", data={"csrf": csrf[1]}, headers=origin)
+            decided = page.post(f"/console/approvals/{jti}/approve", data={"csrf": csrf[1]}, headers=origin)
             assert decided.status_code in (200, 303), decided.text[:300]
 
     def propose_apply(self, name: str, **args: Any) -> dict[str, Any]:
