@@ -122,7 +122,7 @@ class StarletteRequest(OAuth2Request):  # type: ignore[misc]
         return self._form
 
 
-class TestOidcProvider:
+class LocalOidcProvider:
     """Run `app` under uvicorn, then set `issuer` to its base URL before the first request."""
 
     def __init__(self, *, client_id: str, client_secret: str, audience: str, users: list[User]) -> None:
@@ -241,7 +241,7 @@ class TestOidcProvider:
     async def _request(self, request: Request) -> StarletteRequest:
         form = dict(parse_qsl((await request.body()).decode())) if request.method == "POST" else {}
         return StarletteRequest(
-            request.method, str(request.url), dict(request.headers), dict(request.query_params), form
+            request.method, str(request.url), request.headers, dict(request.query_params), form
         )
 
     async def discovery(self, request: Request) -> JSONResponse:
@@ -279,7 +279,8 @@ class TestOidcProvider:
             )
             return HTMLResponse(body)
         user = self.users.get(oauth_request.form.get("user", ""))
-        response: Response = self.server.create_authorization_response(oauth_request, grant_user=user)
+        grant = self.server.get_consent_grant(oauth_request, end_user=user)
+        response: Response = self.server.create_authorization_response(oauth_request, grant_user=user, grant=grant)
         return response
 
     async def token(self, request: Request) -> Response:
