@@ -15,10 +15,9 @@ import hashlib
 from dataclasses import dataclass
 
 from rpa_mcp.clock import Clock
-from rpa_mcp.store.db import Database
+from rpa_mcp.store.db import Database, Migrations, postgres_ddl
 
-MIGRATIONS = (
-    """
+_LOGINS_V1 = """
     CREATE TABLE console_logins (
         state_sha256 TEXT PRIMARY KEY,
         code_verifier TEXT NOT NULL,
@@ -27,8 +26,8 @@ MIGRATIONS = (
         expires_at REAL NOT NULL
     );
     CREATE INDEX console_logins_expiry ON console_logins(expires_at)
-    """,
-)
+    """
+MIGRATIONS = Migrations(sqlite=(_LOGINS_V1,), postgres=(postgres_ddl(_LOGINS_V1),))
 
 
 def _hash(state: str) -> str:
@@ -71,8 +70,7 @@ class PendingLogins:
         return PendingLogin(code_verifier=row["code_verifier"], nonce=row["nonce"], next=row["next"])
 
 
-TOKEN_MIGRATIONS = (
-    """
+_TOKENS_V1 = """
     CREATE TABLE console_tokens (
         jti TEXT PRIMARY KEY,
         subject TEXT NOT NULL,
@@ -80,8 +78,8 @@ TOKEN_MIGRATIONS = (
         token TEXT NOT NULL,
         expires_at REAL NOT NULL
     )
-    """,
-)
+    """
+TOKEN_MIGRATIONS = Migrations(sqlite=(_TOKENS_V1,), postgres=(postgres_ddl(_TOKENS_V1),))
 
 
 class ProposalTokens:
@@ -95,9 +93,8 @@ class ProposalTokens:
         now = self.clock.now()
         with self.db.transaction() as conn:
             conn.execute("DELETE FROM console_tokens WHERE expires_at < ?", (now,))
-            conn.execute(
-                "INSERT OR REPLACE INTO console_tokens VALUES (?,?,?,?,?)", (jti, subject, operation, token, expires_at)
-            )
+            conn.execute("DELETE FROM console_tokens WHERE jti = ?", (jti,))
+            conn.execute("INSERT INTO console_tokens VALUES (?,?,?,?,?)", (jti, subject, operation, token, expires_at))
 
     def token_for(self, jti: str, subject: str) -> tuple[str, str] | None:
         """(operation, token) of this person's kept proposal, if it has not expired."""

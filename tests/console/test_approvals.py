@@ -51,9 +51,7 @@ async def test_the_list_shows_pending_requests_escaped_and_marks_the_persons_own
     assert 'data-live="/console/live/approvals"' in page.text
 
 
-async def test_an_approver_approves_and_the_service_records_and_audits_it(
-    browser: Browser, services: Services
-) -> None:
+async def test_an_approver_approves_and_the_service_records_and_audits_it(browser: Browser, services: Services) -> None:
     jti = await propose_replay(services)
     browser.sign_in("carol", "approver")
     response = browser.submit(f"/console/approvals/{jti}", f"/console/approvals/{jti}/approve")
@@ -88,9 +86,9 @@ async def test_the_csrf_token_of_another_request_or_person_does_not_work(
     first, second = await propose_replay(services), await propose_replay(services)
     browser.sign_in("carol", "approver")
     other_browser.sign_in("dave", "approver")
-    token = re.search(r'name="csrf" value="([0-9a-f]{64})"', browser.get(f"/console/approvals/{first}").text.split(
-        "/approve"
-    )[1])
+    token = re.search(
+        r'name="csrf" value="([0-9a-f]{64})"', browser.get(f"/console/approvals/{first}").text.split("/approve")[1]
+    )
     assert token is not None
     assert browser.post(f"/console/approvals/{second}/approve", {"csrf": token[1]}).status_code == 403
     assert other_browser.post(f"/console/approvals/{first}/approve", {"csrf": token[1]}).status_code == 403
@@ -103,7 +101,10 @@ async def test_a_decision_posted_from_another_origin_is_refused(browser: Browser
     page = browser.get(f"/console/approvals/{jti}").text
     token = re.search(rf'/console/approvals/{jti}/approve"[^>]*><input type="hidden" name="csrf" value="(\w+)"', page)
     assert token is not None
-    assert browser.post(f"/console/approvals/{jti}/approve", {"csrf": token[1]}, origin="https://evil.example").status_code == 403
+    assert (
+        browser.post(f"/console/approvals/{jti}/approve", {"csrf": token[1]}, origin="https://evil.example").status_code
+        == 403
+    )
     assert browser.post(f"/console/approvals/{jti}/approve", {"csrf": token[1]}, origin=None).status_code == 403
     assert services.confirmations.get_approval(jti).status == "pending"
 
@@ -118,7 +119,8 @@ async def test_the_proposer_can_read_but_never_approve_its_own_request(browser: 
 
     session = browser.services.db.query("SELECT * FROM web_sessions")[0]
     forged = ConsoleBase.csrf(
-        type("S", (), {"csrf_secret": bytes.fromhex(session["csrf_secret"])})(), f"decide:{jti}"  # type: ignore[arg-type]
+        type("S", (), {"csrf_secret": bytes.fromhex(session["csrf_secret"])})(),
+        f"decide:{jti}",  # type: ignore[arg-type]
     )
     assert token is not None
     response = browser.post(f"/console/approvals/{jti}/approve", {"csrf": forged})
