@@ -80,6 +80,7 @@ class Bench:
         )
         self.services = build_services(settings)
         ok, png = cv2.imencode(".png", np.full((80, 300, 3), 200, np.uint8))
+        assert ok
         shot = self.services.traces.put_screenshot(
             png.tobytes(), session_id=None, kind="anchor", mime="image/png", width=300, height=80, now=time.time()
         )
@@ -250,8 +251,7 @@ async def _delay_figures(
             await browser.close()
     return [
         f"report -> timeline, {args.reports} reports (target < 1000 ms)",
-        f"  after the report is committed: median {statistics.median(committed):.0f} ms, "
-        f"max {max(committed):.0f} ms",
+        f"  after the report is committed: median {statistics.median(committed):.0f} ms, max {max(committed):.0f} ms",
         f"  from the report being sent (server verification included): median "
         f"{statistics.median(end_to_end):.0f} ms, max {max(end_to_end):.0f} ms",
     ]

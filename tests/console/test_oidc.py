@@ -37,9 +37,13 @@ class Provided:
 
 
 @pytest.fixture
-async def provided(tmp_path: Path, serve: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Provided]:
+async def provided(
+    tmp_path: Path, serve: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[Provided]:
     monkeypatch.setenv("AUTHLIB_INSECURE_TRANSPORT", "1")  # the test provider speaks http on loopback
-    provider = LocalOidcProvider(client_id="rpa-console", client_secret="s3cret-console", audience=AUDIENCE, users=USERS)
+    provider = LocalOidcProvider(
+        client_id="rpa-console", client_secret="s3cret-console", audience=AUDIENCE, users=USERS
+    )
     provider.issuer = await serve(provider.app)
     settings = Settings(
         data_dir=tmp_path / "data",
@@ -113,11 +117,13 @@ async def test_a_token_the_provider_did_not_issue_for_this_server_is_refused(pro
             other,
         )
     elif case == "tampered":
-        head, body, sig = p.mint_access_token("u-1002", ["viewer"]).split(".")
+        head, _, sig = p.mint_access_token("u-1002", ["viewer"]).split(".")
         forged = p.mint_access_token("u-1002", ["operator"]).split(".")[1]
         token = f"{head}.{forged}.{sig[::-1]}"
     else:
-        token = jwt.encode({"alg": "RS256", "kid": "test-key-1"}, {"iss": p.issuer, "aud": AUDIENCE, "exp": 4102444800}, p.key)
+        token = jwt.encode(
+            {"alg": "RS256", "kid": "test-key-1"}, {"iss": p.issuer, "aud": AUDIENCE, "exp": 4102444800}, p.key
+        )
     async with httpx2.AsyncClient(base_url=provided.base, headers={"Authorization": f"Bearer {token}"}) as http:
         response = await http.post("/api/v1/tools/list_machines", json={})
     assert response.status_code == 401

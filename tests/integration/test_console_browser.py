@@ -128,7 +128,7 @@ async def test_approve_a_replay_proposed_over_mcp_and_watch_its_timeline_advance
     name = console.competence("Imagerie puis dossier", IMAGERIE, BACK_TO_DOSSIER)
     async with AsyncExitStack() as stack:
         llm = await console.llm(stack)
-        proposal = (await llm.call_tool("propose_start_replay", {"competence": name, "machine_id": MACHINE}))
+        proposal = await llm.call_tool("propose_start_replay", {"competence": name, "machine_id": MACHINE})
         proposal = proposal.structured_content
         assert proposal["approval_mode"] == "human" and "/console/approvals/" in proposal["approval_url"]
         path = proposal["approval_url"].split("/console/", 1)[1]
@@ -153,7 +153,9 @@ async def test_approve_a_replay_proposed_over_mcp_and_watch_its_timeline_advance
             await page.goto(f"{console.base}/console/replays/{replay_id}")
             await mark_page(page)
             actions = console.services.replay.store.actions(replay_id)
-            async with httpx2.AsyncClient(base_url=console.base, headers={"Authorization": f"Bearer {AGENT_TOKEN}"}) as http:
+            async with httpx2.AsyncClient(
+                base_url=console.base, headers={"Authorization": f"Bearer {AGENT_TOKEN}"}
+            ) as http:
                 agent = console.agent(http)
                 for n, action in enumerate(actions, start=1):
                     assert await agent.poll_once() is not None
@@ -178,7 +180,7 @@ async def test_a_pause_is_answered_from_the_page_and_the_replay_goes_on(console:
     name = console.competence("Imagerie (incident)", IMAGERIE_BEHIND_PACS, BACK_TO_DOSSIER)
     async with AsyncExitStack() as stack:
         llm = await console.llm(stack)
-        proposal = (await llm.call_tool("propose_start_replay", {"competence": name, "machine_id": MACHINE}))
+        proposal = await llm.call_tool("propose_start_replay", {"competence": name, "machine_id": MACHINE})
         proposal = proposal.structured_content
         jti = proposal["approval_url"].rsplit("/", 1)[1]
         console.services.confirmations.decide(jti, Caller("dr.martin", frozenset({"approver"}), via="web"), True)
@@ -261,7 +263,8 @@ async def test_self_approval_and_a_form_without_its_csrf_token_are_refused(conso
         # A page of another site cannot post here; a form without the CSRF token is refused too.
         await page.evaluate(
             """jti => { const f = document.createElement('form'); f.method = 'post';
-                        f.action = '/console/approvals/' + jti + '/approve'; document.body.appendChild(f); f.submit(); }""",
+                        f.action = '/console/approvals/' + jti + '/approve';
+                        document.body.appendChild(f); f.submit(); }""",
             jti,
         )
         await page.wait_for_selector("#refusal")
