@@ -183,3 +183,22 @@ async def test_a_callback_is_used_once_and_only_by_the_browser_that_started_it(p
         assert (await web.get(back)).status_code == 400  # taken once
         forged = re.sub(r"state=[^&]+", "state=forged", back)
         assert (await web.get(forged)).status_code == 400
+
+
+async def test_a_rotated_provider_key_is_fetched_once_then_cached(provided: Provided) -> None:
+    from joserfc.jwk import RSAKey
+
+    p = provided.provider
+    first = p.mint_access_token("u-1002", ["operator"])
+    async with httpx2.AsyncClient(base_url=provided.base, headers={"Authorization": f"Bearer {first}"}) as http:
+        assert (await http.post("/api/v1/tools/list_machines", json={})).status_code == 200
+    p.key = RSAKey.generate_key(2048, parameters={"kid": "test-key-2", "use": "sig", "alg": "RS256"})
+    rotated = jwt.encode(
+        {"alg": "RS256", "kid": "test-key-2"},
+        {"iss": p.issuer, "aud": AUDIENCE, "sub": "u-1002", "roles": ["operator"], "exp": 4102444800},
+        p.key,
+    )
+    async with httpx2.AsyncClient(base_url=provided.base, headers={"Authorization": f"Bearer {rotated}"}) as http:
+        for _ in range(3):
+            assert (await http.post("/api/v1/tools/list_machines", json={})).status_code == 200
+    assert p.jwks_requests == 2  # one read at first use, one after the rotation
