@@ -168,9 +168,9 @@ class Supervisor:
         _log_attempt(
             "verify", a, msg, agent_success=True, final=kind, failure_category=category, checkers=vdict["evidence"]
         )
-        crops = verdict_crops(verdict) or crops_around(after, point, bbox)
         no_change = category == "NO_VISUAL_CHANGE" or (msg.warning or "").lower() == "no_screen_change"
         clicked = crops_around(after, point, None, box_size=CLICK_BOX, label=CLICK_LABEL) if point else []
+        crops = (verdict_crops(verdict) or crops_around(after, point, bbox)) + clicked
         if kind == "SUCCESS" and not no_change:
             return Decision(m.ACKED, "success", verdict=vdict, evidence=clicked)
         if (no_change and kind != "FAILURE") or category == "NO_VISUAL_CHANGE":
