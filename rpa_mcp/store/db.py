@@ -188,7 +188,7 @@ def open_database(settings: Settings, *, auto_upgrade: bool | None = None) -> Da
         password = settings.store_password.get_secret_value() if settings.store_password else None
         db = PostgresDatabase(url, password=password, pool_size=settings.store_pool_size)
     else:
-        from rpa_mcp.auth.keys import ConfigurationError
+        from rpa_mcp.errors import ConfigurationError
 
         raise ConfigurationError(
             "RPA_STORE_URL must be empty (SQLite under RPA_DATA_DIR), sqlite:///path or postgresql://user@host:port/db",
