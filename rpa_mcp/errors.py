@@ -27,6 +27,7 @@ and tests depend on them); `retryable` says whether the same request may succeed
     ├── Unavailable                   unavailable                     503  retryable
     ├── ConfigurationError            configuration-invalid           500
     ├── StartupRefused                startup-refused                 500
+    ├── SchemaOutdated                schema-outdated                 503
     └── InternalError                 internal-error                  500
 """
 
@@ -205,6 +206,13 @@ class StartupRefused(RpaError):
 
     code = "startup-refused"
     http_status = 500
+
+
+class SchemaOutdated(RpaError):
+    """The database schema is older (or newer) than this server's code: run `rpa-mcp db upgrade`."""
+
+    code = "schema-outdated"
+    http_status = 503
 
 
 class ToolQuotaExceeded(RpaError):
