@@ -24,6 +24,7 @@ from rpa_mcp.store.confirmations import SqliteProposalRepository
 from rpa_mcp.store.coordination import Coordination, Leadership, SharedRateLimiter
 from rpa_mcp.store.db import Database, open_database
 from rpa_mcp.store.migrations import require_current
+from rpa_mcp.store.notify import wake_bus
 from rpa_mcp.store.replay import ReplayRepository
 from rpa_mcp.store.traces import TraceStore
 from rpa_mcp.validation_adapters import build_validator
@@ -51,6 +52,7 @@ class Services:
     replay: Any = None
     coordination: Any = None
     leadership: Any = None
+    wakeups: Any = None
 
 
 def build_services(
@@ -71,6 +73,7 @@ def build_services(
     )
     services.coordination = Coordination(db, services.clock)
     services.leadership = Leadership(db)
+    services.wakeups = wake_bus(db)
     shared_db = db.dialect == "postgres"
     # Replicas must agree on every key: from settings, else (PostgreSQL) created once in the database.
     keys = (

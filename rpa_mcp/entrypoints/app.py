@@ -25,6 +25,7 @@ from rpa_mcp.errors import RpaError
 from rpa_mcp.ops import build_registry
 from rpa_mcp.ops.registry import ROLES, Caller, Registry
 from rpa_mcp.settings import Settings
+from rpa_mcp.store.coordination import LeaderOnly
 
 logger = logging.getLogger(__name__)
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -111,15 +112,18 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with mcp_server.session_manager.run(), anyio.create_task_group() as tg:
             services.notifier.bind_loop()  # type: ignore[attr-defined]  # the MCP notifier
+            services.wakeups.start()  # wake-ups from the other replicas (LISTEN on PostgreSQL)
             stop = anyio.Event()
             if settings.watchdog_enabled and services.replay is not None:
                 runner = _watchdog_runner()
-                if runner is not None:
-                    tg.start_soon(runner, services.replay, stop)
+                if runner is not None:  # one replica at a time runs it (Leadership)
+                    tg.start_soon(runner, LeaderOnly(services.replay, services.leadership), stop)
             try:
                 yield
             finally:
                 stop.set()
+                services.wakeups.stop()
+                services.leadership.release()
                 tg.cancel_scope.cancel()
 
     return Starlette(

@@ -150,6 +150,11 @@ class ReplayRepository:
         with self.db.transaction():
             yield
 
+    def lock_machine(self, machine_id: str) -> None:
+        """Inside `atomic()`: claims for this machine on other replicas wait until it ends."""
+        with self.db.transaction() as conn:
+            self.db.lock(conn, f"machine:{machine_id}")
+
     # --- replays ----------------------------------------------------------------------------
     def insert_replay(self, row: dict[str, Any], actions: Sequence[dict[str, Any]]) -> None:
         with self.db.transaction() as conn:
@@ -187,9 +192,12 @@ class ReplayRepository:
         return [dict(r) for r in self.db.query(sql, params)]
 
     def runnable_replays(self, machine_id: str) -> list[dict[str, Any]]:
+        # PostgreSQL: a replay another replica is changing right now is skipped, not waited for
+        # (its commit wakes the pollers again).
+        skip = " FOR UPDATE SKIP LOCKED" if self.db.dialect == "postgres" else ""
         rows = self.db.query(
             "SELECT replay_id, machine_id, state, variables FROM replay_runs WHERE state = 'running' "
-            "AND (machine_id = ? OR machine_id IS NULL) ORDER BY created_at, replay_id",
+            "AND (machine_id = ? OR machine_id IS NULL) ORDER BY created_at, replay_id" + skip,
             (machine_id,),
         )
         return [_decode(r) for r in rows]

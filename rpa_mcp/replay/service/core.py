@@ -45,6 +45,10 @@ class ReplayCore:
         )
         self.supervisor = Supervisor(self.config, services)
         self._events: dict[str | None, anyio.Event] = {}
+        # Other replicas' wake-ups (LISTEN/NOTIFY on PostgreSQL); absent in a single process.
+        self.wakeups = getattr(services, "wakeups", None)
+        if self.wakeups is not None:
+            self.wakeups.subscribe(self._wake_here)
 
     # --- wake-ups for the long poll -------------------------------------------------------------
     def _event(self, machine_id: str) -> anyio.Event:
@@ -54,6 +58,13 @@ class ReplayCore:
         return event
 
     def _wake(self, machine_id: str | None) -> None:
+        """Something became ready for `machine_id` (None: for any machine): wake its pollers on
+        this replica now, and on the others once the change is committed."""
+        self._wake_here(machine_id)
+        if self.wakeups is not None:
+            self.wakeups.publish(machine_id)
+
+    def _wake_here(self, machine_id: str | None) -> None:
         keys = list(self._events) if machine_id is None else [machine_id]
         for key in keys:
             event = self._events.pop(key, None)

@@ -29,6 +29,7 @@ class Dispatch(ReplayCore):
     def _claim(self, machine_id: str, protocol_version: int) -> NextAction | None:
         now = self.time.now()
         with self.store.atomic():
+            self.store.lock_machine(machine_id)  # concurrent polls of one machine, on any replica, take turns
             inflight = self.store.inflight_for_machine(machine_id)
             if inflight:
                 held = inflight[0]
