@@ -84,8 +84,15 @@ def create_app(
 
     async def healthz(request: Request) -> JSONResponse:
         ok = services.db.ping()
+        leading = services.leadership is not None and services.leadership.leading
         return JSONResponse(
-            {"status": "ok" if ok else "degraded", "store": "ok" if ok else "down", "version": __version__},
+            {
+                "status": "ok" if ok else "degraded",
+                "store": "ok" if ok else "down",
+                "backend": services.db.dialect,
+                "watchdog": "leader" if leading else "standby",
+                "version": __version__,
+            },
             status_code=200 if ok else 503,
         )
 

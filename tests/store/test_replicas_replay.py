@@ -119,6 +119,7 @@ async def test_concurrent_polls_of_one_machine_on_two_replicas_never_put_two_act
     engines, _clock = replicas
     for i in range(2):
         await engines[0].start(steps=steps(2), competence=f"c{i}", version=1, machine_id="pc-7")
+
     def claim(engine: ReplayService, barrier: threading.Barrier, claimed: list[Any]) -> None:
         barrier.wait()
         claimed.append(engine._claim("pc-7", 2))
