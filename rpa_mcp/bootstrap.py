@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rpa_mcp.auth.keys import load_signing_keys
+from rpa_mcp.auth.provider import ProviderAccessTokens, ProviderKeys
 from rpa_mcp.auth.tokens import AccessTokens, ConfirmationCodec
 from rpa_mcp.clock import Clock, SystemClock
 from rpa_mcp.competences import CompetenceStore
@@ -53,6 +54,7 @@ class Services:
     coordination: Any = None
     leadership: Any = None
     wakeups: Any = None
+    provider_tokens: Any = None  # the identity provider's access tokens (OAuth resource server), if configured
 
 
 def build_services(
@@ -125,6 +127,7 @@ def build_services(
     )
     services.validator = build_validator(settings, services.ocr, services.dialogs)
     services.replay = ReplayService(ReplayRepository(services.db), services)
+    services.provider_tokens = build_provider_tokens(settings, services.clock)
     return services
 
 
@@ -140,6 +143,16 @@ def audit_key(settings: Settings, *, shared_db: bool) -> bytes:
             f"replica) or put the same {KEY_FILE} in every replica's RPA_DATA_DIR"
         )
     return load_audit_key(secret, settings.data_dir)
+
+
+def build_provider_tokens(settings: Settings, clock: Clock) -> ProviderAccessTokens | None:
+    if not settings.oidc_issuer:
+        return None
+    keys = ProviderKeys(settings.oidc_issuer, clock=clock, ttl_s=settings.oidc_keys_cache_s)
+    audience = settings.oidc_audience or f"{public_base_url(settings)}/mcp"
+    return ProviderAccessTokens(
+        keys, audiences=[audience], roles_claim=settings.oidc_roles_claim, algorithms=settings.oidc_algorithms
+    )
 
 
 def public_base_url(settings: Settings) -> str:

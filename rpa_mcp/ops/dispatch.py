@@ -1,7 +1,8 @@
 """`dispatch()`: the one path every surface takes to run an operation.
 
-Order: find the operation and the surface -> role check -> rate limit -> validate input ->
-handler -> validate output -> redact; one audit row whatever the outcome. The handler runs
+Order: strict JSON checks of the arguments -> find the operation and the surface -> role check ->
+rate limit -> validate input -> handler -> validate output -> redact; one audit row whatever the
+outcome (arguments refused as non-JSON are audited by shape only). The handler runs
 in an audit scope: its first write commits together with its audit row, and arguments that
 cannot be audited (NaN, infinities) are refused before it runs.
 """
@@ -17,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from rpa_mcp.bootstrap import Services
 from rpa_mcp.errors import Forbidden, InternalError, InvalidInput, NotFound, RpaError
+from rpa_mcp.ops import json_input
 from rpa_mcp.ops.redaction import redact
 from rpa_mcp.ops.registry import Caller, OpContext, Operation, Registry, Surface
 
@@ -49,7 +51,10 @@ async def dispatch(
     outcome, code = "ok", None
     request_id = secrets.token_hex(6)
     scope = None
+    readable = False
     try:
+        json_input.check(arguments or {}, json_input.limits_of(services.settings))
+        readable = True
         if op is None or surface not in op.surfaces:
             raise NotFound(f"unknown operation {name!r}", operation=name)
         if not caller.has_any(op.allowed_roles):
@@ -87,7 +92,7 @@ async def dispatch(
             services.audit.record(
                 actor=caller.subject,
                 operation=name,
-                args=audit_view(op, arguments or {}),
+                args=audit_view(op, arguments or {}) if readable else {"unreadable_arguments": True},
                 outcome=outcome,
                 code=code,
                 duration_ms=(time.perf_counter() - started) * 1000,
