@@ -21,6 +21,7 @@ from rpa_mcp.replay.service import ReplayService
 from rpa_mcp.settings import Settings
 from rpa_mcp.shadow.service import ShadowService
 from rpa_mcp.store.audit import CHECKPOINT_FILE, KEY_FILE, AuditLog, load_audit_key
+from rpa_mcp.store.competences import DbCompetenceStore
 from rpa_mcp.store.confirmations import SqliteProposalRepository
 from rpa_mcp.store.coordination import Coordination, Leadership, SharedRateLimiter
 from rpa_mcp.store.db import Database, open_database
@@ -112,7 +113,11 @@ def build_services(
         audit=services.audit,
     )
     # --- areas (one line each) ---
-    services.competences = CompetenceStore(settings.data_dir / "competences", services.clock)
+    services.competences = (
+        DbCompetenceStore(db, services.clock, root=settings.data_dir / "competences")  # shared by the replicas
+        if shared_db
+        else CompetenceStore(settings.data_dir / "competences", services.clock)
+    )
     services.traces = TraceStore(services.db)
     services.shadow = ShadowService(
         services.traces,

@@ -98,7 +98,9 @@ async def dispatch(
                 duration_ms=(time.perf_counter() - started) * 1000,
                 via=surface,
                 request_id=request_id,
-                wait=not (outcome == "ok" and op is not None and op.risk == "read"),  # reads: group commit
+                # durable before the answer: errors, and mutations (they may change files, not only rows);
+                # a read or draft that succeeded and wrote nothing is group-committed without waiting
+                wait=outcome != "ok" or op is None or op.risk not in ("read", "draft"),
             )
 
 

@@ -143,21 +143,24 @@ def kill(replica: Replica, sig: int = signal.SIGKILL) -> None:
 @pytest.fixture
 async def cluster(pg_url: str, tmp_path: Path) -> AsyncIterator[Cluster]:
     replicas = []
+    # The competence is written as YAML files, then imported into the shared database.
+    store = CompetenceStore(tmp_path / "import", FakeClock())
+    store.save(CYCLE["name"], CYCLE, machine_id=MACHINE)
+    store.promote(CYCLE["name"])
     for i in range(3):
         data = tmp_path / f"replica{i}"
-        # Competence files are per data dir; every replica is given the same ones.
-        store = CompetenceStore(data / "competences", FakeClock())
-        store.save(CYCLE["name"], CYCLE, machine_id=MACHINE)
-        store.promote(CYCLE["name"])
         sock = loopback_socket()
         port = sock.getsockname()[1]
         sock.close()
         replicas.append(Replica(i, port, data, _env(pg_url, data, port)))
     cluster = Cluster(pg_url, replicas)
+    for command in (["db", "upgrade"], ["competences", "import", str(tmp_path / "import")]):
+        done = subprocess.run([sys.executable, "-m", "rpa_mcp", *command], env=replicas[0].env, capture_output=True,
+                              text=True)  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
     try:
-        await start(replicas[0])  # the first one sets the new database up, the others find it ready
         async with anyio.create_task_group() as tg:
-            for replica in replicas[1:]:
+            for replica in replicas:
                 tg.start_soon(start, replica)
         yield cluster
     finally:
