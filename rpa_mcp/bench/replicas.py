@@ -105,7 +105,7 @@ async def _servers(root: Path, n: int, pg_url: str | None) -> AsyncIterator[list
     try:
         for i in range(n):
             data = root / f"r{i}"
-            _prepare(data)
+            _prepare(data)  # SQLite reads these files; PostgreSQL replicas get them imported below
             sock = loopback_socket()
             port = sock.getsockname()[1]
             sock.close()
@@ -121,6 +121,10 @@ async def _servers(root: Path, n: int, pg_url: str | None) -> AsyncIterator[list
             }
             if pg_url:
                 env["RPA_STORE_URL"] = pg_url
+                if i == 0:
+                    for command in (["db", "upgrade"], ["competences", "import", str(data / "competences")]):
+                        subprocess.run([sys.executable, "-m", "rpa_mcp", *command], env=env, check=True,
+                                       capture_output=True)  # fmt: skip
             with open(root / f"r{i}.log", "ab") as log:
                 proc = subprocess.Popen([sys.executable, "-m", "rpa_mcp", "serve"], env=env, stdout=log, stderr=log)
             servers.append(Server(port, proc))

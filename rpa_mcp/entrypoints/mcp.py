@@ -9,15 +9,18 @@ the stable code, so the model can act on them.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import inspect
 import json
 import logging
+import os
 import re
 import weakref
 from dataclasses import replace
 from typing import Any
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context, MCPServer, RequestStateSecurity
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.mcpserver.prompts.base import Prompt, PromptArgument
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated, ToolsListChanged
@@ -172,6 +175,12 @@ class McpNotifier(Notifier):
             logger.debug("notification not delivered", exc_info=True)
 
 
+def request_state_keys(services: Services) -> list[bytes]:
+    """Keys of the SDK's sealed request state, derived from the signing keys (the same on every replica)."""
+    keys = getattr(services.access_tokens, "keys", None) or []
+    return [hmac.new(key, b"rpa-mcp request state", hashlib.sha256).digest() for key in keys] or [os.urandom(32)]
+
+
 class RpaMCPServer(MCPServer):
     def __init__(
         self, registry: Registry, services: Services, *, local_caller: Caller | None, bus: InMemorySubscriptionBus
@@ -183,6 +192,8 @@ class RpaMCPServer(MCPServer):
             instructions=INSTRUCTIONS,
             subscriptions=bus,
             log_level="WARNING",  # the SDK calls basicConfig(); our own logging is configured by the CLI
+            # The sealed request state of multi-round calls may come back to another replica: one key for all.
+            request_state_security=RequestStateSecurity(keys=request_state_keys(services)),
         )
         self.registry, self.services, self.local_caller = registry, services, local_caller
 
