@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-import importlib
 import logging
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 import anyio
@@ -25,17 +25,20 @@ from rpa_mcp.entrypoints.mcp import build_mcp_server
 from rpa_mcp.entrypoints.mcp_body import McpBodyGuard
 from rpa_mcp.entrypoints.rest import rest_routes
 from rpa_mcp.errors import RpaError
+from rpa_mcp.identity import ROLES, Caller
 from rpa_mcp.ops import build_registry
 from rpa_mcp.ops.json_input import limits_of
-from rpa_mcp.ops.registry import ROLES, Caller, Registry
+from rpa_mcp.ops.registry import Registry
+from rpa_mcp.replay.service import run_watchdog
 from rpa_mcp.settings import Settings
-from rpa_mcp.store.coordination import LeaderOnly
 
 logger = logging.getLogger(__name__)
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
 class StartupRefused(RpaError):
+    """The server refuses to start with these settings (the message says which and what to do)."""
+
     code = "startup-refused"
 
 
@@ -73,7 +76,6 @@ def create_app(
     registry = registry or build_registry()
     verify = None if settings.auth_disabled else bearer_verifier(services)
     mcp_server = build_mcp_server(registry, services)
-    services.mcp_server = mcp_server  # type: ignore[attr-defined]  # used by tests and the demo
     hosts, origins = allowed_hosts(settings), allowed_origins(settings)
     mcp_app = mcp_server.streamable_http_app(
         streamable_http_path="/mcp",
@@ -128,13 +130,11 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with mcp_server.session_manager.run(), anyio.create_task_group() as tg:
-            services.notifier.bind_loop()  # type: ignore[attr-defined]  # the MCP notifier
+            mcp_server.publisher.bind_loop()
             services.wakeups.start()  # wake-ups from the other replicas (LISTEN on PostgreSQL)
             stop = anyio.Event()
-            if settings.watchdog_enabled and services.replay is not None:
-                runner = _watchdog_runner()
-                if runner is not None:  # one replica at a time runs it (Leadership)
-                    tg.start_soon(runner, LeaderOnly(services.replay, services.leadership), stop)
+            if settings.watchdog_enabled:  # one replica at a time scans (the leader)
+                tg.start_soon(partial(run_watchdog, services.replay, stop, leader=services.leadership))
             try:
                 yield
             finally:
@@ -143,7 +143,7 @@ def create_app(
                 services.leadership.release()
                 tg.cancel_scope.cancel()
 
-    return Starlette(
+    app = Starlette(
         routes=routes,
         lifespan=lifespan,
         middleware=[
@@ -160,6 +160,8 @@ def create_app(
             Middleware(McpBodyGuard, path="/mcp", max_bytes=settings.max_body_bytes, limits=limits_of(settings)),
         ],
     )
+    app.state.mcp_server = mcp_server  # the MCP server object, for in-memory clients (tests, the demo)
+    return app
 
 
 def bearer_verifier(services: Services) -> Any:
@@ -180,14 +182,6 @@ def token_sign_in(settings: Settings) -> bool:
     if settings.console_token_sign_in is not None:
         return settings.console_token_sign_in
     return not (settings.oidc_issuer and settings.oidc_client_id)
-
-
-def _watchdog_runner() -> Any:
-    try:
-        module = importlib.import_module("rpa_mcp.replay.service")
-    except ModuleNotFoundError:
-        return None
-    return getattr(module, "run_watchdog", None)
 
 
 def local_operator() -> Caller:

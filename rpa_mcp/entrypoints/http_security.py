@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from rpa_mcp.clock import Clock
-from rpa_mcp.ops.registry import ROLES, Caller
+from rpa_mcp.identity import ROLES, Caller
 
 Scope = dict[str, Any]
 ASGIApp = Callable[[Scope, Any, Any], Awaitable[None]]

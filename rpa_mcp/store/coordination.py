@@ -153,20 +153,3 @@ class Leadership:
     def release(self) -> None:
         with self._lock:
             self._drop()
-
-
-class LeaderOnly:
-    """The watchdog's view of the replay service: it scans only while this replica leads."""
-
-    def __init__(self, service: Any, leadership: Leadership) -> None:
-        self.service, self.leadership = service, leadership
-
-    @property
-    def config(self) -> Any:
-        return self.service.config
-
-    def scan_once(self) -> int:
-        if not self.leadership.is_leader():
-            return 0
-        result: int = self.service.scan_once()
-        return result

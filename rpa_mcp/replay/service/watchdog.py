@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.ports import Leader
 from rpa_mcp.replay.service.core import ReplayCore
 
 if TYPE_CHECKING:
@@ -117,14 +118,18 @@ class Watchdog(ReplayCore):
         )
 
 
-async def run_watchdog(service: ReplayService, stop_event: anyio.Event) -> None:
-    """Scan for orphans every `scan_interval_s` until `stop_event` is set (started by the app lifespan)."""
+async def run_watchdog(service: ReplayService, stop_event: anyio.Event, *, leader: Leader | None = None) -> None:
+    """Scan for orphans every `scan_interval_s` until `stop_event` is set (started by the app lifespan).
+
+    With several replicas, only the `leader` scans; another one takes over at its next scan
+    when the leader is gone."""
     if not service.config.watchdog_enabled:
         return
     interval = service.config.scan_interval_s
     while not stop_event.is_set():
         try:
-            service.scan_once()
+            if leader is None or leader.is_leader():
+                service.scan_once()
         except Exception as exc:
             m.log_event("watchdog_error", replay_id=None, error=repr(exc))
         with anyio.move_on_after(interval):
