@@ -168,13 +168,14 @@ async def test_an_agent_long_polling_one_replica_gets_the_replay_started_on_anot
     answers: list[httpx2.Response] = []
 
     async def poll() -> None:
-        answers.append(await poller.get("/api/v1/replay/next", params={"machine_id": MACHINE, "wait": 20},
-                                        headers=headers))  # fmt: skip
+        params = {"machine_id": MACHINE, "wait": 55}  # woken long before its wait ends, or the wake-up was lost
+        answers.append(await poller.get("/api/v1/replay/next", params=params, headers=headers))
 
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(poll)
-        await anyio.sleep(0.5)  # the poll is parked on replica 2 before the replay starts on replica 0
-        replay_id = await side.start()
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(poll)
+            await anyio.sleep(0.5)  # the poll is parked on replica 2 before the replay starts on replica 0
+            replay_id = await side.start()
     assert answers[0].status_code == 200 and answers[0].json()["replay_id"] == replay_id
 
 

@@ -13,6 +13,7 @@ import pytest
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.service import ReplayService
 from rpa_mcp.store.postgres import PostgresDatabase
+from rpa_mcp.store.replay import ReplayRepository
 from tests.replay.kit import FakeAgent, JumpClock, assert_clean, check, drain, make_service, make_services, steps
 
 pytestmark = pytest.mark.anyio
@@ -27,6 +28,25 @@ class AnyReplica:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.rng.choice(self.replicas), name)
+
+
+def _engine(services: Any, wakeups: Any) -> ReplayService:
+    """The kit's engine, with the wake-ups shared by the replicas."""
+    from rpa_mcp.replay.resolve import load_thresholds
+
+    return ReplayService(
+        ReplayRepository(services.db),
+        clock=services.clock,
+        config=m.ReplayConfig.from_settings(services.settings),
+        thresholds=load_thresholds(services.settings.catalog_path / "thresholds.yaml"),
+        validator=services.validator,
+        dialogs=services.dialogs,
+        notifier=services.notifier,
+        ocr=services.ocr,
+        vlm=services.vlm,
+        server_actions=services.server_actions,
+        wakeups=wakeups,
+    )
 
 
 @pytest.fixture
@@ -88,7 +108,7 @@ async def test_an_agent_long_polling_one_replica_gets_the_action_started_on_anot
     clock = JumpClock()
     dbs = [PostgresDatabase(pg_url) for _ in range(2)]
     buses = [PgWakeBus(db) for db in dbs]
-    a, b = (make_service(make_services(tmp_path / f"r{i}", db=db, clock=clock, wakeups=bus))
+    a, b = (_engine(make_services(tmp_path / f"r{i}", db=db, clock=clock), bus)
             for i, (db, bus) in enumerate(zip(dbs, buses, strict=True)))  # fmt: skip
     for bus in buses:
         bus.start()
@@ -99,7 +119,8 @@ async def test_an_agent_long_polling_one_replica_gets_the_action_started_on_anot
             got: list[Any] = []
 
             async def poll() -> None:
-                got.append(await b.next_action("pc-9", wait=25, protocol_version=2))  # waits on replica B
+                with anyio.fail_after(20):  # woken well before its 60 s wait ends, or the wake-up was lost
+                    got.append(await b.next_action("pc-9", wait=60, protocol_version=2))  # waits on replica B
 
             async with anyio.create_task_group() as tg:
                 tg.start_soon(poll)
