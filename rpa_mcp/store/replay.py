@@ -191,7 +191,7 @@ class ReplayRepository:
 
     @staticmethod
     def _insert(conn: Connection, table: str, row: _Row, *, or_nothing: bool = False) -> int:
-        keys = [k for k in row.keys() if not (k == "id" and row[k] is None)]
+        keys = [k for k in row if not (k == "id" and row[k] is None)]
         return conn.execute(
             f"INSERT INTO {table} ({', '.join(keys)}) VALUES ({', '.join('?' for _ in keys)})"
             + (" ON CONFLICT DO NOTHING" if or_nothing else ""),
