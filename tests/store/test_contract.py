@@ -140,7 +140,7 @@ def _replay_rows() -> tuple[ReplayRow, list[ActionRow]]:
             max_resends=2,
             state="PENDING",
             updated_at=1.0,
-        )  # fmt: skip
+        )
         for i in range(2)
     ]
     return run, actions
