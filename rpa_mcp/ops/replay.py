@@ -269,9 +269,7 @@ async def _resume_preview(ctx: OpContext, args: ResumeReplayInput) -> Preview:
     service = service_of(ctx)
     replay = _require_paused(service, args.replay_id)
     current = service.store.first_open_action(args.replay_id)
-    if current is not None and (
-        current.state == m.HELD or (current.state == m.ORPHAN and not current.resend_allowed)
-    ):
+    if current is not None and (current.state == m.HELD or (current.state == m.ORPHAN and not current.resend_allowed)):
         raise PreconditionFailed(
             f"action {current['action_id']} needs an answer first: use answer_pause "
             "(retry, skip, click:<label> or abort)"
