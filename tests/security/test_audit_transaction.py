@@ -63,7 +63,7 @@ def _batch(n: int) -> dict:
     }  # fmt: skip
 
 
-async def test_sigkill_during_an_ingestion_burst_leaves_no_batch_without_its_audit_row(tmp_path, free_port):  # noqa: F811
+async def test_sigkill_during_an_ingestion_burst_leaves_no_batch_without_its_audit_row(tmp_path, free_port):  # noqa: F811 - fixture
     data = tmp_path / "data"
     base = f"http://127.0.0.1:{free_port}"
     server = await _start(data, free_port)
