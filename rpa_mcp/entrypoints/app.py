@@ -142,6 +142,7 @@ def create_app(
                 services.wakeups.stop()
                 services.leadership.release()
                 tg.cancel_scope.cancel()
+                services.audit.close()  # the last rows and the checkpoint are on disk before the process ends
 
     app = Starlette(
         routes=routes,

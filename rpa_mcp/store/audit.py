@@ -199,6 +199,7 @@ class AuditLog:
         self._lock = threading.Lock()
         self._wakeup = threading.Condition(self._lock)
         self._idle = False  # the writer sleeps until a row comes
+        self._closing = False
         self._writer: threading.Thread | None = None
         db.add_commit_hook(self._commit_hook)
         if db.query_one("SELECT 1 AS x FROM audit_inbox LIMIT 1") is not None:
@@ -301,6 +302,15 @@ class AuditLog:
         if marker.error is not None:
             raise marker.error
 
+    def close(self) -> None:
+        """Commit and chain what is pending, write the checkpoint, and let the writer go (shutdown)."""
+        self.flush()
+        with self._wakeup:
+            writer, self._closing = self._writer, True
+            self._wakeup.notify()
+        if writer is not None:
+            writer.join(timeout=5)
+
     # --- the writer: group commit and chaining -----------------------------------------------
     def _put(self, pending: _Pending) -> None:
         """Queue a row or a marker. Only the first one after an idle spell and the ones somebody
@@ -318,7 +328,8 @@ class AuditLog:
             with self._wakeup:
                 if not self._pending:
                     self._idle = True
-                    self._wakeup.wait(timeout=self.IDLE_EXIT_S)
+                    if not self._closing:
+                        self._wakeup.wait(timeout=self.IDLE_EXIT_S)
                     self._idle = False
                     if not self._pending:
                         self._writer = None
@@ -332,12 +343,12 @@ class AuditLog:
             except Exception as exc:  # surfaced to every waiting caller of the batch
                 logger.error("audit batch failed: %r", exc)
                 error, head = exc, None
+            if head is not None:
+                self._write_checkpoint(*head)  # before anyone is told: a flushed log has its checkpoint
             for p in batch:
                 p.error = error
                 if p.done is not None:
                     p.done.set()
-            if head is not None:
-                self._write_checkpoint(*head)
 
     def _chain(self, batch: list[_Pending]) -> tuple[int, str] | None:
         """Chain the batch and every inbox row in one transaction; returns the new head.
