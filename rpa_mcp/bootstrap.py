@@ -17,6 +17,7 @@ from rpa_mcp.auth.provider import ProviderAccessTokens, ProviderKeys
 from rpa_mcp.auth.tokens import AccessTokens, ConfirmationCodec
 from rpa_mcp.clock import Clock, SystemClock
 from rpa_mcp.competences import CompetenceStore
+from rpa_mcp.competences.ports import Competences
 from rpa_mcp.confirmation.service import ConfirmationService
 from rpa_mcp.dialogs.service import DialogService
 from rpa_mcp.notify import Notifier
@@ -29,10 +30,12 @@ from rpa_mcp.replay.unconfigured import NoServerActionRunner, NoVlmLocator
 from rpa_mcp.settings import Settings
 from rpa_mcp.shadow.service import ShadowService
 from rpa_mcp.store.audit import CHECKPOINT_FILE, KEY_FILE, AuditLog, load_audit_key
+from rpa_mcp.store.competences import DbCompetenceStore
 from rpa_mcp.store.confirmations import SqliteProposalRepository
 from rpa_mcp.store.coordination import Coordination, Leadership, SharedRateLimiter
 from rpa_mcp.store.db import Database, open_database
 from rpa_mcp.store.migrations import require_current
+from rpa_mcp.store.notify import LocalWakeBus, PgWakeBus, wake_bus
 from rpa_mcp.store.replay import ReplayRepository
 from rpa_mcp.store.traces import TraceStore
 from rpa_mcp.validation import Validator
@@ -53,7 +56,7 @@ class Services:
     audit: AuditLog
     rate_limiter: RateLimiter | SharedRateLimiter
     confirmations: ConfirmationService
-    competences: CompetenceStore
+    competences: Competences
     traces: TraceStore
     shadow: ShadowService
     dialogs: DialogService
@@ -63,6 +66,7 @@ class Services:
     replay: ReplayService
     coordination: Coordination
     leadership: Leadership
+    wakeups: LocalWakeBus | PgWakeBus
     provider_tokens: ProviderAccessTokens | None  # the identity provider's access tokens, if configured
 
 
@@ -91,6 +95,7 @@ def build_services(
     ocr = ocr or RapidOcrEngine()
     notifier = notifier or Notifier()
     coordination = Coordination(db, clock)
+    wakeups = wake_bus(db)
     shared_db = db.dialect == "postgres"
     # Replicas must agree on every key: from settings, else (PostgreSQL) created once in the database.
     keys = (
@@ -141,7 +146,11 @@ def build_services(
             approval_base_url=public_base_url(settings),
             audit=audit,
         ),
-        competences=CompetenceStore(settings.data_dir / "competences", clock),
+        competences=(
+            DbCompetenceStore(db, clock, root=settings.data_dir / "competences")  # shared by the replicas
+            if shared_db
+            else CompetenceStore(settings.data_dir / "competences", clock)
+        ),
         traces=traces,
         shadow=ShadowService(
             traces,
@@ -166,9 +175,11 @@ def build_services(
             ocr=ocr,
             vlm=vlm,
             server_actions=server_actions,
+            wakeups=wakeups if shared_db else None,  # one process: its own events suffice
         ),
         coordination=coordination,
         leadership=Leadership(db),
+        wakeups=wakeups,
         provider_tokens=build_provider_tokens(settings, clock),
     )
 

@@ -1,4 +1,4 @@
-"""`rpa-mcp serve | token | audit verify | db upgrade | catalog check | bench | agent-sim | agent-x11 | demo`."""
+"""`rpa-mcp serve | token | audit verify | db | competences | catalog check | bench | agent-sim | agent-x11 | demo`."""
 
 from __future__ import annotations
 
@@ -111,6 +111,33 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return 1
 
 
+def cmd_competences(args: argparse.Namespace) -> int:
+    from rpa_mcp.clock import SystemClock
+    from rpa_mcp.store.competences import DbCompetenceStore
+    from rpa_mcp.store.db import open_database
+    from rpa_mcp.store.migrations import require_current
+
+    settings = Settings()
+    db = open_database(settings)
+    try:
+        require_current(db)
+        if db.dialect != "postgres":
+            print("competences are the YAML files under RPA_DATA_DIR/competences with SQLite: nothing to do")
+            return 0
+        store = DbCompetenceStore(db, SystemClock(), root=settings.data_dir / "competences")
+        folder = Path(args.folder)
+        if args.action == "export":
+            print(f"{store.export_to(folder)} file(s) written under {folder}")
+            return 0
+        added, problems = store.import_from(folder)
+        for problem in problems:
+            print(f"problem: {problem}")
+        print(f"{added} version(s) imported from {folder}")
+        return 0 if not problems else 1
+    finally:
+        db.close()
+
+
 def cmd_db(args: argparse.Namespace) -> int:
     from rpa_mcp.store.db import open_database
     from rpa_mcp.store.migrations import pending, upgrade
@@ -198,6 +225,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     db = sub.add_parser("db", help="database schema: upgrade applies pending migrations (SQLite or PostgreSQL)")
     db.add_argument("action", choices=["upgrade", "status"])
     db.set_defaults(fn=cmd_db)
+    comp = sub.add_parser(
+        "competences",
+        help="import/export the competences kept in PostgreSQL as the YAML folders (candidate/, validated/)",
+    )
+    comp.add_argument("action", choices=["import", "export"])
+    comp.add_argument("folder", help="a folder holding candidate/ and validated/ (the file store's layout)")
+    comp.set_defaults(fn=cmd_competences)
     catalog = sub.add_parser("catalog", help="catalog tools")
     catalog.add_argument("action", choices=["check"])
     catalog.set_defaults(fn=cmd_catalog)

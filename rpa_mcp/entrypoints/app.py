@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 import anyio
@@ -83,8 +84,15 @@ def create_app(
 
     async def healthz(request: Request) -> JSONResponse:
         ok = services.db.ping()
+        leading = services.leadership is not None and services.leadership.leading
         return JSONResponse(
-            {"status": "ok" if ok else "degraded", "store": "ok" if ok else "down", "version": __version__},
+            {
+                "status": "ok" if ok else "degraded",
+                "store": "ok" if ok else "down",
+                "backend": services.db.dialect,
+                "watchdog": "leader" if leading else "standby",
+                "version": __version__,
+            },
             status_code=200 if ok else 503,
         )
 
@@ -117,14 +125,18 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with mcp_server.session_manager.run(), anyio.create_task_group() as tg:
             mcp_server.publisher.bind_loop()
+            services.wakeups.start()  # wake-ups from the other replicas (LISTEN on PostgreSQL)
             stop = anyio.Event()
-            if settings.watchdog_enabled:
-                tg.start_soon(run_watchdog, services.replay, stop)
+            if settings.watchdog_enabled:  # one replica at a time scans (the leader)
+                tg.start_soon(partial(run_watchdog, services.replay, stop, leader=services.leadership))
             try:
                 yield
             finally:
                 stop.set()
+                services.wakeups.stop()
+                services.leadership.release()
                 tg.cancel_scope.cancel()
+                services.audit.close()  # the last rows and the checkpoint are on disk before the process ends
 
     app = Starlette(
         routes=routes,

@@ -13,15 +13,18 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
+import hmac
 import inspect
 import json
 import logging
+import os
 import re
 import weakref
 from typing import Any
 
 from mcp.server.lowlevel.helper_types import ReadResourceContents
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context, MCPServer, RequestStateSecurity
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.mcpserver.prompts.base import Prompt, PromptArgument
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated, ToolsListChanged
@@ -164,6 +167,12 @@ class McpPublisher:
             logger.debug("notification not delivered", exc_info=True)
 
 
+def request_state_keys(services: Services) -> list[bytes]:
+    """Keys of the SDK's sealed request state, derived from the signing keys (the same on every replica)."""
+    keys = getattr(services.access_tokens, "keys", None) or []
+    return [hmac.new(key, b"rpa-mcp request state", hashlib.sha256).digest() for key in keys] or [os.urandom(32)]
+
+
 class RpaMCPServer(MCPServer):
     def __init__(
         self,
@@ -181,6 +190,8 @@ class RpaMCPServer(MCPServer):
             instructions=INSTRUCTIONS,
             subscriptions=bus,
             log_level="WARNING",  # the SDK calls basicConfig(); our own logging is configured by the CLI
+            # The sealed request state of multi-round calls may come back to another replica: one key for all.
+            request_state_security=RequestStateSecurity(keys=request_state_keys(services)),
         )
         self.registry, self.services, self.local_caller = registry, services, local_caller
         self.publisher = publisher

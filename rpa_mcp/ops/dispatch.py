@@ -86,18 +86,24 @@ async def dispatch(
         logger.exception("operation %s failed", name)
         raise InternalError(f"{name} failed unexpectedly; the server log has the details") from exc
     finally:
-        if not (outcome == "ok" and scope is not None and scope.logged):
+        # durable before the answer: errors, and mutations (they may change files, not only rows);
+        # a read or draft that succeeded and wrote nothing is group-committed without waiting
+        wait = outcome != "ok" or op is None or op.risk not in ("read", "draft")
+        duration_ms = (time.perf_counter() - started) * 1000
+        if scope is not None:
             # (an operation that wrote committed its row with its first write; a later error adds one)
+            services.audit.close_scope(scope, outcome=outcome, code=code, duration_ms=duration_ms, wait=wait)
+        else:
             services.audit.record(
                 actor=caller.subject,
                 operation=name,
                 args=audit_view(op, arguments or {}) if readable else {"unreadable_arguments": True},
                 outcome=outcome,
                 code=code,
-                duration_ms=(time.perf_counter() - started) * 1000,
+                duration_ms=duration_ms,
                 via=surface,
                 request_id=request_id,
-                wait=not (outcome == "ok" and op is not None and op.risk == "read"),  # reads: group commit
+                wait=wait,
             )
 
 
