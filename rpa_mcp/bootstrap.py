@@ -25,6 +25,7 @@ from rpa_mcp.store.db import Database
 from rpa_mcp.store.replay import ReplayRepository
 from rpa_mcp.store.traces import TraceStore
 from rpa_mcp.validation_adapters import build_validator
+from rpa_mcp.vision.budget import FrameCache, ImageWork
 from rpa_mcp.vision.ocr import OcrEngine, RapidOcrEngine
 
 
@@ -35,6 +36,8 @@ class Services:
     clock: Clock
     ocr: OcrEngine
     notifier: Notifier = field(default_factory=Notifier)
+    frames: FrameCache = field(default_factory=lambda: FrameCache(256 * 1024 * 1024))  # shared byte budget
+    image_work: ImageWork = field(default_factory=lambda: ImageWork(2))  # concurrent decode + analysis
     # Area services, filled by build_services (typed loosely to keep areas independent).
     access_tokens: Any = None
     audit: Any = None
@@ -62,6 +65,8 @@ def build_services(
         db=db or Database(settings.data_dir / "rpa.sqlite3"),
         clock=clock or SystemClock(),
         ocr=ocr or RapidOcrEngine(),
+        frames=FrameCache(settings.frame_cache_bytes),
+        image_work=ImageWork(settings.image_work_slots),
     )
     keys = load_signing_keys(settings)
     services.access_tokens = AccessTokens(
@@ -92,6 +97,8 @@ def build_services(
         notify=lambda uri: services.notifier.resource_updated(uri),
         max_pixels=settings.max_image_pixels,
         max_image_bytes=settings.max_body_bytes,
+        frames=services.frames,
+        max_request_pixels=settings.max_request_pixels,
     )
     services.dialogs = DialogService.from_catalog_dir(
         settings.catalog_path, services.ocr, resolver_enabled=settings.dialog_resolver_enabled

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -12,9 +13,11 @@ from rpa_mcp.ops.registry import StrictModel
 from rpa_mcp.vision.images import decode_base64, decode_image
 
 if TYPE_CHECKING:
+    from rpa_mcp.bootstrap import Services
     from rpa_mcp.ops.registry import OpContext
 
 SCREENSHOT_URI_PREFIX = "rpa://screenshots/"
+T = TypeVar("T")
 
 
 class ImageArg(StrictModel):
@@ -41,21 +44,61 @@ class Crop(StrictModel):
     bbox: list[int] | None = Field(None, description="Where the crop was taken in the frame: [x, y, w, h].")
 
 
-async def load_image_bytes(ctx: OpContext, arg: ImageArg, field: str) -> bytes:
-    settings = ctx.services.settings
-    if arg.png_base64 is not None:
-        return decode_base64(arg.png_base64, field=f"{field}.png_base64", max_bytes=settings.max_body_bytes)
+def _screenshot_id(services: Services, arg: ImageArg, field: str) -> str:
     assert arg.ref is not None
     screenshot_id = arg.ref.removeprefix(SCREENSHOT_URI_PREFIX)
     if not screenshot_id or "/" in screenshot_id:
         raise InvalidInput(f"{field}.ref: {arg.ref!r} is not a screenshot reference", field=f"{field}.ref")
-    if ctx.services.traces is None:
+    if services.traces is None:
         raise InvalidInput(f"{field}.ref: no screenshot store is configured; send png_base64", field=f"{field}.ref")
-    data: bytes = ctx.services.traces.get_screenshot(screenshot_id)
-    return data
+    return screenshot_id
+
+
+def decode_arg(services: Services, arg: ImageArg, field: str) -> np.ndarray:
+    """An image argument decoded with the configured limits (blocking: call it inside `with_images`).
+
+    A stored screenshot is decoded once and kept in the shared frame cache (RPA_FRAME_CACHE_BYTES).
+    """
+    settings = services.settings
+    if arg.png_base64 is not None:
+        data = decode_base64(arg.png_base64, field=f"{field}.png_base64", max_bytes=settings.max_body_bytes)
+        return decode_image(data, max_pixels=settings.max_image_pixels, field=field)
+    screenshot_id = _screenshot_id(services, arg, field)
+    cached = services.frames.get(screenshot_id)
+    if cached is not None:
+        return cached
+    image = decode_image(
+        services.traces.get_screenshot(screenshot_id), max_pixels=settings.max_image_pixels, field=field
+    )
+    services.frames.put(screenshot_id, image)
+    return image
+
+
+async def with_images(ctx: OpContext, fn: Callable[..., T], *images: tuple[ImageArg | None, str]) -> T:
+    """Decode `images` and run `fn(*arrays)` as ONE unit of image work, off the event loop.
+
+    At most RPA_IMAGE_WORK_SLOTS units run at once (the others wait without holding a frame), so
+    concurrent requests with near-limit images cannot add up to gigabytes of decoded pixels.
+    """
+    services = ctx.services
+
+    def unit() -> T:
+        decoded: dict[tuple[str | None, str | None], np.ndarray] = {}  # the same image twice is decoded once
+        arrays: list[Any] = []
+        for arg, field in images:
+            if arg is None:
+                arrays.append(None)
+                continue
+            key = (arg.png_base64, arg.ref)
+            if key not in decoded:
+                decoded[key] = decode_arg(services, arg, field)
+            arrays.append(decoded[key])
+        return fn(*arrays)
+
+    return await services.image_work.run(unit)
 
 
 async def load_image(ctx: OpContext, arg: ImageArg, field: str) -> np.ndarray:
-    """Decode an image argument once, with the configured pixel limit."""
-    data = await load_image_bytes(ctx, arg, field)
-    return decode_image(data, max_pixels=ctx.services.settings.max_image_pixels, field=field)
+    """Decode one image argument (a unit of image work of its own; prefer `with_images` to analyse it)."""
+    image: np.ndarray = await with_images(ctx, lambda decoded: decoded, (arg, field))
+    return image

@@ -9,13 +9,11 @@ REST adapter contract (see docs/replay-wire-contract.md):
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
-import anyio.to_thread
 from pydantic import BaseModel, Field
 
-from rpa_mcp.ops.common import ImageArg, load_image
+from rpa_mcp.ops.common import ImageArg, with_images
 from rpa_mcp.ops.registry import Http, OpContext, Operation, StrictModel, Surface
 from rpa_mcp.ops.replay import service_of
 from rpa_mcp.replay.wire import (
@@ -55,10 +53,11 @@ class ResolveTargetOutput(StrictModel):
 
 # --- handlers --------------------------------------------------------------------------------------
 async def resolve_target(ctx: OpContext, args: ResolveTargetInput) -> ResolveTargetOutput:
-    image = await load_image(ctx, args.image, "image")
     service = service_of(ctx)
-    res = await anyio.to_thread.run_sync(
-        partial(service.resolver.resolve, image, args.target_spec, window_title=args.window_title)
+    res = await with_images(
+        ctx,
+        lambda image: service.resolver.resolve(image, args.target_spec, window_title=args.window_title),
+        (args.image, "image"),
     )
     return ResolveTargetOutput(
         resolved=res.resolved,

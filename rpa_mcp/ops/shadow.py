@@ -279,6 +279,8 @@ def audit_view(arguments: dict[str, Any]) -> dict[str, Any]:
 
 async def ingest_events(ctx: OpContext, args: IngestInput) -> IngestOut:
     shadow = _shadow(ctx.services)
+    if any(isinstance(ev, dict) and ev.get("screenshot") for ev in args.events):  # decodes: one unit of image work
+        return IngestOut.model_validate(await ctx.services.image_work.run(shadow.ingest, args.events))
     return IngestOut.model_validate(await anyio.to_thread.run_sync(shadow.ingest, args.events))
 
 

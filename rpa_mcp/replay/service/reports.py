@@ -57,7 +57,11 @@ class Reports(ReplayCore):
         # Heavy work (decode, validator, dialog resolver) happens outside the write lock; the
         # write below is conditional on the attempt being still current, so a racing watchdog
         # or a concurrent duplicate cannot both win.
-        decision, screen = await anyio.to_thread.run_sync(self.supervisor.decide, a, replay, msg)
+        work = getattr(self.services, "image_work", None)  # decode + validation: bounded like all image work
+        if work is not None:
+            decision, screen = await work.run(self.supervisor.decide, a, replay, msg)
+        else:
+            decision, screen = await anyio.to_thread.run_sync(self.supervisor.decide, a, replay, msg)
         now = self.time.now()
         with self.store.atomic():
             if not self.store.add_report(
