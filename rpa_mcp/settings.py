@@ -58,7 +58,21 @@ class Settings(BaseSettings):
     watchdog_max_resends: int = Field(2, ge=0, le=10)
     validator_v2_enabled: bool = True
     dialog_resolver_enabled: bool = True
-    store_url: str = Field("", description="Empty = SQLite under data_dir; postgresql://... not yet supported.")
+    store_url: SecretStr | None = Field(
+        None,
+        description="Empty = SQLite under data_dir; postgresql://user@host:port/db to share one database between "
+        "replicas (libpq URL: TLS options such as sslmode/sslrootcert pass through).",
+    )
+    store_password: SecretStr | None = Field(None, description="PostgreSQL password, when not in RPA_STORE_URL.")
+    store_pool_size: int = Field(10, ge=2, le=200, description="Connections per replica to PostgreSQL.")
+    audit_key: SecretStr | None = Field(
+        None,
+        description="HMAC key of the audit chain (>= 32 bytes; never stored in the database). Default: "
+        "audit.key in data_dir, created once. Every replica needs the same key.",
+    )
+    audit_checkpoint: Path | None = Field(
+        None, description="File keeping the audit chain's head outside the database (default: data_dir/audit.head)."
+    )
     catalog_dir: Path | None = Field(None, description="Override the shipped catalog/ folder.")
     fixtures_dir: Path | None = Field(
         None, description="Screenshot fixtures (manifest.json) for the demo and benchmarks."
@@ -97,6 +111,18 @@ class Settings(BaseSettings):
     llm_judge_model: str | None = None
     llm_judge_api_key: SecretStr | None = None
     log_level: str = "INFO"
+    # --- the hospital's identity provider (OpenID Connect), for the console and as an OAuth resource server
+    oidc_issuer: str | None = Field(None, description="Issuer URL of the identity provider (https; enables OIDC).")
+    oidc_client_id: str | None = Field(None, description="The console's client id at the identity provider.")
+    oidc_client_secret: SecretStr | None = Field(None, description="The console's client secret.")
+    oidc_roles_claim: str = Field("roles", description="Claim carrying the roles (dotted path: realm_access.roles).")
+    oidc_audience: str | None = Field(None, description="`aud` of provider access tokens (default: <public url>/mcp).")
+    oidc_algorithms: list[str] = Field(["RS256", "ES256"], description="Signature algorithms accepted (pinned).")
+    oidc_scopes: str = Field("openid profile email", description="Scopes asked at console sign-in.")
+    console_token_sign_in: bool | None = Field(
+        None, description="Console sign-in with a pasted access token (default: only when no OIDC is configured)."
+    )
+    oidc_keys_cache_s: float = Field(300.0, gt=0, description="How long the provider's metadata and keys are cached.")
 
     @field_validator("approval")
     @classmethod

@@ -18,6 +18,8 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from rpa_mcp import __version__
 from rpa_mcp.bootstrap import Services, build_services, public_base_url
+from rpa_mcp.console import console_routes
+from rpa_mcp.console.oidc import build_sign_in
 from rpa_mcp.entrypoints.http_security import BearerAuth, BodyLimit, HostOriginGuard
 from rpa_mcp.entrypoints.mcp import build_mcp_server
 from rpa_mcp.entrypoints.mcp_body import McpBodyGuard
@@ -68,7 +70,7 @@ def create_app(
         )
     services = services or build_services(settings)
     registry = registry or build_registry()
-    verify = None if settings.auth_disabled else services.access_tokens.verify
+    verify = None if settings.auth_disabled else bearer_verifier(services)
     mcp_server = build_mcp_server(registry, services)
     services.mcp_server = mcp_server  # type: ignore[attr-defined]  # used by tests and the demo
     hosts, origins = allowed_hosts(settings), allowed_origins(settings)
@@ -91,21 +93,27 @@ def create_app(
         )
 
     async def resource_metadata(request: Request) -> JSONResponse:
-        return JSONResponse(
-            {
-                "resource": f"{base}/mcp",
-                "bearer_methods_supported": ["header"],
-                "scopes_supported": list(ROLES),
-                "resource_name": "rpa-mcp",
-            }
-        )
+        document: dict[str, Any] = {
+            "resource": f"{base}/mcp",
+            "bearer_methods_supported": ["header"],
+            "scopes_supported": list(ROLES),
+            "resource_name": "rpa-mcp",
+        }
+        if services.provider_tokens is not None:  # the hospital's identity provider signs people in
+            document["authorization_servers"] = [services.provider_tokens.issuer]
+        return JSONResponse(document)
 
     routes: list[BaseRoute] = [
         Route("/healthz", healthz, methods=["GET"]),
         Route("/.well-known/oauth-protected-resource/mcp", resource_metadata, methods=["GET"]),
         Route("/.well-known/oauth-protected-resource", resource_metadata, methods=["GET"]),
         *rest_routes(registry, services),
-        *_web_routes(services),
+        *console_routes(
+            services,
+            registry,
+            services.access_tokens.verify if token_sign_in(settings) else None,
+            oidc=build_sign_in(settings, services.provider_tokens),
+        ),
         Mount("/", app=mcp_app),
     ]
 
@@ -143,13 +151,24 @@ def create_app(
     )
 
 
-def _web_routes(services: Services) -> list[BaseRoute]:
-    try:
-        web = importlib.import_module("rpa_mcp.entrypoints.web")
-    except ModuleNotFoundError:
-        return []
-    routes: list[BaseRoute] = web.web_routes(services, services.access_tokens.verify)
-    return routes
+def bearer_verifier(services: Services) -> Any:
+    """This server's own tokens, and the identity provider's access tokens when one is configured."""
+    own, provider = services.access_tokens.verify, services.provider_tokens
+    if provider is None:
+        return own
+
+    async def verify(token: str) -> Caller | None:
+        caller: Caller | None = own(token)
+        return caller if caller is not None else await provider.verify(token)
+
+    return verify
+
+
+def token_sign_in(settings: Settings) -> bool:
+    """Console sign-in with a pasted token: for development, or explicitly kept beside OIDC."""
+    if settings.console_token_sign_in is not None:
+        return settings.console_token_sign_in
+    return not (settings.oidc_issuer and settings.oidc_client_id)
 
 
 def _watchdog_runner() -> Any:

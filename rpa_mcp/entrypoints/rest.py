@@ -86,8 +86,9 @@ def _endpoint(registry: Registry, services: Services, op: Operation, http: Http 
             )
         except RpaError as exc:
             return problem_response(exc)
-        if http is not None and http.no_content_when_null and result.get(http.no_content_when_null) is None:
-            return Response(status_code=204)
+        if http is not None and http.body_field is not None:
+            body = result.get(http.body_field)
+            return Response(status_code=204) if body is None else JSONResponse(body)
         return JSONResponse(result)
 
     return endpoint

@@ -16,6 +16,8 @@ import numpy as np
 from rpa_mcp.errors import RpaError
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.service.evidence import (
+    CLICK_BOX,
+    CLICK_LABEL,
     button_entry,
     checker_evidence,
     crops_around,
@@ -167,11 +169,14 @@ class Supervisor:
         )
         crops = verdict_crops(verdict) or crops_around(after, point, bbox)
         no_change = category == "NO_VISUAL_CHANGE" or (msg.warning or "").lower() == "no_screen_change"
+        clicked = crops_around(after, point, None, box_size=CLICK_BOX, label=CLICK_LABEL) if point else []
         if kind == "SUCCESS" and not no_change:
-            return Decision(m.ACKED, "success", verdict=vdict)
+            return Decision(m.ACKED, "success", verdict=vdict, evidence=clicked)
         if (no_change and kind != "FAILURE") or category == "NO_VISUAL_CHANGE":
             if not a["success_strict"]:
-                return Decision(m.ACKED, "success_with_warning", warning="no_screen_change", verdict=vdict)
+                return Decision(
+                    m.ACKED, "success_with_warning", warning="no_screen_change", verdict=vdict, evidence=clicked
+                )
             if a["resends"] < a["max_resends"]:
                 return Decision(
                     m.PENDING, "no_change_retrying", warning="no_screen_change", verdict=vdict, evidence=crops
