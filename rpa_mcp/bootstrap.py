@@ -10,6 +10,7 @@ from typing import Any
 
 from rpa_mcp.auth.keys import load_signing_keys
 from rpa_mcp.auth.provider import ProviderAccessTokens, ProviderKeys
+from rpa_mcp.auth.throttle import SignInThrottle
 from rpa_mcp.auth.tokens import AccessTokens, ConfirmationCodec
 from rpa_mcp.clock import Clock, SystemClock
 from rpa_mcp.competences import CompetenceStore
@@ -45,6 +46,7 @@ class Services:
     access_tokens: Any = None
     audit: Any = None
     rate_limiter: Any = None
+    sign_in_throttle: Any = None  # failed sign-ins per address (bearer and console)
     confirmations: Any = None
     competences: Any = None
     catalogs: Any = None
@@ -91,6 +93,10 @@ def build_services(
         audience=settings.jwt_audience,
         api_token=settings.api_token.get_secret_value() if settings.api_token else None,
         clock=services.clock,
+        max_ttl_s=settings.access_token_max_ttl_s,
+    )
+    services.sign_in_throttle = SignInThrottle(
+        services.clock, failures=settings.auth_lockout_failures, window_s=settings.auth_lockout_s
     )
     services.audit = AuditLog(
         services.db,

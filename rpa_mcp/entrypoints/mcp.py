@@ -194,7 +194,7 @@ class RpaMCPServer(MCPServer):
         session = getattr(ctx.request_context, "session", None)
         if session is not None and ctx.protocol_version and ctx.protocol_version < "2026":
             self.services.notifier.remember(session)  # type: ignore[attr-defined]  # McpNotifier
-        return Caller(caller.subject, caller.roles, via="mcp", auth=caller.auth)
+        return replace(caller, via="mcp")  # keeps every binding of the credential (its machines)
 
     def competence_tools(self) -> dict[str, str]:
         """run_<slug> -> competence name, for every validated competence (when replay exists)."""
