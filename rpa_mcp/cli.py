@@ -80,9 +80,17 @@ def cmd_token(args: argparse.Namespace) -> int:
     from rpa_mcp.auth.tokens import AccessTokens
 
     settings = Settings()
-    tokens = AccessTokens(load_signing_keys(settings), issuer=settings.jwt_issuer, audience=settings.jwt_audience)
+    tokens = AccessTokens(
+        load_signing_keys(settings),
+        issuer=settings.jwt_issuer,
+        audience=settings.jwt_audience,
+        max_ttl_s=settings.access_token_max_ttl_s,
+    )
+    if args.machine and "agent" not in args.role:
+        print("error: --machine binds an agent token to workstations; add --role agent", file=sys.stderr)
+        return 2
     try:
-        print(tokens.mint(args.sub, args.role, ttl_s=args.ttl))
+        print(tokens.mint(args.sub, args.role, ttl_s=args.ttl, machines=args.machine or None))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -184,6 +192,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     token.add_argument("--sub", required=True, help="who the token identifies")
     token.add_argument("--role", required=True, action="append", choices=["operator", "viewer", "agent", "approver"])
     token.add_argument("--ttl", type=int, default=3600, help="lifetime in seconds (default 3600)")
+    token.add_argument(
+        "--machine",
+        action="append",
+        default=[],
+        metavar="MACHINE_ID",
+        help="bind an agent token to this workstation (repeatable): it then acts for these machines only",
+    )
     token.set_defaults(fn=cmd_token)
     audit = sub.add_parser("audit", help="audit log tools")
     audit.add_argument("action", choices=["verify"])

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import anyio.to_thread
 import numpy as np
 from pydantic import Field, model_validator
 
@@ -96,6 +97,28 @@ async def with_images(ctx: OpContext, fn: Callable[..., T], *images: tuple[Image
         return fn(*arrays)
 
     return await services.image_work.run(unit)
+
+
+async def session_machines(ctx: OpContext, session_ids: Iterable[Any]) -> set[str]:
+    """The machines that recorded these sessions (unknown sessions have none yet)."""
+    traces = ctx.services.traces
+    wanted = {sid for sid in session_ids if isinstance(sid, str) and sid}
+    if traces is None or not wanted:
+        return set()
+
+    def lookup() -> set[str]:
+        return {str(row["machine_id"]) for sid in wanted if (row := traces.get_session(sid)) is not None}
+
+    return await anyio.to_thread.run_sync(lookup)
+
+
+async def replay_machines(ctx: OpContext, replay_id: str | None) -> set[str]:
+    """The machine a replay runs on (none for an unknown replay)."""
+    replay = ctx.services.replay
+    if replay is None or not replay_id:
+        return set()
+    row = await anyio.to_thread.run_sync(replay.store.get_replay, replay_id)
+    return {str(row["machine_id"])} if row and row.get("machine_id") else set()
 
 
 async def load_image(ctx: OpContext, arg: ImageArg, field: str) -> np.ndarray:

@@ -66,6 +66,7 @@ async def dispatch(
             services.rate_limiter.check(caller.subject, name)
         args = parse_input(op, arguments or {})
         ctx = OpContext(caller=caller, services=services, request_id=request_id, progress=progress)
+        await check_machines(op, ctx, args)
         if services.audit is None:
             result = await op.handler(ctx, args)
         else:
@@ -100,6 +101,21 @@ async def dispatch(
                 request_id=request_id,
                 wait=not (outcome == "ok" and op is not None and op.risk == "read"),  # reads: group commit
             )
+
+
+async def check_machines(op: Operation, ctx: OpContext, args: BaseModel) -> None:
+    """A token bound to machines (`rpa-mcp token --machine M`) acts for those machines only."""
+    bound = ctx.caller.machines
+    if bound is None or op.machines is None:
+        return
+    outside = sorted({m for m in await op.machines(ctx, args) if m} - bound)
+    if outside:
+        raise Forbidden(
+            f"this token acts only for machine(s) {', '.join(sorted(bound))}; {op.name} would act for "
+            f"{', '.join(outside)}",
+            operation=op.name,
+            machines=outside,
+        )
 
 
 def audit_view(op: Operation | None, arguments: dict[str, Any]) -> Any:

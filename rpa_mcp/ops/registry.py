@@ -129,6 +129,8 @@ class Operation:
     idempotent: bool = False
     destructive: bool | None = None  # default: risk == "dangerous"
     audit_args: Callable[[dict[str, Any]], Any] | None = None  # what the audit row keeps of the raw arguments
+    # The workstations a request acts for; a token bound to machines may act only for those (dispatch checks).
+    machines: Callable[[OpContext, Any], Awaitable[Iterable[str | None]]] | None = None
 
     @property
     def allowed_roles(self) -> frozenset[str]:

@@ -11,7 +11,7 @@ from typing import Any, cast
 from pydantic import Field, field_validator
 
 from rpa_mcp.errors import InvalidInput, NotFound, PreconditionFailed, RpaError, Unavailable
-from rpa_mcp.ops.common import Crop, ImageArg, load_image
+from rpa_mcp.ops.common import Crop, ImageArg, load_image, replay_machines
 from rpa_mcp.ops.registry import Http, OpContext, Operation, Preview, StrictModel, Surface
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.service import ReplayService
@@ -342,6 +342,10 @@ async def _replay_resource(services: Any, replay_id: str) -> str:
     return json.dumps(status, ensure_ascii=False, default=str, indent=1)
 
 
+async def _replay_machine(ctx: OpContext, args: ReplayIdInput) -> set[str]:
+    return await replay_machines(ctx, args.replay_id)
+
+
 OPERATIONS: tuple[Operation, ...] = (
     Operation(
         name="start_replay",
@@ -386,6 +390,7 @@ OPERATIONS: tuple[Operation, ...] = (
         output=ReplayStateOutput,
         risk="draft",
         handler=pause_replay,
+        machines=_replay_machine,
         idempotent=True,
     ),
     Operation(
@@ -397,6 +402,7 @@ OPERATIONS: tuple[Operation, ...] = (
         output=ReplayStateOutput,
         risk="draft",
         handler=cancel_replay,
+        machines=_replay_machine,
         idempotent=True,
     ),
     Operation(
