@@ -27,6 +27,8 @@ from mcp.types import (
     EmptyResult,
     ImageContent,
     InputRequiredResult,
+    ListToolsResult,
+    PaginatedRequestParams,
     ResourceTemplateReference,
     SetLevelRequestParams,
     SubscribeRequestParams,
@@ -206,9 +208,21 @@ class RpaMCPServer(MCPServer):
             if getattr(c, "slug", None)
         }
 
-    async def list_tools(self) -> list[MCPTool]:
-        tools = [tool_of(op) for op in self.registry.for_surface("mcp")]
-        for tool_name, competence in self.competence_tools().items():
+    async def _handle_list_tools(self, ctx: Any, params: PaginatedRequestParams | None) -> ListToolsResult:
+        """tools/list (both protocol eras): only what the caller's roles may call."""
+        request = getattr(ctx, "request", None)
+        caller = request.scope.get("rpa.caller") if request is not None else self.local_caller
+        return ListToolsResult(tools=await self.list_tools(caller) if caller is not None else [])
+
+    async def list_tools(self, caller: Caller | None = None) -> list[MCPTool]:
+        """Every MCP tool, or only those `caller` may call (roles are checked again by dispatch)."""
+
+        def allowed(op: Operation | None) -> bool:
+            return op is not None and (caller is None or caller.has_any(op.allowed_roles))
+
+        tools = [tool_of(op) for op in self.registry.for_surface("mcp") if allowed(op)]
+        runs = self.competence_tools() if allowed(self.registry.get("propose_start_replay")) else {}
+        for tool_name, competence in runs.items():
             tools.append(
                 MCPTool(
                     name=tool_name,
