@@ -24,6 +24,7 @@ from rpa_mcp.entrypoints.host_guard import HostOriginGuard
 from rpa_mcp.entrypoints.http_security import BearerAuth, BodyLimit
 from rpa_mcp.entrypoints.mcp import build_mcp_server
 from rpa_mcp.entrypoints.mcp_body import McpBodyGuard
+from rpa_mcp.entrypoints.mcp_sessions import mcp_http_app
 from rpa_mcp.entrypoints.rest import rest_routes
 from rpa_mcp.errors import RpaError
 from rpa_mcp.ops import build_registry
@@ -84,13 +85,16 @@ def create_app(
     mcp_server = build_mcp_server(registry, services)
     services.mcp_server = mcp_server  # type: ignore[attr-defined]  # used by tests and the demo
     hosts, origins = allowed_hosts(settings), allowed_origins(settings)
-    mcp_app = mcp_server.streamable_http_app(
-        streamable_http_path="/mcp",
-        max_request_body_size=settings.max_body_bytes,
-        host=settings.host,
-        transport_security=TransportSecuritySettings(
+    mcp_app = mcp_http_app(
+        mcp_server,
+        path="/mcp",
+        max_body_bytes=settings.max_body_bytes,
+        security=TransportSecuritySettings(
             enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
         ),
+        max_sessions=settings.mcp_max_sessions,
+        per_identity=settings.mcp_sessions_per_identity,
+        idle_timeout_s=settings.mcp_session_idle_s,
     )
     base = public_base_url(settings)
     metadata_url = f"{base}/.well-known/oauth-protected-resource/mcp"
