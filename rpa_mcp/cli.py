@@ -32,14 +32,24 @@ def cmd_serve(args: argparse.Namespace) -> int:
     services = build_services(settings)
     app = create_app(settings, services=services)
     base = public_base_url(settings)
-    token = services.access_tokens.mint("operator", ["operator"], ttl_s=12 * 3600)
+    # The operator token goes to a person's terminal only: when the output is redirected (a log file,
+    # a service manager's journal), none is minted or printed.
+    on_terminal = sys.stdout.isatty() and not settings.auth_disabled
+    token = services.access_tokens.mint("operator", ["operator"], ttl_s=12 * 3600) if on_terminal else None
     print(_banner(base, token, settings), flush=True)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
     return 0
 
 
-def _banner(base: str, token: str, settings: Settings) -> str:
+def _banner(base: str, token: str | None, settings: Settings) -> str:
     url = f"{base}/mcp"
+    if token is None:
+        auth = "DISABLED (local development)" if settings.auth_disabled else "bearer tokens"
+        return f"""rpa-mcp {__version__} — MCP endpoint: {url}
+data dir: {settings.data_dir.resolve()}   auth: {auth}
+The operator token is printed on a terminal only (this output is not one, and may be a log).
+Mint a token: rpa-mcp token --sub <name> --role operator   (client set-up: docs/clients.md)
+"""
     cursor = json.dumps(
         {"mcpServers": {"rpa": {"url": url, "headers": {"Authorization": f"Bearer {token}"}}}}, indent=2
     )
