@@ -1,12 +1,16 @@
 """Composition root: settings -> adapters -> services. The only place that picks implementations.
 
-Each area adds its service as one field of `Services` and one line in `build_services`.
+`build_services` builds every collaborator once and hands each service exactly the ones it
+needs; `Services` is what the surfaces (MCP, REST, function calling, the approval pages)
+and the operations' handlers see. A collaborator that cannot be built is a start-up error.
+
+Tests, the demo and the benchmarks replace an adapter by passing it (a fake clock, OCR
+engine, notifier, validator, dialog resolver, grounding model or language model runner).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from rpa_mcp.auth.keys import load_signing_keys
 from rpa_mcp.auth.provider import ProviderAccessTokens, ProviderKeys
@@ -16,9 +20,13 @@ from rpa_mcp.clock import Clock, SystemClock
 from rpa_mcp.competences import CompetenceStore
 from rpa_mcp.confirmation.service import ConfirmationService
 from rpa_mcp.dialogs.service import DialogService
+from rpa_mcp.notify import Notifier
 from rpa_mcp.ops.ratelimit import RateLimiter
-from rpa_mcp.ops.registry import Notifier
+from rpa_mcp.replay.model import ReplayConfig
+from rpa_mcp.replay.ports import DialogResolverPort, ServerActionRunner, ValidatorPort, VlmLocator
+from rpa_mcp.replay.resolve import load_thresholds
 from rpa_mcp.replay.service import ReplayService
+from rpa_mcp.replay.unconfigured import NoServerActionRunner, NoVlmLocator
 from rpa_mcp.settings import Settings
 from rpa_mcp.shadow.service import ShadowService
 from rpa_mcp.store.audit import CHECKPOINT_FILE, KEY_FILE, AuditLog, load_audit_key
@@ -28,36 +36,39 @@ from rpa_mcp.store.db import Database, open_database
 from rpa_mcp.store.migrations import require_current
 from rpa_mcp.store.replay import ReplayRepository
 from rpa_mcp.store.traces import TraceStore
+from rpa_mcp.validation import Validator
 from rpa_mcp.validation_adapters import build_validator
 from rpa_mcp.vision.budget import FrameCache, ImageWork
 from rpa_mcp.vision.ocr import OcrEngine, RapidOcrEngine
 
 
-@dataclass
+@dataclass(frozen=True)
 class Services:
+    """Every service and adapter of one server, built once by `build_services`."""
+
     settings: Settings
     db: Database
     clock: Clock
     ocr: OcrEngine
-    notifier: Notifier = field(default_factory=Notifier)
-    frames: FrameCache = field(default_factory=lambda: FrameCache(256 * 1024 * 1024))  # shared byte budget
-    image_work: ImageWork = field(default_factory=lambda: ImageWork(2))  # concurrent decode + analysis
-    # Area services, filled by build_services (typed loosely to keep areas independent).
-    access_tokens: Any = None
-    audit: Any = None
-    rate_limiter: Any = None
-    sign_in_throttle: Any = None  # failed sign-ins per address (bearer and console)
-    confirmations: Any = None
-    competences: Any = None
-    catalogs: Any = None
-    traces: Any = None
-    shadow: Any = None
-    dialogs: Any = None
-    validator: Any = None
-    replay: Any = None
-    coordination: Any = None
-    leadership: Any = None
-    provider_tokens: Any = None  # the identity provider's access tokens (OAuth resource server), if configured
+    notifier: Notifier
+    access_tokens: AccessTokens
+    audit: AuditLog
+    rate_limiter: RateLimiter | SharedRateLimiter
+    sign_in_throttle: SignInThrottle  # failed sign-ins per address (bearer tokens and the console)
+    frames: FrameCache  # decoded screenshots, one byte budget for every session
+    image_work: ImageWork  # how many image decodes/analyses run at once
+    confirmations: ConfirmationService
+    competences: CompetenceStore
+    traces: TraceStore
+    shadow: ShadowService
+    dialogs: DialogService
+    validator: Validator
+    vlm: VlmLocator
+    server_actions: ServerActionRunner
+    replay: ReplayService
+    coordination: Coordination
+    leadership: Leadership
+    provider_tokens: ProviderAccessTokens | None  # the identity provider's access tokens, if configured
 
 
 def build_services(
@@ -66,79 +77,115 @@ def build_services(
     clock: Clock | None = None,
     ocr: OcrEngine | None = None,
     db: Database | None = None,
+    notifier: Notifier | None = None,
+    replay_validator: ValidatorPort | None = None,
+    replay_dialogs: DialogResolverPort | None = None,
+    vlm: VlmLocator | None = None,
+    server_actions: ServerActionRunner | None = None,
 ) -> Services:
+    """Build the server's services from `settings`.
+
+    `replay_validator` and `replay_dialogs` replace what the replay engine asks to verify an
+    action and to answer a dialog (by default the validator and the dialog service below);
+    `vlm` and `server_actions` default to implementations that refuse with what to configure.
+    """
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     db = db or open_database(settings)
     require_current(db)  # refuses an older schema, naming `rpa-mcp db upgrade`
-    services = Services(
-        settings=settings,
-        db=db,
-        clock=clock or SystemClock(),
-        ocr=ocr or RapidOcrEngine(),
-        frames=FrameCache(settings.frame_cache_bytes),
-        image_work=ImageWork(settings.image_work_slots),
-    )
-    services.coordination = Coordination(db, services.clock)
-    services.leadership = Leadership(db)
+    clock = clock or SystemClock()
+    ocr = ocr or RapidOcrEngine()
+    notifier = notifier or Notifier()
+    coordination = Coordination(db, clock)
     shared_db = db.dialect == "postgres"
     # Replicas must agree on every key: from settings, else (PostgreSQL) created once in the database.
     keys = (
-        [services.coordination.shared_key("signing")]
+        [coordination.shared_key("signing")]
         if shared_db and settings.jwt_secret is None
         else load_signing_keys(settings)
     )
-    services.access_tokens = AccessTokens(
-        keys,
-        issuer=settings.jwt_issuer,
-        audience=settings.jwt_audience,
-        api_token=settings.api_token.get_secret_value() if settings.api_token else None,
-        clock=services.clock,
-        max_ttl_s=settings.access_token_max_ttl_s,
-    )
-    services.sign_in_throttle = SignInThrottle(
-        services.clock, failures=settings.auth_lockout_failures, window_s=settings.auth_lockout_s
-    )
-    services.audit = AuditLog(
-        services.db,
-        services.clock,
+    audit = AuditLog(
+        db,
+        clock,
         key=audit_key(settings, shared_db=shared_db),
         checkpoint=settings.audit_checkpoint or settings.data_dir / CHECKPOINT_FILE,
     )
-    local_limits = RateLimiter(services.clock, per_minute=settings.rate_limit_per_minute)
-    services.rate_limiter = (
-        SharedRateLimiter(services.coordination, local_limits, per_minute=settings.rate_limit_per_minute)
+    local_limits = RateLimiter(clock, per_minute=settings.rate_limit_per_minute)
+    rate_limiter = (
+        SharedRateLimiter(coordination, local_limits, per_minute=settings.rate_limit_per_minute)
         if shared_db
         else local_limits
     )
-    services.confirmations = ConfirmationService(
-        repo=SqliteProposalRepository(services.db),
-        codec=ConfirmationCodec(keys, issuer=settings.jwt_issuer, audience=settings.jwt_audience, clock=services.clock),
-        clock=services.clock,
-        ttl_s=settings.mcp_confirmation_ttl,
-        approval_modes=dict(settings.approval_modes),
-        approval_base_url=public_base_url(settings),
-        audit=services.audit,
+    traces = TraceStore(db)
+    dialogs = DialogService.from_catalog_dir(
+        settings.catalog_path, ocr, resolver_enabled=settings.dialog_resolver_enabled
     )
-    # --- areas (one line each) ---
-    services.competences = CompetenceStore(settings.data_dir / "competences", services.clock)
-    services.traces = TraceStore(services.db)
-    services.shadow = ShadowService(
-        services.traces,
-        services.ocr,
-        services.clock,
-        notify=lambda uri: services.notifier.resource_updated(uri),
-        max_pixels=settings.max_image_pixels,
-        max_image_bytes=settings.max_body_bytes,
-        frames=services.frames,
-        max_request_pixels=settings.max_request_pixels,
+    validator = build_validator(settings, ocr, dialogs)
+    frames, image_work = FrameCache(settings.frame_cache_bytes), ImageWork(settings.image_work_slots)
+    vlm = vlm or NoVlmLocator()
+    server_actions = server_actions or NoServerActionRunner()
+    return Services(
+        settings=settings,
+        db=db,
+        clock=clock,
+        ocr=ocr,
+        notifier=notifier,
+        access_tokens=AccessTokens(
+            keys,
+            issuer=settings.jwt_issuer,
+            audience=settings.jwt_audience,
+            api_token=settings.api_token.get_secret_value() if settings.api_token else None,
+            clock=clock,
+            max_ttl_s=settings.access_token_max_ttl_s,
+        ),
+        audit=audit,
+        rate_limiter=rate_limiter,
+        sign_in_throttle=SignInThrottle(
+            clock, failures=settings.auth_lockout_failures, window_s=settings.auth_lockout_s
+        ),
+        frames=frames,
+        image_work=image_work,
+        confirmations=ConfirmationService(
+            repo=SqliteProposalRepository(db),
+            codec=ConfirmationCodec(keys, issuer=settings.jwt_issuer, audience=settings.jwt_audience, clock=clock),
+            clock=clock,
+            ttl_s=settings.mcp_confirmation_ttl,
+            approval_modes=dict(settings.approval_modes),
+            approval_base_url=public_base_url(settings),
+            audit=audit,
+        ),
+        competences=CompetenceStore(settings.data_dir / "competences", clock),
+        traces=traces,
+        shadow=ShadowService(
+            traces,
+            ocr,
+            clock,
+            notify=notifier.resource_updated,
+            max_pixels=settings.max_image_pixels,
+            max_image_bytes=settings.max_body_bytes,
+            frames=frames,
+            max_request_pixels=settings.max_request_pixels,
+        ),
+        dialogs=dialogs,
+        validator=validator,
+        vlm=vlm,
+        server_actions=server_actions,
+        replay=ReplayService(
+            ReplayRepository(db),
+            clock=clock,
+            config=ReplayConfig.from_settings(settings),
+            thresholds=load_thresholds(settings.catalog_path / "thresholds.yaml"),
+            validator=replay_validator or validator,
+            dialogs=replay_dialogs or dialogs,
+            notifier=notifier,
+            ocr=ocr,
+            vlm=vlm,
+            server_actions=server_actions,
+            image_work=image_work,
+        ),
+        coordination=coordination,
+        leadership=Leadership(db),
+        provider_tokens=build_provider_tokens(settings, clock),
     )
-    services.dialogs = DialogService.from_catalog_dir(
-        settings.catalog_path, services.ocr, resolver_enabled=settings.dialog_resolver_enabled
-    )
-    services.validator = build_validator(settings, services.ocr, services.dialogs)
-    services.replay = ReplayService(ReplayRepository(services.db), services)
-    services.provider_tokens = build_provider_tokens(settings, services.clock)
-    return services
 
 
 def audit_key(settings: Settings, *, shared_db: bool) -> bytes:

@@ -30,7 +30,7 @@ from joserfc.jwk import KeySet
 
 from rpa_mcp.auth.keys import ConfigurationError
 from rpa_mcp.clock import Clock
-from rpa_mcp.ops.registry import ROLES, Caller
+from rpa_mcp.identity import ROLES, Caller
 from rpa_mcp.settings import is_loopback_host
 
 logger = logging.getLogger(__name__)
@@ -88,7 +88,7 @@ class ProviderKeys:
         self._http = http
         self._metadata: tuple[float, dict[str, Any]] | None = None
         self._keys: tuple[float, KeySet] | None = None
-        self._last_refresh = -MIN_REFRESH_S
+        self._last_forced = -MIN_REFRESH_S  # forced re-reads (unknown key id) are rate limited
         self._lock = anyio.Lock()
 
     async def _get_json(self, url: str) -> dict[str, Any]:
@@ -132,7 +132,7 @@ class ProviderKeys:
             assert self._keys is not None
             return self._keys[1]
         async with self._lock:
-            if self._keys is not None and refresh and now - self._last_refresh < MIN_REFRESH_S:
+            if self._keys is not None and refresh and now - self._last_forced < MIN_REFRESH_S:
                 return self._keys[1]
             if self._keys is not None and not refresh and now - self._keys[0] < self.ttl_s:
                 return self._keys[1]
@@ -144,7 +144,9 @@ class ProviderKeys:
                 keys = KeySet.import_key_set(await self._get_json(uri))  # type: ignore[arg-type]  # a JWKS dict
             except (JoseError, ValueError, TypeError, KeyError) as exc:
                 raise ProviderUnavailable(f"the provider's keys could not be read: {exc}") from exc
-            self._keys, self._last_refresh = (now, keys), now
+            self._keys = (now, keys)
+            if refresh:
+                self._last_forced = now
             return keys
 
     async def decode(self, token: str, algorithms: Iterable[str]) -> jwt.Token:

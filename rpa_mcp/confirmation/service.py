@@ -216,6 +216,8 @@ class ConfirmationService:
             raise Forbidden("only the person who answered, with the approver or operator role, approves in person")
         if record.approval_mode != "human":
             return ApprovalView.of(record)
+        if record.expires_at < self.clock.now():
+            raise TokenExpired("this proposal expired; it must be proposed again")
         if not self.repo.decide(jti, status="approved", approver=person.subject, at=self.clock.now()):
             raise Conflict(f"this proposal was already {self.get_approval(jti).status}")
         self.audit.record(

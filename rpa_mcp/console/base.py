@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -103,6 +104,7 @@ class ConsoleBase:
         )
         self.env.filters["when"] = self._when
         self.env.filters["ago"] = self._ago
+        self.env.filters["json"] = lambda value: json.dumps(value, ensure_ascii=False, default=str)
 
     # --- language --------------------------------------------------------------------------
     @staticmethod

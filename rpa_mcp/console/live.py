@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import StreamingResponse
+from starlette.responses import Response, StreamingResponse
 
 logger = logging.getLogger(__name__)
 KEEPALIVE_S = 15.0
@@ -71,8 +71,12 @@ def sse_stream(
     *,
     still_allowed: Callable[[], bool],
     poll_s: float | None = None,
-) -> StreamingResponse:
-    """An event stream sending `render()`'s patch whenever a watched URI changes (or every poll_s)."""
+) -> Response:
+    """An event stream sending `render()`'s patch whenever a watched URI changes (or every poll_s).
+
+    At most MAX_STREAMS streams are open at once (429 beyond): each one holds a connection."""
+    if feed.streams >= MAX_STREAMS:
+        return Response("too many live pages are open; reload later", status_code=429, headers={"retry-after": "30"})
     key, flag = feed.watch(*prefixes)
     interval = poll_s if poll_s is not None else (KEEPALIVE_S if feed.has_bus else POLL_S)
 

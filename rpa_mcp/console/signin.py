@@ -25,7 +25,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from rpa_mcp.auth.provider import ProviderUnavailable
-from rpa_mcp.console.base import CONSOLE_ROLES, SECURITY_HEADERS, SESSION_COOKIE, ConsoleBase, safe_next
+from rpa_mcp.console.base import CONSOLE_ROLES, SECURITY_HEADERS, SESSION_COOKIE, ConsoleBase, FormError, safe_next
 from rpa_mcp.console.oidc import OidcSignIn, SignInFailed
 from rpa_mcp.errors import RpaError
 from rpa_mcp.ops.registry import Caller
@@ -107,7 +107,7 @@ class SignIn:
             return base.refused(request, 403, "This form must be sent from this server's own page.")
         try:
             form = await base.form(request)
-        except Exception as exc:
+        except FormError as exc:
             return base.refused(request, 400, str(exc))
         expected = request.cookies.get(base.cookie_name(request, LOGIN_CSRF_COOKIE), "")
         if not expected or not hmac.compare_digest(expected, form.get("login_csrf", "")):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import importlib
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
@@ -27,9 +26,11 @@ from rpa_mcp.entrypoints.mcp_body import McpBodyGuard
 from rpa_mcp.entrypoints.mcp_sessions import mcp_http_app
 from rpa_mcp.entrypoints.rest import rest_routes
 from rpa_mcp.errors import RpaError
+from rpa_mcp.identity import ROLES, Caller
 from rpa_mcp.ops import build_registry
 from rpa_mcp.ops.json_input import limits_of
-from rpa_mcp.ops.registry import ROLES, Caller, Registry
+from rpa_mcp.ops.registry import Registry
+from rpa_mcp.replay.service import run_watchdog
 from rpa_mcp.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -37,6 +38,8 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
 class StartupRefused(RpaError):
+    """The server refuses to start with these settings (the message says which and what to do)."""
+
     code = "startup-refused"
 
 
@@ -83,7 +86,6 @@ def create_app(
     registry = registry or build_registry()
     verify = None if settings.auth_disabled else bearer_verifier(services)
     mcp_server = build_mcp_server(registry, services)
-    services.mcp_server = mcp_server  # type: ignore[attr-defined]  # used by tests and the demo
     hosts, origins = allowed_hosts(settings), allowed_origins(settings)
     mcp_app = mcp_http_app(
         mcp_server,
@@ -134,19 +136,17 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with mcp_server.session_manager.run(), anyio.create_task_group() as tg:
-            services.notifier.bind_loop()  # type: ignore[attr-defined]  # the MCP notifier
+            mcp_server.publisher.bind_loop()
             stop = anyio.Event()
-            if settings.watchdog_enabled and services.replay is not None:
-                runner = _watchdog_runner()
-                if runner is not None:
-                    tg.start_soon(runner, services.replay, stop)
+            if settings.watchdog_enabled:
+                tg.start_soon(run_watchdog, services.replay, stop)
             try:
                 yield
             finally:
                 stop.set()
                 tg.cancel_scope.cancel()
 
-    return Starlette(
+    app = Starlette(
         routes=routes,
         lifespan=lifespan,
         middleware=[
@@ -166,6 +166,8 @@ def create_app(
             Middleware(McpBodyGuard, path="/mcp", max_bytes=settings.max_body_bytes, limits=limits_of(settings)),
         ],
     )
+    app.state.mcp_server = mcp_server  # the MCP server object, for in-memory clients (tests, the demo)
+    return app
 
 
 def bearer_verifier(services: Services) -> Any:
@@ -186,14 +188,6 @@ def token_sign_in(settings: Settings) -> bool:
     if settings.console_token_sign_in is not None:
         return settings.console_token_sign_in
     return not (settings.oidc_issuer and settings.oidc_client_id)
-
-
-def _watchdog_runner() -> Any:
-    try:
-        module = importlib.import_module("rpa_mcp.replay.service")
-    except ModuleNotFoundError:
-        return None
-    return getattr(module, "run_watchdog", None)
 
 
 def local_operator() -> Caller:

@@ -11,7 +11,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 
 from rpa_mcp.auth.throttle import SignInThrottle
-from rpa_mcp.ops.registry import ROLES, Caller
+from rpa_mcp.identity import ROLES, Caller
 
 Scope = dict[str, Any]
 ASGIApp = Callable[[Scope, Any, Any], Awaitable[None]]

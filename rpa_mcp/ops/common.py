@@ -50,8 +50,6 @@ def _screenshot_id(services: Services, arg: ImageArg, field: str) -> str:
     screenshot_id = arg.ref.removeprefix(SCREENSHOT_URI_PREFIX)
     if not screenshot_id or "/" in screenshot_id:
         raise InvalidInput(f"{field}.ref: {arg.ref!r} is not a screenshot reference", field=f"{field}.ref")
-    if services.traces is None:
-        raise InvalidInput(f"{field}.ref: no screenshot store is configured; send png_base64", field=f"{field}.ref")
     return screenshot_id
 
 
@@ -103,7 +101,7 @@ async def session_machines(ctx: OpContext, session_ids: Iterable[Any]) -> set[st
     """The machines that recorded these sessions (unknown sessions have none yet)."""
     traces = ctx.services.traces
     wanted = {sid for sid in session_ids if isinstance(sid, str) and sid}
-    if traces is None or not wanted:
+    if not wanted:
         return set()
 
     def lookup() -> set[str]:
@@ -115,7 +113,7 @@ async def session_machines(ctx: OpContext, session_ids: Iterable[Any]) -> set[st
 async def replay_machines(ctx: OpContext, replay_id: str | None) -> set[str]:
     """The machine a replay runs on (none for an unknown replay)."""
     replay = ctx.services.replay
-    if replay is None or not replay_id:
+    if not replay_id:
         return set()
     row = await anyio.to_thread.run_sync(replay.store.get_replay, replay_id)
     return {str(row["machine_id"])} if row and row.get("machine_id") else set()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import parse_qsl
 
 from authlib.oauth2 import AuthorizationServer
@@ -122,7 +122,7 @@ class StarletteRequest(OAuth2Request):  # type: ignore[misc]
         return self._form
 
 
-class TestOidcProvider:
+class LocalOidcProvider:
     """Run `app` under uvicorn, then set `issuer` to its base URL before the first request."""
 
     def __init__(self, *, client_id: str, client_secret: str, audience: str, users: list[User]) -> None:
@@ -167,7 +167,7 @@ class TestOidcProvider:
                 pass
 
         class CodeGrant(AuthorizationCodeGrant):  # type: ignore[misc]
-            TOKEN_ENDPOINT_AUTH_METHODS = ["client_secret_basic"]
+            TOKEN_ENDPOINT_AUTH_METHODS: ClassVar[list[str]] = ["client_secret_basic"]
 
             def save_authorization_code(self, code: str, request: OAuth2Request) -> None:
                 payload = request.payload.data
@@ -194,7 +194,7 @@ class TestOidcProvider:
                 return authorization_code.user
 
         class Challenge(CodeChallenge):  # type: ignore[misc]
-            SUPPORTED_CODE_CHALLENGE_METHOD = ["S256"]  # noqa: RUF012 - Authlib reads it from the class
+            SUPPORTED_CODE_CHALLENGE_METHOD: ClassVar[list[str]] = ["S256"]
 
             def get_authorization_code_challenge(self, authorization_code: Code) -> str | None:
                 return authorization_code.code_challenge
@@ -240,9 +240,7 @@ class TestOidcProvider:
     # --- endpoints -------------------------------------------------------------------------------
     async def _request(self, request: Request) -> StarletteRequest:
         form = dict(parse_qsl((await request.body()).decode())) if request.method == "POST" else {}
-        return StarletteRequest(
-            request.method, str(request.url), dict(request.headers), dict(request.query_params), form
-        )
+        return StarletteRequest(request.method, str(request.url), request.headers, dict(request.query_params), form)
 
     async def discovery(self, request: Request) -> JSONResponse:
         return JSONResponse(
@@ -279,7 +277,8 @@ class TestOidcProvider:
             )
             return HTMLResponse(body)
         user = self.users.get(oauth_request.form.get("user", ""))
-        response: Response = self.server.create_authorization_response(oauth_request, grant_user=user)
+        grant = self.server.get_consent_grant(oauth_request, end_user=user)
+        response: Response = self.server.create_authorization_response(oauth_request, grant_user=user, grant=grant)
         return response
 
     async def token(self, request: Request) -> Response:

@@ -49,6 +49,7 @@ class Competences:
         against = _int(request.query_params.get("compare"))
         try:
             shown = await self.base.call(person, "get_competence", {"name": name, "status": status, "version": version})
+            listed = await self.base.call(person, "list_competences", {})
             other = None
             if against is not None:
                 other = await self.base.call(person, "get_competence", {"name": name, "version": against})
@@ -68,6 +69,9 @@ class Competences:
             c=shown,
             changes=changes,
             totals=counts(changes) if changes is not None else None,
+            all_versions=sorted(
+                {v for c in listed["competences"] if c["slug"] == shown["slug"] for v in c["versions"]}
+            ),
             pair=pair,
             message=request.query_params.get("done"),
         )

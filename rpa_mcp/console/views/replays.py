@@ -17,14 +17,13 @@ import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import Response
 
-from rpa_mcp.console.base import CONSOLE_ROLES, ConsoleBase, Person, guard
+from rpa_mcp.console.base import ConsoleBase, Person, guard
 from rpa_mcp.console.live import ChangeFeed, Patch, sse_stream
 from rpa_mcp.errors import NotFound, RpaError
 from rpa_mcp.replay.service.evidence import CLICK_LABEL
 
 ID_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
 DECISION_RE = re.compile(r"^(skip|retry|abort|click:.{1,80})$")
-OPERATOR = frozenset({"operator"})
 
 
 def click_view(action: dict[str, Any]) -> dict[str, Any] | None:
@@ -194,6 +193,3 @@ class Replays:
         except RpaError as exc:
             return self.base.error_page(request, exc, person)
         return self.base.redirect(f"/console/replays/{replay_id}")
-
-
-__all__ = ["CONSOLE_ROLES", "OPERATOR", "Replays"]

@@ -7,7 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from rpa_mcp.dialogs import DeclaredModal
 from rpa_mcp.errors import RpaError
+from rpa_mcp.validation.model import Expected, Observed, Target
 from rpa_mcp.vision.images import BBox, encode_png_base64
 
 EVIDENCE_BOX = (360, 200)  # w, h of an evidence crop around the action point
@@ -92,18 +94,14 @@ def validator_args(
     window_title: str | None,
     text: str | None,
     observed: dict[str, Any],
-) -> tuple[Any, Any, Any]:
-    """Target/Expected/Observed of the validation area (dicts if that area is not installed)."""
+) -> tuple[Target, Expected, Observed]:
+    """Target/Expected/Observed of the validation area."""
     box: BBox | None = None  # the recorded box clamped to the AFTER frame
     if bbox:
         h, w = after_shape[:2]
         x, y, bw, bh = (int(v) for v in bbox[:4])
         x0, y0 = max(0, min(x, w - 1)), max(0, min(y, h - 1))
         bbox = box = (x0, y0, max(1, min(bw, w - x0)), max(1, min(bh, h - y0)))
-    try:
-        from rpa_mcp.validation.model import Expected, Observed, Target
-    except ImportError:  # pragma: no cover - the validation area is absent
-        return ({"label": label, "bbox": bbox, "point": point}, {"window_title": window_title, "text": text}, observed)
     # Without a recorded box the validator locates the label around the click point itself.
     return (
         Target(label=label, bbox=box, point=point),
@@ -129,13 +127,9 @@ def verdict_crops(verdict: Any) -> list[dict[str, Any]]:
     return out
 
 
-def declared_modals(items: Any) -> list[Any]:
+def declared_modals(items: Any) -> list[DeclaredModal]:
     """Workflow `expected_modals` -> the dialog area's DeclaredModal objects (bare ids carry no policy)."""
-    out: list[Any] = []
-    try:
-        from rpa_mcp.dialogs import DeclaredModal
-    except ImportError:  # pragma: no cover
-        return [i for i in items or [] if isinstance(i, dict)]
+    out: list[DeclaredModal] = []
     for item in items or []:
         if isinstance(item, dict):
             try:
