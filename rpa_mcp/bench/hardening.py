@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import json
 import statistics
 import tempfile
 import time
@@ -97,41 +98,45 @@ async def image_probes(server: ServerProcess, client: httpx2.AsyncClient, side: 
     ]
 
 
-async def healthz_under_patterns(server: ServerProcess, client: httpx2.AsyncClient) -> list[str]:
-    async def health_ms() -> float:
-        started = time.perf_counter()
-        (await client.get("/healthz")).raise_for_status()
-        return (time.perf_counter() - started) * 1000
+async def _health_ms(client: httpx2.AsyncClient) -> float:
+    started = time.perf_counter()
+    (await client.get("/healthz")).raise_for_status()
+    return (time.perf_counter() - started) * 1000
 
-    idle = [await health_ms() for _ in range(200)]
+
+async def _under_probes(
+    server: ServerProcess, client: httpx2.AsyncClient, pattern: str
+) -> tuple[list[float], list[float]]:
+    """/healthz latencies while 3 waves of 4 validate_action probes with `pattern` run; the probes' times."""
     frame = {"png_base64": b64(png(64, 48))}
     probe = {
         "action_type": "t2a_decision",
         "before": frame,
         "after": frame,
         "expected": {
-            "json_schema": {"type": "array", "items": {"type": "string", "pattern": EVIL}},
+            "json_schema": {"type": "array", "items": {"type": "string", "pattern": pattern}},
             "output": ["a" * 20_000 + "!"] * 400,
         },
     }
-    operator = {"authorization": f"Bearer {server.token('operator')}"}
+    operator = {"authorization": f"Bearer {server.token('operator')}", "content-type": "application/json"}
+    encoded = json.dumps(probe).encode()  # once: encoding 8 MB here would delay this process's own timings
     busy: list[float] = []
+    probe_ms: list[float] = []
     in_flight = 0
     done = anyio.Event()
-    probe_ms: list[float] = []
 
     async def one_probe() -> None:
         nonlocal in_flight
         in_flight += 1
         started = time.perf_counter()
         try:
-            (await client.post("/api/v1/validate", json=probe, headers=operator)).raise_for_status()
+            (await client.post("/api/v1/validate", content=encoded, headers=operator)).raise_for_status()
         finally:
             in_flight -= 1
             probe_ms.append((time.perf_counter() - started) * 1000)
 
     async def probes() -> None:
-        for _ in range(3):  # three waves of four
+        for _ in range(3):
             async with anyio.create_task_group() as group:
                 for _ in range(4):
                     group.start_soon(one_probe)
@@ -139,19 +144,31 @@ async def healthz_under_patterns(server: ServerProcess, client: httpx2.AsyncClie
 
     async def health() -> None:
         while not done.is_set():
-            value = await health_ms()
+            value = await _health_ms(client)
             if in_flight:
                 busy.append(value)
 
     async with anyio.create_task_group() as group:
         group.start_soon(probes)
         group.start_soon(health)
-    ratio = statistics.median(busy) / statistics.median(idle) if busy else float("nan")
+    return busy, probe_ms
+
+
+async def healthz_under_patterns(server: ServerProcess, client: httpx2.AsyncClient) -> list[str]:
+    idle = [await _health_ms(client) for _ in range(200)]
+    benign, benign_probe = await _under_probes(server, client, "^a+!$")  # the same work, a harmless pattern
+    evil, evil_probe = await _under_probes(server, client, EVIL)
+
+    def line(values: list[float]) -> str:
+        return summary(values) if values else "no answer while probes were in flight"
+
+    ratio = statistics.median(evil) / statistics.median(benign) if evil and benign else float("nan")
     return [
-        "/healthz while catastrophic-pattern probes run (4 at a time, 3 waves):",
-        f"  idle:        {summary(idle)}",
-        f"  under probe: {summary(busy) if busy else 'no answer while probes were in flight'}",
-        f"  probe itself: median {statistics.median(probe_ms):.0f} ms; healthz median ratio busy/idle {ratio:.2f}",
+        "/healthz while validate_action probes run (8 MB outputs, 4 at a time, 3 waves):",
+        f"  idle:                     {line(idle)}",
+        f"  under ^a+!$ probes:       {line(benign)}   probe median {statistics.median(benign_probe):.0f} ms",
+        f"  under ^(a+)+$ probes:     {line(evil)}   probe median {statistics.median(evil_probe):.0f} ms",
+        f"  healthz median, catastrophic / harmless pattern: {ratio:.2f}",
     ]
 
 

@@ -24,6 +24,7 @@ from rpa_mcp.ops.redaction import redact
 from rpa_mcp.ops.registry import OpContext, Operation, Registry, Surface
 
 logger = logging.getLogger(__name__)
+AUDIT_MAX_CHARS = 4096
 
 
 def validation_error(exc: ValidationError, *, prefix: str = "") -> InvalidInput:
@@ -116,13 +117,28 @@ async def check_machines(op: Operation, ctx: OpContext, args: BaseModel) -> None
 
 
 def audit_view(op: Operation | None, arguments: dict[str, Any]) -> Any:
-    """The arguments as the audit row keeps them (an operation may strip what must never be stored)."""
+    """The arguments as the audit row keeps them (an operation may strip what must never be stored).
+
+    Strings longer than AUDIT_MAX_CHARS (screenshots in base64, bulk outputs) are kept as their
+    length: the audit log never stores them, and digesting megabytes on the event loop would
+    stall every other request (an 8 MB body took ~170 ms).
+    """
     if op is not None and op.audit_args is not None:
         try:
             return op.audit_args(arguments)
         except Exception:  # malformed input: keep its shape only, never its content
             return {"unreadable_arguments": True}
-    return arguments
+    return _elide_long_strings(arguments)
+
+
+def _elide_long_strings(value: Any) -> Any:
+    if isinstance(value, str):
+        return value if len(value) <= AUDIT_MAX_CHARS else f"<{len(value)} chars>"
+    if isinstance(value, dict):
+        return {k: _elide_long_strings(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_elide_long_strings(v) for v in value]
+    return value
 
 
 def parse_input(op: Operation, arguments: dict[str, Any]) -> BaseModel:
