@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from rpa_mcp.auth.keys import load_signing_keys
 from rpa_mcp.auth.provider import ProviderAccessTokens, ProviderKeys
+from rpa_mcp.auth.throttle import SignInThrottle
 from rpa_mcp.auth.tokens import AccessTokens, ConfirmationCodec
 from rpa_mcp.clock import Clock, SystemClock
 from rpa_mcp.competences import CompetenceStore
@@ -40,6 +41,7 @@ from rpa_mcp.store.replay import ReplayRepository
 from rpa_mcp.store.traces import TraceStore
 from rpa_mcp.validation import Validator
 from rpa_mcp.validation_adapters import build_validator
+from rpa_mcp.vision.budget import FrameCache, ImageWork
 from rpa_mcp.vision.ocr import OcrEngine, RapidOcrEngine
 
 
@@ -55,6 +57,9 @@ class Services:
     access_tokens: AccessTokens
     audit: AuditLog
     rate_limiter: RateLimiter | SharedRateLimiter
+    sign_in_throttle: SignInThrottle  # failed sign-ins per address (bearer tokens and the console)
+    frames: FrameCache  # decoded screenshots, one byte budget for every session
+    image_work: ImageWork  # how many image decodes/analyses run at once
     confirmations: ConfirmationService
     competences: Competences
     traces: TraceStore
@@ -120,6 +125,7 @@ def build_services(
         settings.catalog_path, ocr, resolver_enabled=settings.dialog_resolver_enabled
     )
     validator = build_validator(settings, ocr, dialogs)
+    frames, image_work = FrameCache(settings.frame_cache_bytes), ImageWork(settings.image_work_slots)
     vlm = vlm or NoVlmLocator()
     server_actions = server_actions or NoServerActionRunner()
     return Services(
@@ -134,9 +140,15 @@ def build_services(
             audience=settings.jwt_audience,
             api_token=settings.api_token.get_secret_value() if settings.api_token else None,
             clock=clock,
+            max_ttl_s=settings.access_token_max_ttl_s,
         ),
         audit=audit,
         rate_limiter=rate_limiter,
+        sign_in_throttle=SignInThrottle(
+            clock, failures=settings.auth_lockout_failures, window_s=settings.auth_lockout_s
+        ),
+        frames=frames,
+        image_work=image_work,
         confirmations=ConfirmationService(
             repo=SqliteProposalRepository(db),
             codec=ConfirmationCodec(keys, issuer=settings.jwt_issuer, audience=settings.jwt_audience, clock=clock),
@@ -159,6 +171,8 @@ def build_services(
             notify=notifier.resource_updated,
             max_pixels=settings.max_image_pixels,
             max_image_bytes=settings.max_body_bytes,
+            frames=frames,
+            max_request_pixels=settings.max_request_pixels,
         ),
         dialogs=dialogs,
         validator=validator,
@@ -176,6 +190,7 @@ def build_services(
             vlm=vlm,
             server_actions=server_actions,
             wakeups=wakeups if shared_db else None,  # one process: its own events suffice
+            image_work=image_work,
         ),
         coordination=coordination,
         leadership=Leadership(db),

@@ -21,6 +21,7 @@ import logging
 import os
 import re
 import weakref
+from dataclasses import replace
 from typing import Any
 
 from mcp.server.lowlevel.helper_types import ReadResourceContents
@@ -35,6 +36,8 @@ from mcp.types import (
     Completion,
     EmptyResult,
     ImageContent,
+    ListToolsResult,
+    PaginatedRequestParams,
     ResourceTemplateReference,
     SetLevelRequestParams,
     SubscribeRequestParams,
@@ -210,10 +213,21 @@ class RpaMCPServer(MCPServer):
         caller = request.scope.get("rpa.caller") if request is not None else self.local_caller
         if caller is None:
             raise RpaError("no authenticated caller")
-        return Caller(caller.subject, caller.roles, via="mcp", auth=caller.auth)
+        return replace(caller, via="mcp")  # keeps every binding of the credential (its machines)
 
-    async def list_tools(self) -> list[MCPTool]:
-        return [tool_of(op) for op in self.registry.listing("mcp", self.services)]
+    async def _handle_list_tools(self, ctx: Any, params: PaginatedRequestParams | None) -> ListToolsResult:
+        """tools/list (both protocol eras): only what the caller's roles may call."""
+        request = getattr(ctx, "request", None)
+        caller = request.scope.get("rpa.caller") if request is not None else self.local_caller
+        return ListToolsResult(tools=await self.list_tools(caller) if caller is not None else [])
+
+    async def list_tools(self, caller: Caller | None = None) -> list[MCPTool]:
+        """Every MCP tool, or only those `caller` may call (roles are checked again by dispatch)."""
+        return [
+            tool_of(op)
+            for op in self.registry.listing("mcp", self.services)
+            if caller is None or caller.has_any(op.allowed_roles)
+        ]
 
     async def read_resource(self, uri: Any, context: Context[Any, Any] | None = None) -> Any:
         """`resources/read` through dispatch (`read_resource`), with the caller's identity."""

@@ -12,7 +12,7 @@ from pydantic import Field, field_validator
 
 from rpa_mcp.competences import LoadedCompetence
 from rpa_mcp.errors import InvalidInput, NotFound, PreconditionFailed
-from rpa_mcp.ops.common import Crop, ImageArg, load_image
+from rpa_mcp.ops.common import Crop, ImageArg, load_image, replay_machines
 from rpa_mcp.ops.registry import Http, OpContext, Operation, Preview, StrictModel, Surface
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
@@ -347,6 +347,11 @@ START_REPLAY = Operation(
     http=(Http("POST", "/api/v1/replay/start_replay"),),
 )
 
+
+async def _replay_machine(ctx: OpContext, args: ReplayIdInput) -> set[str]:
+    return await replay_machines(ctx, args.replay_id)
+
+
 OPERATIONS: tuple[Operation, ...] = (
     START_REPLAY,
     Operation(
@@ -380,6 +385,7 @@ OPERATIONS: tuple[Operation, ...] = (
         output=ReplayStateOutput,
         risk="draft",
         handler=pause_replay,
+        machines=_replay_machine,
         idempotent=True,
     ),
     Operation(
@@ -391,6 +397,7 @@ OPERATIONS: tuple[Operation, ...] = (
         output=ReplayStateOutput,
         risk="draft",
         handler=cancel_replay,
+        machines=_replay_machine,
         idempotent=True,
     ),
     Operation(

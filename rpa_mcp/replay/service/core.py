@@ -30,6 +30,7 @@ from rpa_mcp.replay.ports import (
 from rpa_mcp.replay.resolve import TargetResolver, Thresholds
 from rpa_mcp.replay.rows import ActionRow, ReplayRow, ReportRow
 from rpa_mcp.replay.service.supervision import Supervisor
+from rpa_mcp.vision.budget import ImageWork
 
 
 def new_id(prefix: str, nbytes: int = 6) -> str:
@@ -57,8 +58,10 @@ class ReplayCore:
         vlm: VlmLocator,
         server_actions: ServerActionRunner,
         wakeups: WakeBus | None = None,
+        image_work: ImageWork | None = None,
     ) -> None:
         self.store = store
+        self.image_work = image_work or ImageWork(2)  # shared with the other image work of the server
         self.config = config
         self.notifier = notifier
         self.ocr = ocr

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import anyio
-import anyio.to_thread
-
 from rpa_mcp.errors import Conflict
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.rows import ActionRow, ReportRow
@@ -58,7 +55,8 @@ class Reports(ReplayCore):
         # Heavy work (decode, validator, dialog resolver) happens outside the write lock; the
         # write below is conditional on the attempt being still current, so a racing watchdog
         # or a concurrent duplicate cannot both win.
-        decision, screen = await anyio.to_thread.run_sync(self.supervisor.decide, a, replay, msg)
+        # decode + validation: one unit of image work, bounded like all of it (RPA_IMAGE_WORK_SLOTS)
+        decision, screen = await self.image_work.run(self.supervisor.decide, a, replay, msg)
         now = self.time.now()
         with self.store.atomic():
             if not self.store.add_report(
