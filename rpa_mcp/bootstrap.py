@@ -13,9 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rpa_mcp.auth.keys import load_signing_keys
+from rpa_mcp.auth.provider import ProviderAccessTokens, ProviderKeys
+from rpa_mcp.auth.throttle import SignInThrottle
 from rpa_mcp.auth.tokens import AccessTokens, ConfirmationCodec
 from rpa_mcp.clock import Clock, SystemClock
 from rpa_mcp.competences import CompetenceStore
+from rpa_mcp.competences.ports import Competences
 from rpa_mcp.confirmation.service import ConfirmationService
 from rpa_mcp.dialogs.service import DialogService
 from rpa_mcp.notify import Notifier
@@ -27,13 +30,18 @@ from rpa_mcp.replay.service import ReplayService
 from rpa_mcp.replay.unconfigured import NoServerActionRunner, NoVlmLocator
 from rpa_mcp.settings import Settings
 from rpa_mcp.shadow.service import ShadowService
-from rpa_mcp.store.audit import AuditLog
+from rpa_mcp.store.audit import CHECKPOINT_FILE, KEY_FILE, AuditLog, load_audit_key
+from rpa_mcp.store.competences import DbCompetenceStore
 from rpa_mcp.store.confirmations import SqliteProposalRepository
-from rpa_mcp.store.db import Database
+from rpa_mcp.store.coordination import Coordination, Leadership, SharedRateLimiter
+from rpa_mcp.store.db import Database, open_database
+from rpa_mcp.store.migrations import require_current
+from rpa_mcp.store.notify import LocalWakeBus, PgWakeBus, wake_bus
 from rpa_mcp.store.replay import ReplayRepository
 from rpa_mcp.store.traces import TraceStore
 from rpa_mcp.validation import Validator
 from rpa_mcp.validation_adapters import build_validator
+from rpa_mcp.vision.budget import FrameCache, ImageWork
 from rpa_mcp.vision.ocr import OcrEngine, RapidOcrEngine
 
 
@@ -48,9 +56,12 @@ class Services:
     notifier: Notifier
     access_tokens: AccessTokens
     audit: AuditLog
-    rate_limiter: RateLimiter
+    rate_limiter: RateLimiter | SharedRateLimiter
+    sign_in_throttle: SignInThrottle  # failed sign-ins per address (bearer tokens and the console)
+    frames: FrameCache  # decoded screenshots, one byte budget for every session
+    image_work: ImageWork  # how many image decodes/analyses run at once
     confirmations: ConfirmationService
-    competences: CompetenceStore
+    competences: Competences
     traces: TraceStore
     shadow: ShadowService
     dialogs: DialogService
@@ -58,6 +69,10 @@ class Services:
     vlm: VlmLocator
     server_actions: ServerActionRunner
     replay: ReplayService
+    coordination: Coordination
+    leadership: Leadership
+    wakeups: LocalWakeBus | PgWakeBus
+    provider_tokens: ProviderAccessTokens | None  # the identity provider's access tokens, if configured
 
 
 def build_services(
@@ -79,19 +94,45 @@ def build_services(
     `vlm` and `server_actions` default to implementations that refuse with what to configure.
     """
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    db = db or Database(settings.data_dir / "rpa.sqlite3")
+    db = db or open_database(settings)
+    require_current(db)  # refuses an older schema, naming `rpa-mcp db upgrade`
     clock = clock or SystemClock()
     ocr = ocr or RapidOcrEngine()
     notifier = notifier or Notifier()
-    keys = load_signing_keys(settings)
-    audit = AuditLog(db, clock)
+    coordination = Coordination(db, clock)
+    wakeups = wake_bus(db)
+    shared_db = db.dialect == "postgres"
+    # Replicas must agree on every key: from settings, else (PostgreSQL) created once in the database.
+    keys = (
+        [coordination.shared_key("signing")]
+        if shared_db and settings.jwt_secret is None
+        else load_signing_keys(settings)
+    )
+    audit = AuditLog(
+        db,
+        clock,
+        key=audit_key(settings, shared_db=shared_db),
+        checkpoint=settings.audit_checkpoint or settings.data_dir / CHECKPOINT_FILE,
+    )
+    local_limits = RateLimiter(clock, per_minute=settings.rate_limit_per_minute)
+    rate_limiter = (
+        SharedRateLimiter(coordination, local_limits, per_minute=settings.rate_limit_per_minute)
+        if shared_db
+        else local_limits
+    )
     traces = TraceStore(db)
     dialogs = DialogService.from_catalog_dir(
         settings.catalog_path, ocr, resolver_enabled=settings.dialog_resolver_enabled
     )
     validator = build_validator(settings, ocr, dialogs)
-    competences = CompetenceStore(settings.data_dir / "competences", clock)
-    competences.create_folders()
+    frames, image_work = FrameCache(settings.frame_cache_bytes), ImageWork(settings.image_work_slots)
+    competences: Competences
+    if shared_db:
+        competences = DbCompetenceStore(db, clock, root=settings.data_dir / "competences")  # shared by the replicas
+    else:
+        files = CompetenceStore(settings.data_dir / "competences", clock)
+        files.create_folders()  # where people find, and may drop, the competences' YAML files
+        competences = files
     vlm = vlm or NoVlmLocator()
     server_actions = server_actions or NoServerActionRunner()
     return Services(
@@ -106,9 +147,15 @@ def build_services(
             audience=settings.jwt_audience,
             api_token=settings.api_token.get_secret_value() if settings.api_token else None,
             clock=clock,
+            max_ttl_s=settings.access_token_max_ttl_s,
         ),
         audit=audit,
-        rate_limiter=RateLimiter(clock, per_minute=settings.rate_limit_per_minute),
+        rate_limiter=rate_limiter,
+        sign_in_throttle=SignInThrottle(
+            clock, failures=settings.auth_lockout_failures, window_s=settings.auth_lockout_s
+        ),
+        frames=frames,
+        image_work=image_work,
         confirmations=ConfirmationService(
             repo=SqliteProposalRepository(db),
             codec=ConfirmationCodec(keys, issuer=settings.jwt_issuer, audience=settings.jwt_audience, clock=clock),
@@ -127,6 +174,8 @@ def build_services(
             notify=notifier.resource_updated,
             max_pixels=settings.max_image_pixels,
             max_image_bytes=settings.max_body_bytes,
+            frames=frames,
+            max_request_pixels=settings.max_request_pixels,
         ),
         dialogs=dialogs,
         validator=validator,
@@ -143,7 +192,37 @@ def build_services(
             ocr=ocr,
             vlm=vlm,
             server_actions=server_actions,
+            wakeups=wakeups if shared_db else None,  # one process: its own events suffice
+            image_work=image_work,
         ),
+        coordination=coordination,
+        leadership=Leadership(db),
+        wakeups=wakeups,
+        provider_tokens=build_provider_tokens(settings, clock),
+    )
+
+
+def audit_key(settings: Settings, *, shared_db: bool) -> bytes:
+    """The audit chain's key, never stored in the database. Replicas must share it: with
+    PostgreSQL it must be configured (or its file put in place), not created per replica."""
+    secret = settings.audit_key.get_secret_value() if settings.audit_key else None
+    if shared_db and secret is None and not (settings.data_dir / KEY_FILE).exists():
+        from rpa_mcp.errors import ConfigurationError
+
+        raise ConfigurationError(
+            "with RPA_STORE_URL=postgresql://... set RPA_AUDIT_KEY (at least 32 bytes, the same on every "
+            f"replica) or put the same {KEY_FILE} in every replica's RPA_DATA_DIR"
+        )
+    return load_audit_key(secret, settings.data_dir)
+
+
+def build_provider_tokens(settings: Settings, clock: Clock) -> ProviderAccessTokens | None:
+    if not settings.oidc_issuer:
+        return None
+    keys = ProviderKeys(settings.oidc_issuer, clock=clock, ttl_s=settings.oidc_keys_cache_s)
+    audience = settings.oidc_audience or f"{public_base_url(settings)}/mcp"
+    return ProviderAccessTokens(
+        keys, audiences=[audience], roles_claim=settings.oidc_roles_claim, algorithms=settings.oidc_algorithms
     )
 
 

@@ -1,4 +1,4 @@
-"""`rpa-mcp serve | token | audit verify | catalog check | bench | agent-sim | demo`.
+"""`rpa-mcp serve | token | audit verify | db | competences | catalog check | bench | agent-sim | agent-x11 | demo`.
 
 Every error a person can meet here is one line on stderr and a non-zero exit status (2 for
 a usage or configuration problem, 1 for a failed check); a traceback only with
@@ -72,7 +72,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     sock = bind(settings.host, settings.port)
     port = sock.getsockname()[1]
     actual = settings if port == settings.port else settings.model_copy(update={"port": port})
-    token = services.access_tokens.mint("operator", ["operator"], ttl_s=12 * 3600)
+    # The operator token goes to a person's terminal only: when the output is redirected (a log file,
+    # a service manager's journal), none is minted or printed.
+    on_terminal = sys.stdout.isatty() and not settings.auth_disabled
+    token = services.access_tokens.mint("operator", ["operator"], ttl_s=12 * 3600) if on_terminal else None
     keys = services.access_tokens.keys
     print(_banner(public_base_url(actual), token, actual, key_source(settings, keys)), flush=True)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
@@ -80,8 +83,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _banner(base: str, token: str, settings: Settings, key: str) -> str:
+def _banner(base: str, token: str | None, settings: Settings, key: str) -> str:
     url = f"{base}/mcp"
+    if token is None:
+        auth = "DISABLED (local development)" if settings.auth_disabled else "bearer tokens"
+        return f"""rpa-mcp {__version__} — MCP endpoint: {url}
+data dir: {settings.data_dir.resolve()}   auth: {auth}
+signing key: {key}
+The operator token is printed on a terminal only (this output is not one, and may be a log).
+Mint a token: rpa-mcp token --sub <name> --role operator   (client set-up: docs/clients.md)
+"""
     cursor = json.dumps(
         {"mcpServers": {"rpa": {"url": url, "headers": {"Authorization": f"Bearer {token}"}}}}, indent=2
     )
@@ -124,9 +135,16 @@ def cmd_token(args: argparse.Namespace) -> int:
 
     settings = Settings()
     keys = load_signing_keys(settings, create=args.init)
-    tokens = AccessTokens(keys, issuer=settings.jwt_issuer, audience=settings.jwt_audience)
+    tokens = AccessTokens(
+        keys,
+        issuer=settings.jwt_issuer,
+        audience=settings.jwt_audience,
+        max_ttl_s=settings.access_token_max_ttl_s,
+    )
+    if args.machine and "agent" not in args.role:
+        raise CliError("--machine binds an agent token to workstations; add --role agent")
     try:
-        token = tokens.mint(args.sub, args.role, ttl_s=args.ttl)
+        token = tokens.mint(args.sub, args.role, ttl_s=args.ttl, machines=args.machine or None)
     except ValueError as exc:
         raise CliError(str(exc)) from exc
     print(
@@ -139,17 +157,74 @@ def cmd_token(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
+    from rpa_mcp.bootstrap import audit_key
     from rpa_mcp.clock import SystemClock
-    from rpa_mcp.store.audit import AuditLog
-    from rpa_mcp.store.db import Database
+    from rpa_mcp.store.audit import CHECKPOINT_FILE, AuditLog
+    from rpa_mcp.store.db import open_database
+    from rpa_mcp.store.migrations import require_current
 
     settings = Settings()
-    check = AuditLog(Database(settings.data_dir / "rpa.sqlite3"), SystemClock()).verify()
+    db = open_database(settings)
+    require_current(db)
+    own = settings.audit_checkpoint or settings.data_dir / CHECKPOINT_FILE
+    log = AuditLog(db, SystemClock(), key=audit_key(settings, shared_db=db.dialect == "postgres"), checkpoint=own)
+    checkpoints = [Path(p) for p in args.checkpoint] if args.checkpoint else None
+    check = log.verify(checkpoints)
+    db.close()
     if check.ok:
         print(f"audit chain intact: {check.rows} rows")
         return 0
     print(f"audit chain BROKEN at row {check.first_bad_id}: {check.reason} ({check.rows} rows read)")
     return 1
+
+
+def cmd_competences(args: argparse.Namespace) -> int:
+    from rpa_mcp.clock import SystemClock
+    from rpa_mcp.store.competences import DbCompetenceStore
+    from rpa_mcp.store.db import open_database
+    from rpa_mcp.store.migrations import require_current
+
+    settings = Settings()
+    db = open_database(settings)
+    try:
+        require_current(db)
+        if db.dialect != "postgres":
+            print("competences are the YAML files under RPA_DATA_DIR/competences with SQLite: nothing to do")
+            return 0
+        store = DbCompetenceStore(db, SystemClock(), root=settings.data_dir / "competences")
+        folder = Path(args.folder)
+        if args.action == "export":
+            print(f"{store.export_to(folder)} file(s) written under {folder}")
+            return 0
+        added, problems = store.import_from(folder)
+        for problem in problems:
+            print(f"problem: {problem}")
+        print(f"{added} version(s) imported from {folder}")
+        return 0 if not problems else 1
+    finally:
+        db.close()
+
+
+def cmd_db(args: argparse.Namespace) -> int:
+    from rpa_mcp.store.db import open_database
+    from rpa_mcp.store.migrations import pending, upgrade
+
+    settings = Settings()
+    db = open_database(settings, auto_upgrade=True)
+    try:
+        if args.action == "status":
+            todo = pending(db)
+            for area, (have, need) in sorted(todo.items()):
+                print(f"{area}: database {have}, code {need}")
+            print(f"{db.dialect} {db.path}: " + ("up to date" if not todo else f"{len(todo)} area(s) to upgrade"))
+            return 0 if not todo else 1
+        changed = upgrade(db)
+        for area, (have, need) in sorted(changed.items()):
+            print(f"{area}: {have} -> {need}")
+        print(f"{db.dialect} {db.path}: schema up to date" + ("" if changed else " (nothing to do)"))
+        return 0
+    finally:
+        db.close()
 
 
 def _check_thresholds(catalog_dir: Path) -> list[str]:
@@ -226,6 +301,8 @@ def _main(argv: list[str]) -> int:
 
     if argv and argv[0] == "agent-sim":
         return int(importlib.import_module("rpa_mcp.agent_sim.cli").main(argv[1:]))
+    if argv and argv[0] == "agent-x11":
+        return int(importlib.import_module("rpa_mcp.agent_x11.cli").main(argv[1:]))
     if argv and argv[0] == "demo":
         return int(importlib.import_module("rpa_mcp.demo").main(argv[1:]))
     parser = argparse.ArgumentParser(prog="rpa-mcp", description="MCP server for supervised desktop RPA.")
@@ -240,6 +317,13 @@ def _main(argv: list[str]) -> int:
     token.add_argument("--role", required=True, action="append", choices=["operator", "viewer", "agent", "approver"])
     token.add_argument("--ttl", type=int, default=3600, help="lifetime in seconds (default 3600)")
     token.add_argument(
+        "--machine",
+        action="append",
+        default=[],
+        metavar="MACHINE_ID",
+        help="bind an agent token to this workstation (repeatable): it then acts for these machines only",
+    )
+    token.add_argument(
         "--init",
         action="store_true",
         help="create the signing key in the data folder if there is none (otherwise a missing key is an error)",
@@ -247,7 +331,22 @@ def _main(argv: list[str]) -> int:
     token.set_defaults(fn=cmd_token)
     audit = sub.add_parser("audit", help="audit log tools")
     audit.add_argument("action", choices=["verify"])
+    audit.add_argument(
+        "--checkpoint",
+        action="append",
+        help="a checkpoint file the chain must reach (repeat for each replica's; default: this one's own)",
+    )
     audit.set_defaults(fn=cmd_audit)
+    db = sub.add_parser("db", help="database schema: upgrade applies pending migrations (SQLite or PostgreSQL)")
+    db.add_argument("action", choices=["upgrade", "status"])
+    db.set_defaults(fn=cmd_db)
+    comp = sub.add_parser(
+        "competences",
+        help="import/export the competences kept in PostgreSQL as the YAML folders (candidate/, validated/)",
+    )
+    comp.add_argument("action", choices=["import", "export"])
+    comp.add_argument("folder", help="a folder holding candidate/ and validated/ (the file store's layout)")
+    comp.set_defaults(fn=cmd_competences)
     catalog = sub.add_parser("catalog", help="catalog tools")
     catalog.add_argument("action", choices=["check"])
     catalog.set_defaults(fn=cmd_catalog)
@@ -265,6 +364,7 @@ def _main(argv: list[str]) -> int:
     bench.add_argument("--rest", nargs=argparse.REMAINDER, default=[], help="arguments passed to each benchmark")
     bench.set_defaults(fn=cmd_bench)
     sub.add_parser("agent-sim", help="run the reference desktop agent (see rpa-mcp agent-sim --help)")
+    sub.add_parser("agent-x11", help="the desktop agent on a real X11 desktop (see rpa-mcp agent-x11 --help)")
     sub.add_parser("demo", help="run the end-to-end story over real HTTP")
     args = parser.parse_args(argv)
     result: int = args.fn(args)

@@ -7,6 +7,7 @@ and tests depend on them); `retryable` says whether the same request may succeed
 
     RpaError                          rpa-error                       500
     ├── InvalidInput                  invalid-input                   422
+    │   ├── MalformedJson             malformed-json                  400
     │   ├── PayloadTooLarge           payload-too-large               413
     │   └── ImageRejected             image-rejected                  422
     ├── NotFound                      not-found                       404
@@ -28,6 +29,7 @@ and tests depend on them); `retryable` says whether the same request may succeed
     ├── Unavailable                   unavailable                     503  retryable
     ├── ConfigurationError            configuration-invalid           500
     ├── StartupRefused                startup-refused                 500
+    ├── SchemaOutdated                schema-outdated                 503
     └── InternalError                 internal-error                  500
 """
 
@@ -61,6 +63,13 @@ class InvalidInput(RpaError):
 
     code = "invalid-input"
     http_status = 422
+
+
+class MalformedJson(InvalidInput):
+    """The body is not strict JSON: invalid UTF-8, NaN/Infinity, a huge integer, too deep, duplicate keys."""
+
+    code = "malformed-json"
+    http_status = 400
 
 
 class PayloadTooLarge(InvalidInput):
@@ -206,6 +215,13 @@ class StartupRefused(RpaError):
 
     code = "startup-refused"
     http_status = 500
+
+
+class SchemaOutdated(RpaError):
+    """The database schema is older (or newer) than this server's code: run `rpa-mcp db upgrade`."""
+
+    code = "schema-outdated"
+    http_status = 503
 
 
 class ToolQuotaExceeded(RpaError):

@@ -7,11 +7,12 @@ Errors are problem+json with the error's HTTP status and stable code (same code 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
+import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -22,9 +23,11 @@ from rpa_mcp.bootstrap import Services
 from rpa_mcp.errors import InvalidInput, MethodNotAllowed, NotFound, RateLimited, RpaError
 from rpa_mcp.identity import Caller
 from rpa_mcp.ops.dispatch import dispatch
+from rpa_mcp.ops.json_input import limits_of, loads
 from rpa_mcp.ops.registry import Http, Operation, Registry
 
 PROTOCOL_HEADER = "x-replay-protocol-version"
+OFF_LOOP_BYTES = 256 * 1024  # bodies larger than this are decoded in a worker thread (the event loop stays free)
 
 
 class Problem(BaseModel):
@@ -80,7 +83,15 @@ def typed_query(model: type[BaseModel], params: Mapping[str, str]) -> dict[str, 
     return out
 
 
-async def _arguments(request: Request, op: Operation, http: Http | None) -> dict[str, Any]:
+async def decode_body(raw: bytes, services: Services) -> Any:
+    """The request body as strict JSON (400 naming the problem otherwise), large ones off the event loop."""
+    limits = limits_of(services.settings)
+    if len(raw) > OFF_LOOP_BYTES:
+        return await anyio.to_thread.run_sync(loads, raw, limits)
+    return loads(raw, limits)
+
+
+async def _arguments(request: Request, op: Operation, http: Http | None, services: Services) -> dict[str, Any]:
     args: dict[str, Any] = {}
     if http is not None and http.method == "GET":
         names = [name for name, _ in request.query_params.multi_items()]
@@ -91,14 +102,7 @@ async def _arguments(request: Request, op: Operation, http: Http | None) -> dict
     else:
         raw = await request.body()
         if raw.strip():
-            try:
-                body = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise InvalidInput(
-                    f"the body is not valid JSON ({exc.msg} at position {exc.pos})", field="(body)"
-                ) from exc
-            except UnicodeDecodeError as exc:
-                raise InvalidInput("the body is not UTF-8 text: send JSON encoded as UTF-8", field="(body)") from exc
+            body = await decode_body(raw, services)
             if isinstance(body, list):
                 list_fields = [
                     n for n, f in op.input.model_fields.items() if getattr(f.annotation, "__origin__", None) is list
@@ -132,13 +136,13 @@ def _endpoint(registry: Registry, services: Services, op: Operation | None, http
                 raise NotFound(
                     f"unknown operation {request.path_params['name']!r}", operation=request.path_params["name"]
                 )
-            args = await _arguments(request, found, http)
+            args = await _arguments(request, found, http, services)
             result = await dispatch(
                 registry,
                 services,
                 found.name,
                 args,
-                Caller(caller.subject, caller.roles, via="rest", auth=caller.auth),
+                replace(caller, via="rest"),  # keeps every binding of the credential (its machines)
                 surface="rest",
             )
         except RpaError as exc:

@@ -31,6 +31,7 @@ from rpa_mcp.shadow.ir import build_ir
 from rpa_mcp.shadow.masking import mask_event
 from rpa_mcp.shadow.ports import TraceRepository
 from rpa_mcp.shadow.segmenter import IDLE_GAP_S, Context, Segment, place
+from rpa_mcp.vision.budget import FrameCache, check_request_pixels
 from rpa_mcp.vision.images import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_PIXELS,
@@ -115,6 +116,8 @@ class ShadowService:
         max_image_bytes: int = DEFAULT_MAX_BYTES,
         idle_gap_s: float = IDLE_GAP_S,
         default_locale: str = "en",
+        frames: FrameCache | None = None,
+        max_request_pixels: int | None = None,
     ) -> None:
         self.traces, self.ocr, self.clock = traces, ocr, clock
         self._notify = notify
@@ -122,14 +125,17 @@ class ShadowService:
         self.idle_gap_s, self.default_locale = idle_gap_s, default_locale
         self._lock = threading.RLock()
         self._states: dict[str, ObserverState] = {}
-        self._frames: dict[str, tuple[str, np.ndarray]] = {}  # last decoded frame per session
+        # decoded screenshots by id, under the byte budget shared by every session (and the server)
+        self.frames = frames if frames is not None else FrameCache(4 * DEFAULT_MAX_PIXELS * 3)
+        self.max_request_pixels = max_request_pixels or 2 * max_pixels
         self._derived: dict[str, _Derived] = {}
+        self._revs: dict[str, int] = {}  # the store's save count of each cached state
 
     # --- ingestion -----------------------------------------------------------------------
     def ingest(self, raw: Sequence[Any], *, prefix: str = "events") -> dict[str, Any]:
         """Validate, store and observe a batch (all or nothing)."""
         events = parse_events(raw, prefix=prefix)
-        shots = [self._decode_shot(ev, f"{prefix}[{i}]" if prefix else "") for i, ev in enumerate(events)]
+        shots = self._decode_shots(events, prefix)
         now = self.clock.now()
         touched: dict[str, dict[str, Any]] = {}
         accepted = duplicates = 0
@@ -137,6 +143,9 @@ class ShadowService:
             sids = {ev.session_id for ev in events}
             try:
                 with self.traces.transaction():
+                    for sid in sorted(sids):  # other replicas ingesting for these sessions wait for this batch
+                        self.traces.lock_session(sid)
+                        self._state(sid)  # drops a cached state another replica has changed since
                     for ev, shot in zip(events, shots, strict=True):
                         info = touched.setdefault(
                             ev.session_id,
@@ -160,9 +169,7 @@ class ShadowService:
                         self._save(sid, self._states[sid], now, segments_from=info["segments_from"])
             except BaseException:
                 for sid in sids:  # the transaction rolled back: reload what is on disk when next needed
-                    self._states.pop(sid, None)
-                    self._derived.pop(sid, None)
-                self._frames.clear()
+                    self._forget(sid)
                 raise
         for sid, info in touched.items():
             info.pop("segments_from", None)
@@ -174,7 +181,22 @@ class ShadowService:
             info["observing"] = state.observing
         return {"accepted": accepted, "duplicates": duplicates, "sessions": list(touched.values())}
 
-    def _decode_shot(self, ev: TraceEvent, where: str) -> _Shot | None:
+    def _decode_shots(self, events: Sequence[TraceEvent], prefix: str) -> list[_Shot | None]:
+        """Every screenshot of a batch: headers first (pixels of the whole batch bounded), then decoded."""
+        datas = [self._shot_bytes(ev, f"{prefix}[{i}]" if prefix else "") for i, ev in enumerate(events)]
+        headers = [read_header(data, field=where) for data, where in filter(None, datas)]
+        check_request_pixels(headers, self.max_request_pixels, field=prefix or "screenshot")
+        shots: list[_Shot | None] = []
+        for item in datas:
+            if item is None:
+                shots.append(None)
+                continue
+            data, where = item
+            image = decode_image(data, max_pixels=self.max_pixels, field=where)
+            shots.append(_Shot(data, image, "image/png" if read_header(data).format == "png" else "image/jpeg"))
+        return shots
+
+    def _shot_bytes(self, ev: TraceEvent, where: str) -> tuple[bytes, str] | None:
         field_name = f"{where}.screenshot" if where else "screenshot"
         if ev.screenshot_ref is not None:
             ref = ev.screenshot_ref.removeprefix(SCREENSHOT_URI)
@@ -184,15 +206,13 @@ class ShadowService:
             return None
         if not ev.screenshot:
             return None
-        data = decode_base64(ev.screenshot, field=field_name, max_bytes=self.max_image_bytes)
-        image = decode_image(data, max_pixels=self.max_pixels, field=field_name)
-        return _Shot(data, image, "image/png" if read_header(data).format == "png" else "image/jpeg")
+        return decode_base64(ev.screenshot, field=field_name, max_bytes=self.max_image_bytes), field_name
 
     def _store_and_observe(self, ev: TraceEvent, shot: _Shot | None, now: float, info: dict[str, Any]) -> int:
         sid = ev.session_id
         if ev.event_id is not None and self._seen(sid, ev.event_id):
             return 0
-        state = self._state(sid, create=True)
+        state = self._state(sid, create=True, check=False)
         assert state is not None
         if "segments_from" not in info:  # what is on disk is what this batch starts from
             info["segments_from"] = max(len(state.segments) - 1, 0)
@@ -212,7 +232,7 @@ class ShadowService:
             own_shot = self.traces.put_screenshot(
                 shot.data, session_id=sid, kind="frame", mime=shot.mime, width=w, height=h, now=now
             )
-            self._frames[sid] = (own_shot, shot.image)
+            self.frames.put(own_shot, shot.image)
             data["screenshot_ref"] = SCREENSHOT_URI + own_shot
         elif ev.screenshot_ref is not None:
             own_shot = ev.screenshot_ref.removeprefix(SCREENSHOT_URI)
@@ -291,15 +311,15 @@ class ShadowService:
     def _frame(self, sid: str, shot_id: str | None) -> np.ndarray | None:
         if shot_id is None:
             return None
-        cached = self._frames.get(sid)
-        if cached and cached[0] == shot_id:
-            return cached[1]
+        cached = self.frames.get(shot_id)
+        if cached is not None:
+            return cached
         try:
             image = decode_image(self.traces.get_screenshot(shot_id), max_pixels=self.max_pixels)
         except RpaError:
             logger.warning("screenshot %s could not be read back", shot_id)
             return None
-        self._frames[sid] = (shot_id, image)
+        self.frames.put(shot_id, image)
         return image
 
     # --- observer lifecycle --------------------------------------------------------------
@@ -538,18 +558,29 @@ class ShadowService:
         return {"status": "workflow_built", "session_id": session_id, "workflow_ir": ir}
 
     # --- internals ---------------------------------------------------------------------------
-    def _state(self, sid: str, *, create: bool = False) -> ObserverState | None:
+    def _state(self, sid: str, *, create: bool = False, check: bool = True) -> ObserverState | None:
+        """The cached state, reloaded when another replica saved the session since (`check`)."""
         state = self._states.get(sid)
+        if state is not None and check and self.traces.observer_rev(sid) != self._revs.get(sid):
+            self._forget(sid)
+            state = None
         if state is None:
             data = self.traces.load_observer(sid)
             if data is not None:
+                self._revs[sid] = data.pop("rev", 0)
                 state = ObserverState.from_dict(data)
             elif create:
+                self._revs[sid] = 0
                 state = ObserverState()
             else:
                 return None
             self._states[sid] = state
         return state
+
+    def _forget(self, sid: str) -> None:
+        self._states.pop(sid, None)
+        self._derived.pop(sid, None)
+        self._revs.pop(sid, None)
 
     def _require(self, sid: str) -> ObserverState:
         if self.traces.get_session(sid) is None:
@@ -557,7 +588,7 @@ class ShadowService:
         state = self._state(sid)
         if state is None:
             state = ObserverState(mode="idle")
-            self._states[sid] = state
+            self._states[sid], self._revs[sid] = state, 0
         return state
 
     def _put(self, sid: str, state: ObserverState, now: float) -> None:
@@ -567,7 +598,18 @@ class ShadowService:
     def _save(self, sid: str, state: ObserverState, now: float, *, segments_from: int | None) -> None:
         """Persist the state and its segments from `segments_from` on (None: segments unchanged)."""
         tail = [] if segments_from is None else [seg.to_dict() for seg in state.segments[segments_from:]]
-        self.traces.save_observer(sid, state.to_dict(), now=now, segments=tail, segments_from=segments_from)
+        try:
+            self._revs[sid] = self.traces.save_observer(
+                sid,
+                state.to_dict(),
+                now=now,
+                segments=tail,
+                segments_from=segments_from,
+                expect_rev=self._revs.get(sid),
+            )
+        except Exception:  # another replica saved meanwhile (Conflict) or the write failed: reload next time
+            self._forget(sid)
+            raise
 
     def _locale(self, sid: str, state: ObserverState) -> str:
         return state.locale or (self.traces.get_session(sid) or {}).get("locale") or self.default_locale

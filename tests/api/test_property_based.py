@@ -39,7 +39,7 @@ EXAMPLES = 15  # fuzzed per operation and identity; with the examples and covera
 #   poll itself is covered by the replay and contract tests);
 # - JSON nested thousands of levels deep and integers of thousands of digits: schemathesis does not
 #   generate them, and they are limits of the transport (the body parser), tested on their own with the
-#   other HTTP limits. Bodies that are not UTF-8 are generated, and refused with a 422.
+#   other HTTP limits. Bodies that are not UTF-8 are generated, and refused with a 400.
 MAX_WAIT_S = 0.2
 CONFIG = schemathesis.Config.from_dict(
     {

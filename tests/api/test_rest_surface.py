@@ -35,9 +35,9 @@ async def test_an_unknown_path_under_the_api_is_a_problem_document(http):
     assert answer.json()["code"] == "not-found"
 
 
-async def test_a_body_that_is_not_utf8_is_a_422(http):
+async def test_a_body_that_is_not_utf8_is_refused_naming_the_body(http):
     answer = await http.post("/api/v1/tools/list_machines", content=b"\xff\xfe\x00{")
-    assert answer.status_code == 422 and answer.json()["details"]["field"] == "(body)"
+    assert answer.status_code == 400 and answer.json()["code"] == "malformed-json"
 
 
 @pytest.mark.parametrize("value", [0, 1, "true", None])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import json
 from pathlib import Path
 from typing import Any
 
@@ -16,20 +15,17 @@ from rpa_mcp.shadow.boxes import element_box, iou
 from rpa_mcp.shadow.service import ShadowService
 from rpa_mcp.testing import FakeOcr
 from rpa_mcp.vision.ocr import OcrLine
+from tests.screens import ASSETS
 from tests.shadow.conftest import ev, play
 
-MANIFEST = Path("/work/shared/fixtures/manifest.json")
 DEMOS = Path(__file__).resolve().parents[1] / "fixtures" / "demos"
 
 
-def true_tab_label_box(png: str, label: str, frame_size: list[int]) -> list[float]:
-    """The label box measured from the DOM, mapped to the frame the agent sent."""
-    if not MANIFEST.is_file():
-        pytest.skip("the shared fixtures manifest is not available")
-    image = next(i for i in json.loads(MANIFEST.read_text(encoding="utf-8"))["images"] if i["file"] == png)
-    tab = next(t for t in image["ground_truth"]["tabs"] if t["label"] == label)
-    sx, sy = frame_size[0] / image["size"][0], frame_size[1] / image["size"][1]
-    x, y, w, h = tab["label_bbox"]
+def true_tab_label_box(frame: str, label: str, frame_size: list[int]) -> list[float]:
+    """The label box measured from the DOM (the demo's record.png is the desktop's dossier frame)."""
+    truth = ASSETS.frame(frame)
+    sx, sy = frame_size[0] / truth.size[0], frame_size[1] / truth.size[1]
+    x, y, w, h = truth.tab(label).label_bbox
     return [x * sx, y * sy, w * sx, h * sy]
 
 
@@ -49,7 +45,7 @@ def test_the_imagerie_tab_gets_the_box_of_its_label_as_ocr_reads_it(make_service
     service = make_service(ocr=shared_ocr)
     target = tab_step(service)["target"]
     assert target["frame_size"] == [1920, 1080]  # record.png is sent at screen size
-    truth = true_tab_label_box("png/s01_hosp_dossier_edge.png", "Imagerie", target["frame_size"])
+    truth = true_tab_label_box("dossier", "Imagerie", target["frame_size"])
     assert iou(target["bbox"], truth) >= 0.5, (target["bbox"], truth)
     assert target["label"] == "Imagerie"
 
@@ -60,7 +56,7 @@ def test_the_ocr_line_box_is_converted_from_the_crop_to_the_frame(make_service) 
     target = tab_step(service)["target"]
     assert target["bbox"] == [350, 17, 57, 17]
     assert target["label"] == "Imagerie" and target["by_text"] == "Imagerie"
-    truth = true_tab_label_box("png/s01_hosp_dossier_edge.png", "Imagerie", target["frame_size"])
+    truth = true_tab_label_box("dossier", "Imagerie", target["frame_size"])
     assert iou(target["bbox"], truth) >= 0.5
 
 

@@ -13,6 +13,8 @@ from rpa_mcp.validation.model import Expected, Observed, Target
 from rpa_mcp.vision.images import BBox, encode_png_base64
 
 EVIDENCE_BOX = (360, 200)  # w, h of an evidence crop around the action point
+CLICK_BOX = (240, 140)  # w, h of the crop kept for every verified action: where it was clicked
+CLICK_LABEL = "where it was clicked (screen after the action)"
 
 
 def upper_name(value: Any) -> str | None:
@@ -46,14 +48,21 @@ def checker_evidence(evidence: Any) -> list[Any] | None:
     return out
 
 
-def crops_around(image: np.ndarray, point: Sequence[int] | None, bbox: Sequence[int] | None) -> list[dict[str, Any]]:
+def crops_around(
+    image: np.ndarray,
+    point: Sequence[int] | None,
+    bbox: Sequence[int] | None,
+    *,
+    box_size: tuple[int, int] = EVIDENCE_BOX,
+    label: str = "screen after the action, around the target",
+) -> list[dict[str, Any]]:
     """One client-sized PNG crop of the region that matters (action point or bbox)."""
     h, w = image.shape[:2]
     if bbox:
         x, y, bw, bh = (int(v) for v in bbox[:4])
         box = (x - 20, y - 20, bw + 40, bh + 40)
     elif point:
-        bw, bh = EVIDENCE_BOX
+        bw, bh = box_size
         box = (int(point[0]) - bw // 2, int(point[1]) - bh // 2, bw, bh)
     else:
         return []
@@ -68,7 +77,7 @@ def crops_around(image: np.ndarray, point: Sequence[int] | None, bbox: Sequence[
         return []
     return [
         {
-            "label": "screen after the action, around the target",
+            "label": label,
             "bbox": [x0, y0, x1 - x0, y1 - y0],
             "mime_type": "image/png",
             "data_base64": data,
