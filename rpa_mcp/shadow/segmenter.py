@@ -1,13 +1,30 @@
-"""Incremental segmentation of a session's events into steps (SPEC §3.2).
+"""Incremental segmentation of a session's events into the steps a person would name (SPEC §3.2).
 
-A new step begins at a focus change to another window/app, at a click (so a click after
-typing too), at Enter/Tab that submits typed text, at a command such as ``ctrl+s``, and
-after an idle gap. A focus change that follows a click or a key within a moment is that
-action's effect (its window after), not a step of its own. A click followed by typing
-is one "type text in <field>" step; so are masked keystrokes (see `rpa_mcp.shadow.masking`).
+A new step begins at a focus change to another window/app, at a click on another element,
+at a click after typing, at Enter/Tab that submits typed text, at a command such as
+``ctrl+s``, and after an idle gap. What a person does not count as a step is folded in:
+
+- **noise on one element**: repeated clicks, a context menu opened and dismissed (Escape,
+  or a click elsewhere), a select-click then a double-click on the same row are one step,
+  whose action is the strongest click (double-click over click; a right-click only when its
+  menu was used). Two plain clicks on one spot within `DOUBLE_CLICK_S` are a double-click
+  (a recorder of raw input sends them so). A select-click on a row (or a tab) immediately
+  replaced by a click on another row (tab) of the same list is one step on the last one.
+- **typing**: bursts, pauses, Backspace/Delete and cursor moves in one field are one step
+  (`rpa_mcp.shadow.textedit` rebuilds the final text). Enter in a field known to be
+  multi-line is a line break; in a single-line field it submits the step (`submit_key`);
+  when the element does not say, what follows decides: more typing in the same field
+  makes it a line break, anything else a submit. Tab submits too. Tab presses that lead
+  to typing (keyboard navigation) belong to the typing step.
+- **window effects**: a focus change within `FOCUS_EFFECT_S` of a click or key is what that
+  action did (its window after), not a step.
+- **detours**: a trip to another application (or window) that comes back to the very
+  screen it left, without typing, pasting, saving or deleting on the way, becomes one
+  step marked `detour` (suggested for removal, see `rpa_mcp.shadow.suggestions`).
 
 The state is plain data (`Segment.to_dict`) so the observer can persist it after every
-event: a restart resumes exactly where it was.
+event: a restart resumes exactly where it was. `place` returns the first segment position
+it changed (a detour rewrites the steps of the trip).
 """
 
 from __future__ import annotations
@@ -15,24 +32,45 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rpa_mcp.shadow.elements import (
+    ROW_ROLES,
+    TAB_ROLES,
+    app_key,
+    element_key,
+    is_menu_item,
+    multiline,
+    role_of,
+    same_place,
+    screen_title,
+)
 from rpa_mcp.shadow.events import CLICK_TYPES, TraceEvent, normalize_keys
 
 IDLE_GAP_S = 10.0
 FOCUS_EFFECT_S = 2.5
+DOUBLE_CLICK_S = 0.5
+COLLAPSE_S = 30.0  # clicks on the same element this close are one step (a hesitation included)
+SUPERSEDE_S = 10.0  # a selection replaced this quickly by another one of the same list was a slip
+MAX_TRIP_STEPS = 8  # a longer trip elsewhere is not called a detour
 SUBMIT_KEYS = frozenset({"enter", "tab", "shift+tab", "numpadenter"})
+ENTER_KEYS = frozenset({"enter", "numpadenter"})
+NAV_KEYS = frozenset({"tab", "shift+tab"})
 EDIT_KEYS = frozenset(
     {"backspace", "delete", "left", "right", "up", "down", "home", "end", "space", "shift", "capslock"}
     | {"shift+left", "shift+right", "shift+home", "shift+end", "ctrl+left", "ctrl+right", "ctrl+backspace"}
+    | {"shift+up", "shift+down", "ctrl+home", "ctrl+end", "shift+backspace"}
 )
+TEXT_COMMANDS = frozenset({"ctrl+a", "ctrl+z", "ctrl+y", "ctrl+x", "ctrl+v", "shift+insert", "ctrl+shift+z"})
+# Keys that change something: a trip that uses one is not a mere detour.
+DIRTY_KEYS = frozenset({"ctrl+v", "ctrl+x", "ctrl+c", "ctrl+s", "ctrl+z", "ctrl+y", "delete", "ctrl+enter"})
 
 
 @dataclass
 class Segment:
-    """A step in the making: its events (session indexes) and what the person said about it."""
+    """A step in the making: its events (session indexes), how they were grouped, what the person said."""
 
     events: list[int]
-    kind: str  # click | type | key | scroll | focus
-    first_type: str = ""  # the event type that opened it (click, double_click, right_click, ...)
+    kind: str  # click | type | key | scroll | focus | detour
+    first_type: str = ""  # click steps: the effective click (click, double_click, right_click; "" = none left)
     closed: bool = False
     typed: bool = False
     effect: bool = False  # a window change was attached as this action's effect
@@ -40,13 +78,37 @@ class Segment:
     intent: str | None = None  # set by a correction
     last_ts: float = 0.0
     updated_at: float = 0.0
+    element: str | None = None  # key of the element clicked (see elements.element_key)
+    role: str = ""  # folded role of that element
+    point: list[int] | None = None  # last click position, screen pixels
+    window: str | None = None  # window title when the step began
+    app: str | None = None  # its application (process key)
+    into: str | None = None  # typing: key of the field typed into
+    multiline: bool | None = None  # typing: the field holds several lines (None: unknown)
+    base_type: str = ""  # click type before a context menu was opened on the element
+    menu: bool = False  # a context menu this step opened is still open
+    nav: bool = False  # a key step made of Tab presses only (keyboard navigation)
+    enter: int | None = None  # an Enter not yet known to be a line break or a submit
+    newlines: list[int] = field(default_factory=list)  # Enter keys that were line breaks
+    submit: int | None = None  # the key event that submitted the typing
+    collapsed: int = 0  # events folded in as noise
+    detour: dict[str, Any] | None = None  # {"visited", "visited_app", "back_to", "app", "shot_before"}
+    parameter: dict[str, Any] | None = None  # {"name", "description"}: set by the parameterize feedback
 
     def to_dict(self) -> dict[str, Any]:
-        return {f: (list(v) if isinstance(v := getattr(self, f), list) else v) for f in _SEGMENT_FIELDS}
+        out: dict[str, Any] = {}
+        for f in _SEGMENT_FIELDS:
+            value = getattr(self, f)
+            out[f] = list(value) if isinstance(value, list) else dict(value) if isinstance(value, dict) else value
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Segment:
-        return cls(**data)
+        return cls(**{k: v for k, v in data.items() if k in _SEGMENT_FIELDS})
+
+    @property
+    def typing(self) -> bool:
+        return self.typed and self.kind in ("type", "click")
 
 
 _SEGMENT_FIELDS = tuple(Segment.__dataclass_fields__)
@@ -60,108 +122,398 @@ class Context:
     window: str | None = None
     app: str | None = None
     apps_seen: list[str] = field(default_factory=list)
+    trip: dict[str, Any] | None = None  # a trip away from a screen: {"title", "app", "pos", "clean", ...}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"last_ts": self.last_ts, "window": self.window, "app": self.app, "apps_seen": list(self.apps_seen)}
+        return {
+            "last_ts": self.last_ts,
+            "window": self.window,
+            "app": self.app,
+            "apps_seen": list(self.apps_seen),
+            "trip": dict(self.trip) if self.trip else None,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Context:
-        return cls(**data)
+        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
 
 
 def place(
-    segments: list[Segment], ctx: Context, idx: int, event: TraceEvent, *, now: float, idle_gap_s: float = IDLE_GAP_S
-) -> Segment | None:
-    """Put event `idx` into the segments; returns the segment it went to (None: not a step event)."""
+    segments: list[Segment],
+    ctx: Context,
+    idx: int,
+    event: TraceEvent,
+    *,
+    now: float,
+    idle_gap_s: float = IDLE_GAP_S,
+    shot: str | None = None,
+) -> tuple[Segment | None, int]:
+    """Put event `idx` into the segments: (the segment it went to or None, first position changed).
+
+    `shot` is the screenshot the screen showed just before this event (kept when a trip starts).
+    """
+    changed_from = max(len(segments) - 1, 0)
+    if event.type == "screenshot":
+        return None, len(segments)
     last = segments[-1] if segments else None
     current = last if last is not None and not last.closed else None
-    if current is not None and ctx.last_ts is not None and event.ts - ctx.last_ts > idle_gap_s:
-        current.closed = True
-        current = None
-    seg = _place(segments, ctx, last, current, idx, event)
+    gap = current is not None and ctx.last_ts is not None and event.ts - ctx.last_ts > idle_gap_s
+    prev_window, prev_app = ctx.window, ctx.app
+    seg = _place(segments, ctx, last, current, idx, event, gap=gap)
     if seg is not None:
         seg.last_ts = event.ts
         seg.updated_at = now
-    if event.type != "screenshot":
-        ctx.last_ts = event.ts
+    merged = _follow_trip(segments, ctx, seg, idx, event, prev_window, prev_app, shot)
+    if merged is not None:
+        seg, changed_from = segments[merged], min(changed_from, merged)
+        seg.updated_at = now
+    ctx.last_ts = event.ts
     if event.window_title is not None or event.app is not None:
         ctx.window = event.window_title if event.window_title is not None else ctx.window
         ctx.app = event.app if event.app is not None else ctx.app
-        if event.app and _app_key(event.app) not in ctx.apps_seen:
-            ctx.apps_seen.append(_app_key(event.app))
-    return seg
+        key = app_key(event.app)
+        if key and key not in ctx.apps_seen:
+            ctx.apps_seen.append(key)
+    return seg, changed_from
+
+
+def close(seg: Segment) -> None:
+    """Close a step; an Enter still undecided was its submit."""
+    seg.closed = True
+    if seg.enter is not None:
+        seg.submit, seg.enter = seg.enter, None
 
 
 def _new(
-    segments: list[Segment], current: Segment | None, idx: int, event: TraceEvent, kind: str, *, closed: bool = False
+    segments: list[Segment],
+    current: Segment | None,
+    idx: int,
+    event: TraceEvent,
+    kind: str,
+    ctx: Context,
+    *,
+    closed: bool = False,
 ) -> Segment:
     if current is not None:
-        current.closed = True
-    seg = Segment(events=[idx], kind=kind, first_type=event.type, closed=closed)
+        close(current)
+    seg = Segment(
+        events=[idx],
+        kind=kind,
+        first_type=event.type,
+        closed=closed,
+        window=event.window_title or ctx.window,
+        app=app_key(event.app) or app_key(ctx.app),
+    )
     segments.append(seg)
     return seg
 
 
 def _place(
-    segments: list[Segment], ctx: Context, last: Segment | None, current: Segment | None, idx: int, event: TraceEvent
+    segments: list[Segment],
+    ctx: Context,
+    last: Segment | None,
+    current: Segment | None,
+    idx: int,
+    event: TraceEvent,
+    *,
+    gap: bool,
 ) -> Segment | None:
     kind = "type" if event.type == "key" and event.masked else event.type  # a masked keystroke types a character
-    if kind == "screenshot":
-        return None
     if kind == "focus":
-        same = (event.window_title or ctx.window) == ctx.window and (event.app or ctx.app) == ctx.app
-        if same:
-            if current is not None:
-                current.events.append(idx)
-            return current
-        if (
-            last is not None
-            and last.kind in ("click", "key", "type")
-            and not last.effect
-            and ctx.last_ts is not None
-            and event.ts - ctx.last_ts <= FOCUS_EFFECT_S
-        ):
-            last.events.append(idx)  # the window change is what the action did
-            last.effect = True
-            last.closed = True
-            return last
-        return _new(segments, current, idx, event, "focus")
+        return _focus(segments, ctx, last, current, idx, event)
+    if gap and current is not None and not _continues(current, event, kind, ctx):
+        close(current)
+        current = None
     if kind in CLICK_TYPES:
-        return _new(segments, current, idx, event, "click")
+        return _click(segments, ctx, last, current, idx, event)
     if kind == "type":
-        if current is not None and (current.kind == "type" or (current.kind == "click" and _single_click(current))):
-            current.events.append(idx)
-            current.typed = True
-            return current
-        seg = _new(segments, current, idx, event, "type")
-        seg.typed = True
-        return seg
+        return _type(segments, ctx, current, idx, event)
     if kind == "key":
-        keys = normalize_keys(event.keys or "")
-        typing = current is not None and current.typed
-        if keys in SUBMIT_KEYS:
-            if typing and current is not None:
-                current.events.append(idx)
-                current.closed = True
-                return current
-            return _new(segments, current, idx, event, "key", closed=True)
-        if typing and current is not None and (keys in EDIT_KEYS or (len(keys) == 1)):
-            current.events.append(idx)
-            return current
-        return _new(segments, current, idx, event, "key", closed=True)
+        return _key(segments, ctx, current, idx, event)
     if kind == "scroll":
         if current is not None and current.kind == "scroll":
             current.events.append(idx)
             return current
-        return _new(segments, current, idx, event, "scroll")
+        return _new(segments, current, idx, event, "scroll", ctx)
     return None  # pragma: no cover - EventType is closed
 
 
-def _single_click(seg: Segment) -> bool:
-    """Typing after a plain click goes into the clicked field (not after a right/double click)."""
-    return seg.kind == "click" and not seg.effect and seg.first_type == "click"
+def _continues(seg: Segment, event: TraceEvent, kind: str, ctx: Context) -> bool:
+    """After a pause, typing on in the same field and clicking the same element again are still the same step."""
+    if kind == "type" or (kind == "key" and _edits(normalize_keys(event.keys or ""))):
+        return seg.typing and _same_field(seg, event, ctx)
+    if kind in CLICK_TYPES:
+        return seg.kind == "click" and not seg.typed and _same_element(seg, event, ctx)
+    return False
 
 
-def _app_key(app: str) -> str:
-    name = app.strip().lower().rsplit("\\", 1)[-1]
-    return name[:-4] if name.endswith(".exe") else name
+# --- focus ---------------------------------------------------------------------------------
+def _focus(
+    segments: list[Segment], ctx: Context, last: Segment | None, current: Segment | None, idx: int, event: TraceEvent
+) -> Segment | None:
+    same = (event.window_title or ctx.window) == ctx.window and (event.app or ctx.app) == ctx.app
+    if same:
+        if current is not None:
+            current.events.append(idx)
+        return current
+    if (
+        last is not None
+        and last.kind in ("click", "key", "type")
+        and not last.effect
+        and ctx.last_ts is not None
+        and event.ts - ctx.last_ts <= FOCUS_EFFECT_S
+    ):
+        last.events.append(idx)  # the window change is what the action did
+        last.effect = True
+        close(last)
+        return last
+    return _new(segments, current, idx, event, "focus", ctx)
+
+
+# --- clicks --------------------------------------------------------------------------------
+def _same_element(seg: Segment, event: TraceEvent, ctx: Context) -> bool:
+    if screen_title(event.window_title or ctx.window) != screen_title(seg.window):
+        return False
+    key = element_key(event.element.model_dump() if event.element else None)
+    if key is not None and seg.element is not None:
+        return key == seg.element
+    return same_place(seg.point, [event.x or 0, event.y or 0])
+
+
+def _click(
+    segments: list[Segment], ctx: Context, last: Segment | None, current: Segment | None, idx: int, event: TraceEvent
+) -> Segment:
+    element = event.element.model_dump() if event.element else None
+    key, role, point = element_key(element), role_of(element), [event.x or 0, event.y or 0]
+    if current is not None and current.kind == "click" and not current.typed:
+        if _same_element(current, event, ctx) and event.ts - current.last_ts <= COLLAPSE_S:
+            _combine(current, event.type, quick=event.ts - current.last_ts <= DOUBLE_CLICK_S)
+            return _grow(current, idx, point)
+        if current.menu:
+            if is_menu_item(element) or key is None:
+                close(current)  # the menu was used: the right-click stays, the choice is a step of its own
+                return _opened(_new(segments, current, idx, event, "click", ctx), key, role, point)
+            current.first_type, current.menu = current.base_type, False  # dismissed by clicking elsewhere
+    prev = current if current is not None else last
+    if prev is not None and _supersedes(prev, event, role, ctx):
+        prev.element, prev.role, prev.first_type, prev.closed, prev.effect = key, role, event.type, False, False
+        return _grow(prev, idx, point)
+    return _opened(_new(segments, current, idx, event, "click", ctx), key, role, point)
+
+
+def _opened(seg: Segment, key: str | None, role: str, point: list[int]) -> Segment:
+    seg.element, seg.role, seg.point = key, role, point
+    if seg.first_type == "right_click":
+        seg.menu = True
+    return seg
+
+
+def _grow(seg: Segment, idx: int, point: list[int]) -> Segment:
+    seg.events.append(idx)
+    seg.point = point
+    seg.collapsed += 1
+    return seg
+
+
+def _combine(seg: Segment, click: str, *, quick: bool) -> None:
+    """The effective click of a step after one more click on the same element."""
+    if click == "right_click":
+        seg.base_type = seg.first_type if seg.first_type != "right_click" else seg.base_type
+        seg.first_type, seg.menu = "right_click", True
+    elif click == "double_click" or (quick and seg.first_type == "click"):
+        seg.first_type, seg.menu, seg.base_type = "double_click", False, ""
+    elif seg.menu:  # a click on the element itself closes its menu
+        seg.first_type, seg.menu = seg.base_type or "click", False
+    elif seg.first_type != "double_click":
+        seg.first_type = "click"
+
+
+def _kin(role: str) -> str | None:
+    if role in ROW_ROLES:
+        return "row"
+    if role in TAB_ROLES:
+        return "tab"
+    return None
+
+
+def _supersedes(prev: Segment, event: TraceEvent, role: str, ctx: Context) -> bool:
+    """A plain click on a row (tab) replaced at once by a click on another row (tab) of the same screen."""
+    kin = _kin(role)
+    if kin is None or prev.kind != "click" or prev.typed or prev.first_type != "click" or prev.menu:
+        return False
+    if _kin(prev.role) != kin or event.ts - prev.last_ts > SUPERSEDE_S:
+        return False
+    if prev.effect and kin != "tab":
+        return False
+    if kin == "row" and screen_title(event.window_title or ctx.window) != screen_title(prev.window):
+        return False
+    return app_key(event.app) in (None, prev.app)
+
+
+# --- typing ----------------------------------------------------------------------------------
+def _field_key(event: TraceEvent) -> str | None:
+    return element_key(event.element.model_dump()) if event.element else None
+
+
+def _same_field(seg: Segment, event: TraceEvent, ctx: Context) -> bool:
+    key = _field_key(event)
+    mine = seg.into or seg.element
+    if key is not None and mine is not None and key != mine:
+        return False
+    return screen_title(event.window_title or ctx.window) == screen_title(seg.window) or event.window_title is None
+
+
+def _fresh_click(seg: Segment) -> bool:
+    """Typing after a plain click goes into the clicked field (not after a right/double click, nor its effect)."""
+    return seg.kind == "click" and not seg.effect and seg.first_type == "click" and not seg.typed and not seg.menu
+
+
+def _start_typing(seg: Segment, event: TraceEvent) -> None:
+    seg.typed = True
+    seg.into = _field_key(event) or seg.into or seg.element
+    if seg.multiline is None and event.element is not None:
+        seg.multiline = multiline(event.element.model_dump())
+
+
+def _type(segments: list[Segment], ctx: Context, current: Segment | None, idx: int, event: TraceEvent) -> Segment:
+    if current is not None and current.typing and _same_field(current, event, ctx):
+        if current.enter is not None:  # typing went on after Enter: it was a line break
+            current.newlines.append(current.enter)
+            current.enter = None
+            current.multiline = True
+        current.events.append(idx)
+        return current
+    if current is not None and (_fresh_click(current) or (current.nav and not current.typed)):
+        current.events.append(idx)
+        if current.nav:
+            current.kind = "type"
+        _start_typing(current, event)
+        return current
+    seg = _new(segments, current, idx, event, "type", ctx)
+    _start_typing(seg, event)
+    return seg
+
+
+def _edits(keys: str) -> bool:
+    return keys in EDIT_KEYS or keys in TEXT_COMMANDS or len(keys) == 1 or keys == "shift+space" or _shifted_char(keys)
+
+
+def _shifted_char(keys: str) -> bool:
+    return keys.startswith("shift+") and len(keys) == 7
+
+
+def _key(segments: list[Segment], ctx: Context, current: Segment | None, idx: int, event: TraceEvent) -> Segment:
+    keys = normalize_keys(event.keys or "")
+    typing = current is not None and current.typing
+    if current is not None and typing:
+        if keys in ENTER_KEYS:
+            current.events.append(idx)
+            if current.multiline is True:
+                current.newlines.append(idx)
+            elif current.multiline is False:
+                current.submit = idx
+                close(current)
+            else:
+                if current.enter is not None:  # two Enters in a row: the first one was a line break
+                    current.newlines.append(current.enter)
+                    current.multiline = True
+                current.enter = idx  # what comes next decides
+            return current
+        if keys in NAV_KEYS:
+            current.events.append(idx)
+            if current.enter is not None:
+                current.newlines.append(current.enter)
+                current.enter = None
+            current.submit = idx
+            close(current)
+            return current
+        if _edits(keys) and _same_field(current, event, ctx):
+            if current.enter is not None:  # editing on after Enter: it was a line break
+                current.newlines.append(current.enter)
+                current.enter, current.multiline = None, True
+            current.events.append(idx)
+            return current
+    if keys == "escape" and current is not None and current.menu:
+        current.first_type, current.menu = current.base_type, False  # the context menu was dismissed
+        current.events.append(idx)
+        current.collapsed += 1
+        return current
+    if keys in NAV_KEYS:
+        if current is not None and current.nav and not current.typed:
+            current.events.append(idx)
+            return current
+        seg = _new(segments, current, idx, event, "key", ctx)
+        seg.nav = True
+        return seg
+    return _new(segments, current, idx, event, "key", ctx, closed=True)
+
+
+# --- detours -----------------------------------------------------------------------------------
+def _dirty(event: TraceEvent) -> bool:
+    if event.type == "type" or (event.type == "key" and event.masked):
+        return True
+    return event.type == "key" and normalize_keys(event.keys or "") in DIRTY_KEYS
+
+
+def _follow_trip(
+    segments: list[Segment],
+    ctx: Context,
+    seg: Segment | None,
+    idx: int,
+    event: TraceEvent,
+    prev_window: str | None,
+    prev_app: str | None,
+    shot: str | None,
+) -> int | None:
+    """Track a trip away from a screen; on a clean return, fold the trip into one detour step (its position)."""
+    new_app = app_key(event.app) or app_key(prev_app)
+    new_title = event.window_title or prev_window
+    trip = ctx.trip
+    if trip is None:
+        if seg is None or not prev_window or not segments:
+            return None
+        other_app = bool(prev_app and event.app and new_app != app_key(prev_app))
+        switched = event.type == "focus" and seg.kind == "focus" and screen_title(new_title) != screen_title(prev_window)
+        if other_app or switched:
+            pos = len(segments) - 1
+            ctx.trip = {
+                "title": prev_window,
+                "screen": screen_title(prev_window),
+                "app": app_key(prev_app),
+                "pos": pos,
+                "clean": not segments[pos].typed and not _dirty(event),
+                "visited": new_title,
+                "visited_app": event.app or prev_app,
+                "shot_before": shot,
+            }
+        return None
+    if _dirty(event):
+        trip["clean"] = False
+    if new_app != trip["app"]:
+        return None
+    ctx.trip = None
+    if screen_title(new_title) != trip["screen"]:
+        return None  # back in the application, but on another screen: the trip changed something
+    pos = int(trip["pos"])
+    opened_here = seg is not None and seg.events == [idx] and event.type != "focus"
+    end = len(segments) - 1 if opened_here else len(segments)
+    if not trip["clean"] or not 0 <= pos < end or end - pos > MAX_TRIP_STEPS:
+        return None
+    folded = segments[pos:end]
+    detour = Segment(
+        events=sorted(i for s in folded for i in s.events),
+        kind="detour",
+        first_type="focus",
+        closed=True,
+        last_ts=max(s.last_ts for s in folded),
+        window=trip["title"],
+        app=trip["app"],
+        detour={
+            "visited": trip["visited"],
+            "visited_app": trip["visited_app"],
+            "back_to": trip["title"],
+            "shot_before": trip["shot_before"],
+        },
+    )
+    segments[pos:end] = [detour]
+    return pos

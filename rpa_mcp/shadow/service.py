@@ -24,13 +24,20 @@ import numpy as np
 from rpa_mcp.clock import Clock
 from rpa_mcp.errors import Conflict, InvalidInput, NotFound, PreconditionFailed, RpaError
 from rpa_mcp.shadow.boxes import OCR_BOX_MAX_DISTANCE, distance_to_box, element_box, same_text
+from rpa_mcp.shadow.calibration import ASK_BELOW, Calibration
+from rpa_mcp.shadow.elements import app_key
 from rpa_mcp.shadow.events import CLICK_TYPES, TraceEvent, normalize_locale, parse_events
 from rpa_mcp.shadow.feedback import FeedbackRejected, apply_feedback
-from rpa_mcp.shadow.intents import app_key, describe
 from rpa_mcp.shadow.ir import build_ir
+from rpa_mcp.shadow.language import decided, vote
 from rpa_mcp.shadow.masking import mask_event
+from rpa_mcp.shadow.parameters import declared
 from rpa_mcp.shadow.ports import TraceRepository
+from rpa_mcp.shadow.postconditions import LOOK_AHEAD
+from rpa_mcp.shadow.screens import StoredScreens
 from rpa_mcp.shadow.segmenter import IDLE_GAP_S, Context, Segment, place
+from rpa_mcp.shadow.steps import LOOK_BEHIND, derive_steps
+from rpa_mcp.shadow.suggestions import settle_names
 from rpa_mcp.vision.images import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_PIXELS,
@@ -64,6 +71,8 @@ class ObserverState:
     notifications: list[dict[str, Any]] = field(default_factory=list)
     version: int = 0
     secret_field: str | None = None  # label ("" if unknown) of the secret field holding the focus, if any
+    language: str | None = None  # chosen at shadow_start: wins over the agent's locale and the screen's words
+    ui_votes: dict[str, int] = field(default_factory=dict)  # language of the screen's words (shadow.language)
 
     @property
     def observing(self) -> bool:
@@ -75,6 +84,7 @@ class ObserverState:
         data["ctx"] = self.ctx.to_dict()
         data["ocr_pending"] = list(self.ocr_pending)
         data["notifications"] = list(self.notifications)
+        data["ui_votes"] = dict(self.ui_votes)
         return data
 
     @classmethod
@@ -82,7 +92,7 @@ class ObserverState:
         data = dict(data)
         data["segments"] = [Segment.from_dict(s) for s in data.get("segments", [])]
         data["ctx"] = Context.from_dict(data.get("ctx", {}))
-        return cls(**data)
+        return cls(**{k: v for k, v in data.items() if k in _STATE_FIELDS})
 
 
 _STATE_FIELDS = tuple(ObserverState.__dataclass_fields__)
@@ -115,8 +125,10 @@ class ShadowService:
         max_image_bytes: int = DEFAULT_MAX_BYTES,
         idle_gap_s: float = IDLE_GAP_S,
         default_locale: str = "en",
+        calibration: Calibration | None = None,
     ) -> None:
         self.traces, self.ocr, self.clock = traces, ocr, clock
+        self.calibration = calibration if calibration is not None else Calibration()
         self._notify = notify
         self.max_pixels, self.max_image_bytes = max_pixels, max_image_bytes
         self.idle_gap_s, self.default_locale = idle_gap_s, default_locale
@@ -205,6 +217,10 @@ class ShadowService:
         if locale and locale != state.locale:
             state.locale = locale
             self.traces.set_session_locale(sid, locale)
+        if ev.window_title and ev.window_title != ctx.window:
+            vote(ev.window_title, state.ui_votes)
+        if ev.element is not None and ev.element.name:
+            vote(ev.element.name, state.ui_votes)
         data = ev.model_dump(mode="json", exclude_none=True, exclude={"screenshot"})
         own_shot = None
         if shot is not None:
@@ -232,7 +248,10 @@ class ShadowService:
         state.cursor = idx + 1
         if state.observing and not state.cancelled:
             before = len(state.segments)
-            seg = place(state.segments, state.ctx, idx, ev, now=now, idle_gap_s=self.idle_gap_s)
+            seg, changed = place(
+                state.segments, state.ctx, idx, ev, now=now, idle_gap_s=self.idle_gap_s, shot=state.last_shot
+            )
+            info["segments_from"] = min(info["segments_from"], changed)
             if seg is not None:
                 if facts.get("ocr_pending"):
                     state.ocr_pending.append(idx)
@@ -336,12 +355,19 @@ class ShadowService:
             )
         return str(machines[0]["active_session_id"])
 
-    def start(self, session_id: str | None = None) -> dict[str, Any]:
+    def start(self, session_id: str | None = None, language: str | None = None) -> dict[str, Any]:
+        """Observe a session; `language` (fr/en) chooses the language of the intents."""
+        chosen = normalize_locale(language) if language else None
+        if language and chosen is None:
+            raise InvalidInput(f"language {language!r} is not supported: use 'fr' or 'en'", field="language")
         sid = self.resolve_session(session_id)
         with self._lock:
             state = self._state(sid, create=True)
             assert state is not None
             if state.mode == "observing":
+                if chosen and chosen != state.language:
+                    state.language, state.version = chosen, state.version + 1
+                    self._put(sid, state, self.clock.now())
                 return {
                     "status": "already_observing",
                     "session_id": sid,
@@ -349,6 +375,7 @@ class ShadowService:
                 }
             now = self.clock.now()
             fresh = self._fresh(sid, state, "observing")
+            fresh.language = chosen or state.language
             self._notice(fresh, now, "started", "observation started")
             self._put(sid, fresh, now)
         self._changed(sid)
@@ -382,6 +409,7 @@ class ShadowService:
     def _fresh(self, sid: str, state: ObserverState, mode: str) -> ObserverState:
         """An empty understanding that starts after the events stored so far (context and focus kept)."""
         count = int((self.traces.get_session(sid) or {}).get("events", 0))
+        state.ctx.trip = None  # a trip's step positions belong to the understanding being replaced
         return ObserverState(
             mode=mode,
             start_idx=count,
@@ -391,6 +419,7 @@ class ShadowService:
             last_shot=state.last_shot,
             version=state.version + 1,
             secret_field=state.secret_field,
+            ui_votes=dict(state.ui_votes),
         )
 
     def reset(self, session_id: str) -> None:
@@ -421,6 +450,7 @@ class ShadowService:
             "steps": steps,
             "current_step": current,
             "notifications": list(notes),
+            "review": review(steps),
             "server_time": self.clock.now(),
         }
 
@@ -447,8 +477,16 @@ class ShadowService:
         step_index: int | None = None,
         new_intent: str | None = None,
         at_event_index: int | None = None,
+        name: str | None = None,
+        description: str | None = None,
     ) -> dict[str, Any]:
-        args = {"step_index": step_index, "new_intent": new_intent, "at_event_index": at_event_index}
+        args = {
+            "step_index": step_index,
+            "new_intent": new_intent,
+            "at_event_index": at_event_index,
+            "name": name,
+            "description": description,
+        }
         args = {k: v for k, v in args.items() if v is not None}
         with self._lock:
             state = self._require(session_id)
@@ -459,12 +497,16 @@ class ShadowService:
                 types = None
                 if action in ("merge_next", "split"):
                     types = {e["idx"]: e["event"]["type"] for e in self.traces.events(session_id, state.start_idx)}
+                steps = self._understood(session_id, state) if action == "parameterize" else None
                 segments, summary = apply_feedback(
                     state.segments,
                     action,
                     step_index=step_index,
                     new_intent=new_intent,
                     at_event_index=at_event_index,
+                    name=name,
+                    description=description,
+                    steps=steps,
                     event_types=types,
                     now=now,
                 )
@@ -481,6 +523,7 @@ class ShadowService:
                     "steps": self._understood(session_id, state),
                 }
             state.segments = segments
+            state.ctx.trip = None  # the steps a trip would fold are no longer where it saw them
             if action == "cancel":
                 state.cancelled, state.mode, state.ocr_pending = True, "stopped", []
             state.version += 1
@@ -570,7 +613,14 @@ class ShadowService:
         self.traces.save_observer(sid, state.to_dict(), now=now, segments=tail, segments_from=segments_from)
 
     def _locale(self, sid: str, state: ObserverState) -> str:
-        return state.locale or (self.traces.get_session(sid) or {}).get("locale") or self.default_locale
+        """The person's choice, else the agent's locale, else the screen's words, else the default."""
+        return (
+            state.language
+            or state.locale
+            or (self.traces.get_session(sid) or {}).get("locale")
+            or decided(state.ui_votes)
+            or self.default_locale
+        )
 
     def _notice(self, state: ObserverState, now: float, kind: str, message: str, step: int | None = None) -> None:
         note: dict[str, Any] = {"ts": now, "kind": kind, "message": message}
@@ -605,8 +655,16 @@ class ShadowService:
         fresh: dict[int, dict[str, Any]] = {}
         indexes = [i for p in todo for i in state.segments[p].events]
         if indexes:
-            rows = self.traces.events(sid, min(indexes), max(indexes) + 7)
-            fresh = derive_steps(rows, state, locale, positions=todo)
+            rows = self.traces.events(sid, max(min(indexes) - LOOK_BEHIND, 0), max(indexes) + LOOK_AHEAD + 1)
+            fresh = derive_steps(
+                rows,
+                state.segments,
+                locale,
+                positions=todo,
+                calibration=self.calibration,
+                screens=StoredScreens(self.traces, self.ocr, sid, max_pixels=self.max_pixels),
+                window_now=state.ctx.window,
+            )
         steps: list[dict[str, Any]] = []
         for p, key in enumerate(keys):
             found = fresh.get(p) or reuse.get(key)
@@ -615,6 +673,7 @@ class ShadowService:
             step = dict(found)
             step["index"] = len(steps) + 1
             steps.append(step)
+        settle_names(steps)
         self._derived[sid] = _Derived(state.version, locale, steps, dict(zip(keys, steps, strict=False)))
         return steps
 
@@ -685,61 +744,12 @@ def pick_line(
     return best if best_d <= max_distance else None
 
 
-def derive_steps(
-    rows: list[dict[str, Any]], state: ObserverState, locale: str, *, positions: Sequence[int] | None = None
-) -> dict[int, dict[str, Any]]:
-    """Steps (by segment position) from the stored events; `rows` must hold their events and a few after."""
-    by_idx = {r["idx"]: r for r in rows}
-    position = {r["idx"]: p for p, r in enumerate(rows)}
-    count = len(state.segments)
-    out = {}
-    for p in positions if positions is not None else range(count):
-        seg = state.segments[p]
-        evs = [(i, by_idx[i]["event"], by_idx[i]["facts"]) for i in seg.events if i in by_idx]
-        if not evs:
-            continue
-        d = describe(evs, locale)
-        first_event, first_facts = evs[0][1], evs[0][2]
-        before = (
-            first_facts.get("wb")
-            if first_event.get("type") == "focus"
-            else (first_event.get("window_title") or first_facts.get("wb"))
-        )
-        after = _window_after(evs, rows, position.get(seg.events[-1]), state, is_last=p == count - 1)
-        step = {
-            "index": p + 1,
-            "intent": seg.intent or d.intent,
-            "action_type": d.action_type,
-            "confidence": 1.0 if seg.intent else round(d.confidence, 2),
-            "evidence": "person" if seg.intent else d.evidence,
-            "events": list(seg.events),
-            "target": d.target,
-            "params": d.params,
-            "status": seg.status,
-            "window_before": before,
-            "window_after": after,
-            "updated_at": seg.updated_at,
-        }
-        if seg.intent:
-            step["original_intent"] = d.intent
-        out[p] = step
-    return out
-
-
-def _window_after(
-    evs: list[tuple[int, dict[str, Any], dict[str, Any]]],
-    rows: list[dict[str, Any]],
-    pos: int | None,
-    state: ObserverState,
-    *,
-    is_last: bool,
-) -> str | None:
-    titles = [e.get("window_title") for _, e, _ in evs if e.get("type") == "focus" and e.get("window_title")]
-    if titles:
-        return titles[-1]
-    if pos is not None:
-        for row in rows[pos + 1 : pos + 6]:
-            title = row["event"].get("window_title")
-            if title:
-                return str(title)
-    return state.ctx.window if is_last else (evs[-1][1].get("window_title") or None)
+def review(steps: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """What to ask the person first: the least sure steps, then the suggestions; the parameters declared."""
+    unsure = sorted((s for s in steps if s["confidence"] < ASK_BELOW), key=lambda s: (s["confidence"], s["index"]))
+    return {
+        "ask_first": [s["index"] for s in unsure],
+        "ask_below": ASK_BELOW,
+        "suggestions": [{"step_index": s["index"], **x} for s in steps for x in s.get("suggestions") or []],
+        "parameters": declared(steps),
+    }

@@ -73,8 +73,8 @@ def test_evidence_order_sets_the_confidence(shadow: ShadowService) -> None:
     shadow.ingest(
         [
             ev("click", 1.0, x=10, y=10, window_title="App", element={"name": "OK", "role": "Button"}),
-            ev("click", 2.0, x=10, y=10, window_title="App"),
-            ev("click", 3.0, x=10, y=10),
+            ev("click", 2.0, x=200, y=10, window_title="App"),
+            ev("click", 3.0, x=400, y=10),
         ]
     )
     steps = shadow.understanding("s1")["steps"]
@@ -108,7 +108,7 @@ def test_double_clicking_an_icon_that_brings_up_notepad_is_open_notepad(shadow: 
     steps = shadow.understanding("s1")["steps"]
     assert [(s["intent"], s["action_type"]) for s in steps] == [
         ("Open Notepad", "double_click_anchor"),
-        ("Type text in 'Sans titre - Bloc-notes'", "type_text"),
+        ("Type 'Bonjour' in 'Sans titre - Bloc-notes'", "type_text"),
     ]
     assert steps[0]["window_after"] == "Sans titre - Bloc-notes"
 
@@ -133,26 +133,25 @@ def test_french_sessions_get_french_intents(shadow: ShadowService) -> None:
     ]
 
 
-def test_a_click_after_typing_and_an_idle_gap_start_new_steps(shadow: ShadowService) -> None:
+def test_a_click_after_typing_starts_a_new_step_and_a_pause_in_the_same_field_does_not(shadow: ShadowService) -> None:
     shadow.ingest(
         [
             ev("click", 1.0, x=1, y=1, element={"name": "Nom"}),
             ev("type", 2.0, text="DURAND"),
             ev("click", 3.0, x=1, y=9, element={"name": "Prénom"}),
             ev("type", 4.0, text="Ali"),
-            ev("type", 30.0, text="ce"),  # after a pause: a new step
+            ev("type", 30.0, text="ce"),  # after a pause, in the same field: the same step
             ev("key", 31.0, keys="tab"),
             ev("type", 32.0, text="x"),
         ]
     )
     steps = shadow.understanding("s1")["steps"]
     assert [(s["intent"], s["params"].get("text")) for s in steps] == [
-        ("Type text in 'Nom'", "DURAND"),
-        ("Type text in 'Prénom'", "Ali"),
-        ("Type text", "ce"),
-        ("Type text", "x"),
+        ("Type 'DURAND' in 'Nom'", "DURAND"),
+        ("Type 'Alice' in 'Prénom'", "Alice"),
+        ("Type 'x'", "x"),
     ]
-    assert steps[2]["params"]["submit_key"] == "tab"
+    assert steps[1]["params"]["submit_key"] == "tab"
 
 
 def test_a_focus_change_to_another_window_begins_a_step_and_the_same_window_does_not(shadow: ShadowService) -> None:
