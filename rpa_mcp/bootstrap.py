@@ -19,9 +19,11 @@ from rpa_mcp.ops.registry import Notifier
 from rpa_mcp.replay.service import ReplayService
 from rpa_mcp.settings import Settings
 from rpa_mcp.shadow.service import ShadowService
-from rpa_mcp.store.audit import AuditLog
+from rpa_mcp.store.audit import CHECKPOINT_FILE, KEY_FILE, AuditLog, load_audit_key
 from rpa_mcp.store.confirmations import SqliteProposalRepository
-from rpa_mcp.store.db import Database
+from rpa_mcp.store.coordination import Coordination, Leadership, SharedRateLimiter
+from rpa_mcp.store.db import Database, open_database
+from rpa_mcp.store.migrations import require_current
 from rpa_mcp.store.replay import ReplayRepository
 from rpa_mcp.store.traces import TraceStore
 from rpa_mcp.validation_adapters import build_validator
@@ -47,6 +49,8 @@ class Services:
     dialogs: Any = None
     validator: Any = None
     replay: Any = None
+    coordination: Any = None
+    leadership: Any = None
 
 
 def build_services(
@@ -57,13 +61,23 @@ def build_services(
     db: Database | None = None,
 ) -> Services:
     settings.data_dir.mkdir(parents=True, exist_ok=True)
+    db = db or open_database(settings)
+    require_current(db)  # refuses an older schema, naming `rpa-mcp db upgrade`
     services = Services(
         settings=settings,
-        db=db or Database(settings.data_dir / "rpa.sqlite3"),
+        db=db,
         clock=clock or SystemClock(),
         ocr=ocr or RapidOcrEngine(),
     )
-    keys = load_signing_keys(settings)
+    services.coordination = Coordination(db, services.clock)
+    services.leadership = Leadership(db)
+    shared_db = db.dialect == "postgres"
+    # Replicas must agree on every key: from settings, else (PostgreSQL) created once in the database.
+    keys = (
+        [services.coordination.shared_key("signing")]
+        if shared_db and settings.jwt_secret is None
+        else load_signing_keys(settings)
+    )
     services.access_tokens = AccessTokens(
         keys,
         issuer=settings.jwt_issuer,
@@ -71,8 +85,18 @@ def build_services(
         api_token=settings.api_token.get_secret_value() if settings.api_token else None,
         clock=services.clock,
     )
-    services.audit = AuditLog(services.db, services.clock)
-    services.rate_limiter = RateLimiter(services.clock, per_minute=settings.rate_limit_per_minute)
+    services.audit = AuditLog(
+        services.db,
+        services.clock,
+        key=audit_key(settings, shared_db=shared_db),
+        checkpoint=settings.audit_checkpoint or settings.data_dir / CHECKPOINT_FILE,
+    )
+    local_limits = RateLimiter(services.clock, per_minute=settings.rate_limit_per_minute)
+    services.rate_limiter = (
+        SharedRateLimiter(services.coordination, local_limits, per_minute=settings.rate_limit_per_minute)
+        if shared_db
+        else local_limits
+    )
     services.confirmations = ConfirmationService(
         repo=SqliteProposalRepository(services.db),
         codec=ConfirmationCodec(keys, issuer=settings.jwt_issuer, audience=settings.jwt_audience, clock=services.clock),
@@ -99,6 +123,20 @@ def build_services(
     services.validator = build_validator(settings, services.ocr, services.dialogs)
     services.replay = ReplayService(ReplayRepository(services.db), services)
     return services
+
+
+def audit_key(settings: Settings, *, shared_db: bool) -> bytes:
+    """The audit chain's key, never stored in the database. Replicas must share it: with
+    PostgreSQL it must be configured (or its file put in place), not created per replica."""
+    secret = settings.audit_key.get_secret_value() if settings.audit_key else None
+    if shared_db and secret is None and not (settings.data_dir / KEY_FILE).exists():
+        from rpa_mcp.auth.keys import ConfigurationError
+
+        raise ConfigurationError(
+            "with RPA_STORE_URL=postgresql://... set RPA_AUDIT_KEY (at least 32 bytes, the same on every "
+            f"replica) or put the same {KEY_FILE} in every replica's RPA_DATA_DIR"
+        )
+    return load_audit_key(secret, settings.data_dir)
 
 
 def public_base_url(settings: Settings) -> str:

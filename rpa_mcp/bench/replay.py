@@ -120,7 +120,7 @@ async def _http_dispatch_latency(services: Any, n: int) -> list[float]:
                         params: dict[str, str | int] = {"machine_id": "bench-http", "wait": 10}
                         response = await client.get("/api/v1/replay/next", params=params)
                         assert response.status_code == 200, (response.status_code, response.text[:300])
-                        action = response.json()["action"]
+                        action = response.json()
                         got.append(time.perf_counter())
                         await service.cancel(action["replay_id"])
 

@@ -20,9 +20,11 @@ from rpa_mcp import __version__
 from rpa_mcp.bootstrap import Services, build_services, public_base_url
 from rpa_mcp.entrypoints.http_security import BearerAuth, BodyLimit, HostOriginGuard
 from rpa_mcp.entrypoints.mcp import build_mcp_server
+from rpa_mcp.entrypoints.mcp_body import McpBodyGuard
 from rpa_mcp.entrypoints.rest import rest_routes
 from rpa_mcp.errors import RpaError
 from rpa_mcp.ops import build_registry
+from rpa_mcp.ops.json_input import limits_of
 from rpa_mcp.ops.registry import ROLES, Caller, Registry
 from rpa_mcp.settings import Settings
 
@@ -136,6 +138,7 @@ def create_app(
                 lockout_failures=settings.auth_lockout_failures,
                 lockout_s=settings.auth_lockout_s,
             ),
+            Middleware(McpBodyGuard, path="/mcp", max_bytes=settings.max_body_bytes, limits=limits_of(settings)),
         ],
     )
 

@@ -102,12 +102,14 @@ class Http:
     """An extra REST route for an operation (agent and legacy paths), besides /api/v1/tools/<name>.
 
     GET routes read arguments from the query string; POST from the JSON body. `{name}`
-    segments of the path fill the argument of that name.
+    segments of the path fill the argument of that name. With `body_field`, the route answers
+    that field of the output as the whole body, and `204 No Content` when it is null (the
+    agent's long poll answers the action object itself, no envelope).
     """
 
     method: Literal["GET", "POST", "DELETE"]
     path: str
-    no_content_when_null: str | None = None  # answer 204 when this output field is null (long polls)
+    body_field: str | None = None
 
 
 @dataclass(frozen=True)

@@ -83,16 +83,16 @@ async def test_mcp_rest_and_function_calling_give_the_same_result_and_error_code
         assert via_mcp.structured_content == rest_body == fn_body
 
 
-async def test_arguments_may_be_json_text_and_bad_json_is_invalid_input(services):
+async def test_arguments_may_be_json_text_and_bad_json_is_malformed_json(services):
     registry = test_registry()
     ok = await functions.call("draft_note", '{"key": "k", "text": "hi"}', ctx(services, registry))
     bad = await functions.call("draft_note", '{"key": ', ctx(services, registry))
     assert ok == {"key": "k", "text": "hi", "version": 1}
-    assert bad["error"]["code"] == "invalid-input" and bad["error"]["details"]["field"] == "(arguments)"
+    assert bad["error"]["code"] == "malformed-json" and bad["error"]["details"]["field"] == "(arguments)"
     rows = services.audit.rows(operation="draft_note")
     assert [(r["via"], r["outcome"], r["code"]) for r in rows] == [
         ("functions", "ok", None),
-        ("functions", "error", "invalid-input"),
+        ("functions", "error", "malformed-json"),
     ]
 
 
