@@ -193,7 +193,7 @@ def _typing_intent(
     if one_line and value:
         search, noun = search_object(label or "", lang)
         aid = str(element.get("automation_id") or "").lower()
-        if search or (submit and ("search" in aid or "recherch" in aid)):
+        if submit in ENTER_KEYS and (search or "search" in aid or "recherch" in aid):  # typed, then searched
             if noun:
                 return t["search_for"].format(noun=noun, value=value)
             if label and not search:
