@@ -17,6 +17,8 @@ a stop); the steps it proposes are compared with the labelled ones.
 - **detours suggested**: labelled detours matched as above.
 - **parameter suggestions**: labelled parameters whose step got a `parameterize` suggestion
   (recall), and suggestions that fall on a labelled parameter (precision).
+- **post-conditions kept**: labelled expected evidence (a new window title, a toast's text)
+  found in the matched step's ``expected``.
 - **calibration**: a proposed step is *right* when it matches and, for typing, its text is
   exact; reported are the share of right steps among those at confidence ≥ 0.8 (target
   ≥ 0.9) and the expected calibration error over five bins.
@@ -162,7 +164,8 @@ def match(proposed: Sequence[dict[str, Any]], labelled: Sequence[dict[str, Any]]
     used: set[int] = set()
     for _, _, li, pi in sorted(pairs, reverse=True):
         if li not in out and pi not in used:
-            out[li], _ = pi, used.add(pi)
+            out[li] = pi
+            used.add(pi)
     return out
 
 
@@ -186,6 +189,8 @@ class Tally:
     suggestions: int = 0
     suggestions_right: int = 0
     intents: int = 0
+    evidence: int = 0
+    evidence_kept: int = 0
     confident: int = 0
     confident_right: int = 0
     samples: list[tuple[str, str, str, float, bool]] = field(default_factory=list)
@@ -220,6 +225,12 @@ class Tally:
                 self.notes.append(f"{demo.name}: missed {label['action_type']} {label.get('target')!r}")
                 continue
             self.intents += step["intent"] == label["intent"]
+            for key, value in (label.get("expected") or {}).items():
+                self.evidence += 1
+                kept = normalize_text(str((step.get("expected") or {}).get(key) or "")) == normalize_text(str(value))
+                self.evidence_kept += kept
+                if not kept:
+                    self.notes.append(f"{demo.name}: expected {key} {value!r} not kept ({step.get('expected')})")
             if exact:
                 right_steps.add(pi)  # type: ignore[arg-type]  # pi is set when step is
             else:
@@ -237,7 +248,9 @@ class Tally:
             if step["confidence"] >= CONFIDENT:
                 self.confident += 1
                 self.confident_right += right
-            self.samples.append((step["action_type"], step["evidence"], step.get("shape", "plain"), step["confidence"], right))
+            self.samples.append(
+                (step["action_type"], step["evidence"], step.get("shape", "plain"), step["confidence"], right)
+            )
 
     def ece(self) -> float | None:
         if not self.samples:
@@ -280,6 +293,7 @@ def rows_of(tallies: dict[str, Tally]) -> list[dict[str, str]]:
         row("right at confidence ≥ 0.8", lambda t: _ratio(t.confident_right, t.confident)),
         row("steps at confidence ≥ 0.8", lambda t: _ratio(t.confident, t.proposed)),
         row("calibration error (ECE)", ece),
+        row("post-conditions kept", lambda t: _ratio(t.evidence_kept, t.evidence)),
         row("intent as labelled", lambda t: _ratio(t.intents, t.matched)),
     ]
 

@@ -189,6 +189,14 @@ class SessionOptInput(StrictModel):
     session_id: str | None = Field(None, max_length=128, description=SESSION_OPT_DESC)
 
 
+class StartInput(SessionOptInput):
+    language: Literal["fr", "en"] | None = Field(
+        None,
+        description="Language of the step intents (fr or en). Default: the agent's locale, else the language of "
+        "the screen's window titles and labels.",
+    )
+
+
 class StartOut(StrictModel):
     status: Literal["shadow_started", "already_observing"] = Field(
         description="already_observing: nothing was reset, say so to the person."
@@ -197,9 +205,9 @@ class StartOut(StrictModel):
     message: str = Field(description="What to tell the person.")
 
 
-async def shadow_start(ctx: OpContext, args: SessionOptInput) -> StartOut:
+async def shadow_start(ctx: OpContext, args: StartInput) -> StartOut:
     shadow = _shadow(ctx.services)
-    return StartOut.model_validate(await anyio.to_thread.run_sync(shadow.start, args.session_id))
+    return StartOut.model_validate(await anyio.to_thread.run_sync(shadow.start, args.session_id, args.language))
 
 
 class StopOut(StrictModel):
@@ -235,16 +243,26 @@ async def get_understanding(ctx: OpContext, args: UnderstandingInput) -> Underst
 # --- feedback ---------------------------------------------------------------------------------
 class FeedbackInput(StrictModel):
     session_id: str = Field(max_length=128, description=SESSION_DESC)
-    action: Literal["validate", "correct", "undo", "cancel", "merge_next", "split"] = Field(
+    action: Literal["validate", "correct", "undo", "cancel", "merge_next", "split", "parameterize"] = Field(
         description=(
             "validate (one step, or all when step_index is omitted), correct (needs step_index and new_intent), "
             "undo (drop step_index), cancel (drop everything), merge_next (step_index with the next one), "
-            "split (step_index at at_event_index)."
+            "split (step_index at at_event_index), parameterize (step_index and name: the value the step typed, "
+            "or the row it chose by its label, becomes the workflow parameter {{name}})."
         )
     )
     step_index: int | None = Field(None, description="The step, counted from 1 as shown.")
     new_intent: str | None = Field(None, max_length=1000, description="For correct: what the step really does.")
     at_event_index: int | None = Field(None, description="For split: the event that starts the new step.")
+    name: str | None = Field(
+        None,
+        max_length=100,
+        description="For parameterize: the parameter's name (lowercase letters, digits, _; e.g. 'patient'). "
+        "A step's parameterize suggestion gives one.",
+    )
+    description: str | None = Field(
+        None, max_length=300, description="For parameterize: what the value is, in the person's words."
+    )
 
 
 class FeedbackOut(StrictModel):
@@ -267,6 +285,8 @@ async def shadow_feedback(ctx: OpContext, args: FeedbackInput) -> FeedbackOut:
             step_index=args.step_index,
             new_intent=args.new_intent,
             at_event_index=args.at_event_index,
+            name=args.name,
+            description=args.description,
         )
 
     return FeedbackOut.model_validate(await anyio.to_thread.run_sync(run))
@@ -524,8 +544,8 @@ OPERATIONS = (
         title="Start observing",
         description="Start observing what the person does on the workstation (shadow learning). Without "
         "session_id, uses the active session of the only connected machine. Starting twice is a no-op "
-        "(status already_observing).",
-        input=SessionOptInput,
+        "(status already_observing). language (fr/en) sets the language of the step intents.",
+        input=StartInput,
         output=StartOut,
         risk="draft",
         handler=shadow_start,
@@ -548,7 +568,8 @@ OPERATIONS = (
         name="get_understanding",
         title="Read the understanding",
         description="The steps understood so far in a session, the step in progress and notifications; "
-        "with since_ts, only what changed since then.",
+        "with since_ts, only what changed since then. Each step has its intent, value, evidence, post-conditions, "
+        "a calibrated confidence and suggestions; review says which steps to ask about first.",
         input=UnderstandingInput,
         output=UnderstandingOut,
         risk="read",
@@ -560,7 +581,8 @@ OPERATIONS = (
         name="shadow_feedback",
         title="Correct the understanding",
         description="Apply the person's feedback on the steps: validate, correct, undo, cancel, merge_next, "
-        "split. A feedback that does not apply is answered feedback_rejected with the reason and changes nothing.",
+        "split, parameterize. A feedback that does not apply is answered feedback_rejected with the reason and "
+        "changes nothing.",
         input=FeedbackInput,
         output=FeedbackOut,
         risk="draft",

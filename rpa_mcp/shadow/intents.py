@@ -152,8 +152,8 @@ def _typing(seg: Segment, actions: list[Event], t: dict[str, str], lang: str) ->
     secret = next((e for _, e, _ in actions if e.get("masked")), None)
     if secret is not None:
         name = secret.get("masked_field") or label
-        intent, params = secret_typing(t, name, submit)
-        return Described(intent, "type_text", base if name else 0.5, source if name else "raw", target, params)
+        intent, hidden = secret_typing(t, name, submit)
+        return Described(intent, "type_text", base if name else 0.5, source if name else "raw", target, hidden)
     text, certain = final_text(((i, e) for i, e, _ in actions if i != (click[0] if click else None)), seg.newlines)
     params: dict[str, Any] = {"text": text} | ({"submit_key": submit} if submit else {})
     keys = {_keys(e) for _, e, _ in actions}
@@ -228,12 +228,12 @@ def _click(seg: Segment, actions: list[Event], t: dict[str, str], lang: str, win
     target = click_target(first, facts, ev)
     pattern = "noise" if noise else "collapsed" if seg.collapsed else "plain"
     element = first.get("element") or {}
-    action = {"click": "click_anchor", "double_click": "double_click_anchor", "right_click": "right_click_anchor"}[
-        kind
-    ]
+    action = {"click": "click_anchor", "double_click": "double_click_anchor", "right_click": "right_click_anchor"}[kind]
     named = ev.label if ev.source in ("uia", "ocr") else None
     if noise and named:
-        return Described(t["menu_noise"].format(label=named), action, ev.confidence, ev.source, target, {}, None, pattern)
+        return Described(
+            t["menu_noise"].format(label=named), action, ev.confidence, ev.source, target, {}, None, pattern
+        )
     launched = next((e for _, e, f in actions[1:] if e.get("type") == "focus" and f.get("new_app")), None)
     if launched is not None and kind in ("click", "double_click"):
         name = app_name(launched.get("app"), launched.get("window_title"), lang)
@@ -244,23 +244,35 @@ def _click(seg: Segment, actions: list[Event], t: dict[str, str], lang: str, win
         intent = t["switch_tab"].format(label=named)
         return Described(intent, "switch_tab", ev.confidence, ev.source, target, {}, named, pattern)
     if named:
-        intent = None
-        if kind == "click" and is_menu_item(element):
-            intent = t["choose_menu"].format(label=named)
-        elif is_row(element) and kind == "double_click":
-            intent = t["open_record" if names_record(window_after, named) else "open_item"].format(label=named)
-        elif is_row(element) and kind == "click":
-            intent = t["select"].format(label=named)
-        elif kind == "click" and is_button(element) and is_verb_label(named):
-            intent = named
         value = plain_text(element.get("name")) if is_row(element) else None
-        intent = intent or t[kind].format(label=named)
-        return Described(intent, action, ev.confidence, ev.source, target, {}, value, pattern)
+        return Described(
+            _click_intent(t, kind, element, named, window_after),
+            action,
+            ev.confidence,
+            ev.source,
+            target,
+            {},
+            value,
+            pattern,
+        )
     if ev.source == "window_title":
         intent = t[f"{kind}_in"].format(label=ev.label)
     else:
         intent = t[f"{kind}_at"].format(x=first.get("x"), y=first.get("y"))
     return Described(intent, action, ev.confidence, ev.source, target, {}, None, pattern)
+
+
+def _click_intent(t: dict[str, str], kind: str, element: dict[str, Any], named: str, window_after: str | None) -> str:
+    """Named by the effect when the element says what it is: a menu item, a row opened or selected, a verb button."""
+    if kind == "click" and is_menu_item(element):
+        return t["choose_menu"].format(label=named)
+    if is_row(element) and kind == "double_click":
+        return t["open_record" if names_record(window_after, named) else "open_item"].format(label=named)
+    if is_row(element) and kind == "click":
+        return t["select"].format(label=named)
+    if kind == "click" and is_button(element) and is_verb_label(named):
+        return named
+    return t[kind].format(label=named)
 
 
 # --- keys, scroll, focus, detour -------------------------------------------------------------

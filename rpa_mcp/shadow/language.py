@@ -10,16 +10,22 @@ from __future__ import annotations
 
 import re
 
-FRENCH = frozenset(
-    "de du des le la les un une et pour dans sur avec sans au aux ou par "
-    "rechercher recherche enregistrer enregistré enregistrée fichier dossier fenêtre boîte réception onglet "
-    "annuler valider imprimer nouveau nouvelle ouvrir fermer supprimer modifier saisie synthèse imagerie "
-    "ordonnance observation observations prénom nom naissance séjour médecin accueil paramètres aide".split()
+from rpa_mcp.shadow.phrases import words
+
+FRENCH = words(
+    """
+    de du des le la les un une et pour dans sur avec sans au aux ou par rechercher recherche
+    enregistrer enregistré enregistrée fichier dossier fenêtre boîte réception onglet annuler
+    valider imprimer nouveau nouvelle ouvrir fermer supprimer modifier saisie synthèse imagerie
+    ordonnance observation observations prénom nom naissance séjour médecin accueil paramètres aide
+    """
 )
-ENGLISH = frozenset(
-    "the of and for in on with without to by or "
-    "search save saved file record window inbox tab cancel open close new delete edit settings help "
-    "summary imaging prescription note notes first last name birth home welcome".split()
+ENGLISH = words(
+    """
+    the of and for in on with without to by or search save saved file record window inbox tab cancel
+    open close new delete edit settings help summary imaging prescription note notes first last name
+    birth home welcome
+    """
 )
 _WORD = re.compile(r"[^\W\d_]+")
 _ACCENTS = re.compile(r"[éèêàùçôîœ]")

@@ -12,6 +12,12 @@ import re
 
 from rpa_mcp.vision.ocr import normalize_text
 
+
+def words(text: str) -> frozenset[str]:
+    """A vocabulary written as words separated by spaces and line breaks."""
+    return frozenset(text.split())
+
+
 TEXTS = {
     "en": {
         "click": "Click '{label}'",
@@ -98,22 +104,29 @@ TEXTS = {
 SEARCH_VERBS = frozenset({"rechercher", "recherche", "chercher", "trouver", "search", "find", "lookup", "filter"})
 ARTICLES = frozenset({"un", "une", "le", "la", "les", "l", "des", "du", "de", "d", "a", "an", "the", "for", "par"})
 VERBS = {
-    "fr": frozenset(
-        "enregistrer valider annuler rechercher ouvrir fermer imprimer envoyer ajouter supprimer modifier créer "
-        "confirmer appliquer signer télécharger importer exporter actualiser rafraîchir terminer sauvegarder "
-        "copier coller prescrire transmettre archiver verrouiller déverrouiller démarrer arrêter quitter "
-        "connecter déconnecter chercher éditer joindre programmer planifier clôturer publier".split()
+    "fr": words(
+        """
+        enregistrer valider annuler rechercher ouvrir fermer imprimer envoyer ajouter supprimer modifier
+        créer confirmer appliquer signer télécharger importer exporter actualiser rafraîchir terminer
+        sauvegarder copier coller prescrire transmettre archiver verrouiller déverrouiller démarrer
+        arrêter quitter connecter déconnecter chercher éditer joindre programmer planifier clôturer
+        publier
+        """
     ),
-    "en": frozenset(
-        "save search open close print cancel submit send add delete remove edit create confirm apply sign "
-        "download upload import export refresh finish validate copy paste start stop quit find attach "
-        "schedule publish log".split()
+    "en": words(
+        """
+        save search open close print cancel submit send add delete remove edit create confirm apply sign
+        download upload import export refresh finish validate copy paste start stop quit find attach
+        schedule publish log
+        """
     ),
 }
 RECORD_WORDS = ("dossier", "record", "chart", "fiche")
 # Names of a control, not of what it holds: "Saisir l'éditeur de texte" would mean nothing.
-CONTROL_WORDS = frozenset(
-    "editeur editor zone champ field box saisie input document texte text edit contenu content area".split()
+CONTROL_WORDS = words(
+    """
+    editeur editor zone champ field box saisie input document texte text edit contenu content area
+    """
 )
 # French nouns of the hospital desktop whose gender the ending does not tell.
 GENDER = {

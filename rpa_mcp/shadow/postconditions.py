@@ -22,7 +22,9 @@ from rpa_mcp.shadow.targets import plain_text
 SCREENSHOT_URI = "rpa://screenshots/"
 ACTION_TYPES = frozenset({"click", "double_click", "right_click", "key", "type", "scroll"})
 LOOK_AHEAD = 8  # events after a step searched for its evidence
-TOAST_ACTIONS = frozenset({"save", "click_anchor", "key_press", "keyboard_shortcut", "type_text", "double_click_anchor"})
+TOAST_ACTIONS = frozenset(
+    {"save", "click_anchor", "key_press", "keyboard_shortcut", "type_text", "double_click_anchor"}
+)
 
 
 def shot_of(event: dict[str, Any]) -> str | None:

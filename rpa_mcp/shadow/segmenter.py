@@ -473,7 +473,9 @@ def _follow_trip(
         if seg is None or not prev_window or not segments:
             return None
         other_app = bool(prev_app and event.app and new_app != app_key(prev_app))
-        switched = event.type == "focus" and seg.kind == "focus" and screen_title(new_title) != screen_title(prev_window)
+        switched = (
+            event.type == "focus" and seg.kind == "focus" and screen_title(new_title) != screen_title(prev_window)
+        )
         if other_app or switched:
             pos = len(segments) - 1
             ctx.trip = {

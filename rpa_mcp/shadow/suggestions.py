@@ -29,9 +29,7 @@ UNDO_REASONS = {
 }
 
 
-def suggest(
-    seg: Segment, d: Described, locale: str, *, screen_same: bool | None
-) -> list[dict[str, Any]]:
+def suggest(seg: Segment, d: Described, locale: str, *, screen_same: bool | None) -> list[dict[str, Any]]:
     lang = "fr" if locale == "fr" else "en"
     out: list[dict[str, Any]] = []
     if seg.kind == "detour" and seg.detour and screen_same is not False:

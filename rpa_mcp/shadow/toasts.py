@@ -37,8 +37,7 @@ def changed_boxes(before: np.ndarray, after: np.ndarray, *, exclude: BBox | None
         return []
     diff = cv2.absdiff(before, after)
     mask = (diff.max(axis=2) if diff.ndim == 3 else diff) > PIXEL_THRESHOLD
-    h, w = mask.shape
-    mask[int(h * (1 - BOTTOM_BAND)) :, :] = False
+    mask[int(mask.shape[0] * (1 - BOTTOM_BAND)) :, :] = False
     if exclude is not None:
         x, y, bw, bh = clamp_bbox(exclude, mask.shape)
         mask[y : y + bh, x : x + bw] = False

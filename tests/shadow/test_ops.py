@@ -45,7 +45,7 @@ def stream_demo(services: Services, name: str) -> str:
     events, expected = load_demo(name)
     n = expected["start_after"]
     call(services, ops.ingest_events, ops.IngestInput.model_validate({"events": events[:n]}), AGENT)
-    call(services, ops.shadow_start, ops.SessionOptInput())
+    call(services, ops.shadow_start, ops.StartInput())
     for event in events[n:]:
         call(services, ops.ingest_events, ops.IngestInput.model_validate(event), AGENT)  # one event per POST
     return str(events[0]["session_id"])
@@ -60,7 +60,7 @@ def test_the_whole_conversation_through_the_operations(services: Services) -> No
     sessions = call(services, ops.list_sessions, ops.ListSessionsInput(machine_id="DESKTOP-DOM01")).sessions
     assert sessions[0].events == 10
 
-    again = call(services, ops.shadow_start, ops.SessionOptInput())
+    again = call(services, ops.shadow_start, ops.StartInput())
     assert again.status == "already_observing"
     stopped = call(services, ops.shadow_stop, ops.SessionOptInput())
     assert stopped.steps_count == 3
@@ -133,7 +133,7 @@ def test_persisting_a_cancelled_observation_is_refused_at_propose(services: Serv
 
 def test_start_and_stop_errors_read_well(services: Services) -> None:
     with pytest.raises(PreconditionFailed) as err:
-        call(services, ops.shadow_start, ops.SessionOptInput())
+        call(services, ops.shadow_start, ops.StartInput())
     assert "do something on the workstation first" in err.value.message
     call(services, ops.ingest_events, ops.IngestInput.model_validate(ev("focus", 1.0, window_title="A")), AGENT)
     call(services, ops.shadow_stop, ops.SessionOptInput())
