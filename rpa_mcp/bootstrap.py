@@ -18,6 +18,7 @@ from rpa_mcp.ops.ratelimit import RateLimiter
 from rpa_mcp.ops.registry import Notifier
 from rpa_mcp.replay.service import ReplayService
 from rpa_mcp.settings import Settings
+from rpa_mcp.shadow.calibration import Calibration
 from rpa_mcp.shadow.service import ShadowService
 from rpa_mcp.store.audit import CHECKPOINT_FILE, KEY_FILE, AuditLog, load_audit_key
 from rpa_mcp.store.confirmations import SqliteProposalRepository
@@ -116,6 +117,7 @@ def build_services(
         notify=lambda uri: services.notifier.resource_updated(uri),
         max_pixels=settings.max_image_pixels,
         max_image_bytes=settings.max_body_bytes,
+        calibration=Calibration.from_catalog(settings.catalog_path),
     )
     services.dialogs = DialogService.from_catalog_dir(
         settings.catalog_path, services.ocr, resolver_enabled=settings.dialog_resolver_enabled

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rpa_mcp.shadow.calibration import Calibration, dump, fit
+from rpa_mcp.shadow.calibration import FILE_NAME, Calibration, dump, fit
 from rpa_mcp.shadow.elements import screen_title
 from rpa_mcp.shadow.service import ShadowService
 from rpa_mcp.store.db import Database
@@ -73,7 +73,7 @@ def demos_dir() -> Path:
 
 
 def calibration_path() -> Path:
-    return Path(__file__).resolve().parents[2] / "catalog" / "shadow_confidence.yaml"
+    return Path(__file__).resolve().parents[2] / "catalog" / FILE_NAME
 
 
 def half_of(name: str) -> str:

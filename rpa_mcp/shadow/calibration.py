@@ -2,12 +2,13 @@
 
 A step's *kind* is its action type, the evidence that named it (uia, ocr, window_title, raw)
 and its shape (plain, collapsed noise, edited or inferred typing, detour...). The table
-`catalog/shadow_confidence.yaml` gives, per kind, the confidence fitted on the tuning half
-of the labelled demonstrations (`rpa-mcp bench segmentation --fit`): the observed share of
-right steps, shrunk toward the evidence's prior by `PRIOR_WEIGHT` pseudo-steps so that a
-kind seen twice does not claim certainty. A kind the table does not know keeps the prior.
-The most specific known key wins: ``action|evidence|shape``, then ``action|evidence``, then
-``*|evidence``.
+`catalog/shadow_confidence.yaml` counts, per kind, the steps of the tuning half of the
+labelled demonstrations and how many were right (`rpa-mcp bench segmentation --fit`). A
+step's confidence is that share of right steps, shrunk toward the step's own prior (what its
+evidence alone says) by `PRIOR_WEIGHT` pseudo-steps, so that a kind seen twice does not claim
+certainty: ``(right + w * prior) / (n + w)``. The most specific known key wins:
+``action|evidence|shape``, then ``action|evidence``; a kind the table does not know keeps its
+prior. (Each cell's `confidence` in the file is that formula at the cell's mean prior, to read.)
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+FILE_NAME = "shadow_confidence.yaml"
 PRIOR_WEIGHT = 4.0
 ASK_BELOW = 0.8  # steps below this are the ones to ask the person about first
 
@@ -43,24 +45,35 @@ class CalibrationFile(BaseModel):
 
 @dataclass(frozen=True)
 class Calibration:
-    cells: Mapping[str, float] = field(default_factory=dict)
+    cells: Mapping[str, tuple[int, int]] = field(default_factory=dict)  # key -> (steps, right)
+    prior_weight: float = PRIOR_WEIGHT
 
     def confidence(self, action_type: str, evidence: str, shape: str, prior: float) -> float:
         for key in keys(action_type, evidence, shape):
             if key in self.cells:
-                return self.cells[key]
+                n, right = self.cells[key]
+                return (right + self.prior_weight * prior) / (n + self.prior_weight)
         return prior
+
+    @classmethod
+    def from_catalog(cls, catalog_dir: Path) -> Calibration:
+        """The catalog's table; a catalog folder without one keeps the evidence priors."""
+        path = catalog_dir / FILE_NAME
+        return cls.load(path) if path.is_file() else cls()
 
     @classmethod
     def load(cls, path: Path) -> Calibration:
         """Read and validate the table (a broken file is a start-up error, not a silent default)."""
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         parsed = CalibrationFile.model_validate(data)
-        return cls({k: c.confidence for k, c in parsed.cells.items()})
+        for key, cell in parsed.cells.items():
+            if cell.right > cell.n:
+                raise ValueError(f"cell {key!r}: right ({cell.right}) cannot exceed n ({cell.n})")
+        return cls({k: (c.n, c.right) for k, c in parsed.cells.items()}, parsed.prior_weight)
 
 
-def keys(action_type: str, evidence: str, shape: str) -> tuple[str, str, str]:
-    return f"{action_type}|{evidence}|{shape}", f"{action_type}|{evidence}", f"*|{evidence}"
+def keys(action_type: str, evidence: str, shape: str) -> tuple[str, str]:
+    return f"{action_type}|{evidence}|{shape}", f"{action_type}|{evidence}"
 
 
 def fit(samples: Iterable[tuple[str, str, str, float, bool]], *, prior_weight: float = PRIOR_WEIGHT) -> dict[str, Cell]:

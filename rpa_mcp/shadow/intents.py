@@ -267,7 +267,8 @@ def _click_intent(t: dict[str, str], kind: str, element: dict[str, Any], named: 
     if kind == "click" and is_menu_item(element):
         return t["choose_menu"].format(label=named)
     if is_row(element) and kind == "double_click":
-        return t["open_record" if names_record(window_after, named) else "open_item"].format(label=named)
+        opened = names_record(element.get("window_title"), window_after, named)
+        return t["open_record" if opened else "open_item"].format(label=named)
     if is_row(element) and kind == "click":
         return t["select"].format(label=named)
     if kind == "click" and is_button(element) and is_verb_label(named):

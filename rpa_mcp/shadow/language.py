@@ -1,6 +1,6 @@
 """The language of the screen, from the words of its window titles and element names.
 
-Each distinct title or name votes once: French function words and desktop vocabulary
+Each new window title and each element name votes: French function words and desktop vocabulary
 (de, le, patient·e, enregistrer, fenêtre...) and accented letters vote French; English
 ones vote English. The intents follow the language the person chose at `shadow_start`,
 else the agent's locale, else this vote once it is clear (`decided`), else the default.

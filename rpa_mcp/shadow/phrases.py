@@ -195,7 +195,9 @@ def is_verb_label(label: str) -> bool:
     return any(first == normalize_text(v) for lang in VERBS.values() for v in lang)
 
 
-def names_record(window_after: str | None, label: str) -> bool:
-    """Whether the window after a row was opened is that row's record."""
+def names_record(window_before: str | None, window_after: str | None, label: str) -> bool:
+    """Whether the new window after a row was opened is that row's record (its name, or the word 'record')."""
     after = normalize_text(window_after or "")
-    return bool(after) and (normalize_text(label) in after or any(w in after for w in RECORD_WORDS))
+    if not after or after == normalize_text(window_before or ""):
+        return False
+    return normalize_text(label) in after or any(re.search(rf"\b{w}\b", after) for w in RECORD_WORDS)

@@ -49,6 +49,16 @@ def after_step(rows: Sequence[dict[str, Any]], pos: int | None) -> tuple[list[st
     return notes, shot
 
 
+def notified(events: Sequence[tuple[int, dict[str, Any], dict[str, Any]]]) -> list[str]:
+    """Notification texts the agent reported among the step's own events (after its action)."""
+    out = []
+    for _, event, _ in events[1:]:
+        element = event.get("element")
+        if is_notification(element) and (text := plain_text((element or {}).get("name"))):
+            out.append(text)
+    return out
+
+
 def shot_before(rows: Sequence[dict[str, Any]], pos: int | None, facts: dict[str, Any]) -> str | None:
     """The screen just before the step's action: its own screenshot, else the last one before it."""
     if facts.get("shot"):

@@ -15,7 +15,7 @@ from rpa_mcp.shadow.elements import is_button
 from rpa_mcp.shadow.events import normalize_keys
 from rpa_mcp.shadow.intents import describe
 from rpa_mcp.shadow.parameters import placeholder, type_of
-from rpa_mcp.shadow.postconditions import after_step, collect, shot_before, wants_toast
+from rpa_mcp.shadow.postconditions import after_step, collect, notified, shot_before, wants_toast
 from rpa_mcp.shadow.segmenter import Segment
 from rpa_mcp.shadow.suggestions import suggest
 from rpa_mcp.shadow.targets import clean_label
@@ -69,6 +69,7 @@ def derive_steps(
             before = after
         d = describe(seg, evs, locale, window_after=after)
         notes, shot_after = after_step(rows, last_pos)
+        notes = notified(evs) + notes
         actions = [(i, e, f) for i, e, f in evs if e.get("type") != "screenshot"]
         toast = None
         if screens is not None and shot_after and actions and wants_toast(d.action_type, actions):

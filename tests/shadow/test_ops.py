@@ -64,7 +64,9 @@ def test_the_whole_conversation_through_the_operations(services: Services) -> No
     assert again.status == "already_observing"
     stopped = call(services, ops.shadow_stop, ops.SessionOptInput())
     assert stopped.steps_count == 3
-    assert [round(s.confidence, 2) for s in stopped.understanding] == [0.7, 0.9, 0.75]
+    # calibrated (catalog/shadow_confidence.yaml): the UIA-named typing above the window title and the OCR'd tab
+    first, typing, tab = (s.confidence for s in stopped.understanding)
+    assert 0 < first < typing <= 1 and 0 < tab < typing
 
     fb = call(
         services,
