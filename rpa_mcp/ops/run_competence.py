@@ -35,13 +35,15 @@ def input_model(competence: str, parameters: Sequence[Mapping[str, Any]]) -> typ
         example = p.get("example")
         if example not in (None, ""):
             description += f" In the demonstration: {example!r}."
-        default = ... if p.get("required", True) else None
-        if p.get("type") == "number":
-            fields[name] = (float | None, Field(default, description=description))
-        elif p.get("type") == "date" and isinstance(example, str) and example:
-            fields[name] = (str | None, Field(default, pattern=date_pattern(example), description=description))
-        else:
-            fields[name] = (str | None, Field(default, min_length=1, max_length=500, description=description))
+        required = bool(p.get("required", True))
+        default: Any = ... if required else None
+        kind: Any = float if p.get("type") == "number" else str
+        constraints: dict[str, Any] = {}
+        if kind is str:
+            constraints = {"min_length": 1, "max_length": 500}
+            if p.get("type") == "date" and isinstance(example, str) and example:
+                constraints["pattern"] = date_pattern(example)
+        fields[name] = (kind if required else kind | None, Field(default, description=description, **constraints))
     model: type[StrictModel] = create_model(f"Run_{competence}"[:60], __base__=StrictModel, **fields)
     return model
 

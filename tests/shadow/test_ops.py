@@ -184,3 +184,14 @@ def test_the_operations_are_declared_as_the_contract_says() -> None:
         ("GET", "/api/v1/shadow/{session_id}/understanding"),
         ("POST", "/api/v1/lea/competences/candidate/persist"),
     } <= paths
+
+
+@pytest.mark.parametrize("name", ["teach-me", "review-steps"])
+def test_the_review_prompts_ask_about_unsure_steps_and_suggestions_rather_than_every_step(name: str) -> None:
+    from rpa_mcp.entrypoints.prompts import load_prompts
+    from rpa_mcp.settings import Settings
+
+    prompt = next(p for p in load_prompts(Settings().prompts_path) if p.name == name)
+    text = prompt.render({"session_id": "s1", "task": "t", "language": "fr"})
+    for needed in ("review.ask_first", "review.suggestions", "kind=detour", "parameterize", "post_conditions"):
+        assert needed in text.replace("`", "").replace("action=undo, ", ""), needed

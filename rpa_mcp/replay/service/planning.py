@@ -155,7 +155,11 @@ def check_parameters(declared: Sequence[Mapping[str, Any]], given: Mapping[str, 
                     f"the workflow needs the parameter '{name}'{described}: give its value in params "
                     f"(in the demonstration it was {p.get('example')!r})",
                     field=f"params.{name}",
-                    missing_params=[n for n in names if given.get(n) in (None, "")],
+                    missing_params=[
+                        str(q.get("name"))
+                        for q in declared
+                        if q.get("required", True) and str(given.get(str(q.get("name"))) or "").strip() == ""
+                    ],
                 )
             continue
         if kind == "number" and not _is_number(value):
