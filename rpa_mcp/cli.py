@@ -1,4 +1,4 @@
-"""`rpa-mcp serve | token | audit verify | db upgrade | catalog check | bench | agent-sim | demo`."""
+"""`rpa-mcp serve | token | audit verify | db upgrade | catalog check | bench | agent-sim | agent-x11 | demo`."""
 
 from __future__ import annotations
 
@@ -186,6 +186,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "agent-sim":
         return int(importlib.import_module("rpa_mcp.agent_sim.cli").main(argv[1:]))
+    if argv and argv[0] == "agent-x11":
+        return int(importlib.import_module("rpa_mcp.agent_x11.cli").main(argv[1:]))
     if argv and argv[0] == "demo":
         return int(importlib.import_module("rpa_mcp.demo").main(argv[1:]))
     parser = argparse.ArgumentParser(prog="rpa-mcp", description="MCP server for supervised desktop RPA.")
@@ -219,6 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench.add_argument("--rest", nargs=argparse.REMAINDER, default=[], help="arguments passed to each benchmark")
     bench.set_defaults(fn=cmd_bench)
     sub.add_parser("agent-sim", help="run the reference desktop agent (see rpa-mcp agent-sim --help)")
+    sub.add_parser("agent-x11", help="the desktop agent on a real X11 desktop (see rpa-mcp agent-x11 --help)")
     sub.add_parser("demo", help="run the end-to-end story over real HTTP")
     args = parser.parse_args(argv)
     result: int = args.fn(args)

@@ -116,15 +116,14 @@ async def call(name: str, arguments: dict[str, Any] | str | None, context: Funct
     try:
         args = parse_arguments(arguments, limits_of(context.services.settings))
     except RpaError as exc:  # dispatch never saw it: audit the refusal here, like dispatch would
-        if context.services.audit is not None:
-            context.services.audit.record(
-                actor=caller.subject,
-                operation=name,
-                args={"(raw)": str(arguments)[:200]},
-                outcome="error",
-                code=exc.code,
-                via=SURFACE,
-            )
+        context.services.audit.record(
+            actor=caller.subject,
+            operation=name,
+            args={"(raw)": str(arguments)[:200]},
+            outcome="error",
+            code=exc.code,
+            via=SURFACE,
+        )
         return error_payload(exc)
     try:
         return await dispatch(

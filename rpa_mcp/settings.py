@@ -111,6 +111,18 @@ class Settings(BaseSettings):
     llm_judge_model: str | None = None
     llm_judge_api_key: SecretStr | None = None
     log_level: str = "INFO"
+    # --- the hospital's identity provider (OpenID Connect), for the console and as an OAuth resource server
+    oidc_issuer: str | None = Field(None, description="Issuer URL of the identity provider (https; enables OIDC).")
+    oidc_client_id: str | None = Field(None, description="The console's client id at the identity provider.")
+    oidc_client_secret: SecretStr | None = Field(None, description="The console's client secret.")
+    oidc_roles_claim: str = Field("roles", description="Claim carrying the roles (dotted path: realm_access.roles).")
+    oidc_audience: str | None = Field(None, description="`aud` of provider access tokens (default: <public url>/mcp).")
+    oidc_algorithms: list[str] = Field(["RS256", "ES256"], description="Signature algorithms accepted (pinned).")
+    oidc_scopes: str = Field("openid profile email", description="Scopes asked at console sign-in.")
+    console_token_sign_in: bool | None = Field(
+        None, description="Console sign-in with a pasted access token (default: only when no OIDC is configured)."
+    )
+    oidc_keys_cache_s: float = Field(300.0, gt=0, description="How long the provider's metadata and keys are cached.")
 
     @field_validator("approval")
     @classmethod

@@ -9,7 +9,7 @@ import jwt
 
 from rpa_mcp.clock import Clock, SystemClock
 from rpa_mcp.errors import ConfirmationError, TokenExpired
-from rpa_mcp.ops.registry import ROLES, Caller
+from rpa_mcp.identity import ROLES, Caller
 
 ALGORITHM = "HS256"
 CONFIRM_TYP = "rpa-confirm+jwt"

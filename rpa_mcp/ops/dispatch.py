@@ -18,9 +18,10 @@ from pydantic import BaseModel, ValidationError
 
 from rpa_mcp.bootstrap import Services
 from rpa_mcp.errors import Forbidden, InternalError, InvalidInput, NotFound, RpaError
+from rpa_mcp.identity import Caller
 from rpa_mcp.ops import json_input
 from rpa_mcp.ops.redaction import redact
-from rpa_mcp.ops.registry import Caller, OpContext, Operation, Registry, Surface
+from rpa_mcp.ops.registry import OpContext, Operation, Registry, Surface
 
 logger = logging.getLogger(__name__)
 
@@ -62,22 +63,18 @@ async def dispatch(
                 f"{name} needs one of the roles {sorted(op.allowed_roles)}; you have {sorted(caller.roles) or 'none'}",
                 operation=name,
             )
-        if services.rate_limiter is not None:
-            services.rate_limiter.check(caller.subject, name)
+        services.rate_limiter.check(caller.subject, name)
         args = parse_input(op, arguments or {})
         ctx = OpContext(caller=caller, services=services, request_id=request_id, progress=progress)
-        if services.audit is None:
+        with services.audit.scope(
+            actor=caller.subject,
+            operation=name,
+            args=audit_view(op, arguments or {}),
+            raw=arguments,
+            via=surface,
+            request_id=request_id,
+        ) as scope:
             result = await op.handler(ctx, args)
-        else:
-            with services.audit.scope(
-                actor=caller.subject,
-                operation=name,
-                args=audit_view(op, arguments or {}),
-                raw=arguments,
-                via=surface,
-                request_id=request_id,
-            ) as scope:
-                result = await op.handler(ctx, args)
         return render_output(op, result)
     except RpaError as exc:
         outcome, code = "error", exc.code
@@ -87,7 +84,7 @@ async def dispatch(
         logger.exception("operation %s failed", name)
         raise InternalError(f"{name} failed unexpectedly; the server log has the details") from exc
     finally:
-        if services.audit is not None and not (outcome == "ok" and scope is not None and scope.logged):
+        if not (outcome == "ok" and scope is not None and scope.logged):
             # (an operation that wrote committed its row with its first write; a later error adds one)
             services.audit.record(
                 actor=caller.subject,

@@ -9,7 +9,7 @@ import anyio.to_thread
 import numpy as np
 from pydantic import Field, field_validator
 
-from rpa_mcp.errors import ImageRejected, RpaError, Unavailable
+from rpa_mcp.errors import ImageRejected, RpaError
 from rpa_mcp.ops.common import Crop, ImageArg, load_image
 from rpa_mcp.ops.registry import Http, OpContext, Operation, StrictModel
 from rpa_mcp.validation import (
@@ -100,10 +100,7 @@ class ValidateActionOutput(StrictModel):
 
 
 def _validator(ctx: OpContext) -> Validator:
-    validator = ctx.services.validator
-    if validator is None:
-        raise Unavailable("the validator is not configured")
-    return validator  # type: ignore[no-any-return]  # Services types area services loosely
+    return ctx.services.validator
 
 
 async def validate_action(ctx: OpContext, args: ValidateActionInput) -> ValidateActionOutput:

@@ -411,6 +411,34 @@ class AuditLog:
             sql, params = sql + " WHERE operation = ?", [operation]
         return [dict(r) for r in self.db.query(sql + " ORDER BY id LIMIT ?", (*params, limit))]
 
+    def search(
+        self,
+        *,
+        actor: str | None = None,
+        operation: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        limit: int = 200,
+    ) -> list[dict[str, Any]]:
+        """Newest first: rows whose actor contains `actor`, whose operation contains `operation`, in [since, until]."""
+        self.flush()
+        where: list[str] = []
+        params: list[Any] = []
+        if actor:
+            where.append("lower(actor) LIKE ? ESCAPE '!'")
+            params.append(_contains(actor))
+        if operation:
+            where.append("lower(operation) LIKE ? ESCAPE '!'")
+            params.append(_contains(operation))
+        if since is not None:
+            where.append("ts >= ?")
+            params.append(since)
+        if until is not None:
+            where.append("ts <= ?")
+            params.append(until)
+        sql = "SELECT * FROM audit" + (" WHERE " + " AND ".join(where) if where else "")
+        return [dict(r) for r in self.db.query(sql + " ORDER BY id DESC LIMIT ?", (*params, limit))]
+
     def verify(self, checkpoints: list[Path] | None = None) -> AuditCheck:
         """Check the whole chain, and that it reaches every checkpoint (default: this log's own)."""
         self.flush()
@@ -491,3 +519,9 @@ def load_audit_key(secret: str | None, data_dir: Path) -> bytes:
 
         raise ConfigurationError(f"the audit key is {len(key)} bytes; at least {MIN_KEY_BYTES} are required")
     return key
+
+
+def _contains(text: str) -> str:
+    """A LIKE pattern (escape character `!`) matching values that contain `text`, case-insensitively."""
+    escaped = text.lower().replace("!", "!!").replace("%", "!%").replace("_", "!_")
+    return f"%{escaped}%"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rpa_mcp.store import audit, confirmations, coordination, replay, traces, web_sessions
+from rpa_mcp.store import audit, confirmations, console, coordination, replay, traces, web_sessions
 from rpa_mcp.store.db import Database, Migrations, SchemaOutdated
 
 AREAS: dict[str, Migrations] = {
@@ -12,6 +12,8 @@ AREAS: dict[str, Migrations] = {
     "traces": traces.MIGRATIONS,
     "replay": replay.MIGRATIONS,
     "coordination": coordination.MIGRATIONS,
+    "console-logins": console.MIGRATIONS,
+    "console-tokens": console.TOKEN_MIGRATIONS,
 }
 
 
