@@ -8,8 +8,9 @@ a stop); the steps it proposes are compared with the labelled ones.
 - A proposed step **matches** a labelled one when their action types agree, their targets
   agree (the labelled target equals, or is contained in, the proposed element name, label or
   window title, compared accent-, case- and space-insensitively, window titles without their
-  unsaved '*') and their events overlap. A labelled detour is matched by a proposed step that
-  suggests its removal (`undo`, kind `detour`) and overlaps it. Matching is one-to-one,
+  unsaved '*') and their events overlap. A labelled detour (or noise: a context menu opened and
+  dismissed) is matched by a proposed step that suggests its removal (`undo`, kind `detour` or
+  `noise`) and overlaps it. Matching is one-to-one,
   largest overlap first.
 - **precision** = matched / proposed; **recall** = matched / labelled (detours included).
 - **typed text exact**: labelled typing steps whose matched step types exactly the labelled
@@ -142,13 +143,15 @@ def target_agrees(step: dict[str, Any], label: dict[str, Any]) -> bool:
     return any(t == wanted or (len(wanted) >= 4 and wanted in t) for t in _texts(step) if t)
 
 
-def _detour(step: dict[str, Any]) -> bool:
-    return any(s.get("action") == "undo" and s.get("kind") == "detour" for s in step.get("suggestions") or [])
+def _removal(step: dict[str, Any], kind: str) -> bool:
+    return any(s.get("action") == "undo" and s.get("kind") == kind for s in step.get("suggestions") or [])
 
 
 def agrees(step: dict[str, Any], label: dict[str, Any]) -> bool:
     if label.get("detour"):
-        return _detour(step)
+        return _removal(step, "detour")
+    if label.get("noise"):
+        return _removal(step, "noise")
     return bool(step["action_type"] == label["action_type"] and target_agrees(step, label))
 
 
@@ -207,11 +210,14 @@ class Tally:
         for li, label in enumerate(labelled):
             pi = pairs.get(li)
             step = proposed[pi] if pi is not None else None
-            if label.get("detour"):
-                self.detours += 1
-                self.detours_found += step is not None
+            if label.get("detour") or label.get("noise"):
+                if label.get("detour"):
+                    self.detours += 1
+                    self.detours_found += step is not None
                 if step is not None:
                     right_steps.add(pi)  # type: ignore[arg-type]  # pi is set when step is
+                else:
+                    self.notes.append(f"{demo.name}: missed {'detour' if label.get('detour') else 'noise'}")
                 continue
             exact = True
             if label["action_type"] == "type_text":

@@ -19,6 +19,7 @@ ROW_ROLES = frozenset(
 TAB_ROLES = frozenset({"tabitem", "tab", "pagetab"})
 BUTTON_ROLES = frozenset({"button", "pushbutton", "splitbutton", "togglebutton", "menubutton"})
 MENU_ITEM_ROLES = frozenset({"menuitem", "checkmenuitem", "radiomenuitem"})
+LINK_ROLES = frozenset({"hyperlink", "link"})
 MULTILINE_ROLES = frozenset({"document", "textarea", "richedit", "terminal", "documenttext"})
 FIELD_ROLES = frozenset({"edit", "entry", "text", "combobox", "searchbox", "spinbutton", "passwordtext"})
 NOTIFY_ROLES = frozenset(
@@ -61,6 +62,10 @@ def is_tab(element: Mapping[str, Any] | None) -> bool:
 
 def is_button(element: Mapping[str, Any] | None) -> bool:
     return role_of(element) in BUTTON_ROLES
+
+
+def is_link(element: Mapping[str, Any] | None) -> bool:
+    return role_of(element) in LINK_ROLES
 
 
 def is_menu_item(element: Mapping[str, Any] | None) -> bool:

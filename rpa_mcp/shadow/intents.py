@@ -17,15 +17,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rpa_mcp.shadow.elements import app_key, is_button, is_menu_item, is_row, multiline
+from rpa_mcp.shadow.elements import app_key, is_button, is_link, is_menu_item, is_row, multiline
 from rpa_mcp.shadow.events import CLICK_TYPES, normalize_keys
 from rpa_mcp.shadow.masking import secret_placeholder
+from rpa_mcp.shadow.parameters import classify
 from rpa_mcp.shadow.phrases import TEXTS, is_verb_label, names_record, noun_phrase, search_object
 from rpa_mcp.shadow.segmenter import ENTER_KEYS, NAV_KEYS, Segment
 from rpa_mcp.shadow.targets import clean_label, click_evidence, click_target, is_tab_click, plain_text
 from rpa_mcp.shadow.textedit import final_text
 
 SHORT_VALUE = 60  # a typed value this long or shorter, on one line, is quoted in the intent
+QUOTED_TEXT = 20  # ... unless it is free text longer than this in a field named by a noun: "Saisir l'observation"
 EDITING = frozenset({"backspace", "delete", "ctrl+backspace", "left", "right", "home", "end", "ctrl+a", "up", "down"})
 
 # process -> (English name, French name with its article)
@@ -43,6 +45,9 @@ APPS: dict[str, tuple[str, str]] = {
     "calc": ("Calculator", "la Calculatrice"),
     "mspaint": ("Paint", "Paint"),
 }
+BROWSER_TITLES = frozenset(
+    {"chromium", "google chrome", "chrome", "microsoft edge", "edge", "mozilla firefox", "firefox"}
+)
 KEY_NAMES_FR = {
     "enter": "Entrée",
     "tab": "Tab",
@@ -190,7 +195,9 @@ def _typing_intent(
 ) -> str:
     one_line = "\n" not in text and "\r" not in text and 0 < len(text) <= SHORT_VALUE
     value = clean_label(text, limit=40)
-    if one_line and value:
+    noun = noun_phrase(label, lang) if label else None
+    free_text = bool(noun) and len(text) > QUOTED_TEXT and classify(text, label) is None and not submit
+    if one_line and value and not free_text:
         search, noun = search_object(label or "", lang)
         aid = str(element.get("automation_id") or "").lower()
         if submit in ENTER_KEYS and (search or "search" in aid or "recherch" in aid):  # typed, then searched
@@ -202,7 +209,6 @@ def _typing_intent(
         if label:
             return t["type_value_in"].format(value=value, label=label)
         return t["type_value"].format(value=value)
-    noun = noun_phrase(label, lang) if label else None
     if noun:
         return t["enter_field"].format(noun=noun)
     return t["type_in"].format(label=label) if label else t["type"]
@@ -271,8 +277,8 @@ def _click_intent(t: dict[str, str], kind: str, element: dict[str, Any], named: 
         return t["open_record" if opened else "open_item"].format(label=named)
     if is_row(element) and kind == "click":
         return t["select"].format(label=named)
-    if kind == "click" and is_button(element) and is_verb_label(named):
-        return named
+    if kind == "click" and (is_button(element) or is_link(element) or not element.get("name")) and is_verb_label(named):
+        return named  # a button or link that says what it does ("Enregistrer", "Ouvrir le dossier")
     return t[kind].format(label=named)
 
 
@@ -323,7 +329,18 @@ def _detour(seg: Segment, t: dict[str, str], lang: str) -> Described:
     """A trip elsewhere that came back: replayed (if kept) as bringing the screen it left to the front."""
     detour = seg.detour or {}
     visited = detour.get("visited")
-    name = app_name(detour.get("visited_app"), visited, lang) or clean_label(visited) or "?"
+    if app_key(detour.get("visited_app")) == seg.app and visited:  # another window of the same application
+        name = f"'{clean_label(_without_app_suffix(visited)) or '?'}'"
+    else:
+        name = app_name(detour.get("visited_app"), visited, lang) or clean_label(visited) or "?"
     target = {"window_title": detour.get("back_to"), "app": seg.app}
     params = {"visited": visited}
     return Described(t["detour"].format(app=name), "focus_window", 0.7, "window_title", target, params, None, "detour")
+
+
+def _without_app_suffix(title: str) -> str:
+    """'Messagerie - Boîte de réception – Chromium' -> 'Messagerie - Boîte de réception'."""
+    found = re.search(r"\s+[-–—]\s+([^-–—]+)$", title)
+    if found and found.group(1).strip().lower() in BROWSER_TITLES:
+        return title[: found.start()]
+    return title

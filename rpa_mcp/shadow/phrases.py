@@ -167,8 +167,20 @@ def fr_noun(label: str) -> str:
 
 
 def noun_phrase(label: str, locale: str) -> str | None:
-    """A short label that reads as a noun, with its article; None for a sentence or a code."""
+    """A short label that reads as a noun, with its article; None for a sentence or a code.
+
+    A control word before the noun is dropped: "Texte de l'observation" is the observation.
+    """
     words = label.split()
+    if len(words) >= 2 and normalize_text(words[0]) in CONTROL_WORDS:
+        rest = re.sub(r"^(?:de\s+la|de\s+l['’]|de|du|des|d['’]|of\s+the|of)\s*", "", " ".join(words[1:]), flags=re.I)
+        if rest and rest != " ".join(words[1:]):
+            words = rest.split()
+            label = rest
+    elif (
+        len(words) == 2 and normalize_text(words[1]) in CONTROL_WORDS and normalize_text(words[0]) not in CONTROL_WORDS
+    ):
+        words, label = words[:1], words[0]  # "Note text" is the note
     if not 1 <= len(words) <= 2 or not all(re.fullmatch(r"[^\W\d_]+(?:['’-][^\W\d_]+)?", w) for w in words):
         return None
     if is_verb_label(label) or any(normalize_text(w) in CONTROL_WORDS for w in words):

@@ -17,10 +17,15 @@ at a click after typing, at Enter/Tab that submits typed text, at a command such
   makes it a line break, anything else a submit. Tab submits too. Tab presses that lead
   to typing (keyboard navigation) belong to the typing step.
 - **window effects**: a focus change within `FOCUS_EFFECT_S` of a click or key is what that
-  action did (its window after), not a step.
+  action did (its window after), not a step. So is a focus change reported up to
+  `EARLY_EFFECT_S` *before* a click that was made in the window it left (a recorder that looks
+  the clicked element up before sending the click sends the window change first).
 - **detours**: a trip to another application (or window) that comes back to the very
   screen it left, without typing, pasting, saving or deleting on the way, becomes one
-  step marked `detour` (suggested for removal, see `rpa_mcp.shadow.suggestions`).
+  step marked `detour` (suggested for removal, see `rpa_mcp.shadow.suggestions`). A trip
+  starts when the application changes, or when the window does by a window switch
+  (Alt+Tab); it is abandoned when the person is back in the application on another screen,
+  or when it grows past `MAX_TRIP_STEPS`.
 
 The state is plain data (`Segment.to_dict`) so the observer can persist it after every
 event: a restart resumes exactly where it was. `place` returns the first segment position
@@ -47,11 +52,13 @@ from rpa_mcp.shadow.events import CLICK_TYPES, TraceEvent, normalize_keys
 
 IDLE_GAP_S = 10.0
 FOCUS_EFFECT_S = 2.5
+EARLY_EFFECT_S = 2.0  # a recorder may send a window change before the click that caused it (looked up slowly)
 DOUBLE_CLICK_S = 0.5
 COLLAPSE_S = 30.0  # clicks on the same element this close are one step (a hesitation included)
-SUPERSEDE_S = 10.0  # a selection replaced this quickly by another one of the same list was a slip
+SUPERSEDE_S = 5.0  # a selection replaced this quickly by another one of the same list was a slip
 MAX_TRIP_STEPS = 8  # a longer trip elsewhere is not called a detour
 SUBMIT_KEYS = frozenset({"enter", "tab", "shift+tab", "numpadenter"})
+SWITCH_KEYS = frozenset({"alt+tab", "alt+shift+tab", "shift+alt+tab", "win+tab", "super+tab", "alt+escape"})
 ENTER_KEYS = frozenset({"enter", "numpadenter"})
 NAV_KEYS = frozenset({"tab", "shift+tab"})
 EDIT_KEYS = frozenset(
@@ -88,6 +95,8 @@ class Segment:
     base_type: str = ""  # click type before a context menu was opened on the element
     menu: bool = False  # a context menu this step opened is still open
     nav: bool = False  # a key step made of Tab presses only (keyboard navigation)
+    keys: str = ""  # key steps: the combo pressed
+    came_from: str | None = None  # focus steps: the window title before the change
     enter: int | None = None  # an Enter not yet known to be a line break or a submit
     newlines: list[int] = field(default_factory=list)  # Enter keys that were line breaks
     submit: int | None = None  # the key event that submitted the typing
@@ -267,7 +276,21 @@ def _focus(
         last.effect = True
         close(last)
         return last
-    return _new(segments, current, idx, event, "focus", ctx)
+    seg = _new(segments, current, idx, event, "focus", ctx)
+    seg.came_from = ctx.window
+    return seg
+
+
+def _early_effect(last: Segment | None, event: TraceEvent, ctx: Context) -> bool:
+    """The focus step just before this click is the click's own effect, reported first."""
+    return (
+        last is not None
+        and last.kind == "focus"
+        and last.came_from is not None
+        and event.window_title is not None
+        and event.window_title == last.came_from
+        and event.ts - last.last_ts <= EARLY_EFFECT_S
+    )
 
 
 # --- clicks --------------------------------------------------------------------------------
@@ -285,6 +308,20 @@ def _click(
 ) -> Segment:
     element = event.element.model_dump() if event.element else None
     key, role, point = element_key(element), role_of(element), [event.x or 0, event.y or 0]
+    if _early_effect(last, event, ctx):
+        assert last is not None
+        if ctx.trip is not None and ctx.trip.get("pos") == len(segments) - 1:
+            ctx.trip = None  # that window change was no trip: this click made it
+        last.events.append(idx)
+        last.kind, last.first_type, last.effect, last.window, last.came_from = (
+            "click",
+            event.type,
+            True,
+            event.window_title,
+            None,
+        )
+        close(last)
+        return _opened(last, key, role, point)
     if current is not None and current.kind == "click" and not current.typed:
         if _same_element(current, event, ctx) and event.ts - current.last_ts <= COLLAPSE_S:
             _combine(current, event.type, quick=event.ts - current.last_ts <= DOUBLE_CLICK_S)
@@ -445,7 +482,9 @@ def _key(segments: list[Segment], ctx: Context, current: Segment | None, idx: in
         seg = _new(segments, current, idx, event, "key", ctx)
         seg.nav = True
         return seg
-    return _new(segments, current, idx, event, "key", ctx, closed=True)
+    seg = _new(segments, current, idx, event, "key", ctx, closed=True)
+    seg.keys = keys
+    return seg
 
 
 # --- detours -----------------------------------------------------------------------------------
@@ -466,16 +505,15 @@ def _follow_trip(
     shot: str | None,
 ) -> int | None:
     """Track a trip away from a screen; on a clean return, fold the trip into one detour step (its position)."""
-    new_app = app_key(event.app) or app_key(prev_app)
+    event_app = app_key(event.app)  # None: the agent does not know the process of this window
     new_title = event.window_title or prev_window
     trip = ctx.trip
     if trip is None:
         if seg is None or not prev_window or not segments:
             return None
-        other_app = bool(prev_app and event.app and new_app != app_key(prev_app))
-        switched = (
-            event.type == "focus" and seg.kind == "focus" and screen_title(new_title) != screen_title(prev_window)
-        )
+        other_app = bool(prev_app and event_app and event_app != app_key(prev_app))
+        by_switch = seg.kind == "key" and seg.keys in SWITCH_KEYS
+        switched = event.type == "focus" and by_switch and screen_title(new_title) != screen_title(prev_window)
         if other_app or switched:
             pos = len(segments) - 1
             ctx.trip = {
@@ -491,11 +529,13 @@ def _follow_trip(
         return None
     if _dirty(event):
         trip["clean"] = False
-    if new_app != trip["app"]:
+    same_screen = screen_title(new_title) == trip["screen"] and event_app in (None, trip["app"])
+    if not same_screen:
+        back_elsewhere = event_app is not None and event_app == trip["app"] != app_key(trip["visited_app"])
+        if back_elsewhere or len(segments) - int(trip["pos"]) > MAX_TRIP_STEPS:
+            ctx.trip = None  # back in the application on another screen: the trip changed something
         return None
     ctx.trip = None
-    if screen_title(new_title) != trip["screen"]:
-        return None  # back in the application, but on another screen: the trip changed something
     pos = int(trip["pos"])
     opened_here = seg is not None and seg.events == [idx] and event.type != "focus"
     end = len(segments) - 1 if opened_here else len(segments)

@@ -159,3 +159,52 @@ def test_typing_that_only_marks_the_file_unsaved_is_no_evidence(shadow: ShadowSe
     typing, save = shadow.understanding("s1")["steps"]
     assert typing["expected"] == {}
     assert save["expected"] == {"window_title": "cr.txt - Bloc-notes"}
+
+
+def test_a_window_change_reported_just_before_the_click_that_made_it_is_that_clicks_effect(
+    shadow: ShadowService,
+) -> None:
+    synthese = "Easily — DURAND Alice — Synthèse – Chromium"
+    observations = "Easily — DURAND Alice — Observations – Chromium"
+    tab = {"name": "Observations", "role": "TabItem"}
+    at = {"app": "chromium", "locale": "fr"}
+    shadow.ingest(
+        [
+            ev("focus", 1.0, window_title=synthese, **at),
+            ev("focus", 5.0, window_title=observations, **at),  # sent first: the click was still being looked up
+            ev("click", 5.3, x=300, y=250, element=tab, window_title=synthese, **at),
+            ev("click", 20.0, x=300, y=250, element={"name": "Synthèse", "role": "TabItem"}, window_title=observations),
+            ev("focus", 20.5, window_title=synthese, **at),
+        ]
+    )
+    steps = shadow.understanding("s1")["steps"]
+    assert [(s["intent"], s["events"]) for s in steps] == [
+        (f"Passer à la fenêtre '{synthese}'", [0]),
+        ("Aller sur l'onglet 'Observations'", [1, 2]),
+        ("Aller sur l'onglet 'Synthèse'", [3, 4]),
+    ]
+    assert steps[1]["window_after"] == observations and all(s["shape"] != "detour" for s in steps)
+
+
+def test_alt_tab_to_another_window_of_the_same_application_and_back_is_a_detour(shadow: ShadowService) -> None:
+    search = "Easily — Recherche patient – Chromium"
+    mail = "Messagerie - Boîte de réception – Chromium"
+    at = {"app": "chromium", "locale": "fr"}
+    shadow.ingest(
+        [
+            ev("focus", 1.0, window_title=search, **at),
+            ev("key", 3.0, keys="alt+tab", window_title=search, **at),
+            ev("focus", 3.5, window_title=mail, **at),
+            ev(
+                "click", 5.0, x=200, y=150, element={"name": "Planning des gardes", "role": "Button"}, window_title=mail
+            ),
+            ev("key", 9.0, keys="alt+tab", window_title=mail, **at),
+            ev("focus", 9.4, window_title=search, **at),
+            ev("click", 12.0, x=300, y=300, element={"name": "Rechercher", "role": "Button"}, window_title=search),
+        ]
+    )
+    steps = shadow.understanding("s1")["steps"]
+    assert [s["shape"] for s in steps] == ["plain", "detour", "plain"]
+    assert (
+        steps[1]["events"] == [1, 2, 3, 4, 5] and steps[1]["intent"] == "Détour par 'Messagerie - Boîte de réception'"
+    )
