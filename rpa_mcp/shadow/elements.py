@@ -21,9 +21,25 @@ BUTTON_ROLES = frozenset({"button", "pushbutton", "splitbutton", "togglebutton",
 MENU_ITEM_ROLES = frozenset({"menuitem", "checkmenuitem", "radiomenuitem"})
 LINK_ROLES = frozenset({"hyperlink", "link"})
 MULTILINE_ROLES = frozenset({"document", "textarea", "richedit", "terminal", "documenttext"})
-FIELD_ROLES = frozenset({"edit", "entry", "text", "combobox", "searchbox", "spinbutton", "passwordtext"})
+FIELD_ROLES = frozenset({"edit", "entry", "combobox", "searchbox", "spinbutton", "passwordtext"})  # "Text" is static
 NOTIFY_ROLES = frozenset(
     {"tooltip", "notification", "alert", "status", "statusbar", "infobar", "toast", "log", "dialogalert"}
+)
+# Elements that hold a whole page or window: a click "on" one tells nothing about what was clicked
+# (an accessibility lookup that fell through to the container, or found another window's document).
+CONTAINER_ROLES = frozenset(
+    {
+        "documentweb",
+        "frame",
+        "panel",
+        "section",
+        "filler",
+        "application",
+        "window",
+        "pane",
+        "scrollpane",
+        "internalframe",
+    }
 )
 MULTILINE_STATES = frozenset({"multiline", "multi-line", "multi_line"})
 SINGLELINE_STATES = frozenset({"singleline", "single-line", "single_line"})
@@ -37,9 +53,13 @@ def role_of(element: Mapping[str, Any] | None) -> str:
     return re.sub(r"[\s_\-]+", "", str(element.get("role") or "").lower())
 
 
+def is_container(element: Mapping[str, Any] | None) -> bool:
+    return role_of(element) in CONTAINER_ROLES
+
+
 def element_key(element: Mapping[str, Any] | None) -> str | None:
-    """Identity of an element across events: role, automation id and name (None when it has neither)."""
-    if not element:
+    """Identity of an element across events: role, automation id and name (None: neither, or a container)."""
+    if not element or is_container(element):
         return None
     aid = str(element.get("automation_id") or "").strip()
     name = normalize_text(str(element.get("name") or ""))
@@ -66,6 +86,10 @@ def is_button(element: Mapping[str, Any] | None) -> bool:
 
 def is_link(element: Mapping[str, Any] | None) -> bool:
     return role_of(element) in LINK_ROLES
+
+
+def is_field(element: Mapping[str, Any] | None) -> bool:
+    return role_of(element) in FIELD_ROLES or role_of(element) in MULTILINE_ROLES
 
 
 def is_menu_item(element: Mapping[str, Any] | None) -> bool:

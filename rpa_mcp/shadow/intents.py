@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rpa_mcp.shadow.elements import app_key, is_button, is_link, is_menu_item, is_row, multiline
+from rpa_mcp.shadow.elements import app_key, is_container, is_field, is_menu_item, is_row, is_tab, multiline, role_of
 from rpa_mcp.shadow.events import CLICK_TYPES, normalize_keys
 from rpa_mcp.shadow.masking import secret_placeholder
 from rpa_mcp.shadow.parameters import classify
@@ -25,6 +25,7 @@ from rpa_mcp.shadow.phrases import TEXTS, is_verb_label, names_record, noun_phra
 from rpa_mcp.shadow.segmenter import ENTER_KEYS, NAV_KEYS, Segment
 from rpa_mcp.shadow.targets import clean_label, click_evidence, click_target, is_tab_click, plain_text
 from rpa_mcp.shadow.textedit import final_text
+from rpa_mcp.vision.ocr import normalize_text
 
 SHORT_VALUE = 60  # a typed value this long or shorter, on one line, is quoted in the intent
 QUOTED_TEXT = 20  # ... unless it is free text longer than this in a field named by a noun: "Saisir l'observation"
@@ -246,7 +247,7 @@ def _click(seg: Segment, actions: list[Event], t: dict[str, str], lang: str, win
         if name:  # the click brought up an application not seen before in this session
             confidence = max(ev.confidence, 0.8)
             return Described(t["open_app"].format(app=name), action, confidence, ev.source, target, {}, None, pattern)
-    if kind == "click" and is_tab_click(first) and named:
+    if kind == "click" and named and (is_tab_click(first) or _names_the_view(element, named, first, window_after)):
         intent = t["switch_tab"].format(label=named)
         return Described(intent, "switch_tab", ev.confidence, ev.source, target, {}, named, pattern)
     if named:
@@ -268,6 +269,16 @@ def _click(seg: Segment, actions: list[Event], t: dict[str, str], lang: str, win
     return Described(intent, action, ev.confidence, ev.source, target, {}, None, pattern)
 
 
+def _names_the_view(element: dict[str, Any], label: str, event: dict[str, Any], window_after: str | None) -> bool:
+    """A click whose element the agent could not say (OCR named it) and after which the window title names
+    the view by that label ('… — Imaging – Chromium'): a tab."""
+    if element.get("role") and not is_container(element) and role_of(element) != "text":
+        return False
+    parts = {normalize_text(p) for p in re.split(r"\s+[-–—]\s+", window_after or "")}
+    before = {normalize_text(p) for p in re.split(r"\s+[-–—]\s+", event.get("window_title") or "")}
+    return normalize_text(label) in parts - before
+
+
 def _click_intent(t: dict[str, str], kind: str, element: dict[str, Any], named: str, window_after: str | None) -> str:
     """Named by the effect when the element says what it is: a menu item, a row opened or selected, a verb button."""
     if kind == "click" and is_menu_item(element):
@@ -277,7 +288,7 @@ def _click_intent(t: dict[str, str], kind: str, element: dict[str, Any], named: 
         return t["open_record" if opened else "open_item"].format(label=named)
     if is_row(element) and kind == "click":
         return t["select"].format(label=named)
-    if kind == "click" and (is_button(element) or is_link(element) or not element.get("name")) and is_verb_label(named):
+    if kind == "click" and is_verb_label(named) and not (is_field(element) or is_tab(element)):
         return named  # a button or link that says what it does ("Enregistrer", "Ouvrir le dossier")
     return t[kind].format(label=named)
 

@@ -25,7 +25,7 @@ from rpa_mcp.clock import Clock
 from rpa_mcp.errors import Conflict, InvalidInput, NotFound, PreconditionFailed, RpaError
 from rpa_mcp.shadow.boxes import OCR_BOX_MAX_DISTANCE, distance_to_box, element_box, same_text
 from rpa_mcp.shadow.calibration import ASK_BELOW, Calibration
-from rpa_mcp.shadow.elements import app_key
+from rpa_mcp.shadow.elements import app_key, is_container
 from rpa_mcp.shadow.events import CLICK_TYPES, TraceEvent, normalize_locale, parse_events
 from rpa_mcp.shadow.feedback import FeedbackRejected, apply_feedback
 from rpa_mcp.shadow.ir import build_ir
@@ -277,7 +277,9 @@ class ShadowService:
 
     def _click_facts(self, sid: str, ev: TraceEvent, shot_id: str | None, now: float) -> dict[str, Any]:
         facts: dict[str, Any] = {}
-        has_uia = bool(ev.element and (ev.element.name or "").strip())
+        element = ev.element.model_dump(mode="json", exclude_none=True) if ev.element is not None else None
+        container = is_container(element)  # a page or window: not what was clicked (OCR names it)
+        has_uia = bool(element and (element.get("name") or "").strip()) and not container
         frame = self._frame(sid, shot_id)
         if frame is None or ev.x is None or ev.y is None:
             return facts
@@ -290,8 +292,7 @@ class ShadowService:
         facts["x_pct"] = round(min(max(ev.x / sw, 0.0), 1.0), 4)
         facts["y_pct"] = round(min(max(ev.y / sh, 0.0), 1.0), 4)
         facts["frame_size"] = [w, h]
-        if ev.type in CLICK_TYPES and ev.element is not None:
-            element = ev.element.model_dump(mode="json", exclude_none=True)
+        if ev.type in CLICK_TYPES and element is not None and not container:
             box = element_box(element, point=(ev.x, ev.y), screen=(sw, sh), frame=(w, h))
             if box is not None:
                 facts["element_bbox"] = box

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rpa_mcp.shadow.boxes import same_text
-from rpa_mcp.shadow.elements import app_key
+from rpa_mcp.shadow.elements import app_key, is_container
 
 CONFIDENCE = {"uia": 0.9, "ocr": 0.75, "window_title": 0.45, "raw": 0.25}
 BROWSERS = frozenset({"msedge", "chrome", "chromium", "firefox", "brave", "opera", "iexplore"})
@@ -52,7 +52,7 @@ def plain_text(text: str | None) -> str | None:
 
 def click_evidence(event: dict[str, Any], facts: dict[str, Any]) -> Evidence:
     element = event.get("element") or {}
-    if clean_label(element.get("name")):
+    if clean_label(element.get("name")) and not is_container(element):
         return Evidence(clean_label(element.get("name")), "uia")
     ocr = facts.get("ocr") or {}
     if clean_label(ocr.get("text")):

@@ -67,7 +67,7 @@ def test_merge_next_joins_a_step_with_the_next_one(three: ShadowService) -> None
 def test_split_cuts_a_step_at_an_event(three: ShadowService) -> None:
     steps = three.feedback("s1", "split", step_index=2, at_event_index=2)["steps"]
     assert [s["events"] for s in steps] == [[0], [1], [2, 3], [4]]
-    assert [s["intent"] for s in steps][1:3] == ["Click 'Rechercher'", "Type 'DURAND'"]
+    assert [s["intent"] for s in steps][1:3] == ["Rechercher", "Type 'DURAND'"]
 
 
 @pytest.mark.parametrize(
