@@ -97,9 +97,11 @@ class Segment:
     nav: bool = False  # a key step made of Tab presses only (keyboard navigation)
     keys: str = ""  # key steps: the combo pressed
     came_from: str | None = None  # focus steps: the window title before the change
+    shot: str | None = None  # the screenshot of the screen just before the step began
     enter: int | None = None  # an Enter not yet known to be a line break or a submit
     newlines: list[int] = field(default_factory=list)  # Enter keys that were line breaks
     submit: int | None = None  # the key event that submitted the typing
+    submit_keys: str = ""  # ... and its keys (enter, tab)
     collapsed: int = 0  # events folded in as noise
     detour: dict[str, Any] | None = None  # {"visited", "visited_app", "back_to", "app", "shot_before"}
     parameter: dict[str, Any] | None = None  # {"name", "description"}: set by the parameterize feedback
@@ -168,10 +170,15 @@ def place(
     current = last if last is not None and not last.closed else None
     gap = current is not None and ctx.last_ts is not None and event.ts - ctx.last_ts > idle_gap_s
     prev_window, prev_app = ctx.window, ctx.app
+    count = len(segments)
     seg = _place(segments, ctx, last, current, idx, event, gap=gap)
+    if len(segments) > count:
+        segments[-1].shot = shot
     if seg is not None:
         seg.last_ts = event.ts
         seg.updated_at = now
+    if seg is not None and segments and seg is not segments[-1]:  # an earlier step took it (typing resumed)
+        changed_from = min(changed_from, next(i for i in range(len(segments) - 1, -1, -1) if segments[i] is seg))
     merged = _follow_trip(segments, ctx, seg, idx, event, prev_window, prev_app, shot)
     if merged is not None:
         seg, changed_from = segments[merged], min(changed_from, merged)
@@ -190,7 +197,7 @@ def close(seg: Segment) -> None:
     """Close a step; an Enter still undecided was its submit."""
     seg.closed = True
     if seg.enter is not None:
-        seg.submit, seg.enter = seg.enter, None
+        seg.submit, seg.submit_keys, seg.enter = seg.enter, "enter", None
 
 
 def _new(
@@ -420,6 +427,14 @@ def _type(segments: list[Segment], ctx: Context, current: Segment | None, idx: i
             current.multiline = True
         current.events.append(idx)
         return current
+    resumed = _resumed(segments, current, event, ctx)
+    if resumed is not None:  # back from a detour, typing on in the same field: the same step
+        if resumed.submit is not None and resumed.submit in resumed.events and resumed.submit not in resumed.newlines:
+            resumed.newlines.append(resumed.submit)  # the Enter before leaving was a line break after all
+            resumed.submit, resumed.multiline = None, True
+        resumed.events.append(idx)
+        resumed.closed = False
+        return resumed
     if current is not None and (_fresh_click(current) or (current.nav and not current.typed)):
         current.events.append(idx)
         if current.nav:
@@ -429,6 +444,16 @@ def _type(segments: list[Segment], ctx: Context, current: Segment | None, idx: i
     seg = _new(segments, current, idx, event, "type", ctx)
     _start_typing(seg, event)
     return seg
+
+
+def _resumed(segments: list[Segment], current: Segment | None, event: TraceEvent, ctx: Context) -> Segment | None:
+    """The typing step a detour interrupted, when this typing goes on in its field."""
+    if current is not None or len(segments) < 2 or segments[-1].kind != "detour":
+        return None
+    before = segments[-2]
+    if not before.typing or (before.submit is not None and before.submit_keys not in ENTER_KEYS):
+        return None  # a Tab left the field
+    return before if _same_field(before, event, ctx) else None
 
 
 def _edits(keys: str) -> bool:
@@ -448,7 +473,7 @@ def _key(segments: list[Segment], ctx: Context, current: Segment | None, idx: in
             if current.multiline is True:
                 current.newlines.append(idx)
             elif current.multiline is False:
-                current.submit = idx
+                current.submit, current.submit_keys = idx, keys
                 close(current)
             else:
                 if current.enter is not None:  # two Enters in a row: the first one was a line break
@@ -461,7 +486,7 @@ def _key(segments: list[Segment], ctx: Context, current: Segment | None, idx: in
             if current.enter is not None:
                 current.newlines.append(current.enter)
                 current.enter = None
-            current.submit = idx
+            current.submit, current.submit_keys = idx, keys
             close(current)
             return current
         if _edits(keys) and _same_field(current, event, ctx):
@@ -524,7 +549,7 @@ def _follow_trip(
                 "clean": not segments[pos].typed and not _dirty(event),
                 "visited": new_title,
                 "visited_app": event.app or prev_app,
-                "shot_before": shot,
+                "shot_before": segments[pos].shot or shot,
             }
         return None
     if _dirty(event):

@@ -104,6 +104,7 @@ class _Derived:
     locale: str
     steps: list[dict[str, Any]]
     by_key: dict[tuple[Any, ...], dict[str, Any]]
+    review: dict[str, Any] | None = None  # computed once per version, when first asked
 
 
 @dataclass
@@ -439,6 +440,7 @@ class ShadowService:
             state = self._require(session_id)
             steps = self._understood(session_id, state)
             notes = state.notifications
+            summary = self._review(session_id, steps)
         current = None
         if state.observing and state.segments and not state.segments[-1].closed and steps:
             current = steps[-1]
@@ -454,7 +456,7 @@ class ShadowService:
             "steps": steps,
             "current_step": current,
             "notifications": list(notes),
-            "review": review(steps),
+            "review": summary,
             "server_time": self.clock.now(),
         }
 
@@ -637,6 +639,14 @@ class ShadowService:
         except Exception:  # another replica saved meanwhile (Conflict) or the write failed: reload next time
             self._forget(sid)
             raise
+
+    def _review(self, sid: str, steps: list[dict[str, Any]]) -> dict[str, Any]:
+        cached = self._derived.get(sid)
+        if cached is None or cached.steps is not steps:
+            return review(steps)
+        if cached.review is None:
+            cached.review = review(steps)
+        return cached.review
 
     def _locale(self, sid: str, state: ObserverState) -> str:
         """The person's choice, else the agent's locale, else the screen's words, else the default."""

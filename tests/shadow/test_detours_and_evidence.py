@@ -208,3 +208,24 @@ def test_alt_tab_to_another_window_of_the_same_application_and_back_is_a_detour(
     assert (
         steps[1]["events"] == [1, 2, 3, 4, 5] and steps[1]["intent"] == "Détour par 'Messagerie - Boîte de réception'"
     )
+
+
+def test_typing_that_goes_on_in_the_same_field_after_a_detour_stays_one_step(shadow: ShadowService) -> None:
+    note = {"name": "Observation", "role": "Edit", "automation_id": "note"}
+    shadow.ingest(
+        [
+            ev("click", 1.0, x=900, y=400, element=note, **EDGE),
+            ev("type", 2.0, text="Pas de fièvre.", element=note, **EDGE),
+            ev("key", 3.0, keys="Enter", element=note, **EDGE),
+            *mail_trip(4.0),
+            ev("type", 16.0, text="Sortie demain.", element=note, **EDGE),
+            ev("click", 20.0, x=1390, y=755, element=SAVE, **EDGE),
+        ]
+    )
+    steps = shadow.understanding("s1")["steps"]
+    assert [(s["intent"], s["events"]) for s in steps] == [
+        ("Saisir l'observation", [0, 1, 2, 8]),
+        ("Détour par Outlook", [3, 4, 5, 6, 7]),
+        ("Enregistrer", [9]),
+    ]
+    assert steps[0]["params"] == {"text": "Pas de fièvre.\nSortie demain."}
