@@ -180,7 +180,7 @@ def audit_key(settings: Settings, *, shared_db: bool) -> bytes:
     PostgreSQL it must be configured (or its file put in place), not created per replica."""
     secret = settings.audit_key.get_secret_value() if settings.audit_key else None
     if shared_db and secret is None and not (settings.data_dir / KEY_FILE).exists():
-        from rpa_mcp.auth.keys import ConfigurationError
+        from rpa_mcp.errors import ConfigurationError
 
         raise ConfigurationError(
             "with RPA_STORE_URL=postgresql://... set RPA_AUDIT_KEY (at least 32 bytes, the same on every "

@@ -74,9 +74,6 @@ class Settings(BaseSettings):
         None, description="File keeping the audit chain's head outside the database (default: data_dir/audit.head)."
     )
     catalog_dir: Path | None = Field(None, description="Override the shipped catalog/ folder.")
-    fixtures_dir: Path | None = Field(
-        None, description="Screenshot fixtures (manifest.json) for the demo and benchmarks."
-    )
     prompts_dir: Path | None = Field(None, description="Override the shipped prompts/ folder.")
     max_body_bytes: int = Field(16 * 1024 * 1024, ge=1024, description="Largest accepted request body.")
     max_image_pixels: int = Field(40_000_000, ge=1, description="Largest accepted image (width x height).")

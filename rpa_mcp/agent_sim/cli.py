@@ -38,7 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--machine-id", required=True, help="Machine id this agent polls for.")
     p.add_argument("--desktop", default="incident", help="Desktop name (rpa_mcp/agent_sim/desktops) or a YAML path.")
     p.add_argument("--start-screen", default=None, help="Screen to start on (default: the desktop's start).")
-    p.add_argument("--fixtures-dir", type=Path, default=None, help="Where the fixture PNGs are.")
+    p.add_argument(
+        "--images-dir", type=Path, default=None, help="Extra folder of desktop images (before the shipped ones)."
+    )
     p.add_argument("--v1", action="store_true", help="Legacy agent: no protocol header, no receipt/start acks.")
     p.add_argument(
         "--faults", action="append", default=[], help=f"kind[@N][:key=value,...]; kinds: {', '.join(FAULT_KINDS)}"
@@ -73,8 +75,7 @@ def main(argv: list[str] | None = None) -> int:
 async def _run(args: argparse.Namespace) -> int:
     settings = Settings()
     token = args.token or (settings.api_token.get_secret_value() if settings.api_token else None)
-    fixtures_dir = args.fixtures_dir or getattr(settings, "fixtures_dir", None)
-    desktop = VirtualDesktop.load(args.desktop, fixtures_dir=fixtures_dir, start=args.start_screen)
+    desktop = VirtualDesktop.load(args.desktop, images_dir=args.images_dir, start=args.start_screen)
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", args.machine_id)[:80] or "machine"
     journal_path = args.journal or settings.data_dir / "agent_sim" / f"{slug}.journal.sqlite"
     faults = FaultPlan.parse(args.faults)

@@ -1,6 +1,6 @@
 """A virtual Windows desktop made of real screenshots.
 
-The current frame is a fixture PNG (the screen) with, on top, what was typed into text
+The current frame is a screen PNG (rpa_mcp/agent_sim/assets) with, on top, what was typed into text
 fields and the open dialogs. A click inside a hotspot (or a dialog button) applies its
 effect; a click anywhere else changes nothing — exactly what a vision agent meets on a real
 desktop when it misses. While a dialog is open it is modal: only its buttons react.
@@ -72,10 +72,10 @@ class VirtualDesktop:
 
     @classmethod
     def load(
-        cls, name_or_path: str | Path, *, fixtures_dir: Path | None = None, start: str | None = None
+        cls, name_or_path: str | Path, *, images_dir: Path | None = None, start: str | None = None
     ) -> VirtualDesktop:
         spec = load_desktop_spec(name_or_path, desktops_dir=DESKTOPS_DIR)
-        return cls(spec, ImageResolver.default(fixtures_dir), start=start)
+        return cls(spec, ImageResolver.default(images_dir), start=start)
 
     # --- what the agent sees ------------------------------------------------------------
     @property

@@ -28,8 +28,8 @@ from joserfc import jwt
 from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
-from rpa_mcp.auth.keys import ConfigurationError
 from rpa_mcp.clock import Clock
+from rpa_mcp.errors import ConfigurationError
 from rpa_mcp.identity import ROLES, Caller
 
 logger = logging.getLogger(__name__)

@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from rpa_mcp.screens.truth import ScreenSet
+
 BENCHMARKS = ("mcp", "shadow", "dialogs", "validator", "replay", "console", "segmentation")
 
 
@@ -36,18 +38,26 @@ def summary(values: Sequence[float]) -> str:
     return f"median {statistics.median(ordered):8.3f} ms  p95 {p95:8.3f} ms  p99 {p99:8.3f} ms  (n={len(ordered)})"
 
 
-def fixtures_dir() -> Path:
-    """The shared fixtures: RPA_FIXTURES_DIR, else ../shared/fixtures beside the checkout."""
-    import os
+def corpus_dir() -> Path:
+    """The committed screens of a source checkout (tests/fixtures/screens, with their ground truth)."""
+    folder = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "screens"
+    if not any(folder.glob("*.json")):
+        raise FileNotFoundError(
+            f"no screen corpus at {folder}: this benchmark reads the committed screens of a source checkout "
+            "(git clone the project; `python -m rpa_mcp.screens build` regenerates them)"
+        )
+    return folder
 
-    env = os.environ.get("RPA_FIXTURES_DIR")
-    candidates = [Path(env)] if env else []
-    here = Path(__file__).resolve()
-    candidates += [here.parents[3] / "shared" / "fixtures", Path("/work/shared/fixtures")]
-    for c in candidates:
-        if (c / "manifest.json").is_file():
-            return c
-    raise FileNotFoundError("fixtures not found: set RPA_FIXTURES_DIR to the folder holding manifest.json")
+
+def corpus() -> ScreenSet:
+    return ScreenSet(corpus_dir())
+
+
+def assets() -> ScreenSet:
+    """The demo desktop's frames, shipped inside the package (always present)."""
+    from rpa_mcp.agent_sim.fixtures import ASSETS_DIR
+
+    return ScreenSet(ASSETS_DIR)
 
 
 def run_benchmarks(names: Sequence[str], argv: Sequence[str]) -> int:

@@ -1,4 +1,4 @@
-"""`rpa-mcp bench dialogs`: the dialog classifier and resolver on the fixture corpus.
+"""`rpa-mcp bench dialogs`: the dialog classifier and resolver on the committed screen corpus.
 
 Per image: dialog id, decision, box IoU, latency, recognition calls. Totals: id accuracy, policy
 correctness, IoU, latency median/p95 of the screenshot path (OpenCV locate + recognition of a few
@@ -10,15 +10,13 @@ Options: --repeat N (screenshot timings per image, default 3).
 from __future__ import annotations
 
 import functools
-import json
 import os
 import resource
 import statistics
 from typing import Any
 
-import cv2
-
-from rpa_mcp.bench import fixtures_dir, summary, timings
+from rpa_mcp.bench import corpus, summary, timings
+from rpa_mcp.bench.cases import frame_cases
 from rpa_mcp.dialogs import DialogService, effective_policy, load_dialog_catalog
 from rpa_mcp.dialogs.locate import iou
 from rpa_mcp.settings import shipped_dir
@@ -54,73 +52,69 @@ def _option(argv: list[str], name: str, default: int) -> int:
 
 def run(argv: list[str]) -> str:
     repeat = _option(argv, "--repeat", 3)
-    root = fixtures_dir()
-    images: list[dict[str, Any]] = json.loads((root / "manifest.json").read_text(encoding="utf-8"))["images"]
+    screens = corpus()
+    cases = frame_cases(screens)
     catalog = load_dialog_catalog(shipped_dir("catalog") / "dialogs.yaml")
     ocr = _CountingOcr(RapidOcrEngine())
     service = DialogService(catalog, ocr)
-    frames = {im["file"]: cv2.imread(str(root / im["file"]), cv2.IMREAD_COLOR) for im in images}
-
-    def previous(im: dict[str, Any]) -> Any:
-        return frames.get(im["file"].replace("_after", "_before")) if im["kind"] == "pair_after" else None
-
-    service.classify(frames[images[0]["file"]])  # warm-up: engine construction and first inference
+    service.classify(cases[0].image)  # warm-up: engine construction and first inference
     rows, lat_all, lat_1080, cpu_1080, calls_1080 = [], [], [], [], []
     ok_id = ok_policy = 0
     ious = []
-    dialog_images = [im for im in images if im["ground_truth"].get("dialog_id")]
-    for im in dialog_images:
-        truth = im["ground_truth"]
-        image, prev = frames[im["file"]], previous(im)
-        decision = service.resolve(image, previous=prev)
+    with_dialog = [c for c in cases if c.truth.dialog is not None]
+    for case in with_dialog:
+        truth = case.truth.dialog
+        assert truth is not None
+        decision = service.resolve(case.image, previous=case.previous)
         ocr.calls = 0
-        times = timings(functools.partial(service.classify, image, previous=prev), repeat=repeat, warmup=0)
+        times = timings(
+            functools.partial(service.classify, case.image, previous=case.previous), repeat=repeat, warmup=0
+        )
         calls = ocr.calls // repeat
         lat_all += times
-        if tuple(im["size"]) == (1920, 1080):
+        if case.truth.size == (1920, 1080):
             lat_1080 += times
             calls_1080.append(calls)
             for _ in range(repeat):
                 start = _cpu_s()
-                service.classify(image, previous=prev)
+                service.classify(case.image, previous=case.previous)
                 cpu_1080.append((_cpu_s() - start) * 1000.0)
-        expected_entry = catalog.get(truth["dialog_id"])
+        expected_entry = catalog.get(truth.id)
         expected = effective_policy(expected_entry).policy if expected_entry else "pause"
         c = decision.classification
-        box_iou = iou(c.bbox, tuple(truth["dialog_visible_bbox"])) if c.bbox else 0.0
+        box_iou = iou(c.bbox, truth.visible_bbox) if c.bbox else 0.0
         ious.append(box_iou)
-        ok_id += c.dialog_id == truth["dialog_id"]
+        ok_id += c.dialog_id == truth.id
         ok_policy += decision.decision == expected
         rows.append(
-            f"{'ok ' if c.dialog_id == truth['dialog_id'] else 'BAD'} {im['file'][4:44]:<42} "
-            f"{truth['dialog_id']:<24} -> {c.dialog_id:<24} {decision.decision:<5} (want {expected:<5}) "
+            f"{'ok ' if c.dialog_id == truth.id else 'BAD'} {case.name[:42]:<42} "
+            f"{truth.id:<26} -> {c.dialog_id:<26} {decision.decision:<5} (want {expected:<5}) "
             f"conf {c.confidence:4.2f} IoU {box_iou:4.2f} {statistics.median(times):6.1f} ms {calls:2d} rec "
             f"buttons {[b.label for b in c.buttons]}"
         )
 
     false_pos = []
-    for im in images:
-        if im["ground_truth"].get("dialog_id"):
-            continue
-        c = service.classify(frames[im["file"]], previous=previous(im))
-        if c.found:
-            false_pos.append(f"{im['file'][4:]} -> {c.dialog_id} conf {c.confidence:.2f} bbox {c.bbox}")
+    without = [c for c in cases if c.truth.dialog is None]
+    for case in without:
+        found = service.classify(case.image, previous=case.previous)
+        if found.found:
+            false_pos.append(f"{case.name} -> {found.dialog_id} conf {found.confidence:.2f} bbox {found.bbox}")
 
-    titles = [t for im in dialog_images for t in [im["ground_truth"].get("title")] if t]
+    titles = [c.truth.dialog.title for c in with_dialog if c.truth.dialog and c.truth.dialog.title]
     titles += ["*Untitled - Notepad", "Registry Editor", "Nothing like a dialog at all"]
     procs = [None, "consent.exe", "msedge.exe", "notepad.exe"]
-    cases = [(t, p) for t in titles for p in procs]
+    title_cases = [(t, p) for t in titles for p in procs]
     state = {"i": 0}
 
     def one_title() -> None:
-        t, p = cases[state["i"] % len(cases)]
+        t, p = title_cases[state["i"] % len(title_cases)]
         state["i"] += 1
         service.classify(window_title=t, process=p)
 
     title_times = timings(one_title, repeat=5000, warmup=50)
-    n = len(dialog_images)
+    n = len(with_dialog)
     lines = [
-        f"dialog images: {n}  (repeat {repeat} per image for timings)",
+        f"dialog frames: {n}  (repeat {repeat} per frame for timings)",
         *rows,
         "",
         f"dialog_id accuracy   {ok_id}/{n} = {ok_id / n:.1%}",
@@ -132,7 +126,7 @@ def run(argv: list[str]) -> str:
         f"  1920x1080 CPU time {summary(cpu_1080)}  (process CPU, all threads)",
         f"  recognition calls  {statistics.median(calls_1080):.0f} per frame (median), {sum(calls_1080)} in all",
         f"title path           {summary(title_times)}",
-        f"non-dialog frames seen as a dialog: {len(false_pos)}/{len(images) - n}",
+        f"frames without a dialog seen as one: {len(false_pos)}/{len(without)}",
         *[f"  {f}" for f in false_pos],
     ]
     lines.append(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cpus (timings scale with it)")

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from rpa_mcp.bench import fixtures_dir, summary
+from rpa_mcp.bench import assets, summary
 from rpa_mcp.replay.wire import PROTOCOL_HEADER, ActionResult, ReceiptAck, StartAck
 from rpa_mcp.settings import Settings
 
@@ -227,9 +227,9 @@ def run(argv: list[str]) -> str:
     parser.add_argument("--steps", type=int, default=46, help="steps of the supervised replay")
     parser.add_argument("--memory", type=int, default=1000, help="remembered targets")
     args = parser.parse_args(argv)
-    folder = fixtures_dir()
-    before = base64.b64encode((folder / "png" / "p01_tab_switch_imagerie_ok_before.png").read_bytes()).decode()
-    after = base64.b64encode((folder / "png" / "p01_tab_switch_imagerie_ok_after.png").read_bytes()).decode()
+    frames = assets()
+    before = base64.b64encode(frames.png("dossier.png")).decode()
+    after = base64.b64encode(frames.png("imagerie.png")).decode()
     lines = ["replay benchmark (in-process, service level, SQLite WAL + synchronous=FULL on a temp dir)", ""]
     with tempfile.TemporaryDirectory() as tmp:
         services = _services(Path(tmp) / "data")
@@ -247,7 +247,7 @@ def run(argv: list[str]) -> str:
         services.db.close()
     lines.append(f"dispatch latency, long poll (ready -> agent has it)   {summary(latency)}  target << 100 ms")
     lines.append(f"  same over real HTTP (uvicorn, loopback)         {summary(http_latency)}  target << 100 ms")
-    lines.append(f"{args.steps}-step supervised replay (validator on, fixture pair p01, 1920x1080 PNGs):")
+    lines.append(f"{args.steps}-step supervised replay (validator on, record -> Imagerie tab, 1920x1080 PNGs):")
     lines.append(f"  server time per step (poll+acks+report)   {summary(overhead['per_step'])}")
     lines.append(f"  report (decode+validate+commit)           {summary(overhead['report'])}")
     if overhead["validate"]:

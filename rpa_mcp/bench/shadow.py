@@ -14,10 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import cv2
-import numpy as np
-
-from rpa_mcp.bench import fixtures_dir, summary, timings
+from rpa_mcp.bench import assets, summary, timings
 from rpa_mcp.shadow.service import ShadowService
 from rpa_mcp.store.db import Database
 from rpa_mcp.store.traces import TraceStore
@@ -26,12 +23,7 @@ from rpa_mcp.vision.ocr import OcrLine
 
 
 def _screenshot_b64() -> str:
-    try:
-        data = (fixtures_dir() / "png" / "s01_hosp_dossier_edge.png").read_bytes()
-    except FileNotFoundError:
-        image = np.full((1080, 1920, 3), 240, np.uint8)
-        cv2.putText(image, "Imagerie", (360, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 0), 1)
-        data = cv2.imencode(".png", image)[1].tobytes()
+    data = assets().png("dossier.png")
     return base64.b64encode(data).decode("ascii")
 
 

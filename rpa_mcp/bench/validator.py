@@ -8,26 +8,23 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from rpa_mcp.bench import fixtures_dir, summary, timings
+from rpa_mcp.bench import corpus, summary, timings
+from rpa_mcp.bench.cases import pair_cases
 from rpa_mcp.settings import shipped_dir
 from rpa_mcp.validation import Expected, Observed, Target, Validator, load_validator_matrix
 from rpa_mcp.validation.checkers import ALL_CHECKERS, Checker
 from rpa_mcp.validation.context import CheckContext
 from rpa_mcp.validation.matrix import MATRIX_FILE
 from rpa_mcp.validation.model import CheckResult
-from rpa_mcp.vision.images import decode_image
 from rpa_mcp.vision.ocr import OcrEngine, RapidOcrEngine
 
 TARGETS_MS = {"PixelDiffChecker": 15, "OcrRoiChecker": 80, "TitleBarChecker": 130, "JsonSchemaChecker": 10}
-ACTION_OF_FIXTURE = {"click": "click_anchor"}
 SCHEMA = {
     "type": "object",
     "required": ["ipp", "name", "results"],
@@ -45,21 +42,12 @@ def _check_once(checker: Checker, make: Callable[[], CheckContext], params: dict
     return checker.check(make(), "bench", params)
 
 
-def _load(folder: Path, name: str) -> np.ndarray:
-    return decode_image((folder / "png" / name).read_bytes())
-
-
-def _pairs(folder: Path) -> list[dict[str, Any]]:
-    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    return [im for im in manifest["images"] if im["kind"] == "pair_before"]
-
-
 def run(argv: list[str]) -> str:
     parser = argparse.ArgumentParser(prog="rpa-mcp bench validator")
     parser.add_argument("--repeat", type=int, default=30, help="timed calls per checker")
     parser.add_argument("--no-dialogs", action="store_true", help="do not wire the dialogs classifier")
     args = parser.parse_args(argv)
-    folder = fixtures_dir()
+    screens = corpus()
     ocr: OcrEngine = RapidOcrEngine()
     matrix = load_validator_matrix(shipped_dir("catalog") / MATRIX_FILE)
     locator = None
@@ -70,23 +58,19 @@ def run(argv: list[str]) -> str:
         locator = DialogServiceLocator(DialogService.from_catalog_dir(shipped_dir("catalog"), ocr))
     validator = Validator(matrix, ocr, dialog_locator=locator)
     validator.warm_up()
-    lines = [f"validator benchmark — fixtures {folder}", ""]
+    lines = [f"validator benchmark — screens {screens.root}", ""]
 
     # --- per checker, 1920x1080 frames ---------------------------------------------------
-    tab_before, tab_after = (
-        _load(folder, "p01_tab_switch_imagerie_ok_before.png"),
-        _load(folder, "p01_tab_switch_imagerie_ok_after.png"),
+    tab_pair, save_pair, dlg_pair = (
+        screens.pair(p) for p in ("p-tab-switch-ok", "p-save-notepad-fr", "p-dialog-closed-fr")
     )
-    save_before, save_after = (
-        _load(folder, "p04_save_notepad_star_fr_before.png"),
-        _load(folder, "p04_save_notepad_star_fr_after.png"),
-    )
-    dlg_before, dlg_after = (
-        _load(folder, "p07_dialog_closed_fr_before.png"),
-        _load(folder, "p07_dialog_closed_fr_after.png"),
-    )
-    tab = Target("Imagerie", (318, 8, 236, 32))
-    title_box = Target(None, (293, 78, 239, 17))
+    tab_before, tab_after = screens.image(tab_pair.before.file), screens.image(tab_pair.after.file)
+    save_before, save_after = screens.image(save_pair.before.file), screens.image(save_pair.after.file)
+    dlg_before, dlg_after = screens.image(dlg_pair.before.file), screens.image(dlg_pair.after.file)
+    tab = Target(tab_pair.action.label, tab_pair.action.bbox)
+    title_box = Target(None, save_pair.before.element("window-title").bbox)
+    saved_title = save_pair.after.element("window-title").label
+    dlg_target = Target(dlg_pair.action.label, dlg_pair.action.bbox)
 
     def ctx(
         before: np.ndarray,
@@ -115,7 +99,7 @@ def run(argv: list[str]) -> str:
         ("OcrRoiChecker", "tab label ROI (rec-only)", lambda: ctx(tab_before, tab_after, tab),
          {"frame": "after", "what": "target_label", "box": "tab"}),
         ("TitleBarChecker", "OCR of the title box", lambda: ctx(
-            save_before, save_after, title_box, Expected(window_title="CR_consultation_DURAND.txt - Bloc-notes")),
+            save_before, save_after, title_box, Expected(window_title=saved_title)),
          {"ocr": True}),
         ("JsonSchemaChecker", "extraction output", lambda: ctx(
             tab_before, tab_after, tab, Expected(json_schema=SCHEMA, output=OUTPUT, has_output=True)), {}),
@@ -126,7 +110,7 @@ def run(argv: list[str]) -> str:
         ("DialogPresenceChecker", "classifier wired, classifier: always", lambda: ctx(
             tab_before, tab_after, tab, dialogs=True), {"classifier": "always"}),
         ("DialogClosedChecker", "button region (no classifier)", lambda: ctx(
-            dlg_before, dlg_after, Target("Annuler", (1068, 533, 75, 23))), {}),
+            dlg_before, dlg_after, dlg_target), {}),
         ("SaveSuccessChecker", "notepad title '*' gone", lambda: ctx(save_before, save_after, Target()), {}),
     ]  # fmt: skip
     if locator is None:
@@ -146,31 +130,25 @@ def run(argv: list[str]) -> str:
 
     # --- verdict accuracy over the pairs ---------------------------------------------------
     lines += ["", f"verdicts on the fixture pairs (dialogs classifier {'off' if locator is None else 'on'})"]
-    pairs = _pairs(folder)
+    pairs = sorted(pair_cases(screens), key=lambda c: c.truth.id)
     for with_bbox in (True, False):
         what = "target bbox given" if with_bbox else "no bbox: label + click point (located by OCR)"
         lines.append(f"  -- {what}")
         correct = 0
         totals: list[float] = []
-        for image in sorted(pairs, key=lambda im: im["pair"]["pair_id"]):
-            pair = image["pair"]
-            action = pair["action"]
-            before = decode_image((folder / image["file"]).read_bytes())
-            after = decode_image((folder / pair["other_file"]).read_bytes())
-            if with_bbox:
-                target = Target(action["target_label"], tuple(action["target_bbox"]))
-            else:
-                target = Target(action["target_label"], None, tuple(action["click_point"]))
+        for case in pairs:
+            pair, action = case.truth, case.truth.action
+            target = Target(action.label, action.bbox) if with_bbox else Target(action.label, None, action.point)
             started = time.perf_counter()
-            result = validator.validate(ACTION_OF_FIXTURE.get(action["type"], action["type"]), before, after, target)
+            result = validator.validate(action.type, case.before, case.after, target)
             elapsed = (time.perf_counter() - started) * 1000
             totals.append(elapsed)
-            want = (pair["expected"]["verdict"], pair["expected"]["failure_category"])
+            want = (pair.verdict, pair.failure_category)
             got = (result.verdict.value, result.failure_category.value if result.failure_category else None)
             correct += want == got
             mark = "ok " if want == got else "BAD"
             lines.append(
-                f"  {mark} {pair['pair_id']:38} {got[0]:9} {got[1] or '':18} expected {want[0]} {want[1] or ''}"
+                f"  {mark} {pair.id:38} {got[0]:9} {got[1] or '':18} expected {want[0]} {want[1] or ''}"
                 f"  ({elapsed:6.1f} ms, rule {result.rule})"
             )
         lines.append(f"  accuracy {correct}/{len(pairs)}; whole validation {summary(totals)}")

@@ -23,7 +23,7 @@ from rpa_mcp.entrypoints.http_security import BearerAuth, BodyLimit, HostOriginG
 from rpa_mcp.entrypoints.mcp import build_mcp_server
 from rpa_mcp.entrypoints.mcp_body import McpBodyGuard
 from rpa_mcp.entrypoints.rest import rest_routes
-from rpa_mcp.errors import RpaError
+from rpa_mcp.errors import StartupRefused
 from rpa_mcp.identity import ROLES, Caller
 from rpa_mcp.ops import build_registry
 from rpa_mcp.ops.json_input import limits_of
@@ -33,12 +33,6 @@ from rpa_mcp.settings import Settings
 
 logger = logging.getLogger(__name__)
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
-
-
-class StartupRefused(RpaError):
-    """The server refuses to start with these settings (the message says which and what to do)."""
-
-    code = "startup-refused"
 
 
 def allowed_hosts(settings: Settings) -> list[str]:

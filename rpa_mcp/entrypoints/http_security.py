@@ -25,8 +25,17 @@ async def send_json(send: Any, status: int, body: dict[str, Any], headers: Itera
     await send({"type": "http.response.body", "body": payload})
 
 
-def problem(status: int, code: str, detail: str) -> dict[str, Any]:
-    return {"type": f"urn:rpa-mcp:error:{code}", "title": code, "status": status, "detail": detail, "code": code}
+def problem(status: int, code: str, detail: str, *, retryable: bool = False) -> dict[str, Any]:
+    """A problem+json body of the same shape as the REST surface's (docs/schemas/problem.schema.json)."""
+    return {
+        "type": f"urn:rpa-mcp:error:{code}",
+        "title": code,
+        "status": status,
+        "detail": detail,
+        "code": code,
+        "message": detail,
+        "retryable": retryable,
+    }
 
 
 class BodyLimit:

@@ -16,6 +16,7 @@ from rpa_mcp.competences import CompetenceStore, yamlio
 from rpa_mcp.competences.slug import slugify
 from rpa_mcp.errors import InvalidInput
 from rpa_mcp.ops.registry import OpContext, Operation, Preview, StrictModel
+from rpa_mcp.ops.run_competence import tool_name
 
 if TYPE_CHECKING:
     from rpa_mcp.bootstrap import Services
@@ -27,11 +28,6 @@ NAME_DESC = "Competence name (or its slug), as listed by list_competences."
 def _store(services: Services) -> CompetenceStore:
     store: CompetenceStore = services.competences
     return store
-
-
-def tool_name(slug: str) -> str:
-    """The MCP tool offering a validated competence (same rule as the MCP surface)."""
-    return "run_" + slug.replace("-", "_")
 
 
 def _shown(services: Services, path: Path) -> str:

@@ -367,19 +367,21 @@ async def _replay_resource(services: Services, replay_id: str) -> str:
     return json.dumps(status, ensure_ascii=False, default=str, indent=1)
 
 
+START_REPLAY = Operation(
+    name="start_replay",
+    title="Start a supervised replay",
+    description="Replay a competence on a machine's desktop, one verified action at a time; it pauses for a "
+    "person whenever it is not sure. Returns the replay id at once; follow it with get_replay_status.",
+    input=StartReplayInput,
+    output=StartReplayOutput,
+    risk="act",
+    handler=start_replay,
+    preview=_start_preview,
+    http=(Http("POST", "/api/v1/replay/start_replay"),),
+)
+
 OPERATIONS: tuple[Operation, ...] = (
-    Operation(
-        name="start_replay",
-        title="Start a supervised replay",
-        description="Replay a competence on a machine's desktop, one verified action at a time; it pauses for a "
-        "person whenever it is not sure. Returns the replay id at once; follow it with get_replay_status.",
-        input=StartReplayInput,
-        output=StartReplayOutput,
-        risk="act",
-        handler=start_replay,
-        preview=_start_preview,
-        http=(Http("POST", "/api/v1/replay/start_replay"),),
-    ),
+    START_REPLAY,
     Operation(
         name="get_replay_status",
         title="Replay status",

@@ -515,7 +515,7 @@ def load_audit_key(secret: str | None, data_dir: Path) -> bytes:
 
         key = _key_file(data_dir / KEY_FILE)
     if len(key) < MIN_KEY_BYTES:
-        from rpa_mcp.auth.keys import ConfigurationError
+        from rpa_mcp.errors import ConfigurationError
 
         raise ConfigurationError(f"the audit key is {len(key)} bytes; at least {MIN_KEY_BYTES} are required")
     return key

@@ -239,7 +239,8 @@ async def test_system_dialog_is_reported_from_its_process_without_any_input(harn
     action_id = harness.server.enqueue(target=IMAGERIE)
     await harness.agent(faults=FaultPlan().add("system_dialog")).poll_once()
     result = harness.server.results[action_id]
-    assert result["system_dialog"] == {"kind": "uac", "process": "consent.exe", "title": "User Account Control"}
+    uac = next(d for d in harness.desktop.spec.dialogs if d.id == "uac")
+    assert result["system_dialog"] == {"kind": "uac", "process": "consent.exe", "title": uac.window_title}
     assert result["executed"] is False
     assert harness.desktop.agent_inputs() == []
     assert "start" not in harness.server.kinds()

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import cv2
@@ -12,13 +11,7 @@ from rpa_mcp.agent_sim.fixtures import ASSETS_DIR, DESKTOPS_DIR, ImageResolver
 from rpa_mcp.agent_sim.spec import load_desktop_spec
 from rpa_mcp.errors import InvalidInput, NotFound
 from rpa_mcp.vision.images import decode_image
-
-FIXTURES = Path("/work/shared/fixtures")
-
-
-def _manifest_entry(name: str) -> dict:
-    manifest = json.loads((FIXTURES / "manifest.json").read_text())
-    return next(i for i in manifest["images"] if i["file"].endswith(name))
+from tests.screens import ASSETS
 
 
 def _fixture_bytes(name: str) -> bytes:
@@ -32,15 +25,15 @@ def _png(desktop: VirtualDesktop) -> np.ndarray:
 def test_incident_desktop_starts_on_the_hospital_record_with_the_fixture_bytes(desktop: VirtualDesktop) -> None:
     assert desktop.screen.id == "dossier"
     assert desktop.process == "msedge.exe"
-    assert desktop.screenshot_png() == _fixture_bytes("p01_tab_switch_imagerie_ok_before.png")
+    assert desktop.screenshot_png() == _fixture_bytes("dossier.png")
 
 
 def test_click_on_the_imagerie_tab_shows_the_imaging_screen(desktop: VirtualDesktop) -> None:
-    pair = _manifest_entry("p01_tab_switch_imagerie_ok_before.png")["pair"]["action"]
-    event = desktop.click(*pair["click_point"])
+    x, y, w, h = ASSETS.frame("dossier").tab("Imagerie").bbox
+    event = desktop.click(x + w // 2, y + h // 2)
     assert (event.effect, event.label) == ("goto:imagerie", "Imagerie")
     assert "Imagerie" in desktop.window_title
-    assert desktop.screenshot_png() == _fixture_bytes("p01_tab_switch_imagerie_ok_after.png")
+    assert desktop.screenshot_png() == _fixture_bytes("imagerie.png")
 
 
 def test_click_outside_any_hotspot_changes_nothing(desktop: VirtualDesktop) -> None:
@@ -52,12 +45,14 @@ def test_click_outside_any_hotspot_changes_nothing(desktop: VirtualDesktop) -> N
 
 
 def test_click_aimed_at_the_tab_lands_in_the_pacs_window_in_front(desktop: VirtualDesktop) -> None:
-    entry = _manifest_entry("p02_tab_switch_wrong_app_before.png")
+    truth = ASSETS.frame("pacs")
+    tab = truth.tab("Imagerie")  # the Edge tab the step recorded, now under the PACS window
+    assert tab.visible == 0.0
     desktop.reset("pacs")
-    event = desktop.click(*entry["pair"]["action"]["click_point"])
+    event = desktop.click(tab.bbox[0] + tab.bbox[2] // 2, tab.bbox[1] + tab.bbox[3] // 2)
     assert event.effect == "goto:pacs_series1"
     assert desktop.process == "PacsViewer.exe"
-    assert desktop.window_title == entry["ground_truth"]["window_titles"][0]["text"]
+    assert desktop.window_title == truth.window_title
 
 
 def test_typed_text_is_drawn_in_the_focused_field_only(desktop: VirtualDesktop) -> None:
@@ -107,24 +102,44 @@ def test_uac_pops_before_the_next_action_after_saving_and_is_a_system_dialog(des
     assert desktop.system_dialog() is None
 
 
-def test_uac_over_the_record_reproduces_the_d01_fixture(desktop: VirtualDesktop) -> None:
+def test_uac_over_the_record_reproduces_the_rendered_prompt(desktop: VirtualDesktop) -> None:
     desktop.raise_dialog("uac")
-    reference = cv2.imread(str(ImageResolver.default().resolve("d01_uac_en_win11.png")))
+    reference = cv2.imread(str(ImageResolver.default().resolve("uac.png")))
     diff = np.abs(_png(desktop).astype(int) - reference.astype(int))
     assert np.percentile(diff, 99) <= 20  # dimmed secure desktop + the real prompt pixels
-    x, y, w, h = _manifest_entry("d01_uac_en_win11.png")["ground_truth"]["dialog_bbox"]
+    truth = ASSETS.frame("uac").dialog
+    assert truth is not None
+    x, y, w, h = truth.bbox
     assert diff[y : y + h, x : x + w].max() == 0
 
 
-def test_every_bundled_asset_matches_the_fixture_and_stays_small() -> None:
+def test_the_desktop_boxes_are_the_ones_measured_in_its_frames(incident_spec) -> None:
+    """Every hotspot and dialog button of incident.yaml lies on the element its frame's truth names."""
+    images = {s.id: s.image.removesuffix(".png") for s in incident_spec.screens}
+    for hotspot in incident_spec.hotspots:
+        truth = ASSETS.frame(images[hotspot.screen])
+        boxes = [t.bbox for t in truth.tabs] + [e.bbox for e in truth.elements.values()]
+        assert any(_overlap(hotspot.bbox, box) >= 0.9 for box in boxes), (hotspot.screen, hotspot.label)
+    uac = next(d for d in incident_spec.dialogs if d.id == "uac")
+    dialog = ASSETS.frame("uac").dialog
+    assert dialog is not None and tuple(uac.bbox) == dialog.bbox
+    assert [(b.label, tuple(b.bbox)) for b in uac.buttons] == [(b.label, b.bbox) for b in dialog.buttons]
+
+
+def _overlap(a: list[int] | tuple[int, ...], b: tuple[int, int, int, int]) -> float:
+    """Share of box `a` inside box `b`."""
+    ix = max(0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
+    iy = max(0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+    return ix * iy / max(1, a[2] * a[3])
+
+
+def test_every_bundled_asset_has_its_truth_and_the_set_stays_small() -> None:
     bundled = sorted(ASSETS_DIR.glob("*.png"))
-    assert sum(p.stat().st_size for p in bundled) < 3_000_000
+    assert sum(p.stat().st_size for p in bundled) < 1_500_000
     spec = load_desktop_spec("incident", desktops_dir=DESKTOPS_DIR)
     needed = {s.image for s in spec.screens} | {d.image for d in spec.dialogs if d.image}
-    assert needed <= {p.name for p in bundled}  # the demo runs without the fixtures checkout
-    if FIXTURES.is_dir():
-        for path in bundled:
-            assert path.read_bytes() == (FIXTURES / "png" / path.name).read_bytes()
+    assert needed <= {p.name for p in bundled}  # the demo runs from the package alone
+    assert {f.file for f in ASSETS.frames} == {p.name for p in bundled}
 
 
 def test_desktop_loads_from_the_bundled_assets_alone(incident_spec) -> None:
@@ -139,7 +154,7 @@ def test_missing_image_is_reported_with_its_name(incident_spec, tmp_path: Path) 
     with pytest.raises(NotFound) as err:
         desktop.screenshot_png()
     assert err.value.code == "not-found"
-    assert err.value.details["image"] == "p01_tab_switch_imagerie_ok_before.png"
+    assert err.value.details["image"] == "dossier.png"
 
 
 MINIMAL = """

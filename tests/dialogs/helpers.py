@@ -1,19 +1,9 @@
-"""Helpers for the dialog tests: fixture frames (decoded once) and a synthetic dialog."""
+"""Helpers for the dialog tests: a synthetic dialog drawn with OpenCV."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import cv2
 import numpy as np
-
-_frames: dict[str, np.ndarray] = {}
-
-
-def frame(root: Path, file: str) -> np.ndarray:
-    if file not in _frames:
-        _frames[file] = cv2.imread(str(root / file), cv2.IMREAD_COLOR)
-    return _frames[file]
 
 
 def synthetic_dialog(n_buttons: int = 2) -> tuple[np.ndarray, list[tuple[int, int, int, int]]]:

@@ -168,7 +168,7 @@ async def test_a_confirmation_token_is_not_an_access_token(services):
 
 
 def test_a_short_signing_key_refuses_to_start(tmp_path):
-    from rpa_mcp.auth.keys import ConfigurationError
+    from rpa_mcp.errors import ConfigurationError
 
     with pytest.raises(ConfigurationError):
         build_services(Settings(data_dir=tmp_path, jwt_secret="short"))

@@ -1,8 +1,8 @@
-"""Issue 7 end to end over real HTTP: an LLM client starts a supervised replay, a person approves it, the
+"""End to end over real HTTP: an LLM client starts a supervised replay, a person approves it, the
 reference agent long-polls the same server and acts on the incident desktop; the replay tells its story.
 
 Every workflow here targets the incident desktop (rpa_mcp/agent_sim/desktops/incident.yaml) with the
-bounding boxes and labels of /work/shared/fixtures/manifest.json (ground_truth.tabs, hotspots).
+bounding boxes and labels of its frames' ground truth (rpa_mcp/agent_sim/assets/*.json: tabs, hotspots).
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ SAVE_CONFIRM = {"dialog_id": "easily-save-confirm", "policy": "auto", "button": 
 
 
 def edge(page: str) -> str:
-    return f"MédiDossier — {page} - Microsoft Edge"
+    return f"Easily — {page} - Microsoft Edge"
 
 
 def tab(index: int, label: str, bbox: list[int], *, before: str, after: str, **target: Any) -> dict[str, Any]:
-    """A browser-tab switch as recorded (bbox = manifest ground_truth.tabs[label].bbox)."""
+    """A browser-tab switch as recorded (bbox = the frame truth's tabs[label].bbox)."""
     return {
         "index": index,
         "intent": f"Open the '{label}' tab",
@@ -53,7 +53,7 @@ def click(index: int, label: str, bbox: list[int], *, after: str, **extra: Any) 
 IMAGERIE = tab(0, "Imagerie", [318, 8, 236, 32], before="Dossier patient", after="Imagerie")
 BACK_TO_DOSSIER = tab(1, "Dossier patient", [82, 8, 236, 32], before="Imagerie", after="Dossier patient")
 OBSERVATIONS = click(2, "Observations", [0, 256, 199, 36], after="Observation")
-# p02: Edge restored behind the PACS viewer; the recorded "Imagerie" tab sits at [359, 129, 236, 32],
+# Edge restored behind the PACS viewer; the recorded "Imagerie" tab sits at [359, 129, 236, 32],
 # centre (477, 145), which is where the PACS window's first series is.
 IMAGERIE_BEHIND_PACS = tab(
     0, "Imagerie", [359, 129, 236, 32], before="Dossier patient", after="Imagerie",
@@ -209,7 +209,7 @@ async def test_a_uac_prompt_pauses_the_replay_with_system_dialog_and_no_input(st
     status = await call(llm, "get_replay_status", {"replay_id": replay_id})
     assert status["state"] == m.PAUSED and status["pause_reason"] == m.SYSTEM_DIALOG
     assert status["pause_detail"]["system_dialog"] == {
-        "kind": "uac", "process": "consent.exe", "title": "User Account Control"
+        "kind": "uac", "process": "consent.exe", "title": "Contrôle de compte d'utilisateur"
     }  # fmt: skip
     assert status["current_action"]["state"] == m.PENDING and status["current_action"]["outcome"] == "not_executed"
     assert agent.desktop.agent_inputs() == []  # nothing injected, not even into the UAC prompt

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import json
 from pathlib import Path
 from typing import Any
 
@@ -16,15 +15,18 @@ from rpa_mcp.shadow.boxes import element_box, iou
 from rpa_mcp.shadow.service import ShadowService
 from rpa_mcp.testing import FakeOcr
 from rpa_mcp.vision.ocr import OcrLine
+from tests.screens import ASSETS
 from tests.shadow.conftest import ev, play
 
 DEMOS = Path(__file__).resolve().parents[1] / "fixtures" / "demos"
 
 
-def true_tab_label_box(png: str, label: str) -> list[float]:
-    """The label box as the demonstration's generator drew it (record.png is sent at screen size)."""
-    truth = json.loads((DEMOS / "open_record_imagerie" / "truth.json").read_text(encoding="utf-8"))
-    return [float(v) for v in truth[png]["tab_label_boxes"][label]]
+def true_tab_label_box(frame: str, label: str, frame_size: list[int]) -> list[float]:
+    """The label box measured from the DOM (the demo's record.png is the desktop's dossier frame)."""
+    truth = ASSETS.frame(frame)
+    sx, sy = frame_size[0] / truth.size[0], frame_size[1] / truth.size[1]
+    x, y, w, h = truth.tab(label).label_bbox
+    return [x * sx, y * sy, w * sx, h * sy]
 
 
 def frame_b64(width: int = 960, height: int = 540) -> str:
@@ -43,27 +45,27 @@ def test_the_imagerie_tab_gets_the_box_of_its_label_as_ocr_reads_it(make_service
     service = make_service(ocr=shared_ocr)
     target = tab_step(service)["target"]
     assert target["frame_size"] == [1920, 1080]  # record.png is sent at screen size
-    truth = true_tab_label_box("record.png", "Imagerie")
+    truth = true_tab_label_box("dossier", "Imagerie", target["frame_size"])
     assert iou(target["bbox"], truth) >= 0.5, (target["bbox"], truth)
     assert target["label"] == "Imagerie"
 
 
 def test_the_ocr_line_box_is_converted_from_the_crop_to_the_frame(make_service) -> None:
-    # The crop kept around the click at (436, 24) starts at (286, 0); "Imagerie" is read at (120, 13) in it.
-    service = make_service(ocr=FakeOcr(lines=[OcrLine("Imagerie", (120, 13, 80, 18), 0.99)]))
+    # The crop kept around the click at (436, 24) starts at (286, 0); "Imagerie" is read at (64, 17) in it.
+    service = make_service(ocr=FakeOcr(lines=[OcrLine("Imagerie", (64, 17, 57, 17), 0.99)]))
     target = tab_step(service)["target"]
-    assert target["bbox"] == [406, 13, 80, 18]
+    assert target["bbox"] == [350, 17, 57, 17]
     assert target["label"] == "Imagerie" and target["by_text"] == "Imagerie"
-    truth = true_tab_label_box("record.png", "Imagerie")
+    truth = true_tab_label_box("dossier", "Imagerie", target["frame_size"])
     assert iou(target["bbox"], truth) >= 0.5
 
 
 def test_the_box_goes_into_the_workflow_ir(make_service) -> None:
-    service = make_service(ocr=FakeOcr(lines=[OcrLine("Imagerie", (120, 13, 80, 18), 0.99)]))
+    service = make_service(ocr=FakeOcr(lines=[OcrLine("Imagerie", (64, 17, 57, 17), 0.99)]))
     sid, _ = play(service, "open_record_imagerie")
     ir = service.build(sid, "Imagerie")["workflow_ir"]
     tab = ir["steps"][-1]["target"]
-    assert tab["bbox"] == [406, 13, 80, 18] and tab["label"] == "Imagerie" and tab["frame_size"] == [1920, 1080]
+    assert tab["bbox"] == [350, 17, 57, 17] and tab["label"] == "Imagerie" and tab["frame_size"] == [1920, 1080]
     assert "bbox" not in ir["steps"][0]["target"]  # a focus step has no clicked element
 
 

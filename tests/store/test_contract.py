@@ -7,12 +7,12 @@ import threading
 import pytest
 
 from rpa_mcp.confirmation.ports import ProposalRecord
-from rpa_mcp.errors import Conflict
+from rpa_mcp.errors import Conflict, SchemaOutdated
 from rpa_mcp.replay.ports import ANY
 from rpa_mcp.store import migrations
 from rpa_mcp.store.confirmations import SqliteProposalRepository
 from rpa_mcp.store.coordination import Coordination
-from rpa_mcp.store.db import Database, SchemaOutdated
+from rpa_mcp.store.db import Database
 from rpa_mcp.store.replay import ReplayRepository
 from rpa_mcp.store.traces import TraceStore
 from rpa_mcp.store.web_sessions import WebSessionStore

@@ -11,7 +11,7 @@ from rpa_mcp.validation import FailureCategory, Observed, Validator, VerdictKind
 from rpa_mcp.validation.checkers.pixels import phash
 from rpa_mcp.validation.context import DiffSettings, compute_change
 from rpa_mcp.validation.matrix import MATRIX_FILE
-from tests.validation.helpers import load_pair, needs_fixtures
+from tests.validation.helpers import load_pair
 
 
 def _raw() -> dict:
@@ -19,9 +19,8 @@ def _raw() -> dict:
 
 
 # 1. A global pHash to judge a tab switch ------------------------------------------------------
-@needs_fixtures
 def test_a_tab_switch_is_not_judged_by_a_global_phash(validator: Validator) -> None:
-    p = load_pair("p12_tab_switch_wrong_tab")
+    p = load_pair("p-wrong-tab")
     assert phash(p.before) - phash(p.after) >= 6  # a global pHash says "the screen changed: success"
     verdict = validator.validate("switch_tab", p.before, p.after, p.target)
     assert verdict.failure_category is FailureCategory.WRONG_TARGET
@@ -37,13 +36,12 @@ def test_the_matrix_refuses_a_global_phash_for_a_tab_action(tmp_path: Path) -> N
 
 
 # 2. The title bar alone for a single-page web app -----------------------------------------------
-@needs_fixtures
 def test_a_matching_title_does_not_make_a_single_page_app_tab_switch_succeed(validator: Validator) -> None:
     same = "MédiDossier - Microsoft Edge"  # a SPA keeps its title whatever the tab shows
     observed = Observed(window_title_before=same, window_title_after=same)
     for pair_id, category in (
-        ("p10_no_change_clock_only", FailureCategory.NO_VISUAL_CHANGE),
-        ("p12_tab_switch_wrong_tab", FailureCategory.WRONG_TARGET),
+        ("p-clock-only", FailureCategory.NO_VISUAL_CHANGE),
+        ("p-wrong-tab", FailureCategory.WRONG_TARGET),
     ):
         p = load_pair(pair_id)
         verdict = validator.validate("switch_tab", p.before, p.after, p.target, observed=observed)
@@ -59,9 +57,8 @@ def test_the_matrix_refuses_a_success_on_the_title_bar_alone(tmp_path: Path) -> 
 
 
 # 3. success=true because coordinates were sent ----------------------------------------------------
-@needs_fixtures
 def test_a_click_whose_coordinates_were_sent_but_changed_nothing_fails(validator: Validator) -> None:
-    p = load_pair("p09_no_change_validate_1366")
+    p = load_pair("p-no-change-1366")
     for action in ("click_anchor", "double_click_anchor", "right_click_anchor", "drag_drop_anchor",
                    "toggle_checkbox", "keyboard_shortcut", "key_press", "new_tab", "save", "switch_tab",
                    "close_tab", "dialog_button"):  # fmt: skip
@@ -70,9 +67,8 @@ def test_a_click_whose_coordinates_were_sent_but_changed_nothing_fails(validator
 
 
 # 4. A global SSIM to judge a dialog closing --------------------------------------------------------
-@needs_fixtures
 def test_a_dialog_closing_is_judged_in_its_region_not_on_the_whole_frame(validator: Validator) -> None:
-    closed, still = load_pair("p07_dialog_closed_fr"), load_pair("p08_dialog_still_open_en")
+    closed, still = load_pair("p-dialog-closed-fr"), load_pair("p-dialog-still-open-en")
     for p in (closed, still):
         changed = compute_change(p.before, p.after, DiffSettings()).changed_pixels
         assert changed / (p.after.shape[0] * p.after.shape[1]) < 0.02  # globally "nearly identical"

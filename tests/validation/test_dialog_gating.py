@@ -15,7 +15,7 @@ from rpa_mcp.validation import context as context_module
 from rpa_mcp.validation.checkers.dialogs import modal_candidate
 from rpa_mcp.validation.context import CheckContext
 from rpa_mcp.validation.matrix import ValidatorMatrix
-from tests.validation.helpers import load_pair, needs_fixtures
+from tests.validation.helpers import load_pair
 
 MODAL = DialogHit((685, 400, 470, 168), "notepad-save-changes", "D", "pause", "Bloc-notes", 0.95)
 
@@ -55,9 +55,8 @@ def test_a_page_change_and_a_card_whose_content_changed_are_not() -> None:
     assert modal_candidate(ctx(card, refreshed)) is None
 
 
-@needs_fixtures
 def test_a_tab_switch_does_not_run_the_classifier(matrix: ValidatorMatrix) -> None:
-    p = load_pair("p01_tab_switch_imagerie_ok")
+    p = load_pair("p-tab-switch-ok")
     locator = FakeDialogLocator(after=MODAL)
     verdict = Validator(matrix, FakeOcr(), dialog_locator=locator).validate("switch_tab", p.before, p.after, p.target)
     assert locator.calls == 0
@@ -65,9 +64,8 @@ def test_a_tab_switch_does_not_run_the_classifier(matrix: ValidatorMatrix) -> No
     assert "classifier not run" in dialog.detail
 
 
-@needs_fixtures
 def test_a_dialog_that_appears_after_a_click_is_still_classified(matrix: ValidatorMatrix) -> None:
-    p = load_pair("p07_dialog_closed_fr")  # reversed: the save-changes dialog appears
+    p = load_pair("p-dialog-closed-fr")  # reversed: the save-changes dialog appears
     locator = FakeDialogLocator(after=MODAL)
     verdict = Validator(matrix, FakeOcr(), dialog_locator=locator).validate(
         "click_anchor", p.after, p.before, Target(None, (400, 300, 80, 24))
@@ -88,7 +86,6 @@ def test_actions_that_may_open_a_dialog_always_ask_the_classifier(matrix: Valida
     assert locator.calls >= 1
 
 
-@needs_fixtures
 def test_the_change_map_is_computed_once_per_validation(matrix: ValidatorMatrix, monkeypatch) -> None:
     calls: list[int] = []
     real = context_module.compute_change
@@ -98,6 +95,6 @@ def test_the_change_map_is_computed_once_per_validation(matrix: ValidatorMatrix,
         return real(*args, **kwargs)
 
     monkeypatch.setattr(context_module, "compute_change", counted)
-    p = load_pair("p05_save_web_toast_fr")
+    p = load_pair("p-save-toast-fr")
     Validator(matrix, FakeOcr(), dialog_locator=FakeDialogLocator()).validate("save", p.before, p.after, p.target)
     assert len(calls) == 1

@@ -9,11 +9,10 @@ import numpy as np
 import pytest
 
 from rpa_mcp.validation import FailureCategory, Observed, Target, Validator, VerdictKind
-from tests.validation.helpers import load_pair, needs_fixtures, pair_ids
+from tests.validation.helpers import load_pair, pair_params
 
 
-@needs_fixtures
-@pytest.mark.parametrize("pair_id", pair_ids())
+@pytest.mark.parametrize("pair_id", pair_params())
 def test_each_fixture_pair_gets_its_expected_verdict(validator: Validator, pair_id: str) -> None:
     p = load_pair(pair_id)
     verdict = validator.validate(p.action_type, p.before, p.after, p.target)
@@ -22,9 +21,8 @@ def test_each_fixture_pair_gets_its_expected_verdict(validator: Validator, pair_
     assert verdict.evidence, "a verdict always carries the evidence of the checkers that ran"
 
 
-@needs_fixtures
 def test_the_imagerie_step_10_regression_is_wrong_application_with_evidence(validator: Validator) -> None:
-    p = load_pair("p02_tab_switch_wrong_app")
+    p = load_pair("p-wrong-application")
     verdict = validator.validate("switch_tab", p.before, p.after, Target("Imagerie", p.target.bbox))
     assert verdict.verdict is VerdictKind.FAILURE
     assert verdict.failure_category is FailureCategory.WRONG_APPLICATION
@@ -34,9 +32,8 @@ def test_the_imagerie_step_10_regression_is_wrong_application_with_evidence(vali
     assert verdict.crops and all(c.mime_type == "image/png" for c in verdict.crops)
 
 
-@needs_fixtures
 def test_the_agents_observed_title_makes_wrong_application_certain(validator: Validator) -> None:
-    p = load_pair("p02_tab_switch_wrong_app")
+    p = load_pair("p-wrong-application")
     observed = Observed(
         window_title_before="Dossier patient - MédiDossier - Microsoft Edge",
         window_title_after="Visionneuse PACS — DURAND^ALICE — RX Thorax",
@@ -48,35 +45,31 @@ def test_the_agents_observed_title_makes_wrong_application_certain(validator: Va
     assert verdict.confidence >= 0.9
 
 
-@needs_fixtures
 def test_clicking_the_tab_that_is_already_active_is_a_success(validator: Validator) -> None:
-    p = load_pair("p01_tab_switch_imagerie_ok")
+    p = load_pair("p-tab-switch-ok")
     verdict = validator.validate("switch_tab", p.after, p.after, Target("Imagerie", (318, 8, 236, 32)))
     assert verdict.verdict is VerdictKind.SUCCESS
     assert verdict.rule == "already-active"
     assert "already active" in verdict.reason
 
 
-@needs_fixtures
 def test_wrong_target_names_the_tab_that_became_active(validator: Validator) -> None:
-    p = load_pair("p12_tab_switch_wrong_tab")
+    p = load_pair("p-wrong-tab")
     verdict = validator.validate("switch_tab", p.before, p.after, p.target)
     primary = next(r for r in verdict.evidence if r.signal == "primary")
     assert primary.facts.get("active_tab") == "Biologie"
 
 
-@needs_fixtures
 def test_a_clock_only_change_is_not_a_visual_change(validator: Validator) -> None:
-    p = load_pair("p10_no_change_clock_only")
+    p = load_pair("p-clock-only")
     verdict = validator.validate("switch_tab", p.before, p.after, p.target)
     change = next(r for r in verdict.evidence if r.signal == "change")
     assert change.score == 0.0 and "clock" in change.detail
     assert verdict.failure_category is FailureCategory.NO_VISUAL_CHANGE
 
 
-@needs_fixtures
 def test_evidence_crops_are_small_pngs_of_regions_never_the_full_frame(validator: Validator) -> None:
-    p = load_pair("p12_tab_switch_wrong_tab")
+    p = load_pair("p-wrong-tab")
     verdict = validator.validate("switch_tab", p.before, p.after, p.target)
     assert 0 < len(verdict.crops) <= 4
     for crop in verdict.crops:
@@ -87,9 +80,8 @@ def test_evidence_crops_are_small_pngs_of_regions_never_the_full_frame(validator
         assert crop.bbox != (0, 0, p.after.shape[1], p.after.shape[0])
 
 
-@needs_fixtures
 def test_checkers_run_only_while_the_verdict_is_undecided(validator: Validator) -> None:
-    p = load_pair("p09_no_change_validate_1366")
+    p = load_pair("p-no-change-1366")
     verdict = validator.validate(p.action_type, p.before, p.after, p.target)
     ran = {r.signal for r in verdict.evidence}
     assert "judge" not in ran and "text_after" not in ran and "dialog" not in ran

@@ -13,7 +13,7 @@ from rpa_mcp.errors import RpaError
 from rpa_mcp.ops import build_registry
 from rpa_mcp.ops.dispatch import dispatch
 from rpa_mcp.ops.registry import Caller
-from tests.validation.helpers import load_pair, needs_fixtures
+from tests.validation.helpers import load_pair
 
 AGENT = Caller("agent:DESKTOP-01", frozenset({"agent"}), via="rest", auth="api-token")
 
@@ -38,9 +38,8 @@ def test_validate_action_is_a_read_operation_on_the_rest_path() -> None:
     assert [(h.method, h.path) for h in op.http] == [("POST", "/api/v1/validate")]
 
 
-@needs_fixtures
 def test_the_step_10_regression_through_the_operation(services: Services) -> None:
-    p = load_pair("p02_tab_switch_wrong_app")
+    p = load_pair("p-wrong-application")
     out = call(
         services,
         {
@@ -57,18 +56,16 @@ def test_the_step_10_regression_through_the_operation(services: Services) -> Non
     assert all(c["mime_type"] == "image/png" for c in out["crops"])
 
 
-@needs_fixtures
 def test_an_unexpected_dialog_is_handed_to_the_dialog_resolver(services: Services) -> None:
-    p = load_pair("p06_save_unexpected_session_expired")
+    p = load_pair("p-save-session-expired")
     out = call(services, {"action_type": "save", "before": b64(p.png_before), "after": b64(p.png_after)})
     assert out["failure_category"] == "UNEXPECTED_DIALOG"
     assert out["dialog"]["classification"]["dialog_id"] == "easily-session-expired"
     assert out["dialog"]["decision"]["decision"] == "pause"
 
 
-@needs_fixtures
 def test_frames_of_different_sizes_are_refused_by_the_operation(services: Services) -> None:
-    wide, small = load_pair("p01_tab_switch_imagerie_ok"), load_pair("p09_no_change_validate_1366")
+    wide, small = load_pair("p-tab-switch-ok"), load_pair("p-no-change-1366")
     with pytest.raises(RpaError) as exc:
         call(services, {"action_type": "scroll", "before": b64(wide.png_before), "after": b64(small.png_after)})
     assert exc.value.code == "invalid-input" and exc.value.details["field"] == "after"
