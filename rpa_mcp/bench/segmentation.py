@@ -192,6 +192,7 @@ class Tally:
     suggestions: int = 0
     suggestions_right: int = 0
     intents: int = 0
+    named: int = 0  # matched steps that have a labelled intent (not detours nor noise)
     evidence: int = 0
     evidence_kept: int = 0
     confident: int = 0
@@ -230,6 +231,7 @@ class Tally:
             if step is None:
                 self.notes.append(f"{demo.name}: missed {label['action_type']} {label.get('target')!r}")
                 continue
+            self.named += 1
             self.intents += step["intent"] == label["intent"]
             for key, value in (label.get("expected") or {}).items():
                 self.evidence += 1
@@ -300,7 +302,7 @@ def rows_of(tallies: dict[str, Tally]) -> list[dict[str, str]]:
         row("steps at confidence ≥ 0.8", lambda t: _ratio(t.confident, t.proposed)),
         row("calibration error (ECE)", ece),
         row("post-conditions kept", lambda t: _ratio(t.evidence_kept, t.evidence)),
-        row("intent as labelled", lambda t: _ratio(t.intents, t.matched)),
+        row("intent as labelled", lambda t: _ratio(t.intents, t.named)),
     ]
 
 

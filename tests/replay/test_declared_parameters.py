@@ -131,7 +131,7 @@ async def test_run_tool_takes_the_parameters_as_typed_described_arguments(env: A
         assert "DURAND" in schema["properties"]["patient"]["description"]
         assert schema["properties"]["date_rdv"]["pattern"] == r"^\d{1,2}/\d{1,2}/\d{4}$"
         assert "number" in str(schema["properties"]["duree"])
-        assert "It takes patient, date_rdv, duree." in tools["run_rendez_vous_patient"].description
+        assert "It takes patient, date_rdv, duree;" in tools["run_rendez_vous_patient"].description
 
         missing = await client.call_tool("run_rendez_vous_patient", {"date_rdv": "02/04/2026"})
         assert missing.is_error and missing.content[0].text.startswith("[invalid-input] patient:")
