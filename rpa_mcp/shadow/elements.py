@@ -7,6 +7,7 @@ spaces, underscores and hyphens removed), so both vocabularies land in the same 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -119,6 +120,7 @@ def multiline(element: Mapping[str, Any] | None) -> bool | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)
 def screen_title(title: str | None) -> str | None:
     """A window title without the 'unsaved' mark, folded: the same screen before and after typing."""
     if not title:

@@ -201,10 +201,13 @@ def search_object(label: str, locale: str) -> tuple[bool, str | None]:
     return True, noun_phrase(" ".join(rest), locale)
 
 
+_FOLDED_VERBS = frozenset(normalize_text(v) for lang in VERBS.values() for v in lang)
+
+
 def is_verb_label(label: str) -> bool:
     """A button whose label starts with a verb ('Enregistrer', 'Save note') is named by that label."""
-    first = normalize_text(label.split()[0]) if label.split() else ""
-    return any(first == normalize_text(v) for lang in VERBS.values() for v in lang)
+    words = label.split()
+    return bool(words) and normalize_text(words[0]) in _FOLDED_VERBS
 
 
 def names_record(window_before: str | None, window_after: str | None, label: str) -> bool:

@@ -12,7 +12,7 @@ They become the IR step's ``expected`` ({window_title, text}: the fields the val
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rpa_mcp.shadow.elements import is_button, is_notification, screen_title
@@ -88,17 +88,19 @@ def collect(
     action_type: str,
     window_before: str | None,
     window_after: str | None,
-    earlier_windows: Sequence[str | None],
+    came_back: Callable[[], bool],
     notes: Sequence[str],
     toast: str | None,
     answered: bool,
 ) -> tuple[list[dict[str, str]], dict[str, str]]:
-    """(post-conditions shown to the person, the IR's expected {window_title?, text?})."""
+    """(post-conditions shown to the person, the IR's expected {window_title?, text?}).
+
+    `came_back()`: the window after is one an earlier step began on (so what the step closed was a dialog).
+    """
     found: list[dict[str, str]] = []
     expected: dict[str, str] = {}
     if window_after and window_after != window_before and not _only_unsaved_mark(window_before, window_after):
-        came_back = screen_title(window_after) in {screen_title(w) for w in earlier_windows if w}
-        if answered and came_back and window_before:
+        if answered and window_before and came_back():
             found.append({"kind": "dialog_closed", "text": window_before})
         found.append({"kind": "window_title", "text": window_after})
         expected["window_title"] = window_after

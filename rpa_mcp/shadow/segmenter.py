@@ -115,7 +115,7 @@ class Segment:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Segment:
-        return cls(**{k: v for k, v in data.items() if k in _SEGMENT_FIELDS})
+        return cls(**{k: v for k, v in data.items() if k in _KNOWN_FIELDS})
 
     @property
     def typing(self) -> bool:
@@ -123,6 +123,7 @@ class Segment:
 
 
 _SEGMENT_FIELDS = tuple(Segment.__dataclass_fields__)
+_KNOWN_FIELDS = frozenset(_SEGMENT_FIELDS)
 
 
 @dataclass

@@ -7,11 +7,12 @@ post-conditions (what proved it worked), a calibrated confidence, and suggestion
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, Protocol
 
 from rpa_mcp.shadow.calibration import Calibration
-from rpa_mcp.shadow.elements import is_button
+from rpa_mcp.shadow.elements import is_button, screen_title
 from rpa_mcp.shadow.events import normalize_keys
 from rpa_mcp.shadow.intents import describe
 from rpa_mcp.shadow.parameters import placeholder, type_of
@@ -81,7 +82,7 @@ def derive_steps(
             action_type=d.action_type,
             window_before=before,
             window_after=after,
-            earlier_windows=[s.window for s in segments[:p]],
+            came_back=functools.partial(_began_on, segments, p, after),
             notes=notes,
             toast=toast,
             answered=_answers(evs),
@@ -122,6 +123,12 @@ def derive_steps(
             step["original_intent"] = d.intent
         out[p] = step
     return out
+
+
+def _began_on(segments: Sequence[Segment], p: int, window: str | None) -> bool:
+    """Whether a step before position `p` began on this window (asked only when a step answered something)."""
+    wanted = screen_title(window)
+    return any(screen_title(s.window) == wanted for s in segments[:p])
 
 
 def _answers(evs: Sequence[tuple[int, dict[str, Any], dict[str, Any]]]) -> bool:

@@ -68,7 +68,7 @@ def settle_names(steps: Sequence[dict[str, Any]]) -> None:
     """
     owner: dict[str, Any] = {s["parameter"]["name"]: s["parameter"]["example"] for s in steps if s.get("parameter")}
     for step in steps:
-        if not any(x["action"] == "parameterize" for x in step.get("suggestions") or []):
+        if not step.get("suggestions") or all(x["action"] != "parameterize" for x in step["suggestions"]):
             continue
         settled = []
         for sug in step["suggestions"]:
