@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from rpa_mcp.shadow.parameters import classify, name_problem, type_of
-from rpa_mcp.shadow.segmenter import Segment
+from rpa_mcp.shadow.segment import Segment
 
 FeedbackAction = Literal["validate", "correct", "undo", "cancel", "merge_next", "split", "parameterize"]
 ACTIONS: tuple[str, ...] = ("validate", "correct", "undo", "cancel", "merge_next", "split", "parameterize")

@@ -22,7 +22,8 @@ from rpa_mcp.shadow.events import CLICK_TYPES, normalize_keys
 from rpa_mcp.shadow.masking import secret_placeholder
 from rpa_mcp.shadow.parameters import classify
 from rpa_mcp.shadow.phrases import TEXTS, is_verb_label, names_record, noun_phrase, search_object
-from rpa_mcp.shadow.segmenter import ENTER_KEYS, NAV_KEYS, Segment
+from rpa_mcp.shadow.segment import Segment
+from rpa_mcp.shadow.segmenter import ENTER_KEYS, NAV_KEYS
 from rpa_mcp.shadow.targets import clean_label, click_evidence, click_target, is_tab_click, plain_text
 from rpa_mcp.shadow.textedit import final_text
 from rpa_mcp.vision.ocr import normalize_text

@@ -25,7 +25,7 @@ at a click after typing, at Enter/Tab that submits typed text, at a command such
   step marked `detour` (suggested for removal, see `rpa_mcp.shadow.suggestions`). A trip
   starts when the application changes, or when the window does by a window switch
   (Alt+Tab); it is abandoned when the person is back in the application on another screen,
-  or when it grows past `MAX_TRIP_STEPS`.
+  or when it grows too long (see `rpa_mcp.shadow.trips`).
 
 The state is plain data (`Segment.to_dict`) so the observer can persist it after every
 event: a restart resumes exactly where it was. `place` returns the first segment position
@@ -33,9 +33,6 @@ it changed (a detour rewrites the steps of the trip).
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
-from typing import Any
 
 from rpa_mcp.shadow.elements import (
     ROW_ROLES,
@@ -49,6 +46,8 @@ from rpa_mcp.shadow.elements import (
     screen_title,
 )
 from rpa_mcp.shadow.events import CLICK_TYPES, TraceEvent, normalize_keys
+from rpa_mcp.shadow.segment import Context, Segment, close
+from rpa_mcp.shadow.trips import follow_trip
 
 IDLE_GAP_S = 10.0
 FOCUS_EFFECT_S = 2.5
@@ -56,9 +55,7 @@ EARLY_EFFECT_S = 2.0  # a recorder may send a window change before the click tha
 DOUBLE_CLICK_S = 0.5
 COLLAPSE_S = 30.0  # clicks on the same element this close are one step (a hesitation included)
 SUPERSEDE_S = 5.0  # a selection replaced this quickly by another one of the same list was a slip
-MAX_TRIP_STEPS = 8  # a longer trip elsewhere is not called a detour
 SUBMIT_KEYS = frozenset({"enter", "tab", "shift+tab", "numpadenter"})
-SWITCH_KEYS = frozenset({"alt+tab", "alt+shift+tab", "shift+alt+tab", "win+tab", "super+tab", "alt+escape"})
 ENTER_KEYS = frozenset({"enter", "numpadenter"})
 NAV_KEYS = frozenset({"tab", "shift+tab"})
 EDIT_KEYS = frozenset(
@@ -67,87 +64,6 @@ EDIT_KEYS = frozenset(
     | {"shift+up", "shift+down", "ctrl+home", "ctrl+end", "shift+backspace"}
 )
 TEXT_COMMANDS = frozenset({"ctrl+a", "ctrl+z", "ctrl+y", "ctrl+x", "ctrl+v", "shift+insert", "ctrl+shift+z"})
-# Keys that change something: a trip that uses one is not a mere detour.
-DIRTY_KEYS = frozenset({"ctrl+v", "ctrl+x", "ctrl+c", "ctrl+s", "ctrl+z", "ctrl+y", "delete", "ctrl+enter"})
-
-
-@dataclass
-class Segment:
-    """A step in the making: its events (session indexes), how they were grouped, what the person said."""
-
-    events: list[int]
-    kind: str  # click | type | key | scroll | focus | detour
-    first_type: str = ""  # click steps: the effective click (click, double_click, right_click; "" = none left)
-    closed: bool = False
-    typed: bool = False
-    effect: bool = False  # a window change was attached as this action's effect
-    status: str = "proposed"  # proposed | validated | corrected
-    intent: str | None = None  # set by a correction
-    last_ts: float = 0.0
-    updated_at: float = 0.0
-    element: str | None = None  # key of the element clicked (see elements.element_key)
-    role: str = ""  # folded role of that element
-    point: list[int] | None = None  # last click position, screen pixels
-    window: str | None = None  # window title when the step began
-    app: str | None = None  # its application (process key)
-    into: str | None = None  # typing: key of the field typed into
-    multiline: bool | None = None  # typing: the field holds several lines (None: unknown)
-    base_type: str = ""  # click type before a context menu was opened on the element
-    menu: bool = False  # a context menu this step opened is still open
-    nav: bool = False  # a key step made of Tab presses only (keyboard navigation)
-    keys: str = ""  # key steps: the combo pressed
-    came_from: str | None = None  # focus steps: the window title before the change
-    shot: str | None = None  # the screenshot of the screen just before the step began
-    enter: int | None = None  # an Enter not yet known to be a line break or a submit
-    newlines: list[int] = field(default_factory=list)  # Enter keys that were line breaks
-    submit: int | None = None  # the key event that submitted the typing
-    submit_keys: str = ""  # ... and its keys (enter, tab)
-    collapsed: int = 0  # events folded in as noise
-    detour: dict[str, Any] | None = None  # {"visited", "visited_app", "back_to", "app", "shot_before"}
-    parameter: dict[str, Any] | None = None  # {"name", "description"}: set by the parameterize feedback
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for f in _SEGMENT_FIELDS:
-            value = getattr(self, f)
-            out[f] = list(value) if isinstance(value, list) else dict(value) if isinstance(value, dict) else value
-        return out
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Segment:
-        return cls(**{k: v for k, v in data.items() if k in _KNOWN_FIELDS})
-
-    @property
-    def typing(self) -> bool:
-        return self.typed and self.kind in ("type", "click")
-
-
-_SEGMENT_FIELDS = tuple(Segment.__dataclass_fields__)
-_KNOWN_FIELDS = frozenset(_SEGMENT_FIELDS)
-
-
-@dataclass
-class Context:
-    """What the segmenter remembers between events."""
-
-    last_ts: float | None = None
-    window: str | None = None
-    app: str | None = None
-    apps_seen: list[str] = field(default_factory=list)
-    trip: dict[str, Any] | None = None  # a trip away from a screen: {"title", "app", "pos", "clean", ...}
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "last_ts": self.last_ts,
-            "window": self.window,
-            "app": self.app,
-            "apps_seen": list(self.apps_seen),
-            "trip": dict(self.trip) if self.trip else None,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Context:
-        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
 
 
 def place(
@@ -180,7 +96,7 @@ def place(
         seg.updated_at = now
     if seg is not None and segments and seg is not segments[-1]:  # an earlier step took it (typing resumed)
         changed_from = min(changed_from, next(i for i in range(len(segments) - 1, -1, -1) if segments[i] is seg))
-    merged = _follow_trip(segments, ctx, seg, idx, event, prev_window, prev_app, shot)
+    merged = follow_trip(segments, ctx, seg, idx, event, prev_window, prev_app, shot)
     if merged is not None:
         seg, changed_from = segments[merged], min(changed_from, merged)
         seg.updated_at = now
@@ -192,13 +108,6 @@ def place(
         if key and key not in ctx.apps_seen:
             ctx.apps_seen.append(key)
     return seg, changed_from
-
-
-def close(seg: Segment) -> None:
-    """Close a step; an Enter still undecided was its submit."""
-    seg.closed = True
-    if seg.enter is not None:
-        seg.submit, seg.submit_keys, seg.enter = seg.enter, "enter", None
 
 
 def _new(
@@ -511,77 +420,3 @@ def _key(segments: list[Segment], ctx: Context, current: Segment | None, idx: in
     seg = _new(segments, current, idx, event, "key", ctx, closed=True)
     seg.keys = keys
     return seg
-
-
-# --- detours -----------------------------------------------------------------------------------
-def _dirty(event: TraceEvent) -> bool:
-    if event.type == "type" or (event.type == "key" and event.masked):
-        return True
-    return event.type == "key" and normalize_keys(event.keys or "") in DIRTY_KEYS
-
-
-def _follow_trip(
-    segments: list[Segment],
-    ctx: Context,
-    seg: Segment | None,
-    idx: int,
-    event: TraceEvent,
-    prev_window: str | None,
-    prev_app: str | None,
-    shot: str | None,
-) -> int | None:
-    """Track a trip away from a screen; on a clean return, fold the trip into one detour step (its position)."""
-    event_app = app_key(event.app)  # None: the agent does not know the process of this window
-    new_title = event.window_title or prev_window
-    trip = ctx.trip
-    if trip is None:
-        if seg is None or not prev_window or not segments:
-            return None
-        other_app = bool(prev_app and event_app and event_app != app_key(prev_app))
-        by_switch = seg.kind == "key" and seg.keys in SWITCH_KEYS
-        switched = event.type == "focus" and by_switch and screen_title(new_title) != screen_title(prev_window)
-        if other_app or switched:
-            pos = len(segments) - 1
-            ctx.trip = {
-                "title": prev_window,
-                "screen": screen_title(prev_window),
-                "app": app_key(prev_app),
-                "pos": pos,
-                "clean": not segments[pos].typed and not _dirty(event),
-                "visited": new_title,
-                "visited_app": event.app or prev_app,
-                "shot_before": segments[pos].shot or shot,
-            }
-        return None
-    if _dirty(event):
-        trip["clean"] = False
-    same_screen = screen_title(new_title) == trip["screen"] and event_app in (None, trip["app"])
-    if not same_screen:
-        back_elsewhere = event_app is not None and event_app == trip["app"] != app_key(trip["visited_app"])
-        if back_elsewhere or len(segments) - int(trip["pos"]) > MAX_TRIP_STEPS:
-            ctx.trip = None  # back in the application on another screen: the trip changed something
-        return None
-    ctx.trip = None
-    pos = int(trip["pos"])
-    opened_here = seg is not None and seg.events == [idx] and event.type != "focus"
-    end = len(segments) - 1 if opened_here else len(segments)
-    if not trip["clean"] or not 0 <= pos < end or end - pos > MAX_TRIP_STEPS:
-        return None
-    folded = segments[pos:end]
-    detour = Segment(
-        events=sorted(i for s in folded for i in s.events),
-        kind="detour",
-        first_type="focus",
-        closed=True,
-        last_ts=max(s.last_ts for s in folded),
-        window=trip["title"],
-        app=trip["app"],
-        detour={
-            "visited": trip["visited"],
-            "visited_app": trip["visited_app"],
-            "back_to": trip["title"],
-            "shot_before": trip["shot_before"],
-        },
-    )
-    segments[pos:end] = [detour]
-    return pos

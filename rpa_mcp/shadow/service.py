@@ -35,7 +35,8 @@ from rpa_mcp.shadow.parameters import declared
 from rpa_mcp.shadow.ports import TraceRepository
 from rpa_mcp.shadow.postconditions import LOOK_AHEAD
 from rpa_mcp.shadow.screens import StoredScreens
-from rpa_mcp.shadow.segmenter import IDLE_GAP_S, Context, Segment, place
+from rpa_mcp.shadow.segment import Context, Segment
+from rpa_mcp.shadow.segmenter import IDLE_GAP_S, place
 from rpa_mcp.shadow.steps import LOOK_BEHIND, derive_steps
 from rpa_mcp.shadow.suggestions import settle_names
 from rpa_mcp.vision.images import (

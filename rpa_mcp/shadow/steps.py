@@ -17,7 +17,7 @@ from rpa_mcp.shadow.events import normalize_keys
 from rpa_mcp.shadow.intents import describe
 from rpa_mcp.shadow.parameters import placeholder, type_of
 from rpa_mcp.shadow.postconditions import after_step, collect, notified, shot_before, wants_toast
-from rpa_mcp.shadow.segmenter import Segment
+from rpa_mcp.shadow.segment import Segment
 from rpa_mcp.shadow.suggestions import suggest
 from rpa_mcp.shadow.targets import clean_label
 

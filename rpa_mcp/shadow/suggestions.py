@@ -12,7 +12,7 @@ from typing import Any
 
 from rpa_mcp.shadow.intents import Described
 from rpa_mcp.shadow.parameters import classify, reason, suggest_name, type_of
-from rpa_mcp.shadow.segmenter import Segment
+from rpa_mcp.shadow.segment import Segment
 from rpa_mcp.shadow.targets import clean_label
 
 UNDO_REASONS = {
