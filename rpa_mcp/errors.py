@@ -7,6 +7,7 @@ and tests depend on them); `retryable` says whether the same request may succeed
 
     RpaError                          rpa-error                       500
     ├── InvalidInput                  invalid-input                   422
+    │   ├── MalformedJson             malformed-json                  400
     │   ├── PayloadTooLarge           payload-too-large               413
     │   └── ImageRejected             image-rejected                  422
     ├── NotFound                      not-found                       404

@@ -18,7 +18,7 @@ Arguments may be a dict or the JSON text OpenAI-style providers send.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from rpa_mcp.errors import InvalidInput, RpaError
@@ -117,7 +117,7 @@ def parse_arguments(arguments: dict[str, Any] | str | None, limits: JsonLimits |
 
 async def call(name: str, arguments: dict[str, Any] | str | None, context: FunctionContext) -> dict[str, Any]:
     """Run one tool call; never raises an `RpaError` (it becomes `{"error": {...}}`)."""
-    caller = Caller(context.caller.subject, context.caller.roles, via=SURFACE, auth=context.caller.auth)
+    caller = replace(context.caller, via=SURFACE)
     try:
         args = parse_arguments(arguments, limits_of(context.services.settings))
     except RpaError as exc:  # dispatch never saw it: audit the refusal here, like dispatch would

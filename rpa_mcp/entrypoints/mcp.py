@@ -13,15 +13,19 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
+import hmac
 import inspect
 import json
 import logging
+import os
 import re
 import weakref
+from dataclasses import replace
 from typing import Any
 
 from mcp.server.lowlevel.helper_types import ReadResourceContents
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context, MCPServer, RequestStateSecurity
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.mcpserver.prompts.base import Prompt, PromptArgument
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated, ToolsListChanged
@@ -32,6 +36,8 @@ from mcp.types import (
     Completion,
     EmptyResult,
     ImageContent,
+    ListToolsResult,
+    PaginatedRequestParams,
     ResourceTemplateReference,
     SetLevelRequestParams,
     SubscribeRequestParams,
@@ -164,6 +170,12 @@ class McpPublisher:
             logger.debug("notification not delivered", exc_info=True)
 
 
+def request_state_keys(services: Services) -> list[bytes]:
+    """Keys of the SDK's sealed request state, derived from the signing keys (the same on every replica)."""
+    keys = getattr(services.access_tokens, "keys", None) or []
+    return [hmac.new(key, b"rpa-mcp request state", hashlib.sha256).digest() for key in keys] or [os.urandom(32)]
+
+
 class RpaMCPServer(MCPServer):
     def __init__(
         self,
@@ -181,6 +193,8 @@ class RpaMCPServer(MCPServer):
             instructions=INSTRUCTIONS,
             subscriptions=bus,
             log_level="WARNING",  # the SDK calls basicConfig(); our own logging is configured by the CLI
+            # The sealed request state of multi-round calls may come back to another replica: one key for all.
+            request_state_security=RequestStateSecurity(keys=request_state_keys(services)),
         )
         self.registry, self.services, self.local_caller = registry, services, local_caller
         self.publisher = publisher
@@ -199,10 +213,21 @@ class RpaMCPServer(MCPServer):
         caller = request.scope.get("rpa.caller") if request is not None else self.local_caller
         if caller is None:
             raise RpaError("no authenticated caller")
-        return Caller(caller.subject, caller.roles, via="mcp", auth=caller.auth)
+        return replace(caller, via="mcp")  # keeps every binding of the credential (its machines)
 
-    async def list_tools(self) -> list[MCPTool]:
-        return [tool_of(op) for op in self.registry.listing("mcp", self.services)]
+    async def _handle_list_tools(self, ctx: Any, params: PaginatedRequestParams | None) -> ListToolsResult:
+        """tools/list (both protocol eras): only what the caller's roles may call."""
+        request = getattr(ctx, "request", None)
+        caller = request.scope.get("rpa.caller") if request is not None else self.local_caller
+        return ListToolsResult(tools=await self.list_tools(caller) if caller is not None else [])
+
+    async def list_tools(self, caller: Caller | None = None) -> list[MCPTool]:
+        """Every MCP tool, or only those `caller` may call (roles are checked again by dispatch)."""
+        return [
+            tool_of(op)
+            for op in self.registry.listing("mcp", self.services)
+            if caller is None or caller.has_any(op.allowed_roles)
+        ]
 
     async def read_resource(self, uri: Any, context: Context[Any, Any] | None = None) -> Any:
         """`resources/read` through dispatch (`read_resource`), with the caller's identity."""

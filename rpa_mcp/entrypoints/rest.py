@@ -7,6 +7,7 @@ Errors are problem+json with the error's HTTP status and stable code (same code 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import anyio.to_thread
@@ -108,7 +109,7 @@ def _endpoint(registry: Registry, services: Services, op: Operation | None, http
                 services,
                 found.name,
                 args,
-                Caller(caller.subject, caller.roles, via="rest", auth=caller.auth),
+                replace(caller, via="rest"),  # keeps every binding of the credential (its machines)
                 surface="rest",
             )
         except RpaError as exc:

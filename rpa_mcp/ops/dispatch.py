@@ -26,6 +26,7 @@ from rpa_mcp.ops.redaction import redact
 from rpa_mcp.ops.registry import OpContext, Operation, Registry, Surface
 
 logger = logging.getLogger(__name__)
+AUDIT_MAX_CHARS = 4096
 
 
 def validation_error(exc: ValidationError, *, prefix: str = "") -> InvalidInput:
@@ -68,6 +69,7 @@ async def dispatch(
         services.rate_limiter.check(caller.subject, name)
         args = parse_input(op, arguments or {})
         ctx = OpContext(caller=caller, services=services, request_id=request_id, progress=progress, registry=registry)
+        await check_machines(op, ctx, args)
         with services.audit.scope(
             actor=caller.subject,
             operation=name,
@@ -86,29 +88,65 @@ async def dispatch(
         logger.exception("operation %s failed", name)
         raise InternalError(f"{name} failed unexpectedly; the server log has the details") from exc
     finally:
-        if not (outcome == "ok" and scope is not None and scope.logged):
+        # durable before the answer: errors, and mutations (they may change files, not only rows);
+        # a read or draft that succeeded and wrote nothing is group-committed without waiting
+        wait = outcome != "ok" or op is None or op.risk not in ("read", "draft")
+        duration_ms = (time.perf_counter() - started) * 1000
+        if scope is not None:
             # (an operation that wrote committed its row with its first write; a later error adds one)
+            services.audit.close_scope(scope, outcome=outcome, code=code, duration_ms=duration_ms, wait=wait)
+        else:
             services.audit.record(
                 actor=caller.subject,
                 operation=name,
                 args=audit_view(op, arguments or {}) if readable else {"unreadable_arguments": True},
                 outcome=outcome,
                 code=code,
-                duration_ms=(time.perf_counter() - started) * 1000,
+                duration_ms=duration_ms,
                 via=surface,
                 request_id=request_id,
-                wait=not (outcome == "ok" and op is not None and op.risk == "read"),  # reads: group commit
+                wait=wait,
             )
 
 
+async def check_machines(op: Operation, ctx: OpContext, args: BaseModel) -> None:
+    """A token bound to machines (`rpa-mcp token --machine M`) acts for those machines only."""
+    bound = ctx.caller.machines
+    if bound is None or op.machines is None:
+        return
+    outside = sorted({m for m in await op.machines(ctx, args) if m} - bound)
+    if outside:
+        raise Forbidden(
+            f"this token acts only for machine(s) {', '.join(sorted(bound))}; {op.name} would act for "
+            f"{', '.join(outside)}",
+            operation=op.name,
+            machines=outside,
+        )
+
+
 def audit_view(op: Operation | None, arguments: dict[str, Any]) -> Any:
-    """The arguments as the audit row keeps them (an operation may strip what must never be stored)."""
+    """The arguments as the audit row keeps them (an operation may strip what must never be stored).
+
+    Strings longer than AUDIT_MAX_CHARS (screenshots in base64, bulk outputs) are kept as their
+    length: the audit log never stores them, and digesting megabytes on the event loop would
+    stall every other request (an 8 MB body took ~170 ms).
+    """
     if op is not None and op.audit_args is not None:
         try:
             return op.audit_args(arguments)
         except Exception:  # malformed input: keep its shape only, never its content
             return {"unreadable_arguments": True}
-    return arguments
+    return _elide_long_strings(arguments)
+
+
+def _elide_long_strings(value: Any) -> Any:
+    if isinstance(value, str):
+        return value if len(value) <= AUDIT_MAX_CHARS else f"<{len(value)} chars>"
+    if isinstance(value, dict):
+        return {k: _elide_long_strings(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_elide_long_strings(v) for v in value]
+    return value
 
 
 def parse_input(op: Operation, arguments: dict[str, Any]) -> BaseModel:

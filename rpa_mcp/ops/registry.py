@@ -16,7 +16,7 @@ reach every surface through the same `dispatch()`; the reference documents the t
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -112,6 +112,8 @@ class Operation:
     idempotent: bool = False
     destructive: bool | None = None  # default: risk == "dangerous"
     audit_args: Callable[[dict[str, Any]], Any] | None = None  # what the audit row keeps of the raw arguments
+    # The workstations a request acts for; a token bound to machines may act only for those (dispatch checks).
+    machines: Callable[[OpContext, Any], Awaitable[Iterable[str | None]]] | None = None
 
     @property
     def allowed_roles(self) -> frozenset[str]:
