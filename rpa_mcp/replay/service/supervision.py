@@ -142,7 +142,7 @@ class Supervisor:
             point=(point[0], point[1]) if point else None,  # [x, y]: the wire model holds exactly 2
             after_shape=after.shape,
             window_title=a.expected.get("window_after"),
-            text=expected_text,
+            text=expected_text if expected_text is not None else a.expected.get("text"),  # a toast seen
             observed={
                 "window_title_before": msg.window_title_before,
                 "window_title_after": msg.window_title,
