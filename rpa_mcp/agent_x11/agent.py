@@ -51,6 +51,7 @@ POLKIT_MARKERS = ("polkit", "lxpolkit", "pkexec", "gcr-prompter", "ssh-askpass")
 SETTLE_MIN_S = 0.15
 SETTLE_MAX_S = 3.0
 SETTLE_STEP_S = 0.1
+FOCUS_TIMEOUT_S = 2.0
 EXIT_REFUSED = 4
 _ACK_FIELDS = set(ReportAck.model_fields)
 
@@ -140,10 +141,7 @@ class X11Agent:
             self.say(f"poll refused: HTTP {response.status_code} {response.text[:200]}")
             time.sleep(1.0)
             return None
-        body = response.json()
-        if isinstance(body, dict) and set(body) == {"action"}:  # servers that still wrap the action
-            body = body["action"]
-        return NextAction.model_validate(body) if body else None
+        return NextAction.model_validate(response.json())
 
     def flush_outbox(self) -> None:
         for entry in self.journal.unreported():
@@ -240,6 +238,12 @@ class X11Agent:
                 seconds = _seconds(action.params)
                 if seconds:
                     time.sleep(min(seconds, max(0.0, action.not_after - (time.time() + self._offset))))
+            elif kind == "focus_window":
+                refusal = self._focus(action)
+                if refusal is not None:
+                    self.say(f"paused: {refusal}")
+                    return self._not_executed(action, refusal, False, before=png_before)
+                t_resolved = time.monotonic()
             else:
                 needs_point = kind in CLICKS | DOUBLE_CLICKS | RIGHT_CLICKS | {"scroll", "save"} | TYPING
                 if needs_point and action.target is not None and (action.target.label or action.target.x is not None):
@@ -303,6 +307,24 @@ class X11Agent:
             return locate.locate_locally(self._ocr, action, frame)
         return locate.locate_on_server(self.client, self.headers, action, png, front.title if front else None)
 
+    def _focus(self, action: NextAction) -> str | None:
+        """Bring the recorded window to the front (EWMH); the reason it cannot, else None."""
+        wanted = (action.target.window_title if action.target else None) or action.params.get("window_title")
+        if not isinstance(wanted, str) or not wanted:
+            return "target_not_resolved: a focus_window step needs the window's title"
+        windows = self.windows.windows()
+        window = next((w for w in windows if w.title == wanted), None) or next(
+            (w for w in windows if w.title and (wanted in w.title or w.title in wanted)), None
+        )
+        if window is None:
+            return f"target_not_resolved: no window titled {wanted!r} is open"
+        if self.windows.active_window() != window.wid:
+            self.windows.activate(window.wid)
+            deadline = time.monotonic() + FOCUS_TIMEOUT_S
+            while self.windows.active_window() != window.wid and time.monotonic() < deadline:
+                time.sleep(SETTLE_STEP_S)
+        return None
+
     def _inject(self, kind: str, action: NextAction, position: tuple[int, int] | None) -> None:
         params = action.params
         if kind in TYPING:
@@ -329,7 +351,7 @@ class X11Agent:
             x, y = position or (self.windows.size[0] // 2, self.windows.size[1] // 2)
             direction = str(params.get("direction") or "down")
             self.hands.scroll(x, y, direction=direction, amount=int(params.get("amount") or 3))
-        elif kind in CLICKS | DOUBLE_CLICKS | RIGHT_CLICKS | {"save", "focus_window"}:
+        elif kind in CLICKS | DOUBLE_CLICKS | RIGHT_CLICKS | {"save"}:
             if position is None:
                 raise InvalidInput("no coordinates and no label to find the target", field="target")
             count = 2 if kind in DOUBLE_CLICKS else 1
