@@ -14,8 +14,12 @@
     }
     return (el.getAttribute("aria-label") || el.textContent || el.value || "").trim().slice(0, 200);
   }
+  let forwarded = null; // a click on a <label> is passed on to its field: one effect, logged once
   document.addEventListener("click", function (e) {
     const el = e.target.closest("button, a, label, td, input, textarea, th, h2");
+    if (el && el === forwarded) { forwarded = null; return; }
+    forwarded = el && el.tagName === "LABEL" ? el.control : null;
+    if (forwarded) setTimeout(function () { forwarded = null; }, 0);
     log("click", { label: el ? labelOf(el) : "", x: e.screenX, y: e.screenY, synthetic: e.detail === 0 });
   }, true);
   document.addEventListener("change", function (e) {
