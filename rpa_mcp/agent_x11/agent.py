@@ -100,6 +100,7 @@ class X11Agent:
         self._armed: dict[str, int] = {}  # replay_id -> count of a person's inputs already accounted for
         self._offset = 0.0
         self._ocr: Any = None
+        self.idle = False  # waiting in the long poll: nothing journaled, nothing under way
         self.timings: list[dict[str, float]] = []
 
     def close(self) -> None:
@@ -131,9 +132,13 @@ class X11Agent:
                 said_polling = False
 
     def poll(self) -> NextAction | None:
-        response = self.client.get(
-            NEXT_PATH, params={"machine_id": self.machine_id, "wait": self.poll_wait_s}, headers=self.headers
-        )
+        self.idle = True  # a stop request may interrupt the long poll (never an action)
+        try:
+            response = self.client.get(
+                NEXT_PATH, params={"machine_id": self.machine_id, "wait": self.poll_wait_s}, headers=self.headers
+            )
+        finally:
+            self.idle = False
         _check_auth(response)
         if response.status_code == 204:
             return None
@@ -233,8 +238,7 @@ class X11Agent:
         try:
             if kind in SERVER_SIDE:
                 executed, error = False, f"{kind} is a server-side action"
-            elif kind in NO_INPUT:
-                executed = False
+            elif kind in NO_INPUT:  # carried out (waited, screen captured): done, though no input was injected
                 seconds = _seconds(action.params)
                 if seconds:
                     time.sleep(min(seconds, max(0.0, action.not_after - (time.time() + self._offset))))
@@ -475,6 +479,10 @@ class X11Agent:
         }
 
 
+class Interrupted(Exception):
+    """A stop request arrived while the agent waited in the long poll."""
+
+
 class Refused(Exception):
     """The server refused the agent's token: retrying cannot help."""
 
@@ -510,8 +518,6 @@ def run_agent(args: argparse.Namespace, *, say: Say) -> int:
     Path(journal_path).parent.mkdir(parents=True, exist_ok=True)
     journal = Journal(journal_path)
     stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
     agent = X11Agent(
         url=args.url,
         token=_token(args.token),
@@ -526,8 +532,18 @@ def run_agent(args: argparse.Namespace, *, say: Say) -> int:
     )
     say(f"connected to {args.url} as machine {args.machine_id} (display {display}, pid {os.getpid()})")
     say(f"journal: {journal_path}")
+
+    def on_signal(*_: object) -> None:
+        stop.set()
+        if agent.idle:  # in the long poll: leave now; an action under way is always finished first
+            raise Interrupted
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, on_signal)
     try:
         agent.run(stop)
+    except Interrupted:
+        pass
     except Refused as exc:
         say(f"stopped: {exc}")
         return EXIT_REFUSED
