@@ -21,6 +21,7 @@ import logging
 import re
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,7 @@ POLKIT_MARKERS = ("polkit", "lxpolkit", "pkexec", "gcr-prompter", "ssh-askpass")
 SETTLE_MIN_S = 0.15
 SETTLE_MAX_S = 3.0
 SETTLE_STEP_S = 0.1
+TIMINGS_KEPT = 1000
 FOCUS_TIMEOUT_S = 2.0
 EXIT_REFUSED = 4
 _ACK_FIELDS = set(ReportAck.model_fields)
@@ -101,7 +103,9 @@ class X11Agent:
         self._offset = 0.0
         self._ocr: Any = None
         self.idle = False  # waiting in the long poll: nothing journaled, nothing under way
-        self.timings: list[dict[str, float]] = []
+        # per action, epoch seconds of: polled, started, shot, resolved, injected, settled, encoded, reported
+        self.timings: deque[dict[str, Any]] = deque(maxlen=TIMINGS_KEPT)
+        self._marks: dict[str, float] = {}
 
     def close(self) -> None:
         self.watch.stop()
@@ -155,6 +159,7 @@ class X11Agent:
 
     # --- one action --------------------------------------------------------------------------------
     def handle(self, action: NextAction) -> None:
+        self._marks = {"polled": time.time()}
         self._offset = action.server_now - time.time()
         step = f"step {max(1, action.step_index)}/{action.steps_total or '?'}"
         cached = self.dedup.get(action.action_id, action.attempt_id)
@@ -192,6 +197,7 @@ class X11Agent:
             self._finish(action, self._not_executed(action, "NOT_STARTED: the server said not to proceed", None))
             return
         self.journal.started(action.action_id, action.attempt_id)
+        self._mark("started")
         intent = (action.target.label if action.target else None) or action.action_type
         self.say(f"executing {step} {action.action_type} {intent!r}")
         result = self._execute_with_heartbeats(action)
@@ -230,11 +236,10 @@ class X11Agent:
         front_before = self.windows.foreground()
         frame_before = self.screen.grab()
         png_before = self.screen.encode(frame_before)
-        t_shot = time.monotonic()
+        self._mark("shot")
         position: tuple[int, int] | None = None
         error: str | None = None
         executed = True
-        t_resolved = t_shot
         try:
             if kind in SERVER_SIDE:
                 executed, error = False, f"{kind} is a server-side action"
@@ -247,12 +252,12 @@ class X11Agent:
                 if refusal is not None:
                     self.say(f"paused: {refusal}")
                     return self._not_executed(action, refusal, False, before=png_before)
-                t_resolved = time.monotonic()
+                self._mark("resolved")
             else:
                 needs_point = kind in CLICKS | DOUBLE_CLICKS | RIGHT_CLICKS | {"scroll", "save"} | TYPING
                 if needs_point and action.target is not None and (action.target.label or action.target.x is not None):
                     found = self._locate(action, frame_before, png_before, front_before)
-                    t_resolved = time.monotonic()
+                    self._mark("resolved")
                     if not found.found:
                         reason = f"target_not_resolved: {found.method}: {found.reason}"
                         self.say(f"paused: {reason}")
@@ -260,27 +265,19 @@ class X11Agent:
                     position = (int(found.x or 0), int(found.y or 0))
                 elif needs_point and action.target is not None:
                     position = locate.recorded_point(action, self.windows.size)
-                    t_resolved = time.monotonic()
+                    self._mark("resolved")
                 self._inject(kind, action, position)
         except InvalidInput as exc:
             return self._not_executed(action, f"INVALID_ACTION: {exc.message}", False, before=png_before)
-        t_injected = time.monotonic()
+        self._mark("injected")
         frame_after = self._settle(frame_before, action) if executed else frame_before
-        t_settled = time.monotonic()
+        self._mark("settled")
         front_after = self.windows.foreground()
         png_after = self.screen.encode(frame_after)
+        self._mark("encoded")
         human = self.watch.foreign_count > foreign_before
         if human:
             self.say("a person touched the mouse or keyboard during this action")
-        self.timings.append(
-            {
-                "screenshot_s": t_shot - started,
-                "resolve_s": t_resolved - t_shot,
-                "inject_s": t_injected - t_resolved,
-                "settle_s": t_settled - t_injected,
-                "after_s": time.monotonic() - t_settled,
-            }
-        )
         result = ActionResult(
             **self._ref(action),
             success=error is None,
@@ -424,6 +421,12 @@ class X11Agent:
         self.journal.done(action.action_id, action.attempt_id, result)
         self.dedup.put(action.action_id, action.attempt_id, result)
         self._send_result(result)
+        self._mark("reported")
+        ref = {"action_id": action.action_id, "attempt_id": action.attempt_id, "action_type": action.action_type}
+        self.timings.append(ref | {"step_index": action.step_index, **self._marks})
+
+    def _mark(self, name: str) -> None:
+        self._marks[name] = time.time()
 
     def _send_result(self, result: dict[str, Any]) -> None:
         for attempt in range(5):
