@@ -77,11 +77,13 @@ def record_page(t: dict[str, str], lang: str, patient: Patient, tab: str, notes:
 <textarea id="note" rows="5"></textarea>
 <div><button id="save" class="primary">{escape(t["save"])}</button></div>
 <h3>{escape(t["history"])}</h3><ul id="history">{history}</ul></section>"""
+    admin = "".join(f"<li>{escape(line)}</li>" for line in t["admin_lines"].split("|"))
     body = f"""<div class="patient"><span class="pname">{escape(patient.name)}</span>
 <span>{escape(t["born"])} {escape(patient.birth)} · {escape(patient.ipp)}</span>
 <a class="back" href="/{_q(lang)}">{escape(t["back"])}</a>
 <button id="tele">{escape(t["teleconsultation"])}</button><span id="camera"></span></div>
-<nav class="tabs" role="tablist">{tabs}</nav>{panels}{observations}"""
+<nav class="tabs" role="tablist">{tabs}</nav>{panels}{observations}
+<section class="admin"><h3>{escape(t["admin"])}</h3><ul>{admin}</ul></section>"""
     data = {
         "patient": patient.id,
         "pname": patient.name,

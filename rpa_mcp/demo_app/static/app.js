@@ -35,6 +35,14 @@
   }
   if (view !== "record") return;
 
+  // The record opens where the previous one was scrolled to (as the hospital's own software does).
+  const scrollKey = "easily-record-scroll";
+  const scrolled = Number(sessionStorage.getItem(scrollKey) || 0);
+  if (scrolled > 0) window.scrollTo(0, scrolled);
+  window.addEventListener("scroll", function () {
+    sessionStorage.setItem(scrollKey, String(Math.round(window.scrollY)));
+  }, { passive: true });
+
   const patient = body.dataset.patient;
   const names = {};
   body.dataset.tabs.split("|").forEach(function (pair) { const kv = pair.split("="); names[kv[0]] = kv[1]; });
