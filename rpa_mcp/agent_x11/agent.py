@@ -30,7 +30,7 @@ import httpx2
 import numpy as np
 
 from rpa_mcp.agent_sim.execute import CLICKS, DOUBLE_CLICKS, KEYS, NO_INPUT, RIGHT_CLICKS, SERVER_SIDE, TYPING
-from rpa_mcp.agent_sim.journal import DedupCache, Journal
+from rpa_mcp.agent_sim.journal import DedupCache, Journal, without_images
 from rpa_mcp.agent_x11 import locate
 from rpa_mcp.agent_x11.inject import Injector
 from rpa_mcp.agent_x11.screen import Screen
@@ -433,6 +433,7 @@ class X11Agent:
             ack = self._post("result", result)
             if ack is not None:
                 self.journal.reported(result["action_id"], result["attempt_id"])
+                self.dedup.put(result["action_id"], result["attempt_id"], without_images(result))
                 replay = result["replay_id"]
                 if ack.replay_state == "running":
                     self._armed[replay] = self.watch.foreign_count if not result.get("human_takeover") else 0
