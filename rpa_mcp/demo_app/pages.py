@@ -19,7 +19,7 @@ def page(title: str, body: str, *, lang: str, view: str, data: dict[str, Any] | 
 <html lang="{lang}"><head><meta charset="utf-8"><title>{escape(title)}</title>
 <link rel="stylesheet" href="/static/app.css"></head>
 <body data-view="{view}" data-lang="{lang}" {attrs}>
-<header class="bar"><span class="brand">Easily</span>
+<header class="bar"><a class="brand" href="/{_q(lang)}">Easily</a>
 <span class="where">{escape(title.split(" — ", 1)[-1])}</span></header>
 <main>{body}</main>
 <div id="toast" class="toast" role="status" aria-live="polite" hidden></div>
