@@ -320,6 +320,27 @@ class VirtualDisplay:
 
         return wait_until(check, timeout=timeout, what=what or "the foreground window")
 
+    def wait_still(self, *, quiet_s: float = 0.4, timeout: float = 30.0) -> None:
+        """Until the screen has not changed for `quiet_s` (a window finished moving, a page its layout)."""
+        import numpy as np
+
+        from rpa_mcp.agent_x11.screen import Screen
+
+        screen = Screen(self.display)
+        try:
+            frames = [screen.grab()]
+            since = [time.monotonic()]
+
+            def still() -> bool:
+                frame = screen.grab()
+                if not np.array_equal(frame, frames[-1]):
+                    frames[-1], since[-1] = frame, time.monotonic()
+                return time.monotonic() - since[-1] >= quiet_s
+
+            wait_until(still, timeout=timeout, what="the screen to stop changing", interval=0.1)
+        finally:
+            screen.close()
+
     def screenshot(self, path: Path) -> Path:
         from rpa_mcp.agent_x11.screen import Screen
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-BENCHMARKS = ("mcp", "shadow", "dialogs", "validator", "replay", "console")
+BENCHMARKS = ("mcp", "shadow", "dialogs", "validator", "replay", "console", "desktop")
 
 
 def timings(fn: Callable[[], Any], *, repeat: int, warmup: int = 2) -> list[float]:
