@@ -1,7 +1,8 @@
 """Starting a replay: workflow IR steps -> planned action rows (with their resend policy).
 
-Step params and targets may hold ``{{name}}`` placeholders, filled from the start_replay
-params. A ``{{secret:<name>}}`` placeholder (a password typed while observed, never recorded)
+Step params, targets and expected window titles may hold ``{{name}}`` placeholders, filled
+from the start_replay params (a title never takes a secret: titles are shown and logged).
+A ``{{secret:<name>}}`` placeholder (a password typed while observed, never recorded)
 must be given: a replay without it is refused, naming the parameter (``secret:mot_de_passe``).
 So must every parameter the workflow declares (``parameters: [{name, type, required}]``), with
 a value of its type; a value for a parameter it does not declare is refused too.
@@ -58,8 +59,8 @@ class Planning(ReplayCore):
                     "target": target,
                     "params": step_params,
                     "expected": {
-                        "window_before": step_d.get("expected_window_before"),
-                        "window_after": step_d.get("expected_window_after"),
+                        "window_before": _title(step_d.get("expected_window_before"), params or {}),
+                        "window_after": _title(step_d.get("expected_window_after"), params or {}),
                         "text": (step_d.get("expected") or {}).get("text"),
                         "expected_modals": step_d.get("expected_modals") or [],
                         "wait_after_ms": step_d.get("wait_after_ms") or 0,
@@ -194,6 +195,12 @@ def _secret_placeholders(value: Any) -> list[str]:
     if isinstance(value, list):
         return [name for v in value for name in _secret_placeholders(v)]
     return []
+
+
+def _title(title: Any, values: Mapping[str, Any]) -> Any:
+    """An expected window title with its public placeholders filled (the record of the patient replayed)."""
+    public = {k: v for k, v in values.items() if not str(k).startswith("secret:")}
+    return _substitute({"title": title}, public)["title"] if isinstance(title, str) else title
 
 
 def _substitute(params: dict[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
