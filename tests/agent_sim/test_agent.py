@@ -376,3 +376,10 @@ async def test_the_agent_says_in_plain_words_what_it_does(harness: Harness, capl
     assert any(line.startswith("received step 1: click 'Imagerie'") for line in said)
     assert any(line.startswith("executed step 1: click 'Imagerie'") for line in said)
     assert any(line.startswith("reported a success of step 1") and line.endswith(": accepted") for line in said)
+
+
+async def test_a_wait_is_carried_out_and_reported_executed(harness: Harness) -> None:
+    action_id = harness.server.enqueue("wait", params={"duration_ms": 1}, idempotent=True)
+    await harness.agent().poll_once()
+    result = harness.server.results[action_id]
+    assert (result["success"], result["executed"]) == (True, True)  # done, though no input was injected

@@ -89,6 +89,7 @@ class AnyReplica(httpx2.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         candidates = self.cluster.live() or self.cluster.replicas
         order = self.cluster.rng.sample(candidates, len(candidates))
+        request.headers["host"] = f"127.0.0.1:{self.cluster.public_port}"  # the public name, as a balancer forwards it
         for i, replica in enumerate(order):
             request.url = request.url.copy_with(port=replica.port)
             try:
