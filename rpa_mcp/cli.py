@@ -368,7 +368,9 @@ def _main(argv: list[str]) -> int:
     bench = sub.add_parser(
         "bench",
         help="run benchmarks (medians and ratios)",
-        description=f"Benchmarks, measured within one run: {', '.join(BENCHMARKS)}.",
+        description="Benchmarks: medians and ratios measured within one run (compare within a run, not across).",
+        epilog="benchmarks:\n" + "\n".join(f"  {name:<13} {what}" for name, what in BENCHMARKS.items()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     bench.add_argument(
         "names",

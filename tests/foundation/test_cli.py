@@ -94,13 +94,24 @@ def test_a_refused_start_is_one_line_and_a_non_zero_exit(tmp_path, monkeypatch, 
     assert "Traceback" not in captured.err
 
 
-def test_bench_names_its_benchmarks_and_refuses_an_unknown_one(capsys):
+def test_bench_help_lists_every_benchmark_with_what_it_measures(capsys):
     from rpa_mcp.bench import BENCHMARKS
 
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as exited:
         main(["bench", "--help"])
+    assert exited.value.code == 0
     helped = capsys.readouterr().out
-    assert all(name in helped for name in BENCHMARKS)
+    assert len(BENCHMARKS) >= 10
+    for name, what in BENCHMARKS.items():
+        line = next((line for line in helped.splitlines() if line.split()[:1] == [name]), None)
+        assert line is not None, f"{name} has no line of its own in bench --help"
+        assert what in line and len(what.split()) >= 4
+
+
+def test_bench_refuses_an_unknown_name_in_one_line_naming_the_valid_ones(capsys):
+    from rpa_mcp.bench import BENCHMARKS
+
     assert main(["bench", "nope"]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "unknown benchmark nope" in err and "replay" in err
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and "unknown benchmark nope" in captured.err
+    assert all(name in captured.err for name in BENCHMARKS)
