@@ -1,7 +1,8 @@
 """The reference desktop agent: long-polls the server, executes each action exactly once on a
-virtual desktop, reports with evidence, and can inject every fault of SPEC §4.1 on demand.
+virtual desktop, reports with evidence, and can inject every transport fault on demand (`faults.py`).
 
-Client states (SPEC §4.1): POLLING → RECEIVED → DEDUP → EXECUTING → REPORTING → ACKED.
+Client states (the agent algorithm of docs/replay-wire-contract.md):
+POLLING → RECEIVED → DEDUP → EXECUTING → REPORTING → ACKED.
 
 - journal first: an attempt is written RECEIVED before anything else, STARTED before the first
   input, DONE with its result after; the result stays in the journal (the outbox) until the
@@ -455,7 +456,7 @@ class ReferenceAgent:
 
     # --- shadow ------------------------------------------------------------------------------
     async def stream_demonstration(self, events: Iterable[dict[str, Any]]) -> list[int]:
-        """POST shadow events (SPEC §3.1) one by one; returns the HTTP statuses."""
+        """POST shadow events (docs/concepts/shadow.md) one by one; returns the HTTP statuses."""
         statuses = []
         for event in events:
             body = {"machine_id": self.machine_id} | event

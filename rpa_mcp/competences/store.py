@@ -1,6 +1,6 @@
 """CompetenceStore: versioned YAML files under <data_dir>/competences/{candidate,validated}/.
 
-Layout and rules (SPEC §3.4):
+Layout and rules (docs/concepts/shadow.md, persist):
 - `<slug>.yaml` is the current version; saving an existing name first keeps the current
   one as `<slug>.v<N>.yaml`, then replaces `<slug>.yaml` atomically. Nothing that holds a
   version is ever overwritten.
