@@ -115,3 +115,21 @@ def test_bench_refuses_an_unknown_name_in_one_line_naming_the_valid_ones(capsys)
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1 and "unknown benchmark nope" in captured.err
     assert all(name in captured.err for name in BENCHMARKS)
+
+
+def test_the_readme_names_every_command_and_every_benchmark(capsys):
+    import re
+    from pathlib import Path
+
+    from rpa_mcp.bench import BENCHMARKS
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    commands = re.search(r"\{([a-z0-9,-]+)\}", capsys.readouterr().out)
+    assert commands is not None
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    table = [line for line in readme.splitlines() if line.startswith("| `rpa-mcp ")]
+    named = {line.split("`rpa-mcp ")[1].split()[0].strip("`") for line in table}
+    assert set(commands.group(1).split(",")) - named == set()
+    bench_row = next(line for line in table if line.startswith("| `rpa-mcp bench"))
+    assert [name for name in BENCHMARKS if f"`{name}`" not in bench_row] == []
