@@ -399,9 +399,10 @@ class ReferenceAgent:
         self.journal.reported(action_id, attempt_id)
         self.events.append((f"report_{ack.status}", f"{action_id}:{attempt_id}"))
         logger.info(
-            "reported %s of step %d (action %s, attempt %s): %s",
+            "reported %s of %s%s (action %s, attempt %s): %s",
             "a success" if result.get("success") else "a failure" if result.get("executed", True) else "no execution",
-            step + 1,
+            step_label(step),
+            f" ({result['error']})" if result.get("error") else "",
             action_id,
             attempt_id,
             ack.status,
@@ -490,7 +491,7 @@ class ReferenceAgent:
     def _event(self, name: str, action: NextAction) -> None:
         self.events.append((name, f"{action.action_id}:{action.attempt_id}"))
         label = action.target.label if action.target is not None and action.target.label else None
-        step = f"step {action.step_index + 1}" + (f"/{action.steps_total}" if action.steps_total else "")
+        step = step_label(action.step_index, action.steps_total)
         what = f"{action.action_type}{f' {label!r}' if label else ''}"
         if "_ack_" in name:  # receipt_ack_accepted, start_ack_duplicate, ...
             kind, _, status = name.partition("_ack_")
@@ -509,6 +510,12 @@ class ReferenceAgent:
                 "attempt_id": action.attempt_id,
             },
         )
+
+
+def step_label(step_index: int, steps_total: int = 0) -> str:
+    """`step 3/6` as people count steps: NextAction.step_index counts from 1 (0 when not given)."""
+    number = str(step_index) if step_index > 0 else "?"
+    return f"step {number}" + (f"/{steps_total}" if steps_total else "")
 
 
 def _b64(data: bytes) -> str:
