@@ -102,6 +102,15 @@ class Approvals:
             if got is not None:
                 out["steps"] = got["workflow"].get("steps") or []
                 out["steps_title"] = "Steps that will be removed"
+        elif view.operation == "persist_competence":
+            new = await self._built_steps(args)
+            if new is not None and details.get("replaces_version"):
+                current = await self._candidate(person, str(args.get("name")), "candidate")
+                old = (current or {}).get("workflow", {}).get("steps") or []
+                out["changes"] = compare_steps(old, new)
+            elif new is not None:
+                out["steps"] = new
+                out["steps_title"] = "Steps that will be saved"
         elif view.operation == "promote_competence":
             candidate = await self._candidate(person, str(args.get("name")), "candidate")
             validated = await self._candidate(person, str(args.get("name")), "validated")
@@ -109,6 +118,21 @@ class Approvals:
                 old = (validated or {}).get("workflow", {}).get("steps") or []
                 out["changes"] = compare_steps(old, candidate["workflow"].get("steps") or [])
         return out
+
+    async def _built_steps(self, args: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """The steps a persist would save, built from the session now (building saves nothing)."""
+        shadow = self.base.services.shadow
+        session_id, name, domain = (
+            str(args.get("session_id")),
+            str(args.get("name")),
+            str(args.get("domain", "generic")),
+        )
+        try:
+            built = await anyio.to_thread.run_sync(shadow.build, session_id, name, domain)
+        except RpaError:
+            return None
+        steps = (built.get("workflow_ir") or {}).get("steps")
+        return list(steps) if isinstance(steps, list) else None
 
     async def _candidate(self, person: Person, name: str, status: str) -> dict[str, Any] | None:
         try:
