@@ -158,6 +158,7 @@ def build_services(
             approval_modes=dict(settings.approval_modes),
             approval_base_url=public_base_url(settings),
             audit=audit,
+            changed=notifier.resource_updated,
         ),
         competences=(
             DbCompetenceStore(db, clock, root=settings.data_dir / "competences")  # shared by the replicas

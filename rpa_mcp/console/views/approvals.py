@@ -16,9 +16,10 @@ import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import Response
 
+from rpa_mcp.confirmation.service import APPROVALS_URI
 from rpa_mcp.console.base import APPROVER_ROLES, ConsoleBase, Person, guard
 from rpa_mcp.console.compare import compare_steps
-from rpa_mcp.console.live import POLL_S, ChangeFeed, Patch, sse_stream
+from rpa_mcp.console.live import ChangeFeed, Patch, sse_stream
 from rpa_mcp.errors import RpaError
 from rpa_mcp.ops.redaction import redact
 from rpa_mcp.store.console import ProposalTokens
@@ -39,7 +40,7 @@ class Approvals:
         return self.base.page(request, "approvals.html", person=person, views=views)
 
     async def live(self, request: Request) -> Response:
-        """The pending list, re-read every few seconds and pushed when it changed."""
+        """The pending list, pushed when a request starts or stops waiting for a person."""
         person = guard(self.base, request, APPROVER_ROLES)
         if isinstance(person, Response):
             return person
@@ -60,10 +61,9 @@ class Approvals:
         return sse_stream(
             request,
             self.feed,
-            (),
+            (APPROVALS_URI,),
             render,
             still_allowed=lambda: self.base.sessions.get(person.session_id) is not None,
-            poll_s=POLL_S,
         )
 
     def _view(self, jti: str) -> Any:
