@@ -1,4 +1,4 @@
-"""A provider-agnostic agent loop over `rpa_mcp.functions` (SPEC §8).
+"""A provider-agnostic agent loop over `rpa_mcp.functions` (function calling).
 
 The model is any async callable `llm(messages, tools) -> LlmTurn`: it returns either tool
 calls (`LlmTurn(tool_calls=[ToolCall(id, name, arguments)])`) or a final answer

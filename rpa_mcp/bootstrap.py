@@ -127,6 +127,13 @@ def build_services(
     )
     validator = build_validator(settings, ocr, dialogs)
     frames, image_work = FrameCache(settings.frame_cache_bytes), ImageWork(settings.image_work_slots)
+    competences: Competences
+    if shared_db:
+        competences = DbCompetenceStore(db, clock, root=settings.data_dir / "competences")  # shared by the replicas
+    else:
+        files = CompetenceStore(settings.data_dir / "competences", clock)
+        files.create_folders()  # where people find, and may drop, the competences' YAML files
+        competences = files
     vlm = vlm or NoVlmLocator()
     server_actions = server_actions or NoServerActionRunner()
     return Services(
@@ -160,11 +167,7 @@ def build_services(
             audit=audit,
             changed=notifier.resource_updated,
         ),
-        competences=(
-            DbCompetenceStore(db, clock, root=settings.data_dir / "competences")  # shared by the replicas
-            if shared_db
-            else CompetenceStore(settings.data_dir / "competences", clock)
-        ),
+        competences=competences,
         traces=traces,
         shadow=ShadowService(
             traces,

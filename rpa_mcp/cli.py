@@ -1,4 +1,9 @@
-"""`rpa-mcp serve | token | audit verify | db | competences | catalog check | bench | agent-sim | agent-x11 | demo`."""
+"""`rpa-mcp serve | token | audit verify | db | competences | catalog check | bench | agent-sim | agent-x11 | demo`.
+
+Every error a person can meet here is one line on stderr and a non-zero exit status (2 for
+a usage or configuration problem, 1 for a failed check); a traceback only with
+`RPA_LOG_LEVEL=DEBUG`, for a bug.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +11,24 @@ import argparse
 import importlib
 import json
 import logging
+import os
+import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from rpa_mcp import __version__
+from rpa_mcp.errors import RpaError
 from rpa_mcp.settings import Settings
+
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+
+class CliError(Exception):
+    """A problem the person can fix, said in one line."""
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -21,32 +38,58 @@ def _settings(args: argparse.Namespace) -> Settings:
     return Settings(**overrides)
 
 
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on host:port, or a CliError saying why not (a busy port, say)."""
+    sock: socket.socket | None = None
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        sock = socket.socket(family, kind, proto)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as exc:
+        if sock is not None:
+            sock.close()
+        reason = "the port is already in use" if exc.errno == 98 else exc.strerror or str(exc)
+        raise CliError(
+            f"cannot listen on {host}:{port}: {reason} (stop the other server, or choose another with --port)"
+        ) from exc
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from rpa_mcp.auth.keys import key_source
     from rpa_mcp.bootstrap import build_services, public_base_url
     from rpa_mcp.entrypoints.app import create_app
 
     settings = _settings(args)
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     services = build_services(settings)
-    app = create_app(settings, services=services)
-    base = public_base_url(settings)
+    app = create_app(settings, services=services)  # refuses to start before anything is printed
+    sock = bind(settings.host, settings.port)
+    port = sock.getsockname()[1]
+    actual = settings if port == settings.port else settings.model_copy(update={"port": port})
     # The operator token goes to a person's terminal only: when the output is redirected (a log file,
     # a service manager's journal), none is minted or printed.
     on_terminal = sys.stdout.isatty() and not settings.auth_disabled
     token = services.access_tokens.mint("operator", ["operator"], ttl_s=12 * 3600) if on_terminal else None
-    print(_banner(base, token, settings), flush=True)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
+    keys = services.access_tokens.keys
+    print(_banner(public_base_url(actual), token, actual, key_source(settings, keys)), flush=True)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    server.run(sockets=[sock])
     return 0
 
 
-def _banner(base: str, token: str | None, settings: Settings) -> str:
+def _banner(base: str, token: str | None, settings: Settings, key: str) -> str:
     url = f"{base}/mcp"
     if token is None:
         auth = "DISABLED (local development)" if settings.auth_disabled else "bearer tokens"
         return f"""rpa-mcp {__version__} — MCP endpoint: {url}
 data dir: {settings.data_dir.resolve()}   auth: {auth}
+signing key: {key}
 The operator token is printed on a terminal only (this output is not one, and may be a log).
 Mint a token: rpa-mcp token --sub <name> --role operator   (client set-up: docs/clients.md)
 """
@@ -69,6 +112,7 @@ Mint a token: rpa-mcp token --sub <name> --role operator   (client set-up: docs/
     )
     return f"""rpa-mcp {__version__} — MCP endpoint: {url}
 data dir: {settings.data_dir.resolve()}   auth: {auth}
+signing key: {key}
 
 Operator token:
 {token}
@@ -86,24 +130,29 @@ npx @modelcontextprotocol/inspector --cli {url} --transport http \\
 
 
 def cmd_token(args: argparse.Namespace) -> int:
-    from rpa_mcp.auth.keys import load_signing_keys
+    from rpa_mcp.auth.keys import key_source, load_signing_keys
     from rpa_mcp.auth.tokens import AccessTokens
 
     settings = Settings()
+    keys = load_signing_keys(settings, create=args.init)
     tokens = AccessTokens(
-        load_signing_keys(settings),
+        keys,
         issuer=settings.jwt_issuer,
         audience=settings.jwt_audience,
         max_ttl_s=settings.access_token_max_ttl_s,
     )
     if args.machine and "agent" not in args.role:
-        print("error: --machine binds an agent token to workstations; add --role agent", file=sys.stderr)
-        return 2
+        raise CliError("--machine binds an agent token to workstations; add --role agent")
     try:
-        print(tokens.mint(args.sub, args.role, ttl_s=args.ttl, machines=args.machine or None))
+        token = tokens.mint(args.sub, args.role, ttl_s=args.ttl, machines=args.machine or None)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        raise CliError(str(exc)) from exc
+    print(
+        f"rpa-mcp token: data folder {settings.data_dir.resolve()}, signing key {key_source(settings, keys)}; "
+        "the server must use the same key",
+        file=sys.stderr,
+    )
+    print(token)
     return 0
 
 
@@ -216,9 +265,15 @@ def cmd_catalog(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from rpa_mcp.bench import run_benchmarks
+    from rpa_mcp.bench import BENCHMARKS, run_benchmarks
 
-    return run_benchmarks(args.names, args.rest)
+    unknown = [n for n in args.names if n not in BENCHMARKS]
+    if unknown:
+        raise CliError(f"unknown benchmark {', '.join(unknown)}; the benchmarks are {', '.join(BENCHMARKS)}")
+    try:
+        return run_benchmarks(args.names, args.rest)
+    except FileNotFoundError as exc:
+        raise CliError(f"a benchmark needs data that is not here: {exc}") from exc
 
 
 def _delegate(module_name: str) -> int:
@@ -228,7 +283,37 @@ def _delegate(module_name: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """The command line; every error a person can fix is one line on stderr and a non-zero status."""
+    return _guarded(lambda: _main(list(sys.argv[1:] if argv is None else argv)))
+
+
+def _guarded(run: Callable[[], int]) -> int:
+    try:
+        return run()
+    except KeyboardInterrupt:
+        return 130
+    except CliError as exc:
+        return _fail(str(exc))
+    except RpaError as exc:
+        return _fail(exc.message)
+    except ValidationError as exc:  # a setting read from the environment (RPA_...) is invalid
+        err = exc.errors(include_url=False)[0]
+        name = "RPA_" + str(err["loc"][0]).upper() if err["loc"] else "a setting"
+        return _fail(f"{name}: {err['msg']} (see docs/reference/settings.md)")
+    except Exception as exc:
+        if os.environ.get("RPA_LOG_LEVEL", "").upper() == "DEBUG":
+            raise
+        return _fail(f"unexpected {type(exc).__name__}: {exc} (set RPA_LOG_LEVEL=DEBUG for the traceback)")
+
+
+def _fail(message: str) -> int:
+    print(f"rpa-mcp: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _main(argv: list[str]) -> int:
+    from rpa_mcp.bench import BENCHMARKS
+
     if argv and argv[0] == "agent-sim":
         return int(importlib.import_module("rpa_mcp.agent_sim.cli").main(argv[1:]))
     if argv and argv[0] == "agent-x11":
@@ -253,6 +338,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="MACHINE_ID",
         help="bind an agent token to this workstation (repeatable): it then acts for these machines only",
     )
+    token.add_argument(
+        "--init",
+        action="store_true",
+        help="create the signing key in the data folder if there is none (otherwise a missing key is an error)",
+    )
     token.set_defaults(fn=cmd_token)
     audit = sub.add_parser("audit", help="audit log tools")
     audit.add_argument("action", choices=["verify"])
@@ -275,8 +365,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     catalog = sub.add_parser("catalog", help="catalog tools")
     catalog.add_argument("action", choices=["check"])
     catalog.set_defaults(fn=cmd_catalog)
-    bench = sub.add_parser("bench", help="run benchmarks (medians and ratios)")
-    bench.add_argument("names", nargs="*", help="benchmarks to run (default: all)")
+    bench = sub.add_parser(
+        "bench",
+        help="run benchmarks (medians and ratios)",
+        description="Benchmarks: medians and ratios measured within one run (compare within a run, not across).",
+        epilog="benchmarks:\n" + "\n".join(f"  {name:<13} {what}" for name, what in BENCHMARKS.items()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    bench.add_argument(
+        "names",
+        nargs="*",
+        metavar="NAME",
+        help=f"one of {', '.join(BENCHMARKS)} (default: all)",
+    )
     bench.add_argument("--rest", nargs=argparse.REMAINDER, default=[], help="arguments passed to each benchmark")
     bench.set_defaults(fn=cmd_bench)
     sub.add_parser("agent-sim", help="run the reference desktop agent (see rpa-mcp agent-sim --help)")

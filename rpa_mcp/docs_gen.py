@@ -6,6 +6,8 @@
                              competence), the resources and the prompts;
 - docs/reference/settings.md every field of `rpa_mcp.settings.Settings` (env `RPA_<NAME>`);
 - docs/reference/errors.md   every class of `rpa_mcp.errors.all_error_classes()`;
+- docs/reference/openapi.json the OpenAPI 3.1 document of the REST API (`openapi_document()`),
+                             exactly what `GET /api/v1/openapi.json` serves;
 - docs/schemas/*.schema.json the JSON Schemas of the desktop agent's wire (`agent_wire_schemas()`).
 
 The output is deterministic (no dates, registry order), so a test can compare the committed
@@ -267,6 +269,13 @@ def _import_all() -> None:
             importlib.import_module(info.name)
 
 
+def render_openapi() -> str:
+    from rpa_mcp.entrypoints.openapi import openapi_document
+    from rpa_mcp.ops import build_registry
+
+    return json.dumps(openapi_document(build_registry()), indent=2, ensure_ascii=False) + "\n"
+
+
 def agent_wire_schemas() -> dict[str, dict[str, Any]]:
     """The JSON Schemas of everything the desktop agent sends and receives (file name -> schema).
 
@@ -296,6 +305,7 @@ def render_all() -> dict[str, str]:
         "reference/tools.md": render_tools(),
         "reference/settings.md": render_settings(),
         "reference/errors.md": render_errors(),
+        "reference/openapi.json": render_openapi(),
     }
     for name, schema in agent_wire_schemas().items():
         pages[f"schemas/{name}"] = json.dumps(schema, indent=2, ensure_ascii=False) + "\n"

@@ -11,6 +11,7 @@ and tests depend on them); `retryable` says whether the same request may succeed
     │   ├── PayloadTooLarge           payload-too-large               413
     │   └── ImageRejected             image-rejected                  422
     ├── NotFound                      not-found                       404
+    ├── MethodNotAllowed              method-not-allowed              405
     ├── Conflict                      conflict                        409
     ├── PreconditionFailed            precondition-failed             409
     ├── Unauthenticated               unauthenticated                 401
@@ -89,6 +90,13 @@ class NotFound(RpaError):
 
     code = "not-found"
     http_status = 404
+
+
+class MethodNotAllowed(RpaError):
+    """The path exists but not with this HTTP method; `details['allowed']` lists the methods it takes."""
+
+    code = "method-not-allowed"
+    http_status = 405
 
 
 class Conflict(RpaError):
@@ -196,7 +204,7 @@ class Unavailable(RpaError):
 
 
 class ConfigurationError(RpaError):
-    """A setting or the data folder is unusable (a short or unreadable signing key, ...): the message says which."""
+    """A setting or the data folder is unusable (a short signing key, no key in the folder...): see the message."""
 
     code = "configuration-invalid"
     http_status = 500

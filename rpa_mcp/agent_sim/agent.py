@@ -1,7 +1,8 @@
 """The reference desktop agent: long-polls the server, executes each action exactly once on a
-virtual desktop, reports with evidence, and can inject every fault of SPEC §4.1 on demand.
+virtual desktop, reports with evidence, and can inject every transport fault on demand (`faults.py`).
 
-Client states (SPEC §4.1): POLLING → RECEIVED → DEDUP → EXECUTING → REPORTING → ACKED.
+Client states (the agent algorithm of docs/replay-wire-contract.md):
+POLLING → RECEIVED → DEDUP → EXECUTING → REPORTING → ACKED.
 
 - journal first: an attempt is written RECEIVED before anything else, STARTED before the first
   input, DONE with its result after; the result stays in the journal (the outbox) until the
@@ -112,6 +113,7 @@ class ReferenceAgent:
         self._fault_ctx: dict[str, tuple[int, int, str]] = {}
         self._offset = 0.0  # server clock - agent clock, from the last NextAction
         self._human_at_receipt = desktop.human_input_count()
+        self._connected = False
 
     @property
     def v2(self) -> bool:
@@ -126,30 +128,54 @@ class ReferenceAgent:
             try:
                 action = await self.poll_once()
             except httpx2.TransportError as exc:
-                logger.warning("agent_poll_failed", extra={"error": str(exc), "machine_id": self.machine_id})
+                logger.warning(
+                    "cannot reach %s (%s); trying again in %.1f s",
+                    self.client.base_url,
+                    exc or type(exc).__name__,
+                    backoff,
+                    extra={"event": "agent_poll_failed", "machine_id": self.machine_id},
+                )
+                self._connected = False
                 await self.sleep(backoff)
                 backoff = min(backoff * 2, 10.0)
                 continue
             backoff = 0.5
             if action is not None:
                 handled += 1
+                logger.info("waiting for the next action", extra={"event": "agent_polling"})
             elif self.poll_wait_s < 1.0:  # a short poll came back empty: do not spin
                 await self.sleep(1.0)
 
     async def poll_once(self) -> NextAction | None:
         """Re-send unacknowledged results, then one long poll; handle the action if one came."""
         await self.flush_outbox()
+        wait = self.poll_wait_s if self._connected else 0.0  # the first poll answers at once: connected or not
         response = await self.client.get(
             NEXT_PATH,
-            params={"machine_id": self.machine_id, "wait": self.poll_wait_s},
+            params={"machine_id": self.machine_id, "wait": wait},
             headers=self.headers,
-            timeout=self.poll_wait_s + 15.0,
+            timeout=wait + 15.0,
         )
         _raise_for_auth(response)
+        if not self._connected:
+            self._connected = True
+            logger.info(
+                "connected to %s as machine %s (protocol v%d): waiting for actions (long poll of %.0f s)",
+                self.client.base_url,
+                self.machine_id,
+                self.protocol_version,
+                self.poll_wait_s,
+                extra={"event": "agent_connected", "machine_id": self.machine_id},
+            )
         if response.status_code == 204:
             return None
         if response.status_code >= 400:
-            logger.warning("agent_poll_refused", extra={"status": response.status_code, "body": response.text[:300]})
+            logger.warning(
+                "the server refused the poll (HTTP %d): %s",
+                response.status_code,
+                response.text[:300],
+                extra={"event": "agent_poll_refused"},
+            )
             await self.sleep(1.0)
             return None
         action = NextAction.model_validate(response.json())
@@ -372,6 +398,16 @@ class ReferenceAgent:
             return  # not answered: stays in the outbox
         self.journal.reported(action_id, attempt_id)
         self.events.append((f"report_{ack.status}", f"{action_id}:{attempt_id}"))
+        logger.info(
+            "reported %s of %s%s (action %s, attempt %s): %s",
+            "a success" if result.get("success") else "a failure" if result.get("executed", True) else "no execution",
+            step_label(step),
+            f" ({result['error']})" if result.get("error") else "",
+            action_id,
+            attempt_id,
+            ack.status,
+            extra={"event": f"agent_report_{ack.status}", "action_id": action_id, "attempt_id": attempt_id},
+        )
         if take("duplicate_report") is not None:
             await self._post(RESULT_PATH, result)
             self.events.append(("report_duplicated", f"{action_id}:{attempt_id}"))
@@ -395,13 +431,21 @@ class ReferenceAgent:
         try:
             response = await self.client.post(path, json=body, headers=self.headers)
         except httpx2.TransportError as exc:
-            logger.warning("agent_post_failed", extra={"path": path, "error": str(exc)})
+            logger.warning(
+                "could not send %s (%s); it is sent again later", path, exc, extra={"event": "agent_post_failed"}
+            )
             return None
         _raise_for_auth(response)
         if response.status_code in (408, 429) or response.status_code >= 500:
             return None
         if response.status_code >= 400:  # our message is wrong: retrying cannot help
-            logger.error("agent_post_rejected", extra={"path": path, "status": response.status_code})
+            logger.error(
+                "the server refused %s (HTTP %d): %s",
+                path,
+                response.status_code,
+                response.text[:200],
+                extra={"event": "agent_post_rejected"},
+            )
             return ReportAck(status="unknown", reason=f"HTTP {response.status_code}: {response.text[:200]}")
         try:
             data = response.json()
@@ -413,7 +457,7 @@ class ReferenceAgent:
 
     # --- shadow ------------------------------------------------------------------------------
     async def stream_demonstration(self, events: Iterable[dict[str, Any]]) -> list[int]:
-        """POST shadow events (SPEC §3.1) one by one; returns the HTTP statuses."""
+        """POST shadow events (docs/concepts/shadow.md) one by one; returns the HTTP statuses."""
         statuses = []
         for event in events:
             body = {"machine_id": self.machine_id} | event
@@ -446,10 +490,32 @@ class ReferenceAgent:
 
     def _event(self, name: str, action: NextAction) -> None:
         self.events.append((name, f"{action.action_id}:{action.attempt_id}"))
+        label = action.target.label if action.target is not None and action.target.label else None
+        step = step_label(action.step_index, action.steps_total)
+        what = f"{action.action_type}{f' {label!r}' if label else ''}"
+        if "_ack_" in name:  # receipt_ack_accepted, start_ack_duplicate, ...
+            kind, _, status = name.partition("_ack_")
+            said = f"{kind} acknowledged for {step}: {status}"
+        else:
+            said = f"{name.replace('_', ' ')} {step}: {what}"
         logger.info(
-            "agent_" + name,
-            extra={"replay_id": action.replay_id, "action_id": action.action_id, "attempt_id": action.attempt_id},
+            "%s (action %s, attempt %s)",
+            said,
+            action.action_id,
+            action.attempt_id,
+            extra={
+                "event": "agent_" + name,
+                "replay_id": action.replay_id,
+                "action_id": action.action_id,
+                "attempt_id": action.attempt_id,
+            },
         )
+
+
+def step_label(step_index: int, steps_total: int = 0) -> str:
+    """`step 3/6` as people count steps: NextAction.step_index counts from 1 (0 when not given)."""
+    number = str(step_index) if step_index > 0 else "?"
+    return f"step {number}" + (f"/{steps_total}" if steps_total else "")
 
 
 def _b64(data: bytes) -> str:

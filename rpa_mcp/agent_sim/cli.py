@@ -3,8 +3,10 @@
     rpa-mcp agent-sim --url http://127.0.0.1:8765 --token T --machine-id M --desktop incident \\
         [--v1] [--faults "lose_report@2;die_mid_action@3"] [--start-screen pacs]
 
-The token defaults to the `api_token` setting (RPA_API_TOKEN). A simulated crash (fault) ends
-the process with status 3 unless `--restart-on-crash N` restarts the agent on the same journal.
+The token defaults to the `api_token` setting (RPA_API_TOKEN); an agent token is minted with
+`rpa-mcp token --sub NAME --role agent` in the server's folder. The agent says on stderr what it
+does (connected, waiting, received, executed, reported). A simulated crash (fault) ends the
+process with status 3 unless `--restart-on-crash N` restarts the agent on the same journal.
 """
 
 from __future__ import annotations
@@ -63,13 +65,25 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr, format="%(asctime)s %(message)s")
+    logging.getLogger("httpx2").setLevel(logging.WARNING)  # one line per request would drown what the agent does
     try:
         return anyio.run(_run, args)
     except KeyboardInterrupt:
         return 0
     except RpaError as exc:
-        print(f"agent-sim: {exc.code}: {exc.message}", file=sys.stderr)
+        print(f"agent-sim: {exc.code}: {exc.message}{_hint(exc)}", file=sys.stderr)
         return EXIT_REFUSED
+
+
+def _hint(exc: RpaError) -> str:
+    if exc.code == "unauthenticated":
+        return (
+            "; pass --token with an agent token (rpa-mcp token --sub NAME --role agent, run in the server's "
+            "folder) or set RPA_API_TOKEN as the server has it"
+        )
+    if exc.code == "forbidden":
+        return "; the token needs the role agent (rpa-mcp token --sub NAME --role agent)"
+    return ""
 
 
 async def _run(args: argparse.Namespace) -> int:
@@ -107,7 +121,7 @@ async def _run(args: argparse.Namespace) -> int:
                     break
                 restarts -= 1
             except RpaError as exc:  # refused by the server (token, role): retrying cannot help
-                print(f"agent-sim: {exc.code}: {exc.message}", file=sys.stderr)
+                print(f"agent-sim: {exc.code}: {exc.message}{_hint(exc)}", file=sys.stderr)
                 status = EXIT_REFUSED
                 break
             except ValidationError as exc:  # the server's answer does not follow rpa_mcp.replay.wire

@@ -1,4 +1,5 @@
-"""Fault injection for the reference agent (the fault matrix of SPEC §4.1, agent side).
+"""Fault injection for the reference agent (the agent side of the transport faults: lost,
+delayed or duplicated reports, crashes mid-action, clock skew; see docs/replay-wire-contract.md).
 
 A `FaultPlan` holds `Fault`s; each names a kind, which received action it hits (`at` = the
 n-th action this agent received, 1-based; or `step` = `NextAction.step_index`; or

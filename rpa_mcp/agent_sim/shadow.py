@@ -1,4 +1,4 @@
-"""Recording a person's demonstration on the virtual desktop as shadow events (SPEC §3.1).
+"""Recording a person's demonstration on the virtual desktop as shadow events (docs/concepts/shadow.md).
 
 `DemoRecorder` plays the person: each gesture is applied to the desktop as human input and
 turned into the events a real agent would stream — a `focus` event when the foreground

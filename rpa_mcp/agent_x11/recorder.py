@@ -1,4 +1,4 @@
-"""`rpa-mcp agent-x11 record`: a person's real input streamed as shadow events (SPEC §3.1).
+"""`rpa-mcp agent-x11 record`: a person's real input streamed as shadow events (docs/concepts/shadow.md).
 
 Input comes from the RECORD extension (every key, button and motion the X server processes),
 the window in front from EWMH, element name and role from AT-SPI where the application

@@ -16,18 +16,19 @@ from typing import Any
 
 from rpa_mcp.screens.truth import ScreenSet
 
-BENCHMARKS = (
-    "mcp",
-    "shadow",
-    "dialogs",
-    "validator",
-    "replay",
-    "console",
-    "replicas",
-    "hardening",
-    "segmentation",
-    "desktop",
-)
+BENCHMARKS: dict[str, str] = {
+    "mcp": "MCP tool-call overhead against a bare SDK server (ratio; sequential, 8 concurrent)",
+    "shadow": "event ingestion throughput and get_understanding latency on a 500-event session",
+    "dialogs": "dialog classifier and resolver on the committed screens: accuracy, box IoU, latency",
+    "validator": "latency of each post-action checker on 1920x1080 frames, verdict accuracy on the pairs",
+    "replay": "dispatch latency with the long poll, server overhead per step, target-memory lookups",
+    "console": "replay timeline page in Chromium: page weight, first render, report-to-screen delay",
+    "replicas": "replay transport on SQLite and on PostgreSQL with one and three replicas",
+    "hardening": "memory under near-limit images, /healthz latency under hostile input, ingest throughput",
+    "segmentation": "proposed steps against the labelled demonstrations: precision, recall",
+    "desktop": "the replay loop on a real (virtual) X11 desktop: screenshot cost, click-to-click time",
+}
+"""Every benchmark by name, with what it measures in a few words (`rpa-mcp bench --help` lists them)."""
 
 
 def timings(fn: Callable[[], Any], *, repeat: int, warmup: int = 2) -> list[float]:
@@ -75,7 +76,7 @@ def run_benchmarks(names: Sequence[str], argv: Sequence[str]) -> int:
     chosen = list(names) or list(BENCHMARKS)
     unknown = [n for n in chosen if n not in BENCHMARKS]
     if unknown:
-        print(f"unknown benchmark(s) {unknown}; known: {', '.join(BENCHMARKS)}", file=sys.stderr)
+        print(f"unknown benchmark {', '.join(unknown)}; the benchmarks are {', '.join(BENCHMARKS)}", file=sys.stderr)
         return 2
     for name in chosen:
         module = importlib.import_module(f"rpa_mcp.bench.{name}")

@@ -1,6 +1,6 @@
 """`rpa-mcp bench replay`: dispatch latency with the long poll, server overhead per step, memory lookups.
 
-Targets (SPEC §11): dispatch latency (action ready -> agent has it) well under 100 ms with long
+Targets: dispatch latency (action ready -> agent has it) well under 100 ms with long
 polling; validator overhead over a 46-step workflow <= 11 s in total; memory lookup < 10 ms.
 
 Dispatch latency is measured twice: at the service level (in process), and over real HTTP on

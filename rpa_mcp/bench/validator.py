@@ -1,6 +1,6 @@
 """`rpa-mcp bench validator`: per-checker latency on 1920x1080 frames, verdict accuracy on the fixture pairs.
 
-Targets (SPEC §11): PixelDiff <= 15 ms, OcrRoi <= 80 ms, TitleBar <= 130 ms, JsonSchema <= 10 ms.
+Targets: PixelDiff <= 15 ms, OcrRoi <= 80 ms, TitleBar <= 130 ms, JsonSchema <= 10 ms.
 Each checker is timed on a fresh context (no memoised diff or OCR), frames decoded once.
 """
 

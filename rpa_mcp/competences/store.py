@@ -1,6 +1,6 @@
 """CompetenceStore: versioned YAML files under <data_dir>/competences/{candidate,validated}/.
 
-Layout and rules (SPEC §3.4):
+Layout and rules (docs/concepts/shadow.md, persist):
 - `<slug>.yaml` is the current version; saving an existing name first keeps the current
   one as `<slug>.v<N>.yaml`, then replaces `<slug>.yaml` atomically. Nothing that holds a
   version is ever overwritten.
@@ -201,6 +201,11 @@ class CompetenceStore:
         self.root = root
         self.clock = clock
         self._lock = threading.RLock()
+
+    def create_folders(self) -> None:
+        """Create competences/candidate/ and competences/validated/ (where people may drop YAML files)."""
+        for status in STATUSES:
+            self.folder(status).mkdir(parents=True, exist_ok=True)
 
     # --- reading ----------------------------------------------------------------------
     def folder(self, status: Status) -> Path:

@@ -37,6 +37,11 @@ FR: dict[str, str] = {
     "To get a personal token, ask an administrator of this server to run: rpa-mcp token --sub YOUR-NAME --role "
     "approver": "Pour obtenir un jeton personnel, demandez à un administrateur de ce serveur de lancer : rpa-mcp "
     "token --sub VOTRE-NOM --role approver",
+    "Or sign in with your hospital account above.": "Ou connectez-vous avec votre compte de l'hôpital ci-dessus.",
+    "An administrator can also set up single sign-on with the hospital's accounts (RPA_OIDC_ISSUER, see "
+    "docs/console.md); a button for it then appears here.": "Un administrateur peut aussi mettre en place la "
+    "connexion unique avec les comptes de l'hôpital (RPA_OIDC_ISSUER, voir docs/console.md) ; un bouton apparaît "
+    "alors ici.",
     "Access token": "Jeton d'accès",
     "You need to sign in to see this page.": "Vous devez vous connecter pour voir cette page.",
     "Please sign in": "Veuillez vous connecter",

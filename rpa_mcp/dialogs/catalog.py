@@ -58,7 +58,8 @@ REQUIRED_IDS = (
     "file-save-as",
     UNKNOWN_ID,
 )
-# Settled by SPEC §6: (policy, declarative_override or None when free).
+# Policies that are not a matter of configuration (`settled_reason` says why, see also
+# docs/concepts/dialogs.md): (policy, declarative_override or None when free).
 SETTLED: dict[str, tuple[Policy, bool | None]] = {
     "easily-required-field": ("pause", None),
     "easily-clinical-warning": ("pause", False),
@@ -72,6 +73,22 @@ SETTLED: dict[str, tuple[Policy, bool | None]] = {
     "browser-perm-location": ("pause", True),
     "browser-perm-notifications": ("pause", True),
 }
+
+
+def settled_reason(dialog_id: str) -> str:
+    """Why a dialog's policy is not a matter of configuration, in words for the catalog's editor."""
+    if dialog_id == "easily-clinical-warning":
+        return "a clinical warning always waits for a person, and no workflow may answer it"
+    if dialog_id == "easily-required-field":
+        return "a required field left empty needs a person to fill it"
+    if dialog_id == "easily-save-confirm":
+        return "confirming a save the workflow asked for is part of the step"
+    if dialog_id == "file-save-as":
+        return "where a file is saved is chosen by a person, unless the workflow declares its answer"
+    if dialog_id.startswith("browser-perm-"):
+        return "a permission is granted by a person, unless the workflow declares its answer"
+    return "unsaved data is never discarded without a person, unless the workflow declares its answer"
+
 
 _ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _KEY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -219,8 +236,9 @@ class DialogCatalog(_Strict):
             settled = SETTLED.get(entry.id)
             if settled and (entry.policy != settled[0] or settled[1] not in (None, entry.declarative_override)):
                 raise ValueError(
-                    f"dialogs[{entry.id}].policy: SPEC §6 settles it as {settled[0]}"
-                    + ("" if settled[1] is None else f", declarative_override={str(settled[1]).lower()}")
+                    f"dialogs[{entry.id}].policy: must be {settled[0]}"
+                    + ("" if settled[1] is None else f" with declarative_override={str(settled[1]).lower()}")
+                    + f" ({settled_reason(entry.id)})"
                 )
         return self
 

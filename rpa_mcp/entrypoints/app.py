@@ -1,4 +1,4 @@
-"""The ASGI application: MCP at /mcp, REST under /api/v1, the approval pages, health."""
+"""The ASGI application: MCP at /mcp, REST under /api/v1 (and its OpenAPI document), the approval pages, health."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from rpa_mcp.entrypoints.http_security import BearerAuth, BodyLimit
 from rpa_mcp.entrypoints.mcp import build_mcp_server
 from rpa_mcp.entrypoints.mcp_body import McpBodyGuard
 from rpa_mcp.entrypoints.mcp_sessions import mcp_http_app
+from rpa_mcp.entrypoints.openapi import OPENAPI_PATH, openapi_document
 from rpa_mcp.entrypoints.rest import rest_routes
 from rpa_mcp.errors import StartupRefused
 from rpa_mcp.identity import ROLES, Caller
@@ -110,6 +111,11 @@ def create_app(
             status_code=200 if ok else 503,
         )
 
+    api_document = openapi_document(registry)
+
+    async def openapi(request: Request) -> JSONResponse:
+        return JSONResponse(api_document)
+
     async def resource_metadata(request: Request) -> JSONResponse:
         document: dict[str, Any] = {
             "resource": f"{base}/mcp",
@@ -125,7 +131,7 @@ def create_app(
         Route("/healthz", healthz, methods=["GET"]),
         Route("/.well-known/oauth-protected-resource/mcp", resource_metadata, methods=["GET"]),
         Route("/.well-known/oauth-protected-resource", resource_metadata, methods=["GET"]),
-        *rest_routes(registry, services),
+        *rest_routes(registry, services, extra=[Route(OPENAPI_PATH, openapi, methods=["GET"])]),
         *console_routes(
             services,
             registry,

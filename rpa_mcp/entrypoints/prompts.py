@@ -1,4 +1,10 @@
-"""MCP prompts stored as Markdown files with YAML front matter under prompts/."""
+"""MCP prompts stored as Markdown files with YAML front matter under prompts/.
+
+The body names its arguments as `{name}`. A part that only makes sense when an optional
+argument is given is written `[[ ... {name} ... ]]`: it is kept when every argument it names
+has a value and dropped otherwise; `[[ ... {name} ... || other words ]]` says `other words`
+instead. So a prompt reads well whichever optional arguments the client leaves out.
+"""
 
 from __future__ import annotations
 
@@ -30,9 +36,18 @@ class PromptFile:
         missing = [a.name for a in self.arguments if a.required and not values.get(a.name)]
         if missing:
             raise InvalidInput(f"prompt {self.name} needs the argument(s) {', '.join(missing)}", field=missing[0])
-        known = {a.name: values.get(a.name) or "" for a in self.arguments}
-        # `{name}` placeholders of declared arguments only; any other brace is left as written.
-        return re.sub(r"\{(\w+)\}", lambda m: known.get(m.group(1), m.group(0)), self.body)
+        known = {a.name: (values.get(a.name) or "").strip() for a in self.arguments}
+
+        def fill(text: str) -> str:
+            # `{name}` placeholders of declared arguments only; any other brace is left as written.
+            return re.sub(r"\{(\w+)\}", lambda m: known.get(m.group(1), m.group(0)), text)
+
+        def optional(match: re.Match[str]) -> str:
+            when, _, otherwise = match.group(1).partition("||")
+            named = [n for n in re.findall(r"\{(\w+)\}", when) if n in known]
+            return fill(when) if all(known[n] for n in named) else fill(otherwise)
+
+        return fill(re.sub(r"\[\[(.*?)\]\]", optional, self.body, flags=re.S))
 
 
 def load_prompts(folder: Path) -> list[PromptFile]:

@@ -7,6 +7,8 @@ Errors are problem+json with the error's HTTP status and stable code (same code 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -14,10 +16,11 @@ import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Match, Mount, Route
+from starlette.types import Receive, Scope, Send
 
 from rpa_mcp.bootstrap import Services
-from rpa_mcp.errors import InvalidInput, NotFound, RateLimited, RpaError
+from rpa_mcp.errors import InvalidInput, MethodNotAllowed, NotFound, RateLimited, RpaError
 from rpa_mcp.identity import Caller
 from rpa_mcp.ops.dispatch import dispatch
 from rpa_mcp.ops.json_input import limits_of, loads
@@ -54,6 +57,32 @@ def problem_response(exc: RpaError) -> JSONResponse:
     return JSONResponse(body, status_code=exc.http_status, media_type="application/problem+json", headers=headers)
 
 
+INTEGER = re.compile(r"^-?[0-9]{1,18}$")
+NUMBER = re.compile(r"^-?[0-9]{1,18}(\.[0-9]{1,18})?([eE][-+]?[0-9]{1,3})?$")
+
+
+def typed_query(model: type[BaseModel], params: Mapping[str, str]) -> dict[str, Any]:
+    """Query-string values typed as the input model's schema says (a query string holds only text).
+
+    `true`/`false` become booleans and digits numbers where the field takes them; anything else
+    stays text, so the strict validation that follows names the field that is wrong.
+    """
+    props: dict[str, Any] = model.model_json_schema().get("properties", {})
+    out: dict[str, Any] = {}
+    for name, value in params.items():
+        schema = props.get(name, {})
+        kinds = {s.get("type") for s in schema.get("anyOf", [schema])}
+        if "boolean" in kinds and value in ("true", "false"):
+            out[name] = value == "true"
+        elif "integer" in kinds and INTEGER.match(value):
+            out[name] = int(value)
+        elif "number" in kinds and NUMBER.match(value):
+            out[name] = float(value)
+        else:
+            out[name] = value
+    return out
+
+
 async def decode_body(raw: bytes, services: Services) -> Any:
     """The request body as strict JSON (400 naming the problem otherwise), large ones off the event loop."""
     limits = limits_of(services.settings)
@@ -65,7 +94,11 @@ async def decode_body(raw: bytes, services: Services) -> Any:
 async def _arguments(request: Request, op: Operation, http: Http | None, services: Services) -> dict[str, Any]:
     args: dict[str, Any] = {}
     if http is not None and http.method == "GET":
-        args.update(request.query_params)
+        names = [name for name, _ in request.query_params.multi_items()]
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if repeated:
+            raise InvalidInput(f"{repeated[0]} is given more than once in the query string", field=repeated[0])
+        args.update(typed_query(op.input, request.query_params))
     else:
         raw = await request.body()
         if raw.strip():
@@ -84,8 +117,8 @@ async def _arguments(request: Request, op: Operation, http: Http | None, service
         args.update(request.path_params)
     version = request.headers.get(PROTOCOL_HEADER)
     if "protocol_version" in op.input.model_fields:
-        if version is not None and not version.strip().isdigit():
-            raise InvalidInput(f"{PROTOCOL_HEADER} must be an integer", field=PROTOCOL_HEADER)
+        if version is not None and not re.fullmatch(r"\s*[0-9]{1,3}\s*", version):
+            raise InvalidInput(f"{PROTOCOL_HEADER} must be a small integer such as 2", field=PROTOCOL_HEADER)
         args.setdefault("protocol_version", int(version) if version else 1)
     return args
 
@@ -122,8 +155,13 @@ def _endpoint(registry: Registry, services: Services, op: Operation | None, http
     return endpoint
 
 
-def rest_routes(registry: Registry, services: Services) -> list[Route]:
-    routes: list[Route] = []
+def rest_routes(registry: Registry, services: Services, *, extra: Sequence[Route] = ()) -> list[BaseRoute]:
+    """Every REST route of the registry (and `extra` ones, e.g. the OpenAPI document), then the fallback.
+
+    The fallback answers any other request under /api/v1: `405` with `Allow` when the path is a
+    route's but the method is not, else a problem+json `404` (never the MCP app's plain text).
+    """
+    routes: list[Route] = list(extra)
     for op in registry.for_surface("rest"):
         routes.append(Route(f"/api/v1/tools/{op.name}", _endpoint(registry, services, op, None), methods=["POST"]))
         for http in op.http:
@@ -131,4 +169,27 @@ def rest_routes(registry: Registry, services: Services) -> list[Route]:
     # Generated operations (run_<slug>), and a problem+json 404 for a name that is not an operation.
     routes.append(Route("/api/v1/tools/{name}", _endpoint(registry, services, None, None), methods=["POST"]))
     # Static paths first: /api/v1/replay/next must win over /api/v1/replay/{replay_id}.
-    return sorted(routes, key=lambda r: ("{" in r.path, r.path.count("{")))
+    ordered = sorted(routes, key=lambda r: ("{" in r.path, r.path.count("{")))
+    return [*ordered, Mount("/api/v1", app=_fallback(ordered))]
+
+
+def _fallback(routes: Sequence[Route]) -> Any:
+    """An ASGI app for any method under /api/v1 that no route took."""
+
+    async def fallback(scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request({**scope, "root_path": ""}, receive)
+        full = {**scope, "root_path": "", "path": request.url.path}
+        matching = [r for r in routes if r.matches(full)[0] != Match.NONE]
+        static = [r for r in matching if "{" not in r.path]  # /replay/next is not a /replay/{replay_id}
+        allowed = sorted({m for r in static or matching for m in (r.methods or ())})
+        if allowed:
+            exc: RpaError = MethodNotAllowed(
+                f"{request.method} is not allowed on {request.url.path}; use {', '.join(allowed)}", allowed=allowed
+            )
+            response = problem_response(exc)
+            response.headers["allow"] = ", ".join(allowed)
+        else:
+            response = problem_response(NotFound(f"no route {request.url.path} under /api/v1", path=request.url.path))
+        await response(scope, receive, send)
+
+    return fallback

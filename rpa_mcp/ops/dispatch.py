@@ -151,10 +151,16 @@ def _elide_long_strings(value: Any) -> Any:
 
 
 def parse_input(op: Operation, arguments: dict[str, Any]) -> BaseModel:
+    """The arguments as the operation's input model, validated strictly: exactly the published schema.
+
+    Strict means no silent conversion between JSON types (`0` is not `false`, `"5"` is not `5`),
+    so what every surface accepts is what its schema says. Query strings are typed by the REST
+    adapter before they get here.
+    """
     if not isinstance(arguments, dict):
         raise InvalidInput("arguments must be a JSON object", field="(arguments)")
     try:
-        return op.input.model_validate(arguments)
+        return op.input.model_validate(arguments, strict=True)
     except ValidationError as exc:
         raise validation_error(exc) from exc
 

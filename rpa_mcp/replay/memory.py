@@ -1,4 +1,4 @@
-"""Target memory (SPEC §4.3): where a target was clicked successfully, per screen signature.
+"""Target memory: where a target was clicked successfully, per screen signature.
 
 Signature = first 16 hex of sha256(normalized window title). A position is used once it
 has 2 validated successes and a good reliability; each failure lowers the reliability.

@@ -1,6 +1,6 @@
 """Replay domain vocabulary: states, pause reasons, per-action-type policies, the time base.
 
-Action states (transport, SPEC §4.1), persisted per action:
+Action states (transport, docs/replay-wire-contract.md), persisted per action:
 
     PENDING ──claim──> DISPATCHED ──report──> ACKED            (terminal)
                         │    ▲   └─report, not done─> HELD     (a report came, a person must decide)
@@ -8,7 +8,7 @@ Action states (transport, SPEC §4.1), persisted per action:
                expired  ▼    │
                        ORPHAN ──budget spent──> ABANDONED     (terminal)
 
-`HELD` is the one addition to the seed's machine: the agent reported, but the action is not
+`HELD` is the state for a report that settles nothing: the agent reported, but the action is not
 done (validator failure, unverified, system dialog after input...). It is never dispatched
 again by itself; only a person's answer (retry / skip / click / abort) moves it on.
 """
@@ -82,7 +82,7 @@ PAUSE_HELP: dict[str, str] = {
 }
 
 SERVER_SIDE_ACTIONS = frozenset({"extract_text", "t2a_decision"})
-# Types whose second execution has no further effect (clicking an active tab is SUCCESS, SPEC §5).
+# Types whose second execution has no further effect (clicking an active tab is SUCCESS).
 IDEMPOTENT_ACTIONS = frozenset(
     {"switch_tab", "focus_window", "wait", "wait_for_element", "screenshot_evidence", "navigate_url", "pause_for_human"}
 )
@@ -142,7 +142,7 @@ class ServerTime:
 
 
 def screen_signature(window_title: str | None) -> str:
-    """First 16 hex of sha256(normalized window title) (SPEC §4.3)."""
+    """First 16 hex of sha256(normalized window title): the screen key of the target memory."""
     return hashlib.sha256(normalize_text(window_title or "").encode("utf-8")).hexdigest()[:16]
 
 
@@ -159,7 +159,7 @@ def target_key(target: Mapping[str, Any] | None) -> str:
 def log_event(
     event: str, *, replay_id: str | None, action_id: str | None = None, attempt_id: str | None = None, **fields: Any
 ) -> None:
-    """One JSON line per decision (SPEC §4.5): grep a replay id to read its whole story."""
+    """One JSON line per decision: grep a replay id to read its whole story."""
     record = {"event": event, "replay_id": replay_id, "action_id": action_id, "attempt_id": attempt_id}
     record.update({k: v for k, v in fields.items() if v is not None})
     logger.info(json.dumps(record, default=str, ensure_ascii=False, sort_keys=False))

@@ -1,4 +1,4 @@
-"""Shadow learning: events in, steps with intents out, corrections, workflow IR (SPEC §3)."""
+"""Shadow learning: events in, steps with intents out, corrections, workflow IR (docs/concepts/shadow.md)."""
 
 from rpa_mcp.shadow.events import TraceEvent, UiElement, parse_events
 from rpa_mcp.shadow.feedback import FeedbackRejected, apply_feedback

@@ -1,4 +1,4 @@
-"""The person's corrections to the understanding (SPEC §3.3), applied to the segments.
+"""The person's corrections to the understanding, applied to the segments.
 
 `apply_feedback` works on a copy: a rejected feedback (`FeedbackRejected`, with the reason
 to relay) leaves the understanding exactly as it was.

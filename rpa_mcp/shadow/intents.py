@@ -1,4 +1,4 @@
-"""Name a step from its evidence and its effect (SPEC §3.2), in the session's language.
+"""Name a step from its evidence and its effect, in the session's language.
 
 The evidence that names the element (see `rpa_mcp.shadow.targets`) sets the base
 confidence; the step's shape (noise folded in, text rebuilt from edits, an Enter judged

@@ -1,6 +1,6 @@
-"""Workflow IR from the understood steps (SPEC §3.4).
+"""Workflow IR from the understood steps (the `workflow_ir` that `shadow_build` returns).
 
-Besides the SPEC's step fields, each step keeps its ``expected`` evidence ({window_title?,
+Besides a step's action, target and value, each step keeps its ``expected`` evidence ({window_title?,
 text?}: a new title, a toast seen after it, the fields the validator's `expected` takes),
 and the IR declares the ``parameters`` its steps use as ``{{name}}``.
 """

@@ -1,6 +1,6 @@
 """Secret input (passwords, PINs, CPS card codes) is masked at ingestion, before anything is stored.
 
-SPEC §7.4 wants secrets redacted from every result returned to an LLM; a password the person
+Secrets are redacted from every result returned to an LLM; a password the person
 types while observed must not even reach the disk. The rule:
 
 1. A field is **secret** when its UI Automation element says so: ``is_password: true``; a

@@ -1,4 +1,4 @@
-"""What a step left behind that proves it worked: its expected evidence (SPEC §3.2).
+"""What a step left behind that proves it worked: its expected evidence.
 
 - a **new window title** (the record that opened, the '*' of an unsaved file gone);
 - a **dialog that closed** (the step answered it and the window behind came back);

@@ -1,4 +1,4 @@
-"""Incremental segmentation of a session's events into the steps a person would name (SPEC §3.2).
+"""Incremental segmentation of a session's events into the steps a person would name.
 
 A new step begins at a focus change to another window/app, at a click on another element,
 at a click after typing, at Enter/Tab that submits typed text, at a command such as

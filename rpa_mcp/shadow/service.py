@@ -1,4 +1,4 @@
-"""ShadowService: events in, steps with intents out, corrections, workflow IR (SPEC §3).
+"""ShadowService: events in, steps with intents out, corrections, workflow IR (docs/concepts/shadow.md).
 
 Sessions and machines register on their first event. Every accepted event is stored
 with the observer's state in one transaction before the caller is answered, so a restart

@@ -1,4 +1,4 @@
-"""The evidence that names a clicked element and the target a replay looks for (SPEC §3.2).
+"""The evidence that names a clicked element and the target a replay looks for.
 
 Evidence, strongest first: the UI Automation element name, OCR of the region around the
 click (taken on the screenshot before it), the window title, the raw event. Screen text is

@@ -1,4 +1,4 @@
-"""Detours: a trip away from a screen that comes back to it without changing anything (SPEC §3.2).
+"""Detours: a trip away from a screen that comes back to it without changing anything.
 
 A trip starts when the application changes, or when the window does by a window switch
 (Alt+Tab); typing, pasting, saving or deleting on the way makes it no detour. It is abandoned

@@ -71,7 +71,7 @@ class FakeReplayServer:
                 "action_type": action_type,
                 "target": target,
                 "params": params or {},
-                "step_index": n - 1 if step_index is None else step_index,
+                "step_index": n if step_index is None else step_index,  # counted from 1, as the server does
                 "idempotent": idempotent,
             }
         )

@@ -364,6 +364,20 @@ async def test_unsupported_action_is_refused_without_input(harness: Harness) -> 
     assert result["error_retryable"] is False
 
 
+async def test_the_agent_says_in_plain_words_what_it_does(harness: Harness, caplog) -> None:
+    import logging
+
+    caplog.set_level(logging.INFO, logger="rpa_mcp.agent_sim")
+    harness.server.enqueue(target=IMAGERIE)
+    agent = harness.agent()
+    await agent.poll_once()
+    said = [r.getMessage() for r in caplog.records if r.name.startswith("rpa_mcp.agent_sim")]
+    assert said[0].startswith("connected to http://rpa.test as machine ws-cardio-01 (protocol v2)")
+    assert any(line.startswith("received step 1: click 'Imagerie'") for line in said)
+    assert any(line.startswith("executed step 1: click 'Imagerie'") for line in said)
+    assert any(line.startswith("reported a success of step 1") and line.endswith(": accepted") for line in said)
+
+
 async def test_a_wait_is_carried_out_and_reported_executed(harness: Harness) -> None:
     action_id = harness.server.enqueue("wait", params={"duration_ms": 1}, idempotent=True)
     await harness.agent().poll_once()

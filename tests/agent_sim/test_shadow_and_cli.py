@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -60,14 +61,25 @@ def live_server() -> Iterator[tuple[FakeReplayServer, str]]:
         thread.join(timeout=10)
 
 
-def test_cli_runs_the_agent_over_real_http(live_server: tuple[FakeReplayServer, str], tmp_path: Path) -> None:
+def test_cli_runs_the_agent_over_real_http_and_says_what_it_does(
+    live_server: tuple[FakeReplayServer, str], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     server, url = live_server
+    caplog.set_level(logging.INFO, logger="rpa_mcp.agent_sim")
     action_id = server.enqueue(target={"label": "Imagerie", "x": 436, "y": 24})
     journal = tmp_path / "j.sqlite"
     argv = ["--url", url, "--token", TOKEN, "--machine-id", MACHINE, "--journal", str(journal), "--wait", "0"]
     assert main([*argv, "--max-actions", "1"]) == 0
     assert server.kinds() == ["receipt", "start", "result"]
     assert "Imagerie" in server.results[action_id]["window_title"]
+    said = [r.getMessage() for r in caplog.records if r.name.startswith("rpa_mcp.agent_sim")]
+    assert said[0].startswith(f"connected to {url} as machine {MACHINE} (protocol v2): waiting for actions")
+    for what in (
+        "received step 1: click 'Imagerie'",
+        "executed step 1: click 'Imagerie'",
+        "reported a success of step 1",
+    ):
+        assert any(line.startswith(what) for line in said), f"{what!r} not said in {said}"
 
 
 def test_cli_exits_on_a_simulated_crash_and_the_journal_remembers(

@@ -202,3 +202,10 @@ async def test_a_rotated_provider_key_is_fetched_once_then_cached(provided: Prov
         for _ in range(3):
             assert (await http.post("/api/v1/tools/list_machines", json={})).status_code == 200
     assert p.jwks_requests == 2  # one read at first use, one after the rotation
+
+
+async def test_with_single_sign_on_the_token_hint_points_to_the_hospital_account(provided: Provided) -> None:
+    async with httpx2.AsyncClient(base_url=provided.base) as web:
+        page = (await web.get("/console/login")).text
+    assert 'id="oidc-login"' in page and "rpa-mcp token --sub YOUR-NAME --role approver" in page
+    assert "Or sign in with your hospital account above." in page and "RPA_OIDC_ISSUER" not in page

@@ -145,3 +145,20 @@ def test_the_language_follows_the_browser_then_the_choice(browser: Browser) -> N
     assert "Sign in to the console" in browser.get("/console/login", headers={"accept-language": "fr"}).text
     browser.get("/console/lang/fr?next=https://evil.example")
     assert "Connexion à la console" in browser.get("/console/login").text
+
+
+def _how_to_get_a_token(page: str) -> str:
+    found = re.search(r'<p class="hint" id="token-how">(.*?)</p>', page, re.S)
+    assert found is not None, "the sign-in page does not say how to get an access token"
+    return " ".join(found.group(1).split())
+
+
+def test_the_sign_in_page_says_how_a_person_gets_an_access_token(browser: Browser) -> None:
+    approval = browser.get("/console/approvals/some-approval", follow_redirects=False)  # an approval link
+    target = re.search(r'id="to-login" data-go href="([^"]+)"', approval.text)
+    assert approval.status_code == 401 and target is not None and target.group(1).startswith("/console/login")
+    english = _how_to_get_a_token(browser.get(target.group(1)).text)
+    assert "rpa-mcp token --sub YOUR-NAME --role approver" in english
+    assert "single sign-on" in english and "RPA_OIDC_ISSUER" in english  # none configured here: say it can be
+    french = _how_to_get_a_token(browser.get("/console/login", headers={"accept-language": "fr"}).text)
+    assert "rpa-mcp token --sub VOTRE-NOM --role approver" in french and "connexion unique" in french

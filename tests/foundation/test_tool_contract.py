@@ -1,4 +1,4 @@
-"""The tool names of SPEC §7.1 are a contract: clients and prompts depend on them."""
+"""The tool names are a contract: clients and prompts depend on them."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 3 end to end in a real browser: the model proposes over MCP, a person approves in Chromium, apply runs."""
+"""End to end in a real browser: the model proposes over MCP, a person approves in Chromium, apply runs."""
 
 from __future__ import annotations
 

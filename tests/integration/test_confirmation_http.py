@@ -1,4 +1,4 @@
-"""Issue 3 over real HTTP with the SDK client: token mode, human mode through the approval page."""
+"""Confirmation over real HTTP with the SDK client: token mode, human mode through the approval page."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A real `rpa-mcp serve` killed with SIGKILL mid-replay loses nothing (SPEC §4.1 f, issue 7).
+"""A real `rpa-mcp serve` killed with SIGKILL mid-replay loses nothing (a server crash mid-action).
 
 The agent has received and started an action when the server dies; after a restart on the same
 data dir the replay, the in-flight attempt and the audit chain are all there, the agent's late

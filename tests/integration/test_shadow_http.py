@@ -1,4 +1,4 @@
-"""Issue 4 end to end over real HTTP: an agent streams, an LLM client observes, corrects, builds, persists."""
+"""Shadow learning end to end over real HTTP: an agent streams, an LLM client observes, corrects, builds, persists."""
 
 from __future__ import annotations
 

@@ -339,7 +339,7 @@ def check(service: ReplayService, agents: list[FakeAgent]) -> dict[str, Any]:
         full = service.store.get_replay(rid)
         for a in service.store.actions(rid):
             key = (rid, a["action_id"])
-            # an idempotent action may run again after a lost report (SPEC §4.1), within its resend budget
+            # an idempotent action may run again after a lost report, within its resend budget
             if executions[key] > (1 + a["max_resends"] if a["idempotent"] else 1):
                 twice.append(key)
             if a["state"] in m.TERMINAL_ACTION_STATES:

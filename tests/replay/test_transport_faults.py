@@ -1,4 +1,6 @@
-"""The fault matrix of SPEC §4.1 (a)-(u) and the extra cases, driven at the service level.
+"""Every transport fault, driven at the service level: lost, delayed and duplicated messages on both
+sides, disconnects, crashes mid-action, expired leases, clock skew, restarts. A test's letter (a)-(u)
+numbers the fault it drives; the last ones are extra cases.
 
 Each test ends with a drain and the checker: lost = 0, executed twice = 0, reported from
 nowhere = 0, every action ACKED/ABANDONED or in a PAUSED replay with its reason.

@@ -69,7 +69,7 @@ class Cluster:
             return dict((await client.get(f"{replica.base}/healthz")).json())
 
     async def leader(self) -> Replica:
-        """The replica whose watchdog runs (waits for one to take the lead)."""
+        """The replica whose watchdog runs (waits until one has taken the watchdog lock)."""
         with anyio.fail_after(60):
             while True:
                 for replica in self.live():

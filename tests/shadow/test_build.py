@@ -1,4 +1,4 @@
-"""Build: the workflow IR of SPEC §3.4, and the clear refusals."""
+"""Build: the workflow IR that shadow_build returns, and the clear refusals."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""SPEC §5 anti-patterns, each pinned by a test that would catch it."""
+"""Validator anti-patterns (a tab judged by a global perceptual hash, a success on the title bar alone, a
+click that changed nothing taken as done, a dialog judged on the whole frame), each pinned by a test."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The replay engine: queue + state machine per replay, exactly-once transport, supervision.
 
-Semantics (SPEC §4.1): at-least-once delivery and reporting, at-most-once execution of
+Semantics (docs/replay-wire-contract.md): at-least-once delivery and reporting, at-most-once execution of
 non-idempotent GUI actions, and a person for every unknown outcome. Every transition is one
 compare-and-set on (state, attempt_id) inside `store.atomic()`; `attempt_id` is a fencing
 token; one action is in flight per replay (and per machine); deadlines are persisted as

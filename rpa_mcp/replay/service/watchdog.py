@@ -1,4 +1,4 @@
-"""The watchdog: expired leases -> ORPHAN -> resend, OUTCOME_UNKNOWN or ABANDONED (SPEC §4.1)."""
+"""The watchdog: expired leases -> ORPHAN -> resend, OUTCOME_UNKNOWN or ABANDONED."""
 
 from __future__ import annotations
 
