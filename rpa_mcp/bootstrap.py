@@ -165,6 +165,7 @@ def build_services(
             approval_modes=dict(settings.approval_modes),
             approval_base_url=public_base_url(settings),
             audit=audit,
+            changed=notifier.resource_updated,
         ),
         competences=competences,
         traces=traces,

@@ -7,6 +7,7 @@ person (not the LLM client's identity) agreed, when the risk level asks for it.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -28,6 +29,7 @@ from rpa_mcp.errors import (
 )
 
 APPROVER_ROLES = frozenset({"approver", "operator"})
+APPROVALS_URI = "rpa://approvals"  # what changes when a request starts or stops waiting for a person
 # Operations a person may propose and approve in one gesture from the console: answering a paused
 # replay on its own timeline (retry, skip, click a dialog's button, abort, resume). The person's
 # answer is the approval; every other proposal needs someone other than its proposer.
@@ -93,9 +95,11 @@ class ConfirmationService:
         approval_modes: dict[str, str],
         approval_base_url: str,
         audit: AuditPort,
+        changed: Callable[[str], None] = lambda uri: None,
     ) -> None:
         self.repo, self.codec, self.clock, self.ttl_s = repo, codec, clock, ttl_s
         self.approval_modes, self.approval_base_url, self.audit = approval_modes, approval_base_url.rstrip("/"), audit
+        self.changed = changed  # told APPROVALS_URI when the list of requests waiting for a person changes
 
     # --- propose ------------------------------------------------------------------
     def propose(
@@ -146,6 +150,8 @@ class ConfirmationService:
         )
         self.audit.record(actor=proposer, operation=f"propose:{operation}", args={"jti": jti}, outcome="proposed")
         url = f"{self.approval_base_url}/console/approvals/{jti}" if mode == "human" else None
+        if mode == "human":
+            self.changed(APPROVALS_URI)
         return Proposal(jti, token, record.expires_at, mode, record.approval_status, url)
 
     # --- apply --------------------------------------------------------------------
@@ -190,6 +196,8 @@ class ConfirmationService:
         self.audit.record(
             actor=caller, operation=f"apply:{record.operation}", args={"jti": record.jti}, outcome="consumed"
         )
+        if record.approval_mode == "human":
+            self.changed(APPROVALS_URI)
 
     # --- human approval -------------------------------------------------------------
     def list_pending(self) -> list[ApprovalView]:
@@ -226,6 +234,7 @@ class ConfirmationService:
             args={"jti": jti, "proposer": record.subject, "in_person": True},
             outcome="approved",
         )
+        self.changed(APPROVALS_URI)
         return self.get_approval(jti)
 
     def decide(self, jti: str, approver: Actor, approve: bool) -> ApprovalView:
@@ -249,4 +258,5 @@ class ConfirmationService:
             args={"jti": jti, "proposer": record.subject},
             outcome=status,
         )
+        self.changed(APPROVALS_URI)
         return self.get_approval(jti)

@@ -59,7 +59,7 @@ def console_routes(
     version = hashlib.sha256(b"".join(body for body, _ in files.values())).hexdigest()[:12]
     sessions = WebSessionStore(services.db, services.clock, ttl_s=session_ttl_s, idle_s=session_idle_s)
     base = ConsoleBase(services, registry, sessions, static_version=version)
-    feed = ChangeFeed(getattr(services.notifier, "bus", None))
+    feed = ChangeFeed(services.notifier)
     tokens = ProposalTokens(services.db, services.clock)
     signin = SignIn(base, verify_access_token, oidc, PendingLogins(services.db, services.clock))
     approvals, competences = Approvals(base, tokens, feed), Competences(base, tokens)

@@ -1,13 +1,15 @@
 """Live updates without reloading: server-sent events carrying HTML fragments.
 
-`ChangeFeed` listens to the same change bus as MCP subscriptions (`rpa://replays/<id>`,
-`rpa://sessions/<id>/understanding`, ...) and wakes the streams that watch a matching URI.
+`ChangeFeed` listens to the same changes as MCP subscriptions (`rpa://replays/<id>`,
+`rpa://sessions/<id>/understanding`, `rpa://approvals`, ...) and wakes the streams that watch a
+matching URI. Changes are told on the replica that made them: a stream also re-reads every
+`KEEPALIVE_S`, so what another replica changed shows within that time.
 A stream (`sse_stream`) renders what changed since it last sent and pushes it as one
 `patch` event: a JSON list of `{"op": "replace" | "append", "id": ..., "html": ...}`
 that `static/console.js` applies to the page. The HTML is rendered by the same
 autoescaped templates as the page; the script never builds markup itself.
 
-Without a bus (no MCP surface), streams fall back to re-reading every `POLL_S`.
+Without a notifier, streams fall back to re-reading every `POLL_S`.
 """
 
 from __future__ import annotations
@@ -30,22 +32,42 @@ Render = Callable[[], Awaitable[Patch]]
 
 
 class ChangeFeed:
-    def __init__(self, bus: Any | None) -> None:
+    """A change listener of the server's `Notifier` (the one MCP subscriptions hear): it wakes the
+    streams that watch a URI prefix of what changed. Changes may be told from worker threads
+    (operations run there); the streams' flags are set on the event loop that watches them."""
+
+    def __init__(self, notifier: Any | None) -> None:
         self._waiters: dict[int, tuple[tuple[str, ...], asyncio.Event]] = {}
         self._next = 0
-        self.has_bus = bus is not None and hasattr(bus, "subscribe")
-        if bus is not None and self.has_bus:
-            bus.subscribe(self._on_event)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.has_bus = notifier is not None
+        if notifier is not None:
+            notifier.attach(self)
 
-    def _on_event(self, event: Any) -> None:
-        uri = str(getattr(event, "uri", "") or "")
-        if not uri:
-            return
+    # the ChangeListener protocol
+    def resource_updated(self, uri: str) -> None:
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return  # nobody watches yet
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            self._wake(uri)
+        else:
+            loop.call_soon_threadsafe(self._wake, uri)
+
+    def tools_changed(self) -> None:
+        pass
+
+    def _wake(self, uri: str) -> None:
         for prefixes, flag in list(self._waiters.values()):
             if uri.startswith(prefixes):
                 flag.set()
 
     def watch(self, *prefixes: str) -> tuple[int, asyncio.Event]:
+        self._loop = asyncio.get_running_loop()
         self._next += 1
         flag = asyncio.Event()
         self._waiters[self._next] = (prefixes, flag)
@@ -90,9 +112,7 @@ def sse_stream(
                     if not still_allowed():
                         yield b"event: ended\ndata: {}\n\n"
                         return
-                    if feed.has_bus and poll_s is None:
-                        yield b": keepalive\n\n"
-                        continue
+                    yield b": keepalive\n\n"  # and re-read: another replica may have changed it
                 flag.clear()
                 patch = await render()
                 if patch:

@@ -51,6 +51,7 @@ async def dispatch(
     progress: Any = None,
 ) -> dict[str, Any]:
     started = time.perf_counter()
+    via = "web" if caller.via == "web" else surface  # the console acts on the REST operations, as a person
     op = registry.resolve(name, services)
     outcome, code = "ok", None
     request_id = secrets.token_hex(6)
@@ -75,7 +76,7 @@ async def dispatch(
             operation=name,
             args=audit_view(op, arguments or {}),
             raw=arguments,
-            via=surface,
+            via=via,
             request_id=request_id,
         ) as scope:
             result = await op.handler(ctx, args)
@@ -103,7 +104,7 @@ async def dispatch(
                 outcome=outcome,
                 code=code,
                 duration_ms=duration_ms,
-                via=surface,
+                via=via,
                 request_id=request_id,
                 wait=wait,
             )

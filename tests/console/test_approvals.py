@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import anyio.to_thread
 import pytest
 
 from rpa_mcp.bootstrap import Services
@@ -163,3 +164,28 @@ async def test_approvals_are_in_french_too(browser: Browser, services: Services)
     page = browser.get(f"/console/approvals/{jti}", headers={"accept-language": "fr"})
     assert "Ce que le rejeu va faire" in page.text and ">Valider</button>" in page.text
     assert BASE
+
+
+async def test_a_new_version_from_an_observation_shows_its_steps_added_removed_and_changed(
+    browser: Browser, services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.shadow.test_ops import AGENT, stream_demo
+
+    monkeypatch.setitem(services.confirmations.approval_modes, "write", "human")  # RPA_APPROVAL=write=human,...
+
+    sid = await anyio.to_thread.run_sync(stream_demo, services, "type_observation_save")  # it runs its own loop
+    await call(services, "shadow_stop", {"session_id": sid}, AGENT)
+    args = {"session_id": sid, "name": "Compte-rendu"}
+    first = await call(services, "propose_persist_competence", args)
+    browser.sign_in("carol", "approver")
+    page = browser.get(f"/console/approvals/{jti_of(first)}").text
+    assert "Steps that will be saved" in page and len(re.findall(r'<tr class="step">', page)) == 2
+
+    built = services.shadow.build(sid, "Compte-rendu")["workflow_ir"]
+    older = {**built, "steps": [{**built["steps"][0], "intent": "Ouvrir l'éditeur"}]}  # one step, worded otherwise
+    services.competences.save("Compte-rendu", older, machine_id=MACHINE)
+    second = await call(services, "propose_persist_competence", args)
+    page = browser.get(f"/console/approvals/{jti_of(second)}").text
+    kinds = re.findall(r'<tr class="change (\w+)">', page)
+    assert kinds == ["changed", "added"], kinds
+    assert "<del>Ouvrir l&#39;éditeur</del>" in page  # the old intent, struck out beside the new one

@@ -4,23 +4,48 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio.to_thread
 import pytest
-from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 
+from rpa_mcp.confirmation.service import APPROVALS_URI
 from rpa_mcp.console import live
+from rpa_mcp.notify import Notifier
 
 pytestmark = pytest.mark.anyio
 
 
 async def test_a_change_wakes_only_the_streams_that_watch_its_uri() -> None:
-    bus = InMemorySubscriptionBus()
-    feed = live.ChangeFeed(bus)
+    notifier = Notifier()
+    feed = live.ChangeFeed(notifier)
     _, replay = feed.watch("rpa://replays/rp_1")
     _, session = feed.watch("rpa://sessions/s1/")
-    await bus.publish(ResourceUpdated(uri="rpa://replays/rp_1"))
+    notifier.resource_updated("rpa://replays/rp_1")
     assert replay.is_set() and not session.is_set()
-    await bus.publish(ResourceUpdated(uri="rpa://sessions/s1/understanding"))
+    notifier.resource_updated("rpa://sessions/s1/understanding")
     assert session.is_set()
+
+
+async def test_a_change_told_from_a_worker_thread_wakes_the_stream_on_its_loop() -> None:
+    notifier = Notifier()
+    feed = live.ChangeFeed(notifier)
+    _, replay = feed.watch("rpa://replays/rp_1")
+    await anyio.to_thread.run_sync(notifier.resource_updated, "rpa://replays/rp_1")  # operations run there
+    with anyio.fail_after(10):
+        await replay.wait()
+
+
+async def test_a_request_waiting_for_a_person_wakes_the_approvals_stream(services: Any) -> None:
+    from tests.console.test_approvals import propose_replay
+
+    feed = live.ChangeFeed(services.notifier)
+    _, approvals = feed.watch(APPROVALS_URI)
+    jti = await propose_replay(services)
+    with anyio.fail_after(10):
+        await approvals.wait()
+    approvals.clear()
+    services.confirmations.decide(jti, services_actor("carol"), True)
+    with anyio.fail_after(10):
+        await approvals.wait()
 
 
 async def test_live_streams_are_capped(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -34,3 +59,9 @@ async def test_live_streams_are_capped(monkeypatch: pytest.MonkeyPatch) -> None:
 
     response = live.sse_stream(None, feed, ("rpa://replays/x",), render, still_allowed=lambda: True)  # type: ignore[arg-type]
     assert response.status_code == 429 and response.headers["retry-after"] == "30"
+
+
+def services_actor(subject: str) -> Any:
+    from rpa_mcp.identity import Caller
+
+    return Caller(subject, frozenset({"approver"}), via="web")

@@ -104,6 +104,8 @@ async def test_a_user_pause_is_resumed_from_the_page_through_propose_and_apply(
     ops = [r["operation"] for r in services.audit.rows() if r["actor"] == "olivia"]
     assert {"propose_resume_replay", "approve:resume_replay", "apply_resume_replay"} <= set(ops)
     assert ops.index("approve:resume_replay") < ops.index("apply_resume_replay")
+    vias = {r["operation"]: r["via"] for r in services.audit.rows() if r["actor"] == "olivia"}
+    assert vias["propose_resume_replay"] == vias["apply_resume_replay"] == "web"  # a person, in the console
 
 
 async def test_an_answer_without_csrf_or_by_a_viewer_changes_nothing(

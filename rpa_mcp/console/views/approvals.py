@@ -16,9 +16,10 @@ import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import Response
 
+from rpa_mcp.confirmation.service import APPROVALS_URI
 from rpa_mcp.console.base import APPROVER_ROLES, ConsoleBase, Person, guard
 from rpa_mcp.console.compare import compare_steps
-from rpa_mcp.console.live import POLL_S, ChangeFeed, Patch, sse_stream
+from rpa_mcp.console.live import ChangeFeed, Patch, sse_stream
 from rpa_mcp.errors import RpaError
 from rpa_mcp.ops.redaction import redact
 from rpa_mcp.store.console import ProposalTokens
@@ -39,7 +40,7 @@ class Approvals:
         return self.base.page(request, "approvals.html", person=person, views=views)
 
     async def live(self, request: Request) -> Response:
-        """The pending list, re-read every few seconds and pushed when it changed."""
+        """The pending list, pushed when a request starts or stops waiting for a person."""
         person = guard(self.base, request, APPROVER_ROLES)
         if isinstance(person, Response):
             return person
@@ -60,10 +61,9 @@ class Approvals:
         return sse_stream(
             request,
             self.feed,
-            (),
+            (APPROVALS_URI,),
             render,
             still_allowed=lambda: self.base.sessions.get(person.session_id) is not None,
-            poll_s=POLL_S,
         )
 
     def _view(self, jti: str) -> Any:
@@ -102,6 +102,15 @@ class Approvals:
             if got is not None:
                 out["steps"] = got["workflow"].get("steps") or []
                 out["steps_title"] = "Steps that will be removed"
+        elif view.operation == "persist_competence":
+            new = await self._built_steps(args)
+            if new is not None and details.get("replaces_version"):
+                current = await self._candidate(person, str(args.get("name")), "candidate")
+                old = (current or {}).get("workflow", {}).get("steps") or []
+                out["changes"] = compare_steps(old, new)
+            elif new is not None:
+                out["steps"] = new
+                out["steps_title"] = "Steps that will be saved"
         elif view.operation == "promote_competence":
             candidate = await self._candidate(person, str(args.get("name")), "candidate")
             validated = await self._candidate(person, str(args.get("name")), "validated")
@@ -109,6 +118,21 @@ class Approvals:
                 old = (validated or {}).get("workflow", {}).get("steps") or []
                 out["changes"] = compare_steps(old, candidate["workflow"].get("steps") or [])
         return out
+
+    async def _built_steps(self, args: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """The steps a persist would save, built from the session now (building saves nothing)."""
+        shadow = self.base.services.shadow
+        session_id, name, domain = (
+            str(args.get("session_id")),
+            str(args.get("name")),
+            str(args.get("domain", "generic")),
+        )
+        try:
+            built = await anyio.to_thread.run_sync(shadow.build, session_id, name, domain)
+        except RpaError:
+            return None
+        steps = (built.get("workflow_ir") or {}).get("steps")
+        return list(steps) if isinstance(steps, list) else None
 
     async def _candidate(self, person: Person, name: str, status: str) -> dict[str, Any] | None:
         try:

@@ -10,6 +10,40 @@ from rpa_mcp.replay.service.core import ReplayCore
 from rpa_mcp.replay.service.evidence import CLICK_LABEL
 
 
+def _action_facts(a: ActionRow) -> dict[str, Any]:
+    """What every reading of an action says: which step, its state, how often it went out, its verdict."""
+    verdict = a.verdict or {}
+    return {
+        "action_id": a.action_id,
+        "index": a.step_index,
+        "intent": a.intent,
+        "action_type": a.action_type,
+        "state": a.state,
+        "outcome": a.outcome,
+        "origin": a.origin,
+        "dispatches": a.dispatches,
+        "resends": a.resends,
+        "verdict": verdict.get("verdict"),
+        "failure_category": verdict.get("failure_category"),
+        "warning": a.warning,
+        "error": a.error,
+    }
+
+
+def _replay_facts(replay: ReplayRow) -> dict[str, Any]:
+    """What every reading of a replay starts with: which workflow, where, its state and why it paused."""
+    reason = replay.pause_reason if replay.state == m.PAUSED else None
+    return {
+        "replay_id": replay.replay_id,
+        "competence": replay.competence,
+        "version": replay.version,
+        "machine_id": replay.machine_id,
+        "state": replay.state,
+        "pause_reason": reason,
+        "pause_detail": replay.pause_detail if reason else None,
+    }
+
+
 class Status(ReplayCore):
     def status(self, replay_id: str, *, with_crops: bool = True) -> dict[str, Any]:
         replay = self._require(replay_id)
@@ -21,33 +55,14 @@ class Status(ReplayCore):
             show_crops = with_crops and (a is current or a.outcome not in (None, "success"))
             history.append(
                 {
-                    "action_id": a.action_id,
-                    "index": a.step_index,
-                    "intent": a.intent,
-                    "action_type": a.action_type,
-                    "state": a.state,
-                    "outcome": a.outcome,
-                    "origin": a.origin,
-                    "dispatches": a.dispatches,
-                    "resends": a.resends,
+                    **_action_facts(a),
                     "attempt_id": a.attempt_id,
-                    "verdict": verdict.get("verdict"),
-                    "failure_category": verdict.get("failure_category"),
                     "checkers": verdict.get("evidence"),
-                    "warning": a.warning,
-                    "error": a.error,
                     "evidence": [c for c in a.evidence or [] if c.get("label") != CLICK_LABEL] if show_crops else [],
                 }
             )
-        reason = replay.pause_reason if replay.state == m.PAUSED else None
         return {
-            "replay_id": replay_id,
-            "competence": replay.competence,
-            "version": replay.version,
-            "machine_id": replay.machine_id,
-            "state": replay.state,
-            "pause_reason": reason,
-            "pause_detail": replay.pause_detail if reason else None,
+            **_replay_facts(replay),
             "what_you_can_do": _options(replay, current),
             "current_action": next((h for h in history if current and h["action_id"] == current.action_id), None),
             "steps_total": replay.steps_total,
@@ -75,40 +90,21 @@ class Status(ReplayCore):
                 params = {k: ("(secret)" if k == "text" else v) for k, v in params.items()}
             actions.append(
                 {
-                    "action_id": a.action_id,
-                    "index": a.step_index,
-                    "intent": a.intent,
-                    "action_type": a.action_type,
-                    "state": a.state,
-                    "outcome": a.outcome,
-                    "origin": a.origin,
-                    "dispatches": a.dispatches,
-                    "resends": a.resends,
+                    **_action_facts(a),
                     "target": {k: target.get(k) for k in ("label", "by_text", "bbox", "anchor_ref", "x", "y")},
                     "params": params,
                     "point": result.get("actual_position"),
-                    "verdict": verdict.get("verdict"),
-                    "failure_category": verdict.get("failure_category"),
                     "reason": verdict.get("reason"),
                     "checkers": verdict.get("evidence") or [],
                     "dialog": verdict.get("dialog"),
-                    "warning": a.warning,
-                    "error": a.error,
                     "evidence": [{k: v for k, v in c.items() if k != "data_base64"} for c in a.evidence or []],
                     "dispatched_at": a.dispatched_at,
                     "updated_at": a.updated_at,
                 }
             )
         current = next((a for a in actions if a["state"] in m.OPEN_ACTION_STATES), None)
-        reason = replay.pause_reason if replay.state == m.PAUSED else None
         return {
-            "replay_id": replay_id,
-            "competence": replay.competence,
-            "version": replay.version,
-            "machine_id": replay.machine_id,
-            "state": replay.state,
-            "pause_reason": reason,
-            "pause_detail": replay.pause_detail if reason else None,
+            **_replay_facts(replay),
             "current_action_id": current["action_id"] if current else None,
             "needs_answer": needs_answer,
             "steps_total": replay.steps_total,
