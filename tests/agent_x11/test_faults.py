@@ -42,21 +42,6 @@ def start_agent(desktop, server, tmp_path, *extra: str):
     return agent
 
 
-def dump(server, replay_id):  # DEBUG
-    import json
-
-    for a in (
-        server.services.replay.store.actions(replay_id) if hasattr(server.services.replay.store, "actions") else []
-    ):
-        print(
-            "ACTION",
-            a.get("step_index"),
-            a.get("state"),
-            json.dumps(a.get("verdict"), ensure_ascii=False)[:3000],
-            str(a.get("result"))[:300],
-        )
-
-
 @pytest.fixture
 def drive():
     """drive(server, name, steps) -> (Replays, replay_id): saves the workflow and starts its replay."""

@@ -29,7 +29,6 @@ class Pair:
 # Pairs the validator still gets wrong (each one a defect to fix, not an expectation to relax).
 KNOWN_WRONG = {
     "p-blocked-by-leave-dialog": "a dialog already on screen before the click is not reported after it",
-    "p-click-opens-confirm": "the browser's confirm() over a dimmed page is not seen (the dim is only the page)",
 }
 
 
