@@ -57,7 +57,7 @@ async def test_a_nurse_teaches_over_mcp_and_the_learned_competence_replays_each_
         kinds = [s["action_type"] for s in steps]
         assert kinds == ["type_text", "click_anchor", "switch_tab", "type_text", "click_anchor"], steps
         intents = " | ".join(s["intent"] for s in steps)
-        for named in ("Rechercher un patient", "Ouvrir le dossier", "Observations", "Enregistrer"):
+        for named in ("Rechercher le patient", "Ouvrir le dossier", "Observations", "Enregistrer"):
             assert named in intents, intents
 
         # The nurse names the fourth step in her own words, and validates the rest.
