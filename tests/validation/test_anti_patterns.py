@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from rpa_mcp.settings import shipped_dir
@@ -63,6 +64,26 @@ def test_the_matrix_refuses_a_success_judged_before_the_front_windows_title(tmp_
     (tmp_path / MATRIX_FILE).write_text(yaml.safe_dump(raw), encoding="utf-8")
     problem = check_matrix(tmp_path)[0]
     assert "'already-active' gives SUCCESS before rule 'other-application'" in problem
+
+
+@pytest.mark.parametrize("action", ["scroll", "wait_for_element", "extract_text"])
+def test_an_action_without_input_target_judged_in_another_window_is_wrong_application(
+    validator: Validator, action: str
+) -> None:
+    # What moved, showed the label or was read came from the window in front: not the expected one.
+    p = load_pair("p-tab-switch-ok")
+    observed = Observed(
+        window_title_before="Visionneuse PACS — RX Thorax", window_title_after="Visionneuse PACS — RX Thorax"
+    )
+    expected = Expected(
+        window_title="Dossier patient - MédiDossier", text="Imagerie", output="Imagerie", has_output=True
+    )
+    verdict = validator.validate(action, p.before, p.after, p.target, expected, observed)
+    assert verdict.verdict is VerdictKind.FAILURE and verdict.failure_category is FailureCategory.WRONG_APPLICATION
+    same = Observed(
+        window_title_before="Dossier patient - MédiDossier", window_title_after="Dossier patient - MédiDossier"
+    )
+    assert validator.validate(action, p.before, p.after, p.target, expected, same).rule != "other-application"
 
 
 def test_a_target_looking_right_in_another_window_is_wrong_application(validator: Validator) -> None:
