@@ -245,8 +245,13 @@ class X11Agent:
                 executed, error = False, f"{kind} is a server-side action"
             elif kind in NO_INPUT:  # carried out (waited, screen captured): done, though no input was injected
                 seconds = _seconds(action.params)
-                if seconds:
-                    time.sleep(min(seconds, max(0.0, action.not_after - (time.time() + self._offset))))
+                limit = min(seconds, max(0.0, action.not_after - (time.time() + self._offset)))
+                if seconds and self.watch.wait_foreign(foreign_before, limit):
+                    # a person took over during the wait: it is not carried out; it is waited again on resume
+                    self.say("paused: a person is using the mouse or keyboard; waiting for a person to resume")
+                    return self._not_executed(
+                        action, "HUMAN_TAKEOVER: the person is using the desktop", human=True, before=png_before
+                    )
             elif kind == "focus_window":
                 refusal = self._focus(action)
                 if refusal is not None:

@@ -62,6 +62,7 @@ class InputWatch:
         self._expected: deque[tuple[Expectation, float]] = deque()
         self.foreign_count = 0
         self.last_foreign: RawInput | None = None
+        self._foreign = threading.Condition()
 
     def add_listener(self, listener: Listener) -> None:
         self._listeners.append(listener)
@@ -100,6 +101,12 @@ class InputWatch:
             self._control.record_free_context(self._context)
             self._context = None
         self._control.close()
+
+    def wait_foreign(self, seen: int, timeout: float) -> bool:
+        """Wait up to `timeout` seconds for input the agent did not inject, beyond the `seen` count
+        (a person taking the mouse or keyboard); True as soon as there is some."""
+        with self._foreign:
+            return self._foreign.wait_for(lambda: self.foreign_count > seen, timeout=max(0.0, timeout))
 
     # --- telling the agent's events from a person's ----------------------------------------------
     def expect(self, events: list[Expectation]) -> None:
@@ -157,8 +164,10 @@ class InputWatch:
             )
             if not self._is_expected(raw):
                 raw = replace(raw, foreign=True)
-                self.foreign_count += 1
-                self.last_foreign = raw
+                with self._foreign:
+                    self.foreign_count += 1
+                    self.last_foreign = raw
+                    self._foreign.notify_all()
             for listener in self._listeners:
                 try:
                     listener(raw)

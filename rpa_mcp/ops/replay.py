@@ -292,6 +292,16 @@ def _step(action: ActionRow) -> str:
     return f"step {action.step_index} '{action.intent or action.action_type}'"
 
 
+def _paused_action(service: ReplayService, replay_id: str, replay: ReplayRow) -> ActionRow | None:
+    """The action a pause answer is about: the paused one, even once final (abandoned after its
+    attempts, a retry sends a copy of it), else the first action still open."""
+    paused_id = (replay.pause_detail or {}).get("action_id")
+    paused = service.store.get_action(replay_id, paused_id) if paused_id else None
+    if paused is not None and paused.state in m.TERMINAL_ACTION_STATES:
+        return paused
+    return service.store.first_open_action(replay_id)
+
+
 def _pause_binding(replay_id: str, replay: ReplayRow, **open_action: Any) -> dict[str, Any]:
     """What an approved resume/answer is bound to: the same replay, paused for the same reason, at the same action."""
     return {"replay_id": replay_id, "state": replay.state, "pause_reason": replay.pause_reason, **open_action}
@@ -330,7 +340,7 @@ async def resume_replay(ctx: OpContext, args: ResumeReplayInput) -> ReplayStateO
 async def _answer_preview(ctx: OpContext, args: AnswerPauseInput) -> Preview:
     service = service_of(ctx)
     replay = _require_paused(service, args.replay_id)
-    current = service.store.first_open_action(args.replay_id)
+    current = _paused_action(service, args.replay_id, replay)
     if args.decision.startswith("click:") and replay.pause_reason != m.UNEXPECTED_DIALOG:
         raise PreconditionFailed(f"click:<label> answers a dialog pause; this pause is {replay['pause_reason']}")
     what = {

@@ -171,7 +171,25 @@ class ActionSpec(_Strict):
                 used = {self.signals[name].checker for name in rule.when}
                 if used <= TITLE_ONLY_CHECKERS:
                     raise ValueError(f"rule {rule.id!r}: SUCCESS on the title bar alone (anti-pattern)")
+        self._title_before_success()
         return self
+
+    def _title_before_success(self) -> None:
+        """The title's word that another application is in front comes before any SUCCESS.
+
+        Whatever the pixels in the clicked box say (a button of the window that came in front can look
+        like the target), a success against the front window's title is the one verdict never given.
+        """
+        for index, rule in enumerate(self.rules):
+            titled = {self.signals[name].checker for name in rule.when} <= TITLE_ONLY_CHECKERS
+            if rule.category is FailureCategory.WRONG_APPLICATION and titled:
+                early = [r.id for r in self.rules[:index] if r.verdict is VerdictKind.SUCCESS]
+                if early:
+                    raise ValueError(
+                        f"rule {early[0]!r} gives SUCCESS before rule {rule.id!r} reads the front window's title: "
+                        f"put {rule.id!r} first (a success must not stand while another application is in front)"
+                    )
+                return
 
 
 class CheckerSpec(_Strict):

@@ -1,12 +1,17 @@
 """A real X11 desktop for these tests: Xvfb, openbox, D-Bus with accessibility, the demo app.
 
 One desktop per test module (starting Xvfb and Chromium costs seconds); each test opens its own
-Chromium window on a fresh profile. When a test fails, the screen and the desktop's logs are
-saved under `$RPA_TEST_ARTIFACTS/desktop/<test>/` (default `test-artifacts/`, which CI keeps).
+Chromium window on a fresh profile. When a test fails, its artifacts are saved under
+`$RPA_TEST_ARTIFACTS/desktop/<test>/` (default `test-artifacts/`; `.ci/run` keeps it beside the
+checkout): the screen at the failure (`screen.png`), the desktop's and the agent's logs, and for
+each replay the test drove its status (`<replay>/status.json`), the last screenshot the agent sent
+(`<replay>/last-screenshot.png`) and every action's evidence crops (`<replay>/<step>-<label>.png`).
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import re
 import shutil
@@ -67,13 +72,41 @@ def desktop_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DesktopEnv
         yield DesktopEnv(desk, app, effects)
 
 
+def artifacts_of(item: pytest.Item) -> Path:
+    """The folder of a failed test's artifacts (screens, logs, replay evidence)."""
+    return ARTIFACTS / re.sub(r"[^A-Za-z0-9_.-]+", "_", item.nodeid)[-150:]
+
+
+def failed(item: pytest.Item) -> bool:
+    report = getattr(item, "rep_call", None)
+    return bool(report is not None and report.failed)
+
+
+def save_replays(server: Any, folder: Path) -> None:
+    """Each replay's status, the agent's last screenshot and every action's evidence crops, as files."""
+    store = server.services.replay.store
+    for summary in store.list_replays(limit=50):
+        where = folder / re.sub(r"[^A-Za-z0-9_.-]+", "_", summary.replay_id)
+        where.mkdir(parents=True, exist_ok=True)
+        status = server.services.replay.status(summary.replay_id, with_crops=False)
+        (where / "status.json").write_text(json.dumps(status, ensure_ascii=False, indent=1, default=str), "utf-8")
+        replay = store.get_replay(summary.replay_id)
+        if replay is not None and replay.last_screenshot:
+            (where / "last-screenshot.png").write_bytes(replay.last_screenshot)
+        for action in store.actions(summary.replay_id):
+            for n, crop in enumerate(action.evidence or []):
+                if crop.get("data_base64"):
+                    label = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(crop.get("label") or "evidence"))[:60]
+                    name = f"{action.step_index:02d}-{n}-{label}.png"
+                    (where / name).write_bytes(base64.b64decode(crop["data_base64"]))
+
+
 @pytest.fixture
 def desktop(request: pytest.FixtureRequest, desktop_env: DesktopEnv) -> Iterator[DesktopEnv]:
     """The module's desktop; on failure its screen and logs are kept as artifacts."""
     yield desktop_env
-    report = getattr(request.node, "rep_call", None)
-    if report is not None and report.failed:
-        folder = ARTIFACTS / re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid)[-150:]
+    if failed(request.node):
+        folder = artifacts_of(request.node)
         folder.mkdir(parents=True, exist_ok=True)
         try:
             desktop_env.desk.screenshot(folder / "screen.png")
@@ -96,7 +129,9 @@ def desktop(request: pytest.FixtureRequest, desktop_env: DesktopEnv) -> Iterator
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
     report = yield
     if report.when == "call":
-        item.rep_call = report  # type: ignore[attr-defined]  # read by the desktop fixture's teardown
+        item.rep_call = report  # type: ignore[attr-defined]  # read by the fixtures' teardown
+        if report.failed:  # this failure's artifacts only, not an earlier run's
+            shutil.rmtree(artifacts_of(item), ignore_errors=True)
     return report
 
 
@@ -116,7 +151,7 @@ class RpaServer:
 
 
 @pytest.fixture
-def make_rpa_server(tmp_path: Path, shared_ocr: Any) -> Iterator[Any]:
+def make_rpa_server(request: pytest.FixtureRequest, tmp_path: Path, shared_ocr: Any) -> Iterator[Any]:
     """make_rpa_server(**settings) -> RpaServer (a watchdog scanning each second, leases of 60 s by default)."""
     from rpa_mcp.bootstrap import build_services
     from rpa_mcp.entrypoints.app import create_app
@@ -139,6 +174,9 @@ def make_rpa_server(tmp_path: Path, shared_ocr: Any) -> Iterator[Any]:
         return server
 
     yield make
+    for n, server in enumerate(started):
+        if failed(request.node):
+            save_replays(server, artifacts_of(request.node) / (f"server-{n}" if n else "server"))
     for server in reversed(started):
         server.server.stop()
 

@@ -42,21 +42,6 @@ def start_agent(desktop, server, tmp_path, *extra: str):
     return agent
 
 
-def dump(server, replay_id):  # DEBUG
-    import json
-
-    for a in (
-        server.services.replay.store.actions(replay_id) if hasattr(server.services.replay.store, "actions") else []
-    ):
-        print(
-            "ACTION",
-            a.get("step_index"),
-            a.get("state"),
-            json.dumps(a.get("verdict"), ensure_ascii=False)[:3000],
-            str(a.get("result"))[:300],
-        )
-
-
 @pytest.fixture
 def drive():
     """drive(server, name, steps) -> (Replays, replay_id): saves the workflow and starts its replay."""
@@ -222,7 +207,9 @@ def test_a_person_moving_the_mouse_takes_over_and_resume_revalidates_the_screen(
     search = "Easily — Recherche patient" + CHROMIUM
     browser = desktop.browser("/", wait_title="Recherche patient")
     steps = [
-        step(1, "Attendre l'affichage", "wait", None, None, params={"duration_s": 4}, before=search, after=search),
+        # long enough for the person to take over during it, however loaded the machine: the agent ends
+        # the wait as soon as a person's input arrives, and waits it again once resumed
+        step(1, "Attendre l'affichage", "wait", None, None, params={"duration_s": 12}, before=search, after=search),
         seen_step(person, 2, "Saisir 'Rechercher un patient'", "type_text", "Rechercher un patient", "entry",
                   params={"text": "SIMON Louis", "submit_key": "enter"}, before=search, after=search),
     ]  # fmt: skip
@@ -238,6 +225,7 @@ def test_a_person_moving_the_mouse_takes_over_and_resume_revalidates_the_screen(
     person.hands.move(900, 600)  # ... and takes the mouse
     status = replays.wait_stopped(replay_id)
     assert status["state"] == "paused" and status["pause_reason"] == "HUMAN_TAKEOVER", status
+    assert status["done"] == 0, status["actions"]  # the wait the person cut short is not taken as carried out
 
     proposal = replays.tool("propose_resume_replay", replay_id=replay_id)
     replays.approve(proposal)

@@ -13,6 +13,7 @@ from rpa_mcp.ops import replay_agent as agent_ops_module
 from rpa_mcp.ops.registry import Caller, OpContext
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.wire import NextActionRequest
+from tests.replay.kit import drain
 
 pytestmark = pytest.mark.anyio
 
@@ -75,6 +76,18 @@ async def test_start_replay_preview_binds_the_competence_version_and_changes_not
 async def test_a_poll_with_nothing_ready_returns_no_action_for_a_204(ctx):
     out = await agent_ops_module.replay_next(ctx, NextActionRequest(machine_id="pc-9", wait=0))
     assert out.action is None
+
+
+async def test_the_answer_preview_names_the_paused_action_even_once_it_is_final(ctx, service, agent, clock):
+    out = await ops.start_replay(ctx, ops.StartReplayInput(competence="Ouvrir imagerie", params={"who": "Dupont"}))
+    agent.result_for["switch_tab"] = {"executed": False, "success": False, "error": "target_not_resolved",
+                                      "error_retryable": False}  # fmt: skip
+    await drain(service, [agent], clock)
+    first = service.store.actions(out.replay_id)[0]
+    assert first.state == m.ABANDONED and service.store.get_replay(out.replay_id).state == m.PAUSED
+    preview = await ops._answer_preview(ctx, ops.AnswerPauseInput(replay_id=out.replay_id, decision="retry"))
+    assert "step 0 'Click 'Imagerie''" in preview.summary and "Type" not in preview.summary, preview.summary
+    assert preview.details["action_id"] == first.action_id
 
 
 async def test_answer_pause_validates_the_decision():

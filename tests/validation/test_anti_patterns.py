@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from rpa_mcp.settings import shipped_dir
-from rpa_mcp.validation import FailureCategory, Observed, Validator, VerdictKind, check_matrix
+from rpa_mcp.validation import Expected, FailureCategory, Observed, Target, Validator, VerdictKind, check_matrix
 from rpa_mcp.validation.checkers.pixels import phash
 from rpa_mcp.validation.context import DiffSettings, compute_change
 from rpa_mcp.validation.matrix import MATRIX_FILE
@@ -55,6 +56,51 @@ def test_the_matrix_refuses_a_success_on_the_title_bar_alone(tmp_path: Path) -> 
     raw["actions"]["switch_tab"]["rules"].insert(0, {"id": "title", "when": {"app": ">=0.5"}, "verdict": "SUCCESS"})
     (tmp_path / MATRIX_FILE).write_text(yaml.safe_dump(raw), encoding="utf-8")
     assert "title bar alone" in check_matrix(tmp_path)[0]
+
+
+def test_the_matrix_refuses_a_success_judged_before_the_front_windows_title(tmp_path: Path) -> None:
+    raw = _raw()
+    rules = raw["actions"]["switch_tab"]["rules"]
+    rules.insert(0, rules.pop(next(i for i, r in enumerate(rules) if r["id"] == "already-active")))
+    (tmp_path / MATRIX_FILE).write_text(yaml.safe_dump(raw), encoding="utf-8")
+    problem = check_matrix(tmp_path)[0]
+    assert "'already-active' gives SUCCESS before rule 'other-application'" in problem
+
+
+@pytest.mark.parametrize("action", ["scroll", "wait_for_element", "extract_text"])
+def test_an_action_without_input_target_judged_in_another_window_is_wrong_application(
+    validator: Validator, action: str
+) -> None:
+    # What moved, showed the label or was read came from the window in front: not the expected one.
+    p = load_pair("p-tab-switch-ok")
+    observed = Observed(
+        window_title_before="Visionneuse PACS — RX Thorax", window_title_after="Visionneuse PACS — RX Thorax"
+    )
+    expected = Expected(
+        window_title="Dossier patient - MédiDossier", text="Imagerie", output="Imagerie", has_output=True
+    )
+    verdict = validator.validate(action, p.before, p.after, p.target, expected, observed)
+    assert verdict.verdict is VerdictKind.FAILURE and verdict.failure_category is FailureCategory.WRONG_APPLICATION
+    same = Observed(
+        window_title_before="Dossier patient - MédiDossier", window_title_after="Dossier patient - MédiDossier"
+    )
+    assert validator.validate(action, p.before, p.after, p.target, expected, same).rule != "other-application"
+
+
+def test_a_target_looking_right_in_another_window_is_wrong_application(validator: Validator) -> None:
+    # The window that came in front shows a control like the target where the agent clicked: the box
+    # looks like the active tab, but the front window's title says the click went to another application.
+    p = load_pair("p-tab-switch-ok")
+    observed = Observed(
+        window_title_before="Visionneuse PACS — DURAND^ALICE — RX Thorax",
+        window_title_after="Visionneuse PACS — DURAND^ALICE — RX Thorax",
+        process_after="PacsViewer.exe",
+    )
+    expected = Expected(window_title="Dossier patient - MédiDossier - Microsoft Edge")
+    target = Target("Imagerie", (318, 8, 236, 32))
+    verdict = validator.validate("switch_tab", p.after, p.after, target, expected, observed)
+    assert verdict.verdict is VerdictKind.FAILURE and verdict.failure_category is FailureCategory.WRONG_APPLICATION
+    assert verdict.rule == "other-application"
 
 
 # 3. success=true because coordinates were sent ----------------------------------------------------

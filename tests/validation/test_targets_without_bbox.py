@@ -163,8 +163,7 @@ def _tab_label_box(pair_id: str) -> tuple[int, int, int, int]:
 
 @pytest.mark.parametrize(
     "pair_id",
-    ["p-tab-switch-ok", "p-wrong-application", "p-tab-closed", "p-clock-only",
-     "p-tab-switch-dark-1440-chrome",
+    ["p-tab-switch-ok", "p-wrong-application", "p-tab-closed", "p-clock-only", "p-tab-switch-dark-1440-chrome",
      "p-wrong-tab"],
 )  # fmt: skip
 def test_a_tab_given_by_its_label_box_is_judged_on_the_tab_drawn_around_it(validator: Validator, pair_id: str) -> None:
