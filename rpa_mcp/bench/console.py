@@ -100,7 +100,9 @@ class Bench:
     async def report_one(self, http: Any, i: int) -> tuple[str, float, float]:
         """Poll one action and report it done; (action_id, sent at, answered at) in epoch seconds."""
         got = await http.get("/api/v1/replay/next", params={"machine_id": MACHINE, "wait": 5})
-        action = got.json()["action"]
+        if got.status_code != 200:
+            raise RuntimeError(f"no action to report (GET /api/v1/replay/next answered {got.status_code})")
+        action = got.json()  # the action object itself (the wire contract)
         before, after = _screen(i), _screen(i + 1)
         sent = time.time()
         answer = await http.post(
