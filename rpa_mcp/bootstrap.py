@@ -1,52 +1,69 @@
 """Composition root: settings -> adapters -> services. The only place that picks implementations.
 
-Each area adds its service as one field of `Services` and one line in `build_services`.
+`build_services` builds every collaborator once and hands each service exactly the ones it
+needs; `Services` is what the surfaces (MCP, REST, function calling, the approval pages)
+and the operations' handlers see. A collaborator that cannot be built is a start-up error.
+
+Tests, the demo and the benchmarks replace an adapter by passing it (a fake clock, OCR
+engine, notifier, validator, dialog resolver, grounding model or language model runner).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from rpa_mcp.auth.keys import load_signing_keys
+from rpa_mcp.auth.provider import ProviderAccessTokens, ProviderKeys
 from rpa_mcp.auth.tokens import AccessTokens, ConfirmationCodec
 from rpa_mcp.clock import Clock, SystemClock
 from rpa_mcp.competences import CompetenceStore
 from rpa_mcp.confirmation.service import ConfirmationService
 from rpa_mcp.dialogs.service import DialogService
+from rpa_mcp.notify import Notifier
 from rpa_mcp.ops.ratelimit import RateLimiter
-from rpa_mcp.ops.registry import Notifier
+from rpa_mcp.replay.model import ReplayConfig
+from rpa_mcp.replay.ports import DialogResolverPort, ServerActionRunner, ValidatorPort, VlmLocator
+from rpa_mcp.replay.resolve import load_thresholds
 from rpa_mcp.replay.service import ReplayService
+from rpa_mcp.replay.unconfigured import NoServerActionRunner, NoVlmLocator
 from rpa_mcp.settings import Settings
 from rpa_mcp.shadow.service import ShadowService
-from rpa_mcp.store.audit import AuditLog
+from rpa_mcp.store.audit import CHECKPOINT_FILE, KEY_FILE, AuditLog, load_audit_key
 from rpa_mcp.store.confirmations import SqliteProposalRepository
-from rpa_mcp.store.db import Database
+from rpa_mcp.store.coordination import Coordination, Leadership, SharedRateLimiter
+from rpa_mcp.store.db import Database, open_database
+from rpa_mcp.store.migrations import require_current
 from rpa_mcp.store.replay import ReplayRepository
 from rpa_mcp.store.traces import TraceStore
+from rpa_mcp.validation import Validator
 from rpa_mcp.validation_adapters import build_validator
 from rpa_mcp.vision.ocr import OcrEngine, RapidOcrEngine
 
 
-@dataclass
+@dataclass(frozen=True)
 class Services:
+    """Every service and adapter of one server, built once by `build_services`."""
+
     settings: Settings
     db: Database
     clock: Clock
     ocr: OcrEngine
-    notifier: Notifier = field(default_factory=Notifier)
-    # Area services, filled by build_services (typed loosely to keep areas independent).
-    access_tokens: Any = None
-    audit: Any = None
-    rate_limiter: Any = None
-    confirmations: Any = None
-    competences: Any = None
-    catalogs: Any = None
-    traces: Any = None
-    shadow: Any = None
-    dialogs: Any = None
-    validator: Any = None
-    replay: Any = None
+    notifier: Notifier
+    access_tokens: AccessTokens
+    audit: AuditLog
+    rate_limiter: RateLimiter | SharedRateLimiter
+    confirmations: ConfirmationService
+    competences: CompetenceStore
+    traces: TraceStore
+    shadow: ShadowService
+    dialogs: DialogService
+    validator: Validator
+    vlm: VlmLocator
+    server_actions: ServerActionRunner
+    replay: ReplayService
+    coordination: Coordination
+    leadership: Leadership
+    provider_tokens: ProviderAccessTokens | None  # the identity provider's access tokens, if configured
 
 
 def build_services(
@@ -55,50 +72,129 @@ def build_services(
     clock: Clock | None = None,
     ocr: OcrEngine | None = None,
     db: Database | None = None,
+    notifier: Notifier | None = None,
+    replay_validator: ValidatorPort | None = None,
+    replay_dialogs: DialogResolverPort | None = None,
+    vlm: VlmLocator | None = None,
+    server_actions: ServerActionRunner | None = None,
 ) -> Services:
+    """Build the server's services from `settings`.
+
+    `replay_validator` and `replay_dialogs` replace what the replay engine asks to verify an
+    action and to answer a dialog (by default the validator and the dialog service below);
+    `vlm` and `server_actions` default to implementations that refuse with what to configure.
+    """
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    services = Services(
+    db = db or open_database(settings)
+    require_current(db)  # refuses an older schema, naming `rpa-mcp db upgrade`
+    clock = clock or SystemClock()
+    ocr = ocr or RapidOcrEngine()
+    notifier = notifier or Notifier()
+    coordination = Coordination(db, clock)
+    shared_db = db.dialect == "postgres"
+    # Replicas must agree on every key: from settings, else (PostgreSQL) created once in the database.
+    keys = (
+        [coordination.shared_key("signing")]
+        if shared_db and settings.jwt_secret is None
+        else load_signing_keys(settings)
+    )
+    audit = AuditLog(
+        db,
+        clock,
+        key=audit_key(settings, shared_db=shared_db),
+        checkpoint=settings.audit_checkpoint or settings.data_dir / CHECKPOINT_FILE,
+    )
+    local_limits = RateLimiter(clock, per_minute=settings.rate_limit_per_minute)
+    rate_limiter = (
+        SharedRateLimiter(coordination, local_limits, per_minute=settings.rate_limit_per_minute)
+        if shared_db
+        else local_limits
+    )
+    traces = TraceStore(db)
+    dialogs = DialogService.from_catalog_dir(
+        settings.catalog_path, ocr, resolver_enabled=settings.dialog_resolver_enabled
+    )
+    validator = build_validator(settings, ocr, dialogs)
+    vlm = vlm or NoVlmLocator()
+    server_actions = server_actions or NoServerActionRunner()
+    return Services(
         settings=settings,
-        db=db or Database(settings.data_dir / "rpa.sqlite3"),
-        clock=clock or SystemClock(),
-        ocr=ocr or RapidOcrEngine(),
+        db=db,
+        clock=clock,
+        ocr=ocr,
+        notifier=notifier,
+        access_tokens=AccessTokens(
+            keys,
+            issuer=settings.jwt_issuer,
+            audience=settings.jwt_audience,
+            api_token=settings.api_token.get_secret_value() if settings.api_token else None,
+            clock=clock,
+        ),
+        audit=audit,
+        rate_limiter=rate_limiter,
+        confirmations=ConfirmationService(
+            repo=SqliteProposalRepository(db),
+            codec=ConfirmationCodec(keys, issuer=settings.jwt_issuer, audience=settings.jwt_audience, clock=clock),
+            clock=clock,
+            ttl_s=settings.mcp_confirmation_ttl,
+            approval_modes=dict(settings.approval_modes),
+            approval_base_url=public_base_url(settings),
+            audit=audit,
+        ),
+        competences=CompetenceStore(settings.data_dir / "competences", clock),
+        traces=traces,
+        shadow=ShadowService(
+            traces,
+            ocr,
+            clock,
+            notify=notifier.resource_updated,
+            max_pixels=settings.max_image_pixels,
+            max_image_bytes=settings.max_body_bytes,
+        ),
+        dialogs=dialogs,
+        validator=validator,
+        vlm=vlm,
+        server_actions=server_actions,
+        replay=ReplayService(
+            ReplayRepository(db),
+            clock=clock,
+            config=ReplayConfig.from_settings(settings),
+            thresholds=load_thresholds(settings.catalog_path / "thresholds.yaml"),
+            validator=replay_validator or validator,
+            dialogs=replay_dialogs or dialogs,
+            notifier=notifier,
+            ocr=ocr,
+            vlm=vlm,
+            server_actions=server_actions,
+        ),
+        coordination=coordination,
+        leadership=Leadership(db),
+        provider_tokens=build_provider_tokens(settings, clock),
     )
-    keys = load_signing_keys(settings)
-    services.access_tokens = AccessTokens(
-        keys,
-        issuer=settings.jwt_issuer,
-        audience=settings.jwt_audience,
-        api_token=settings.api_token.get_secret_value() if settings.api_token else None,
-        clock=services.clock,
+
+
+def audit_key(settings: Settings, *, shared_db: bool) -> bytes:
+    """The audit chain's key, never stored in the database. Replicas must share it: with
+    PostgreSQL it must be configured (or its file put in place), not created per replica."""
+    secret = settings.audit_key.get_secret_value() if settings.audit_key else None
+    if shared_db and secret is None and not (settings.data_dir / KEY_FILE).exists():
+        from rpa_mcp.auth.keys import ConfigurationError
+
+        raise ConfigurationError(
+            "with RPA_STORE_URL=postgresql://... set RPA_AUDIT_KEY (at least 32 bytes, the same on every "
+            f"replica) or put the same {KEY_FILE} in every replica's RPA_DATA_DIR"
+        )
+    return load_audit_key(secret, settings.data_dir)
+
+
+def build_provider_tokens(settings: Settings, clock: Clock) -> ProviderAccessTokens | None:
+    if not settings.oidc_issuer:
+        return None
+    keys = ProviderKeys(settings.oidc_issuer, clock=clock, ttl_s=settings.oidc_keys_cache_s)
+    audience = settings.oidc_audience or f"{public_base_url(settings)}/mcp"
+    return ProviderAccessTokens(
+        keys, audiences=[audience], roles_claim=settings.oidc_roles_claim, algorithms=settings.oidc_algorithms
     )
-    services.audit = AuditLog(services.db, services.clock)
-    services.rate_limiter = RateLimiter(services.clock, per_minute=settings.rate_limit_per_minute)
-    services.confirmations = ConfirmationService(
-        repo=SqliteProposalRepository(services.db),
-        codec=ConfirmationCodec(keys, issuer=settings.jwt_issuer, audience=settings.jwt_audience, clock=services.clock),
-        clock=services.clock,
-        ttl_s=settings.mcp_confirmation_ttl,
-        approval_modes=dict(settings.approval_modes),
-        approval_base_url=public_base_url(settings),
-        audit=services.audit,
-    )
-    # --- areas (one line each) ---
-    services.competences = CompetenceStore(settings.data_dir / "competences", services.clock)
-    services.traces = TraceStore(services.db)
-    services.shadow = ShadowService(
-        services.traces,
-        services.ocr,
-        services.clock,
-        notify=lambda uri: services.notifier.resource_updated(uri),
-        max_pixels=settings.max_image_pixels,
-        max_image_bytes=settings.max_body_bytes,
-    )
-    services.dialogs = DialogService.from_catalog_dir(
-        settings.catalog_path, services.ocr, resolver_enabled=settings.dialog_resolver_enabled
-    )
-    services.validator = build_validator(settings, services.ocr, services.dialogs)
-    services.replay = ReplayService(ReplayRepository(services.db), services)
-    return services
 
 
 def public_base_url(settings: Settings) -> str:

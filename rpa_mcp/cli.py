@@ -1,4 +1,4 @@
-"""`rpa-mcp serve | token | audit verify | catalog check | bench | agent-sim | demo`."""
+"""`rpa-mcp serve | token | audit verify | db upgrade | catalog check | bench | agent-sim | agent-x11 | demo`."""
 
 from __future__ import annotations
 
@@ -90,17 +90,47 @@ def cmd_token(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
+    from rpa_mcp.bootstrap import audit_key
     from rpa_mcp.clock import SystemClock
-    from rpa_mcp.store.audit import AuditLog
-    from rpa_mcp.store.db import Database
+    from rpa_mcp.store.audit import CHECKPOINT_FILE, AuditLog
+    from rpa_mcp.store.db import open_database
+    from rpa_mcp.store.migrations import require_current
 
     settings = Settings()
-    check = AuditLog(Database(settings.data_dir / "rpa.sqlite3"), SystemClock()).verify()
+    db = open_database(settings)
+    require_current(db)
+    own = settings.audit_checkpoint or settings.data_dir / CHECKPOINT_FILE
+    log = AuditLog(db, SystemClock(), key=audit_key(settings, shared_db=db.dialect == "postgres"), checkpoint=own)
+    checkpoints = [Path(p) for p in args.checkpoint] if args.checkpoint else None
+    check = log.verify(checkpoints)
+    db.close()
     if check.ok:
         print(f"audit chain intact: {check.rows} rows")
         return 0
     print(f"audit chain BROKEN at row {check.first_bad_id}: {check.reason} ({check.rows} rows read)")
     return 1
+
+
+def cmd_db(args: argparse.Namespace) -> int:
+    from rpa_mcp.store.db import open_database
+    from rpa_mcp.store.migrations import pending, upgrade
+
+    settings = Settings()
+    db = open_database(settings, auto_upgrade=True)
+    try:
+        if args.action == "status":
+            todo = pending(db)
+            for area, (have, need) in sorted(todo.items()):
+                print(f"{area}: database {have}, code {need}")
+            print(f"{db.dialect} {db.path}: " + ("up to date" if not todo else f"{len(todo)} area(s) to upgrade"))
+            return 0 if not todo else 1
+        changed = upgrade(db)
+        for area, (have, need) in sorted(changed.items()):
+            print(f"{area}: {have} -> {need}")
+        print(f"{db.dialect} {db.path}: schema up to date" + ("" if changed else " (nothing to do)"))
+        return 0
+    finally:
+        db.close()
 
 
 def _check_thresholds(catalog_dir: Path) -> list[str]:
@@ -141,6 +171,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "agent-sim":
         return int(importlib.import_module("rpa_mcp.agent_sim.cli").main(argv[1:]))
+    if argv and argv[0] == "agent-x11":
+        return int(importlib.import_module("rpa_mcp.agent_x11.cli").main(argv[1:]))
     if argv and argv[0] == "demo":
         return int(importlib.import_module("rpa_mcp.demo").main(argv[1:]))
     parser = argparse.ArgumentParser(prog="rpa-mcp", description="MCP server for supervised desktop RPA.")
@@ -157,7 +189,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     token.set_defaults(fn=cmd_token)
     audit = sub.add_parser("audit", help="audit log tools")
     audit.add_argument("action", choices=["verify"])
+    audit.add_argument(
+        "--checkpoint",
+        action="append",
+        help="a checkpoint file the chain must reach (repeat for each replica's; default: this one's own)",
+    )
     audit.set_defaults(fn=cmd_audit)
+    db = sub.add_parser("db", help="database schema: upgrade applies pending migrations (SQLite or PostgreSQL)")
+    db.add_argument("action", choices=["upgrade", "status"])
+    db.set_defaults(fn=cmd_db)
     catalog = sub.add_parser("catalog", help="catalog tools")
     catalog.add_argument("action", choices=["check"])
     catalog.set_defaults(fn=cmd_catalog)
@@ -166,6 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench.add_argument("--rest", nargs=argparse.REMAINDER, default=[], help="arguments passed to each benchmark")
     bench.set_defaults(fn=cmd_bench)
     sub.add_parser("agent-sim", help="run the reference desktop agent (see rpa-mcp agent-sim --help)")
+    sub.add_parser("agent-x11", help="the desktop agent on a real X11 desktop (see rpa-mcp agent-x11 --help)")
     sub.add_parser("demo", help="run the end-to-end story over real HTTP")
     args = parser.parse_args(argv)
     result: int = args.fn(args)

@@ -10,8 +10,7 @@ persist → promote → start a replay (a second identity approves) → the vali
 that landed in the wrong application → the person brings the right window forward and answers
 the pause → a known dialog is resolved by the catalog policy → a UAC prompt pauses the replay.
 
-Exit status 0 only when every expected outcome happened. A capability that has not landed
-(module or operation absent) is reported as such and its part of the story is skipped.
+Exit status 0 only when every expected outcome happened.
 """
 
 from __future__ import annotations
@@ -50,7 +49,6 @@ class Story:
     quiet: bool = False
     n: int = 0
     failures: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
     passed: int = 0
 
     def step(self, text: str) -> None:
@@ -68,10 +66,6 @@ class Story:
             self.failures.append(f"{what}{': ' + detail if detail else ''}")
             self._print(f"    ✘ {what}{' — ' + detail if detail else ''}")
         return ok
-
-    def skip(self, what: str) -> None:
-        self.skipped.append(what)
-        self._print(f"    – not available yet: {what}")
 
     def progress(self, label: str, done: int, total: int) -> None:
         if self.quiet:
@@ -167,19 +161,11 @@ async def _wait_for(
 
 
 async def _status(mcp: Mcp, story: Story, replay_id: str) -> dict[str, Any]:
-    """get_replay_status; when the tool itself fails, say so once and read the service directly."""
+    """get_replay_status over MCP; a failure of the tool itself ends the story."""
     status = await mcp.call("get_replay_status", {"replay_id": replay_id})
-    if not _err(status):
-        return status
-    what = f"get_replay_status answers over MCP ({status['error'].get('code')}: {status['error'].get('message')})"
-    if what not in story.failures:
-        story.expect(False, what)
-        story.say("(the story goes on, reading the replay's state from the server's replay service directly)")
-    service = getattr(mcp, "services", None)
-    if service is None or service.replay is None:
-        raise StoryFailed("the replay status cannot be read")
-    direct: dict[str, Any] = json.loads(json.dumps(service.replay.status(replay_id, with_crops=False), default=str))
-    return direct
+    if _err(status):
+        raise StoryFailed(f"get_replay_status failed: {status['error'].get('code')}: {status['error'].get('message')}")
+    return status
 
 
 def _failure(status: dict[str, Any]) -> dict[str, Any] | None:
@@ -194,16 +180,14 @@ def _paused(status: dict[str, Any]) -> bool:
 
 
 async def run_story(story: Story, *, fast: bool, data_dir: Path) -> None:
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    from rpa_mcp.agent_sim import DemoRecorder, Journal, ReferenceAgent, VirtualDesktop
     from rpa_mcp.bootstrap import build_services
     from rpa_mcp.entrypoints.app import create_app
     from rpa_mcp.ops import build_registry
     from rpa_mcp.settings import Settings
-
-    try:
-        from mcp import Client
-        from mcp.client.streamable_http import streamable_http_client
-    except ImportError as exc:  # pragma: no cover - mcp is a dependency
-        raise StoryFailed(f"the MCP SDK is not installed: {exc}") from exc
 
     sock = _free_socket()
     port = sock.getsockname()[1]
@@ -223,19 +207,8 @@ async def run_story(story: Story, *, fast: bool, data_dir: Path) -> None:
         )
         client = await stack.enter_async_context(Client(streamable_http_client(f"{base}/mcp", http_client=http)))
         mcp = Mcp(client)
-        mcp.services = services  # type: ignore[attr-defined]  # fallback reads when a tool fails
         tools = await mcp.tools()
         story.say(f"MCP client connected (protocol {client.protocol_version}), {len(tools)} tools listed.")
-
-        needed_shadow = {"shadow_start", "shadow_stop", "shadow_feedback", "shadow_build", "propose_persist_competence"}
-        try:
-            from rpa_mcp.agent_sim import DemoRecorder, Journal, ReferenceAgent, VirtualDesktop
-        except ImportError:
-            story.skip("the reference agent (rpa_mcp.agent_sim): nothing to observe or replay")
-            return
-        if not needed_shadow <= tools:
-            story.skip(f"shadow operations {sorted(needed_shadow - tools)}: the observation cannot be shown")
-            return
 
         agent_http = await stack.enter_async_context(httpx2.AsyncClient(base_url=base, timeout=60))
         desktop = VirtualDesktop.load("incident")
@@ -263,8 +236,7 @@ async def run_story(story: Story, *, fast: bool, data_dir: Path) -> None:
         try:  # caught here: the MCP client's task group would wrap it in an exception group
             sid = await _observe(story, state, DemoRecorder)
             name = await _teach(story, state, sid)
-            if name is not None:
-                await _replay(story, state, name)
+            await _replay(story, state, name)
         except StoryFailed as exc:
             story.failures.append(str(exc))
             story.say(f"✘ the story stops here: {exc}")
@@ -312,7 +284,7 @@ async def _observe(story: Story, st: dict[str, Any], recorder_cls: Any) -> str:
     return sid
 
 
-async def _teach(story: Story, st: dict[str, Any], sid: str) -> str | None:
+async def _teach(story: Story, st: dict[str, Any], sid: str) -> str:
     mcp, steps = st["mcp"], st["steps"]
     typed = next((s for s in steps if s["action_type"] == "type_text"), None)
     confirm = next((s for s in steps if "Confirmer" in s["intent"]), None)
@@ -358,9 +330,6 @@ async def _teach(story: Story, st: dict[str, Any], sid: str) -> str | None:
     again = await mcp.call("apply_persist_competence", {"token": proposal["token"]})
     story.expect(_err(again) == "confirmation-already-used", "the same token cannot be used twice")
 
-    if "propose_promote_competence" not in st["tools"]:
-        story.skip("promote_competence: the replay needs a validated competence")
-        return None
     story.step("Promote the candidate to validated (propose → the nurse agrees → apply).")
     promo = await mcp.call("propose_promote_competence", {"name": COMPETENCE})
     story.say(f"preview: {promo.get('summary')}")
@@ -376,7 +345,7 @@ async def _approve(story: Story, st: dict[str, Any], approval_url: str) -> None:
     """A second person (role approver) opens the approval page and approves, over HTTP."""
     services = st["services"]
     jti = approval_url.rstrip("/").rsplit("/", 1)[-1]
-    from rpa_mcp.ops.registry import Caller
+    from rpa_mcp.identity import Caller
 
     view = services.confirmations.decide(jti, Caller("dr-martin", frozenset({"approver"}), via="web"), True)
     story.say(f"dr-martin (approver) approved on {approval_url} → {view.status}")
@@ -384,11 +353,8 @@ async def _approve(story: Story, st: dict[str, Any], approval_url: str) -> None:
 
 async def _replay(story: Story, st: dict[str, Any], name: str) -> None:
     mcp, agent, desktop = st["mcp"], st["agent"], st["desktop"]
-    if "propose_start_replay" not in st["tools"]:
-        story.skip("replay operations: the supervised replay cannot be shown")
-        return
     story.step("Later, the PACS viewer is in front of the record. Nurse: « Rejoue l'observation. »")
-    desktop.goto("pacs") if hasattr(desktop, "goto") else _force_screen(desktop, "pacs")
+    desktop.goto("pacs")
     proposal = await mcp.call("propose_start_replay", {"competence": name, "machine_id": MACHINE})
     if not story.expect(bool(proposal.get("token")), "replay proposed", json.dumps(proposal)[:300]):
         raise StoryFailed("no replay proposal")
@@ -420,10 +386,6 @@ async def _replay(story: Story, st: dict[str, Any], name: str) -> None:
             tg.cancel_scope.cancel()
     if failed is not None:
         raise failed
-
-
-def _force_screen(desktop: Any, screen: str) -> None:
-    desktop._state.screen = screen  # the virtual desktop has no public "switch window" outside of clicks
 
 
 async def _supervise(story: Story, st: dict[str, Any], replay_id: str, timeout: float) -> None:
@@ -507,14 +469,11 @@ async def _main(args: argparse.Namespace) -> int:
             story.say(f"✘ the story stops here: {exc}")
     elapsed = time.monotonic() - started
     print(
-        f"\n{story.passed} expected outcome(s) seen, {len(story.failures)} missing, "
-        f"{len(story.skipped)} part(s) not available yet — {elapsed:.1f} s",
+        f"\n{story.passed} expected outcome(s) seen, {len(story.failures)} missing — {elapsed:.1f} s",
         file=story.out,
     )
     for f in story.failures:
         print(f"  missing: {f}", file=story.out)
-    for s in story.skipped:
-        print(f"  not available yet: {s}", file=story.out)
     return 0 if not story.failures else 1
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
-import logging
 import sys
 import warnings
 from collections.abc import Sequence
@@ -82,15 +81,7 @@ def _schema_block(title: str, schema: dict[str, Any]) -> list[str]:
 def render_tools(registry: Any = None, prompts_dir: Path | None = None) -> str:
     from rpa_mcp.ops import AREAS, build_registry
 
-    logging.getLogger("rpa_mcp.ops").setLevel(logging.ERROR)  # absent areas are listed in the page
     registry = registry or build_registry()
-    present = []
-    for area in AREAS:
-        try:
-            __import__(f"rpa_mcp.ops.{area}")
-            present.append(area)
-        except ModuleNotFoundError:
-            pass
     ops = list(registry.operations.values())
     out = [
         "# Tools reference",
@@ -103,7 +94,7 @@ def render_tools(registry: Any = None, prompts_dir: Path | None = None) -> str:
         "`propose_<name>` / `apply_<name>` (see [confirmation](../concepts/confirmation.md)). Besides these, "
         "each validated competence is offered on MCP as `run_<slug>` (it proposes a replay).",
         "",
-        f"Areas present when this page was generated: {', '.join(present)}.",
+        f"Areas: {', '.join(AREAS)}.",
         "",
         "| tool | risk | roles | surfaces |",
         "|---|---|---|---|",
@@ -250,10 +241,7 @@ def _import_all() -> None:
         for info in pkgutil.walk_packages(rpa_mcp.__path__, "rpa_mcp."):
             if info.name.endswith(("__main__", ".docs_gen")):
                 continue
-            try:
-                importlib.import_module(info.name)
-            except Exception:  # an area that is half-written must not break the reference
-                logging.getLogger(__name__).debug("could not import %s", info.name, exc_info=True)
+            importlib.import_module(info.name)
 
 
 def render_all() -> dict[str, str]:

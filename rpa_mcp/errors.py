@@ -37,6 +37,13 @@ class InvalidInput(RpaError):
     http_status = 422
 
 
+class MalformedJson(InvalidInput):
+    """The body is not strict JSON: invalid UTF-8, NaN/Infinity, a huge integer, too deep, duplicate keys."""
+
+    code = "malformed-json"
+    http_status = 400
+
+
 class PayloadTooLarge(InvalidInput):
     code = "payload-too-large"
     http_status = 413

@@ -18,12 +18,12 @@ Arguments may be a dict or the JSON text OpenAI-style providers send.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rpa_mcp.errors import InvalidInput, RpaError
 from rpa_mcp.ops.dispatch import dispatch
+from rpa_mcp.ops.json_input import JsonLimits, limits_of, loads
 from rpa_mcp.ops.registry import Caller, Operation, Registry, Surface
 
 if TYPE_CHECKING:
@@ -99,17 +99,12 @@ def error_payload(exc: RpaError) -> dict[str, Any]:
     }
 
 
-def parse_arguments(arguments: dict[str, Any] | str | None) -> dict[str, Any]:
-    """A dict, the JSON text of one, or nothing (= no arguments)."""
+def parse_arguments(arguments: dict[str, Any] | str | None, limits: JsonLimits | None = None) -> dict[str, Any]:
+    """A dict, the JSON text of one (decoded strictly), or nothing (= no arguments)."""
     if arguments is None or arguments == "":
         return {}
     if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(
-                f"the arguments are not valid JSON ({exc.msg} at position {exc.pos})", field="(arguments)"
-            ) from exc
+        arguments = loads(arguments, limits or JsonLimits(), where="(arguments)")
     if not isinstance(arguments, dict):
         raise InvalidInput("arguments must be a JSON object", field="(arguments)")
     return arguments
@@ -119,17 +114,16 @@ async def call(name: str, arguments: dict[str, Any] | str | None, context: Funct
     """Run one tool call; never raises an `RpaError` (it becomes `{"error": {...}}`)."""
     caller = Caller(context.caller.subject, context.caller.roles, via=SURFACE, auth=context.caller.auth)
     try:
-        args = parse_arguments(arguments)
+        args = parse_arguments(arguments, limits_of(context.services.settings))
     except RpaError as exc:  # dispatch never saw it: audit the refusal here, like dispatch would
-        if context.services.audit is not None:
-            context.services.audit.record(
-                actor=caller.subject,
-                operation=name,
-                args={"(raw)": str(arguments)[:200]},
-                outcome="error",
-                code=exc.code,
-                via=SURFACE,
-            )
+        context.services.audit.record(
+            actor=caller.subject,
+            operation=name,
+            args={"(raw)": str(arguments)[:200]},
+            outcome="error",
+            code=exc.code,
+            via=SURFACE,
+        )
         return error_payload(exc)
     try:
         return await dispatch(

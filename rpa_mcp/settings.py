@@ -48,7 +48,9 @@ class Settings(BaseSettings):
     jwt_audience: str = Field("rpa-mcp", description="`aud` of access tokens.")
     api_token: SecretStr | None = Field(None, description="Static bearer token accepted for desktop agents.")
     auth_disabled: bool = Field(False, description="Local development only: refused on a non-loopback bind.")
-    mcp_confirmation_ttl: int = Field(300, ge=10, le=86400, description="Lifetime of propose/apply tokens (s).")
+    mcp_confirmation_ttl: int = Field(
+        300, ge=10, le=86400, description="Lifetime of propose/apply tokens (s); at least 10, no grace after it."
+    )
     approval: str = Field("write=token,act=human,dangerous=human", description="token|human per risk level.")
     watchdog_enabled: bool = True
     watchdog_orphan_timeout_s: float = Field(30.0, gt=0)
@@ -56,18 +58,68 @@ class Settings(BaseSettings):
     watchdog_max_resends: int = Field(2, ge=0, le=10)
     validator_v2_enabled: bool = True
     dialog_resolver_enabled: bool = True
-    store_url: str = Field("", description="Empty = SQLite under data_dir; postgresql://... not yet supported.")
+    store_url: SecretStr | None = Field(
+        None,
+        description="Empty = SQLite under data_dir; postgresql://user@host:port/db to share one database between "
+        "replicas (libpq URL: TLS options such as sslmode/sslrootcert pass through).",
+    )
+    store_password: SecretStr | None = Field(None, description="PostgreSQL password, when not in RPA_STORE_URL.")
+    store_pool_size: int = Field(10, ge=2, le=200, description="Connections per replica to PostgreSQL.")
+    audit_key: SecretStr | None = Field(
+        None,
+        description="HMAC key of the audit chain (>= 32 bytes; never stored in the database). Default: "
+        "audit.key in data_dir, created once. Every replica needs the same key.",
+    )
+    audit_checkpoint: Path | None = Field(
+        None, description="File keeping the audit chain's head outside the database (default: data_dir/audit.head)."
+    )
     catalog_dir: Path | None = Field(None, description="Override the shipped catalog/ folder.")
     prompts_dir: Path | None = Field(None, description="Override the shipped prompts/ folder.")
     max_body_bytes: int = Field(16 * 1024 * 1024, ge=1024, description="Largest accepted request body.")
     max_image_pixels: int = Field(40_000_000, ge=1, description="Largest accepted image (width x height).")
     rate_limit_per_minute: int = Field(600, ge=1, description="Tool calls per identity and operation per minute.")
-    auth_lockout_failures: int = Field(20, ge=1, description="Bad tokens from one client before a lockout.")
-    auth_lockout_s: float = Field(60.0, gt=0)
+    auth_lockout_failures: int = Field(
+        20,
+        ge=1,
+        description="Failed sign-ins per address and window; more get 429 (valid tokens always pass).",
+    )
+    auth_lockout_s: float = Field(60.0, gt=0, description="The window of `auth_lockout_failures` (s).")
+    # --- abuse limits (each refusal is a 4xx naming the limit) ---
+    max_json_depth: int = Field(64, ge=8, le=512, description="Deepest JSON nesting accepted in a request.")
+    max_json_int_digits: int = Field(32, ge=16, le=4000, description="Longest JSON integer accepted (digits).")
+    max_schema_bytes: int = Field(65536, ge=1024, description="Largest caller-supplied JSON Schema (bytes of JSON).")
+    max_schema_depth: int = Field(32, ge=4, le=256, description="Deepest caller-supplied JSON Schema (nesting).")
+    frame_cache_bytes: int = Field(
+        256 * 1024 * 1024, ge=0, description="Decoded screenshots kept in memory, all sessions together (bytes, LRU)."
+    )
+    image_work_slots: int = Field(2, ge=1, le=64, description="Image decodes/analyses running at once; others wait.")
+    max_request_pixels: int = Field(
+        80_000_000, ge=1, description="Pixels of all images of one request together (a batch of screenshots)."
+    )
+    mcp_max_sessions: int = Field(1000, ge=1, description="Open legacy (2025-11-25) MCP sessions, all identities.")
+    mcp_sessions_per_identity: int = Field(
+        16, ge=1, description="Open legacy MCP sessions per identity; a new one closes that identity's oldest."
+    )
+    mcp_session_idle_s: float = Field(1800.0, gt=0, description="A legacy MCP session idle this long is closed (s).")
+    access_token_max_ttl_s: int = Field(
+        30 * 86400, ge=60, description="Longest accepted access-token lifetime (exp - iat, and exp - now) (s)."
+    )
     llm_judge_url: str | None = Field(None, description="OpenAI-compatible endpoint for the optional judge checker.")
     llm_judge_model: str | None = None
     llm_judge_api_key: SecretStr | None = None
     log_level: str = "INFO"
+    # --- the hospital's identity provider (OpenID Connect), for the console and as an OAuth resource server
+    oidc_issuer: str | None = Field(None, description="Issuer URL of the identity provider (https; enables OIDC).")
+    oidc_client_id: str | None = Field(None, description="The console's client id at the identity provider.")
+    oidc_client_secret: SecretStr | None = Field(None, description="The console's client secret.")
+    oidc_roles_claim: str = Field("roles", description="Claim carrying the roles (dotted path: realm_access.roles).")
+    oidc_audience: str | None = Field(None, description="`aud` of provider access tokens (default: <public url>/mcp).")
+    oidc_algorithms: list[str] = Field(["RS256", "ES256"], description="Signature algorithms accepted (pinned).")
+    oidc_scopes: str = Field("openid profile email", description="Scopes asked at console sign-in.")
+    console_token_sign_in: bool | None = Field(
+        None, description="Console sign-in with a pasted access token (default: only when no OIDC is configured)."
+    )
+    oidc_keys_cache_s: float = Field(300.0, gt=0, description="How long the provider's metadata and keys are cached.")
 
     @field_validator("approval")
     @classmethod

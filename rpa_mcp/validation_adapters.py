@@ -17,6 +17,7 @@ import numpy as np
 from rpa_mcp.errors import Unavailable
 from rpa_mcp.settings import Settings
 from rpa_mcp.validation import DialogHit, JudgeAnswer, Validator
+from rpa_mcp.validation.caller_schema import SchemaLimits
 from rpa_mcp.validation.matrix import MATRIX_FILE, load_validator_matrix
 from rpa_mcp.vision.ocr import OcrEngine
 
@@ -115,4 +116,5 @@ def build_validator(settings: Settings, ocr: OcrEngine, dialogs: _Classifies | N
         dialog_locator=DialogServiceLocator(dialogs) if dialogs is not None else None,
         judge=judge,
         enabled=settings.validator_v2_enabled,
+        schema_limits=SchemaLimits(settings.max_schema_bytes, settings.max_schema_depth),
     )

@@ -89,3 +89,48 @@ async def serve() -> AsyncIterator[Callable[..., Any]]:
         yield start
         for s in servers:
             s.should_exit = True
+
+
+# --- PostgreSQL: a throwaway cluster (RPA_TEST_PG_URL from .ci/run, or started here) ---------
+@pytest.fixture(scope="session")
+def pg_cluster() -> Any:
+    url = os.environ.get("RPA_TEST_PG_URL")
+    if url:
+        yield url
+        return
+    from rpa_mcp.pgcluster import pg_bin, throwaway_cluster
+
+    if pg_bin() is None:
+        reason = "PostgreSQL server binaries are not installed (apt-get install postgresql)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{reason}; CI must provide them")
+        pytest.skip(reason)
+    with throwaway_cluster() as started:
+        yield started
+
+
+@pytest.fixture
+def pg_url(pg_cluster: str) -> Any:
+    """A fresh, empty database for one test."""
+    import secrets
+
+    from rpa_mcp.pgcluster import create_database, drop_database
+
+    name = "t_" + secrets.token_hex(6)
+    yield create_database(pg_cluster, name)
+    drop_database(pg_cluster, name)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    """A Database on each backend (the store contract runs on both)."""
+    from rpa_mcp.store.db import Database
+
+    if request.param == "sqlite":
+        db = Database(tmp_path / "contract.sqlite3")
+    else:
+        from rpa_mcp.store.postgres import PostgresDatabase
+
+        db = PostgresDatabase(request.getfixturevalue("pg_url"))
+    yield db
+    db.close()

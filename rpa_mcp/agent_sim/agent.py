@@ -152,12 +152,7 @@ class ReferenceAgent:
             logger.warning("agent_poll_refused", extra={"status": response.status_code, "body": response.text[:300]})
             await self.sleep(1.0)
             return None
-        body = response.json()
-        if isinstance(body, dict) and set(body) == {"action"}:
-            body = body["action"]
-        if body is None:
-            return None
-        action = NextAction.model_validate(body)
+        action = NextAction.model_validate(response.json())
         if self._take("drop_poll_answer", self.received + 1, action):
             self._event("poll_answer_dropped", action)
             return None

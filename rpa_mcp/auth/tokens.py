@@ -9,7 +9,7 @@ import jwt
 
 from rpa_mcp.clock import Clock, SystemClock
 from rpa_mcp.errors import ConfirmationError, TokenExpired
-from rpa_mcp.ops.registry import ROLES, Caller
+from rpa_mcp.identity import ROLES, Caller
 
 ALGORITHM = "HS256"
 CONFIRM_TYP = "rpa-confirm+jwt"
@@ -52,12 +52,23 @@ class AccessTokens:
         self.keys, self.issuer, self.audience, self.api_token = keys, issuer, audience, api_token
         self.clock = clock or SystemClock()
 
-    def mint(self, subject: str, roles: list[str], *, ttl_s: int = 3600, now: float | None = None) -> str:
+    def mint(
+        self,
+        subject: str,
+        roles: list[str],
+        *,
+        ttl_s: int = 3600,
+        now: float | None = None,
+        machines: list[str] | None = None,
+    ) -> str:
+        """An access token; `machines` binds an agent token to those workstations (and no others)."""
         unknown = sorted(set(roles) - set(ROLES))
         if unknown:
             raise ValueError(f"unknown role(s) {unknown}; roles are {', '.join(ROLES)}")
+        if machines is not None and (not machines or not all(isinstance(m, str) and m.strip() for m in machines)):
+            raise ValueError("machines must be a non-empty list of machine ids")
         now = self.clock.now() if now is None else now
-        claims = {
+        claims: dict[str, Any] = {
             "sub": subject,
             "roles": sorted(set(roles)),
             "iss": self.issuer,
@@ -65,6 +76,8 @@ class AccessTokens:
             "iat": int(now),
             "exp": int(now + ttl_s),
         }
+        if machines is not None:
+            claims["machines"] = sorted({m.strip() for m in machines})
         return jwt.encode(claims, self.keys[0], algorithm=ALGORITHM, headers={"typ": ACCESS_TYP})
 
     def verify(self, token: str) -> Caller | None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from rpa_mcp.screens.truth import ScreenSet
 
-BENCHMARKS = ("mcp", "shadow", "dialogs", "validator", "replay")
+BENCHMARKS = ("mcp", "shadow", "dialogs", "validator", "replay", "console")
 
 
 def timings(fn: Callable[[], Any], *, repeat: int, warmup: int = 2) -> list[float]:
@@ -67,11 +67,7 @@ def run_benchmarks(names: Sequence[str], argv: Sequence[str]) -> int:
         print(f"unknown benchmark(s) {unknown}; known: {', '.join(BENCHMARKS)}", file=sys.stderr)
         return 2
     for name in chosen:
-        try:
-            module = importlib.import_module(f"rpa_mcp.bench.{name}")
-        except ModuleNotFoundError as exc:
-            print(f"== {name}: not available ({exc.name})")
-            continue
+        module = importlib.import_module(f"rpa_mcp.bench.{name}")
         print(f"== {name}")
         print(module.run(list(argv)), flush=True)
     return 0

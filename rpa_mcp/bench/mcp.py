@@ -89,7 +89,7 @@ async def _run(n: int) -> str:
         services = build_services(settings)
         token = services.access_tokens.mint("bench", ["operator"])
         ours_app = create_app(settings, services=services)
-        tool, args = ("list_machines", {}) if services.traces is not None else ("get_catalog", {"name": "thresholds"})
+        tool, args = "list_machines", dict[str, Any]()
         lines = [f"ours: {tool} (auth + role check + rate limit + audit row + output validation); bare: echo"]
         async with serving(ours_app) as ours_url, serving(bare_app()) as bare_url:
             for concurrency in (1, 8):

@@ -18,7 +18,7 @@ import socket
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -26,10 +26,13 @@ from rpa_mcp.bench import assets, summary
 from rpa_mcp.replay.wire import PROTOCOL_HEADER, ActionResult, ReceiptAck, StartAck
 from rpa_mcp.settings import Settings
 
+if TYPE_CHECKING:
+    from rpa_mcp.bootstrap import Services
+
 AGENT_TOKEN = "bench-agent-static-token-0123456789"
 
 
-def _services(data_dir: Path, *, full: bool) -> Any:
+def _services(data_dir: Path) -> Services:
     from rpa_mcp.bootstrap import build_services
 
     settings = Settings(
@@ -38,10 +41,7 @@ def _services(data_dir: Path, *, full: bool) -> Any:
         api_token=AGENT_TOKEN,
         rate_limit_per_minute=1_000_000,  # back-to-back polls measure latency, not the per-identity limiter
     )
-    services = build_services(settings)
-    if not full:
-        services.validator = None
-    return services
+    return build_services(settings)
 
 
 async def _dispatch_latency(service: Any, n: int) -> list[float]:
@@ -120,7 +120,7 @@ async def _http_dispatch_latency(services: Any, n: int) -> list[float]:
                         params: dict[str, str | int] = {"machine_id": "bench-http", "wait": 10}
                         response = await client.get("/api/v1/replay/next", params=params)
                         assert response.status_code == 200, (response.status_code, response.text[:300])
-                        action = response.json()["action"]
+                        action = response.json()
                         got.append(time.perf_counter())
                         await service.cancel(action["replay_id"])
 
@@ -144,19 +144,18 @@ async def _replay_overhead(service: Any, before_b64: str, after_b64: str, steps:
          "target": {"label": "Imagerie", "bbox": [318, 8, 236, 32], "window_title": "Edge"}}
         for i in range(steps)
     ]  # fmt: skip
-    validator = service.services.validator
+    validator = service.supervisor.validator
     validate_ms: list[float] = []
-    if validator is not None:
-        original = validator.validate
+    original = validator.validate
 
-        def timed(*a: Any, **k: Any) -> Any:
-            t0 = time.perf_counter()
-            try:
-                return original(*a, **k)
-            finally:
-                validate_ms.append((time.perf_counter() - t0) * 1000)
+    def timed(*a: Any, **k: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return original(*a, **k)
+        finally:
+            validate_ms.append((time.perf_counter() - t0) * 1000)
 
-        validator.validate = timed
+    validator.validate = timed  # measured where the engine calls it
     rid = await service.start(steps=plan, competence="bench46", version=1, machine_id="bench-46")
     per_step: list[float] = []
     report_ms: list[float] = []
@@ -233,10 +232,9 @@ def run(argv: list[str]) -> str:
     after = base64.b64encode(frames.png("imagerie.png")).decode()
     lines = ["replay benchmark (in-process, service level, SQLite WAL + synchronous=FULL on a temp dir)", ""]
     with tempfile.TemporaryDirectory() as tmp:
-        services = _services(Path(tmp) / "data", full=True)
+        services = _services(Path(tmp) / "data")
         service = services.replay
-        if services.validator is not None and hasattr(services.validator, "warm_up"):
-            services.validator.warm_up()
+        services.validator.warm_up()
 
         async def main() -> tuple[list[float], list[float], dict[str, Any]]:
             lat = await _dispatch_latency(service, args.polls)

@@ -28,6 +28,10 @@ from rpa_mcp.errors import (
 )
 
 APPROVER_ROLES = frozenset({"approver", "operator"})
+# Operations a person may propose and approve in one gesture from the console: answering a paused
+# replay on its own timeline (retry, skip, click a dialog's button, abort, resume). The person's
+# answer is the approval; every other proposal needs someone other than its proposer.
+IN_PERSON_OPERATIONS = frozenset({"answer_pause", "resume_replay"})
 
 
 class Actor(Protocol):
@@ -141,7 +145,7 @@ class ConfirmationService:
             }
         )
         self.audit.record(actor=proposer, operation=f"propose:{operation}", args={"jti": jti}, outcome="proposed")
-        url = f"{self.approval_base_url}/approvals/{jti}" if mode == "human" else None
+        url = f"{self.approval_base_url}/console/approvals/{jti}" if mode == "human" else None
         return Proposal(jti, token, record.expires_at, mode, record.approval_status, url)
 
     # --- apply --------------------------------------------------------------------
@@ -168,7 +172,7 @@ class ConfirmationService:
         if record.approval_status == "pending":
             raise ApprovalPending(
                 "waiting for a person to approve this request at the approval page; ask them, then apply again",
-                approval_url=f"{self.approval_base_url}/approvals/{record.jti}",
+                approval_url=f"{self.approval_base_url}/console/approvals/{record.jti}",
             )
         if record.approval_status == "rejected":
             raise ApprovalRejected(f"a person rejected this request ({record.approver}); nothing was done")
@@ -196,6 +200,33 @@ class ConfirmationService:
         if record is None:
             raise NotFound(f"no proposal {jti!r}", jti=jti)
         return ApprovalView.of(record)
+
+    def approve_in_person(self, jti: str, person: Actor) -> ApprovalView:
+        """A person answering a paused replay from the console: their own proposal, approved by that answer.
+
+        Only for IN_PERSON_OPERATIONS, only by the proposer (a signed-in person with the approver or
+        operator role), only while pending. Audited as an approval like any other.
+        """
+        record = self.repo.get(jti)
+        if record is None:
+            raise NotFound(f"no proposal {jti!r}", jti=jti)
+        if record.operation not in IN_PERSON_OPERATIONS:
+            raise Forbidden(f"{record.operation} needs the approval of another person")
+        if record.subject != person.subject or not (person.roles & APPROVER_ROLES):
+            raise Forbidden("only the person who answered, with the approver or operator role, approves in person")
+        if record.approval_mode != "human":
+            return ApprovalView.of(record)
+        if record.expires_at < self.clock.now():
+            raise TokenExpired("this proposal expired; it must be proposed again")
+        if not self.repo.decide(jti, status="approved", approver=person.subject, at=self.clock.now()):
+            raise Conflict(f"this proposal was already {self.get_approval(jti).status}")
+        self.audit.record(
+            actor=person.subject,
+            operation=f"approve:{record.operation}",
+            args={"jti": jti, "proposer": record.subject, "in_person": True},
+            outcome="approved",
+        )
+        return self.get_approval(jti)
 
     def decide(self, jti: str, approver: Actor, approve: bool) -> ApprovalView:
         record = self.repo.get(jti)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import importlib
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
@@ -18,12 +17,18 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from rpa_mcp import __version__
 from rpa_mcp.bootstrap import Services, build_services, public_base_url
+from rpa_mcp.console import console_routes
+from rpa_mcp.console.oidc import build_sign_in
 from rpa_mcp.entrypoints.http_security import BearerAuth, BodyLimit, HostOriginGuard
 from rpa_mcp.entrypoints.mcp import build_mcp_server
+from rpa_mcp.entrypoints.mcp_body import McpBodyGuard
 from rpa_mcp.entrypoints.rest import rest_routes
 from rpa_mcp.errors import RpaError
+from rpa_mcp.identity import ROLES, Caller
 from rpa_mcp.ops import build_registry
-from rpa_mcp.ops.registry import ROLES, Caller, Registry
+from rpa_mcp.ops.json_input import limits_of
+from rpa_mcp.ops.registry import Registry
+from rpa_mcp.replay.service import run_watchdog
 from rpa_mcp.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -31,6 +36,8 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
 class StartupRefused(RpaError):
+    """The server refuses to start with these settings (the message says which and what to do)."""
+
     code = "startup-refused"
 
 
@@ -66,9 +73,8 @@ def create_app(
         )
     services = services or build_services(settings)
     registry = registry or build_registry()
-    verify = None if settings.auth_disabled else services.access_tokens.verify
+    verify = None if settings.auth_disabled else bearer_verifier(services)
     mcp_server = build_mcp_server(registry, services)
-    services.mcp_server = mcp_server  # type: ignore[attr-defined]  # used by tests and the demo
     hosts, origins = allowed_hosts(settings), allowed_origins(settings)
     mcp_app = mcp_server.streamable_http_app(
         streamable_http_path="/mcp",
@@ -89,40 +95,44 @@ def create_app(
         )
 
     async def resource_metadata(request: Request) -> JSONResponse:
-        return JSONResponse(
-            {
-                "resource": f"{base}/mcp",
-                "bearer_methods_supported": ["header"],
-                "scopes_supported": list(ROLES),
-                "resource_name": "rpa-mcp",
-            }
-        )
+        document: dict[str, Any] = {
+            "resource": f"{base}/mcp",
+            "bearer_methods_supported": ["header"],
+            "scopes_supported": list(ROLES),
+            "resource_name": "rpa-mcp",
+        }
+        if services.provider_tokens is not None:  # the hospital's identity provider signs people in
+            document["authorization_servers"] = [services.provider_tokens.issuer]
+        return JSONResponse(document)
 
     routes: list[BaseRoute] = [
         Route("/healthz", healthz, methods=["GET"]),
         Route("/.well-known/oauth-protected-resource/mcp", resource_metadata, methods=["GET"]),
         Route("/.well-known/oauth-protected-resource", resource_metadata, methods=["GET"]),
         *rest_routes(registry, services),
-        *_web_routes(services),
+        *console_routes(
+            services,
+            registry,
+            services.access_tokens.verify if token_sign_in(settings) else None,
+            oidc=build_sign_in(settings, services.provider_tokens),
+        ),
         Mount("/", app=mcp_app),
     ]
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with mcp_server.session_manager.run(), anyio.create_task_group() as tg:
-            services.notifier.bind_loop()  # type: ignore[attr-defined]  # the MCP notifier
+            mcp_server.publisher.bind_loop()
             stop = anyio.Event()
-            if settings.watchdog_enabled and services.replay is not None:
-                runner = _watchdog_runner()
-                if runner is not None:
-                    tg.start_soon(runner, services.replay, stop)
+            if settings.watchdog_enabled:
+                tg.start_soon(run_watchdog, services.replay, stop)
             try:
                 yield
             finally:
                 stop.set()
                 tg.cancel_scope.cancel()
 
-    return Starlette(
+    app = Starlette(
         routes=routes,
         lifespan=lifespan,
         middleware=[
@@ -136,25 +146,31 @@ def create_app(
                 lockout_failures=settings.auth_lockout_failures,
                 lockout_s=settings.auth_lockout_s,
             ),
+            Middleware(McpBodyGuard, path="/mcp", max_bytes=settings.max_body_bytes, limits=limits_of(settings)),
         ],
     )
+    app.state.mcp_server = mcp_server  # the MCP server object, for in-memory clients (tests, the demo)
+    return app
 
 
-def _web_routes(services: Services) -> list[BaseRoute]:
-    try:
-        web = importlib.import_module("rpa_mcp.entrypoints.web")
-    except ModuleNotFoundError:
-        return []
-    routes: list[BaseRoute] = web.web_routes(services, services.access_tokens.verify)
-    return routes
+def bearer_verifier(services: Services) -> Any:
+    """This server's own tokens, and the identity provider's access tokens when one is configured."""
+    own, provider = services.access_tokens.verify, services.provider_tokens
+    if provider is None:
+        return own
+
+    async def verify(token: str) -> Caller | None:
+        caller: Caller | None = own(token)
+        return caller if caller is not None else await provider.verify(token)
+
+    return verify
 
 
-def _watchdog_runner() -> Any:
-    try:
-        module = importlib.import_module("rpa_mcp.replay.service")
-    except ModuleNotFoundError:
-        return None
-    return getattr(module, "run_watchdog", None)
+def token_sign_in(settings: Settings) -> bool:
+    """Console sign-in with a pasted token: for development, or explicitly kept beside OIDC."""
+    if settings.console_token_sign_in is not None:
+        return settings.console_token_sign_in
+    return not (settings.oidc_issuer and settings.oidc_client_id)
 
 
 def local_operator() -> Caller:

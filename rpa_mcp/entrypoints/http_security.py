@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import threading
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from rpa_mcp.clock import Clock
-from rpa_mcp.ops.registry import ROLES, Caller
+from rpa_mcp.identity import ROLES, Caller
 
 Scope = dict[str, Any]
 ASGIApp = Callable[[Scope, Any, Any], Awaitable[None]]
@@ -108,7 +109,7 @@ class BearerAuth:
         self,
         app: ASGIApp,
         *,
-        verify: Callable[[str], Caller | None] | None,
+        verify: Callable[[str], Caller | Awaitable[Caller | None] | None] | None,
         resource_metadata_url: str,
         clock: Clock,
         lockout_failures: int,
@@ -142,6 +143,8 @@ class BearerAuth:
         auth = headers.get(b"authorization", b"").decode("latin-1")
         scheme, _, token = auth.partition(" ")
         caller = self.verify(token.strip()) if scheme.lower() == "bearer" and token.strip() else None
+        if inspect.isawaitable(caller):  # the identity provider's tokens may need its keys fetched
+            caller = await caller
         if caller is None:
             with self._lock:
                 count, _ = self._failures.get(client, (0, 0.0))

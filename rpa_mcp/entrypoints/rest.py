@@ -5,9 +5,9 @@ Errors are problem+json with the error's HTTP status and stable code (same code 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -15,9 +15,11 @@ from starlette.routing import Route
 from rpa_mcp.bootstrap import Services
 from rpa_mcp.errors import InvalidInput, RateLimited, RpaError
 from rpa_mcp.ops.dispatch import dispatch
+from rpa_mcp.ops.json_input import limits_of, loads
 from rpa_mcp.ops.registry import Caller, Http, Operation, Registry
 
 PROTOCOL_HEADER = "x-replay-protocol-version"
+OFF_LOOP_BYTES = 256 * 1024  # bodies larger than this are decoded in a worker thread (the event loop stays free)
 
 
 def problem_response(exc: RpaError) -> JSONResponse:
@@ -32,19 +34,22 @@ def problem_response(exc: RpaError) -> JSONResponse:
     return JSONResponse(body, status_code=exc.http_status, media_type="application/problem+json", headers=headers)
 
 
-async def _arguments(request: Request, op: Operation, http: Http | None) -> dict[str, Any]:
+async def decode_body(raw: bytes, services: Services) -> Any:
+    """The request body as strict JSON (400 naming the problem otherwise), large ones off the event loop."""
+    limits = limits_of(services.settings)
+    if len(raw) > OFF_LOOP_BYTES:
+        return await anyio.to_thread.run_sync(loads, raw, limits)
+    return loads(raw, limits)
+
+
+async def _arguments(request: Request, op: Operation, http: Http | None, services: Services) -> dict[str, Any]:
     args: dict[str, Any] = {}
     if http is not None and http.method == "GET":
         args.update(request.query_params)
     else:
         raw = await request.body()
         if raw.strip():
-            try:
-                body = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise InvalidInput(
-                    f"the body is not valid JSON ({exc.msg} at position {exc.pos})", field="(body)"
-                ) from exc
+            body = await decode_body(raw, services)
             if isinstance(body, list):
                 list_fields = [
                     n for n, f in op.input.model_fields.items() if getattr(f.annotation, "__origin__", None) is list
@@ -70,7 +75,7 @@ def _endpoint(registry: Registry, services: Services, op: Operation, http: Http 
         if caller is None:
             return problem_response(RpaError("no authenticated caller"))
         try:
-            args = await _arguments(request, op, http)
+            args = await _arguments(request, op, http, services)
             result = await dispatch(
                 registry,
                 services,
@@ -81,8 +86,9 @@ def _endpoint(registry: Registry, services: Services, op: Operation, http: Http 
             )
         except RpaError as exc:
             return problem_response(exc)
-        if http is not None and http.no_content_when_null and result.get(http.no_content_when_null) is None:
-            return Response(status_code=204)
+        if http is not None and http.body_field is not None:
+            body = result.get(http.body_field)
+            return Response(status_code=204) if body is None else JSONResponse(body)
         return JSONResponse(result)
 
     return endpoint

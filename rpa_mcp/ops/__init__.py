@@ -2,29 +2,31 @@
 
 from __future__ import annotations
 
-import importlib
-import logging
 from collections.abc import Iterable
+from types import ModuleType
 
+from rpa_mcp.ops import catalog, competences, dialogs, replay, replay_agent, shadow, validation
 from rpa_mcp.ops.gate import expand
 from rpa_mcp.ops.registry import Operation, Registry, Resource
 
-logger = logging.getLogger(__name__)
-
-# Area modules, each ending with OPERATIONS (and optionally RESOURCES).
-AREAS = ("catalog", "shadow", "competences", "dialogs", "validation", "replay", "replay_agent")
+# Area modules by name, each ending with OPERATIONS (and optionally RESOURCES).
+MODULES: dict[str, ModuleType] = {
+    "catalog": catalog,
+    "shadow": shadow,
+    "competences": competences,
+    "dialogs": dialogs,
+    "validation": validation,
+    "replay": replay,
+    "replay_agent": replay_agent,
+}
+AREAS = tuple(MODULES)
 
 
 def build_registry(areas: Iterable[str] = AREAS) -> Registry:
+    """The operations of these areas (all by default; tests build a registry of one area)."""
     registry = Registry()
     for area in areas:
-        try:
-            module = importlib.import_module(f"rpa_mcp.ops.{area}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"rpa_mcp.ops.{area}":
-                raise
-            logger.warning("area %s is not installed; its operations are absent", area)
-            continue
+        module = MODULES[area]
         for op in getattr(module, "OPERATIONS", ()):
             add(registry, op)
         registry.resources.extend(Resource.of(r) for r in getattr(module, "RESOURCES", ()))

@@ -49,8 +49,6 @@ async def load_image_bytes(ctx: OpContext, arg: ImageArg, field: str) -> bytes:
     screenshot_id = arg.ref.removeprefix(SCREENSHOT_URI_PREFIX)
     if not screenshot_id or "/" in screenshot_id:
         raise InvalidInput(f"{field}.ref: {arg.ref!r} is not a screenshot reference", field=f"{field}.ref")
-    if ctx.services.traces is None:
-        raise InvalidInput(f"{field}.ref: no screenshot store is configured; send png_base64", field=f"{field}.ref")
     data: bytes = ctx.services.traces.get_screenshot(screenshot_id)
     return data
 

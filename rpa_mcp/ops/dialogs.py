@@ -11,7 +11,7 @@ from pydantic import Field, model_validator
 from rpa_mcp.dialogs.classifier import Classification
 from rpa_mcp.dialogs.policy import DeclaredModal, check_declarations
 from rpa_mcp.dialogs.service import DialogService
-from rpa_mcp.errors import InvalidInput, Unavailable
+from rpa_mcp.errors import InvalidInput
 from rpa_mcp.ops.common import Crop, ImageArg, load_image
 from rpa_mcp.ops.registry import Http, OpContext, Operation, StrictModel
 
@@ -89,10 +89,7 @@ class ResolveDialogOutput(StrictModel):
 
 
 def _service(ctx: OpContext) -> DialogService:
-    service = ctx.services.dialogs
-    if service is None:
-        raise Unavailable("the dialog service is not configured")
-    return service  # type: ignore[no-any-return]  # Services types area services loosely
+    return ctx.services.dialogs
 
 
 def _bbox(b: tuple[int, int, int, int] | None) -> list[int] | None:

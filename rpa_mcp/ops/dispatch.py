@@ -1,7 +1,10 @@
 """`dispatch()`: the one path every surface takes to run an operation.
 
-Order: find the operation and the surface -> role check -> rate limit -> validate input ->
-handler -> validate output -> redact; one audit row whatever the outcome.
+Order: strict JSON checks of the arguments -> find the operation and the surface -> role check ->
+rate limit -> validate input -> handler -> validate output -> redact; one audit row whatever the
+outcome (arguments refused as non-JSON are audited by shape only). The handler runs
+in an audit scope: its first write commits together with its audit row, and arguments that
+cannot be audited (NaN, infinities) are refused before it runs.
 """
 
 from __future__ import annotations
@@ -15,8 +18,10 @@ from pydantic import BaseModel, ValidationError
 
 from rpa_mcp.bootstrap import Services
 from rpa_mcp.errors import Forbidden, InternalError, InvalidInput, NotFound, RpaError
+from rpa_mcp.identity import Caller
+from rpa_mcp.ops import json_input
 from rpa_mcp.ops.redaction import redact
-from rpa_mcp.ops.registry import Caller, OpContext, Operation, Registry, Surface
+from rpa_mcp.ops.registry import OpContext, Operation, Registry, Surface
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +50,12 @@ async def dispatch(
     started = time.perf_counter()
     op = registry.get(name)
     outcome, code = "ok", None
+    request_id = secrets.token_hex(6)
+    scope = None
+    readable = False
     try:
+        json_input.check(arguments or {}, json_input.limits_of(services.settings))
+        readable = True
         if op is None or surface not in op.surfaces:
             raise NotFound(f"unknown operation {name!r}", operation=name)
         if not caller.has_any(op.allowed_roles):
@@ -53,11 +63,18 @@ async def dispatch(
                 f"{name} needs one of the roles {sorted(op.allowed_roles)}; you have {sorted(caller.roles) or 'none'}",
                 operation=name,
             )
-        if services.rate_limiter is not None:
-            services.rate_limiter.check(caller.subject, name)
+        services.rate_limiter.check(caller.subject, name)
         args = parse_input(op, arguments or {})
-        ctx = OpContext(caller=caller, services=services, request_id=secrets.token_hex(6), progress=progress)
-        result = await op.handler(ctx, args)
+        ctx = OpContext(caller=caller, services=services, request_id=request_id, progress=progress)
+        with services.audit.scope(
+            actor=caller.subject,
+            operation=name,
+            args=audit_view(op, arguments or {}),
+            raw=arguments,
+            via=surface,
+            request_id=request_id,
+        ) as scope:
+            result = await op.handler(ctx, args)
         return render_output(op, result)
     except RpaError as exc:
         outcome, code = "error", exc.code
@@ -67,15 +84,17 @@ async def dispatch(
         logger.exception("operation %s failed", name)
         raise InternalError(f"{name} failed unexpectedly; the server log has the details") from exc
     finally:
-        if services.audit is not None:
+        if not (outcome == "ok" and scope is not None and scope.logged):
+            # (an operation that wrote committed its row with its first write; a later error adds one)
             services.audit.record(
                 actor=caller.subject,
                 operation=name,
-                args=audit_view(op, arguments or {}),
+                args=audit_view(op, arguments or {}) if readable else {"unreadable_arguments": True},
                 outcome=outcome,
                 code=code,
                 duration_ms=(time.perf_counter() - started) * 1000,
                 via=surface,
+                request_id=request_id,
                 wait=not (outcome == "ok" and op is not None and op.risk == "read"),  # reads: group commit
             )
 

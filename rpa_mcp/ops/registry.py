@@ -11,11 +11,13 @@ token) and `apply_<name>` (takes the token only, then runs `handler`).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from rpa_mcp.identity import ROLES, Caller
 
 if TYPE_CHECKING:
     from rpa_mcp.bootstrap import Services
@@ -25,7 +27,6 @@ Surface = Literal["mcp", "rest", "functions"]
 CONFIRMED_RISKS: frozenset[str] = frozenset({"write", "act", "dangerous"})
 ALL_SURFACES: frozenset[Surface] = frozenset({"mcp", "rest", "functions"})
 
-ROLES = ("operator", "viewer", "agent", "approver")
 DEFAULT_ROLES: dict[str, frozenset[str]] = {
     "read": frozenset({"operator", "viewer", "agent", "approver"}),
     "draft": frozenset({"operator", "agent"}),
@@ -43,29 +44,6 @@ class StrictModel(BaseModel):
 
 class NoInput(StrictModel):
     pass
-
-
-@dataclass(frozen=True)
-class Caller:
-    """Who is calling: from a verified access token, the static agent token, or local dev."""
-
-    subject: str
-    roles: frozenset[str]
-    via: str = "mcp"  # mcp | rest | functions | web
-    auth: str = "jwt"  # jwt | api-token | disabled | internal
-
-    def has_any(self, roles: Iterable[str]) -> bool:
-        return bool(self.roles & set(roles))
-
-
-class Notifier:
-    """Port for change notifications; the MCP surface replaces it with a real publisher."""
-
-    def resource_updated(self, uri: str) -> None:
-        pass
-
-    def tools_changed(self) -> None:
-        pass
 
 
 @dataclass
@@ -102,12 +80,14 @@ class Http:
     """An extra REST route for an operation (agent and legacy paths), besides /api/v1/tools/<name>.
 
     GET routes read arguments from the query string; POST from the JSON body. `{name}`
-    segments of the path fill the argument of that name.
+    segments of the path fill the argument of that name. With `body_field`, the route answers
+    that field of the output as the whole body, and `204 No Content` when it is null (the
+    agent's long poll answers the action object itself, no envelope).
     """
 
     method: Literal["GET", "POST", "DELETE"]
     path: str
-    no_content_when_null: str | None = None  # answer 204 when this output field is null (long polls)
+    body_field: str | None = None
 
 
 @dataclass(frozen=True)
@@ -167,3 +147,25 @@ class Resource:
     @classmethod
     def of(cls, spec: Resource | tuple[str, str, str, str, ResourceReader]) -> Resource:
         return spec if isinstance(spec, Resource) else cls(*spec)
+
+
+__all__ = [
+    "ALL_SURFACES",
+    "CONFIRMED_RISKS",
+    "DEFAULT_ROLES",
+    "ROLES",
+    "Caller",
+    "Handler",
+    "Http",
+    "NoInput",
+    "OpContext",
+    "Operation",
+    "Preview",
+    "PreviewFn",
+    "Registry",
+    "Resource",
+    "ResourceReader",
+    "Risk",
+    "StrictModel",
+    "Surface",
+]

@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, field_validator
 
-from rpa_mcp.errors import InvalidInput, NotFound, PreconditionFailed, RpaError, Unavailable
+from rpa_mcp.competences import LoadedCompetence
+from rpa_mcp.errors import InvalidInput, NotFound, PreconditionFailed
 from rpa_mcp.ops.common import Crop, ImageArg, load_image
 from rpa_mcp.ops.registry import Http, OpContext, Operation, Preview, StrictModel, Surface
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.service import ReplayService
+
+if TYPE_CHECKING:
+    from rpa_mcp.bootstrap import Services
 
 AGENT = frozenset({"agent"})
 REST: frozenset[Surface] = frozenset({"rest"})
@@ -22,10 +26,7 @@ DECISION_RE = re.compile(r"^(skip|retry|abort|click:.{1,80})$")
 
 
 def service_of(ctx: OpContext) -> ReplayService:
-    service = ctx.services.replay
-    if service is None:
-        raise Unavailable("the replay service is not configured")
-    return cast(ReplayService, service)
+    return ctx.services.replay
 
 
 def notify_changed(ctx: OpContext, replay_id: str) -> None:
@@ -148,11 +149,8 @@ class ListReplaysOutput(StrictModel):
     replays: list[ReplaySummary] = Field(description="Replays, newest first.")
 
 
-def _load_competence(ctx: OpContext, args: StartReplayInput) -> Any:
-    store = ctx.services.competences
-    if store is None:
-        raise Unavailable("the competence store is not configured")
-    return store.get(args.competence, version=args.version)
+def _load_competence(ctx: OpContext, args: StartReplayInput) -> LoadedCompetence:
+    return ctx.services.competences.get(args.competence, version=args.version)
 
 
 def _machine(args: StartReplayInput, loaded: Any) -> str:
@@ -332,13 +330,8 @@ async def answer_pause(ctx: OpContext, args: AnswerPauseInput) -> ReplayStateOut
 
 
 # --- resource ---------------------------------------------------------------------------------------
-async def _replay_resource(services: Any, replay_id: str) -> str:
-    if services.replay is None:
-        raise Unavailable("the replay service is not configured")
-    try:
-        status = services.replay.status(replay_id, with_crops=False)
-    except RpaError:
-        raise
+async def _replay_resource(services: Services, replay_id: str) -> str:
+    status = services.replay.status(replay_id, with_crops=False)
     return json.dumps(status, ensure_ascii=False, default=str, indent=1)
 
 

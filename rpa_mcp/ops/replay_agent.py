@@ -4,7 +4,9 @@ heartbeats and results; plus target resolution (also offered to LLM clients).
 REST adapter contract (see docs/replay-wire-contract.md):
 - `protocol_version` of every agent input is filled from the `X-Replay-Protocol-Version`
   header (absent -> 1); the agent never sends that field itself;
-- `replay_next` answers `204 No Content` when its output has `action = null`.
+- the `/api/v1/replay/next` route answers the action object itself as the body (no
+  envelope), and `204 No Content` when the output has `action = null`; the generic
+  `/api/v1/tools/replay_next` route keeps the `{"action": ...}` output of the operation.
 """
 
 from __future__ import annotations
@@ -136,7 +138,7 @@ OPERATIONS: tuple[Operation, ...] = (
         handler=replay_next,
         roles=AGENT,
         surfaces=REST,
-        http=(Http("GET", "/api/v1/replay/next", no_content_when_null="action"),),
+        http=(Http("GET", "/api/v1/replay/next", body_field="action"),),
     ),
     _agent_op(
         "replay_receipt",

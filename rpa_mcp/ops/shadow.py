@@ -15,7 +15,7 @@ import anyio.to_thread
 from pydantic import Field, model_validator
 
 from rpa_mcp.confirmation.digest import digest
-from rpa_mcp.errors import PreconditionFailed, Unavailable
+from rpa_mcp.errors import PreconditionFailed
 from rpa_mcp.ops.registry import Http, NoInput, OpContext, Operation, Preview, Resource, StrictModel
 from rpa_mcp.shadow.events import MAX_BATCH
 from rpa_mcp.shadow.ir import step_lines
@@ -32,10 +32,7 @@ SESSION_OPT_DESC = (
 
 
 def _shadow(services: Services) -> ShadowService:
-    if services.shadow is None:
-        raise Unavailable("the shadow service is not configured on this server")
-    service: ShadowService = services.shadow
-    return service
+    return services.shadow
 
 
 # --- output models ------------------------------------------------------------------------
@@ -316,8 +313,6 @@ def _relative(services: Services, path: Any) -> str:
 
 
 def _persist_preview(services: Services, args: PersistInput) -> Preview:
-    if services.competences is None:
-        raise Unavailable("the competence store is not configured on this server")
     ir, session = _built_for_persist(services, args)
     plan = services.competences.preview_save(args.name, ir, "candidate")
     steps = [s for s in ir["steps"]]

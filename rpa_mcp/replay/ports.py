@@ -1,8 +1,9 @@
-"""Ports of the replay domain: its store, and the collaborators it asks (validator, dialogs, VLM).
+"""Ports of the replay domain: its store, and the collaborators it asks.
 
-The collaborators belong to other areas; the replay engine only relies on the small shapes
-below and reads them from the composition root at call time (they may be absent or switched
-off, and then the replay pauses instead of guessing).
+The collaborators belong to other areas (validation, dialogs, vision, a language model); the
+replay engine relies only on the small shapes below and receives each one as a constructor
+argument (`bootstrap.py` picks the implementations). A collaborator that is switched off in
+the settings, or not configured, makes the replay pause with the reason, never guess.
 """
 
 from __future__ import annotations
@@ -10,6 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
+
+import numpy as np
+
+from rpa_mcp.vision.ocr import OcrLine
 
 
 class _Any:
@@ -63,28 +68,79 @@ class ReplayStore(Protocol):
     ) -> None: ...
 
 
-class VerdictLike(Protocol):
-    verdict: Any  # "SUCCESS" | "FAILURE" | "UNCERTAIN" (str or enum)
-    failure_category: Any
+class Verdict(Protocol):
+    """What the engine reads of a validator's answer (fields are read by name, enums or strings)."""
+
+    verdict: Any  # "SUCCESS" | "FAILURE" | "UNCERTAIN"
+    failure_category: Any  # e.g. "UNEXPECTED_DIALOG", "NO_VISUAL_CHANGE", or None
 
 
 class ValidatorPort(Protocol):
+    """Judges an action's real effect from the screens before and after it (the validation area).
+
+    `target`, `expected` and `observed` are the validation area's `Target`, `Expected` and
+    `Observed`. It may raise: the action is then held for a person as unverified.
+    """
+
     def validate(
-        self, action_type: str, before: Any, after: Any, target: Any = None, expected: Any = None, observed: Any = None
+        self,
+        action_type: str,
+        before: np.ndarray,
+        after: np.ndarray,
+        target: Any = None,
+        expected: Any = None,
+        observed: Any = None,
     ) -> Any: ...
 
 
 class DialogResolverPort(Protocol):
-    def resolve(self, image: Any, *, declared_modals: Any = None, **context: Any) -> Any: ...
+    """Decides what to do with an unexpected dialog on `image`: auto (which button), skip or pause.
+
+    The answer is read by field name: `decision`, `dialog_id`, `button`, `click_at`, `bbox`,
+    `buttons`, `reason`, `crop_png_base64` (the dialogs area's `Resolution`).
+    """
+
+    def resolve(
+        self,
+        image: np.ndarray,
+        *,
+        declared_modals: Any = None,
+        window_title: str | None = None,
+        process: str | None = None,
+        previous: np.ndarray | None = None,
+    ) -> Any: ...
+
+
+class ChangeNotifier(Protocol):
+    """Told when a replay changed, so listeners of `rpa://replays/<id>` hear about it."""
+
+    def resource_updated(self, uri: str) -> None: ...
+
+
+class TextReader(Protocol):
+    """OCR of a small region: the text lines on it (used by extract_text and target resolution)."""
+
+    def read(self, image: np.ndarray) -> list[OcrLine]: ...
 
 
 class VlmLocator(Protocol):
-    """Optional grounding model: where is `target` on `image`? -> (x, y, score, method) or None."""
+    """A grounding model: where is `target` on `image`?
 
-    def locate(self, image: Any, target: dict[str, Any]) -> tuple[int, int, float, str] | None: ...
+    Returns `(x, y, score, method)` in pixels of `image`, or None when it does not see the
+    target. Raises `Unavailable` (with what to configure) when no model is configured: the
+    resolver records that reason and goes on with the other methods.
+    """
+
+    def locate(self, image: np.ndarray, target: dict[str, Any]) -> tuple[int, int, float, str] | None: ...
 
 
 class ServerActionRunner(Protocol):
-    """Executes server-side actions (t2a_decision); extract_text has a built-in OCR runner."""
+    """Runs a server-side action other than extract_text (e.g. `t2a_decision`) and returns its output.
+
+    `params` are the action's parameters, `variables` what earlier server-side actions of the
+    replay produced. Raises an `RpaError` whose message a person can act on (e.g. `Unavailable`
+    when no model is configured): the replay pauses with reason SERVER_ACTION_FAILED and that
+    message. Never called twice for one action.
+    """
 
     def run(self, action_type: str, params: dict[str, Any], variables: dict[str, Any]) -> Any: ...

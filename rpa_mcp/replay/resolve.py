@@ -1,4 +1,4 @@
-"""Target resolution with a quality guard (SPEC §4.2, seed 004 §B).
+"""Target resolution with a quality guard.
 
 `TargetResolver.resolve(image, target_spec)` follows the spec's `resolve_order`
 (memory, ocr, template, vlm, uia), then the legacy cascade for the methods not tried yet.
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import fnmatch
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rpa_mcp.errors import InternalError, RpaError
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.memory import TargetMemory
+from rpa_mcp.replay.ports import TextReader, VlmLocator
 from rpa_mcp.vision.images import clamp_bbox, decode_base64, decode_image
 from rpa_mcp.vision.ocr import normalize_text
 
@@ -123,15 +124,14 @@ class TargetResolver:
     def __init__(
         self,
         *,
-        ocr: Callable[[], Any],
+        ocr: TextReader,
         memory: TargetMemory | None,
-        thresholds: Thresholds | None = None,
-        catalog_dir: Path | None = None,
-        vlm: Callable[[], Any] | None = None,
+        thresholds: Thresholds,
+        vlm: VlmLocator,
     ) -> None:
-        self._ocr = ocr
-        self._vlm = vlm or (lambda: None)
-        self.thresholds = thresholds or load_thresholds(catalog_dir / "thresholds.yaml" if catalog_dir else None)
+        self.ocr = ocr
+        self.vlm = vlm
+        self.thresholds = thresholds
         self.memory = memory
         if memory is not None:
             memory.trusted_after = self.thresholds.memory.trusted_after
@@ -278,10 +278,7 @@ class TargetResolver:
                 return _Candidate(int(uia["x"]), int(uia["y"]), float(uia.get("score", 1.0)), "uia")
             return None
         if method == "vlm":
-            vlm = self._vlm()
-            if vlm is None:
-                return None
-            found = vlm.locate(image, dict(spec))
+            found = self.vlm.locate(image, dict(spec))
             if found is None:
                 return None
             x, y, score, name = found
@@ -308,15 +305,14 @@ class TargetResolver:
 
     def _ocr_match(self, image: np.ndarray, spec: Mapping[str, Any]) -> _Candidate | None:
         label = spec.get("label") or spec.get("by_text") or spec.get("text")
-        ocr = self._ocr()
-        if not label or ocr is None:
+        if not label:
             return None
         wanted = normalize_text(str(label))
         for x0, y0, rw, rh in self._regions(image, spec):
             if rw <= 0 or rh <= 0:
                 continue
             best: _Candidate | None = None
-            for line in ocr.read(image[y0 : y0 + rh, x0 : x0 + rw]):
+            for line in self.ocr.read(image[y0 : y0 + rh, x0 : x0 + rw]):
                 text = normalize_text(line.text)
                 if not text:
                     continue

@@ -13,8 +13,9 @@ Without it the agent is a v1 agent: it sends no receipt/start acks, so a missing
 non-idempotent action can only be `OUTCOME_UNKNOWN` (the replay pauses for a person).
 
 The REST adapter copies the header into the `protocol_version` field of the operation input
-(the agent never sends that field itself) and answers `204 No Content` when the output of
-`replay_next` has `action = null`.
+(the agent never sends that field itself). `GET /api/v1/replay/next` answers the `NextAction`
+object itself as the body, or `204 No Content` when the output of `replay_next` has
+`action = null`.
 
 Fencing: `attempt_id` changes every time the server (re)dispatches an action. A report, ack or
 heartbeat naming an older attempt is recorded as `late` and changes nothing. Every field of an
@@ -186,7 +187,8 @@ class NextActionRequest(WireModel):
 
 
 class NextActionResponse(WireModel):
-    """Output of the long poll. `action=null` is sent as HTTP 204 No Content by the REST adapter."""
+    """Output of the `replay_next` operation. `GET /api/v1/replay/next` answers `action` itself as the
+    body (no envelope), and HTTP 204 No Content when it is null."""
 
     action: NextAction | None = Field(None, description="The action to execute, or null when none is ready.")
 

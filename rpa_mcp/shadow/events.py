@@ -1,7 +1,11 @@
-"""Events streamed by the desktop agent (SPEC §3.1), validated into `TraceEvent`.
+"""Events streamed by the desktop agent, validated into `TraceEvent`.
 
 Unknown fields are kept (an agent newer than this server may send more); known fields are
 checked and a bad one is refused with `InvalidInput` naming it (``events[2].x``).
+
+`ts` is accepted as epoch seconds, epoch milliseconds or an ISO-8601 string with a zone
+(``2026-11-29T22:09:56.806Z``, what a JavaScript or .NET agent sends) and stored as epoch
+seconds; NaN, infinities, a string without a zone and dates outside 2000–2100 are refused.
 
 Typing into a password field (or one flagged secret) is masked before it is stored: see
 `rpa_mcp.shadow.masking` for the rule.
@@ -11,9 +15,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, Literal
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from rpa_mcp.errors import InvalidInput
 
@@ -21,6 +26,53 @@ EventType = Literal["click", "double_click", "right_click", "key", "type", "scro
 CLICK_TYPES = frozenset({"click", "double_click", "right_click"})
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$"
 MAX_BATCH = 500
+TS_MIN = 946_684_800.0  # 2000-01-01T00:00:00Z
+TS_MAX = 4_102_444_800.0  # 2100-01-01T00:00:00Z
+
+
+def epoch_seconds(value: Any) -> float:
+    """An event time as epoch seconds: epoch seconds, epoch milliseconds, or ISO-8601 with a zone.
+
+    Seconds and milliseconds are told apart by magnitude: within 2000–2100 the two ranges do
+    not overlap (seconds are below 4.2e9, milliseconds above 9.4e11).
+    """
+    if isinstance(value, bool):
+        raise ValueError("ts must be a number (epoch seconds or milliseconds) or an ISO-8601 string with a zone")
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            number = float(text)
+        except ValueError:
+            number = None
+        if number is None:
+            try:
+                parsed = datetime.fromisoformat(text)
+            except ValueError:
+                raise ValueError(
+                    f"ts {value[:40]!r} is neither a number nor an ISO-8601 date (e.g. 2026-11-29T22:09:56.806Z)"
+                ) from None
+            if parsed.tzinfo is None or parsed.utcoffset() is None:
+                raise ValueError(f"ts {value[:40]!r} has no zone: add Z or an offset such as +01:00")
+            number = parsed.timestamp()
+        value = number
+    if not isinstance(value, int | float):
+        raise ValueError("ts must be a number (epoch seconds or milliseconds) or an ISO-8601 string with a zone")
+    try:
+        seconds = float(value)
+    except OverflowError:  # an integer of hundreds of digits
+        seconds = math.inf if value > 0 else -math.inf
+    if math.isinf(seconds) and isinstance(value, int):
+        raise ValueError("ts is outside 2000–2100: send epoch seconds, epoch milliseconds or ISO-8601 with a zone")
+    if not math.isfinite(seconds):
+        raise ValueError("ts must be a finite number, not NaN or an infinity")
+    if seconds >= TS_MIN * 1000:
+        seconds /= 1000.0  # epoch milliseconds
+    if not TS_MIN <= seconds < TS_MAX:
+        raise ValueError("ts is outside 2000–2100: send epoch seconds, epoch milliseconds or ISO-8601 with a zone")
+    return seconds
+
+
+EventTime = Annotated[float, BeforeValidator(epoch_seconds)]
 
 
 class ElementRect(BaseModel):
@@ -72,7 +124,10 @@ class TraceEvent(BaseModel):
 
     session_id: str = Field(pattern=ID_PATTERN, description="The agent's recording session.")
     machine_id: str = Field(pattern=ID_PATTERN, description="The workstation that streams.")
-    ts: float = Field(gt=0, description="Event time, epoch seconds (agent clock).")
+    ts: EventTime = Field(
+        description="Event time (agent clock): epoch seconds, epoch milliseconds or ISO-8601 with a zone; "
+        "stored as epoch seconds."
+    )
     type: EventType = Field(description="What happened.")
     x: int | None = Field(None, ge=-100_000, le=100_000, description="Pointer x in screen pixels.")
     y: int | None = Field(None, ge=-100_000, le=100_000, description="Pointer y in screen pixels.")

@@ -124,6 +124,7 @@ class ShadowService:
         self._states: dict[str, ObserverState] = {}
         self._frames: dict[str, tuple[str, np.ndarray]] = {}  # last decoded frame per session
         self._derived: dict[str, _Derived] = {}
+        self._revs: dict[str, int] = {}  # the store's save count of each cached state
 
     # --- ingestion -----------------------------------------------------------------------
     def ingest(self, raw: Sequence[Any], *, prefix: str = "events") -> dict[str, Any]:
@@ -137,6 +138,9 @@ class ShadowService:
             sids = {ev.session_id for ev in events}
             try:
                 with self.traces.transaction():
+                    for sid in sorted(sids):  # other replicas ingesting for these sessions wait for this batch
+                        self.traces.lock_session(sid)
+                        self._state(sid)  # drops a cached state another replica has changed since
                     for ev, shot in zip(events, shots, strict=True):
                         info = touched.setdefault(
                             ev.session_id,
@@ -160,8 +164,7 @@ class ShadowService:
                         self._save(sid, self._states[sid], now, segments_from=info["segments_from"])
             except BaseException:
                 for sid in sids:  # the transaction rolled back: reload what is on disk when next needed
-                    self._states.pop(sid, None)
-                    self._derived.pop(sid, None)
+                    self._forget(sid)
                 self._frames.clear()
                 raise
         for sid, info in touched.items():
@@ -192,7 +195,7 @@ class ShadowService:
         sid = ev.session_id
         if ev.event_id is not None and self._seen(sid, ev.event_id):
             return 0
-        state = self._state(sid, create=True)
+        state = self._state(sid, create=True, check=False)
         assert state is not None
         if "segments_from" not in info:  # what is on disk is what this batch starts from
             info["segments_from"] = max(len(state.segments) - 1, 0)
@@ -538,18 +541,29 @@ class ShadowService:
         return {"status": "workflow_built", "session_id": session_id, "workflow_ir": ir}
 
     # --- internals ---------------------------------------------------------------------------
-    def _state(self, sid: str, *, create: bool = False) -> ObserverState | None:
+    def _state(self, sid: str, *, create: bool = False, check: bool = True) -> ObserverState | None:
+        """The cached state, reloaded when another replica saved the session since (`check`)."""
         state = self._states.get(sid)
+        if state is not None and check and self.traces.observer_rev(sid) != self._revs.get(sid):
+            self._forget(sid)
+            state = None
         if state is None:
             data = self.traces.load_observer(sid)
             if data is not None:
+                self._revs[sid] = data.pop("rev", 0)
                 state = ObserverState.from_dict(data)
             elif create:
+                self._revs[sid] = 0
                 state = ObserverState()
             else:
                 return None
             self._states[sid] = state
         return state
+
+    def _forget(self, sid: str) -> None:
+        self._states.pop(sid, None)
+        self._derived.pop(sid, None)
+        self._revs.pop(sid, None)
 
     def _require(self, sid: str) -> ObserverState:
         if self.traces.get_session(sid) is None:
@@ -557,7 +571,7 @@ class ShadowService:
         state = self._state(sid)
         if state is None:
             state = ObserverState(mode="idle")
-            self._states[sid] = state
+            self._states[sid], self._revs[sid] = state, 0
         return state
 
     def _put(self, sid: str, state: ObserverState, now: float) -> None:
@@ -567,7 +581,18 @@ class ShadowService:
     def _save(self, sid: str, state: ObserverState, now: float, *, segments_from: int | None) -> None:
         """Persist the state and its segments from `segments_from` on (None: segments unchanged)."""
         tail = [] if segments_from is None else [seg.to_dict() for seg in state.segments[segments_from:]]
-        self.traces.save_observer(sid, state.to_dict(), now=now, segments=tail, segments_from=segments_from)
+        try:
+            self._revs[sid] = self.traces.save_observer(
+                sid,
+                state.to_dict(),
+                now=now,
+                segments=tail,
+                segments_from=segments_from,
+                expect_rev=self._revs.get(sid),
+            )
+        except Exception:  # another replica saved meanwhile (Conflict) or the write failed: reload next time
+            self._forget(sid)
+            raise
 
     def _locale(self, sid: str, state: ObserverState) -> str:
         return state.locale or (self.traces.get_session(sid) or {}).get("locale") or self.default_locale

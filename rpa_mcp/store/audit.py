@@ -1,23 +1,52 @@
-"""Append-only, hash-chained audit log: an edited or deleted row breaks the chain."""
+"""Append-only audit log, chained with a keyed MAC and checkpointed outside the database.
+
+How a row gets there:
+- An operation runs inside `AuditLog.scope(...)`. The first transaction of that operation
+  that writes anything also inserts the operation's audit row (table `audit_inbox`), in the
+  same commit: a write is never on disk without its row, whatever kills the process.
+- Rows of operations that wrote nothing (reads, refusals, errors) are queued in memory and
+  committed by one writer thread in batches (group commit); `wait=True` returns once the row
+  is on disk, `wait=False` (successful reads) returns at once.
+- The same writer chains rows: under the chain's head lock (`audit_head`, one row) it moves
+  inbox rows and queued rows into `audit`, each with `mac = HMAC(key, prev_mac | id | row)`,
+  ids contiguous from 1. On PostgreSQL every replica's writer takes the same lock, so there
+  is one serialised chain.
+- After each batch the head (id, mac), itself MACed, is written to a checkpoint file outside
+  the database (`RPA_AUDIT_CHECKPOINT`, default `data_dir/audit.head`).
+
+`verify()` detects an edited row (MAC), a deleted or inserted row (ids, prev_mac), re-hashed
+rows (no key, no valid MAC) and a deleted tail (the checkpoint names a row that is gone or
+differs). The key never enters the database (`RPA_AUDIT_KEY`, or `data_dir/audit.key`).
+"""
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
+import hmac
 import json
+import logging
+import os
 import queue
+import secrets
 import threading
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from rpa_mcp.clock import Clock
 from rpa_mcp.confirmation.digest import canonical_json, digest
+from rpa_mcp.errors import InvalidInput
 from rpa_mcp.ops.redaction import summarize_args
-from rpa_mcp.store.db import Database
+from rpa_mcp.store.db import Connection, Database, Migrations
+from rpa_mcp.store.jsoncheck import unauditable
 
-MIGRATIONS = (
-    """
-    CREATE TABLE audit (
-        id INTEGER PRIMARY KEY,
+logger = logging.getLogger(__name__)
+
+_AUDIT_COLUMNS_SQLITE = """
+        request_id TEXT NOT NULL DEFAULT '',
         ts REAL NOT NULL,
         actor TEXT NOT NULL,
         via TEXT NOT NULL,
@@ -26,16 +55,87 @@ MIGRATIONS = (
         args_summary TEXT NOT NULL,
         outcome TEXT NOT NULL,
         code TEXT,
-        duration_ms REAL NOT NULL,
-        prev_hash TEXT NOT NULL,
-        hash TEXT NOT NULL
-    );
-    CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
-    CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END
-    """,
+        duration_ms REAL NOT NULL"""
+_AUDIT_COLUMNS_PG = _AUDIT_COLUMNS_SQLITE.replace("REAL", "DOUBLE PRECISION")
+
+MIGRATIONS = Migrations(
+    sqlite=(
+        """
+        CREATE TABLE audit (
+            id INTEGER PRIMARY KEY,
+            ts REAL NOT NULL,
+            actor TEXT NOT NULL,
+            via TEXT NOT NULL,
+            operation TEXT NOT NULL,
+            args_digest TEXT NOT NULL,
+            args_summary TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            code TEXT,
+            duration_ms REAL NOT NULL,
+            prev_hash TEXT NOT NULL,
+            hash TEXT NOT NULL
+        );
+        CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
+        CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END
+        """,
+        # The keyed chain. Rows of the unkeyed chain stay as they were, in audit_legacy.
+        f"""
+        DROP TRIGGER audit_no_update;
+        DROP TRIGGER audit_no_delete;
+        ALTER TABLE audit RENAME TO audit_legacy;
+        CREATE TRIGGER audit_legacy_no_update BEFORE UPDATE ON audit_legacy
+            BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
+        CREATE TRIGGER audit_legacy_no_delete BEFORE DELETE ON audit_legacy
+            BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
+        CREATE TABLE audit (
+            id INTEGER PRIMARY KEY,{_AUDIT_COLUMNS_SQLITE},
+            prev_mac TEXT NOT NULL,
+            mac TEXT NOT NULL
+        );
+        CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
+        CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
+        CREATE TABLE audit_inbox (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,{_AUDIT_COLUMNS_SQLITE}
+        );
+        CREATE TABLE audit_head (
+            one INTEGER PRIMARY KEY CHECK (one = 1),
+            id INTEGER NOT NULL,
+            mac TEXT NOT NULL
+        );
+        INSERT INTO audit_head(one, id, mac) VALUES (1, 0, '{"0" * 64}')
+        """,
+    ),
+    postgres=(
+        f"""
+        CREATE TABLE audit (
+            id BIGINT PRIMARY KEY,{_AUDIT_COLUMNS_PG},
+            prev_mac TEXT NOT NULL,
+            mac TEXT NOT NULL
+        );
+        CREATE FUNCTION audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN RAISE EXCEPTION 'audit is append-only'; END $$;
+        CREATE TRIGGER audit_no_change BEFORE UPDATE OR DELETE ON audit
+            FOR EACH ROW EXECUTE FUNCTION audit_append_only();
+        CREATE TABLE audit_inbox (
+            id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,{_AUDIT_COLUMNS_PG}
+        );
+        CREATE TABLE audit_head (
+            one INTEGER PRIMARY KEY CHECK (one = 1),
+            id BIGINT NOT NULL,
+            mac TEXT NOT NULL
+        );
+        INSERT INTO audit_head(one, id, mac) VALUES (1, 0, '{"0" * 64}')
+        """,
+        "SELECT 1",  # step 2 of SQLite (the keyed chain) is step 1 here
+    ),
 )
 GENESIS = "0" * 64
-FIELDS = ("ts", "actor", "via", "operation", "args_digest", "args_summary", "outcome", "code", "duration_ms")
+FIELDS = ("request_id", "ts", "actor", "via", "operation", "args_digest", "args_summary", "outcome", "code")
+ROW_FIELDS = (*FIELDS, "duration_ms")
+MIN_KEY_BYTES = 32
+KEY_FILE = "audit.key"
+CHECKPOINT_FILE = "audit.head"
+BATCH = 500
 
 
 @dataclass(frozen=True)
@@ -46,29 +146,100 @@ class AuditCheck:
     reason: str = ""
 
 
-def _row_hash(prev_hash: str, row: dict[str, Any]) -> str:
-    body = canonical_json({k: row[k] for k in FIELDS})
+@dataclass
+class AuditScope:
+    """One operation in progress: its row, committed with the operation's first write."""
+
+    row: dict[str, Any]
+    started: float
+    logged: bool = False
+
+
+_SCOPE: contextvars.ContextVar[AuditScope | None] = contextvars.ContextVar("rpa_audit_scope", default=None)
+
+
+def row_mac(key: bytes, prev_mac: str, row_id: int, row: Mapping[str, Any]) -> str:
+    body = canonical_json({k: row[k] for k in ROW_FIELDS})
+    return hmac.new(key, f"{prev_mac}|{row_id}|{body}".encode(), hashlib.sha256).hexdigest()
+
+
+def _legacy_hash(prev_hash: str, row: Mapping[str, Any]) -> str:
+    fields = ("ts", "actor", "via", "operation", "args_digest", "args_summary", "outcome", "code", "duration_ms")
+    body = canonical_json({k: row[k] for k in fields})
     return hashlib.sha256(f"{prev_hash}|{body}".encode()).hexdigest()
 
 
 class AuditLog:
-    """Rows are chained and committed by one writer thread, in batches (group commit).
-
-    `record(..., wait=True)` returns once the row is on disk; `wait=False` (successful
-    reads) returns at once and the row follows within milliseconds. Readers flush first.
-    """
-
     IDLE_EXIT_S = 1.0
 
-    def __init__(self, db: Database, clock: Clock) -> None:
+    def __init__(
+        self,
+        db: Database,
+        clock: Clock,
+        *,
+        key: bytes | None = None,
+        checkpoint: Path | None = None,
+        writer_db: Database | None = None,
+    ) -> None:
         self.db, self.clock = db, clock
-        # Its own connection on a file database: readers of other tables never wait for its fsync (WAL).
-        self._writer_db = db if db.path == ":memory:" else Database(db.path)
+        if key is not None and len(key) < MIN_KEY_BYTES:
+            raise ValueError(f"the audit key must be at least {MIN_KEY_BYTES} bytes")
+        self.key = key if key is not None else secrets.token_bytes(32)
+        self.checkpoint = checkpoint
+        db.migrate("audit", MIGRATIONS)
+        # Its own connection on a SQLite file: readers of other tables never wait for its fsync (WAL).
+        if writer_db is not None:
+            self._writer_db = writer_db
+        elif db.dialect == "sqlite" and db.path != ":memory:":
+            self._writer_db = Database(db.path)
+        else:
+            self._writer_db = db
         self._queue: queue.Queue[_Pending] = queue.Queue()
         self._lock = threading.Lock()
         self._writer: threading.Thread | None = None
-        db.migrate("audit", MIGRATIONS)
+        db.add_commit_hook(self._commit_hook)
+        if db.query_one("SELECT 1 AS x FROM audit_inbox LIMIT 1") is not None:
+            self.flush()  # rows a stopped process committed but did not chain yet
 
+    # --- an operation's row, committed with its first write ---------------------------------
+    @contextmanager
+    def scope(
+        self, *, actor: str, operation: str, args: Any, via: str, request_id: str, raw: Any = None
+    ) -> Iterator[AuditScope]:
+        """Open an operation's audit scope (`args`: what the row keeps; `raw`: the arguments as
+        received). Input that cannot be audited is refused here, before anything is written."""
+        where = unauditable(args if raw is None else raw)
+        if where is not None:
+            raise InvalidInput(
+                f"{where.path}: {where.problem}; send a finite JSON number or a string",
+                field=where.path,
+            )
+        scope = AuditScope(row=self._row(actor, operation, args, via, request_id, "ok", None), started=0.0)
+        scope.started = self.clock.monotonic()
+        token = _SCOPE.set(scope)
+        try:
+            yield scope
+        finally:
+            _SCOPE.reset(token)
+
+    def _commit_hook(self, conn: Connection) -> Any:
+        scope = _SCOPE.get()
+        if scope is None or scope.logged:
+            return None
+        row = dict(scope.row, duration_ms=round((self.clock.monotonic() - scope.started) * 1000, 3))
+        conn.execute(
+            f"INSERT INTO audit_inbox ({', '.join(ROW_FIELDS)}) VALUES ({', '.join('?' for _ in ROW_FIELDS)})",
+            [row[k] for k in ROW_FIELDS],
+        )
+
+        def committed() -> None:
+            scope.logged = True
+            self._queue.put(_Pending(None, None))  # chain it soon
+            self._ensure_writer()
+
+        return committed
+
+    # --- rows of operations that wrote nothing ----------------------------------------------
     def record(
         self,
         *,
@@ -80,18 +251,10 @@ class AuditLog:
         duration_ms: float = 0.0,
         via: str = "",
         wait: bool = True,
+        request_id: str = "",
     ) -> None:
-        row = {
-            "ts": round(self.clock.now(), 6),
-            "actor": actor,
-            "via": via,
-            "operation": operation,
-            "args_digest": digest(_jsonable(args)),
-            "args_summary": summarize_args(args),
-            "outcome": outcome,
-            "code": code,
-            "duration_ms": round(duration_ms, 3),
-        }
+        row = self._row(actor, operation, args, via, request_id, outcome, code)
+        row["duration_ms"] = round(duration_ms, 3)
         pending = _Pending(row, threading.Event() if wait else None)
         self._queue.put(pending)
         self._ensure_writer()
@@ -100,14 +263,33 @@ class AuditLog:
             if pending.error is not None:
                 raise pending.error
 
+    def _row(
+        self, actor: str, operation: str, args: Any, via: str, request_id: str, outcome: str, code: str | None
+    ) -> dict[str, Any]:
+        safe = _jsonable(args)
+        return {
+            "request_id": request_id,
+            "ts": round(self.clock.now(), 6),
+            "actor": actor,
+            "via": via,
+            "operation": operation,
+            "args_digest": digest(safe),
+            "args_summary": summarize_args(safe),
+            "outcome": outcome,
+            "code": code,
+        }
+
     def flush(self) -> None:
-        """Return once every row recorded so far is committed."""
+        """Return once every row recorded or committed so far is chained."""
         marker = _Pending(None, threading.Event())
         self._queue.put(marker)
         self._ensure_writer()
         assert marker.done is not None
         marker.done.wait()
+        if marker.error is not None:
+            raise marker.error
 
+    # --- the writer: group commit and chaining -----------------------------------------------
     def _ensure_writer(self) -> None:
         with self._lock:
             if self._writer is None or not self._writer.is_alive():
@@ -124,36 +306,104 @@ class AuditLog:
                         self._writer = None
                         return
                 continue
-            while len(batch) < 500:
+            while len(batch) < BATCH:
                 try:
                     batch.append(self._queue.get_nowait())
                 except queue.Empty:
                     break
             error: Exception | None = None
             try:
-                self._commit([p.row for p in batch if p.row is not None])
+                head = self._chain(batch)
             except Exception as exc:  # surfaced to every waiting caller of the batch
-                error = exc
+                logger.error("audit batch failed: %r", exc)
+                error, head = exc, None
             for p in batch:
                 p.error = error
                 if p.done is not None:
                     p.done.set()
+            if head is not None:
+                self._write_checkpoint(*head)
 
-    def _commit(self, rows: list[dict[str, Any]]) -> None:
-        if not rows:
-            return
-        with self._writer_db.transaction() as conn:
-            last = conn.execute("SELECT hash FROM audit ORDER BY id DESC LIMIT 1").fetchone()
-            prev = last["hash"] if last else GENESIS
-            for row in rows:
-                current = _row_hash(prev, row)
-                conn.execute(
-                    "INSERT INTO audit (ts, actor, via, operation, args_digest, args_summary, outcome, code,"
-                    " duration_ms, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                    (*[row[k] for k in FIELDS], prev, current),
+    def _chain(self, batch: list[_Pending]) -> tuple[int, str] | None:
+        """Chain queued rows and every inbox row in one transaction; returns the new head.
+
+        The inbox rows take the place of the first "chain the inbox" nudge of the batch (each
+        is queued right after its write committed), else they follow the queued rows: the
+        chain keeps the order in which this replica's operations happened."""
+        nudge = next((i for i, p in enumerate(batch) if p.row is None and p.done is None), len(batch))
+        before = [p.row for p in batch[:nudge] if p.row is not None]
+        after = [p.row for p in batch[nudge:] if p.row is not None]
+        while True:
+            with self._writer_db.transaction() as conn:
+                head = conn.execute(
+                    "SELECT id, mac FROM audit_head WHERE one = 1 FOR UPDATE"
+                    if self._writer_db.dialect == "postgres"
+                    else "SELECT id, mac FROM audit_head WHERE one = 1"
+                ).fetchone()
+                last_id, prev = int(head["id"]), str(head["mac"])
+                inbox = conn.execute(
+                    f"SELECT id, {', '.join(ROW_FIELDS)} FROM audit_inbox ORDER BY id LIMIT {BATCH}"
+                ).fetchall()
+                rows = before + [dict(r) for r in inbox] + after
+                if not rows:
+                    return None
+                values = []
+                for row in rows:
+                    last_id += 1
+                    mac = row_mac(self.key, prev, last_id, row)
+                    values.append((last_id, *[row[k] for k in ROW_FIELDS], prev, mac))
+                    prev = mac
+                conn.executemany(
+                    f"INSERT INTO audit (id, {', '.join(ROW_FIELDS)}, prev_mac, mac) "
+                    f"VALUES ({', '.join('?' for _ in range(len(ROW_FIELDS) + 3))})",
+                    values,
                 )
-                prev = current
+                if inbox:
+                    conn.execute(
+                        f"DELETE FROM audit_inbox WHERE id IN ({', '.join('?' for _ in inbox)})",
+                        [r["id"] for r in inbox],
+                    )
+                conn.execute("UPDATE audit_head SET id = ?, mac = ? WHERE one = 1", (last_id, prev))
+            before, after = [], []
+            if len(inbox) < BATCH:
+                return last_id, prev
 
+    # --- the checkpoint outside the database ------------------------------------------------------
+    def _checkpoint_mac(self, row_id: int, mac: str) -> str:
+        return hmac.new(self.key, f"checkpoint|{row_id}|{mac}".encode(), hashlib.sha256).hexdigest()
+
+    def _write_checkpoint(self, row_id: int, mac: str) -> None:
+        if self.checkpoint is None:
+            return
+        body = json.dumps({"id": row_id, "mac": mac, "check": self._checkpoint_mac(row_id, mac)})
+        tmp = self.checkpoint.with_name(f".{self.checkpoint.name}.{os.getpid()}.tmp")
+        try:
+            current = self._read_checkpoint(self.checkpoint)
+            if current is not None and current[0] >= row_id:
+                return  # another writer of this file (a replica sharing it) is ahead
+            self.checkpoint.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write(body)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.checkpoint)
+        except OSError as exc:
+            logger.error("audit checkpoint %s not written: %r", self.checkpoint, exc)
+
+    def _read_checkpoint(self, path: Path) -> tuple[int, str] | None:
+        try:
+            data = json.loads(path.read_text())
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"checkpoint {path} is unreadable: {exc}") from exc
+        row_id, mac = int(data["id"]), str(data["mac"])
+        if not hmac.compare_digest(str(data.get("check", "")), self._checkpoint_mac(row_id, mac)):
+            raise ValueError(f"checkpoint {path} was not written with this audit key")
+        return row_id, mac
+
+    # --- reading and verifying ---------------------------------------------------------------------
     def rows(self, *, operation: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
         self.flush()
         sql, params = "SELECT * FROM audit", []
@@ -161,30 +411,117 @@ class AuditLog:
             sql, params = sql + " WHERE operation = ?", [operation]
         return [dict(r) for r in self.db.query(sql + " ORDER BY id LIMIT ?", (*params, limit))]
 
-    def verify(self) -> AuditCheck:
+    def search(
+        self,
+        *,
+        actor: str | None = None,
+        operation: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        limit: int = 200,
+    ) -> list[dict[str, Any]]:
+        """Newest first: rows whose actor contains `actor`, whose operation contains `operation`, in [since, until]."""
         self.flush()
-        prev, count, expected_id = GENESIS, 0, None
+        where: list[str] = []
+        params: list[Any] = []
+        if actor:
+            where.append("lower(actor) LIKE ? ESCAPE '!'")
+            params.append(_contains(actor))
+        if operation:
+            where.append("lower(operation) LIKE ? ESCAPE '!'")
+            params.append(_contains(operation))
+        if since is not None:
+            where.append("ts >= ?")
+            params.append(since)
+        if until is not None:
+            where.append("ts <= ?")
+            params.append(until)
+        sql = "SELECT * FROM audit" + (" WHERE " + " AND ".join(where) if where else "")
+        return [dict(r) for r in self.db.query(sql + " ORDER BY id DESC LIMIT ?", (*params, limit))]
+
+    def verify(self, checkpoints: list[Path] | None = None) -> AuditCheck:
+        """Check the whole chain, and that it reaches every checkpoint (default: this log's own)."""
+        self.flush()
+        legacy = self._verify_legacy()
+        if not legacy.ok:
+            return legacy
+        prev, count, last_id = GENESIS, 0, 0
+        macs: dict[int, str] = {}
         for row in self.db.query("SELECT * FROM audit ORDER BY id"):
             count += 1
+            row_id = int(row["id"])
+            if row_id != last_id + 1:
+                return AuditCheck(False, count, row_id, f"row(s) {last_id + 1}..{row_id - 1} are missing")
+            if row["prev_mac"] != prev:
+                return AuditCheck(False, count, row_id, "chain broken: prev_mac does not match the row before")
+            if not hmac.compare_digest(row_mac(self.key, prev, row_id, row), str(row["mac"])):
+                return AuditCheck(False, count, row_id, "row content was edited (or re-hashed without the key)")
+            prev, last_id = str(row["mac"]), row_id
+            macs[row_id] = prev
+        head = self.db.query_one("SELECT id, mac FROM audit_head WHERE one = 1")
+        if head is not None and (int(head["id"]), str(head["mac"])) != (last_id, prev):
+            return AuditCheck(False, count, last_id + 1, f"the chain ends at row {last_id}, its head says {head['id']}")
+        paths = checkpoints if checkpoints is not None else [self.checkpoint] if self.checkpoint else []
+        for path in paths:
+            try:
+                point = self._read_checkpoint(path)
+            except ValueError as exc:
+                return AuditCheck(False, count, None, str(exc))
+            if point is None:
+                if checkpoints is not None:
+                    return AuditCheck(False, count, None, f"checkpoint {path} does not exist")
+                continue
+            row_id, mac = point
+            if row_id > last_id:
+                return AuditCheck(False, count, last_id + 1, f"rows {last_id + 1}..{row_id} were deleted ({path})")
+            if macs.get(row_id) != mac:
+                return AuditCheck(False, count, row_id, f"row {row_id} differs from the checkpoint ({path})")
+        return AuditCheck(True, count + legacy.rows)
+
+    def _verify_legacy(self) -> AuditCheck:
+        if self.db.dialect != "sqlite":
+            return AuditCheck(True, 0)
+        prev, count, expected_id = GENESIS, 0, None
+        for row in self.db.query("SELECT * FROM audit_legacy ORDER BY id"):
+            count += 1
             if expected_id is not None and row["id"] != expected_id:
-                return AuditCheck(False, count, row["id"], f"row(s) before id {row['id']} are missing")
-            if row["prev_hash"] != prev:
-                return AuditCheck(False, count, row["id"], "chain broken: prev_hash does not match")
-            if _row_hash(prev, dict(row)) != row["hash"]:
-                return AuditCheck(False, count, row["id"], "row content was edited")
+                return AuditCheck(False, count, row["id"], f"legacy row(s) before id {row['id']} are missing")
+            if row["prev_hash"] != prev or _legacy_hash(prev, row) != row["hash"]:
+                return AuditCheck(False, count, row["id"], "legacy row edited")
             prev, expected_id = row["hash"], row["id"] + 1
         return AuditCheck(True, count)
 
 
 @dataclass
 class _Pending:
-    row: dict[str, Any] | None  # None: a flush marker
+    row: dict[str, Any] | None  # None: a flush marker, or a "chain the inbox" nudge
     done: threading.Event | None
-    error: Exception | None = None
+    error: Exception | None = field(default=None)
 
 
 def _jsonable(value: Any) -> Any:
     try:
-        return json.loads(json.dumps(value, default=str))
+        return json.loads(json.dumps(value, default=str, allow_nan=False))
     except (TypeError, ValueError):
         return repr(value)
+
+
+def load_audit_key(secret: str | None, data_dir: Path) -> bytes:
+    """`RPA_AUDIT_KEY`, or a random key created once as `data_dir/audit.key` (mode 0600)."""
+    if secret is not None:
+        key = secret.strip().encode()
+    else:
+        from rpa_mcp.auth.keys import _key_file
+
+        key = _key_file(data_dir / KEY_FILE)
+    if len(key) < MIN_KEY_BYTES:
+        from rpa_mcp.auth.keys import ConfigurationError
+
+        raise ConfigurationError(f"the audit key is {len(key)} bytes; at least {MIN_KEY_BYTES} are required")
+    return key
+
+
+def _contains(text: str) -> str:
+    """A LIKE pattern (escape character `!`) matching values that contain `text`, case-insensitively."""
+    escaped = text.lower().replace("!", "!!").replace("%", "!%").replace("_", "!_")
+    return f"%{escaped}%"

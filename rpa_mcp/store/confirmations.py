@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 
 from rpa_mcp.confirmation.ports import ProposalRecord
 from rpa_mcp.ops.redaction import redact
-from rpa_mcp.store.db import Database
+from rpa_mcp.store.db import Database, Migrations, Row, postgres_ddl
 
-MIGRATIONS = (
-    """
+_V1 = """
     CREATE TABLE proposals (
         jti TEXT PRIMARY KEY,
         operation TEXT NOT NULL,
@@ -31,8 +29,8 @@ MIGRATIONS = (
         consumed_at REAL
     );
     CREATE INDEX proposals_pending ON proposals(approval_status, expires_at)
-    """,
-)
+    """
+MIGRATIONS = Migrations(sqlite=(_V1,), postgres=(postgres_ddl(_V1),))
 
 
 class SqliteProposalRepository:
@@ -102,7 +100,7 @@ class SqliteProposalRepository:
         return [_record(r) for r in rows]
 
 
-def _record(row: sqlite3.Row) -> ProposalRecord:
+def _record(row: Row) -> ProposalRecord:
     return ProposalRecord(
         jti=row["jti"],
         operation=row["operation"],

@@ -9,17 +9,15 @@ Rows are returned as plain dicts with JSON columns decoded.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, overload
 
 from rpa_mcp.ops.redaction import REDACTED, redact
 from rpa_mcp.replay.ports import ANY
-from rpa_mcp.store.db import Database
+from rpa_mcp.store.db import Connection, Database, Migrations, Row, postgres_ddl
 
-MIGRATIONS: tuple[str, ...] = (
-    """
+_V1 = """
     CREATE TABLE replay_runs (
         replay_id TEXT PRIMARY KEY,
         competence TEXT NOT NULL,
@@ -112,8 +110,8 @@ MIGRATIONS: tuple[str, ...] = (
         updated_at REAL NOT NULL,
         PRIMARY KEY (signature, target_key)
     )
-    """,
-)
+    """
+MIGRATIONS = Migrations(sqlite=(_V1,), postgres=(postgres_ddl(_V1),))
 
 _JSON_COLUMNS = frozenset(
     {"pause_detail", "params", "variables", "target", "expected", "result", "verdict", "evidence", "body"}
@@ -121,10 +119,10 @@ _JSON_COLUMNS = frozenset(
 
 
 @overload
-def _decode(row: sqlite3.Row) -> dict[str, Any]: ...
+def _decode(row: Row) -> dict[str, Any]: ...
 @overload
-def _decode(row: sqlite3.Row | None) -> dict[str, Any] | None: ...
-def _decode(row: sqlite3.Row | None) -> dict[str, Any] | None:
+def _decode(row: Row | None) -> dict[str, Any] | None: ...
+def _decode(row: Row | None) -> dict[str, Any] | None:
     if row is None:
         return None
     out = dict(row)
@@ -164,12 +162,13 @@ class ReplayRepository:
             self._insert(conn, "replay_actions", row)
 
     @staticmethod
-    def _insert(conn: sqlite3.Connection, table: str, row: dict[str, Any]) -> None:
+    def _insert(conn: Connection, table: str, row: dict[str, Any], *, or_nothing: bool = False) -> int:
         keys = list(row)
-        conn.execute(
-            f"INSERT INTO {table} ({', '.join(keys)}) VALUES ({', '.join('?' for _ in keys)})",
+        return conn.execute(
+            f"INSERT INTO {table} ({', '.join(keys)}) VALUES ({', '.join('?' for _ in keys)})"
+            + (" ON CONFLICT DO NOTHING" if or_nothing else ""),
             [_encode(row[k], k) for k in keys],
-        )
+        ).rowcount
 
     def get_replay(self, replay_id: str) -> dict[str, Any] | None:
         return _decode(self.db.query_one("SELECT * FROM replay_runs WHERE replay_id = ?", (replay_id,)))
@@ -323,12 +322,8 @@ class ReplayRepository:
     # --- reports ----------------------------------------------------------------------------
     def add_report(self, row: dict[str, Any]) -> bool:
         """Insert a report row; False when an accepted one of that kind exists for the attempt."""
-        try:
-            with self.db.transaction() as conn:
-                self._insert(conn, "replay_reports", row)
-        except sqlite3.IntegrityError:
-            return False
-        return True
+        with self.db.transaction() as conn:
+            return self._insert(conn, "replay_reports", row, or_nothing=True) == 1
 
     def has_accepted(self, replay_id: str, action_id: str, attempt_id: str, kind: str) -> bool:
         return (

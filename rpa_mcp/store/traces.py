@@ -13,11 +13,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
-from rpa_mcp.errors import NotFound
-from rpa_mcp.store.db import Database
+from rpa_mcp.errors import Conflict, NotFound
+from rpa_mcp.store.db import Database, Migrations, postgres_ddl
 
-MIGRATIONS = (
-    """
+_V1 = """
     CREATE TABLE trace_machines (
         machine_id TEXT PRIMARY KEY,
         first_seen REAL NOT NULL,
@@ -67,21 +66,32 @@ MIGRATIONS = (
         entry TEXT NOT NULL
     );
     CREATE INDEX shadow_feedback_session ON shadow_feedback(session_id, id)
-    """,
-    # The observer's steps become one row each, so an event rewrites only the last ones
-    # (the state used to be one JSON document rewritten whole on every batch).
     """
+_SEGMENTS = """
     CREATE TABLE shadow_segments (
         session_id TEXT NOT NULL,
         pos INTEGER NOT NULL,
         data TEXT NOT NULL,
         PRIMARY KEY (session_id, pos)
-    );
+    )
+    """
+MIGRATIONS = Migrations(
+    sqlite=(
+        _V1,
+        # The observer's steps become one row each, so an event rewrites only the last ones
+        # (the state used to be one JSON document rewritten whole on every batch).
+        _SEGMENTS
+        + """;
     INSERT INTO shadow_segments(session_id, pos, data)
         SELECT o.session_id, j.key, j.value FROM shadow_observers o, json_each(o.state, '$.segments') j;
     UPDATE shadow_observers SET state = json_remove(state, '$.segments')
     """,
+    ),
+    postgres=(postgres_ddl(_V1 + ";" + _SEGMENTS), "SELECT 1"),  # segments are rows from the start here
 )
+# Each save bumps `rev`: a replica notices that another one changed the session since it cached it.
+_REV = "ALTER TABLE shadow_observers ADD COLUMN rev INTEGER NOT NULL DEFAULT 0"
+MIGRATIONS = Migrations(sqlite=(*MIGRATIONS.sqlite, _REV), postgres=(*MIGRATIONS.postgres, _REV))
 
 
 def _dumps(value: Any) -> str:
@@ -95,6 +105,16 @@ class TraceStore:
 
     def transaction(self) -> AbstractContextManager[Any]:
         return self.db.transaction()
+
+    def lock_session(self, session_id: str) -> None:
+        """Inside a transaction: other replicas' writers of this session wait until it ends."""
+        with self.db.transaction() as conn:
+            self.db.lock(conn, f"shadow:{session_id}")
+
+    def observer_rev(self, session_id: str) -> int:
+        """How many times the observer state was saved (0: never)."""
+        row = self.db.query_one("SELECT rev FROM shadow_observers WHERE session_id = ?", (session_id,))
+        return int(row["rev"]) if row else 0
 
     # --- machines and sessions ---------------------------------------------------------
     def touch_session(self, session_id: str, machine_id: str, *, now: float, locale: str | None) -> bool:
@@ -233,13 +253,19 @@ class TraceStore:
 
     # --- observer state and feedback -----------------------------------------------------
     def load_observer(self, session_id: str) -> dict[str, Any] | None:
-        """The observer's state, its segments (in order) under "segments"; None if never saved."""
-        row = self.db.query_one("SELECT state FROM shadow_observers WHERE session_id = ?", (session_id,))
-        if row is None:
-            return None
-        state: dict[str, Any] = json.loads(row["state"])
-        rows = self.db.query("SELECT data FROM shadow_segments WHERE session_id = ? ORDER BY pos", (session_id,))
+        """The observer's state, its segments (in order) under "segments" and its save count under
+        "rev"; None if never saved. One consistent read, even while another replica saves."""
+        with self.db.transaction() as conn:
+            self.db.lock(conn, f"shadow:{session_id}")
+            row = conn.execute("SELECT state, rev FROM shadow_observers WHERE session_id = ?", (session_id,)).fetchone()
+            if row is None:
+                return None
+            state: dict[str, Any] = json.loads(row["state"])
+            rows = conn.execute(
+                "SELECT data FROM shadow_segments WHERE session_id = ? ORDER BY pos", (session_id,)
+            ).fetchall()
         state["segments"] = [json.loads(r["data"]) for r in rows]
+        state["rev"] = int(row["rev"])
         return state
 
     def save_observer(
@@ -250,23 +276,33 @@ class TraceStore:
         now: float,
         segments: Sequence[dict[str, Any]] = (),
         segments_from: int | None = 0,
-    ) -> None:
-        """Write the state (without its segments) and the segments from position `segments_from` on.
+        expect_rev: int | None = None,
+    ) -> int:
+        """Write the state (without its segments) and the segments from position `segments_from` on;
+        returns the new `rev`. With `expect_rev`, only if nobody saved since (else Conflict).
 
         `segments` are the segments at positions `segments_from`, `segments_from + 1`, ...: the
         session has exactly `segments_from + len(segments)` of them afterwards. With
         `segments_from=None` the stored segments are left as they are.
         """
-        if "segments" in state:
-            raise ValueError("pass the segments apart from the state (segments=, segments_from=)")
+        if "segments" in state or "rev" in state:
+            raise ValueError("pass the segments apart from the state (segments=, segments_from=); rev is the store's")
         with self.db.transaction() as conn:
-            conn.execute(
-                "INSERT INTO shadow_observers(session_id, state, updated_at) VALUES (?, ?, ?) "
-                "ON CONFLICT(session_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at",
+            self.db.lock(conn, f"shadow:{session_id}")
+            row = conn.execute(
+                "INSERT INTO shadow_observers(session_id, state, updated_at, rev) VALUES (?, ?, ?, 1) "
+                "ON CONFLICT(session_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at, "
+                "rev = shadow_observers.rev + 1 RETURNING rev",
                 (session_id, _dumps(state), now),
-            )
+            ).fetchone()
+            rev = int(row["rev"])
+            if expect_rev is not None and rev != expect_rev + 1:
+                raise Conflict(
+                    f"session {session_id!r} was changed by another request meanwhile; send this one again",
+                    session_id=session_id,
+                )
             if segments_from is None:
-                return
+                return rev
             if segments_from < 0:
                 raise ValueError("segments_from must be >= 0")
             conn.executemany(
@@ -278,6 +314,7 @@ class TraceStore:
                 "DELETE FROM shadow_segments WHERE session_id = ? AND pos >= ?",
                 (session_id, segments_from + len(segments)),
             )
+            return rev
 
     def add_feedback(self, session_id: str, entry: dict[str, Any], *, now: float) -> None:
         self.db.execute(

@@ -13,10 +13,9 @@ import secrets
 from dataclasses import dataclass
 
 from rpa_mcp.clock import Clock
-from rpa_mcp.store.db import Database
+from rpa_mcp.store.db import Database, Migrations, postgres_ddl
 
-MIGRATIONS = (
-    """
+_V1 = """
     CREATE TABLE web_sessions (
         id_sha256 TEXT PRIMARY KEY,
         subject TEXT NOT NULL,
@@ -28,8 +27,8 @@ MIGRATIONS = (
         expires_at REAL NOT NULL
     );
     CREATE INDEX web_sessions_expiry ON web_sessions(expires_at)
-    """,
-)
+    """
+MIGRATIONS = Migrations(sqlite=(_V1,), postgres=(postgres_ddl(_V1),))
 
 
 def _hash(session_id: str) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from rpa_mcp.validation.caller_schema import SchemaLimits
 from rpa_mcp.validation.model import Expected, Frame, Observed, Target
 from rpa_mcp.validation.ports import DialogHit, DialogLocator, JudgePort
 from rpa_mcp.vision.images import BBox, clamp_bbox
@@ -101,6 +102,7 @@ class CheckContext:
     diff_settings: DiffSettings = field(default_factory=DiffSettings)
     dialog_locator: DialogLocator | None = None
     judge: JudgePort | None = None
+    schema_limits: SchemaLimits = field(default_factory=SchemaLimits)
     ocr_calls: int = 0
     _change: ChangeMap | None = None
     _ocr_cache: dict[tuple[Frame, BBox], OcrLine | None] = field(default_factory=dict)

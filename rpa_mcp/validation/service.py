@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from rpa_mcp.errors import InvalidInput
+from rpa_mcp.validation.caller_schema import SchemaLimits
 from rpa_mcp.validation.checkers import ALL_CHECKERS, Checker
 from rpa_mcp.validation.checkers.pixels import phash
 from rpa_mcp.validation.context import CheckContext
@@ -50,6 +51,7 @@ class Validator:
         judge: JudgePort | None = None,
         checkers: Mapping[str, Checker] | None = None,
         enabled: bool = True,
+        schema_limits: SchemaLimits | None = None,
     ) -> None:
         self.enabled = enabled  # RPA_VALIDATOR_V2_ENABLED=false: every verdict is UNCERTAIN (pause, never guess)
         self.matrix = matrix
@@ -57,6 +59,7 @@ class Validator:
         self.dialog_locator = dialog_locator
         self.judge = judge
         self.checkers: Mapping[str, Checker] = checkers or ALL_CHECKERS
+        self.schema_limits = schema_limits or SchemaLimits()  # caller-supplied expected.json_schema
 
     @classmethod
     def from_catalog(cls, catalog_dir: Path, ocr: OcrEngine, **ports: object) -> Validator:
@@ -106,6 +109,7 @@ class Validator:
             diff_settings=self.matrix.defaults.diff.settings(),
             dialog_locator=self.dialog_locator,
             judge=self.judge,
+            schema_limits=self.schema_limits,
         )
         located = resolve_target(ctx) if ctx.target.needs_locating else None
         widen_label_box(ctx)

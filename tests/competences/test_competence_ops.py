@@ -10,10 +10,11 @@ import yaml
 
 from rpa_mcp.bootstrap import build_services
 from rpa_mcp.errors import RpaError
+from rpa_mcp.notify import Notifier
 from rpa_mcp.ops import build_registry
 from rpa_mcp.ops.competences import RESOURCES
 from rpa_mcp.ops.dispatch import dispatch
-from rpa_mcp.ops.registry import Caller, Notifier
+from rpa_mcp.ops.registry import Caller
 from rpa_mcp.settings import Settings
 from rpa_mcp.testing import FakeClock
 from tests.competences.helpers import ir
@@ -26,6 +27,7 @@ VIEWER = Caller("victor", frozenset({"viewer"}))
 
 class RecordingNotifier(Notifier):
     def __init__(self) -> None:
+        super().__init__()
         self.events: list[str] = []
 
     def resource_updated(self, uri: str) -> None:
@@ -38,8 +40,7 @@ class RecordingNotifier(Notifier):
 @pytest.fixture
 def env(tmp_path: Path) -> Any:
     settings = Settings(data_dir=tmp_path / "data", jwt_secret="k" * 64)
-    services = build_services(settings, clock=FakeClock(start=1_800_000_000.0))
-    services.notifier = RecordingNotifier()
+    services = build_services(settings, clock=FakeClock(start=1_800_000_000.0), notifier=RecordingNotifier())
     return services, build_registry(areas=("competences",))
 
 

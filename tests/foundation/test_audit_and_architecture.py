@@ -85,6 +85,28 @@ def test_domain_packages_import_no_transport_or_adapter():
     assert offenders == []
 
 
+def _imports(path: Path) -> list[str]:
+    names: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+    return names
+
+
+def test_the_token_adapters_need_nothing_of_the_operations_layer():
+    root = Path(__file__).resolve().parents[2] / "rpa_mcp"
+    offenders = [
+        f"{path.name} imports {name}"
+        for path in (root / "auth").rglob("*.py")
+        for name in _imports(path)
+        if name.startswith(("rpa_mcp.ops", "rpa_mcp.entrypoints", "rpa_mcp.bootstrap"))
+    ]
+    assert offenders == []
+    assert [n for n in _imports(root / "identity.py") if n != "__future__"] == ["collections.abc", "dataclasses"]
+
+
 def test_rows_recorded_without_waiting_are_committed_in_order_and_chained(services):
     for i in range(50):
         services.audit.record(actor="a", operation=f"op{i}", args={}, outcome="ok", wait=i % 7 == 0)

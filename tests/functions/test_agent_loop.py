@@ -103,11 +103,11 @@ async def test_a_proposal_defers_the_rest_of_the_turn_until_the_person_confirms(
     assert any(m["role"] == "user" and "approved" in m["content"] and "oui" in m["content"] for m in result.messages)
     assert_protocol_valid(result.messages)
     rows = [(r["operation"], r["via"]) for r in context.services.audit.rows() if r["operation"].endswith("save_note")]
-    assert rows == [
-        ("propose:save_note", ""),
+    assert rows == [  # each operation's row commits with its first write, before what it records itself
         ("propose_save_note", "functions"),
-        ("apply:save_note", ""),
+        ("propose:save_note", ""),
         ("apply_save_note", "functions"),
+        ("apply:save_note", ""),
     ]
 
 

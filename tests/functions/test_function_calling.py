@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from mcp import Client
 
@@ -58,7 +60,7 @@ async def test_the_default_registry_is_exported_and_every_tool_has_a_description
 async def test_mcp_rest_and_function_calling_give_the_same_result_and_error_code(services, name, args):
     registry = test_registry()
     app = create_app(services=services, registry=registry)
-    server = services.mcp_server
+    server = app.state.mcp_server
     server.local_caller = local_operator()
     async with Client(server) as client:
         via_mcp = await client.call_tool(name, args)
@@ -83,16 +85,16 @@ async def test_mcp_rest_and_function_calling_give_the_same_result_and_error_code
         assert via_mcp.structured_content == rest_body == fn_body
 
 
-async def test_arguments_may_be_json_text_and_bad_json_is_invalid_input(services):
+async def test_arguments_may_be_json_text_and_bad_json_is_malformed_json(services):
     registry = test_registry()
     ok = await functions.call("draft_note", '{"key": "k", "text": "hi"}', ctx(services, registry))
     bad = await functions.call("draft_note", '{"key": ', ctx(services, registry))
     assert ok == {"key": "k", "text": "hi", "version": 1}
-    assert bad["error"]["code"] == "invalid-input" and bad["error"]["details"]["field"] == "(arguments)"
+    assert bad["error"]["code"] == "malformed-json" and bad["error"]["details"]["field"] == "(arguments)"
     rows = services.audit.rows(operation="draft_note")
     assert [(r["via"], r["outcome"], r["code"]) for r in rows] == [
         ("functions", "ok", None),
-        ("functions", "error", "invalid-input"),
+        ("functions", "error", "malformed-json"),
     ]
 
 
@@ -138,7 +140,7 @@ async def test_secrets_are_redacted_in_results(services):
 
 async def test_rate_limits_apply_to_function_calls(services):
     registry = test_registry()
-    services.rate_limiter = RateLimiter(services.clock, per_minute=2, burst=2)
+    services = dataclasses.replace(services, rate_limiter=RateLimiter(services.clock, per_minute=2, burst=2))
     results = [await functions.call("draft_note", {"key": "r", "text": "x"}, ctx(services, registry)) for _ in range(3)]
     assert [r.get("error", {}).get("code") for r in results] == [None, None, "rate-limited"]
     assert results[2]["error"]["retryable"] is True

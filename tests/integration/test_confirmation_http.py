@@ -42,20 +42,23 @@ async def approve_in_page(stack: Stack, jti: str, approver_token: str) -> None:
     """What a person does in a browser: sign in with their own token, open the request, approve."""
     async with stack.http() as http:
         http.headers.pop("Authorization")
-        login = await http.get("/approvals/login")
+        login = await http.get("/console/login")
         nonce = re.search(r'name="login_csrf" value="([^"]+)"', login.text)[1]
         signed = await http.post(
-            "/approvals/login",
-            data={"token": approver_token, "login_csrf": nonce, "next": f"/approvals/{jti}"},
+            "/console/login",
+            data={"token": approver_token, "login_csrf": nonce, "next": f"/console/approvals/{jti}"},
             headers={"origin": stack.base},
         )
         assert signed.status_code in (200, 303), signed.text
-        page = await http.get(f"/approvals/{jti}")
+        page = await http.get(f"/console/approvals/{jti}")
         assert page.status_code == 200 and "Admission patient" in page.text
         csrf = re.search(
-            r'action="/approvals/[^"]+/approve"[^>]*><input type="hidden" name="csrf" value="([0-9a-f]+)"', page.text
+            r'action="/console/approvals/[^"]+/approve"[^>]*><input type="hidden" name="csrf" value="([^"]+)"',
+            page.text,
         )[1]
-        decided = await http.post(f"/approvals/{jti}/approve", data={"csrf": csrf}, headers={"origin": stack.base})
+        decided = await http.post(
+            f"/console/approvals/{jti}/approve", data={"csrf": csrf}, headers={"origin": stack.base}
+        )
         assert decided.status_code in (200, 303), decided.text
 
 

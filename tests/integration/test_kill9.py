@@ -92,7 +92,7 @@ async def test_sigkill_mid_replay_loses_nothing(tmp_path, free_port):
             assert started.status_code == 200, started.text
             replay_id = started.json()["replay_id"]
             polled = await http.get("/api/v1/replay/next", params={"machine_id": "PC-1", "wait": 5}, headers=HEADERS_V2)
-            action = polled.json()["action"]
+            action = polled.json()
             ref = {k: action[k] for k in ("replay_id", "action_id", "attempt_id")}
             assert (await http.post("/api/v1/replay/receipt", json=ref, headers=HEADERS_V2)).json()[
                 "status"

@@ -247,7 +247,7 @@ async def test_the_long_poll_answers_204_when_idle_and_returns_as_soon_as_an_act
                 replay_id = await start_replay(stack, llm, name)
     response = answers[0]
     assert response.status_code == 200
-    action = response.json()["action"]
+    action = response.json()
     assert action["replay_id"] == replay_id and action["action_type"] == "switch_tab"
     assert action["target"]["label"] == "Imagerie" and action["attempt_id"].startswith("at_")
 

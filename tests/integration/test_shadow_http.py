@@ -131,7 +131,7 @@ async def test_screenshots_are_served_as_blobs_with_their_real_type(stack):
     event = {
         "session_id": "s-jpeg",
         "machine_id": "PC-J",
-        "ts": 1.0,
+        "ts": "2026-11-29T22:09:56.806Z",  # as a JavaScript or .NET agent sends it
         "type": "screenshot",
         "screenshot": base64.b64encode(jpeg).decode(),
     }
@@ -180,3 +180,16 @@ async def test_every_feedback_kind_and_versioning_over_http(stack):
     assert (await fb(second, "cancel"))["steps"] == []
     built = await call(llm, "shadow_build", {"session_id": second, "name": "x"})
     assert built["status"] == "cancelled"
+
+
+async def test_an_event_time_without_a_zone_or_out_of_range_is_a_422_naming_ts(stack):
+    event = {"session_id": "s-ts", "machine_id": "PC-T", "type": "focus", "window_title": "DxCare"}
+    async with stack.http() as agent:
+        for ts in ("2026-11-29T22:09:56.806", 1.0, "NaN"):
+            refused = await agent.post("/api/v1/traces/stream/event", json={**event, "ts": ts})
+            assert refused.status_code == 422, refused.text
+            assert refused.json()["details"]["field"] == "events[0].ts"
+        machines = await agent.get("/api/v1/traces/stream/machines")
+        assert "PC-T" not in machines.text
+        accepted = await agent.post("/api/v1/traces/stream/event", json={**event, "ts": 1_795_990_196_806})
+        assert accepted.status_code == 200, accepted.text

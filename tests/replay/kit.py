@@ -12,9 +12,10 @@ from typing import Any
 import cv2
 import numpy as np
 
-from rpa_mcp.ops.registry import Notifier
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.resolve import load_thresholds
 from rpa_mcp.replay.service import ReplayService
+from rpa_mcp.replay.unconfigured import NoServerActionRunner, NoVlmLocator
 from rpa_mcp.replay.wire import ActionResult, Heartbeat, NextAction, ReceiptAck, StartAck, SystemDialog
 from rpa_mcp.settings import Settings
 from rpa_mcp.store.db import Database
@@ -42,17 +43,20 @@ class Verdict:
 
 
 class FakeValidator:
-    """SUCCESS unless scripted: `script` is consumed in order, `by_type` per action type."""
+    """SUCCESS unless scripted: `script` is consumed in order, `by_type` per action type; `error` is raised."""
 
     def __init__(self) -> None:
         self.script: list[Verdict] = []
         self.by_type: dict[str, Verdict] = {}
         self.calls: list[str] = []
+        self.error: Exception | None = None
 
     def validate(
         self, action_type: str, before: Any, after: Any, target: Any = None, expected: Any = None, observed: Any = None
     ) -> Verdict:
         self.calls.append(action_type)
+        if self.error is not None:
+            raise self.error
         if self.script:
             return self.script.pop(0)
         return self.by_type.get(action_type, Verdict())
@@ -77,12 +81,15 @@ class FakeDialogs:
         }
 
 
-class RecordingNotifier(Notifier):
+class RecordingNotifier:
     def __init__(self) -> None:
         self.uris: list[str] = []
 
     def resource_updated(self, uri: str) -> None:
         self.uris.append(uri)
+
+    def tools_changed(self) -> None:
+        self.uris.append("tools_changed")
 
 
 class JumpClock(FakeClock):
@@ -91,21 +98,36 @@ class JumpClock(FakeClock):
 
 
 def make_services(tmp_path: Path, **overrides: Any) -> SimpleNamespace:
+    """The replay engine's collaborators, all fakes (a test scripts them before the replay starts)."""
     settings = Settings(data_dir=tmp_path / "data", **overrides.pop("settings", {}))
     return SimpleNamespace(
         settings=settings,
         db=overrides.pop("db", None) or Database(tmp_path / "replay.sqlite3"),
         clock=overrides.pop("clock", None) or JumpClock(),
-        ocr=FakeOcr(),
+        ocr=overrides.pop("ocr", None) or FakeOcr(),
         notifier=RecordingNotifier(),
         validator=FakeValidator(),
         dialogs=FakeDialogs(),
+        vlm=overrides.pop("vlm", None) or NoVlmLocator(),
+        server_actions=overrides.pop("server_actions", None) or NoServerActionRunner(),
         **overrides,
     )
 
 
 def make_service(services: SimpleNamespace) -> ReplayService:
-    return ReplayService(ReplayRepository(services.db), services)
+    """The engine over its own database file, with each collaborator of `services` passed explicitly."""
+    return ReplayService(
+        ReplayRepository(services.db),
+        clock=services.clock,
+        config=m.ReplayConfig.from_settings(services.settings),
+        thresholds=load_thresholds(services.settings.catalog_path / "thresholds.yaml"),
+        validator=services.validator,
+        dialogs=services.dialogs,
+        notifier=services.notifier,
+        ocr=services.ocr,
+        vlm=services.vlm,
+        server_actions=services.server_actions,
+    )
 
 
 def steps(n: int, action_type: str = "click_anchor", **extra: Any) -> list[dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""Target resolution with its quality guard (SPEC §4.2) and the target memory (SPEC §4.3)."""
+"""Target resolution with its quality guard, and the target memory."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from rpa_mcp.replay import model as m
-from rpa_mcp.replay.resolve import Thresholds, load_thresholds
+from rpa_mcp.replay.resolve import TargetResolver, Thresholds, load_thresholds
+from rpa_mcp.replay.unconfigured import NoVlmLocator
 from rpa_mcp.settings import shipped_dir
 from rpa_mcp.testing import FakeOcr
 from rpa_mcp.vision.ocr import OcrLine
@@ -29,6 +30,11 @@ class RegionOcr(FakeOcr):
         return super().read(image)
 
 
+def resolver(service, ocr) -> TargetResolver:
+    """The engine's resolver (same memory and thresholds) reading the screen with `ocr`."""
+    return TargetResolver(ocr=ocr, memory=service.memory, thresholds=service.resolver.thresholds, vlm=NoVlmLocator())
+
+
 def test_the_shipped_thresholds_catalog_loads_and_holds_the_spec_minimums():
     t = load_thresholds(shipped_dir("catalog") / "thresholds.yaml")
     assert isinstance(t, Thresholds)
@@ -43,24 +49,23 @@ def test_the_shipped_thresholds_catalog_loads_and_holds_the_spec_minimums():
 
 def test_ocr_reads_a_window_around_the_recorded_position_never_the_full_frame(service, services):
     ocr = RegionOcr([OcrLine("Imagerie", (10, 10, 80, 20), 0.95)])
-    services.ocr = ocr
-    res = service.resolver.resolve(SCREEN, {"label": "imagerie", "rel_x": 0.3, "rel_y": 0.2})
+    res = resolver(service, ocr).resolve(SCREEN, {"label": "imagerie", "rel_x": 0.3, "rel_y": 0.2})
     assert res.resolved and res.method == "hybrid_text_direct"
     assert all(h < 1080 and w < 1920 for h, w in ocr.shapes)
 
 
 def test_a_low_ocr_score_is_rejected_with_a_reason(service, services):
-    services.ocr = RegionOcr([OcrLine("Imagerie", (10, 10, 80, 20), 0.55)])
-    res = service.resolver.resolve(SCREEN, {"label": "Imagerie", "rel_x": 0.3, "rel_y": 0.2, "resolve_order": ["ocr"]})
+    res = resolver(service, RegionOcr([OcrLine("Imagerie", (10, 10, 80, 20), 0.55)])).resolve(
+        SCREEN, {"label": "Imagerie", "rel_x": 0.3, "rel_y": 0.2, "resolve_order": ["ocr"]}
+    )
     assert not res.resolved and res.method == "rejected_low_score_hybrid_text_direct"
     assert "0.55" in res.reason
 
 
 def test_a_hit_far_from_the_recorded_position_is_rejected_as_drift(service, services):
-    # the production false positive of seed 004: found at (0.505, 0.770), recorded at (0.093, 0.356)
+    # a false positive seen in production: found at (0.505, 0.770), recorded at (0.093, 0.356)
     spec = {"label": "Enregistrer", "rel_x": 0.093, "rel_y": 0.356, "uia": {"x": 970, "y": 832, "score": 0.99}}
-    services.ocr = RegionOcr([])
-    res = service.resolver.resolve(SCREEN, spec)
+    res = resolver(service, RegionOcr([])).resolve(SCREEN, spec)
     assert not res.resolved and res.method == "rejected_drift_uia"
 
 
@@ -72,8 +77,7 @@ def test_placeholder_positions_skip_the_drift_guard(service, services, placehold
         "rel_y": placeholder[1],
         "uia": {"x": 1800, "y": 1000, "score": 0.95},
     }
-    services.ocr = RegionOcr([])
-    assert service.resolver.resolve(SCREEN, spec).resolved
+    assert resolver(service, RegionOcr([])).resolve(SCREEN, spec).resolved
 
 
 def test_template_matching_finds_the_anchor_near_its_recorded_position(service, services):
@@ -88,14 +92,12 @@ def test_template_matching_finds_the_anchor_near_its_recorded_position(service, 
         "rel_y": 320 / 1080,
         "resolve_order": ["template"],
     }
-    services.ocr = RegionOcr([])
-    res = service.resolver.resolve(screen, spec)
+    res = resolver(service, RegionOcr([])).resolve(screen, spec)
     assert res.resolved and res.method == "template_matching" and abs(res.x - 650) <= 2 and abs(res.y - 320) <= 2
 
 
 def test_nothing_found_is_resolved_false_not_found(service, services):
-    services.ocr = RegionOcr([])
-    res = service.resolver.resolve(SCREEN, {"label": "Absent", "rel_x": 0.2, "rel_y": 0.2})
+    res = resolver(service, RegionOcr([])).resolve(SCREEN, {"label": "Absent", "rel_x": 0.2, "rel_y": 0.2})
     assert not res.resolved and res.method == "not_found"
 
 
@@ -106,14 +108,13 @@ def test_screen_signature_is_16_hex_of_the_normalized_title():
 
 def test_memory_is_trusted_after_two_successes_and_failures_lower_it(service, services):
     spec = {"label": "Imagerie", "window_title": "MédiDossier", "resolve_order": ["memory"]}
-    services.ocr = RegionOcr([])
     mem = service.memory
     mem.record_success("MédiDossier", spec, [400, 120])
     assert mem.lookup("MédiDossier", spec) is None
     mem.record_success("MédiDossier", spec, [402, 121])
     hit = mem.lookup("Medidossier", spec)
     assert hit is not None and (hit.x, hit.y) == (402, 121)
-    res = service.resolver.resolve(SCREEN, spec)
+    res = resolver(service, RegionOcr([])).resolve(SCREEN, spec)
     assert res.resolved and res.from_memory and res.method == "memory"
     mem.record_failure("MédiDossier", spec)
     assert mem.lookup("MédiDossier", spec) is None  # 2 / (2 + 2) = 0.5 < 0.6
@@ -136,3 +137,21 @@ async def test_a_validated_click_is_remembered_with_the_agents_actual_position(s
         await drain(service, [agent], clock)
     hit = service.memory.lookup("MédiDossier", {"label": "Button 0"})
     assert hit is not None and (hit.x, hit.y) == (100, 100)
+
+
+def test_without_a_grounding_model_the_vlm_method_says_what_to_configure(service):
+    res = resolver(service, RegionOcr([])).resolve(SCREEN, {"label": "Absent", "resolve_order": ["vlm"]})
+    assert not res.resolved and res.method == "not_found"
+    assert {"method": "vlm", "error": "no language model is configured: set RPA_LLM_URL"} in res.tried
+
+
+def test_a_grounding_model_given_to_the_engine_is_asked_for_the_vlm_method(tmp_path):
+    from tests.replay.kit import make_service, make_services
+
+    class Grounding:
+        def locate(self, image, target):
+            return (640, 360, 0.9, "grounding_test")
+
+    service = make_service(make_services(tmp_path, vlm=Grounding()))
+    res = service.resolver.resolve(SCREEN, {"label": "Valider", "resolve_order": ["vlm"]})
+    assert res.resolved and (res.x, res.y, res.method) == (640, 360, "grounding_test")

@@ -24,9 +24,10 @@ SECRET = "test-secret-key-that-is-long-enough-0123456789"
 @pytest.fixture
 async def paused(tmp_path: Path):
     """A replay paused on a WRONG_APPLICATION verdict, with an evidence crop around the action point."""
-    services = build_services(Settings(data_dir=tmp_path / "data", jwt_secret=SECRET), clock=JumpClock(), ocr=FakeOcr())
-    services.validator = FakeValidator()
-    services.validator.script = [Verdict("FAILURE", "WRONG_APPLICATION")]
+    validator = FakeValidator()
+    validator.script = [Verdict("FAILURE", "WRONG_APPLICATION")]
+    settings = Settings(data_dir=tmp_path / "data", jwt_secret=SECRET)
+    services = build_services(settings, clock=JumpClock(), ocr=FakeOcr(), replay_validator=validator)
     service = services.replay
     replay_id = await service.start(steps=steps(2), competence="c", version=1, machine_id="pc-1")
     await drain(service, [FakeAgent(service, clock=services.clock)], services.clock)

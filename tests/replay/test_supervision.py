@@ -1,4 +1,4 @@
-"""Supervision loop: validator verdicts, dialogs, strict actions, switched-off collaborators (SPEC §4.1, §4.4)."""
+"""Supervision loop: validator verdicts, dialogs, strict actions, switched-off collaborators."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rpa_mcp.replay import model as m
-from tests.replay.kit import FakeAgent, FakeDialogs, Verdict, assert_clean, drain, make_service, make_services, steps
+from tests.replay.kit import FakeAgent, Verdict, assert_clean, drain, make_service, make_services, steps
 
 pytestmark = pytest.mark.anyio
 
@@ -21,7 +21,7 @@ async def run(service, agent, clock, plan):
 async def test_an_unexpected_dialog_with_an_auto_decision_inserts_the_button_click_next(
     service, services, agent, clock
 ):
-    services.dialogs = FakeDialogs("auto")
+    services.dialogs.decision = "auto"
     services.validator.script = [Verdict("FAILURE", "UNEXPECTED_DIALOG")]
     _rid, replay, acts = await run(service, agent, clock, steps(2))
     assert replay["state"] == m.COMPLETED
@@ -46,17 +46,20 @@ async def test_an_unexpected_dialog_with_a_pause_decision_pauses_with_the_dialog
 
 
 async def test_a_skip_decision_continues_with_a_warning(service, services, agent, clock):
-    services.dialogs = FakeDialogs("skip")
+    services.dialogs.decision = "skip"
     services.validator.script = [Verdict("FAILURE", "UNEXPECTED_DIALOG")]
     _rid, replay, acts = await run(service, agent, clock, steps(2))
     assert replay["state"] == m.COMPLETED and "left open" in acts[0]["warning"]
 
 
-async def test_without_a_dialog_resolver_an_unexpected_dialog_pauses(service, services, agent, clock):
-    services.dialogs = None
+async def test_with_the_dialog_resolver_switched_off_an_unexpected_dialog_pauses(tmp_path: Path):
+    services = make_services(tmp_path, settings={"dialog_resolver_enabled": False})
+    services.dialogs.decision = "auto"  # would click, if it were asked
     services.validator.script = [Verdict("FAILURE", "UNEXPECTED_DIALOG")]
-    _, replay, _ = await run(service, agent, clock, steps(2))
-    assert replay["pause_reason"] == m.UNEXPECTED_DIALOG
+    service = make_service(services)
+    _, replay, _ = await run(service, FakeAgent(service, clock=services.clock), services.clock, steps(2))
+    assert replay["pause_reason"] == m.UNEXPECTED_DIALOG and services.dialogs.calls == 0
+    assert "switched off" in replay["pause_detail"]["why"]
 
 
 async def test_a_strict_action_without_screen_change_is_retried_then_pauses(service, services, agent, clock):
@@ -79,16 +82,14 @@ async def test_an_uncertain_verdict_pauses_unverified(service, services, agent, 
     assert replay["pause_reason"] == m.UNVERIFIED and acts[0]["state"] == m.HELD
 
 
-@pytest.mark.parametrize("switch", ["absent", "off"])
-async def test_without_validator_nothing_is_reported_as_a_verified_success(tmp_path: Path, switch):
-    services = make_services(tmp_path, settings={"validator_v2_enabled": switch != "off"})
-    if switch == "absent":
-        services.validator = None
+async def test_with_the_validator_switched_off_nothing_is_reported_as_a_verified_success(tmp_path: Path):
+    services = make_services(tmp_path, settings={"validator_v2_enabled": False})
     service = make_service(services)
     agent = FakeAgent(service, clock=services.clock)
     _rid, replay, acts = await run(service, agent, services.clock, steps(2))
     assert replay["state"] == m.PAUSED and replay["pause_reason"] == m.UNVERIFIED
     assert acts[0]["outcome"] == "unverified" and acts[0]["state"] == m.HELD
+    assert services.validator.calls == []  # switched off: never asked
 
 
 async def test_a_report_without_screenshots_is_never_a_verified_success(service, agent, clock):
@@ -98,11 +99,7 @@ async def test_a_report_without_screenshots_is_never_a_verified_success(service,
 
 
 async def test_a_crashing_validator_pauses(service, services, agent, clock):
-    class Boom:
-        def validate(self, *a, **k):
-            raise RuntimeError("boom")
-
-    services.validator = Boom()
+    services.validator.error = RuntimeError("boom")
     _, replay, _ = await run(service, agent, clock, steps(1))
     assert replay["pause_reason"] == m.UNVERIFIED
 
@@ -139,7 +136,7 @@ async def test_an_in_page_modal_is_resolved_from_its_pixels_not_from_the_browser
     service, services, agent, clock
 ):
     # the browser stays in front (same title before and after): "msedge.exe" says nothing about the dialog
-    services.dialogs = FakeDialogs("auto")
+    services.dialogs.decision = "auto"
     services.validator.script = [Verdict("FAILURE", "UNEXPECTED_DIALOG")]
     agent.result_for["click_anchor"] = {"window_title_before": "MédiDossier", "process_after": "msedge.exe"}
     await run(service, agent, clock, steps(1))

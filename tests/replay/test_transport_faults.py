@@ -345,8 +345,31 @@ async def test_p_a_failing_server_side_action_pauses_and_is_not_retried(service,
     await drain(service, [agent], clock)
     replay = state(service, rid)
     assert replay["state"] == m.PAUSED and replay["pause_reason"] == m.SERVER_ACTION_FAILED
+    assert (
+        replay["pause_detail"]["error"] == "t2a_decision cannot run: no language model is configured: set RPA_LLM_URL"
+    )
     assert action(service, rid, 1)["dispatches"] == 1
     assert_clean(service, [agent])
+
+
+async def test_a_server_side_decision_runs_through_the_runner_it_was_given(tmp_path):
+    class Decide:
+        def __init__(self) -> None:
+            self.calls: list[tuple[str, dict, dict]] = []
+
+        def run(self, action_type, params, variables):
+            self.calls.append((action_type, params, variables))
+            return "GHM 05M09"
+
+    runner = Decide()
+    services = make_services(tmp_path, server_actions=runner)
+    service = make_service(services)
+    agent = FakeAgent(service, clock=services.clock)
+    plan = [*steps(1), {"index": 1, "intent": "decide", "action_type": "t2a_decision", "params": {"variable": "ghm"}}]
+    rid = await start(service, plan=plan)
+    await drain(service, [agent], services.clock)
+    assert state(service, rid)["state"] == m.COMPLETED
+    assert runner.calls[0][0] == "t2a_decision" and state(service, rid)["variables"]["ghm"] == "GHM 05M09"
 
 
 async def test_q_completion_purges_retry_bookkeeping(service, agent, clock):

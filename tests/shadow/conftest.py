@@ -77,8 +77,12 @@ def shadow(make_service: Callable[..., ShadowService]) -> ShadowService:
     return make_service()
 
 
+T0 = 1_764_000_000.0  # 2025-11-24, epoch seconds: the time of the first event of a test
+
+
 def ev(type_: str, ts: float, session: str = "s1", machine: str = "PC-1", **fields: Any) -> dict[str, Any]:
-    return {"session_id": session, "machine_id": machine, "ts": ts, "type": type_, **fields}
+    """An event `ts` seconds after T0, as an agent streams it."""
+    return {"session_id": session, "machine_id": machine, "ts": T0 + ts, "type": type_, **fields}
 
 
 def play(service: ShadowService, name: str) -> tuple[str, dict[str, Any]]:

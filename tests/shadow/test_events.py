@@ -36,7 +36,7 @@ def test_a_click_without_coordinates_is_refused_naming_the_field(shadow: ShadowS
         (ev("focus", 1.0), "events[0].window_title"),
         (ev("click", 1.0, x=1, y=2, element={"name": 5}), "events[0].element.name"),
         ({"machine_id": "PC-1", "ts": 1.0, "type": "scroll"}, "events[0].session_id"),
-        (ev("scroll", -4), "events[0].ts"),
+        ({**ev("scroll", 0), "ts": -4}, "events[0].ts"),
         (ev("scroll", 1.0, session="../etc"), "events[0].session_id"),
     ],
 )
@@ -44,6 +44,53 @@ def test_a_bad_event_is_refused_with_the_field_that_is_wrong(shadow: ShadowServi
     with pytest.raises(InvalidInput) as err:
         shadow.ingest([event])
     assert err.value.details["field"] == field
+
+
+@pytest.mark.parametrize(
+    ("ts", "seconds"),
+    [
+        (1_764_000_000, 1_764_000_000.0),
+        (1_764_000_000.25, 1_764_000_000.25),
+        (1_764_000_000_250, 1_764_000_000.25),
+        ("2026-11-29T22:09:56.806Z", 1_795_990_196.806),
+        ("2026-11-29T23:09:56.806+01:00", 1_795_990_196.806),
+        (" 1764000000 ", 1_764_000_000.0),
+    ],
+)
+def test_an_event_time_is_read_as_seconds_milliseconds_or_iso_with_a_zone(
+    shadow: ShadowService, ts: object, seconds: float
+) -> None:
+    shadow.ingest([{**ev("scroll", 0), "ts": ts}])
+    assert shadow.events("s1")[0]["ts"] == pytest.approx(seconds, abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    "ts",
+    [
+        float("nan"),
+        float("inf"),
+        float("-inf"),
+        "NaN",
+        "-Infinity",
+        1.0,
+        0,
+        946_684_799,  # 1999-12-31T23:59:59Z
+        4_102_444_800,  # 2100-01-01T00:00:00Z
+        4_102_444_800_000,  # the same in milliseconds
+        10**400,
+        "2026-11-29T22:09:56.806",  # no zone: local time of which machine?
+        "1999-12-31T23:00:00Z",
+        "yesterday",
+        True,
+        None,
+        [1_764_000_000],
+    ],
+)
+def test_an_absurd_event_time_is_refused_naming_ts(shadow: ShadowService, ts: object) -> None:
+    with pytest.raises(InvalidInput) as err:
+        shadow.ingest([{**ev("scroll", 0), "ts": ts}])
+    assert err.value.details["field"] == "events[0].ts"
+    assert shadow.list_machines() == []
 
 
 def test_a_batch_with_one_bad_event_stores_nothing(shadow: ShadowService) -> None:

@@ -10,9 +10,10 @@ import pytest
 
 from rpa_mcp.bootstrap import Services, build_services
 from rpa_mcp.errors import Conflict, InvalidInput, PreconditionFailed
+from rpa_mcp.notify import Notifier
 from rpa_mcp.ops import shadow as ops
 from rpa_mcp.ops.dispatch import dispatch
-from rpa_mcp.ops.registry import Caller, NoInput, Notifier, OpContext, Registry
+from rpa_mcp.ops.registry import Caller, NoInput, OpContext, Registry
 from rpa_mcp.testing import FakeOcr
 from rpa_mcp.vision.ocr import OcrLine
 from tests.shadow.conftest import ev, load_demo
@@ -23,6 +24,7 @@ AGENT = Caller("agent:DESKTOP-DOM01", frozenset({"agent"}), via="rest", auth="ap
 
 class RecordingNotifier(Notifier):
     def __init__(self) -> None:
+        super().__init__()
         self.updated: list[str] = []
 
     def resource_updated(self, uri: str) -> None:
@@ -31,9 +33,8 @@ class RecordingNotifier(Notifier):
 
 @pytest.fixture
 def services(settings, clock) -> Services:
-    services = build_services(settings, clock=clock, ocr=FakeOcr(lines=[OcrLine("Imagerie", (120, 12, 64, 20), 0.9)]))
-    services.notifier = RecordingNotifier()
-    return services
+    ocr = FakeOcr(lines=[OcrLine("Imagerie", (120, 12, 64, 20), 0.9)])
+    return build_services(settings, clock=clock, ocr=ocr, notifier=RecordingNotifier())
 
 
 def call(services: Services, handler: Any, args: Any, caller: Caller = OPERATOR) -> Any:

@@ -8,7 +8,7 @@ from typing import Any
 
 from rpa_mcp.bench.shadow import session_events
 from rpa_mcp.shadow.service import ShadowService
-from rpa_mcp.store.db import Database
+from rpa_mcp.store.db import Database, Migrations
 from rpa_mcp.store.traces import MIGRATIONS, TraceStore
 from tests.shadow.conftest import ev
 
@@ -20,9 +20,9 @@ class CountingStore(TraceStore):
         super().__init__(db)
         self.written: list[int] = []
 
-    def save_observer(self, session_id: str, state: dict[str, Any], **kwargs: Any) -> None:
+    def save_observer(self, session_id: str, state: dict[str, Any], **kwargs: Any) -> int:
         self.written.append(len(kwargs.get("segments", ())))
-        super().save_observer(session_id, state, **kwargs)
+        return super().save_observer(session_id, state, **kwargs)
 
 
 def test_each_event_rewrites_only_the_last_steps_and_a_restart_resumes_exactly(db_path: Path, clock, ocr) -> None:
@@ -92,5 +92,5 @@ def test_a_database_that_kept_steps_inside_the_state_is_migrated(db_path: Path, 
 
 def tmp_db(path: Path) -> Database:
     db = Database(path)
-    db.migrate("traces", MIGRATIONS[:1])
+    db.migrate("traces", Migrations(sqlite=MIGRATIONS.sqlite[:1], postgres=MIGRATIONS.postgres[:1]))
     return db

@@ -16,7 +16,7 @@ from rpa_mcp.errors import InvalidInput
 from rpa_mcp.ops import build_registry
 from rpa_mcp.ops import shadow as ops
 from rpa_mcp.ops.dispatch import dispatch
-from rpa_mcp.ops.registry import Caller, Notifier, Registry
+from rpa_mcp.ops.registry import Caller, Registry
 from rpa_mcp.shadow.masking import MASK, MASK_KEY, is_secret_element, secret_placeholder, types_a_character
 from rpa_mcp.shadow.service import ShadowService
 from rpa_mcp.testing import FakeOcr
@@ -178,16 +178,15 @@ def test_a_restart_in_the_middle_of_a_password_keeps_masking(make_service: Any, 
 
 
 # --- end to end: the LLM's tools, the competence file, the replay ------------------------------
-class Quiet(Notifier):
-    def resource_updated(self, uri: str) -> None:
-        pass
-
-
 @pytest.fixture
 def services(settings: Any, clock: Any) -> Services:
-    services = build_services(settings, clock=clock, ocr=FakeOcr(lines=[]))
-    services.notifier = Quiet()
-    return services
+    return build_services(
+        settings,
+        clock=clock,
+        ocr=FakeOcr(lines=[]),
+        replay_validator=FakeValidator(),  # the screens are not what these tests are about
+        replay_dialogs=FakeDialogs(),
+    )
 
 
 def run(registry: Registry, services: Services, name: str, args: dict[str, Any], caller: Caller = OPERATOR) -> Any:
@@ -241,7 +240,6 @@ def test_a_login_is_learnt_and_replayed_without_the_password_reaching_the_llm_or
         return action
 
     services.replay.next_action = spy
-    services.validator, services.dialogs = FakeValidator(), FakeDialogs()  # the screens are not what this is about
     agent = FakeAgent(services.replay, MACHINE, clock=services.clock)
     while anyio.run(agent.step) == "done":
         pass

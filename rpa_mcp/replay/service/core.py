@@ -1,8 +1,9 @@
 """The engine's shared state and the few writes every part makes: wake-ups, fencing, pauses.
 
 `ReplayCore` holds the store, the server's time base, the target memory and resolver, the
-supervisor, and the long-poll wake-up events. The parts of the engine (planning, dispatch,
-acks, reports, pauses, server-side actions, watchdog, status) are mixins over it.
+supervisor, the collaborators it was given, and the long-poll wake-up events. The parts of the
+engine (planning, dispatch, acks, reports, pauses, server-side actions, watchdog, status) are
+mixins over it.
 """
 
 from __future__ import annotations
@@ -16,8 +17,16 @@ import anyio
 from rpa_mcp.errors import NotFound
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.memory import TargetMemory
-from rpa_mcp.replay.ports import ReplayStore
-from rpa_mcp.replay.resolve import TargetResolver
+from rpa_mcp.replay.ports import (
+    ChangeNotifier,
+    DialogResolverPort,
+    ReplayStore,
+    ServerActionRunner,
+    TextReader,
+    ValidatorPort,
+    VlmLocator,
+)
+from rpa_mcp.replay.resolve import TargetResolver, Thresholds
 from rpa_mcp.replay.service.supervision import Supervisor
 
 
@@ -26,24 +35,35 @@ def new_id(prefix: str, nbytes: int = 6) -> str:
 
 
 class ReplayCore:
-    """Domain service; `services` is the composition root (read lazily: validator, dialogs, notifier...)."""
+    """The engine's state and collaborators, each given explicitly (see `replay.ports`).
+
+    `validator` and `dialogs` are always given; whether they are used is `config`'s switches
+    (`validator_enabled`, `dialog_resolver_enabled`): switched off, the replay pauses instead.
+    """
 
     def __init__(
-        self, store: ReplayStore, services: Any, *, config: m.ReplayConfig | None = None, thresholds: Any = None
+        self,
+        store: ReplayStore,
+        *,
+        clock: m.ClockLike,
+        config: m.ReplayConfig,
+        thresholds: Thresholds,
+        validator: ValidatorPort,
+        dialogs: DialogResolverPort,
+        notifier: ChangeNotifier,
+        ocr: TextReader,
+        vlm: VlmLocator,
+        server_actions: ServerActionRunner,
     ) -> None:
         self.store = store
-        self.services = services
-        self.config = config or m.ReplayConfig.from_settings(services.settings)
-        self.time = m.ServerTime(services.clock)
+        self.config = config
+        self.notifier = notifier
+        self.ocr = ocr
+        self.server_actions = server_actions
+        self.time = m.ServerTime(clock)
         self.memory = TargetMemory(store, self.time)
-        self.resolver = TargetResolver(
-            ocr=lambda: getattr(services, "ocr", None),
-            memory=self.memory,
-            thresholds=thresholds,
-            catalog_dir=getattr(services.settings, "catalog_path", None),
-            vlm=lambda: getattr(services, "vlm", None),
-        )
-        self.supervisor = Supervisor(self.config, services)
+        self.resolver = TargetResolver(ocr=ocr, memory=self.memory, thresholds=thresholds, vlm=vlm)
+        self.supervisor = Supervisor(config, validator=validator, dialogs=dialogs)
         self._events: dict[str | None, anyio.Event] = {}
 
     # --- wake-ups for the long poll -------------------------------------------------------------
@@ -61,9 +81,7 @@ class ReplayCore:
                 event.set()
 
     def _changed(self, replay_id: str) -> None:
-        notifier = getattr(self.services, "notifier", None)
-        if notifier is not None:
-            notifier.resource_updated(f"rpa://replays/{replay_id}")
+        self.notifier.resource_updated(f"rpa://replays/{replay_id}")
 
     # --- shared reads and writes -----------------------------------------------------------------
     def _require(self, replay_id: str) -> dict[str, Any]:

@@ -7,10 +7,14 @@ from typing import Any
 
 import numpy as np
 
+from rpa_mcp.dialogs import DeclaredModal
 from rpa_mcp.errors import RpaError
+from rpa_mcp.validation.model import Expected, Observed, Target
 from rpa_mcp.vision.images import BBox, encode_png_base64
 
 EVIDENCE_BOX = (360, 200)  # w, h of an evidence crop around the action point
+CLICK_BOX = (240, 140)  # w, h of the crop kept for every verified action: where it was clicked
+CLICK_LABEL = "where it was clicked (screen after the action)"
 
 
 def upper_name(value: Any) -> str | None:
@@ -44,14 +48,21 @@ def checker_evidence(evidence: Any) -> list[Any] | None:
     return out
 
 
-def crops_around(image: np.ndarray, point: Sequence[int] | None, bbox: Sequence[int] | None) -> list[dict[str, Any]]:
+def crops_around(
+    image: np.ndarray,
+    point: Sequence[int] | None,
+    bbox: Sequence[int] | None,
+    *,
+    box_size: tuple[int, int] = EVIDENCE_BOX,
+    label: str = "screen after the action, around the target",
+) -> list[dict[str, Any]]:
     """One client-sized PNG crop of the region that matters (action point or bbox)."""
     h, w = image.shape[:2]
     if bbox:
         x, y, bw, bh = (int(v) for v in bbox[:4])
         box = (x - 20, y - 20, bw + 40, bh + 40)
     elif point:
-        bw, bh = EVIDENCE_BOX
+        bw, bh = box_size
         box = (int(point[0]) - bw // 2, int(point[1]) - bh // 2, bw, bh)
     else:
         return []
@@ -66,7 +77,7 @@ def crops_around(image: np.ndarray, point: Sequence[int] | None, bbox: Sequence[
         return []
     return [
         {
-            "label": "screen after the action, around the target",
+            "label": label,
             "bbox": [x0, y0, x1 - x0, y1 - y0],
             "mime_type": "image/png",
             "data_base64": data,
@@ -83,18 +94,14 @@ def validator_args(
     window_title: str | None,
     text: str | None,
     observed: dict[str, Any],
-) -> tuple[Any, Any, Any]:
-    """Target/Expected/Observed of the validation area (dicts if that area is not installed)."""
+) -> tuple[Target, Expected, Observed]:
+    """Target/Expected/Observed of the validation area."""
     box: BBox | None = None  # the recorded box clamped to the AFTER frame
     if bbox:
         h, w = after_shape[:2]
         x, y, bw, bh = (int(v) for v in bbox[:4])
         x0, y0 = max(0, min(x, w - 1)), max(0, min(y, h - 1))
         bbox = box = (x0, y0, max(1, min(bw, w - x0)), max(1, min(bh, h - y0)))
-    try:
-        from rpa_mcp.validation.model import Expected, Observed, Target
-    except ImportError:  # pragma: no cover - the validation area is absent
-        return ({"label": label, "bbox": bbox, "point": point}, {"window_title": window_title, "text": text}, observed)
     # Without a recorded box the validator locates the label around the click point itself.
     return (
         Target(label=label, bbox=box, point=point),
@@ -120,13 +127,9 @@ def verdict_crops(verdict: Any) -> list[dict[str, Any]]:
     return out
 
 
-def declared_modals(items: Any) -> list[Any]:
+def declared_modals(items: Any) -> list[DeclaredModal]:
     """Workflow `expected_modals` -> the dialog area's DeclaredModal objects (bare ids carry no policy)."""
-    out: list[Any] = []
-    try:
-        from rpa_mcp.dialogs import DeclaredModal
-    except ImportError:  # pragma: no cover
-        return [i for i in items or [] if isinstance(i, dict)]
+    out: list[DeclaredModal] = []
     for item in items or []:
         if isinstance(item, dict):
             try:

@@ -46,12 +46,8 @@ class ServerActions(ReplayCore):
                 outcome = "extracted" if output else "failed"
                 error = None if output else "no text found in the region"
             else:
-                runner = getattr(self.services, "server_actions", None)
-                if runner is None:
-                    error = f"no runner for server-side action {a['action_type']}"
-                else:
-                    output = runner.run(a["action_type"], a["params"], replay.get("variables") or {})
-                    outcome = "success"
+                output = self.server_actions.run(a["action_type"], a["params"], replay.get("variables") or {})
+                outcome = "success"
         except RpaError as exc:
             error = exc.message
         except Exception as exc:
@@ -98,14 +94,11 @@ class ServerActions(ReplayCore):
         if not data:
             raise PreconditionFailed("no screenshot yet to extract text from")
         image = decode_image(bytes(data), max_pixels=self.config.max_image_pixels, field="last_screenshot")
-        ocr = getattr(self.services, "ocr", None)
-        if ocr is None:
-            raise PreconditionFailed("no OCR engine")
         target = a["target"] if isinstance(a["target"], dict) else {}
         bbox = target.get("bbox") or a["params"].get("bbox")
         if not bbox:
             raise PreconditionFailed("extract_text needs a region (target.bbox): full-frame OCR is not allowed")
         box = [int(v) for v in bbox]  # [x, y, w, h]; crop reads the first four
         region = crop(image, (box[0], box[1], box[2], box[3]))
-        lines = ocr.read(region)
+        lines = self.ocr.read(region)
         return " ".join(line.text for line in lines).strip() or None

@@ -6,6 +6,7 @@ from typing import Any
 
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.service.core import ReplayCore
+from rpa_mcp.replay.service.evidence import CLICK_LABEL
 
 
 class Status(ReplayCore):
@@ -34,7 +35,7 @@ class Status(ReplayCore):
                     "checkers": verdict.get("evidence"),
                     "warning": a["warning"],
                     "error": a["error"],
-                    "evidence": (a["evidence"] or []) if show_crops else [],
+                    "evidence": [c for c in a["evidence"] or [] if c.get("label") != CLICK_LABEL] if show_crops else [],
                 }
             )
         reason = replay["pause_reason"] if replay["state"] == m.PAUSED else None
@@ -55,6 +56,73 @@ class Status(ReplayCore):
             "updated_at": replay["updated_at"],
             "finished_at": replay["finished_at"],
         }
+
+    def timeline(self, replay_id: str) -> dict[str, Any]:
+        """Everything a person watching the replay sees: every action with its target, where it was
+        clicked, each checker's verdict and time, and every evidence crop (successes included)."""
+        replay = self._require(replay_id)
+        actions, needs_answer, seen_open = [], False, False
+        for a in self.store.actions(replay_id):
+            if not seen_open and a["state"] in m.OPEN_ACTION_STATES:
+                seen_open = True
+                needs_answer = a["state"] == m.HELD or (a["state"] == m.ORPHAN and not a["resend_allowed"])
+            verdict = a["verdict"] or {}
+            result = a["result"] or {}
+            target = a["target"] if isinstance(a["target"], dict) else {}
+            params = dict(a["params"] or {})
+            if params.get("secret"):
+                params = {k: ("(secret)" if k == "text" else v) for k, v in params.items()}
+            actions.append(
+                {
+                    "action_id": a["action_id"],
+                    "index": a["step_index"],
+                    "intent": a["intent"],
+                    "action_type": a["action_type"],
+                    "state": a["state"],
+                    "outcome": a["outcome"],
+                    "origin": a["origin"],
+                    "dispatches": a["dispatches"],
+                    "resends": a["resends"],
+                    "target": {k: target.get(k) for k in ("label", "by_text", "bbox", "anchor_ref", "x", "y")},
+                    "params": params,
+                    "point": result.get("actual_position"),
+                    "verdict": verdict.get("verdict"),
+                    "failure_category": verdict.get("failure_category"),
+                    "reason": verdict.get("reason"),
+                    "checkers": verdict.get("evidence") or [],
+                    "dialog": verdict.get("dialog"),
+                    "warning": a["warning"],
+                    "error": a["error"],
+                    "evidence": [{k: v for k, v in c.items() if k != "data_base64"} for c in a["evidence"] or []],
+                    "dispatched_at": a["dispatched_at"],
+                    "updated_at": a["updated_at"],
+                }
+            )
+        current = next((a for a in actions if a["state"] in m.OPEN_ACTION_STATES), None)
+        reason = replay["pause_reason"] if replay["state"] == m.PAUSED else None
+        return {
+            "replay_id": replay_id,
+            "competence": replay["competence"],
+            "version": replay["version"],
+            "machine_id": replay["machine_id"],
+            "state": replay["state"],
+            "pause_reason": reason,
+            "pause_detail": replay["pause_detail"] if reason else None,
+            "current_action_id": current["action_id"] if current else None,
+            "needs_answer": needs_answer,
+            "steps_total": replay["steps_total"],
+            "done": sum(1 for a in actions if a["state"] in m.TERMINAL_ACTION_STATES),
+            "actions": actions,
+            "created_by": replay["created_by"],
+            "created_at": replay["created_at"],
+            "updated_at": replay["updated_at"],
+            "finished_at": replay["finished_at"],
+        }
+
+    def evidence(self, replay_id: str, action_id: str) -> list[dict[str, Any]]:
+        """The evidence crops of one action (PNG, base64), for a page that shows them one by one."""
+        action = self.store.get_action(replay_id, action_id)
+        return list((action or {}).get("evidence") or [])
 
 
 def _options(replay: dict[str, Any], current: dict[str, Any] | None) -> list[str]:

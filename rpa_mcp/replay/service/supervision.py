@@ -15,7 +15,10 @@ import numpy as np
 
 from rpa_mcp.errors import RpaError
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.ports import DialogResolverPort, ValidatorPort
 from rpa_mcp.replay.service.evidence import (
+    CLICK_BOX,
+    CLICK_LABEL,
     button_entry,
     checker_evidence,
     crops_around,
@@ -45,11 +48,12 @@ class Decision:
 
 
 class Supervisor:
-    """Reads the validator and the dialog resolver from `services` at call time (they may be absent)."""
+    """Asks the validator and the dialog resolver it was given (unless the config switches them off)."""
 
-    def __init__(self, config: m.ReplayConfig, services: Any) -> None:
+    def __init__(self, config: m.ReplayConfig, *, validator: ValidatorPort, dialogs: DialogResolverPort) -> None:
         self.config = config
-        self.services = services
+        self.validator = validator
+        self.dialogs = dialogs
 
     def decide(self, a: dict[str, Any], replay: dict[str, Any], msg: ActionResult) -> tuple[Decision, bytes | None]:
         """Pure decision from a current-attempt report (no writes)."""
@@ -110,13 +114,12 @@ class Supervisor:
     def verify(
         self, a: dict[str, Any], replay: dict[str, Any], msg: ActionResult, after_bytes: bytes | None
     ) -> Decision:
-        validator = getattr(self.services, "validator", None)
-        if not self.config.validator_enabled or validator is None:
+        if not self.config.validator_enabled:
             return _unverified(
                 a,
                 msg,
-                "validator absent or switched off",
-                "the validator is switched off or absent: nothing verified the action's effect",
+                "validator switched off",
+                "the validator is switched off (RPA_VALIDATOR_V2_ENABLED=false): nothing verified the action's effect",
             )
         if not (msg.screenshot_before and after_bytes):
             return _unverified(a, msg, "no screenshots", "the agent sent no before/after screenshots")
@@ -148,7 +151,7 @@ class Supervisor:
             },
         )
         try:
-            verdict = validator.validate(a["action_type"], before, after, vt, ve, vo)
+            verdict = self.validator.validate(a["action_type"], before, after, vt, ve, vo)
         except Exception as exc:
             reason = exc.message if isinstance(exc, RpaError) else repr(exc)
             _log_attempt("verify_error", a, msg, error=reason)
@@ -165,13 +168,16 @@ class Supervisor:
         _log_attempt(
             "verify", a, msg, agent_success=True, final=kind, failure_category=category, checkers=vdict["evidence"]
         )
-        crops = verdict_crops(verdict) or crops_around(after, point, bbox)
         no_change = category == "NO_VISUAL_CHANGE" or (msg.warning or "").lower() == "no_screen_change"
+        clicked = crops_around(after, point, None, box_size=CLICK_BOX, label=CLICK_LABEL) if point else []
+        crops = (verdict_crops(verdict) or crops_around(after, point, bbox)) + clicked
         if kind == "SUCCESS" and not no_change:
-            return Decision(m.ACKED, "success", verdict=vdict)
+            return Decision(m.ACKED, "success", verdict=vdict, evidence=clicked)
         if (no_change and kind != "FAILURE") or category == "NO_VISUAL_CHANGE":
             if not a["success_strict"]:
-                return Decision(m.ACKED, "success_with_warning", warning="no_screen_change", verdict=vdict)
+                return Decision(
+                    m.ACKED, "success_with_warning", warning="no_screen_change", verdict=vdict, evidence=clicked
+                )
             if a["resends"] < a["max_resends"]:
                 return Decision(
                     m.PENDING, "no_change_retrying", warning="no_screen_change", verdict=vdict, evidence=crops
@@ -199,15 +205,16 @@ class Supervisor:
         vdict: dict[str, Any],
         crops: list[dict[str, Any]],
     ) -> Decision:
-        resolver = getattr(self.services, "dialogs", None)
-        if not self.config.dialog_resolver_enabled or resolver is None:
-            return _held_for_dialog(vdict, crops, {"why": "the dialog resolver is switched off or absent"})
+        if not self.config.dialog_resolver_enabled:
+            return _held_for_dialog(
+                vdict, crops, {"why": "the dialog resolver is switched off (RPA_DIALOG_RESOLVER_ENABLED=false)"}
+            )
         # The foreground window's title/process identify the dialog only when the dialog is its own window
         # (the foreground changed during the action). An in-page modal leaves the browser in front: its
         # title and process say "msedge.exe", not which dialog is up, so the resolver goes by the pixels.
         own_window = msg.window_title_before is None or msg.window_title != msg.window_title_before
         try:
-            res = resolver.resolve(
+            res = self.dialogs.resolve(
                 after,
                 declared_modals=declared_modals(a["expected"].get("expected_modals")),
                 window_title=msg.window_title if own_window else None,

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-import cv2
-import jsonschema
-from jsonschema.exceptions import SchemaError
+from itertools import islice
 
-from rpa_mcp.errors import InvalidInput, Unavailable
+import cv2
+
+from rpa_mcp.errors import Unavailable
+from rpa_mcp.validation.caller_schema import compile_caller_schema
 from rpa_mcp.validation.checkers.base import BaseChecker, Params
 from rpa_mcp.validation.context import CheckContext
 from rpa_mcp.validation.model import CheckResult
 from rpa_mcp.vision.images import encode_png
 
 JUDGE_MAX_SIDE = 1280
+MAX_SCHEMA_ERRORS = 1000  # counted up to this many; a huge output cannot make the checker collect millions
 
 
 class JsonSchemaChecker(BaseChecker):
@@ -26,20 +28,16 @@ class JsonSchemaChecker(BaseChecker):
             return self.not_applicable(signal, "no expected.json_schema")
         if not ctx.expected.has_output:
             return self.not_applicable(signal, "no expected.output to check")
-        try:
-            validator_cls = jsonschema.validators.validator_for(schema)
-            validator_cls.check_schema(schema)
-        except SchemaError as exc:
-            raise InvalidInput(
-                f"expected.json_schema is not a valid JSON Schema: {exc.message}", field="expected.json_schema"
-            ) from exc
-        errors = sorted(validator_cls(schema).iter_errors(ctx.expected.output), key=lambda e: list(e.path))
-        if not errors:
+        validator = compile_caller_schema(schema, ctx.schema_limits)  # fetches nothing, patterns on RE2
+        found = list(islice(validator.iter_errors(ctx.expected.output), MAX_SCHEMA_ERRORS))
+        if not found:
             return self.result(signal, 1.0, "output validates against the schema")
+        errors = sorted(found, key=lambda e: [str(p) for p in e.path])
         first = errors[0]
-        where = "/".join(str(p) for p in first.path) or "(root)"
+        where = "/".join(str(p) for p in first.path)[:200] or "(root)"
+        count = f"{len(errors)}+" if len(errors) == MAX_SCHEMA_ERRORS else str(len(errors))
         return self.result(
-            signal, 0.0, f"{len(errors)} schema error(s); first at {where}: {first.message}", errors=len(errors)
+            signal, 0.0, f"{count} schema error(s); first at {where}: {first.message[:300]}", errors=len(errors)
         )
 
 

@@ -1,0 +1,516 @@
+"""`rpa-mcp agent-x11`: the replay agent on a real X11 desktop (wire v2, docs/replay-wire-contract.md).
+
+For every action: journal RECEIVED (fsynced) → receipt ack → not after `not_after` (server
+clock) → start ack (execute only on `proceed`) → journal STARTED → screenshot before, window
+before → resolve the target → XTEST input → wait for the screen to settle → screenshot after,
+window after → journal DONE(result) → report, re-sent until acknowledged. Heartbeats run while
+an action executes. An attempt already in the journal is never executed again: its stored
+result is re-sent, or, when it was started and never finished, it is left to the server
+(OUTCOME_UNKNOWN: a person decides).
+
+No input is injected while the desktop's privilege prompt (a polkit agent window) is up — the
+agent reports `system_dialog` — or after a person touched the mouse or keyboard during the
+replay (RECORD sees input the agent did not announce): `human_takeover`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import numpy as np
+
+from rpa_mcp.agent_sim.execute import CLICKS, DOUBLE_CLICKS, KEYS, NO_INPUT, RIGHT_CLICKS, SERVER_SIDE, TYPING
+from rpa_mcp.agent_sim.journal import DedupCache, Journal
+from rpa_mcp.agent_x11 import locate
+from rpa_mcp.agent_x11.inject import Injector
+from rpa_mcp.agent_x11.screen import Screen
+from rpa_mcp.agent_x11.watch import InputWatch
+from rpa_mcp.agent_x11.windows import WindowInfo, Windows
+from rpa_mcp.errors import InvalidInput
+from rpa_mcp.replay.wire import PROTOCOL_HEADER, ActionResult, NextAction, ReportAck, SystemDialog
+
+logger = logging.getLogger(__name__)
+Say = Callable[[str], None]
+NEXT_PATH = "/api/v1/replay/next"
+PATHS = {
+    "receipt": "/api/v1/replay/receipt",
+    "start": "/api/v1/replay/start",
+    "heartbeat": "/api/v1/replay/heartbeat",
+    "result": "/api/v1/replay/result",
+}
+POLKIT_MARKERS = ("polkit", "lxpolkit", "pkexec", "gcr-prompter", "ssh-askpass")
+SETTLE_MIN_S = 0.15
+SETTLE_MAX_S = 3.0
+SETTLE_STEP_S = 0.1
+EXIT_REFUSED = 4
+_ACK_FIELDS = set(ReportAck.model_fields)
+
+
+def privilege_prompt(windows: list[WindowInfo]) -> WindowInfo | None:
+    """The desktop's privilege prompt (a polkit authentication agent window), identified by process/class."""
+    for info in windows:
+        names = f"{info.process or ''} {info.wm_class or ''}".lower()
+        if any(marker in names for marker in POLKIT_MARKERS):
+            return info
+    return None
+
+
+class X11Agent:
+    def __init__(
+        self,
+        *,
+        url: str,
+        token: str | None,
+        machine_id: str,
+        display_name: str,
+        journal: Journal,
+        say: Say,
+        resolve: str = "server",
+        poll_wait_s: float = 25.0,
+        heartbeat_interval_s: float = 10.0,
+        settle_ms: int | None = None,
+    ) -> None:
+        self.machine_id = machine_id
+        self.say = say
+        self.journal = journal
+        self.resolve_mode = resolve
+        self.poll_wait_s = poll_wait_s
+        self.heartbeat_interval_s = heartbeat_interval_s
+        self.settle_ms = settle_ms
+        self.headers = {PROTOCOL_HEADER: "2"} | ({"Authorization": f"Bearer {token}"} if token else {})
+        self.client = httpx2.Client(base_url=url, timeout=poll_wait_s + 30.0)
+        self.windows = Windows(display_name)
+        self.screen = Screen(display_name)
+        self.watch = InputWatch(display_name).start()
+        self.hands = Injector(display_name, expect=self.watch.expect)
+        self.dedup = DedupCache()
+        for entry in journal.recent_done():
+            if entry.result is not None:
+                self.dedup.put(entry.action_id, entry.attempt_id, entry.result)
+        self._armed: dict[str, int] = {}  # replay_id -> count of a person's inputs already accounted for
+        self._offset = 0.0
+        self._ocr: Any = None
+        self.timings: list[dict[str, float]] = []
+
+    def close(self) -> None:
+        self.watch.stop()
+        self.hands.close()
+        self.screen.close()
+        self.windows.close()
+        self.client.close()
+
+    # --- the loop ------------------------------------------------------------------------------
+    def run(self, stop: threading.Event, *, max_actions: int | None = None) -> None:
+        handled, backoff, said_polling = 0, 0.5, False
+        while not stop.is_set() and (max_actions is None or handled < max_actions):
+            try:
+                self.flush_outbox()
+                if not said_polling:
+                    self.say(f"polling for actions for machine {self.machine_id}")
+                    said_polling = True
+                action = self.poll()
+            except httpx2.TransportError as exc:
+                self.say(f"server unreachable ({exc.__class__.__name__}); retrying in {backoff:.1f} s")
+                stop.wait(backoff)
+                backoff = min(backoff * 2, 10.0)
+                continue
+            backoff = 0.5
+            if action is not None:
+                handled += 1
+                self.handle(action)
+                said_polling = False
+
+    def poll(self) -> NextAction | None:
+        response = self.client.get(
+            NEXT_PATH, params={"machine_id": self.machine_id, "wait": self.poll_wait_s}, headers=self.headers
+        )
+        _check_auth(response)
+        if response.status_code == 204:
+            return None
+        if response.status_code >= 400:
+            self.say(f"poll refused: HTTP {response.status_code} {response.text[:200]}")
+            time.sleep(1.0)
+            return None
+        body = response.json()
+        if isinstance(body, dict) and set(body) == {"action"}:  # servers that still wrap the action
+            body = body["action"]
+        return NextAction.model_validate(body) if body else None
+
+    def flush_outbox(self) -> None:
+        for entry in self.journal.unreported():
+            if entry.result is not None:
+                self._send_result(entry.result)
+
+    # --- one action --------------------------------------------------------------------------------
+    def handle(self, action: NextAction) -> None:
+        self._offset = action.server_now - time.time()
+        step = f"step {max(1, action.step_index)}/{action.steps_total or '?'}"
+        cached = self.dedup.get(action.action_id, action.attempt_id)
+        entry = self.journal.get(action.action_id, action.attempt_id)
+        if cached is None and entry is not None and entry.state == "DONE" and entry.result is not None:
+            cached = entry.result
+        if cached is not None:
+            self.say(f"{step} was already executed: sending its stored result again")
+            self._send_result(cached)
+            return
+        if entry is not None and entry.state == "STARTED":
+            self.say(f"{step} was started before a restart and never finished: NOT executed again")
+            return
+        if entry is None:
+            refusal = self._already_ran(action)
+            self.journal.received(action.replay_id, action.action_id, action.attempt_id, action.not_after)
+            if refusal is not None:
+                self._finish(action, refusal)
+                return
+        self._armed.setdefault(action.replay_id, self.watch.foreign_count)
+        ack = self._post("receipt", self._ref(action))
+        if ack is not None and ack.status in ("late", "unknown"):
+            self.journal.done(action.action_id, action.attempt_id, self._not_executed(action, f"REFUSED: {ack.status}"))
+            self.journal.reported(action.action_id, action.attempt_id)
+            return
+        if time.time() + self._offset > action.not_after:
+            self.say(f"{step} expired before it could start: not executed")
+            self._finish(action, self._not_executed(action, "EXPIRED: not_after has passed (server clock)"))
+            return
+        refusal = self._before_input(action)
+        if refusal is not None:
+            self._finish(action, refusal)
+            return
+        if not self._start_granted(action):
+            self._finish(action, self._not_executed(action, "NOT_STARTED: the server said not to proceed", None))
+            return
+        self.journal.started(action.action_id, action.attempt_id)
+        intent = (action.target.label if action.target else None) or action.action_type
+        self.say(f"executing {step} {action.action_type} {intent!r}")
+        result = self._execute_with_heartbeats(action)
+        self._finish(action, result)
+
+    def _execute_with_heartbeats(self, action: NextAction) -> dict[str, Any]:
+        done = threading.Event()
+
+        def beat() -> None:
+            while not done.wait(self.heartbeat_interval_s):
+                self._post("heartbeat", self._ref(action) | {"message": f"{action.action_type} still running"})
+
+        beater = threading.Thread(target=beat, daemon=True)
+        beater.start()
+        try:
+            return self._execute(action)
+        finally:
+            done.set()
+            beater.join(5)
+
+    def _before_input(self, action: NextAction) -> dict[str, Any] | None:
+        prompt = privilege_prompt(self.windows.windows())
+        if prompt is not None:
+            self.say(f"paused: the desktop's privilege prompt {prompt.title!r} is up; nothing is touched")
+            system = SystemDialog(kind="other", process=prompt.process or prompt.wm_class, title=prompt.title[:500])
+            return self._not_executed(action, f"SYSTEM_DIALOG: {prompt.title!r} is up", system=system)
+        if self.watch.foreign_count > self._armed.get(action.replay_id, self.watch.foreign_count):
+            self.say("paused: a person is using the mouse or keyboard; waiting for a person to resume")
+            return self._not_executed(action, "HUMAN_TAKEOVER: the person is using the desktop", human=True)
+        return None
+
+    def _execute(self, action: NextAction) -> dict[str, Any]:
+        started = time.monotonic()
+        kind = action.action_type.lower()
+        foreign_before = self.watch.foreign_count
+        front_before = self.windows.foreground()
+        frame_before = self.screen.grab()
+        png_before = self.screen.encode(frame_before)
+        t_shot = time.monotonic()
+        position: tuple[int, int] | None = None
+        error: str | None = None
+        executed = True
+        t_resolved = t_shot
+        try:
+            if kind in SERVER_SIDE:
+                executed, error = False, f"{kind} is a server-side action"
+            elif kind in NO_INPUT:
+                executed = False
+                seconds = _seconds(action.params)
+                if seconds:
+                    time.sleep(min(seconds, max(0.0, action.not_after - (time.time() + self._offset))))
+            else:
+                needs_point = kind in CLICKS | DOUBLE_CLICKS | RIGHT_CLICKS | {"scroll", "save"} | TYPING
+                if needs_point and action.target is not None and (action.target.label or action.target.x is not None):
+                    found = self._locate(action, frame_before, png_before, front_before)
+                    t_resolved = time.monotonic()
+                    if not found.found:
+                        reason = f"target_not_resolved: {found.method}: {found.reason}"
+                        self.say(f"paused: {reason}")
+                        return self._not_executed(action, reason, False, before=png_before)
+                    position = (int(found.x or 0), int(found.y or 0))
+                elif needs_point and action.target is not None:
+                    position = locate.recorded_point(action, self.windows.size)
+                    t_resolved = time.monotonic()
+                self._inject(kind, action, position)
+        except InvalidInput as exc:
+            return self._not_executed(action, f"INVALID_ACTION: {exc.message}", False, before=png_before)
+        t_injected = time.monotonic()
+        frame_after = self._settle(frame_before, action) if executed else frame_before
+        t_settled = time.monotonic()
+        front_after = self.windows.foreground()
+        png_after = self.screen.encode(frame_after)
+        human = self.watch.foreign_count > foreign_before
+        if human:
+            self.say("a person touched the mouse or keyboard during this action")
+        self.timings.append(
+            {
+                "screenshot_s": t_shot - started,
+                "resolve_s": t_resolved - t_shot,
+                "inject_s": t_injected - t_resolved,
+                "settle_s": t_settled - t_injected,
+                "after_s": time.monotonic() - t_settled,
+            }
+        )
+        result = ActionResult(
+            **self._ref(action),
+            success=error is None,
+            error=error,
+            error_retryable=False if error else None,
+            actual_position=list(position) if position else None,
+            screenshot_before=_b64(png_before),
+            screenshot_after=_b64(png_after),
+            window_title=front_after.title if front_after else None,
+            window_title_before=front_before.title if front_before else None,
+            process_after=front_after.process if front_after else None,
+            human_takeover=human,
+            executed=executed,
+            duration_ms=int((time.monotonic() - started) * 1000),
+        )
+        return result.model_dump(mode="json", exclude_none=True)
+
+    def _locate(self, action: NextAction, frame: np.ndarray, png: bytes, front: WindowInfo | None) -> locate.Located:
+        target = action.target
+        assert target is not None
+        if target.x is not None and target.y is not None:
+            return locate.Located(target.x, target.y, target.method or "server")
+        if self.resolve_mode == "local":
+            if self._ocr is None:
+                from rpa_mcp.vision.ocr import RapidOcrEngine
+
+                self._ocr = RapidOcrEngine()
+            return locate.locate_locally(self._ocr, action, frame)
+        return locate.locate_on_server(self.client, self.headers, action, png, front.title if front else None)
+
+    def _inject(self, kind: str, action: NextAction, position: tuple[int, int] | None) -> None:
+        params = action.params
+        if kind in TYPING:
+            text = params.get("text")
+            if not isinstance(text, str):
+                raise InvalidInput("type_text needs params.text", field="params.text")
+            if position is not None:
+                self.hands.click(*position)
+                self._settle(None, action, quiet_s=0.2)
+            self.hands.type_text(text)
+            submit = params.get("submit_key") or ("enter" if kind == "paste_and_execute" else None)
+            if isinstance(submit, str) and submit:
+                self.hands.combo(submit)
+        elif kind in KEYS or (kind == "save" and position is None):
+            keys = (
+                params.get("keys") or params.get("combo") or params.get("key") or ("ctrl+s" if kind == "save" else None)
+            )
+            if isinstance(keys, list):
+                keys = "+".join(str(k) for k in keys)
+            if not isinstance(keys, str) or not keys:
+                raise InvalidInput(f"{kind} needs params.keys", field="params.keys")
+            self.hands.combo(keys)
+        elif kind == "scroll":
+            x, y = position or (self.windows.size[0] // 2, self.windows.size[1] // 2)
+            direction = str(params.get("direction") or "down")
+            self.hands.scroll(x, y, direction=direction, amount=int(params.get("amount") or 3))
+        elif kind in CLICKS | DOUBLE_CLICKS | RIGHT_CLICKS | {"save", "focus_window"}:
+            if position is None:
+                raise InvalidInput("no coordinates and no label to find the target", field="target")
+            count = 2 if kind in DOUBLE_CLICKS else 1
+            self.hands.click(*position, button="right" if kind in RIGHT_CLICKS else "left", count=count)
+        else:
+            raise InvalidInput(f"unsupported action type {action.action_type!r}", field="action_type")
+
+    def _settle(self, before: np.ndarray | None, action: NextAction, quiet_s: float = 0.3) -> np.ndarray:
+        """Wait until the screen stops changing (two equal frames `quiet_s` apart), at most SETTLE_MAX_S."""
+        deadline = time.monotonic() + (self.settle_ms / 1000.0 if self.settle_ms is not None else SETTLE_MAX_S)
+        time.sleep(SETTLE_MIN_S)
+        last = self.screen.grab()
+        stable_since = time.monotonic()
+        while time.monotonic() < deadline:
+            time.sleep(SETTLE_STEP_S)
+            frame = self.screen.grab()
+            if np.array_equal(frame, last):
+                if time.monotonic() - stable_since >= quiet_s:
+                    return frame
+            else:
+                last, stable_since = frame, time.monotonic()
+        return last
+
+    # --- results --------------------------------------------------------------------------------------
+    def _not_executed(
+        self,
+        action: NextAction,
+        error: str,
+        retryable: bool | None = False,
+        *,
+        human: bool = False,
+        system: SystemDialog | None = None,
+        before: bytes | None = None,
+    ) -> dict[str, Any]:
+        front = self.windows.foreground()
+        shot = self.screen.png()
+        result = ActionResult(
+            **self._ref(action),
+            success=False,
+            error=error,
+            error_retryable=retryable,
+            screenshot_before=_b64(before or shot),
+            screenshot_after=_b64(shot),
+            window_title=front.title if front else None,
+            window_title_before=front.title if front else None,
+            process_after=front.process if front else None,
+            human_takeover=human,
+            system_dialog=system,
+            executed=False,
+        )
+        return result.model_dump(mode="json", exclude_none=True)
+
+    def _already_ran(self, action: NextAction) -> dict[str, Any] | None:
+        """A new attempt of an action this agent already injected input for: never twice (unless idempotent)."""
+        if action.idempotent:
+            return None
+        for e in reversed(self.journal.attempts_of(action.action_id)):
+            if e.attempt_id == action.attempt_id:
+                continue
+            if e.state == "STARTED" or (e.state == "DONE" and e.result is not None and e.result.get("executed")):
+                self.say(f"action {action.action_id} already ran under attempt {e.attempt_id}: not executed again")
+                return self._not_executed(action, f"OUTCOME_UNKNOWN: attempt {e.attempt_id} already ran", False)
+        return None
+
+    def _finish(self, action: NextAction, result: dict[str, Any]) -> None:
+        self.journal.done(action.action_id, action.attempt_id, result)
+        self.dedup.put(action.action_id, action.attempt_id, result)
+        self._send_result(result)
+
+    def _send_result(self, result: dict[str, Any]) -> None:
+        for attempt in range(5):
+            ack = self._post("result", result)
+            if ack is not None:
+                self.journal.reported(result["action_id"], result["attempt_id"])
+                replay = result["replay_id"]
+                if ack.replay_state == "running":
+                    self._armed[replay] = self.watch.foreign_count if not result.get("human_takeover") else 0
+                else:
+                    self._armed.pop(replay, None)
+                    if ack.replay_state == "paused":
+                        self.say("paused: waiting for a person")
+                    elif ack.replay_state:
+                        self.say(f"replay {ack.replay_state}")
+                return
+            time.sleep(min(0.5 * 2**attempt, 5.0))  # unanswered: stays in the journal's outbox
+
+    def _start_granted(self, action: NextAction) -> bool:
+        for attempt in range(3):
+            ack = self._post("start", self._ref(action))
+            if ack is not None:
+                return ack.proceed and ack.status in ("accepted", "duplicate")
+            time.sleep(min(0.5 * 2**attempt, 5.0))
+        return False
+
+    def _post(self, kind: str, body: dict[str, Any]) -> ReportAck | None:
+        try:
+            response = self.client.post(PATHS[kind], json=body, headers=self.headers)
+        except httpx2.TransportError as exc:
+            logger.warning("agent_x11_post_failed", extra={"path": PATHS[kind], "error": str(exc)})
+            return None
+        _check_auth(response)
+        if response.status_code in (408, 429) or response.status_code >= 500:
+            return None
+        if response.status_code >= 400:
+            self.say(f"{kind} refused: HTTP {response.status_code} {response.text[:200]}")
+            return ReportAck(status="unknown", reason=f"HTTP {response.status_code}")
+        try:
+            data = response.json()
+        except ValueError:
+            data = {}
+        if not isinstance(data, dict) or data.get("status") not in ("accepted", "late", "duplicate", "unknown"):
+            return ReportAck(status="accepted")
+        return ReportAck.model_validate({k: v for k, v in data.items() if k in _ACK_FIELDS})
+
+    def _ref(self, action: NextAction) -> dict[str, Any]:
+        return {
+            "replay_id": action.replay_id,
+            "action_id": action.action_id,
+            "attempt_id": action.attempt_id,
+            "machine_id": self.machine_id,
+        }
+
+
+class Refused(Exception):
+    """The server refused the agent's token: retrying cannot help."""
+
+
+def _check_auth(response: httpx2.Response) -> None:
+    if response.status_code in (401, 403):
+        raise Refused(f"the server refused the agent's token (HTTP {response.status_code})")
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _seconds(params: dict[str, Any]) -> float:
+    for key, scale in (("duration_s", 1.0), ("seconds", 1.0), ("duration_ms", 0.001), ("ms", 0.001)):
+        value = params.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+            return float(value) * scale
+    return 0.0
+
+
+def run_agent(args: argparse.Namespace, *, say: Say) -> int:
+    """The CLI entry point: build the agent from arguments, run until SIGINT/SIGTERM."""
+    import os
+    import signal
+
+    from rpa_mcp.agent_x11.cli import _display, _token
+    from rpa_mcp.settings import Settings
+
+    display = _display(args.display)
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", args.machine_id)[:80] or "machine"
+    journal_path = args.journal or Settings().data_dir / "agent_x11" / f"{slug}.journal.sqlite"
+    Path(journal_path).parent.mkdir(parents=True, exist_ok=True)
+    journal = Journal(journal_path)
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    agent = X11Agent(
+        url=args.url,
+        token=_token(args.token),
+        machine_id=args.machine_id,
+        display_name=display,
+        journal=journal,
+        say=say,
+        resolve=args.resolve,
+        poll_wait_s=args.wait,
+        heartbeat_interval_s=args.heartbeat_interval,
+        settle_ms=args.settle_ms,
+    )
+    say(f"connected to {args.url} as machine {args.machine_id} (display {display}, pid {os.getpid()})")
+    say(f"journal: {journal_path}")
+    try:
+        agent.run(stop)
+    except Refused as exc:
+        say(f"stopped: {exc}")
+        return EXIT_REFUSED
+    finally:
+        agent.close()
+        journal.close()
+    say("stopped")
+    return 0

@@ -1,0 +1,240 @@
+"""AT-SPI accessibility over D-Bus (jeepney): what element is under a point, and is it a password box.
+
+Debian's `pyatspi` needs PyGObject, which pip cannot install without a compiler and the
+GObject headers, so this module speaks the AT-SPI D-Bus protocol itself: the session bus
+gives the accessibility bus address (`org.a11y.Bus.GetAddress`); the registry lists the
+applications; `Component.GetAccessibleAtPoint` walks down to the deepest element under the
+point. Applications that expose nothing (or no accessibility bus) give `None`: the server then
+names the target from OCR.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from jeepney import DBusAddress, Properties, new_method_call
+from jeepney.io.blocking import DBusConnection, open_dbus_connection
+
+logger = logging.getLogger(__name__)
+ACCESSIBLE = "org.a11y.atspi.Accessible"
+COMPONENT = "org.a11y.atspi.Component"
+REGISTRY = ("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root")
+NULL_PATH = "/org/a11y/atspi/null"
+COORD_SCREEN = 0
+MAX_DEPTH = 40
+MAX_NODES = 3000
+TIMEOUT_S = 1.0
+STATE_FOCUSED = 12
+STATE_SHOWING = 25
+PASSWORD_ROLES = frozenset({"password text"})
+CONTAINER_ROLES = frozenset({"document web", "frame", "panel", "section", "filler", "application"})
+ROLE_NAMES = {  # AT-SPI role names -> the UI Automation control types the server knows
+    "push button": "Button",
+    "toggle button": "Button",
+    "page tab": "TabItem",
+    "entry": "Edit",
+    "password text": "Edit",
+    "text": "Edit",
+    "link": "Hyperlink",
+    "table cell": "DataItem",
+    "check box": "CheckBox",
+    "radio button": "RadioButton",
+    "combo box": "ComboBox",
+    "menu item": "MenuItem",
+    "heading": "Text",
+    "label": "Text",
+    "static": "Text",
+}
+
+
+@dataclass(frozen=True)
+class Element:
+    name: str
+    role: str  # AT-SPI role name ("push button", "entry", ...)
+    bbox: tuple[int, int, int, int] | None  # screen x, y, w, h
+    is_password: bool
+    focused: bool = False
+
+    def as_event_element(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name,
+            "role": ROLE_NAMES.get(self.role, self.role.title()),
+            "atspi_role": self.role,
+        }
+        if self.bbox is not None:
+            out["bbox"] = list(self.bbox)
+        if self.is_password:
+            out["is_password"] = True
+        return out
+
+
+def enable_accessibility(session_bus: str) -> None:
+    """Turn the desktop's accessibility on (`org.a11y.Status.IsEnabled`), as a screen reader would."""
+    conn = open_dbus_connection(bus=session_bus)
+    try:
+        status = DBusAddress("/org/a11y/bus", bus_name="org.a11y.Bus", interface="org.a11y.Status")
+        conn.send_and_get_reply(Properties(status).set("IsEnabled", "b", True), timeout=5)
+    finally:
+        conn.close()
+
+
+class Accessibility:
+    """One connection to the accessibility bus; every call answers within about a second or gives None."""
+
+    def __init__(self, session_bus: str | None) -> None:
+        self._lock = threading.Lock()
+        self._conn: DBusConnection | None = None
+        if not session_bus:
+            return
+        try:
+            session = open_dbus_connection(bus=session_bus)
+            try:
+                bus = DBusAddress("/org/a11y/bus", bus_name="org.a11y.Bus", interface="org.a11y.Bus")
+                address = session.send_and_get_reply(new_method_call(bus, "GetAddress"), timeout=5).body[0]
+            finally:
+                session.close()
+            self._conn = open_dbus_connection(bus=address)
+        except Exception as exc:  # no accessibility bus: element info stays absent
+            logger.info("atspi_unavailable: %s", exc)
+            self._conn = None
+
+    @property
+    def available(self) -> bool:
+        return self._conn is not None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def _call(
+        self, ref: tuple[str, str], iface: str, method: str, sig: str | None = None, body: tuple[Any, ...] = ()
+    ) -> Any:
+        assert self._conn is not None
+        msg = new_method_call(DBusAddress(ref[1], bus_name=ref[0], interface=iface), method, sig, body)
+        reply = self._conn.send_and_get_reply(msg, timeout=TIMEOUT_S)
+        if reply.header.message_type.name == "error":
+            raise LookupError(f"{method}: {reply.body}")
+        return reply.body
+
+    def _prop(self, ref: tuple[str, str], iface: str, name: str) -> Any:
+        assert self._conn is not None
+        reply = self._conn.send_and_get_reply(
+            Properties(DBusAddress(ref[1], bus_name=ref[0], interface=iface)).get(name), timeout=TIMEOUT_S
+        )
+        return reply.body[0][1]
+
+    def _states(self, ref: tuple[str, str]) -> set[int]:
+        words = self._call(ref, ACCESSIBLE, "GetState")[0]
+        return {i * 32 + bit for i, word in enumerate(words) for bit in range(32) if word >> bit & 1}
+
+    def _describe(self, ref: tuple[str, str]) -> Element:
+        name = str(self._prop(ref, ACCESSIBLE, "Name") or "")
+        role = str(self._call(ref, ACCESSIBLE, "GetRoleName")[0])
+        try:
+            x, y, w, h = self._call(ref, COMPONENT, "GetExtents", "u", (COORD_SCREEN,))[0]
+            bbox: tuple[int, int, int, int] | None = (int(x), int(y), int(w), int(h)) if w > 0 and h > 0 else None
+        except LookupError:
+            bbox = None
+        return Element(name.strip(), role, bbox, role in PASSWORD_ROLES, STATE_FOCUSED in self._states(ref))
+
+    def element_at(self, x: int, y: int, window_title: str | None = None) -> Element | None:
+        """The deepest accessible element under screen point (x, y); the frame named `window_title`
+        (the foreground window's title) is searched first."""
+        if self._conn is None:
+            return None
+        with self._lock:
+            try:
+                return self._element_at(x, y, window_title)
+            except Exception as exc:  # an application that went away, a timeout: no element info
+                logger.debug("atspi_element_at_failed: %s", exc)
+                return None
+
+    def _frames(self, window_title: str | None) -> list[tuple[str, str]]:
+        frames: list[tuple[int, tuple[str, str]]] = []
+        for app in self._call(REGISTRY, ACCESSIBLE, "GetChildren")[0]:
+            for frame in self._call(tuple(app), ACCESSIBLE, "GetChildren")[0]:
+                ref = (str(frame[0]), str(frame[1]))
+                if STATE_SHOWING not in self._states(ref):
+                    continue
+                named = bool(window_title) and str(self._prop(ref, ACCESSIBLE, "Name") or "") == window_title
+                frames.append((0 if named else 1, ref))
+        return [ref for _, ref in sorted(frames, key=lambda item: item[0])]
+
+    def _element_at(self, x: int, y: int, window_title: str | None) -> Element | None:
+        for frame in self._frames(window_title):
+            ref, found = frame, None
+            for _ in range(MAX_DEPTH):
+                child = self._call(ref, COMPONENT, "GetAccessibleAtPoint", "iiu", (x, y, COORD_SCREEN))[0]
+                if child[1] == NULL_PATH or (str(child[0]), str(child[1])) == ref:
+                    break
+                ref = found = (str(child[0]), str(child[1]))
+            if found is not None:
+                element = self._describe(found)
+                if element.role in CONTAINER_ROLES:  # hit testing not ready (a page just loaded): by geometry
+                    deeper = self._descend(found, x, y)
+                    if deeper is not None:
+                        found, element = deeper, self._describe(deeper)
+                return self._named(found, element)
+        return None
+
+    def _named(self, ref: tuple[str, str], element: Element) -> Element:
+        """A nameless leaf (the text inside a link or a button) stands for its named parent."""
+        for _ in range(3):
+            if element.name or element.role in CONTAINER_ROLES:
+                return element
+            parent = self._prop(ref, ACCESSIBLE, "Parent")
+            if not parent or parent[1] == NULL_PATH:
+                return element
+            ref = (str(parent[0]), str(parent[1]))
+            candidate = self._describe(ref)
+            if candidate.role in CONTAINER_ROLES:
+                return element
+            element = candidate
+        return element
+
+    def _descend(self, ref: tuple[str, str], x: int, y: int) -> tuple[str, str] | None:
+        """The deepest descendant of `ref` whose extents contain (x, y), by walking the tree."""
+        best, pending, seen = None, [ref], 0
+        while pending and seen < MAX_NODES:
+            node = pending.pop()
+            seen += 1
+            for child in self._call(node, ACCESSIBLE, "GetChildren")[0]:
+                cref = (str(child[0]), str(child[1]))
+                try:
+                    cx, cy, cw, ch = self._call(cref, COMPONENT, "GetExtents", "u", (COORD_SCREEN,))[0]
+                except LookupError:
+                    continue
+                if cx <= x < cx + cw and cy <= y < cy + ch:
+                    best = cref
+                    pending.append(cref)
+        return best
+
+    def find(self, name: str, *, role: str | None = None, window_title: str | None = None) -> Element | None:
+        """The first showing element called `name` (and of `role`), breadth first: for scripted people."""
+        if self._conn is None:
+            return None
+        with self._lock:
+            try:
+                return self._find(name, role, window_title)
+            except Exception as exc:
+                logger.debug("atspi_find_failed: %s", exc)
+                return None
+
+    def _find(self, name: str, role: str | None, window_title: str | None) -> Element | None:
+        pending = list(self._frames(window_title))[:1] if window_title else list(self._frames(None))
+        seen = 0
+        while pending and seen < MAX_NODES:
+            ref = pending.pop(0)
+            seen += 1
+            if str(self._prop(ref, ACCESSIBLE, "Name") or "").strip() == name:
+                element = self._describe(ref)
+                showing = element.bbox is not None and STATE_SHOWING in self._states(ref)
+                if (role is None or element.role == role) and showing:
+                    return element
+            pending.extend((str(c[0]), str(c[1])) for c in self._call(ref, ACCESSIBLE, "GetChildren")[0])
+        return None

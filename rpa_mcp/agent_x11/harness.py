@@ -1,0 +1,447 @@
+"""A real X11 desktop for tests, benchmarks and the demo: Xvfb, openbox, a D-Bus session with
+accessibility on, Chromium, and the demo application, each started here and stopped by its id.
+
+    with VirtualDisplay(workdir) as desk:           # Xvfb on a free display (-displayfd)
+        app = ServerThread(create_demo_app(log)).start()
+        browser = desk.chromium(app.url)            # waits for its window
+        desk.wait_for(lambda w: "Recherche" in w.title)
+
+Chromium runs with accessibility forced on (AT-SPI) so recorders get element names. As root it
+needs `--no-sandbox` (Chromium refuses to start otherwise); `--test-type` hides the warning
+bar that flag would add, so the screen shows what a person's browser shows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rpa_mcp.testing import loopback_socket
+
+REQUIRED_TOOLS = {"Xvfb": "xvfb", "openbox": "openbox", "chromium": "chromium", "dbus-daemon": "dbus"}
+CHROMIUM_FLAGS = [
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-session-crashed-bubble",
+    "--disable-features=Translate,MediaRouter,OptimizationHints",
+    "--password-store=basic",
+    "--force-renderer-accessibility",
+    "--use-fake-device-for-media-stream",
+    "--disable-gpu",
+]
+
+
+def missing_tools() -> list[str]:
+    """The Debian packages to install for a real desktop (empty when everything is there)."""
+    return sorted({pkg for tool, pkg in REQUIRED_TOOLS.items() if shutil.which(tool) is None})
+
+
+class DesktopError(RuntimeError):
+    """A part of the virtual desktop did not start."""
+
+
+def wait_until(condition: Callable[[], Any], *, timeout: float, what: str, interval: float = 0.05) -> Any:
+    """Poll `condition` until it returns something truthy; DesktopError naming `what` after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise DesktopError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(interval)
+
+
+@dataclass
+class Browser:
+    process: subprocess.Popen[bytes]
+    profile: Path
+    wid: int | None = None
+
+
+@dataclass
+class VirtualDisplay:
+    """Xvfb + openbox + a D-Bus session bus (accessibility enabled), in `workdir`."""
+
+    workdir: Path | None = None
+    width: int = 1920
+    height: int = 1080
+    window_manager: bool = True
+    display: str = ""
+    env: dict[str, str] = field(default_factory=dict)
+    _procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    _tmp: tempfile.TemporaryDirectory[str] | None = None
+    _windows: Any = None
+
+    # --- lifecycle --------------------------------------------------------------------------------
+    def __enter__(self) -> VirtualDisplay:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> VirtualDisplay:
+        missing = missing_tools()
+        if missing:
+            raise DesktopError(f"a real desktop needs these Debian packages: apt-get install -y {' '.join(missing)}")
+        if self.workdir is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="rpa-desktop-")
+            self.workdir = Path(self._tmp.name)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        try:
+            self._start_xvfb()
+            runtime = self.workdir / "runtime"
+            runtime.mkdir(mode=0o700, exist_ok=True)
+            self.env = {
+                **{k: v for k, v in os.environ.items() if k not in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")},
+                "DISPLAY": self.display,
+                "XDG_RUNTIME_DIR": str(runtime),
+                "NO_AT_BRIDGE": "0",
+                "ACCESSIBILITY_ENABLED": "1",
+            }
+            self._start_dbus()
+            if self.window_manager:
+                self.spawn(["openbox", "--sm-disable"], log="openbox")
+                wait_until(self._wm_ready, timeout=30, what="the openbox window manager")
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        if self._windows is not None:
+            with contextlib.suppress(Exception):
+                self._windows.close()
+            self._windows = None
+        for proc in reversed(self._procs):
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait(10)
+        self._procs.clear()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+    def spawn(self, argv: list[str], *, log: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+        """Start a process in its own process group (stopped with the desktop), output to `<log>.log`."""
+        assert self.workdir is not None
+        out = (self.workdir / f"{log}.log").open("ab")
+        proc = subprocess.Popen(
+            argv,
+            env=env or self.env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        out.close()
+        self._procs.append(proc)
+        return proc
+
+    def _start_xvfb(self) -> None:
+        assert self.workdir is not None
+        read_fd, write_fd = os.pipe()
+        log = (self.workdir / "xvfb.log").open("ab")
+        proc = subprocess.Popen(
+            ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", f"{self.width}x{self.height}x24", "-nolisten", "tcp"],
+            pass_fds=(write_fd,),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        log.close()
+        os.close(write_fd)
+        self._procs.append(proc)
+        with os.fdopen(read_fd, "rb") as pipe:
+            number = pipe.readline().strip()  # Xvfb writes the display number once it accepts clients
+        if not number:
+            raise DesktopError(f"Xvfb did not start (see {self.workdir / 'xvfb.log'})")
+        self.display = f":{int(number)}"
+
+    def _start_dbus(self) -> None:
+        assert self.workdir is not None
+        address = f"unix:path={self.workdir / 'session-bus'}"
+        self.spawn(["dbus-daemon", "--session", f"--address={address}", "--nofork", "--nopidfile"], log="dbus")
+        self.env["DBUS_SESSION_BUS_ADDRESS"] = address
+        wait_until(lambda: (self.workdir / "session-bus").exists(), timeout=20, what="the D-Bus session bus")  # type: ignore[operator]  # workdir set in start()
+        with contextlib.suppress(Exception):  # accessibility is a bonus: element names, never required
+            from rpa_mcp.agent_x11.atspi import enable_accessibility
+
+            enable_accessibility(address)
+
+    def _wm_ready(self) -> bool:
+        windows = self.windows()
+        try:
+            return bool(windows._prop(windows.root.id, "_NET_SUPPORTING_WM_CHECK"))
+        except Exception:
+            return False
+
+    # --- what runs on it ---------------------------------------------------------------------------
+    def windows(self) -> Any:
+        """A `Windows` (EWMH) connection to this display, shared by the harness."""
+        if self._windows is None:
+            from rpa_mcp.agent_x11.windows import Windows
+
+            self._windows = Windows(self.display)
+        return self._windows
+
+    def chromium(
+        self,
+        url: str,
+        *,
+        profile: Path | None = None,
+        lang: str = "fr",
+        app_mode: bool = False,
+        extra: list[str] | None = None,
+        wait_title: str | None = None,
+        timeout: float = 90.0,
+    ) -> Browser:
+        """Start Chromium on `url`, maximised, and wait until its window shows `wait_title` (or any title)."""
+        assert self.workdir is not None
+        profile = profile or Path(tempfile.mkdtemp(prefix="chromium-", dir=self.workdir))
+        argv = ["chromium", f"--user-data-dir={profile}", f"--lang={lang}", *CHROMIUM_FLAGS, "--start-maximized"]
+        if os.geteuid() == 0:
+            argv += ["--no-sandbox", "--test-type"]
+        argv += extra or []
+        argv += [f"--app={url}"] if app_mode else [url]
+        env = {**self.env, "LANGUAGE": lang, "LANG": "fr_FR.UTF-8" if lang == "fr" else "en_US.UTF-8"}
+        before = set(self.windows().client_list())
+        proc = self.spawn(argv, log=f"chromium-{profile.name}", env=env)
+
+        def window() -> Any:
+            if proc.poll() is not None:
+                raise DesktopError(f"chromium exited with status {proc.returncode} (see {self.workdir}/chromium-*.log)")
+            for info in self.windows().windows():
+                if info.wid in before:
+                    continue
+                if wait_title is None and info.title and "chromium" in (info.wm_class or "").lower():
+                    return info
+                if wait_title is not None and wait_title in info.title:
+                    return info
+            return None
+
+        info = wait_until(
+            window, timeout=timeout, what=f"a Chromium window{f' titled {wait_title!r}' if wait_title else ''}"
+        )
+        return Browser(proc, profile, info.wid)
+
+    def wait_for(self, predicate: Callable[[Any], bool], *, timeout: float = 60.0, what: str = "a window") -> Any:
+        """The first window (`WindowInfo`) for which `predicate` holds."""
+        return wait_until(
+            lambda: next((w for w in self.windows().windows() if predicate(w)), None), timeout=timeout, what=what
+        )
+
+    def wait_foreground(self, predicate: Callable[[Any], bool], *, timeout: float = 60.0, what: str = "") -> Any:
+        def check() -> Any:
+            info = self.windows().foreground()
+            return info if info is not None and predicate(info) else None
+
+        return wait_until(check, timeout=timeout, what=what or "the foreground window")
+
+    def screenshot(self, path: Path) -> Path:
+        from rpa_mcp.agent_x11.screen import Screen
+
+        screen = Screen(self.display)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(screen.png())
+        finally:
+            screen.close()
+        return path
+
+
+class ServerThread:
+    """An ASGI application under uvicorn on 127.0.0.1 (free port), in a background thread."""
+
+    def __init__(self, app: Any, *, sock: socket.socket | None = None) -> None:
+        import uvicorn
+
+        self.sock = sock or loopback_socket()
+        self.port = int(self.sock.getsockname()[1])
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+        self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+
+    def start(self, timeout: float = 30.0) -> ServerThread:
+        self._thread.start()
+        wait_until(lambda: self.server.started, timeout=timeout, what=f"the server on {self.url}")
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self._thread.join(15)
+
+    def __enter__(self) -> ServerThread:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+@contextlib.contextmanager
+def demo_app_server(effects_path: Path | None = None) -> Iterator[tuple[ServerThread, Any]]:
+    """The demo application served on 127.0.0.1; yields (server, its EffectsLog)."""
+    from rpa_mcp.demo_app import EffectsLog, create_demo_app
+
+    log = EffectsLog(effects_path)
+    with ServerThread(create_demo_app(log)) as server:
+        yield server, log
+
+
+class AgentProcess:
+    """`rpa-mcp agent-x11 [record] ...` as a child process on a desktop; its stderr lines are kept."""
+
+    def __init__(self, desk: VirtualDisplay, args: list[str], *, env: dict[str, str] | None = None) -> None:
+        import sys
+
+        self.argv = [sys.executable, "-m", "rpa_mcp", "agent-x11", *args]
+        self.lines: list[str] = []
+        self._cond = threading.Condition()
+        self.proc = subprocess.Popen(
+            self.argv,
+            env={**desk.env, **(env or {})},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for raw in self.proc.stderr:
+            with self._cond:
+                self.lines.append(raw.decode("utf-8", "replace").rstrip("\n"))
+                self._cond.notify_all()
+        with self._cond:
+            self._cond.notify_all()
+
+    def wait_line(self, needle: str, *, timeout: float = 60.0, after: int = 0) -> str:
+        """The first stderr line (from index `after`) containing `needle`; DesktopError after `timeout`."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for line in self.lines[after:]:
+                    if needle in line:
+                        return line
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or (self.proc.poll() is not None and not self._reader.is_alive()):
+                    tail = "\n".join(self.lines[-15:])
+                    raise DesktopError(
+                        f"agent-x11 never said {needle!r} (exit {self.proc.poll()}); last lines:\n{tail}"
+                    )
+                self._cond.wait(min(remaining, 0.5))
+
+    def count(self, needle: str) -> int:
+        with self._cond:
+            return sum(needle in line for line in self.lines)
+
+    def wait_count(self, needle: str, n: int, *, timeout: float = 60.0) -> None:
+        """Until `n` stderr lines contain `needle`."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while sum(needle in line for line in self.lines) < n:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self.proc.poll() is not None:
+                    tail = "\n".join(self.lines[-15:])
+                    raise DesktopError(f"agent-x11 said {needle!r} fewer than {n} times; last lines:\n{tail}")
+                self._cond.wait(min(remaining, 0.5))
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 60.0) -> int:
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, sig)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(10)
+        self._reader.join(10)
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
+        return int(self.proc.returncode)
+
+    def kill(self) -> int:
+        """SIGKILL: the process dies at once, with no chance to clean up (a crash)."""
+        return self.stop(signal.SIGKILL)
+
+
+class Person:
+    """A scripted person at the desk: finds elements the way they look (AT-SPI names) and uses XTEST."""
+
+    def __init__(self, desk: VirtualDisplay, *, pace: Callable[[str], None] | None = None) -> None:
+        """`pace(gesture)` is called after each click and key: a person looks before going on
+        (tests pass a condition such as "the recorder has seen it")."""
+        from rpa_mcp.agent_x11.atspi import Accessibility
+        from rpa_mcp.agent_x11.inject import Injector
+
+        self.desk = desk
+        self.pace = pace or (lambda gesture: None)
+        self.hands = Injector(desk.display)
+        self.eyes = Accessibility(desk.env.get("DBUS_SESSION_BUS_ADDRESS"))
+
+    def close(self) -> None:
+        self.hands.close()
+        self.eyes.close()
+
+    def find(self, name: str, role: str | None = None, *, timeout: float = 30.0) -> Any:
+        def look() -> Any:
+            front = self.desk.windows().foreground()
+            return self.eyes.find(name, role=role, window_title=front.title if front else None)
+
+        return wait_until(look, timeout=timeout, what=f"an element {name!r}{f' ({role})' if role else ''} on screen")
+
+    def point(self, name: str, role: str | None = None) -> tuple[int, int]:
+        x, y, w, h = self.find(name, role).bbox
+        return x + w // 2, y + h // 2
+
+    def click(self, name: str, role: str | None = None) -> tuple[int, int]:
+        x, y = self.point(name, role)
+        self.hands.click(x, y)
+        self.pace("click")
+        return x, y
+
+    def click_field(self, name: str, role: str | None = None) -> tuple[int, int]:
+        """Click a text field and wait until it has the keyboard focus, as a person sees the caret."""
+        point = self.click(name, role)
+        self.find_focused(name, role)
+        return point
+
+    def find_focused(self, name: str, role: str | None = None, *, timeout: float = 30.0) -> Any:
+        def look() -> Any:
+            front = self.desk.windows().foreground()
+            element = self.eyes.find(name, role=role, window_title=front.title if front else None)
+            return element if element is not None and element.focused else None
+
+        return wait_until(look, timeout=timeout, what=f"the keyboard focus in {name!r}")
+
+    def type(self, text: str) -> None:
+        self.hands.type_text(text)
+
+    def press(self, keys: str) -> None:
+        self.hands.combo(keys)
+        self.pace("key")

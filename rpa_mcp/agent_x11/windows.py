@@ -1,0 +1,221 @@
+"""The foreground window and the window list of an X11 desktop, through EWMH (python-xlib).
+
+`_NET_ACTIVE_WINDOW` names the window in front, `_NET_WM_NAME` (UTF-8, else `WM_NAME`) its
+title, `_NET_WM_PID` its process (the name comes from /proc). `_NET_CLIENT_LIST` lists the
+managed windows. Every call is wrapped so that a window closing in between gives `None`,
+never an exception.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from Xlib import X, Xatom, display, error
+from Xlib.protocol import event as xevent
+
+
+@dataclass(frozen=True)
+class WindowInfo:
+    wid: int
+    title: str
+    pid: int | None
+    process: str | None
+    wm_class: str | None
+    geometry: tuple[int, int, int, int] | None  # x, y, w, h on the root window
+
+
+def process_name(pid: int | None) -> str | None:
+    if not pid:
+        return None
+    try:
+        return Path(f"/proc/{pid}/comm").read_text(encoding="utf-8").strip() or None
+    except OSError:
+        return None
+
+
+class Windows:
+    """One Xlib connection (thread-safe through a lock) for window queries and EWMH requests."""
+
+    def __init__(self, display_name: str | None = None) -> None:
+        self.display = display.Display(display_name)
+        self.root = self.display.screen().root
+        self._lock = threading.Lock()
+        self._atoms: dict[str, int] = {}
+
+    def close(self) -> None:
+        with self._lock:
+            self.display.close()
+
+    @property
+    def size(self) -> tuple[int, int]:
+        screen = self.display.screen()
+        return int(screen.width_in_pixels), int(screen.height_in_pixels)
+
+    def atom(self, name: str) -> int:
+        if name not in self._atoms:
+            self._atoms[name] = self.display.intern_atom(name)
+        return self._atoms[name]
+
+    # --- queries ------------------------------------------------------------------------------
+    def _prop(self, wid: int, name: str, kind: int = X.AnyPropertyType) -> Any:
+        window = self.display.create_resource_object("window", wid)
+        prop = window.get_full_property(self.atom(name), kind)
+        return prop.value if prop is not None else None
+
+    def active_window(self) -> int | None:
+        with self._lock:
+            try:
+                value = self._prop(self.root.id, "_NET_ACTIVE_WINDOW", Xatom.WINDOW)
+            except error.XError:
+                return None
+        wid = int(value[0]) if value is not None and len(value) else 0
+        return wid or None
+
+    def client_list(self) -> list[int]:
+        with self._lock:
+            try:
+                value = self._prop(self.root.id, "_NET_CLIENT_LIST", Xatom.WINDOW)
+            except error.XError:
+                return []
+        return [int(w) for w in value] if value is not None else []
+
+    def info(self, wid: int | None) -> WindowInfo | None:
+        if not wid:
+            return None
+        with self._lock:
+            try:
+                title = self._prop(wid, "_NET_WM_NAME")
+                if title is None:
+                    title = self._prop(wid, "WM_NAME")
+                pid = self._prop(wid, "_NET_WM_PID", Xatom.CARDINAL)
+                klass = self._prop(wid, "WM_CLASS", Xatom.STRING)
+                geometry = self._geometry(wid)
+            except (error.XError, error.BadWindow):
+                return None
+        text = title.decode("utf-8", "replace") if isinstance(title, bytes) else str(title or "")
+        pid_value = int(pid[0]) if pid is not None and len(pid) else None
+        wm_class = None
+        if isinstance(klass, bytes | str):
+            raw = klass.decode("latin-1") if isinstance(klass, bytes) else klass
+            wm_class = ".".join(p for p in raw.split("\0") if p) or None
+        return WindowInfo(wid, text, pid_value, process_name(pid_value), wm_class, geometry)
+
+    def _geometry(self, wid: int) -> tuple[int, int, int, int] | None:
+        window = self.display.create_resource_object("window", wid)
+        geo = window.get_geometry()
+        origin = window.translate_coords(self.root, 0, 0)
+        return (-int(origin.x), -int(origin.y), int(geo.width), int(geo.height))
+
+    def foreground(self) -> WindowInfo | None:
+        return self.info(self.active_window())
+
+    def windows(self) -> list[WindowInfo]:
+        return [i for i in (self.info(w) for w in self.client_list()) if i is not None]
+
+    def find(self, title_part: str) -> WindowInfo | None:
+        return next((w for w in self.windows() if title_part in w.title), None)
+
+    # --- requests (the test harness, the benchmark: never the replay agent) ----------------------
+    def _client_message(self, wid: int, name: str, data: list[int]) -> None:
+        window = self.display.create_resource_object("window", wid)
+        message = xevent.ClientMessage(window=window, client_type=self.atom(name), data=(32, (data + [0] * 5)[:5]))
+        mask = X.SubstructureRedirectMask | X.SubstructureNotifyMask
+        self.root.send_event(message, event_mask=mask)
+        self.display.flush()
+
+    def activate(self, wid: int) -> None:
+        with self._lock:
+            self._client_message(wid, "_NET_ACTIVE_WINDOW", [2, X.CurrentTime, 0])
+
+    def move_resize(self, wid: int, x: int, y: int, w: int, h: int) -> None:
+        """Un-maximize, then move and resize (EWMH requests the window manager honours)."""
+        with self._lock:
+            horz, vert = self.atom("_NET_WM_STATE_MAXIMIZED_HORZ"), self.atom("_NET_WM_STATE_MAXIMIZED_VERT")
+            self._client_message(wid, "_NET_WM_STATE", [0, horz, vert, 2])
+            gravity_flags = 1 | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11)  # NorthWest + x, y, w, h given
+            self._client_message(wid, "_NET_MOVERESIZE_WINDOW", [gravity_flags, x, y, w, h])
+
+    def maximize(self, wid: int) -> None:
+        with self._lock:
+            horz, vert = self.atom("_NET_WM_STATE_MAXIMIZED_HORZ"), self.atom("_NET_WM_STATE_MAXIMIZED_VERT")
+            self._client_message(wid, "_NET_WM_STATE", [1, horz, vert, 2])
+
+
+class WindowTracker:
+    """The foreground window over time, from PropertyNotify events (X server time, like RECORD's).
+
+    `at(t)` answers "which window was in front at X time t", so an input event is attributed to
+    the window it went to, even when it is processed after the window changed.
+    """
+
+    def __init__(self, display_name: str | None = None) -> None:
+        self.windows = Windows(display_name)
+        self._conn = display.Display(display_name)
+        self._root = self._conn.screen().root
+        self._active_atom = self._conn.intern_atom("_NET_ACTIVE_WINDOW")
+        self._name_atoms = {self._conn.intern_atom("_NET_WM_NAME"), self._conn.intern_atom("WM_NAME")}
+        self._lock = threading.Lock()
+        self.history: list[tuple[int, WindowInfo | None]] = [(0, self.windows.foreground())]
+        self._watched: int | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="x11-window-tracker", daemon=True)
+
+    def start(self) -> WindowTracker:
+        self._root.change_attributes(event_mask=X.PropertyChangeMask)
+        self._watch(self.history[0][1].wid if self.history[0][1] else None)
+        self._conn.sync()
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        self._conn.close()
+        self.windows.close()
+
+    def at(self, time_ms: int) -> WindowInfo | None:
+        with self._lock:
+            current = self.history[0][1]
+            for t, info in self.history:
+                if t > time_ms:
+                    break
+                current = info
+            return current
+
+    def since(self, time_ms: int) -> list[tuple[int, WindowInfo | None]]:
+        with self._lock:
+            return [(t, i) for t, i in self.history if t > time_ms]
+
+    def _watch(self, wid: int | None) -> None:
+        if wid and wid != self._watched:
+            try:
+                self._conn.create_resource_object("window", wid).change_attributes(event_mask=X.PropertyChangeMask)
+                self._watched = wid
+            except error.XError:
+                pass
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            if not self._conn.pending_events():
+                self._stop.wait(0.02)
+                continue
+            ev = self._conn.next_event()
+            if ev.type != X.PropertyNotify:
+                continue
+            is_active = ev.window.id == self._root.id and ev.atom == self._active_atom
+            is_title = ev.window.id == self._watched and ev.atom in self._name_atoms
+            if not (is_active or is_title):
+                continue
+            info = self.windows.foreground()
+            self._watch(info.wid if info else None)
+            with self._lock:
+                if _key(self.history[-1][1]) != _key(info):
+                    self.history.append((int(ev.time), info))
+                    del self.history[:-200]
+
+
+def _key(info: WindowInfo | None) -> tuple[int, str] | None:
+    return (info.wid, info.title) if info is not None else None

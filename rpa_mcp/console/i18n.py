@@ -1,0 +1,245 @@
+"""The console in English and French: English text is the key, `FR` its translation.
+
+`translator(lang)` returns `_(text, **values)`; a text without a translation shows in
+English (a test checks that every text of the templates has its French one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+LANGUAGES = ("en", "fr")
+
+FR: dict[str, str] = {
+    # --- frame
+    "Operator console": "Console de supervision",
+    "Machines": "Postes",
+    "Competences": "Compétences",
+    "Replays": "Rejeux",
+    "Approvals": "Validations",
+    "Audit": "Journal d'audit",
+    "Dialog catalog": "Catalogue des dialogues",
+    "Signed in as": "Connecté en tant que",
+    "Sign out": "Se déconnecter",
+    "Sign in": "Se connecter",
+    "Language": "Langue",
+    "Live": "En direct",
+    "updates appear without reloading": "les mises à jour s'affichent sans recharger",
+    # --- sign-in
+    "Sign in to the console": "Connexion à la console",
+    "Sign in with {provider}": "Se connecter avec {provider}",
+    "Your hospital account": "Votre compte de l'hôpital",
+    "Sign in with an access token (development)": "Se connecter avec un jeton d'accès (développement)",
+    "Paste your own access token (the one issued to you as an operator, approver or viewer, never the token of the "
+    "assistant that asked for approval).": "Collez votre propre jeton d'accès (celui qui vous a été délivré comme "
+    "opérateur, valideur ou lecteur, jamais le jeton de l'assistant qui a demandé la validation).",
+    "To get a personal token, ask an administrator of this server to run: rpa-mcp token --sub YOUR-NAME --role "
+    "approver": "Pour obtenir un jeton personnel, demandez à un administrateur de ce serveur de lancer : rpa-mcp "
+    "token --sub VOTRE-NOM --role approver",
+    "Access token": "Jeton d'accès",
+    "You need to sign in to see this page.": "Vous devez vous connecter pour voir cette page.",
+    "Please sign in": "Veuillez vous connecter",
+    # --- refusals
+    "Bad request": "Requête invalide",
+    "Not allowed": "Non autorisé",
+    "Not found": "Introuvable",
+    "Conflict": "Conflit",
+    "Refused": "Refusé",
+    "Too many requests": "Trop de requêtes",
+    "Back to the console": "Retour à la console",
+    "This form must be sent from this server's own page.": "Ce formulaire doit être envoyé depuis une page de ce "
+    "serveur.",
+    "The form is missing its security token or it does not match; reload the page.": "Le jeton de sécurité du "
+    "formulaire manque ou ne correspond pas ; rechargez la page.",
+    "That token was not accepted (unknown, expired or malformed).": "Ce jeton n'a pas été accepté (inconnu, expiré "
+    "ou mal formé).",
+    "The sign-in form expired or was not sent from this page; open it again.": "Le formulaire de connexion a expiré "
+    "ou n'a pas été envoyé depuis cette page ; rouvrez-le.",
+    "The console needs the role operator, approver or viewer; this identity has none of them.": "La console demande "
+    "le rôle opérateur, valideur ou lecteur ; cette identité n'en a aucun.",
+    "The sign-in at the identity provider did not complete; try again.": "La connexion auprès du fournisseur "
+    "d'identité n'a pas abouti ; réessayez.",
+    "No such request (it may have been removed).": "Demande introuvable (elle a peut-être été supprimée).",
+    "You proposed this request, so you cannot approve or reject it yourself.": "Vous avez proposé cette demande : "
+    "vous ne pouvez pas la valider ni la refuser vous-même.",
+    # --- machines and sessions
+    "Machine": "Poste",
+    "Last seen": "Vu pour la dernière fois",
+    "First seen": "Vu pour la première fois",
+    "Active session": "Session active",
+    "Sessions": "Sessions",
+    "Session": "Session",
+    "No machine has sent events yet.": "Aucun poste n'a encore envoyé d'événement.",
+    "Started": "Début",
+    "Last event": "Dernier événement",
+    "Events": "Événements",
+    "Finished": "Terminée",
+    "yes": "oui",
+    "no": "non",
+    "ago": "il y a",
+    "Observation": "Observation",
+    "observing": "en observation",
+    "stopped": "arrêtée",
+    "Steps": "Étapes",
+    "Step in progress": "Étape en cours",
+    "Intent": "Intention",
+    "Action": "Action",
+    "Value": "Valeur",
+    "Confidence": "Confiance",
+    "Suggestions": "Suggestions",
+    "Status": "État",
+    "No step yet.": "Aucune étape pour l'instant.",
+    "What happened": "Ce qui s'est passé",
+    # --- competences
+    "Name": "Nom",
+    "Version": "Version",
+    "Versions": "Versions",
+    "current": "actuelle",
+    "candidate": "candidate",
+    "validated": "validée",
+    "Machine observed on": "Poste observé",
+    "Updated": "Mise à jour",
+    "No competence yet.": "Aucune compétence pour l'instant.",
+    "Compare with": "Comparer avec",
+    "Compare": "Comparer",
+    "Difference between version {a} and version {b}": "Différences entre la version {a} et la version {b}",
+    "added": "ajoutée",
+    "removed": "supprimée",
+    "changed": "modifiée",
+    "unchanged": "inchangée",
+    "No difference in the steps.": "Aucune différence dans les étapes.",
+    "Propose promotion": "Proposer la validation",
+    "Propose deletion": "Proposer la suppression",
+    "Promote to validated": "Passer en validée",
+    "Move to the trash": "Mettre à la corbeille",
+    "Target": "Cible",
+    "Recorded target": "Cible enregistrée",
+    "Parameters": "Paramètres",
+    "Window before": "Fenêtre avant",
+    "Window after": "Fenêtre après",
+    "Files that could not be read": "Fichiers illisibles",
+    "The proposal is waiting for another person's approval.": "La proposition attend la validation d'une autre "
+    "personne.",
+    "Done.": "Fait.",
+    # --- replays
+    "Replay": "Rejeu",
+    "Competence": "Compétence",
+    "State": "État",
+    "Progress": "Avancement",
+    "Created": "Créé",
+    "No replay yet.": "Aucun rejeu pour l'instant.",
+    "Timeline": "Chronologie",
+    "running": "en cours",
+    "paused": "en pause",
+    "completed": "terminé",
+    "failed": "échoué",
+    "cancelled": "annulé",
+    "Where it was clicked": "Où le clic a eu lieu",
+    "Checkers": "Vérifications",
+    "Verdict": "Verdict",
+    "Why it is paused": "Pourquoi il est en pause",
+    "Answer": "Répondre",
+    "Retry": "Réessayer",
+    "Skip": "Passer",
+    "Abort": "Abandonner",
+    "Resume": "Reprendre",
+    "Pause": "Mettre en pause",
+    "Cancel the replay": "Annuler le rejeu",
+    "Click \u201c{label}\u201d": "Cliquer sur « {label} »",
+    "Your answer is the approval: it is recorded in the audit log under your name.": "Votre réponse vaut "
+    "validation : elle est enregistrée à votre nom dans le journal d'audit.",
+    "dispatches": "envois",
+    "Error": "Erreur",
+    "Warning": "Avertissement",
+    "waiting": "en attente",
+    "Started by": "Lancé par",
+    "Paused at step {step}": "En pause à l'étape {step}",
+    # --- pause reasons (plain words)
+    "PAUSED_NEED_HELP": "L'action a échoué ou est restée sans réponse trop de fois. Regardez l'écran puis "
+    "répondez : réessayer, passer ou abandonner.",
+    "OUTCOME_UNKNOWN": "L'agent a commencé l'action mais n'a jamais dit comment elle s'est terminée : elle a pu "
+    "avoir lieu ou non. Vérifiez l'écran, puis répondez passer (elle a eu lieu), réessayer (elle n'a pas eu lieu) "
+    "ou abandonner.",
+    "HUMAN_TAKEOVER": "Quelqu'un a utilisé la souris ou le clavier pendant le rejeu. Quand cette personne a fini, "
+    "reprenez : l'écran est d'abord comparé à l'action suivante.",
+    "SYSTEM_DIALOG": "Une fenêtre système Windows (UAC, Windows Hello, SmartScreen, identifiants) est ouverte. "
+    "Elle n'est jamais traitée automatiquement : une personne doit s'en occuper, puis reprendre (ou répondre "
+    "réessayer, passer, abandonner).",
+    "UNEXPECTED_DIALOG": "Une boîte de dialogue que le workflow ne prévoyait pas est apparue. Cliquez sur l'un de "
+    "ses boutons, passez (la laisser) ou abandonnez.",
+    "VALIDATION_FAILED": "L'écran après l'action ne montre pas l'effet attendu (voir le verdict et l'extrait). "
+    "Corrigez l'écran si besoin, puis répondez réessayer, passer ou abandonner.",
+    "UNVERIFIED": "L'effet de l'action n'a pas pu être vérifié. Vérifiez l'écran, puis répondez passer (tout va "
+    "bien), réessayer ou abandonner.",
+    "USER_PAUSE": "Mis en pause à la demande. Reprenez pour continuer.",
+    "SERVER_ACTION_FAILED": "Une étape côté serveur (lecture de texte, décision) a échoué ; elle n'est jamais "
+    "réessayée automatiquement. Répondez réessayer, passer ou abandonner.",
+    # --- approvals
+    "Pending approvals": "Validations en attente",
+    "Nothing is waiting for approval.": "Rien n'attend de validation.",
+    "Operation": "Opération",
+    "What will happen": "Ce qui va se passer",
+    "Proposed by": "Proposé par",
+    "Proposed at": "Proposé le",
+    "Expires": "Expire",
+    "you": "vous",
+    "Request": "Demande",
+    "Risk": "Risque",
+    "Decided by": "Décidé par",
+    "Details": "Détails",
+    "What changes": "Ce qui change",
+    "What the replay will do": "Ce que le rejeu va faire",
+    "Approve": "Valider",
+    "Apply": "Appliquer",
+    "Reject": "Refuser",
+    "This request is {status}.": "Cette demande est : {status}.",
+    "pending": "en attente",
+    "approved": "validée",
+    "rejected": "refusée",
+    "not_required": "non requise",
+    "This request expired; it must be proposed again.": "Cette demande a expiré ; elle doit être proposée à nouveau.",
+    "You proposed this request, so you cannot approve it: another person with the approver or operator role must "
+    "decide.": "Vous avez proposé cette demande, vous ne pouvez donc pas la valider : une autre personne ayant le "
+    "rôle valideur ou opérateur doit décider.",
+    "Steps that will be removed": "Étapes qui seront supprimées",
+    "Steps of the workflow": "Étapes du workflow",
+    "All pending approvals": "Toutes les validations en attente",
+    # --- audit
+    "Who": "Qui",
+    "What": "Quoi",
+    "When": "Quand",
+    "From": "Du",
+    "To": "Au",
+    "Via": "Via",
+    "Outcome": "Résultat",
+    "Code": "Code",
+    "Duration": "Durée",
+    "Filter": "Filtrer",
+    "Verify the chain": "Vérifier la chaîne",
+    "The audit chain is intact ({rows} rows).": "La chaîne d'audit est intacte ({rows} lignes).",
+    "The audit chain is BROKEN at row {row}: {reason}.": "La chaîne d'audit est ROMPUE à la ligne {row} : {reason}.",
+    "No audit row matches.": "Aucune ligne ne correspond.",
+    # --- dialogs
+    "Category": "Catégorie",
+    "Policy": "Politique",
+    "Buttons": "Boutons",
+    "Titles": "Titres",
+    "Tags": "Étiquettes",
+    "A workflow may override": "Un workflow peut la modifier",
+    "auto": "automatique",
+    "pause": "pause",
+    "skip": "ignorer",
+    "Application": "Application",
+}
+
+
+def translator(lang: str) -> Callable[..., str]:
+    table = FR if lang == "fr" else {}
+
+    def _(text: Any, **values: Any) -> str:
+        key = str(text)
+        out = table.get(key, key)
+        return out.format(**values) if values else out
+
+    return _

@@ -1,0 +1,49 @@
+/* rpa-mcp operator console: applies the server's live patches (server-sent events).
+   The server renders every fragment with its autoescaped templates; this script only
+   places them: {"op": "replace" | "append", "id": ..., "parent": ..., "html": ...}. */
+(function () {
+  "use strict";
+
+  function fragment(html) {
+    var template = document.createElement("template");
+    template.innerHTML = html;
+    return template.content;
+  }
+
+  function apply(patch) {
+    patch.forEach(function (op) {
+      var existing = document.getElementById(op.id);
+      if (existing) {
+        existing.replaceWith(fragment(op.html));
+      } else if (op.parent) {
+        var parent = document.getElementById(op.parent);
+        if (parent) {
+          parent.appendChild(fragment(op.html));
+        }
+      }
+    });
+    var count = Number(document.body.getAttribute("data-patches") || "0") + 1;
+    document.body.setAttribute("data-patches", String(count));
+  }
+
+  function listen(root) {
+    var source = new EventSource(root.getAttribute("data-live"));
+    source.addEventListener("open", function () {
+      document.body.classList.remove("offline");
+      document.body.setAttribute("data-live-ready", "1");
+    });
+    source.addEventListener("patch", function (event) {
+      apply(JSON.parse(event.data));
+    });
+    source.addEventListener("ended", function () {
+      source.close();
+    });
+    source.addEventListener("error", function () {
+      document.body.classList.add("offline");
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll("[data-live]").forEach(listen);
+  });
+})();

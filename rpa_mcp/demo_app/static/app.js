@@ -1,0 +1,117 @@
+// The demo application's page logic. Every effect is reported to the server's effects log.
+"use strict";
+(function () {
+  const body = document.body;
+  const view = body.dataset.view;
+  function log(kind, detail) {
+    const payload = JSON.stringify(Object.assign({ kind: kind, view: view }, detail || {}));
+    fetch("/effects", { method: "POST", headers: { "Content-Type": "application/json" }, body: payload, keepalive: true });
+  }
+  function labelOf(el) {
+    if (el.id) {
+      const label = document.querySelector('label[for="' + el.id + '"]');
+      if (label) return label.textContent.trim();
+    }
+    return (el.getAttribute("aria-label") || el.textContent || el.value || "").trim().slice(0, 200);
+  }
+  document.addEventListener("click", function (e) {
+    const el = e.target.closest("button, a, label, td, input, textarea, th, h2");
+    log("click", { label: el ? labelOf(el) : "", x: e.screenX, y: e.screenY, synthetic: e.detail === 0 });
+  }, true);
+  document.addEventListener("change", function (e) {
+    const el = e.target;
+    if (el.matches("input, textarea") && el.type !== "hidden") log("typed", { field: labelOf(el), value: el.value });
+  }, true);
+  function toast(text) {
+    const t = document.getElementById("toast");
+    t.textContent = text;
+    t.hidden = false;
+    clearTimeout(toast.timer);
+    toast.timer = setTimeout(function () { t.hidden = true; }, 4000);
+  }
+  if (view !== "record") return;
+
+  const patient = body.dataset.patient;
+  const names = {};
+  body.dataset.tabs.split("|").forEach(function (pair) { const kv = pair.split("="); names[kv[0]] = kv[1]; });
+  const note = document.getElementById("note");
+  let dirty = false;
+  let leaving = false;
+  note.addEventListener("input", function () { dirty = note.value.length > 0; });
+
+  document.querySelectorAll("nav.tabs .tab").forEach(function (button) {
+    button.addEventListener("click", function () {
+      const tab = button.dataset.tab;
+      document.querySelectorAll("nav.tabs .tab").forEach(function (b) {
+        const on = b === button;
+        b.classList.toggle("active", on);
+        b.setAttribute("aria-selected", on ? "true" : "false");
+      });
+      document.querySelectorAll(".panel").forEach(function (p) { p.hidden = p.dataset.panel !== tab; });
+      document.title = "Easily — " + body.dataset.pname + " — " + names[tab];
+      history.replaceState(null, "", "/patient/" + patient + "/" + tab + location.search);
+      log("tab", { tab: tab });
+    });
+  });
+
+  function addNote(item) {
+    const list = document.getElementById("history");
+    const empty = list.querySelector(".empty");
+    if (empty) empty.remove();
+    const li = document.createElement("li");
+    li.dataset.note = item.id;
+    const span = document.createElement("span");
+    span.textContent = item.text;
+    const del = document.createElement("button");
+    del.className = "delete";
+    del.dataset.note = item.id;
+    del.textContent = document.querySelector("#history .delete") ?
+      document.querySelector("#history .delete").textContent : (body.dataset.lang === "en" ? "Delete" : "Supprimer");
+    li.append(span, del);
+    list.append(li);
+  }
+  document.getElementById("save").addEventListener("click", function () {
+    fetch("/api/notes", {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ patient: patient, text: note.value }),
+    }).then(function (r) { return r.json(); }).then(function (item) {
+      addNote(item);
+      note.value = "";
+      dirty = false;
+      toast(body.dataset.saved);
+    });
+  });
+  document.getElementById("history").addEventListener("click", function (e) {
+    const del = e.target.closest("button.delete");
+    if (!del) return;
+    const yes = window.confirm(body.dataset.confirm);
+    log("dialog", { dialog: "delete-confirm", answer: yes ? "yes" : "no" });
+    if (!yes) return;
+    fetch("/api/notes/delete", {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ patient: patient, id: del.dataset.note }),
+    }).then(function () { del.closest("li").remove(); });
+  });
+  window.addEventListener("beforeunload", function (e) {
+    if (!dirty) return;
+    leaving = true;
+    log("dialog", { dialog: "leave-site", answer: "asked" });
+    e.preventDefault();
+    e.returnValue = "";
+  });
+  window.addEventListener("pagehide", function () {
+    if (leaving) navigator.sendBeacon("/effects", JSON.stringify({ kind: "leave", view: view, answer: "leave" }));
+  });
+  document.getElementById("tele").addEventListener("click", function () {
+    log("camera", { result: "asked" });
+    const shown = document.getElementById("camera");
+    navigator.mediaDevices.getUserMedia({ video: true }).then(function (stream) {
+      log("camera", { result: "granted" });
+      shown.textContent = body.dataset.cameraOn;
+      stream.getTracks().forEach(function (t) { t.stop(); });
+    }).catch(function (err) {
+      log("camera", { result: "refused", error: err.name });
+      shown.textContent = body.dataset.cameraRefused;
+    });
+  });
+})();

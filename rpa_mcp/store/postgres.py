@@ -1,0 +1,167 @@
+"""PostgreSQL backend (psycopg 3 + psycopg_pool): what several replicas share.
+
+Connections come from a pool, in autocommit mode outside a transaction. A transaction is
+bound to the thread that opened it (the engine's store calls are synchronous), so reads
+inside it see its own writes. SQL is written once with `?` placeholders; `IS ?` becomes
+`IS NOT DISTINCT FROM %s`. `lock(conn, key)` is a transaction-scoped advisory lock.
+`RPA_STORE_URL` is a libpq URL: TLS options (`sslmode`, `sslrootcert`, ...) pass through;
+the password may come apart from it (`RPA_STORE_PASSWORD`).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Any
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
+
+from rpa_mcp.store.db import CommitHook, Connection, Cursor, Database, IntegrityError, Params, Row
+
+_WRITES = ("INSERT", "UPDATE", "DELETE")
+_IS_PARAM = re.compile(r"\bIS\s+\?", re.IGNORECASE)
+
+
+@lru_cache(maxsize=2048)
+def translate(sql: str) -> tuple[str, bool]:
+    """`?` SQL -> psycopg SQL, and whether the statement writes."""
+    out = _IS_PARAM.sub("IS NOT DISTINCT FROM ?", sql).replace("%", "%%").replace("?", "%s")
+    return out, sql.lstrip()[:6].upper() in _WRITES
+
+
+class _Conn:
+    __slots__ = ("raw", "wrote")
+
+    def __init__(self, raw: psycopg.Connection[Any]) -> None:
+        self.raw = raw
+        self.wrote = False
+
+    def execute(self, sql: str, params: Params = ()) -> Cursor:
+        text, writes = translate(sql) if params else (sql, sql.lstrip()[:6].upper() in _WRITES)
+        try:
+            cur = self.raw.execute(text, params or None)
+        except psycopg.errors.IntegrityError as exc:
+            raise IntegrityError(str(exc)) from exc
+        if writes and cur.rowcount:
+            self.wrote = True
+        return cur
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Any:
+        text, _ = translate(sql)
+        if not rows:
+            return None
+        try:
+            with self.raw.cursor() as cur:
+                cur.executemany(text, rows)
+        except psycopg.errors.IntegrityError as exc:
+            raise IntegrityError(str(exc)) from exc
+        self.wrote = True
+        return None
+
+
+class _Local(threading.local):
+    conn: _Conn | None = None
+    depth: int = 0
+
+
+def _configure(conn: psycopg.Connection[Any]) -> None:
+    conn.execute("SET lock_timeout = '10s'")
+    conn.execute("SET idle_in_transaction_session_timeout = '60s'")
+
+
+class PostgresDatabase(Database):
+    dialect = "postgres"
+
+    def __init__(self, url: str, *, password: str | None = None, pool_size: int = 10) -> None:
+        extra = {"password": password} if password else {}
+        self.conninfo = make_conninfo(url, **extra)
+        shown = conninfo_to_dict(self.conninfo)
+        shown.pop("password", None)
+        self.path = make_conninfo("", **{k: v for k, v in shown.items() if v is not None})
+        self._pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
+            self.conninfo,
+            min_size=1,
+            max_size=max(2, pool_size),
+            kwargs={"autocommit": True, "row_factory": dict_row},
+            configure=_configure,
+            open=False,
+            name="rpa-store",
+        )
+        self._pool.open(wait=True, timeout=30)
+        self._local = _Local()
+        self._hooks: list[CommitHook] = []
+        with self.transaction() as conn:  # replicas starting together: one creates, the others wait
+            self.lock(conn, "schema")
+            conn.execute("CREATE TABLE IF NOT EXISTS schema_versions (area TEXT PRIMARY KEY, version INTEGER NOT NULL)")
+
+    def add_commit_hook(self, hook: CommitHook) -> None:
+        self._hooks.append(hook)
+
+    @contextmanager
+    def transaction(self, *, savepoint: bool = False) -> Iterator[Connection]:
+        local = self._local
+        if local.conn is not None:
+            local.depth += 1
+            try:
+                if not savepoint:
+                    yield local.conn
+                    return
+                name = f"sp{local.depth}"
+                local.conn.raw.execute(f"SAVEPOINT {name}")
+                try:
+                    yield local.conn
+                except BaseException:
+                    local.conn.raw.execute(f"ROLLBACK TO SAVEPOINT {name}")
+                    raise
+                local.conn.raw.execute(f"RELEASE SAVEPOINT {name}")
+            finally:
+                local.depth -= 1
+            return
+        with self._pool.connection() as raw:
+            conn = _Conn(raw)
+            raw.execute("BEGIN")
+            local.conn, local.depth = conn, 1
+            after: list[Callable[[], None]] = []
+            try:
+                yield conn
+                if self._hooks and conn.wrote:
+                    after = [cb for hook in self._hooks if (cb := hook(conn)) is not None]
+            except BaseException:
+                local.conn, local.depth = None, 0
+                raw.execute("ROLLBACK")
+                raise
+            else:
+                local.conn, local.depth = None, 0
+                raw.execute("COMMIT")
+        for cb in after:
+            cb()
+
+    def query(self, sql: str, params: Params = ()) -> list[Row]:
+        text = translate(sql)[0] if params else sql
+        if self._local.conn is not None:
+            rows: list[Row] = self._local.conn.raw.execute(text, params or None).fetchall()
+            return rows
+        with self._pool.connection() as raw:
+            rows = raw.execute(text, params or None).fetchall()
+            return rows
+
+    def lock(self, conn: Connection, key: str) -> None:
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext(?))", (key,))
+
+    def _run_script(self, conn: Connection, script: str) -> None:
+        conn.execute(script)
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection of its own (autocommit): session-level locks, LISTEN."""
+        with self._pool.connection() as raw:
+            yield raw
+
+    def close(self) -> None:
+        self._pool.close()

@@ -1,0 +1,133 @@
+"""A real X11 desktop for these tests: Xvfb, openbox, D-Bus with accessibility, the demo app.
+
+One desktop per test module (starting Xvfb and Chromium costs seconds); each test opens its own
+Chromium window on a fresh profile. When a test fails, the screen and the desktop's logs are
+saved under `$RPA_TEST_ARTIFACTS/desktop/<test>/` (default `test-artifacts/`, which CI keeps).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rpa_mcp.agent_x11.harness import ServerThread, VirtualDisplay, missing_tools
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = Path(os.environ.get("RPA_TEST_ARTIFACTS", ROOT / "test-artifacts")) / "desktop"
+
+
+def require_desktop() -> None:
+    missing = missing_tools()
+    if not missing:
+        return
+    reason = f"a real desktop needs Debian packages {', '.join(missing)} (apt-get install -y {' '.join(missing)})"
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason}; CI must provide them")
+    pytest.skip(reason)
+
+
+class DesktopEnv:
+    """The shared desktop and demo application of a test module."""
+
+    def __init__(self, desk: VirtualDisplay, app: ServerThread, effects: Any) -> None:
+        self.desk, self.app, self.effects = desk, app, effects
+        self.cleanup: list[Any] = []  # browsers and agents of the running test, stopped after its artifacts
+
+    def browser(self, path: str = "", *, wait_title: str | None = None, **kw: Any) -> Any:
+        browser = self.desk.chromium(f"{self.app.url}{path}", wait_title=wait_title, **kw)
+        self.cleanup.append(browser.process.terminate)
+        return browser
+
+    def agent(self, args: list[str]) -> Any:
+        from rpa_mcp.agent_x11.harness import AgentProcess
+
+        process = AgentProcess(self.desk, args)
+        self.cleanup.append(process.stop)
+        return process
+
+    @property
+    def display(self) -> str:
+        return self.desk.display
+
+
+@pytest.fixture(scope="module")
+def desktop_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DesktopEnv]:
+    require_desktop()
+    from rpa_mcp.demo_app import EffectsLog, create_demo_app
+
+    workdir = tmp_path_factory.mktemp("desktop")
+    effects = EffectsLog(workdir / "effects.jsonl")
+    with VirtualDisplay(workdir) as desk, ServerThread(create_demo_app(effects)) as app:
+        yield DesktopEnv(desk, app, effects)
+
+
+@pytest.fixture
+def desktop(request: pytest.FixtureRequest, desktop_env: DesktopEnv) -> Iterator[DesktopEnv]:
+    """The module's desktop; on failure its screen and logs are kept as artifacts."""
+    yield desktop_env
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:
+        folder = ARTIFACTS / re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid)[-150:]
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            desktop_env.desk.screenshot(folder / "screen.png")
+        except Exception as exc:  # the display itself may be what failed
+            (folder / "screen-error.txt").write_text(repr(exc), encoding="utf-8")
+        workdir = desktop_env.desk.workdir
+        for log in workdir.glob("*.log") if workdir else []:
+            shutil.copy(log, folder / log.name)
+        for process in desktop_env.cleanup:
+            lines = getattr(getattr(process, "__self__", None), "lines", None)
+            if lines:
+                with (folder / "agent-x11.log").open("a", encoding="utf-8") as fh:
+                    fh.write("\n".join(lines) + "\n")
+    for stop in reversed(desktop_env.cleanup):
+        stop()
+    desktop_env.cleanup.clear()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
+    report = yield
+    if report.when == "call":
+        item.rep_call = report  # type: ignore[attr-defined]  # read by the desktop fixture's teardown
+    return report
+
+
+AGENT_TOKEN = "desktop-agent-token-0123456789abcdef"
+JWT_SECRET = "desktop-test-secret-key-long-enough-0123456789"
+
+
+class RpaServer:
+    """The real server (create_app under uvicorn, real clock) on a free loopback port."""
+
+    def __init__(self, settings: Any, services: Any, server: ServerThread) -> None:
+        self.settings, self.services, self.server = settings, services, server
+        self.url = server.url
+
+    def token(self, subject: str, *roles: str) -> str:
+        return str(self.services.access_tokens.mint(subject, list(roles), ttl_s=3600))
+
+
+@pytest.fixture
+def rpa_server(tmp_path: Path, shared_ocr: Any) -> Iterator[RpaServer]:
+    from rpa_mcp.bootstrap import build_services
+    from rpa_mcp.entrypoints.app import create_app
+    from rpa_mcp.settings import Settings
+
+    settings = Settings(
+        data_dir=tmp_path / "rpa-data",
+        jwt_secret=JWT_SECRET,
+        api_token=AGENT_TOKEN,
+        watchdog_orphan_timeout_s=60.0,
+        watchdog_scan_interval_s=1.0,
+    )
+    services = build_services(settings, ocr=shared_ocr)
+    with ServerThread(create_app(settings, services=services)) as server:
+        yield RpaServer(settings, services, server)

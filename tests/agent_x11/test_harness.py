@@ -1,0 +1,84 @@
+"""The real desktop the other desktop tests stand on: Xvfb, openbox, Chromium on the demo app,
+XTEST input that reaches the page, AT-SPI element names, and the RECORD watch of input."""
+
+from __future__ import annotations
+
+import pytest
+
+from rpa_mcp.agent_x11.atspi import Accessibility
+from rpa_mcp.agent_x11.inject import Injector
+from rpa_mcp.agent_x11.screen import Screen
+from rpa_mcp.agent_x11.watch import InputWatch
+from rpa_mcp.vision.images import decode_image
+
+pytestmark = pytest.mark.desktop
+
+
+def _centre(bbox: tuple[int, int, int, int] | None) -> tuple[int, int]:
+    assert bbox is not None
+    x, y, w, h = bbox
+    return x + w // 2, y + h // 2
+
+
+def test_chromium_shows_the_demo_app_and_xtest_input_reaches_it(desktop):
+    browser = desktop.desk.chromium(desktop.app.url, wait_title="Recherche patient")
+    front = desktop.desk.windows().foreground()
+    assert front.wid == browser.wid and front.process == "chromium" and "Easily" in front.title
+    screen = Screen(desktop.display)
+    frame = decode_image(screen.png())
+    screen.close()
+    assert frame.shape[:2] == (1080, 1920) and frame.std() > 5  # a real page, not a blank screen
+
+    access = Accessibility(desktop.desk.env["DBUS_SESSION_BUS_ADDRESS"])
+    assert access.available
+    person = Injector(desktop.display)
+    try:
+        mark = desktop.effects.mark
+        # find the field the way a recorder does: the element under the label's click point
+        field = None
+        for y in range(150, 400, 8):
+            element = access.element_at(260, y, front.title)
+            if element is not None and element.role == "entry":
+                field = element
+                break
+        assert field is not None and field.name == "Rechercher un patient"
+        person.click(*_centre(field.bbox))
+        from rpa_mcp.agent_x11.harness import wait_until
+
+        wait_until(
+            lambda: (access.find("Rechercher un patient", role="entry") or field).focused, timeout=30, what="focus"
+        )
+        person.type_text("DURAND Alice")
+        person.combo("enter")
+        effects = desktop.effects.wait_for(lambda es: any(e.kind == "search" for e in es), since=mark)
+        assert [e.detail["q"] for e in effects if e.kind == "search"] == ["DURAND Alice"]
+        desktop.desk.wait_foreground(lambda w: "Recherche patient" in w.title and w.wid == browser.wid)
+    finally:
+        person.close()
+        access.close()
+        browser.process.terminate()
+        browser.process.wait(30)
+
+
+def test_the_input_watch_tells_announced_input_from_a_persons(desktop):
+    watch = InputWatch(desktop.display).start()
+    agent = Injector(desktop.display, expect=watch.expect)
+    person = Injector(desktop.display)
+    seen = []
+    watch.add_listener(seen.append)
+    try:
+        agent.move(700, 500)
+        agent.click(710, 510)
+        agent.combo("shift+a")
+        person.move(100, 120)
+        from rpa_mcp.agent_x11.harness import wait_until
+
+        wait_until(lambda: any(e.foreign for e in seen), timeout=20, what="the person's move")
+        foreign = [e for e in seen if e.foreign]
+        assert [(e.name, e.x, e.y) for e in foreign] == [("motion", 100, 120)]
+        assert watch.foreign_count == 1
+        assert {e.name for e in seen if not e.foreign} >= {"motion", "button_press", "key_press", "key_release"}
+    finally:
+        person.close()
+        agent.close()
+        watch.stop()

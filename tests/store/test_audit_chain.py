@@ -1,0 +1,145 @@
+"""The keyed audit chain on both backends: rows commit with their write, tampering is found."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+import pytest
+
+from rpa_mcp.errors import InvalidInput
+from rpa_mcp.store.audit import AuditLog, row_mac
+from rpa_mcp.store.replay import ReplayRepository
+from rpa_mcp.store.traces import TraceStore
+from rpa_mcp.testing import FakeClock
+
+KEY = b"k" * 32
+
+
+@pytest.fixture
+def log(backend, tmp_path):
+    return AuditLog(backend, FakeClock(), key=KEY, checkpoint=tmp_path / "audit.head")
+
+
+def _fill(log: AuditLog, n: int = 5) -> None:
+    for i in range(n):
+        log.record(actor="alice", operation=f"op{i}", args={"i": i}, outcome="ok", wait=i % 2 == 0)
+    log.flush()
+
+
+def _unprotect(db) -> None:
+    """What an attacker with write access to the database does first."""
+    if db.dialect == "sqlite":
+        db.execute("DROP TRIGGER audit_no_update")
+        db.execute("DROP TRIGGER audit_no_delete")
+    else:
+        db.execute("ALTER TABLE audit DISABLE TRIGGER audit_no_change")
+
+
+def test_an_intact_chain_verifies_and_the_table_refuses_changes(log, backend):
+    _fill(log)
+    assert log.verify().ok and log.verify().rows == 5
+    with pytest.raises(Exception, match="append-only"):
+        backend.execute("UPDATE audit SET actor = 'mallory' WHERE id = 2")
+    with pytest.raises(Exception, match="append-only"):
+        backend.execute("DELETE FROM audit WHERE id = 5")
+
+
+def test_an_edited_row_is_detected(log, backend):
+    _fill(log)
+    _unprotect(backend)
+    backend.execute("UPDATE audit SET actor = 'mallory' WHERE id = 3")
+    check = log.verify()
+    assert not check.ok and check.first_bad_id == 3
+
+
+def test_a_deleted_middle_row_is_detected(log, backend):
+    _fill(log)
+    _unprotect(backend)
+    backend.execute("DELETE FROM audit WHERE id = 2")
+    assert not log.verify().ok
+
+
+def test_a_deleted_tail_is_detected_by_the_checkpoint_even_with_the_head_row_rewound(log, backend):
+    _fill(log)
+    _unprotect(backend)
+    prev = backend.query_one("SELECT mac FROM audit WHERE id = 3")["mac"]
+    backend.execute("DELETE FROM audit WHERE id > 3")
+    backend.execute("UPDATE audit_head SET id = 3, mac = ? WHERE one = 1", (prev,))
+    check = log.verify()
+    assert not check.ok and "deleted" in check.reason
+
+
+def test_rows_rehashed_without_the_key_are_detected(log, backend):
+    _fill(log)
+    _unprotect(backend)
+    rows = backend.query("SELECT * FROM audit ORDER BY id")
+    prev = "0" * 64
+    forged = hmac.new(b"x" * 32, b"", hashlib.sha256).hexdigest()
+    for r in rows:  # an attacker recomputes every MAC with a key of their own
+        row = {**dict(r), "actor": "mallory"}
+        forged = row_mac(b"attacker-key-attacker-key-000000", prev, int(r["id"]), row)
+        backend.execute(
+            "UPDATE audit SET actor = 'mallory', prev_mac = ?, mac = ? WHERE id = ?", (prev, forged, r["id"])
+        )
+        prev = forged
+    backend.execute("UPDATE audit_head SET mac = ? WHERE one = 1", (forged,))
+    check = log.verify()
+    assert not check.ok and check.first_bad_id == 1
+
+
+def test_an_inserted_row_is_detected(log, backend):
+    _fill(log, 3)
+    _unprotect(backend)
+    backend.execute(
+        "INSERT INTO audit (id, request_id, ts, actor, via, operation, args_digest, args_summary, outcome, code, "
+        "duration_ms, prev_mac, mac) SELECT 4, request_id, ts, 'mallory', via, operation, args_digest, args_summary, "
+        "outcome, code, duration_ms, mac, mac FROM audit WHERE id = 3"
+    )
+    assert not log.verify().ok
+
+
+def test_a_forged_checkpoint_is_detected(log, backend, tmp_path):
+    _fill(log, 3)
+    (tmp_path / "audit.head").write_text('{"id": 1, "mac": "00", "check": "00"}')
+    assert "not written with this audit key" in log.verify().reason
+
+
+def test_a_write_and_its_audit_row_commit_together_or_not_at_all(log, backend):
+    traces = TraceStore(backend)
+    with log.scope(actor="agent", operation="ingest_events", args={"n": 1}, via="rest", request_id="rq1") as scope:
+        traces.touch_session("s1", "m1", now=1.0, locale=None)
+        assert scope.logged
+        traces.touch_session("s1", "m1", now=2.0, locale=None)  # one row per operation, not per write
+    with (
+        pytest.raises(RuntimeError),
+        log.scope(actor="agent", operation="ingest_events", args={"n": 2}, via="rest", request_id="rq2"),
+        traces.transaction(),
+    ):
+        traces.touch_session("s2", "m1", now=3.0, locale=None)
+        raise RuntimeError("killed mid-write")
+    assert traces.get_session("s2") is None
+    rows = log.rows()
+    assert [(r["operation"], r["request_id"]) for r in rows] == [("ingest_events", "rq1")]
+    assert log.verify().ok
+
+
+def test_rows_committed_with_a_write_are_chained_by_the_next_process(backend, tmp_path):
+    first = AuditLog(backend, FakeClock(), key=KEY, checkpoint=tmp_path / "audit.head")
+    repo = ReplayRepository(backend)
+    with first.scope(actor="a", operation="op", args={}, via="mcp", request_id="r"):
+        repo.memory_put("sig", "k", x=1, y=1, successes=1, failures=0, now=1.0)
+    # the process dies before its writer chained the row: it is in the inbox, committed
+    assert backend.query_one("SELECT COUNT(*) AS n FROM audit_inbox")["n"] in (0, 1)
+    second = AuditLog(backend, FakeClock(), key=KEY, checkpoint=tmp_path / "audit.head")
+    assert [r["operation"] for r in second.rows()] == ["op"] and second.verify().ok
+
+
+def test_input_that_cannot_be_audited_is_refused_before_anything_is_written(log):
+    raw = {"events": [{"ts": float("inf")}]}
+    with (
+        pytest.raises(InvalidInput) as refused,
+        log.scope(actor="a", operation="ingest_events", args={}, raw=raw, via="rest", request_id="r"),
+    ):
+        raise AssertionError("the operation must not run")
+    assert refused.value.details["field"] == "events[0].ts"
