@@ -24,7 +24,7 @@ from rpa_mcp.vision.ocr import OcrLine, RapidOcrEngine
 
 
 class _CountingOcr:
-    """The real engine, counting recognition calls (the screenshot path's main cost)."""
+    """The real engine, counting recognition calls (the screenshot path's main cost; a batch is one)."""
 
     def __init__(self, engine: RapidOcrEngine) -> None:
         self.engine = engine
@@ -37,6 +37,10 @@ class _CountingOcr:
     def read_line(self, image: Any) -> OcrLine | None:
         self.calls += 1
         return self.engine.read_line(image)
+
+    def read_lines(self, images: Any) -> list[OcrLine | None]:
+        self.calls += 1
+        return self.engine.read_lines(images)
 
 
 def _cpu_s() -> float:

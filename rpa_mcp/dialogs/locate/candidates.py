@@ -1,0 +1,194 @@
+"""Score the rectangles of a frame as dialogs: buttons in a footer, a drop shadow, what changed.
+
+Evidence a candidate may carry:
+- `buttons`: a button group in its footer (the strongest sign of a dialog);
+- `new`: with the previous frame, a compact changed rectangle on an otherwise unchanged screen;
+- `panel`: a small floating box without buttons (a toast, a notification, a bubble) — shadowed,
+  or anchored at the right edge near the top or bottom; the classifier keeps it only when its
+  text names a catalog entry, because page cards look the same;
+- `shadow` (bonus) and `band` (penalty: its side borders run on, a band of a larger panel).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from rpa_mcp.dialogs.locate.buttons import button_group, button_like
+from rpa_mcp.dialogs.locate.edges import (
+    casts_shadow,
+    closed_regions,
+    complete_occluded,
+    edge_map,
+    grow_up,
+    merge_bands,
+    runs_on,
+)
+from rpa_mcp.dialogs.locate.geometry import area, flush, inside
+from rpa_mcp.vision.images import BBox
+
+MIN_DIALOG_W, MIN_DIALOG_H = 120, 50
+MIN_SCORE = 2.0  # below: nothing dialog-like on the frame (dialogs score >= 2.4, page cards <= 1.5)
+FOOTER_MIN_GAP = 4  # px between the lowest buttons and the bottom edge (status bars sit flush)
+SHADOW_BONUS = 1.0
+NEW_RING_MAX = 0.2  # changed share allowed around a "new rectangle"
+PAGE_CHANGE_MAX = 0.08  # changed share of the frame outside a "new rectangle": more is a page change
+BAND_PENALTY = 1.5
+PANEL_MAX_SHARE = 0.06
+PANEL_SCORE = 2.2
+EDGE_NEAR = 48  # px from the right edge for a toast
+CORNER_NEAR = 220  # px from the top or the bottom for a toast
+
+
+@dataclass(frozen=True)
+class ModalRegion:
+    bbox: BBox  # visible part of the dialog, frame coordinates
+    buttons: tuple[BBox, ...]  # its buttons, frame coordinates: a row left to right, a stack top down
+    score: float
+    evidence: tuple[str, ...] = ()  # buttons | new | panel | shadow | band
+
+    @property
+    def buttonless(self) -> bool:
+        return "buttons" not in self.evidence
+
+
+def find_modal(image: np.ndarray, previous: np.ndarray | None = None) -> ModalRegion | None:
+    """The most dialog-like rectangle of the frame, or None."""
+    return max(score_candidates(image, previous), key=lambda m: (m.score, area(m.bbox)), default=None)
+
+
+def score_candidates(image: np.ndarray, previous: np.ndarray | None = None) -> list[ModalRegion]:
+    """Every rectangle with modal evidence and a score >= MIN_SCORE, best first."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    height, width = gray.shape
+    edges = edge_map(gray)
+    regions = closed_regions(edges, 30, 14)
+    buttons = button_like(regions)
+    bands = [r for r in regions if r[2] >= 60 and r[3] >= 20]
+    candidates = {r for r in merge_bands(bands) if r[2] >= MIN_DIALOG_W and r[3] >= MIN_DIALOG_H}
+    for fragment in list(candidates):
+        group = button_group(fragment, buttons)
+        if not group:
+            # a dialog whose corner is under another window: grow the fragment into the whole dialog
+            grown = complete_occluded(fragment, edges)
+            if grown != fragment and button_group(grown, buttons):
+                candidates.add(grown)
+        elif runs_on(edges, fragment):
+            # the footer band of a taller dialog (a file dialog's bottom, a title hidden by a window)
+            taller = grow_up(fragment, edges)
+            if taller != fragment:
+                candidates.add(taller)
+    changed, changed_share = _changed_mask(gray, previous)
+
+    frame_area = width * height
+    scored: list[ModalRegion] = []
+    for cand in candidates:
+        region = _score(cand, gray, edges, buttons, changed, changed_share, frame_area)
+        if region is not None:
+            scored.append(region)
+    return [m for m in _demote_windows(scored) if m.score >= MIN_SCORE]
+
+
+def _score(
+    cand: BBox,
+    gray: np.ndarray,
+    edges: np.ndarray,
+    buttons: list[BBox],
+    changed: np.ndarray | None,
+    changed_share: float,
+    frame_area: int,
+) -> ModalRegion | None:
+    height, width = gray.shape
+    x, y, w, h = cand
+    share = area(cand) / frame_area
+    if share > 0.45 or w > 0.8 * width or h > 0.85 * height or w < 0.6 * h:
+        return None  # a window, the page or a side panel, not a dialog
+    row = button_group(cand, buttons)
+    if row and y + h - max(b[1] + b[3] for b in row) < FOOTER_MIN_GAP:
+        row = []  # cells flush with the bottom edge: a status bar or tabs, not a dialog's buttons
+    if row and h < 2.2 * max(b[3] for b in row):
+        return None  # a button strip, not a whole dialog
+    score, evidence = 0.0, []
+    if row:
+        button_h = max(b[3] for b in row)
+        gap_below = y + h - max(b[1] + b[3] for b in row)
+        # a dialog's buttons sit in its footer; a window's "buttons" far above its bottom edge
+        # belong to something drawn on top of it
+        if gap_below <= 2.2 * button_h:
+            score += 2.0 + 0.2 * min(len(row), 3)
+            evidence.append("buttons")
+        else:
+            score += 0.5 + 0.2 * min(len(row), 3)
+    if changed is not None and share < 0.15:
+        fresh = _new_rectangle(changed, cand)
+        outside = changed_share - fresh * share
+        if fresh > 0.0 and outside <= PAGE_CHANGE_MAX:
+            score += 2.5 * fresh
+            evidence.append("new")
+    shadow = casts_shadow(gray, cand)
+    if shadow:
+        score += SHADOW_BONUS
+        evidence.append("shadow")
+    band = runs_on(edges, cand)
+    if band:
+        score -= BAND_PENALTY
+        evidence.append("band")
+    if not row and "new" not in evidence and not band and share <= PANEL_MAX_SHARE and h <= 0.3 * height:
+        corner = x + w >= width - EDGE_NEAR and (y <= CORNER_NEAR or y + h >= height - CORNER_NEAR)
+        if shadow or corner:
+            score = max(score, PANEL_SCORE + (0.3 if corner else 0.0))
+            evidence.append("panel")
+    score += 0.5 * min(1.0, share / 0.02)  # very small boxes are rarely dialogs
+    if not {"buttons", "new", "panel"} & set(evidence):
+        return None
+    return ModalRegion(cand, tuple(row), score, tuple(evidence))
+
+
+def _demote_windows(scored: list[ModalRegion]) -> list[ModalRegion]:
+    """A dialog sits on top of a window: when two candidates hold the same buttons, the inner one is
+    the dialog and the outer one the window behind it."""
+    scored.sort(key=lambda m: area(m.bbox))
+    kept: list[ModalRegion] = []
+    for region in scored:
+        inner = [
+            k
+            for k in kept
+            if k.buttons
+            and inside(k.bbox, region.bbox)
+            and any(b in region.buttons for b in k.buttons)
+            and not flush(k.bbox, region.bbox)  # a band of the dialog itself, not a dialog on a window
+            and area(k.bbox) < 0.5 * area(region.bbox)
+        ]
+        if inner:
+            region = ModalRegion(region.bbox, region.buttons, region.score - 1.5, region.evidence)
+        kept.append(region)
+    return sorted(kept, key=lambda m: (m.score, area(m.bbox)), reverse=True)
+
+
+def _new_rectangle(changed: np.ndarray, box: BBox, ring: int = 20) -> float:
+    """Changed share inside `box` when the change is a compact new rectangle (little change in a
+    ring around it), else 0: a tab switch repaints a whole page, a pop-up only its own box."""
+    x, y, w, h = box
+    inside_ = changed[y : y + h, x : x + w]
+    outer = changed[max(0, y - ring) : y + h + ring, max(0, x - ring) : x + w + ring]
+    around = (float(outer.sum()) - float(inside_.sum())) / 255.0
+    ring_px = outer.size - inside_.size
+    if ring_px <= 0 or around / ring_px > NEW_RING_MAX:
+        return 0.0
+    return float(inside_.mean()) / 255.0
+
+
+def _changed_mask(gray: np.ndarray, previous: np.ndarray | None) -> tuple[np.ndarray | None, float]:
+    if previous is None:
+        return None, 0.0
+    prev = cv2.cvtColor(previous, cv2.COLOR_BGR2GRAY) if previous.ndim == 3 else previous
+    if prev.shape != gray.shape:
+        return None, 0.0
+    diff = cv2.absdiff(gray, prev)
+    mask = (diff > 24).astype(np.uint8) * 255
+    share = float(mask.mean()) / 255.0
+    if share < 0.0005 or share > 0.6:  # nothing, or everything (dimmed backdrop): no signal
+        return None, share
+    return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((15, 15), np.uint8)), share
