@@ -10,7 +10,7 @@ import numpy as np
 from pydantic import Field, field_validator
 
 from rpa_mcp.errors import ImageRejected, RpaError
-from rpa_mcp.ops.common import Crop, ImageArg, load_image
+from rpa_mcp.ops.common import Crop, ImageArg, image_audit_view, load_image
 from rpa_mcp.ops.registry import Http, OpContext, Operation, StrictModel
 from rpa_mcp.validation import (
     ACTION_TYPES,
@@ -46,6 +46,12 @@ class TargetArg(StrictModel):
 
 class ExpectedArg(StrictModel):
     window_title: str | None = Field(None, max_length=500, description="Title the front window should have after.")
+    application_title: str | None = Field(
+        None,
+        max_length=500,
+        description="Title of the window the step was recorded in: its application must be in front after "
+        "(a tab switch changes the title, not the application).",
+    )
     text: str | None = Field(None, max_length=2000, description="Text that should be on screen at the target after.")
     json_schema: dict[str, Any] | None = Field(None, description="JSON Schema the extraction `output` must satisfy.")
     output: Any = Field(None, description="The extraction's output (checked against json_schema).")
@@ -122,6 +128,7 @@ async def validate_action(ctx: OpContext, args: ValidateActionInput) -> Validate
     if args.expected is not None:
         expected = Expected(
             window_title=args.expected.window_title,
+            application_title=args.expected.application_title,
             text=args.expected.text,
             json_schema=args.expected.json_schema,
             output=args.expected.output,
@@ -213,6 +220,7 @@ OPERATIONS = (
         output=ValidateActionOutput,
         risk="read",
         handler=validate_action,
+        audit_args=image_audit_view,
         http=(Http("POST", "/api/v1/validate"),),
         idempotent=True,
     ),

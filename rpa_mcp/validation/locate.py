@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from difflib import SequenceMatcher
 
 import numpy as np
+from rapidfuzz.distance import Indel
 
 from rpa_mcp.validation.context import CheckContext
 from rpa_mcp.validation.model import CheckResult, CropRef, Frame, Target
@@ -63,8 +63,7 @@ def match_score(read: str, label: str) -> tuple[float, float, float]:
     at = got.find(want)
     if at >= 0:
         return 0.95, at / len(got), (at + len(want)) / len(got)
-    matcher = SequenceMatcher(None, got, want, autojunk=False)
-    ratio = matcher.ratio()
+    ratio = float(Indel.normalized_similarity(got, want))
     if want.endswith(got) or want.startswith(got):  # the read lost the start/end of the label
         ratio = max(ratio, len(got) / len(want))
         if len(got) < 4:
@@ -145,9 +144,11 @@ def tab_from_label(image: np.ndarray, label: BBox, pitch: int | None = None) -> 
 
     above = edge(range(ly - 1, max(-1, ly - reach), -1))
     top = above + 1 if above is not None else max(0, ly - round(0.4 * lh))
-    # Below the label an active tab runs into the toolbar (same colour) and then the address bar:
-    # no edge to trust there, so the bottom is estimated and active_look(loose=True) tolerates it.
-    bottom = min(height, ly + lh + round(0.35 * lh))
+    # Below the label an inactive tab (the strip's colour) ends where the toolbar begins: that edge
+    # is its bottom. An active tab runs into the toolbar (same colour) and maybe to the address
+    # bar's edge: active_look(loose=True) then picks the toolbar row nearest in colour.
+    below = edge(range(ly + lh, min(height, ly + lh + reach)))
+    bottom = below if below is not None else min(height, ly + lh + round(0.35 * lh))
     tab_h = max(lh + 2, bottom - top)
     inset = round(0.9 * tab_h)
     x = lx - inset - 4
