@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import hashlib
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -30,6 +31,30 @@ class ImageArg(StrictModel):
         if self.ref is not None and not self.ref.startswith(SCREENSHOT_URI_PREFIX):
             raise ValueError(f"ref must start with {SCREENSHOT_URI_PREFIX}")
         return self
+
+
+def image_audit_view(arguments: dict[str, Any]) -> Any:
+    """What the audit row keeps of arguments holding images: each image's SHA-256 and size, never
+    its base64 (megabytes per call: serialised and hashed for every row, and not worth keeping).
+    Used as the `audit_args` of the operations that take screenshots."""
+
+    def view(value: Any) -> Any:
+        if isinstance(value, dict):
+            out = {}
+            for key, item in value.items():
+                if key == "png_base64" and isinstance(item, str):
+                    out[key] = {
+                        "sha256": hashlib.sha256(item.encode("ascii", "replace")).hexdigest(),
+                        "chars": len(item),
+                    }
+                else:
+                    out[key] = view(item)
+            return out
+        if isinstance(value, list):
+            return [view(item) for item in value]
+        return value
+
+    return view(arguments)
 
 
 class Crop(StrictModel):
