@@ -106,8 +106,9 @@ def _pitch(lines: list[OcrLine], origin: tuple[int, int], box: BBox) -> int | No
     centre = y + h / 2
     best: int | None = None
     for line in lines:
-        lx, ly, _lw, lh = line.bbox
-        if len(folded(line.text)) < 3 or abs(oy + ly + lh / 2 - centre) > 6:
+        lx, ly, lw, lh = line.bbox
+        labelled = len(folded(line.text)) >= 3 or (not line.text and lw >= 2 * lh)  # unread boxes count too
+        if not labelled or abs(oy + ly + lh / 2 - centre) > 6:
             continue
         gap = abs(ox + lx - x)
         if gap > 2 * h and (best is None or gap < best):
@@ -158,14 +159,14 @@ def tab_from_label(image: np.ndarray, label: BBox, pitch: int | None = None) -> 
 
 
 def locate_label(ctx: CheckContext, which: Frame, point: tuple[int, int]) -> LabelHit | None:
-    """The target's label read in the band around `point` on one frame (one `ocr.read`, memoised)."""
+    """The target's label read in the band around `point` on one frame (memoised per frame and band)."""
     label = ctx.target.label
     if not label:
         return None
     band = band_around(point, ctx.after.shape)
     if band[2] == 0 or band[3] == 0:
         return None
-    return find_label(ctx.read_band(which, band), (band[0], band[1]), label, point)
+    return find_label(ctx.read_band(which, band, near=point), (band[0], band[1]), label, point)
 
 
 def element_box(ctx: CheckContext, which: Frame, hit: LabelHit) -> BBox:

@@ -10,6 +10,6 @@ the candidates. When the previous frame is given, what changed between the two f
 
 from rpa_mcp.dialogs.locate.candidates import MIN_DIALOG_H, MIN_DIALOG_W, ModalRegion, find_modal, score_candidates
 from rpa_mcp.dialogs.locate.geometry import iou
-from rpa_mcp.dialogs.locate.text import text_lines
+from rpa_mcp.vision.lines import text_lines
 
 __all__ = ["MIN_DIALOG_H", "MIN_DIALOG_W", "ModalRegion", "find_modal", "iou", "score_candidates", "text_lines"]

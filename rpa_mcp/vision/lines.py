@@ -1,4 +1,8 @@
-"""Text lines of a dialog crop, found with morphology (no OCR): the boxes recognition then reads."""
+"""Text lines of a region, found with morphology (no OCR): the boxes recognition then reads.
+
+Used on a dialog crop (the dialogs classifier) and on the band around a click (the validator
+looking for a target's label): a text detector network costs 10-30x more on such regions.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,17 @@ import numpy as np
 
 from rpa_mcp.vision.images import BBox
 
+ICON_MIN = 14  # px: a square blob this tall is an icon, not a glyph
 
-def text_lines(region: np.ndarray, exclude: list[BBox] | None = None, max_lines: int = 24) -> list[BBox]:
-    """Boxes of text lines in a dialog crop (region coordinates), top to bottom."""
+
+def text_lines(
+    region: np.ndarray, exclude: list[BBox] | None = None, max_lines: int = 24, *, drop_icons: bool = False
+) -> list[BBox]:
+    """Boxes of text lines in a region (region coordinates), top to bottom.
+
+    `drop_icons`: leave out square blobs of icon size (a favicon, a profile picture) so a label's
+    box is the label's, not the label and the icons beside it (the band around a tab click).
+    """
     gray = cv2.cvtColor(region, cv2.COLOR_BGR2GRAY) if region.ndim == 3 else region
     h, w = gray.shape
     if h < 8 or w < 8:
@@ -29,6 +41,8 @@ def text_lines(region: np.ndarray, exclude: list[BBox] | None = None, max_lines:
     boxes = []
     for i in range(1, count):
         x, y, bw, bh = (int(v) for v in stats[i, :4])
+        if drop_icons and bh >= ICON_MIN and 0.7 * bh <= bw <= 1.4 * bh:
+            continue
         if 8 <= bh <= 70 and bw >= 6 and bw >= 0.4 * bh:
             boxes.extend(_split_stacked(mask, (x, y, bw, bh)))
     lines = _join_lines(boxes)
