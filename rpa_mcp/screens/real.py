@@ -179,15 +179,21 @@ def serve(pages: dict[str, str]) -> Iterator[str]:
 
 @contextlib.contextmanager
 def xvfb(width: int, height: int) -> Iterator[dict[str, str]]:
+    # A display number far from the usual :0..:99 others on the machine pick (or clean up);
+    # -displayfd tells when the server is ready.
+    number = next(n for n in range(300 + os.getpid() % 200, 900) if not Path(f"/tmp/.X{n}-lock").exists())
     read, write = os.pipe()
     proc = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write), "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp"],
+        ["Xvfb", f":{number}", "-displayfd", str(write), "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp"],
         pass_fds=(write,),
         stderr=subprocess.DEVNULL,
     )
     os.close(write)
-    number = os.read(read, 16).decode().strip()
+    ready = os.read(read, 16).decode().strip()
     os.close(read)
+    if ready != str(number):
+        proc.kill()
+        raise TimeoutError(f"Xvfb did not start on :{number}")
     env = dict(os.environ, DISPLAY=f":{number}")
     wm = subprocess.Popen(["openbox"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -46,7 +46,11 @@ def tab_switch_ok(ctx: Ctx) -> PairScene:
 def wrong_tab(ctx: Ctx) -> PairScene:
     geo = maximised(ctx)
     start, target = two_tabs(ctx)
-    other = next(i for i in (target + 1, target - 1, target + 2) if 0 <= i < 4 and i not in (start, target))
+    other = next(
+        i
+        for i in (target + 1, target - 1, target + 2, target - 2, target + 3, target - 3)
+        if 0 <= i < 4 and i not in (start, target)
+    )
     twin = clone(ctx)
     before = browser_frame(ctx, geo, start)
     after = browser_frame(twin, geo, other)
