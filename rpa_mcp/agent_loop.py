@@ -57,20 +57,13 @@ from typing import Any, Literal
 import httpx2
 
 from rpa_mcp import functions
-from rpa_mcp.errors import RpaError, Unavailable
+from rpa_mcp.errors import ToolQuotaExceeded, Unavailable
 from rpa_mcp.functions import FunctionContext
 
 Message = dict[str, Any]
 StopReason = Literal["final", "max_iterations", "quota_exceeded", "needs_confirmation"]
 DEFAULT_MAX_RESULT_BYTES = 20_000
 IMAGE_KEYS = frozenset({"data_base64", "png_base64", "screenshot", "screenshot_before", "screenshot_after"})
-
-
-class ToolQuotaExceeded(RpaError):
-    """An agent-loop run used its quota of tool calls; the call was not executed."""
-
-    code = "tool-quota-exceeded"
-    http_status = 429
 
 
 @dataclass(frozen=True)
@@ -250,9 +243,11 @@ class AgentLoop:
             max_tool_calls,
             max_result_bytes,
         )
-        registry = context.get_registry()
+        registry, services = context.get_registry(), context.services
         self.tools = (
-            functions.openai_tools(registry) if tool_format == "openai" else functions.anthropic_tools(registry)
+            functions.openai_tools(registry, services)
+            if tool_format == "openai"
+            else functions.anthropic_tools(registry, services)
         )
         self.system_prompt = system_prompt
 

@@ -14,9 +14,11 @@ from dataclasses import dataclass
 
 from rpa_mcp.auth.keys import load_signing_keys
 from rpa_mcp.auth.provider import ProviderAccessTokens, ProviderKeys
+from rpa_mcp.auth.throttle import SignInThrottle
 from rpa_mcp.auth.tokens import AccessTokens, ConfirmationCodec
 from rpa_mcp.clock import Clock, SystemClock
 from rpa_mcp.competences import CompetenceStore
+from rpa_mcp.competences.ports import Competences
 from rpa_mcp.confirmation.service import ConfirmationService
 from rpa_mcp.dialogs.service import DialogService
 from rpa_mcp.llm import build_action_runner, build_target_locator
@@ -30,14 +32,17 @@ from rpa_mcp.replay.unconfigured import NoServerActionRunner, NoVlmLocator
 from rpa_mcp.settings import Settings
 from rpa_mcp.shadow.service import ShadowService
 from rpa_mcp.store.audit import CHECKPOINT_FILE, KEY_FILE, AuditLog, load_audit_key
+from rpa_mcp.store.competences import DbCompetenceStore
 from rpa_mcp.store.confirmations import SqliteProposalRepository
 from rpa_mcp.store.coordination import Coordination, Leadership, SharedRateLimiter
 from rpa_mcp.store.db import Database, open_database
 from rpa_mcp.store.migrations import require_current
+from rpa_mcp.store.notify import LocalWakeBus, PgWakeBus, wake_bus
 from rpa_mcp.store.replay import ReplayRepository
 from rpa_mcp.store.traces import TraceStore
 from rpa_mcp.validation import Validator
 from rpa_mcp.validation_adapters import build_validator
+from rpa_mcp.vision.budget import FrameCache, ImageWork
 from rpa_mcp.vision.ocr import OcrEngine, RapidOcrEngine
 
 
@@ -53,8 +58,11 @@ class Services:
     access_tokens: AccessTokens
     audit: AuditLog
     rate_limiter: RateLimiter | SharedRateLimiter
+    sign_in_throttle: SignInThrottle  # failed sign-ins per address (bearer tokens and the console)
+    frames: FrameCache  # decoded screenshots, one byte budget for every session
+    image_work: ImageWork  # how many image decodes/analyses run at once
     confirmations: ConfirmationService
-    competences: CompetenceStore
+    competences: Competences
     traces: TraceStore
     shadow: ShadowService
     dialogs: DialogService
@@ -64,6 +72,7 @@ class Services:
     replay: ReplayService
     coordination: Coordination
     leadership: Leadership
+    wakeups: LocalWakeBus | PgWakeBus
     provider_tokens: ProviderAccessTokens | None  # the identity provider's access tokens, if configured
 
 
@@ -93,6 +102,7 @@ def build_services(
     ocr = ocr or RapidOcrEngine()
     notifier = notifier or Notifier()
     coordination = Coordination(db, clock)
+    wakeups = wake_bus(db)
     shared_db = db.dialect == "postgres"
     # Replicas must agree on every key: from settings, else (PostgreSQL) created once in the database.
     keys = (
@@ -117,6 +127,7 @@ def build_services(
         settings.catalog_path, ocr, resolver_enabled=settings.dialog_resolver_enabled
     )
     validator = build_validator(settings, ocr, dialogs)
+    frames, image_work = FrameCache(settings.frame_cache_bytes), ImageWork(settings.image_work_slots)
     vlm = vlm or build_target_locator(settings) or NoVlmLocator()
     server_actions = server_actions or build_action_runner(settings) or NoServerActionRunner()
     return Services(
@@ -131,9 +142,15 @@ def build_services(
             audience=settings.jwt_audience,
             api_token=settings.api_token.get_secret_value() if settings.api_token else None,
             clock=clock,
+            max_ttl_s=settings.access_token_max_ttl_s,
         ),
         audit=audit,
         rate_limiter=rate_limiter,
+        sign_in_throttle=SignInThrottle(
+            clock, failures=settings.auth_lockout_failures, window_s=settings.auth_lockout_s
+        ),
+        frames=frames,
+        image_work=image_work,
         confirmations=ConfirmationService(
             repo=SqliteProposalRepository(db),
             codec=ConfirmationCodec(keys, issuer=settings.jwt_issuer, audience=settings.jwt_audience, clock=clock),
@@ -143,7 +160,11 @@ def build_services(
             approval_base_url=public_base_url(settings),
             audit=audit,
         ),
-        competences=CompetenceStore(settings.data_dir / "competences", clock),
+        competences=(
+            DbCompetenceStore(db, clock, root=settings.data_dir / "competences")  # shared by the replicas
+            if shared_db
+            else CompetenceStore(settings.data_dir / "competences", clock)
+        ),
         traces=traces,
         shadow=ShadowService(
             traces,
@@ -152,6 +173,8 @@ def build_services(
             notify=notifier.resource_updated,
             max_pixels=settings.max_image_pixels,
             max_image_bytes=settings.max_body_bytes,
+            frames=frames,
+            max_request_pixels=settings.max_request_pixels,
         ),
         dialogs=dialogs,
         validator=validator,
@@ -168,9 +191,12 @@ def build_services(
             ocr=ocr,
             vlm=vlm,
             server_actions=server_actions,
+            wakeups=wakeups if shared_db else None,  # one process: its own events suffice
+            image_work=image_work,
         ),
         coordination=coordination,
         leadership=Leadership(db),
+        wakeups=wakeups,
         provider_tokens=build_provider_tokens(settings, clock),
     )
 
@@ -180,7 +206,7 @@ def audit_key(settings: Settings, *, shared_db: bool) -> bytes:
     PostgreSQL it must be configured (or its file put in place), not created per replica."""
     secret = settings.audit_key.get_secret_value() if settings.audit_key else None
     if shared_db and secret is None and not (settings.data_dir / KEY_FILE).exists():
-        from rpa_mcp.auth.keys import ConfigurationError
+        from rpa_mcp.errors import ConfigurationError
 
         raise ConfigurationError(
             "with RPA_STORE_URL=postgresql://... set RPA_AUDIT_KEY (at least 32 bytes, the same on every "

@@ -1,4 +1,4 @@
-"""`rpa-mcp serve | token | audit verify | db upgrade | catalog check | bench | agent-sim | agent-x11 | demo`."""
+"""`rpa-mcp serve | token | audit verify | db | competences | catalog check | bench | agent-sim | agent-x11 | demo`."""
 
 from __future__ import annotations
 
@@ -32,14 +32,24 @@ def cmd_serve(args: argparse.Namespace) -> int:
     services = build_services(settings)
     app = create_app(settings, services=services)
     base = public_base_url(settings)
-    token = services.access_tokens.mint("operator", ["operator"], ttl_s=12 * 3600)
+    # The operator token goes to a person's terminal only: when the output is redirected (a log file,
+    # a service manager's journal), none is minted or printed.
+    on_terminal = sys.stdout.isatty() and not settings.auth_disabled
+    token = services.access_tokens.mint("operator", ["operator"], ttl_s=12 * 3600) if on_terminal else None
     print(_banner(base, token, settings), flush=True)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
     return 0
 
 
-def _banner(base: str, token: str, settings: Settings) -> str:
+def _banner(base: str, token: str | None, settings: Settings) -> str:
     url = f"{base}/mcp"
+    if token is None:
+        auth = "DISABLED (local development)" if settings.auth_disabled else "bearer tokens"
+        return f"""rpa-mcp {__version__} — MCP endpoint: {url}
+data dir: {settings.data_dir.resolve()}   auth: {auth}
+The operator token is printed on a terminal only (this output is not one, and may be a log).
+Mint a token: rpa-mcp token --sub <name> --role operator   (client set-up: docs/clients.md)
+"""
     cursor = json.dumps(
         {"mcpServers": {"rpa": {"url": url, "headers": {"Authorization": f"Bearer {token}"}}}}, indent=2
     )
@@ -80,9 +90,17 @@ def cmd_token(args: argparse.Namespace) -> int:
     from rpa_mcp.auth.tokens import AccessTokens
 
     settings = Settings()
-    tokens = AccessTokens(load_signing_keys(settings), issuer=settings.jwt_issuer, audience=settings.jwt_audience)
+    tokens = AccessTokens(
+        load_signing_keys(settings),
+        issuer=settings.jwt_issuer,
+        audience=settings.jwt_audience,
+        max_ttl_s=settings.access_token_max_ttl_s,
+    )
+    if args.machine and "agent" not in args.role:
+        print("error: --machine binds an agent token to workstations; add --role agent", file=sys.stderr)
+        return 2
     try:
-        print(tokens.mint(args.sub, args.role, ttl_s=args.ttl))
+        print(tokens.mint(args.sub, args.role, ttl_s=args.ttl, machines=args.machine or None))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -109,6 +127,33 @@ def cmd_audit(args: argparse.Namespace) -> int:
         return 0
     print(f"audit chain BROKEN at row {check.first_bad_id}: {check.reason} ({check.rows} rows read)")
     return 1
+
+
+def cmd_competences(args: argparse.Namespace) -> int:
+    from rpa_mcp.clock import SystemClock
+    from rpa_mcp.store.competences import DbCompetenceStore
+    from rpa_mcp.store.db import open_database
+    from rpa_mcp.store.migrations import require_current
+
+    settings = Settings()
+    db = open_database(settings)
+    try:
+        require_current(db)
+        if db.dialect != "postgres":
+            print("competences are the YAML files under RPA_DATA_DIR/competences with SQLite: nothing to do")
+            return 0
+        store = DbCompetenceStore(db, SystemClock(), root=settings.data_dir / "competences")
+        folder = Path(args.folder)
+        if args.action == "export":
+            print(f"{store.export_to(folder)} file(s) written under {folder}")
+            return 0
+        added, problems = store.import_from(folder)
+        for problem in problems:
+            print(f"problem: {problem}")
+        print(f"{added} version(s) imported from {folder}")
+        return 0 if not problems else 1
+    finally:
+        db.close()
 
 
 def cmd_db(args: argparse.Namespace) -> int:
@@ -186,6 +231,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     token.add_argument("--sub", required=True, help="who the token identifies")
     token.add_argument("--role", required=True, action="append", choices=["operator", "viewer", "agent", "approver"])
     token.add_argument("--ttl", type=int, default=3600, help="lifetime in seconds (default 3600)")
+    token.add_argument(
+        "--machine",
+        action="append",
+        default=[],
+        metavar="MACHINE_ID",
+        help="bind an agent token to this workstation (repeatable): it then acts for these machines only",
+    )
     token.set_defaults(fn=cmd_token)
     audit = sub.add_parser("audit", help="audit log tools")
     audit.add_argument("action", choices=["verify"])
@@ -198,6 +250,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     db = sub.add_parser("db", help="database schema: upgrade applies pending migrations (SQLite or PostgreSQL)")
     db.add_argument("action", choices=["upgrade", "status"])
     db.set_defaults(fn=cmd_db)
+    comp = sub.add_parser(
+        "competences",
+        help="import/export the competences kept in PostgreSQL as the YAML folders (candidate/, validated/)",
+    )
+    comp.add_argument("action", choices=["import", "export"])
+    comp.add_argument("folder", help="a folder holding candidate/ and validated/ (the file store's layout)")
+    comp.set_defaults(fn=cmd_competences)
     catalog = sub.add_parser("catalog", help="catalog tools")
     catalog.add_argument("action", choices=["check"])
     catalog.set_defaults(fn=cmd_catalog)

@@ -2,7 +2,34 @@
 
 Every error the product raises on purpose is an `RpaError`. Surfaces translate it in one
 place each: MCP -> an `isError` result naming the code, REST -> problem+json with
-`http_status`. `code` values are a contract (clients and tests depend on them).
+`http_status`, function calling -> `{"error": {...}}`. `code` values are a contract (clients
+and tests depend on them); `retryable` says whether the same request may succeed later.
+
+    RpaError                          rpa-error                       500
+    ├── InvalidInput                  invalid-input                   422
+    │   ├── MalformedJson             malformed-json                  400
+    │   ├── PayloadTooLarge           payload-too-large               413
+    │   └── ImageRejected             image-rejected                  422
+    ├── NotFound                      not-found                       404
+    ├── Conflict                      conflict                        409
+    ├── PreconditionFailed            precondition-failed             409
+    ├── Unauthenticated               unauthenticated                 401
+    ├── Forbidden                     forbidden                       403
+    ├── RateLimited                   rate-limited                    429  retryable
+    ├── ToolQuotaExceeded             tool-quota-exceeded             429
+    ├── ConfirmationError             confirmation-invalid            403
+    │   ├── TokenExpired              confirmation-expired            403
+    │   ├── TokenAlreadyUsed          confirmation-already-used       409
+    │   ├── TokenOtherCaller          confirmation-other-caller       403
+    │   ├── TokenOtherOperation       confirmation-other-operation    403
+    │   ├── ArgumentsChanged          confirmation-arguments-changed  409
+    │   ├── ApprovalPending           approval-pending                409  retryable
+    │   └── ApprovalRejected          approval-rejected               403
+    ├── Unavailable                   unavailable                     503  retryable
+    ├── ConfigurationError            configuration-invalid           500
+    ├── StartupRefused                startup-refused                 500
+    ├── SchemaOutdated                schema-outdated                 503
+    └── InternalError                 internal-error                  500
 """
 
 from __future__ import annotations
@@ -45,6 +72,8 @@ class MalformedJson(InvalidInput):
 
 
 class PayloadTooLarge(InvalidInput):
+    """The request body (or an image in it) is larger than the configured limit."""
+
     code = "payload-too-large"
     http_status = 413
 
@@ -56,6 +85,8 @@ class ImageRejected(InvalidInput):
 
 
 class NotFound(RpaError):
+    """No such thing (operation, session, competence, replay, resource...); `details` says which."""
+
     code = "not-found"
     http_status = 404
 
@@ -76,16 +107,22 @@ class PreconditionFailed(RpaError):
 
 # --- identity and limits ------------------------------------------------------------
 class Unauthenticated(RpaError):
+    """No valid access token: send `Authorization: Bearer <token>` (mint one with `rpa-mcp token`)."""
+
     code = "unauthenticated"
     http_status = 401
 
 
 class Forbidden(RpaError):
+    """The caller's roles do not allow this operation (or this machine); the message names the roles needed."""
+
     code = "forbidden"
     http_status = 403
 
 
 class RateLimited(RpaError):
+    """Too many calls of this operation by this identity; retry after `details['retry_after_s']` seconds."""
+
     code = "rate-limited"
     http_status = 429
     retryable = True
@@ -104,34 +141,48 @@ class ConfirmationError(RpaError):
 
 
 class TokenExpired(ConfirmationError):
+    """The confirmation token is past its lifetime: propose again."""
+
     code = "confirmation-expired"
 
 
 class TokenAlreadyUsed(ConfirmationError):
+    """The confirmation token was already applied once; it never runs twice."""
+
     code = "confirmation-already-used"
     http_status = 409
 
 
 class TokenOtherCaller(ConfirmationError):
+    """The confirmation token was issued to another caller: only its proposer may apply it."""
+
     code = "confirmation-other-caller"
 
 
 class TokenOtherOperation(ConfirmationError):
+    """The confirmation token belongs to another operation: call the apply_ that matches its propose_."""
+
     code = "confirmation-other-operation"
 
 
 class ArgumentsChanged(ConfirmationError):
+    """What the proposal was bound to changed since (a new competence version, ...): propose again."""
+
     code = "confirmation-arguments-changed"
     http_status = 409
 
 
 class ApprovalPending(ConfirmationError):
+    """A person has not approved the proposal yet on its approval page: wait, then apply again."""
+
     code = "approval-pending"
     http_status = 409
     retryable = True
 
 
 class ApprovalRejected(ConfirmationError):
+    """A person rejected the proposal on its approval page; it will never run."""
+
     code = "approval-rejected"
 
 
@@ -144,7 +195,37 @@ class Unavailable(RpaError):
     retryable = True
 
 
+class ConfigurationError(RpaError):
+    """A setting or the data folder is unusable (a short or unreadable signing key, ...): the message says which."""
+
+    code = "configuration-invalid"
+    http_status = 500
+
+
+class StartupRefused(RpaError):
+    """The server refuses to start with these settings (the message says which and what to do)."""
+
+    code = "startup-refused"
+    http_status = 500
+
+
+class SchemaOutdated(RpaError):
+    """The database schema is older (or newer) than this server's code: run `rpa-mcp db upgrade`."""
+
+    code = "schema-outdated"
+    http_status = 503
+
+
+class ToolQuotaExceeded(RpaError):
+    """An agent-loop run used its quota of tool calls; the call was not executed."""
+
+    code = "tool-quota-exceeded"
+    http_status = 429
+
+
 class InternalError(RpaError):
+    """A bug or an unexpected failure on the server; the server log has the details."""
+
     code = "internal-error"
     http_status = 500
 

@@ -1,4 +1,4 @@
-"""Function calling for in-app agent loops (SPEC §8): the registry as OpenAI/Anthropic tools.
+"""Function calling for in-app agent loops: the registry as OpenAI/Anthropic tools.
 
 The schemas come from the same pydantic models as the MCP tools (`op.input.model_json_schema()`),
 with the same names and descriptions. `call()` runs through the same `dispatch()` as MCP and
@@ -10,7 +10,7 @@ the same stable codes as MCP (`_meta["rpa/error"]`) and REST (problem+json `code
     from rpa_mcp.functions import FunctionContext, call, openai_tools
 
     ctx = FunctionContext(caller=Caller("nurse-app", frozenset({"operator"})), services=services)
-    tools = openai_tools()                      # pass to the model
+    tools = openai_tools(services=services)     # pass to the model (run_<slug> tools included)
     result = await call("list_machines", {}, ctx)
 
 Arguments may be a dict or the JSON text OpenAI-style providers send.
@@ -18,7 +18,7 @@ Arguments may be a dict or the JSON text OpenAI-style providers send.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from rpa_mcp.errors import InvalidInput, RpaError
@@ -62,9 +62,14 @@ def _default_registry() -> Registry:
     return _DEFAULT
 
 
-def operations(registry: Registry | None = None) -> list[Operation]:
-    """The operations exposed to function calling, in registry order."""
-    return (registry or _default_registry()).for_surface(SURFACE)
+def operations(registry: Registry | None = None, services: Services | None = None) -> list[Operation]:
+    """The operations exposed to function calling, in registry order.
+
+    With `services`, the operations generated from the server's data (one `run_<slug>` per
+    validated competence) follow the static ones; without, only the static ones.
+    """
+    reg = registry or _default_registry()
+    return reg.listing(SURFACE, services) if services is not None else reg.for_surface(SURFACE)
 
 
 def input_schema(op: Operation) -> dict[str, Any]:
@@ -73,22 +78,22 @@ def input_schema(op: Operation) -> dict[str, Any]:
     return schema
 
 
-def openai_tools(registry: Registry | None = None) -> list[dict[str, Any]]:
+def openai_tools(registry: Registry | None = None, services: Services | None = None) -> list[dict[str, Any]]:
     """`[{"type": "function", "function": {name, description, parameters}}]` for OpenAI-compatible APIs."""
     return [
         {
             "type": "function",
             "function": {"name": op.name, "description": op.description, "parameters": input_schema(op)},
         }
-        for op in operations(registry)
+        for op in operations(registry, services)
     ]
 
 
-def anthropic_tools(registry: Registry | None = None) -> list[dict[str, Any]]:
+def anthropic_tools(registry: Registry | None = None, services: Services | None = None) -> list[dict[str, Any]]:
     """`[{name, description, input_schema}]` for the Anthropic Messages API."""
     return [
         {"name": op.name, "description": op.description, "input_schema": input_schema(op)}
-        for op in operations(registry)
+        for op in operations(registry, services)
     ]
 
 
@@ -112,7 +117,7 @@ def parse_arguments(arguments: dict[str, Any] | str | None, limits: JsonLimits |
 
 async def call(name: str, arguments: dict[str, Any] | str | None, context: FunctionContext) -> dict[str, Any]:
     """Run one tool call; never raises an `RpaError` (it becomes `{"error": {...}}`)."""
-    caller = Caller(context.caller.subject, context.caller.roles, via=SURFACE, auth=context.caller.auth)
+    caller = replace(context.caller, via=SURFACE)
     try:
         args = parse_arguments(arguments, limits_of(context.services.settings))
     except RpaError as exc:  # dispatch never saw it: audit the refusal here, like dispatch would

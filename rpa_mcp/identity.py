@@ -21,6 +21,7 @@ class Caller:
     roles: frozenset[str]
     via: str = "mcp"  # mcp | rest | functions | web
     auth: str = "jwt"  # jwt | api-token | disabled | internal
+    machines: frozenset[str] | None = None  # an agent token bound to these workstations (None: not bound)
 
     def has_any(self, roles: Iterable[str]) -> bool:
         return bool(self.roles & set(roles))

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 from typing import Literal
 
@@ -13,8 +14,18 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 RiskLevel = Literal["read", "draft", "write", "act", "dangerous"]
 ApprovalMode = Literal["token", "human"]
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def is_loopback_host(host: str) -> bool:
+    """`localhost`, or an address that parses as a loopback IP (`127.attacker.example` is a name, not one)."""
+    name = host.strip().lower().removeprefix("[").removesuffix("]")
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
 
 def _parse_approval(raw: str) -> dict[str, ApprovalMode]:
@@ -144,7 +155,7 @@ class Settings(BaseSettings):
 
     @property
     def is_loopback(self) -> bool:
-        return self.host in LOOPBACK_HOSTS or self.host.startswith("127.")
+        return is_loopback_host(self.host)
 
     @property
     def catalog_path(self) -> Path:

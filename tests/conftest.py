@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -72,7 +73,14 @@ def token_for(services: Services, subject: str, *roles: str, ttl_s: int = 3600) 
 
 @pytest.fixture
 async def serve() -> AsyncIterator[Callable[..., Any]]:
-    """serve(app) -> base URL of uvicorn on 127.0.0.1:<free port>; stopped at teardown."""
+    """serve(app) -> base URL of uvicorn on 127.0.0.1:<free port>; stopped at teardown.
+
+    Each server installs its own SIGINT/SIGTERM handlers and restores the previous ones when it
+    stops; two servers stopping out of order leave a dead server's handler installed, and
+    sse-starlette (under the MCP SDK) then ends every later SSE stream of the process at once.
+    The handlers in force before the first server are put back at teardown.
+    """
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     async with anyio.create_task_group() as tg:
         servers: list[uvicorn.Server] = []
 
@@ -89,6 +97,8 @@ async def serve() -> AsyncIterator[Callable[..., Any]]:
         yield start
         for s in servers:
             s.should_exit = True
+    for sig, handler in handlers.items():
+        signal.signal(sig, handler)
 
 
 # --- PostgreSQL: a throwaway cluster (RPA_TEST_PG_URL from .ci/run, or started here) ---------

@@ -10,15 +10,11 @@ import os
 import secrets
 from pathlib import Path
 
-from rpa_mcp.errors import RpaError
+from rpa_mcp.errors import ConfigurationError
 from rpa_mcp.settings import Settings
 
 MIN_KEY_BYTES = 32
 KEY_FILE = "signing.key"
-
-
-class ConfigurationError(RpaError):
-    code = "configuration-invalid"
 
 
 def load_signing_keys(settings: Settings) -> list[bytes]:

@@ -28,16 +28,16 @@ from joserfc import jwt
 from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
-from rpa_mcp.auth.keys import ConfigurationError
 from rpa_mcp.clock import Clock
+from rpa_mcp.errors import ConfigurationError
 from rpa_mcp.identity import ROLES, Caller
+from rpa_mcp.settings import is_loopback_host
 
 logger = logging.getLogger(__name__)
 MIN_REFRESH_S = 30.0
 MAX_DOCUMENT_BYTES = 256 * 1024
 MAX_TOKEN_CHARS = 16 * 1024
 LEEWAY_S = 30
-LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
 class ProviderUnavailable(Exception):
@@ -50,7 +50,7 @@ def check_issuer(issuer: str) -> str:
     host = (parts.hostname or "").lower()
     if parts.scheme not in ("https", "http") or not host:
         raise ConfigurationError(f"RPA_OIDC_ISSUER {issuer!r} is not an http(s) URL")
-    if parts.scheme == "http" and host not in LOOPBACK and not host.startswith("127."):
+    if parts.scheme == "http" and not is_loopback_host(host):
         raise ConfigurationError(f"RPA_OIDC_ISSUER {issuer!r} must use https (http is accepted on loopback only)")
     return issuer.rstrip("/")
 

@@ -14,13 +14,15 @@ from rpa_mcp.identity import ROLES, Caller
 ALGORITHM = "HS256"
 CONFIRM_TYP = "rpa-confirm+jwt"
 ACCESS_TYP = "JWT"
-LEEWAY_S = 5
+SKEW_S = 5  # clock skew between replicas, allowed on `nbf` and `iat` only: no token is valid past its `exp`
+DEFAULT_MAX_TTL_S = 30 * 86400
 
 
 def _decode_any_key(token: str, keys: list[bytes], clock: Clock, **kwargs: Any) -> dict[str, Any]:
     """Try each key (rotation); signature errors fall through, every other error is final.
 
-    Time claims are checked against the injected clock (not PyJWT's own), with a small leeway.
+    Time claims are checked against the injected clock (not PyJWT's own): a token is refused from
+    its `exp` on (no grace), and when its `nbf` or `iat` lies more than a few seconds ahead.
     """
     options: Any = {**kwargs.pop("options", {}), "verify_exp": False, "verify_nbf": False, "verify_iat": False}
     last: Exception | None = None
@@ -36,10 +38,12 @@ def _decode_any_key(token: str, keys: list[bytes], clock: Clock, **kwargs: Any) 
     for claim in ("exp", "nbf", "iat"):
         if claim in claims and not isinstance(claims[claim], int | float):
             raise jwt.InvalidTokenError(f"{claim} must be a number")
-    if "exp" in claims and claims["exp"] < now - LEEWAY_S:
+    if "exp" in claims and claims["exp"] <= now:
         raise jwt.ExpiredSignatureError("expired")
-    if "nbf" in claims and claims["nbf"] > now + LEEWAY_S:
+    if "nbf" in claims and claims["nbf"] > now + SKEW_S:
         raise jwt.ImmatureSignatureError("not yet valid")
+    if "iat" in claims and claims["iat"] > now + SKEW_S:
+        raise jwt.ImmatureSignatureError("issued in the future")
     return claims
 
 
@@ -47,10 +51,18 @@ class AccessTokens:
     """Bearer tokens for people, LLM clients and agents: `roles` claim, iss/aud/exp required."""
 
     def __init__(
-        self, keys: list[bytes], *, issuer: str, audience: str, api_token: str | None = None, clock: Clock | None = None
+        self,
+        keys: list[bytes],
+        *,
+        issuer: str,
+        audience: str,
+        api_token: str | None = None,
+        clock: Clock | None = None,
+        max_ttl_s: int = DEFAULT_MAX_TTL_S,
     ) -> None:
         self.keys, self.issuer, self.audience, self.api_token = keys, issuer, audience, api_token
         self.clock = clock or SystemClock()
+        self.max_ttl_s = max_ttl_s  # RPA_ACCESS_TOKEN_MAX_TTL_S: no token lives longer, whoever minted it
 
     def mint(
         self,
@@ -65,6 +77,10 @@ class AccessTokens:
         unknown = sorted(set(roles) - set(ROLES))
         if unknown:
             raise ValueError(f"unknown role(s) {unknown}; roles are {', '.join(ROLES)}")
+        if not 0 < ttl_s <= self.max_ttl_s:
+            raise ValueError(
+                f"a token lifetime must be 1..{self.max_ttl_s} s (RPA_ACCESS_TOKEN_MAX_TTL_S); {ttl_s} was asked"
+            )
         if machines is not None and (not machines or not all(isinstance(m, str) and m.strip() for m in machines)):
             raise ValueError("machines must be a non-empty list of machine ids")
         now = self.clock.now() if now is None else now
@@ -94,16 +110,28 @@ class AccessTokens:
                 self.clock,
                 audience=self.audience,
                 issuer=self.issuer,
-                options={"require": ["exp", "iss", "aud", "sub"]},
+                options={"require": ["exp", "iat", "iss", "aud", "sub"]},
             )
         except jwt.PyJWTError:
+            return None
+        if claims["exp"] - claims["iat"] > self.max_ttl_s or claims["exp"] - self.clock.now() > self.max_ttl_s + SKEW_S:
+            return None  # a lifetime over the cap: minted elsewhere or with a stolen key, refused either way
+        machines = claims.get("machines")
+        if machines is not None and not (
+            isinstance(machines, list) and machines and all(isinstance(m, str) and m for m in machines)
+        ):
             return None
         roles = claims.get("roles", [])
         if isinstance(roles, str):
             roles = roles.split()
         if not isinstance(roles, list):
             return None
-        return Caller(subject=str(claims["sub"]), roles=frozenset(r for r in roles if r in ROLES), auth="jwt")
+        return Caller(
+            subject=str(claims["sub"]),
+            roles=frozenset(r for r in roles if r in ROLES),
+            auth="jwt",
+            machines=None if machines is None else frozenset(machines),
+        )
 
 
 class ConfirmationCodec:

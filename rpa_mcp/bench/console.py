@@ -239,7 +239,7 @@ async def _delay_figures(
         try:
             page = await context.new_page()
             await page.goto(f"{base}/console/replays/{replay_id}")
-            await page.wait_for_function("document.body.getAttribute('data-live-ready') === '1'")
+            await page.wait_for_function("() => document.body.getAttribute('data-live-ready') === '1'")
             await page.evaluate(OBSERVE, ids)
             for i in range(args.reports):
                 action_id, sent, answered = await bench.report_one(agent, i)

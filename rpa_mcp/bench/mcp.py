@@ -83,14 +83,20 @@ async def _calls(url: str, token: str | None, tool: str, args: dict[str, Any], n
     return out
 
 
-async def _run(n: int) -> str:
+async def _run(n: int, store_url: str | None) -> str:
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(data_dir=Path(tmp), jwt_secret="b" * 48, rate_limit_per_minute=10**7)
+        settings = Settings(
+            data_dir=Path(tmp), jwt_secret="b" * 48, audit_key="a" * 48, rate_limit_per_minute=10**7,
+            store_url=store_url,
+        )  # fmt: skip
         services = build_services(settings)
         token = services.access_tokens.mint("bench", ["operator"])
         ours_app = create_app(settings, services=services)
         tool, args = "list_machines", dict[str, Any]()
-        lines = [f"ours: {tool} (auth + role check + rate limit + audit row + output validation); bare: echo"]
+        backend = "PostgreSQL" if store_url else "SQLite"
+        lines = [
+            f"ours on {backend}: {tool} (auth + role check + rate limit + audit row + output validation); bare: echo"
+        ]
         async with serving(ours_app) as ours_url, serving(bare_app()) as bare_url:
             for concurrency in (1, 8):
                 bare = await _calls(bare_url, None, "echo", {"text": "hi"}, n, concurrency)
@@ -98,10 +104,33 @@ async def _run(n: int) -> str:
                 ratio = statistics.median(ours) / statistics.median(bare)
                 lines.append(f"  {concurrency} client(s)  bare  {summary(bare)}")
                 lines.append(f"  {concurrency} client(s)  ours  {summary(ours)}")
-                lines.append(f"  {concurrency} client(s)  ratio ours/bare (medians): {ratio:.2f}")
+                tail = _p99(ours) / _p99(bare)
+                lines.append(f"  {concurrency} client(s)  ratio ours/bare: median {ratio:.2f}, p99 {tail:.2f}")
+        services.db.close()
         return "\n".join(lines)
 
 
+def _p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+
+
 def run(argv: list[str]) -> str:
-    n = int(argv[0]) if argv and argv[0].isdigit() else 200
-    return anyio.run(_run, n)
+    """`rpa-mcp bench mcp [--rest N] [sqlite|postgres ...]`: both backends by default."""
+    import contextlib
+    import os
+    import secrets
+
+    n = next((int(a) for a in argv if a.isdigit()), 200)
+    backends = [a for a in argv if a in ("sqlite", "postgres")] or ["sqlite", "postgres"]
+    out = []
+    with contextlib.ExitStack() as stack:
+        for backend in backends:
+            url = None
+            if backend == "postgres":
+                from rpa_mcp.pgcluster import create_database, throwaway_cluster
+
+                cluster = os.environ.get("RPA_BENCH_PG_URL") or stack.enter_context(throwaway_cluster())
+                url = create_database(cluster, "bench_mcp_" + secrets.token_hex(4))
+            out.append(anyio.run(_run, n, url))
+    return "\n".join(out)

@@ -60,6 +60,10 @@ class ServerProcess:
         """Highest resident memory since the child started."""
         return self._status("VmHWM")
 
+    def reset_peak(self) -> None:
+        """Start a new peak measurement (Linux: writing 5 to clear_refs resets VmHWM to the current RSS)."""
+        Path(f"/proc/{self.pid}/clear_refs").write_text("5")
+
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
 

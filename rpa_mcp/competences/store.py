@@ -180,6 +180,9 @@ def _parse_ir(document: Any, *, field_prefix: str) -> Competence:
         raise InvalidInput(f"{field}: {err['msg']}{more}", field=field) from exc
 
 
+parse_ir = _parse_ir  # also the database store's
+
+
 def steps_diff(old: Competence | None, new: Competence, *, label: str) -> str | None:
     """Unified diff of the steps (YAML text), None when there is nothing to compare with."""
     if old is None:

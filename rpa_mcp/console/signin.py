@@ -112,9 +112,6 @@ class SignIn:
         expected = request.cookies.get(base.cookie_name(request, LOGIN_CSRF_COOKIE), "")
         if not expected or not hmac.compare_digest(expected, form.get("login_csrf", "")):
             return base.refused(request, 403, "The sign-in form expired or was not sent from this page; open it again.")
-        limited = self._limited(request)
-        if limited is not None:
-            return limited
         token = form.get("token", "").strip()
         caller = None
         if token and len(token) <= 16384:
@@ -122,7 +119,13 @@ class SignIn:
                 caller = await _maybe_await(self.verify(token))
             except RpaError:
                 caller = None
-        if caller is None:
+        if caller is None:  # only failures count: a valid token is never refused (a proxy shares one address)
+            throttle = base.services.sign_in_throttle
+            retry = throttle.failed(request.client.host if request.client else "?") if throttle else None
+            if retry is not None:
+                return base.refused(
+                    request, 429, f"Too many failed sign-ins from this address; try again in {int(retry) + 1} s."
+                )
             return base.refused(request, 401, "That token was not accepted (unknown, expired or malformed).")
         if not caller.has_any(CONSOLE_ROLES):
             return base.refused(request, 403, NO_ROLE)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 import anyio
@@ -19,11 +20,13 @@ from rpa_mcp import __version__
 from rpa_mcp.bootstrap import Services, build_services, public_base_url
 from rpa_mcp.console import console_routes
 from rpa_mcp.console.oidc import build_sign_in
-from rpa_mcp.entrypoints.http_security import BearerAuth, BodyLimit, HostOriginGuard
+from rpa_mcp.entrypoints.host_guard import HostOriginGuard
+from rpa_mcp.entrypoints.http_security import BearerAuth, BodyLimit
 from rpa_mcp.entrypoints.mcp import build_mcp_server
 from rpa_mcp.entrypoints.mcp_body import McpBodyGuard
+from rpa_mcp.entrypoints.mcp_sessions import mcp_http_app
 from rpa_mcp.entrypoints.rest import rest_routes
-from rpa_mcp.errors import RpaError
+from rpa_mcp.errors import StartupRefused
 from rpa_mcp.identity import ROLES, Caller
 from rpa_mcp.ops import build_registry
 from rpa_mcp.ops.json_input import limits_of
@@ -35,28 +38,31 @@ logger = logging.getLogger(__name__)
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
-class StartupRefused(RpaError):
-    """The server refuses to start with these settings (the message says which and what to do)."""
-
-    code = "startup-refused"
-
-
-def allowed_hosts(settings: Settings) -> list[str]:
-    hosts = [h for name in LOOPBACK_NAMES for h in (name, f"{name}:*")]
-    hosts += settings.allowed_hosts
+def extra_hosts(settings: Settings) -> list[str]:
+    """Host values besides this server's loopback names on its own port: the public URL's, configured ones."""
+    hosts = list(settings.allowed_hosts)
     if settings.public_url:
         hosts.append(settings.public_url.split("://", 1)[-1].split("/", 1)[0])
     return hosts
 
 
-def allowed_origins(settings: Settings) -> list[str]:
-    origins = [
-        f"{scheme}://{name}{port}" for scheme in ("http", "https") for name in LOOPBACK_NAMES for port in ("", ":*")
-    ]
-    origins += settings.allowed_origins
+def extra_origins(settings: Settings) -> list[str]:
+    origins = list(settings.allowed_origins)
     if settings.public_url:
         origins.append("/".join(settings.public_url.split("/", 3)[:3]))
     return origins
+
+
+def allowed_hosts(settings: Settings) -> list[str]:
+    """For the MCP SDK's own (second) check, which knows no ports: any port of a loopback name."""
+    return [h for name in LOOPBACK_NAMES for h in (name, f"{name}:*")] + extra_hosts(settings)
+
+
+def allowed_origins(settings: Settings) -> list[str]:
+    loopback = [
+        f"{scheme}://{name}{port}" for scheme in ("http", "https") for name in LOOPBACK_NAMES for port in ("", ":*")
+    ]
+    return loopback + extra_origins(settings)
 
 
 def create_app(
@@ -76,21 +82,31 @@ def create_app(
     verify = None if settings.auth_disabled else bearer_verifier(services)
     mcp_server = build_mcp_server(registry, services)
     hosts, origins = allowed_hosts(settings), allowed_origins(settings)
-    mcp_app = mcp_server.streamable_http_app(
-        streamable_http_path="/mcp",
-        max_request_body_size=settings.max_body_bytes,
-        host=settings.host,
-        transport_security=TransportSecuritySettings(
+    mcp_app = mcp_http_app(
+        mcp_server,
+        path="/mcp",
+        max_body_bytes=settings.max_body_bytes,
+        security=TransportSecuritySettings(
             enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
         ),
+        max_sessions=settings.mcp_max_sessions,
+        per_identity=settings.mcp_sessions_per_identity,
+        idle_timeout_s=settings.mcp_session_idle_s,
     )
     base = public_base_url(settings)
     metadata_url = f"{base}/.well-known/oauth-protected-resource/mcp"
 
     async def healthz(request: Request) -> JSONResponse:
         ok = services.db.ping()
+        leading = services.leadership is not None and services.leadership.leading
         return JSONResponse(
-            {"status": "ok" if ok else "degraded", "store": "ok" if ok else "down", "version": __version__},
+            {
+                "status": "ok" if ok else "degraded",
+                "store": "ok" if ok else "down",
+                "backend": services.db.dialect,
+                "watchdog": "leader" if leading else "standby",
+                "version": __version__,
+            },
             status_code=200 if ok else 503,
         )
 
@@ -123,28 +139,35 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with mcp_server.session_manager.run(), anyio.create_task_group() as tg:
             mcp_server.publisher.bind_loop()
+            services.wakeups.start()  # wake-ups from the other replicas (LISTEN on PostgreSQL)
             stop = anyio.Event()
-            if settings.watchdog_enabled:
-                tg.start_soon(run_watchdog, services.replay, stop)
+            if settings.watchdog_enabled:  # one replica at a time scans (the leader)
+                tg.start_soon(partial(run_watchdog, services.replay, stop, leader=services.leadership))
             try:
                 yield
             finally:
                 stop.set()
+                services.wakeups.stop()
+                services.leadership.release()
                 tg.cancel_scope.cancel()
+                services.audit.close()  # the last rows and the checkpoint are on disk before the process ends
 
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
         middleware=[
             Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
-            Middleware(HostOriginGuard, hosts=hosts, origins=origins),
+            Middleware(
+                HostOriginGuard,
+                hosts=extra_hosts(settings),
+                origins=extra_origins(settings),
+                default_port=settings.port,
+            ),
             Middleware(
                 BearerAuth,
                 verify=verify,
                 resource_metadata_url=metadata_url,
-                clock=services.clock,
-                lockout_failures=settings.auth_lockout_failures,
-                lockout_s=settings.auth_lockout_s,
+                throttle=services.sign_in_throttle,
             ),
             Middleware(McpBodyGuard, path="/mcp", max_bytes=settings.max_body_bytes, limits=limits_of(settings)),
         ],

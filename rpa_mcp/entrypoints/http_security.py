@@ -1,14 +1,16 @@
-"""ASGI middleware for every HTTP route: body size, Host/Origin allow-lists, bearer auth + lockout."""
+"""ASGI middleware for every HTTP route: body size, Host/Origin allow-lists, bearer auth + failed sign-in throttle."""
 
 from __future__ import annotations
 
 import inspect
 import json
-import threading
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from rpa_mcp.clock import Clock
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+
+from rpa_mcp.auth.throttle import SignInThrottle
 from rpa_mcp.identity import ROLES, Caller
 
 Scope = dict[str, Any]
@@ -25,8 +27,17 @@ async def send_json(send: Any, status: int, body: dict[str, Any], headers: Itera
     await send({"type": "http.response.body", "body": payload})
 
 
-def problem(status: int, code: str, detail: str) -> dict[str, Any]:
-    return {"type": f"urn:rpa-mcp:error:{code}", "title": code, "status": status, "detail": detail, "code": code}
+def problem(status: int, code: str, detail: str, *, retryable: bool = False) -> dict[str, Any]:
+    """A problem+json body of the same shape as the REST surface's (docs/schemas/problem.schema.json)."""
+    return {
+        "type": f"urn:rpa-mcp:error:{code}",
+        "title": code,
+        "status": status,
+        "detail": detail,
+        "code": code,
+        "message": detail,
+        "retryable": retryable,
+    }
 
 
 class BodyLimit:
@@ -70,39 +81,12 @@ class _TooLarge(Exception):
     pass
 
 
-def host_matches(value: str, patterns: Iterable[str]) -> bool:
-    value = value.lower()
-    for pattern in patterns:
-        pattern = pattern.lower()
-        if pattern == value:
-            return True
-        if pattern.endswith(":*") and value.rsplit(":", 1)[0] == pattern[:-2] and ":" in value.removeprefix("["):
-            return True
-    return False
-
-
-class HostOriginGuard:
-    """DNS-rebinding protection on every route: 421 for an unknown Host, 403 for an unknown Origin."""
-
-    def __init__(self, app: ASGIApp, *, hosts: list[str], origins: list[str]) -> None:
-        self.app, self.hosts, self.origins = app, hosts, origins
-
-    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            headers = dict(scope.get("headers") or [])
-            host = headers.get(b"host", b"").decode("latin-1")
-            if not host_matches(host, self.hosts):
-                return await send_json(send, 421, problem(421, "misdirected-request", "Host header is not allowed"))
-            origin = headers.get(b"origin")
-            if origin is not None and not host_matches(origin.decode("latin-1"), self.origins):
-                return await send_json(send, 403, problem(403, "forbidden-origin", "Origin is not allowed"))
-        await self.app(scope, receive, send)
-
-
 class BearerAuth:
-    """Authenticates /mcp and /api/* with a bearer token; sets scope['rpa.caller'].
+    """Authenticates /mcp and /api/* with a bearer token; sets scope['rpa.caller'] (and scope['user'],
+    the principal the MCP SDK binds its legacy sessions to).
 
-    Repeated bad tokens from one client address lock it out for a while (429).
+    A valid token always passes. A presented token that fails counts against its client address
+    (`SignInThrottle`); past the address's budget its failures get 429 instead of 401.
     """
 
     def __init__(
@@ -111,44 +95,36 @@ class BearerAuth:
         *,
         verify: Callable[[str], Caller | Awaitable[Caller | None] | None] | None,
         resource_metadata_url: str,
-        clock: Clock,
-        lockout_failures: int,
-        lockout_s: float,
+        throttle: SignInThrottle,
     ) -> None:
-        self.app, self.verify, self.metadata_url, self.clock = app, verify, resource_metadata_url, clock
-        self.lockout_failures, self.lockout_s = lockout_failures, lockout_s
-        self._failures: dict[str, tuple[int, float]] = {}
-        self._lock = threading.Lock()
+        self.app, self.verify, self.metadata_url, self.throttle = app, verify, resource_metadata_url, throttle
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         path = scope.get("path", "")
         if scope["type"] != "http" or not path.startswith(PROTECTED_PREFIXES):
             return await self.app(scope, receive, send)
         if self.verify is None:  # RPA_AUTH_DISABLED on a loopback bind
-            scope["rpa.caller"] = Caller("local-dev", frozenset(ROLES), via="http", auth="disabled")
+            caller = Caller("local-dev", frozenset(ROLES), via="http", auth="disabled")
+            scope["rpa.caller"], scope["user"] = caller, sdk_user(caller)
             return await self.app(scope, receive, send)
-        client = (scope.get("client") or ("?", 0))[0]
-        now = self.clock.monotonic()
-        with self._lock:
-            count, until = self._failures.get(client, (0, 0.0))
-        if count >= self.lockout_failures and now < until:
-            retry = int(until - now) + 1
-            return await send_json(
-                send,
-                429,
-                problem(429, "rate-limited", "too many bad tokens; locked out for a while"),
-                [("retry-after", str(retry))],
-            )
         headers = dict(scope.get("headers") or [])
         auth = headers.get(b"authorization", b"").decode("latin-1")
         scheme, _, token = auth.partition(" ")
-        caller = self.verify(token.strip()) if scheme.lower() == "bearer" and token.strip() else None
-        if inspect.isawaitable(caller):  # the identity provider's tokens may need its keys fetched
-            caller = await caller
-        if caller is None:
-            with self._lock:
-                count, _ = self._failures.get(client, (0, 0.0))
-                self._failures[client] = (count + 1, now + self.lockout_s)
+        token = token.strip()
+        found = self.verify(token) if scheme.lower() == "bearer" and token else None
+        if inspect.isawaitable(found):  # the identity provider's tokens may need its keys fetched
+            found = await found
+        if found is None:
+            if auth:  # a credential was presented and failed (a bare request is OAuth discovery, not a failure)
+                client = (scope.get("client") or ("?", 0))[0]
+                retry = self.throttle.failed(client)
+                if retry is not None:
+                    return await send_json(
+                        send,
+                        429,
+                        problem(429, "rate-limited", "too many failed sign-ins from this address; retry later"),
+                        [("retry-after", str(max(1, int(retry + 0.999))))],
+                    )
             error = "invalid_token" if token else "invalid_request"
             challenge = (
                 f'Bearer error="{error}", error_description="a valid bearer token is required", '
@@ -160,7 +136,18 @@ class BearerAuth:
                 problem(401, "unauthenticated", "a valid bearer token is required"),
                 [("www-authenticate", challenge)],
             )
-        with self._lock:
-            self._failures.pop(client, None)
-        scope["rpa.caller"] = caller
+        scope["rpa.caller"], scope["user"] = found, sdk_user(found)
         await self.app(scope, receive, send)
+
+
+def sdk_user(caller: Caller) -> AuthenticatedUser:
+    """The caller as the MCP SDK identifies a principal (its legacy sessions are bound to it)."""
+    return AuthenticatedUser(
+        AccessToken(
+            token="-",  # the SDK never needs the bearer token itself; it is not kept in the scope
+            client_id=caller.subject,
+            subject=caller.subject,
+            scopes=sorted(caller.roles),
+            claims={"iss": caller.auth},
+        )
+    )

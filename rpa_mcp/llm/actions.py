@@ -94,7 +94,7 @@ def build_action_runner(settings: Settings) -> ModelActionRunner | None:
     if not settings.llm_url:
         return None
     if not settings.llm_model:
-        from rpa_mcp.auth.keys import ConfigurationError
+        from rpa_mcp.errors import ConfigurationError
 
         raise ConfigurationError("RPA_LLM_URL is set but RPA_LLM_MODEL is not: name the model to ask")
     key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None

@@ -76,7 +76,7 @@ def build_target_locator(settings: Settings) -> ModelTargetLocator | None:
     if not settings.vlm_url:
         return None
     if not settings.vlm_model:
-        from rpa_mcp.auth.keys import ConfigurationError
+        from rpa_mcp.errors import ConfigurationError
 
         raise ConfigurationError("RPA_VLM_URL is set but RPA_VLM_MODEL is not: name the vision model to ask")
     key = settings.vlm_api_key.get_secret_value() if settings.vlm_api_key else None

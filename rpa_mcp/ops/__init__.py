@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from types import ModuleType
 
-from rpa_mcp.ops import catalog, competences, dialogs, replay, replay_agent, shadow, validation
+from rpa_mcp.ops import catalog, competences, dialogs, replay, replay_agent, run_competence, shadow, validation
 from rpa_mcp.ops.gate import expand
 from rpa_mcp.ops.registry import Operation, Registry, Resource
+from rpa_mcp.ops.resources import READ_RESOURCE
 
-# Area modules by name, each ending with OPERATIONS (and optionally RESOURCES).
+# Area modules by name, each ending with OPERATIONS (and optionally RESOURCES and TEMPLATES).
 MODULES: dict[str, ModuleType] = {
     "catalog": catalog,
     "shadow": shadow,
@@ -18,18 +19,24 @@ MODULES: dict[str, ModuleType] = {
     "validation": validation,
     "replay": replay,
     "replay_agent": replay_agent,
+    "run_competence": run_competence,
 }
 AREAS = tuple(MODULES)
 
 
 def build_registry(areas: Iterable[str] = AREAS) -> Registry:
-    """The operations of these areas (all by default; tests build a registry of one area)."""
+    """The operations of these areas (all by default; tests build a registry of one area).
+
+    `read_resource` is always there: it is how every surface reads the areas' resources.
+    """
     registry = Registry()
+    add(registry, READ_RESOURCE)
     for area in areas:
         module = MODULES[area]
         for op in getattr(module, "OPERATIONS", ()):
             add(registry, op)
         registry.resources.extend(Resource.of(r) for r in getattr(module, "RESOURCES", ()))
+        registry.templates.extend(getattr(module, "TEMPLATES", ()))
     return registry
 
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import hashlib
-from functools import partial
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio.to_thread
 import numpy as np
@@ -15,9 +14,11 @@ from rpa_mcp.ops.registry import StrictModel
 from rpa_mcp.vision.images import decode_base64, decode_image
 
 if TYPE_CHECKING:
+    from rpa_mcp.bootstrap import Services
     from rpa_mcp.ops.registry import OpContext
 
 SCREENSHOT_URI_PREFIX = "rpa://screenshots/"
+T = TypeVar("T")
 
 
 class ImageArg(StrictModel):
@@ -35,30 +36,6 @@ class ImageArg(StrictModel):
         return self
 
 
-def image_audit_view(arguments: dict[str, Any]) -> Any:
-    """What the audit row keeps of arguments holding images: each image's SHA-256 and size, never
-    its base64 (megabytes per call: serialised and hashed for every row, and not worth keeping).
-    Used as the `audit_args` of the operations that take screenshots."""
-
-    def view(value: Any) -> Any:
-        if isinstance(value, dict):
-            out = {}
-            for key, item in value.items():
-                if key == "png_base64" and isinstance(item, str):
-                    out[key] = {
-                        "sha256": hashlib.sha256(item.encode("ascii", "replace")).hexdigest(),
-                        "chars": len(item),
-                    }
-                else:
-                    out[key] = view(item)
-            return out
-        if isinstance(value, list):
-            return [view(item) for item in value]
-        return value
-
-    return view(arguments)
-
-
 class Crop(StrictModel):
     """A client-sized PNG crop of the region that matters (the MCP surface also sends it as image content)."""
 
@@ -68,22 +45,81 @@ class Crop(StrictModel):
     bbox: list[int] | None = Field(None, description="Where the crop was taken in the frame: [x, y, w, h].")
 
 
-async def load_image_bytes(ctx: OpContext, arg: ImageArg, field: str) -> bytes:
-    settings = ctx.services.settings
-    if arg.png_base64 is not None:
-        return decode_base64(arg.png_base64, field=f"{field}.png_base64", max_bytes=settings.max_body_bytes)
+def _screenshot_id(services: Services, arg: ImageArg, field: str) -> str:
     assert arg.ref is not None
     screenshot_id = arg.ref.removeprefix(SCREENSHOT_URI_PREFIX)
     if not screenshot_id or "/" in screenshot_id:
         raise InvalidInput(f"{field}.ref: {arg.ref!r} is not a screenshot reference", field=f"{field}.ref")
-    data: bytes = ctx.services.traces.get_screenshot(screenshot_id)
-    return data
+    return screenshot_id
+
+
+def decode_arg(services: Services, arg: ImageArg, field: str) -> np.ndarray:
+    """An image argument decoded with the configured limits (blocking: call it inside `with_images`).
+
+    A stored screenshot is decoded once and kept in the shared frame cache (RPA_FRAME_CACHE_BYTES).
+    """
+    settings = services.settings
+    if arg.png_base64 is not None:
+        data = decode_base64(arg.png_base64, field=f"{field}.png_base64", max_bytes=settings.max_body_bytes)
+        return decode_image(data, max_pixels=settings.max_image_pixels, field=field)
+    screenshot_id = _screenshot_id(services, arg, field)
+    cached = services.frames.get(screenshot_id)
+    if cached is not None:
+        return cached
+    image = decode_image(
+        services.traces.get_screenshot(screenshot_id), max_pixels=settings.max_image_pixels, field=field
+    )
+    services.frames.put(screenshot_id, image)
+    return image
+
+
+async def with_images(ctx: OpContext, fn: Callable[..., T], *images: tuple[ImageArg | None, str]) -> T:
+    """Decode `images` and run `fn(*arrays)` as ONE unit of image work, off the event loop.
+
+    At most RPA_IMAGE_WORK_SLOTS units run at once (the others wait without holding a frame), so
+    concurrent requests with near-limit images cannot add up to gigabytes of decoded pixels.
+    """
+    services = ctx.services
+
+    def unit() -> T:
+        decoded: dict[tuple[str | None, str | None], np.ndarray] = {}  # the same image twice is decoded once
+        arrays: list[Any] = []
+        for arg, field in images:
+            if arg is None:
+                arrays.append(None)
+                continue
+            key = (arg.png_base64, arg.ref)
+            if key not in decoded:
+                decoded[key] = decode_arg(services, arg, field)
+            arrays.append(decoded[key])
+        return fn(*arrays)
+
+    return await services.image_work.run(unit)
+
+
+async def session_machines(ctx: OpContext, session_ids: Iterable[Any]) -> set[str]:
+    """The machines that recorded these sessions (unknown sessions have none yet)."""
+    traces = ctx.services.traces
+    wanted = {sid for sid in session_ids if isinstance(sid, str) and sid}
+    if not wanted:
+        return set()
+
+    def lookup() -> set[str]:
+        return {str(row["machine_id"]) for sid in wanted if (row := traces.get_session(sid)) is not None}
+
+    return await anyio.to_thread.run_sync(lookup)
+
+
+async def replay_machines(ctx: OpContext, replay_id: str | None) -> set[str]:
+    """The machine a replay runs on (none for an unknown replay)."""
+    replay = ctx.services.replay
+    if not replay_id:
+        return set()
+    row = await anyio.to_thread.run_sync(replay.store.get_replay, replay_id)
+    return {str(row["machine_id"])} if row and row.get("machine_id") else set()
 
 
 async def load_image(ctx: OpContext, arg: ImageArg, field: str) -> np.ndarray:
-    """Decode an image argument once, with the configured pixel limit, off the event loop (a 1080p
-    PNG takes 25-40 ms to decode: on the loop it would hold every other request that long)."""
-    data = await load_image_bytes(ctx, arg, field)
-    decode = partial(decode_image, data, max_pixels=ctx.services.settings.max_image_pixels, field=field)
-    image: np.ndarray = await anyio.to_thread.run_sync(decode)
+    """Decode one image argument (a unit of image work of its own; prefer `with_images` to analyse it)."""
+    image: np.ndarray = await with_images(ctx, lambda decoded: decoded, (arg, field))
     return image

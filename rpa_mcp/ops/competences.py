@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio.to_thread
 from pydantic import Field
 
-from rpa_mcp.competences import CompetenceStore, yamlio
+from rpa_mcp.competences import yamlio
+from rpa_mcp.competences.ports import Competences
 from rpa_mcp.competences.slug import slugify
 from rpa_mcp.errors import InvalidInput
 from rpa_mcp.ops.registry import OpContext, Operation, Preview, StrictModel
+from rpa_mcp.ops.run_competence import tool_name
 
 if TYPE_CHECKING:
     from rpa_mcp.bootstrap import Services
@@ -24,14 +26,8 @@ StatusArg = Literal["candidate", "validated"]
 NAME_DESC = "Competence name (or its slug), as listed by list_competences."
 
 
-def _store(services: Services) -> CompetenceStore:
-    store: CompetenceStore = services.competences
-    return store
-
-
-def tool_name(slug: str) -> str:
-    """The MCP tool offering a validated competence (same rule as the MCP surface)."""
-    return "run_" + slug.replace("-", "_")
+def _store(services: Services) -> Competences:
+    return services.competences
 
 
 def _shown(services: Services, path: Path) -> str:

@@ -34,7 +34,8 @@ class ProposalOutput(StrictModel):
     next_step: str = Field(description="What to do next.")
 
 
-def _propose(op: Operation) -> Operation:
+def propose_of(op: Operation) -> Operation:
+    """propose_<name> of a gated operation: runs its preview, changes nothing, returns a token."""
     assert op.preview is not None
     preview_fn = op.preview
 
@@ -122,4 +123,4 @@ def expand(op: Operation) -> tuple[Operation, ...]:
         return (op,)
     if op.preview is None:
         raise ValueError(f"operation {op.name} has risk {op.risk} but no preview")
-    return (_propose(op), _apply(op))
+    return (propose_of(op), _apply(op))

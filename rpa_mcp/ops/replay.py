@@ -12,9 +12,10 @@ from pydantic import Field, field_validator
 
 from rpa_mcp.competences import LoadedCompetence
 from rpa_mcp.errors import InvalidInput, NotFound, PreconditionFailed
-from rpa_mcp.ops.common import Crop, ImageArg, load_image
+from rpa_mcp.ops.common import Crop, ImageArg, load_image, replay_machines
 from rpa_mcp.ops.registry import Http, OpContext, Operation, Preview, StrictModel, Surface
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service import ReplayService
 
 if TYPE_CHECKING:
@@ -207,7 +208,7 @@ async def start_replay(ctx: OpContext, args: StartReplayInput) -> StartReplayOut
     notify_changed(ctx, replay_id)
     return StartReplayOutput(
         replay_id=replay_id,
-        status=(service.store.get_replay(replay_id) or {}).get("state", "running"),
+        status=started.state if (started := service.store.get_replay(replay_id)) else "running",
         competence=loaded.name,
         version=loaded.version,
         steps=len(steps),
@@ -246,43 +247,41 @@ async def cancel_replay(ctx: OpContext, args: ReplayIdInput) -> ReplayStateOutpu
     return _state_out(service, args.replay_id)
 
 
-def _require_paused(service: ReplayService, replay_id: str) -> dict[str, Any]:
+def _require_paused(service: ReplayService, replay_id: str) -> ReplayRow:
     replay = service.store.get_replay(replay_id)
     if replay is None:
         raise NotFound(f"no replay {replay_id!r}", replay_id=replay_id)
-    if replay["state"] != m.PAUSED:
-        raise PreconditionFailed(f"replay {replay_id} is {replay['state']}, not paused", state=replay["state"])
+    if replay.state != m.PAUSED:
+        raise PreconditionFailed(f"replay {replay_id} is {replay.state}, not paused", state=replay.state)
     return replay
 
 
-def _step(action: dict[str, Any]) -> str:
-    return f"step {action['step_index']} '{action['intent'] or action['action_type']}'"
+def _step(action: ActionRow) -> str:
+    return f"step {action.step_index} '{action.intent or action.action_type}'"
 
 
-def _pause_binding(replay_id: str, replay: dict[str, Any], **open_action: Any) -> dict[str, Any]:
+def _pause_binding(replay_id: str, replay: ReplayRow, **open_action: Any) -> dict[str, Any]:
     """What an approved resume/answer is bound to: the same replay, paused for the same reason, at the same action."""
-    return {"replay_id": replay_id, "state": replay["state"], "pause_reason": replay["pause_reason"], **open_action}
+    return {"replay_id": replay_id, "state": replay.state, "pause_reason": replay.pause_reason, **open_action}
 
 
 async def _resume_preview(ctx: OpContext, args: ResumeReplayInput) -> Preview:
     service = service_of(ctx)
     replay = _require_paused(service, args.replay_id)
     current = service.store.first_open_action(args.replay_id)
-    if current is not None and (
-        current["state"] == m.HELD or (current["state"] == m.ORPHAN and not current["resend_allowed"])
-    ):
+    if current is not None and (current.state == m.HELD or (current.state == m.ORPHAN and not current.resend_allowed)):
         raise PreconditionFailed(
             f"action {current['action_id']} needs an answer first: use answer_pause "
             "(retry, skip, click:<label> or abort)"
         )
     nxt = f"next: {_step(current)}" if current else "no action left: the replay will complete"
-    next_action = current["action_id"] if current else None
+    next_action = current.action_id if current else None
     return Preview(
         summary=f"Resume replay {args.replay_id} of '{replay['competence']}' v{replay['version']} on machine "
         f"{replay['machine_id']} (paused: {replay['pause_reason']}); {nxt}.",
         details={
-            "pause_reason": replay["pause_reason"],
-            "machine_id": replay["machine_id"],
+            "pause_reason": replay.pause_reason,
+            "machine_id": replay.machine_id,
             "next_action": next_action,
         },
         binding=_pause_binding(args.replay_id, replay, next_action=next_action),
@@ -300,7 +299,7 @@ async def _answer_preview(ctx: OpContext, args: AnswerPauseInput) -> Preview:
     service = service_of(ctx)
     replay = _require_paused(service, args.replay_id)
     current = service.store.first_open_action(args.replay_id)
-    if args.decision.startswith("click:") and replay["pause_reason"] != m.UNEXPECTED_DIALOG:
+    if args.decision.startswith("click:") and replay.pause_reason != m.UNEXPECTED_DIALOG:
         raise PreconditionFailed(f"click:<label> answers a dialog pause; this pause is {replay['pause_reason']}")
     what = {
         "skip": "skip the paused action and continue",
@@ -308,17 +307,17 @@ async def _answer_preview(ctx: OpContext, args: AnswerPauseInput) -> Preview:
         "abort": "cancel the replay",
     }.get(args.decision, f"click the dialog button '{args.decision[6:]}' then continue")
     action = _step(current) if current else "-"
-    action_id = current["action_id"] if current else None
+    action_id = current.action_id if current else None
     return Preview(
         summary=f"Replay {args.replay_id} of '{replay['competence']}' on machine {replay['machine_id']} is paused "
         f"({replay['pause_reason']}) at {action}: {what}.",
         details={
-            "pause_reason": replay["pause_reason"],
-            "pause_detail": replay["pause_detail"],
+            "pause_reason": replay.pause_reason,
+            "pause_detail": replay.pause_detail,
             "action_id": action_id,
         },
         binding=_pause_binding(
-            args.replay_id, replay, action_id=action_id, attempt_id=current["attempt_id"] if current else None
+            args.replay_id, replay, action_id=action_id, attempt_id=current.attempt_id if current else None
         ),
     )
 
@@ -335,19 +334,26 @@ async def _replay_resource(services: Services, replay_id: str) -> str:
     return json.dumps(status, ensure_ascii=False, default=str, indent=1)
 
 
+START_REPLAY = Operation(
+    name="start_replay",
+    title="Start a supervised replay",
+    description="Replay a competence on a machine's desktop, one verified action at a time; it pauses for a "
+    "person whenever it is not sure. Returns the replay id at once; follow it with get_replay_status.",
+    input=StartReplayInput,
+    output=StartReplayOutput,
+    risk="act",
+    handler=start_replay,
+    preview=_start_preview,
+    http=(Http("POST", "/api/v1/replay/start_replay"),),
+)
+
+
+async def _replay_machine(ctx: OpContext, args: ReplayIdInput) -> set[str]:
+    return await replay_machines(ctx, args.replay_id)
+
+
 OPERATIONS: tuple[Operation, ...] = (
-    Operation(
-        name="start_replay",
-        title="Start a supervised replay",
-        description="Replay a competence on a machine's desktop, one verified action at a time; it pauses for a "
-        "person whenever it is not sure. Returns the replay id at once; follow it with get_replay_status.",
-        input=StartReplayInput,
-        output=StartReplayOutput,
-        risk="act",
-        handler=start_replay,
-        preview=_start_preview,
-        http=(Http("POST", "/api/v1/replay/start_replay"),),
-    ),
+    START_REPLAY,
     Operation(
         name="get_replay_status",
         title="Replay status",
@@ -379,6 +385,7 @@ OPERATIONS: tuple[Operation, ...] = (
         output=ReplayStateOutput,
         risk="draft",
         handler=pause_replay,
+        machines=_replay_machine,
         idempotent=True,
     ),
     Operation(
@@ -390,6 +397,7 @@ OPERATIONS: tuple[Operation, ...] = (
         output=ReplayStateOutput,
         risk="draft",
         handler=cancel_replay,
+        machines=_replay_machine,
         idempotent=True,
     ),
     Operation(

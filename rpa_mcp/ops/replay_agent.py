@@ -11,13 +11,11 @@ REST adapter contract (see docs/replay-wire-contract.md):
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
-import anyio.to_thread
 from pydantic import BaseModel, Field
 
-from rpa_mcp.ops.common import ImageArg, load_image
+from rpa_mcp.ops.common import ImageArg, replay_machines, with_images
 from rpa_mcp.ops.registry import Http, OpContext, Operation, StrictModel, Surface
 from rpa_mcp.ops.replay import service_of
 from rpa_mcp.replay.wire import (
@@ -57,10 +55,11 @@ class ResolveTargetOutput(StrictModel):
 
 # --- handlers --------------------------------------------------------------------------------------
 async def resolve_target(ctx: OpContext, args: ResolveTargetInput) -> ResolveTargetOutput:
-    image = await load_image(ctx, args.image, "image")
     service = service_of(ctx)
-    res = await anyio.to_thread.run_sync(
-        partial(service.resolver.resolve, image, args.target_spec, window_title=args.window_title)
+    res = await with_images(
+        ctx,
+        lambda image: service.resolver.resolve(image, args.target_spec, window_title=args.window_title),
+        (args.image, "image"),
     )
     return ResolveTargetOutput(
         resolved=res.resolved,
@@ -97,6 +96,16 @@ async def replay_result(ctx: OpContext, args: ActionResult) -> ReportAck:
     return await service_of(ctx).report(args)
 
 
+async def _poll_machine(ctx: OpContext, args: NextActionRequest) -> set[str]:
+    return {args.machine_id}
+
+
+async def _attempt_machines(ctx: OpContext, args: Any) -> set[str]:
+    """The machine the agent names, and the one the replay runs on (an ack for another machine's action)."""
+    named = {args.machine_id} if args.machine_id else set()
+    return named | await replay_machines(ctx, args.replay_id)
+
+
 def _agent_op(name: str, title: str, description: str, model: type[BaseModel], handler: Any, path: str) -> Operation:
     """An acknowledgement endpoint of the desktop agent: REST only, agent role, answered with a ReportAck."""
     return Operation(
@@ -111,6 +120,7 @@ def _agent_op(name: str, title: str, description: str, model: type[BaseModel], h
         surfaces=REST,
         http=(Http("POST", path),),
         idempotent=True,
+        machines=_attempt_machines,
     )
 
 
@@ -136,6 +146,7 @@ OPERATIONS: tuple[Operation, ...] = (
         output=NextActionResponse,
         risk="draft",
         handler=replay_next,
+        machines=_poll_machine,
         roles=AGENT,
         surfaces=REST,
         http=(Http("GET", "/api/v1/replay/next", body_field="action"),),

@@ -15,7 +15,8 @@ import anyio.to_thread
 from pydantic import Field, model_validator
 
 from rpa_mcp.confirmation.digest import digest
-from rpa_mcp.errors import PreconditionFailed
+from rpa_mcp.errors import PreconditionFailed, RpaError
+from rpa_mcp.ops.common import session_machines
 from rpa_mcp.ops.registry import Http, NoInput, OpContext, Operation, Preview, Resource, StrictModel
 from rpa_mcp.shadow.events import MAX_BATCH
 from rpa_mcp.shadow.ir import step_lines
@@ -276,6 +277,8 @@ def audit_view(arguments: dict[str, Any]) -> dict[str, Any]:
 
 async def ingest_events(ctx: OpContext, args: IngestInput) -> IngestOut:
     shadow = _shadow(ctx.services)
+    if any(isinstance(ev, dict) and ev.get("screenshot") for ev in args.events):  # decodes: one unit of image work
+        return IngestOut.model_validate(await ctx.services.image_work.run(shadow.ingest, args.events))
     return IngestOut.model_validate(await anyio.to_thread.run_sync(shadow.ingest, args.events))
 
 
@@ -426,6 +429,25 @@ RESOURCES = (
 
 DRAFT_ROLES = frozenset({"operator", "agent"})
 
+
+# --- the machines a request acts for (a machine-bound agent token may act for its own only) ---------------
+async def _events_machines(ctx: OpContext, args: IngestInput) -> set[str]:
+    """Every machine the events claim, and the machine of every session they write into."""
+    events = [ev for ev in args.events if isinstance(ev, dict)]
+    claimed = {ev["machine_id"] for ev in events if isinstance(ev.get("machine_id"), str)}
+    return claimed | await session_machines(ctx, (ev.get("session_id") for ev in events))
+
+
+async def _session_machine(ctx: OpContext, args: Any) -> set[str]:
+    session_id = getattr(args, "session_id", None)
+    if session_id is None:  # resolved to the only connected machine's session, as the operation will
+        try:
+            session_id = await anyio.to_thread.run_sync(_shadow(ctx.services).resolve_session, None)
+        except RpaError:
+            return set()
+    return await session_machines(ctx, [session_id])
+
+
 OPERATIONS = (
     Operation(
         name="list_machines",
@@ -460,6 +482,7 @@ OPERATIONS = (
         output=StartOut,
         risk="draft",
         handler=shadow_start,
+        machines=_session_machine,
         roles=DRAFT_ROLES,
         http=(Http("POST", "/api/v1/shadow/start"),),
     ),
@@ -472,6 +495,7 @@ OPERATIONS = (
         output=StopOut,
         risk="draft",
         handler=shadow_stop,
+        machines=_session_machine,
         roles=DRAFT_ROLES,
         http=(Http("POST", "/api/v1/shadow/stop"),),
     ),
@@ -496,6 +520,7 @@ OPERATIONS = (
         output=FeedbackOut,
         risk="draft",
         handler=shadow_feedback,
+        machines=_session_machine,
         roles=DRAFT_ROLES,
         http=(Http("POST", "/api/v1/shadow/feedback"),),
     ),
@@ -508,6 +533,7 @@ OPERATIONS = (
         output=BuildOut,
         risk="draft",
         handler=shadow_build,
+        machines=_session_machine,
         roles=DRAFT_ROLES,
         http=(Http("POST", "/api/v1/shadow/build"),),
     ),
@@ -531,6 +557,7 @@ OPERATIONS = (
         output=IngestOut,
         risk="draft",
         handler=ingest_events,
+        machines=_events_machines,
         audit_args=audit_view,
         roles=frozenset({"agent"}),
         surfaces=frozenset({"rest"}),

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any, Literal
 
-import anyio.to_thread
 import numpy as np
 from pydantic import Field, field_validator
 
-from rpa_mcp.errors import ImageRejected, RpaError
-from rpa_mcp.ops.common import Crop, ImageArg, image_audit_view, load_image
+from rpa_mcp.errors import RpaError
+from rpa_mcp.ops.common import Crop, ImageArg, with_images
 from rpa_mcp.ops.registry import Http, OpContext, Operation, StrictModel
 from rpa_mcp.validation import (
     ACTION_TYPES,
@@ -113,8 +111,6 @@ async def validate_action(ctx: OpContext, args: ValidateActionInput) -> Validate
     validator = _validator(ctx)
     if args.expected is not None and args.expected.json_schema is not None:  # 422 before any image is decoded
         compile_caller_schema(args.expected.json_schema, validator.schema_limits)
-    before = await _load(ctx, args.before, "before")
-    after = await _load(ctx, args.after, "after")
     target = None
     if args.target is not None:
         t = args.target
@@ -135,23 +131,17 @@ async def validate_action(ctx: OpContext, args: ValidateActionInput) -> Validate
             has_output="output" in args.expected.model_fields_set,
         )
     observed = Observed(**args.observed.model_dump()) if args.observed else None
-    verdict = await anyio.to_thread.run_sync(
-        partial(validator.validate, args.action_type, before, after, target, expected, observed)
-    )
-    dialog = None
-    if verdict.failure_category is FailureCategory.UNEXPECTED_DIALOG:
-        dialog = await anyio.to_thread.run_sync(_dialog_handover, ctx, after, before, verdict)
+
+    def judge(before: np.ndarray, after: np.ndarray) -> tuple[Verdict, DialogHandover | None]:
+        # decode, validation and dialog handover are one unit of image work (bounded concurrency)
+        verdict = validator.validate(args.action_type, before, after, target, expected, observed)
+        dialog = None
+        if verdict.failure_category is FailureCategory.UNEXPECTED_DIALOG:
+            dialog = _dialog_handover(ctx, after, before, verdict)
+        return verdict, dialog
+
+    verdict, dialog = await with_images(ctx, judge, (args.before, "before"), (args.after, "after"))
     return _output(verdict, dialog)
-
-
-async def _load(ctx: OpContext, arg: ImageArg, field: str) -> np.ndarray:
-    try:
-        return await load_image(ctx, arg, field)
-    except ImageRejected as exc:
-        if str(exc.details.get("field", "")).startswith(field):
-            raise
-        # vision.images.read_header names every image "image": say which of the two frames it was.
-        raise ImageRejected(f"{field}: {exc.message}", **{**exc.details, "field": field}) from exc
 
 
 def _dialog_handover(ctx: OpContext, after: np.ndarray, before: np.ndarray, verdict: Verdict) -> DialogHandover:
@@ -220,7 +210,6 @@ OPERATIONS = (
         output=ValidateActionOutput,
         risk="read",
         handler=validate_action,
-        audit_args=image_audit_view,
         http=(Http("POST", "/api/v1/validate"),),
         idempotent=True,
     ),

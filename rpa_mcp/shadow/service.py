@@ -31,6 +31,7 @@ from rpa_mcp.shadow.ir import build_ir
 from rpa_mcp.shadow.masking import mask_event
 from rpa_mcp.shadow.ports import TraceRepository
 from rpa_mcp.shadow.segmenter import IDLE_GAP_S, Context, Segment, place
+from rpa_mcp.vision.budget import FrameCache, check_request_pixels
 from rpa_mcp.vision.images import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_PIXELS,
@@ -115,6 +116,8 @@ class ShadowService:
         max_image_bytes: int = DEFAULT_MAX_BYTES,
         idle_gap_s: float = IDLE_GAP_S,
         default_locale: str = "en",
+        frames: FrameCache | None = None,
+        max_request_pixels: int | None = None,
     ) -> None:
         self.traces, self.ocr, self.clock = traces, ocr, clock
         self._notify = notify
@@ -122,7 +125,9 @@ class ShadowService:
         self.idle_gap_s, self.default_locale = idle_gap_s, default_locale
         self._lock = threading.RLock()
         self._states: dict[str, ObserverState] = {}
-        self._frames: dict[str, tuple[str, np.ndarray]] = {}  # last decoded frame per session
+        # decoded screenshots by id, under the byte budget shared by every session (and the server)
+        self.frames = frames if frames is not None else FrameCache(4 * DEFAULT_MAX_PIXELS * 3)
+        self.max_request_pixels = max_request_pixels or 2 * max_pixels
         self._derived: dict[str, _Derived] = {}
         self._revs: dict[str, int] = {}  # the store's save count of each cached state
 
@@ -130,7 +135,7 @@ class ShadowService:
     def ingest(self, raw: Sequence[Any], *, prefix: str = "events") -> dict[str, Any]:
         """Validate, store and observe a batch (all or nothing)."""
         events = parse_events(raw, prefix=prefix)
-        shots = [self._decode_shot(ev, f"{prefix}[{i}]" if prefix else "") for i, ev in enumerate(events)]
+        shots = self._decode_shots(events, prefix)
         now = self.clock.now()
         touched: dict[str, dict[str, Any]] = {}
         accepted = duplicates = 0
@@ -165,7 +170,6 @@ class ShadowService:
             except BaseException:
                 for sid in sids:  # the transaction rolled back: reload what is on disk when next needed
                     self._forget(sid)
-                self._frames.clear()
                 raise
         for sid, info in touched.items():
             info.pop("segments_from", None)
@@ -177,7 +181,22 @@ class ShadowService:
             info["observing"] = state.observing
         return {"accepted": accepted, "duplicates": duplicates, "sessions": list(touched.values())}
 
-    def _decode_shot(self, ev: TraceEvent, where: str) -> _Shot | None:
+    def _decode_shots(self, events: Sequence[TraceEvent], prefix: str) -> list[_Shot | None]:
+        """Every screenshot of a batch: headers first (pixels of the whole batch bounded), then decoded."""
+        datas = [self._shot_bytes(ev, f"{prefix}[{i}]" if prefix else "") for i, ev in enumerate(events)]
+        headers = [read_header(data, field=where) for data, where in filter(None, datas)]
+        check_request_pixels(headers, self.max_request_pixels, field=prefix or "screenshot")
+        shots: list[_Shot | None] = []
+        for item in datas:
+            if item is None:
+                shots.append(None)
+                continue
+            data, where = item
+            image = decode_image(data, max_pixels=self.max_pixels, field=where)
+            shots.append(_Shot(data, image, "image/png" if read_header(data).format == "png" else "image/jpeg"))
+        return shots
+
+    def _shot_bytes(self, ev: TraceEvent, where: str) -> tuple[bytes, str] | None:
         field_name = f"{where}.screenshot" if where else "screenshot"
         if ev.screenshot_ref is not None:
             ref = ev.screenshot_ref.removeprefix(SCREENSHOT_URI)
@@ -187,9 +206,7 @@ class ShadowService:
             return None
         if not ev.screenshot:
             return None
-        data = decode_base64(ev.screenshot, field=field_name, max_bytes=self.max_image_bytes)
-        image = decode_image(data, max_pixels=self.max_pixels, field=field_name)
-        return _Shot(data, image, "image/png" if read_header(data).format == "png" else "image/jpeg")
+        return decode_base64(ev.screenshot, field=field_name, max_bytes=self.max_image_bytes), field_name
 
     def _store_and_observe(self, ev: TraceEvent, shot: _Shot | None, now: float, info: dict[str, Any]) -> int:
         sid = ev.session_id
@@ -215,7 +232,7 @@ class ShadowService:
             own_shot = self.traces.put_screenshot(
                 shot.data, session_id=sid, kind="frame", mime=shot.mime, width=w, height=h, now=now
             )
-            self._frames[sid] = (own_shot, shot.image)
+            self.frames.put(own_shot, shot.image)
             data["screenshot_ref"] = SCREENSHOT_URI + own_shot
         elif ev.screenshot_ref is not None:
             own_shot = ev.screenshot_ref.removeprefix(SCREENSHOT_URI)
@@ -294,15 +311,15 @@ class ShadowService:
     def _frame(self, sid: str, shot_id: str | None) -> np.ndarray | None:
         if shot_id is None:
             return None
-        cached = self._frames.get(sid)
-        if cached and cached[0] == shot_id:
-            return cached[1]
+        cached = self.frames.get(shot_id)
+        if cached is not None:
+            return cached
         try:
             image = decode_image(self.traces.get_screenshot(shot_id), max_pixels=self.max_pixels)
         except RpaError:
             logger.warning("screenshot %s could not be read back", shot_id)
             return None
-        self._frames[sid] = (shot_id, image)
+        self.frames.put(shot_id, image)
         return image
 
     # --- observer lifecycle --------------------------------------------------------------

@@ -21,13 +21,13 @@ differs). The key never enters the database (`RPA_AUDIT_KEY`, or `data_dir/audit
 
 from __future__ import annotations
 
+import collections
 import contextvars
 import hashlib
 import hmac
 import json
 import logging
 import os
-import queue
 import secrets
 import threading
 from collections.abc import Iterator, Mapping
@@ -171,6 +171,7 @@ def _legacy_hash(prev_hash: str, row: Mapping[str, Any]) -> str:
 
 class AuditLog:
     IDLE_EXIT_S = 1.0
+    GROUP_S = 0.02  # how long rows nobody waits for may gather before they are committed
 
     def __init__(
         self,
@@ -194,8 +195,11 @@ class AuditLog:
             self._writer_db = Database(db.path)
         else:
             self._writer_db = db
-        self._queue: queue.Queue[_Pending] = queue.Queue()
+        self._pending: collections.deque[_Pending] = collections.deque()
         self._lock = threading.Lock()
+        self._wakeup = threading.Condition(self._lock)
+        self._idle = False  # the writer sleeps until a row comes
+        self._closing = False
         self._writer: threading.Thread | None = None
         db.add_commit_hook(self._commit_hook)
         if db.query_one("SELECT 1 AS x FROM audit_inbox LIMIT 1") is not None:
@@ -227,17 +231,25 @@ class AuditLog:
         if scope is None or scope.logged:
             return None
         row = dict(scope.row, duration_ms=round((self.clock.monotonic() - scope.started) * 1000, 3))
-        conn.execute(
-            f"INSERT INTO audit_inbox ({', '.join(ROW_FIELDS)}) VALUES ({', '.join('?' for _ in ROW_FIELDS)})",
+        inserted = conn.execute(
+            f"INSERT INTO audit_inbox ({', '.join(ROW_FIELDS)}) VALUES ({', '.join('?' for _ in ROW_FIELDS)}) "
+            "RETURNING id",
             [row[k] for k in ROW_FIELDS],
-        )
+        ).fetchone()
 
         def committed() -> None:
             scope.logged = True
-            self._queue.put(_Pending(None, None))  # chain it soon
-            self._ensure_writer()
+            self._put(_Pending(None, None, inbox_id=int(inserted["id"])))  # chained in its place among the others
 
         return committed
+
+    def close_scope(self, scope: AuditScope, *, outcome: str, code: str | None, duration_ms: float, wait: bool) -> None:
+        """The end of an operation: nothing more when its row committed with its write and it
+        succeeded; else its row (or, after a write, a second row with the error) is recorded."""
+        if scope.logged and outcome == "ok":
+            return
+        row = dict(scope.row, outcome=outcome, code=code, duration_ms=round(duration_ms, 3))
+        self._submit(row, wait=wait)
 
     # --- rows of operations that wrote nothing ----------------------------------------------
     def record(
@@ -255,9 +267,11 @@ class AuditLog:
     ) -> None:
         row = self._row(actor, operation, args, via, request_id, outcome, code)
         row["duration_ms"] = round(duration_ms, 3)
+        self._submit(row, wait=wait)
+
+    def _submit(self, row: dict[str, Any], *, wait: bool) -> None:
         pending = _Pending(row, threading.Event() if wait else None)
-        self._queue.put(pending)
-        self._ensure_writer()
+        self._put(pending)
         if pending.done is not None:
             pending.done.wait()
             if pending.error is not None:
@@ -282,57 +296,66 @@ class AuditLog:
     def flush(self) -> None:
         """Return once every row recorded or committed so far is chained."""
         marker = _Pending(None, threading.Event())
-        self._queue.put(marker)
-        self._ensure_writer()
+        self._put(marker)
         assert marker.done is not None
         marker.done.wait()
         if marker.error is not None:
             raise marker.error
 
+    def close(self) -> None:
+        """Commit and chain what is pending, write the checkpoint, and let the writer go (shutdown)."""
+        self.flush()
+        with self._wakeup:
+            writer, self._closing = self._writer, True
+            self._wakeup.notify()
+        if writer is not None:
+            writer.join(timeout=5)
+
     # --- the writer: group commit and chaining -----------------------------------------------
-    def _ensure_writer(self) -> None:
-        with self._lock:
+    def _put(self, pending: _Pending) -> None:
+        """Queue a row or a marker. Only the first one after an idle spell and the ones somebody
+        waits for wake the writer: the others join the next batch without a thread switch each."""
+        with self._wakeup:
+            self._pending.append(pending)
             if self._writer is None or not self._writer.is_alive():
                 self._writer = threading.Thread(target=self._run, name="audit-writer", daemon=True)
                 self._writer.start()
+            elif self._idle or pending.done is not None:
+                self._wakeup.notify()
 
     def _run(self) -> None:
         while True:
-            try:
-                batch = [self._queue.get(timeout=self.IDLE_EXIT_S)]
-            except queue.Empty:
-                with self._lock:
-                    if self._queue.empty():
+            with self._wakeup:
+                if not self._pending:
+                    self._idle = True
+                    if not self._closing:
+                        self._wakeup.wait(timeout=self.IDLE_EXIT_S)
+                    self._idle = False
+                    if not self._pending:
                         self._writer = None
                         return
-                continue
-            while len(batch) < BATCH:
-                try:
-                    batch.append(self._queue.get_nowait())
-                except queue.Empty:
-                    break
+                if not any(p.done is not None for p in self._pending):
+                    self._wakeup.wait(timeout=self.GROUP_S)  # nobody waits: let the batch grow a little
+                batch = [self._pending.popleft() for _ in range(min(BATCH, len(self._pending)))]
             error: Exception | None = None
             try:
                 head = self._chain(batch)
             except Exception as exc:  # surfaced to every waiting caller of the batch
                 logger.error("audit batch failed: %r", exc)
                 error, head = exc, None
+            if head is not None:
+                self._write_checkpoint(*head)  # before anyone is told: a flushed log has its checkpoint
             for p in batch:
                 p.error = error
                 if p.done is not None:
                     p.done.set()
-            if head is not None:
-                self._write_checkpoint(*head)
 
     def _chain(self, batch: list[_Pending]) -> tuple[int, str] | None:
-        """Chain queued rows and every inbox row in one transaction; returns the new head.
+        """Chain the batch and every inbox row in one transaction; returns the new head.
 
-        The inbox rows take the place of the first "chain the inbox" nudge of the batch (each
-        is queued right after its write committed), else they follow the queued rows: the
-        chain keeps the order in which this replica's operations happened."""
-        nudge = next((i for i, p in enumerate(batch) if p.row is None and p.done is None), len(batch))
-        before = [p.row for p in batch[:nudge] if p.row is not None]
-        after = [p.row for p in batch[nudge:] if p.row is not None]
+        The chain keeps the order in which this replica's operations happened: a row committed
+        with a write takes the place of its marker in the batch; inbox rows of other replicas
+        (or of a stopped process) follow."""
         while True:
             with self._writer_db.transaction() as conn:
                 head = conn.execute(
@@ -344,7 +367,14 @@ class AuditLog:
                 inbox = conn.execute(
                     f"SELECT id, {', '.join(ROW_FIELDS)} FROM audit_inbox ORDER BY id LIMIT {BATCH}"
                 ).fetchall()
-                rows = before + [dict(r) for r in inbox] + after
+                waiting = {int(r["id"]): dict(r) for r in inbox}
+                rows: list[dict[str, Any]] = []
+                for p in batch:
+                    if p.row is not None:
+                        rows.append(p.row)
+                    elif p.inbox_id is not None and p.inbox_id in waiting:
+                        rows.append(waiting.pop(p.inbox_id))  # (absent: another replica chained it already)
+                rows.extend(waiting.values())
                 if not rows:
                     return None
                 values = []
@@ -364,7 +394,7 @@ class AuditLog:
                         [r["id"] for r in inbox],
                     )
                 conn.execute("UPDATE audit_head SET id = ?, mac = ? WHERE one = 1", (last_id, prev))
-            before, after = [], []
+            batch = []
             if len(inbox) < BATCH:
                 return last_id, prev
 
@@ -494,9 +524,10 @@ class AuditLog:
 
 @dataclass
 class _Pending:
-    row: dict[str, Any] | None  # None: a flush marker, or a "chain the inbox" nudge
+    row: dict[str, Any] | None  # None: a flush marker, or the marker of a row committed with a write
     done: threading.Event | None
     error: Exception | None = field(default=None)
+    inbox_id: int | None = None  # that row's id in audit_inbox
 
 
 def _jsonable(value: Any) -> Any:
@@ -515,7 +546,7 @@ def load_audit_key(secret: str | None, data_dir: Path) -> bytes:
 
         key = _key_file(data_dir / KEY_FILE)
     if len(key) < MIN_KEY_BYTES:
-        from rpa_mcp.auth.keys import ConfigurationError
+        from rpa_mcp.errors import ConfigurationError
 
         raise ConfigurationError(f"the audit key is {len(key)} bytes; at least {MIN_KEY_BYTES} are required")
     return key

@@ -94,7 +94,7 @@ class SharedRateLimiter:
         if not self.shared(operation):
             self.local.check(identity, operation)
             return
-        n = self.coordination.count(f"{identity}\x00{operation}")
+        n = self.coordination.count(f"{operation} by {identity}")
         if n > self.per_minute:
             now = self.coordination.clock.now()
             raise RateLimited(
@@ -111,6 +111,11 @@ class Leadership:
         self.db = db
         self._conn: Any = None
         self._lock = threading.Lock()
+
+    @property
+    def leading(self) -> bool:
+        """Whether this replica held the lock at its last scan (no database call)."""
+        return self.db.dialect != "postgres" or self._conn is not None
 
     def is_leader(self) -> bool:
         if self.db.dialect != "postgres":

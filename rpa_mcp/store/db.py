@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from rpa_mcp.errors import RpaError
+from rpa_mcp.errors import ConfigurationError, SchemaOutdated
 
 if TYPE_CHECKING:
     from rpa_mcp.settings import Settings
@@ -37,13 +37,6 @@ SQLITE_FILE = "rpa.sqlite3"
 
 class IntegrityError(Exception):
     """A unique or foreign-key constraint refused a write (the same class on both backends)."""
-
-
-class SchemaOutdated(RpaError):
-    """The database schema is older (or newer) than this server's code: run `rpa-mcp db upgrade`."""
-
-    code = "schema-outdated"
-    http_status = 503
 
 
 class Cursor(Protocol):
@@ -188,8 +181,6 @@ def open_database(settings: Settings, *, auto_upgrade: bool | None = None) -> Da
         password = settings.store_password.get_secret_value() if settings.store_password else None
         db = PostgresDatabase(url, password=password, pool_size=settings.store_pool_size)
     else:
-        from rpa_mcp.auth.keys import ConfigurationError
-
         raise ConfigurationError(
             "RPA_STORE_URL must be empty (SQLite under RPA_DATA_DIR), sqlite:///path or postgresql://user@host:port/db",
             field="RPA_STORE_URL",

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from rpa_mcp.store import audit, confirmations, console, coordination, replay, traces, web_sessions
-from rpa_mcp.store.db import Database, Migrations, SchemaOutdated
+from rpa_mcp.errors import SchemaOutdated
+from rpa_mcp.store import audit, competences, confirmations, console, coordination, replay, traces, web_sessions
+from rpa_mcp.store.db import Database, Migrations
 
 AREAS: dict[str, Migrations] = {
     "audit": audit.MIGRATIONS,
@@ -12,6 +13,7 @@ AREAS: dict[str, Migrations] = {
     "traces": traces.MIGRATIONS,
     "replay": replay.MIGRATIONS,
     "coordination": coordination.MIGRATIONS,
+    "competences": competences.MIGRATIONS,
     "console-logins": console.MIGRATIONS,
     "console-tokens": console.TOKEN_MIGRATIONS,
 }

@@ -3,7 +3,8 @@
 Every state change is a conditional write (`UPDATE ... WHERE state = ? AND attempt_id IS ?`)
 whose row count says whether this writer won; callers group writes in `atomic()`
 (`BEGIN IMMEDIATE`), so a transition and its side effects commit together or not at all.
-Rows are returned as plain dicts with JSON columns decoded.
+Rows come back as the frozen types of `rpa_mcp.replay.rows` (JSON columns decoded) and go in
+as those types; an update naming a column the row type does not have is refused.
 """
 
 from __future__ import annotations
@@ -11,10 +12,21 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, overload
+from typing import Any, TypeVar
 
 from rpa_mcp.ops.redaction import REDACTED, redact
 from rpa_mcp.replay.ports import ANY
+from rpa_mcp.replay.rows import (
+    ActionRow,
+    AttemptRow,
+    LeaseRow,
+    MemoryRow,
+    ReplayRow,
+    ReplaySummary,
+    ReportRow,
+    _Row,
+    columns,
+)
 from rpa_mcp.store.db import Connection, Database, Migrations, Row, postgres_ddl
 
 _V1 = """
@@ -118,24 +130,35 @@ _JSON_COLUMNS = frozenset(
 )
 
 
-@overload
-def _decode(row: Row) -> dict[str, Any]: ...
-@overload
-def _decode(row: Row | None) -> dict[str, Any] | None: ...
-def _decode(row: Row | None) -> dict[str, Any] | None:
+_R = TypeVar("_R", bound=_Row)
+
+
+def _decode(row_type: type[_R], row: Row | None) -> _R | None:
     if row is None:
         return None
     out = dict(row)
     for key in _JSON_COLUMNS & out.keys():
         if out[key] is not None:
             out[key] = json.loads(out[key])
-    return out
+    if "last_screenshot" in out and out["last_screenshot"] is not None:
+        out["last_screenshot"] = bytes(out["last_screenshot"])
+    return row_type(**out)
+
+
+def _decoded(row_type: type[_R], rows: Sequence[Row]) -> list[_R]:
+    return [r for r in (_decode(row_type, row) for row in rows) if r is not None]
 
 
 def _encode(value: Any, key: str) -> Any:
     if key in _JSON_COLUMNS and value is not None:
         return json.dumps(value, default=str, ensure_ascii=False)
     return value
+
+
+def _checked(row_type: type[_Row], changes: dict[str, Any]) -> None:
+    unknown = sorted(set(changes) - columns(row_type))
+    if unknown:
+        raise ValueError(f"{row_type.__name__} has no column(s) {unknown}")
 
 
 class ReplayRepository:
@@ -150,30 +173,35 @@ class ReplayRepository:
         with self.db.transaction():
             yield
 
+    def lock_machine(self, machine_id: str) -> None:
+        """Inside `atomic()`: claims for this machine on other replicas wait until it ends."""
+        with self.db.transaction() as conn:
+            self.db.lock(conn, f"machine:{machine_id}")
+
     # --- replays ----------------------------------------------------------------------------
-    def insert_replay(self, row: dict[str, Any], actions: Sequence[dict[str, Any]]) -> None:
+    def insert_replay(self, row: ReplayRow, actions: Sequence[ActionRow]) -> None:
         with self.db.transaction() as conn:
             self._insert(conn, "replay_runs", row)
             for action in actions:
                 self._insert(conn, "replay_actions", action)
 
-    def insert_action(self, row: dict[str, Any]) -> None:
+    def insert_action(self, row: ActionRow) -> None:
         with self.db.transaction() as conn:
             self._insert(conn, "replay_actions", row)
 
     @staticmethod
-    def _insert(conn: Connection, table: str, row: dict[str, Any], *, or_nothing: bool = False) -> int:
-        keys = list(row)
+    def _insert(conn: Connection, table: str, row: _Row, *, or_nothing: bool = False) -> int:
+        keys = [k for k in row if not (k == "id" and row[k] is None)]
         return conn.execute(
             f"INSERT INTO {table} ({', '.join(keys)}) VALUES ({', '.join('?' for _ in keys)})"
             + (" ON CONFLICT DO NOTHING" if or_nothing else ""),
             [_encode(row[k], k) for k in keys],
         ).rowcount
 
-    def get_replay(self, replay_id: str) -> dict[str, Any] | None:
-        return _decode(self.db.query_one("SELECT * FROM replay_runs WHERE replay_id = ?", (replay_id,)))
+    def get_replay(self, replay_id: str) -> ReplayRow | None:
+        return _decode(ReplayRow, self.db.query_one("SELECT * FROM replay_runs WHERE replay_id = ?", (replay_id,)))
 
-    def list_replays(self, *, states: Sequence[str] | None = None, limit: int = 100) -> list[dict[str, Any]]:
+    def list_replays(self, *, states: Sequence[str] | None = None, limit: int = 100) -> list[ReplaySummary]:
         sql = (
             "SELECT replay_id, competence, version, machine_id, state, pause_reason, steps_total, created_at, "
             "updated_at, finished_at FROM replay_runs"
@@ -184,18 +212,22 @@ class ReplayRepository:
             params.extend(states)
         sql += " ORDER BY created_at DESC LIMIT ?"
         params.append(limit)
-        return [dict(r) for r in self.db.query(sql, params)]
+        return _decoded(ReplaySummary, self.db.query(sql, params))
 
-    def runnable_replays(self, machine_id: str) -> list[dict[str, Any]]:
+    def runnable_replays(self, machine_id: str) -> list[ReplaySummary]:
+        # PostgreSQL: a replay another replica is changing right now is skipped, not waited for
+        # (its commit wakes the pollers again).
+        skip = " FOR UPDATE SKIP LOCKED" if self.db.dialect == "postgres" else ""
         rows = self.db.query(
             "SELECT replay_id, machine_id, state, variables FROM replay_runs WHERE state = 'running' "
-            "AND (machine_id = ? OR machine_id IS NULL) ORDER BY created_at, replay_id",
+            "AND (machine_id = ? OR machine_id IS NULL) ORDER BY created_at, replay_id" + skip,
             (machine_id,),
         )
-        return [_decode(r) for r in rows]
+        return _decoded(ReplaySummary, rows)
 
     def update_replay(self, replay_id: str, *, expect_states: Sequence[str], now: float, **changes: Any) -> bool:
         """CAS on the replay state; bumps `rev`. Returns whether this writer won."""
+        _checked(ReplayRow, changes)
         sets = ", ".join(f"{k} = ?" for k in changes)
         sql = (
             f"UPDATE replay_runs SET {sets}{', ' if sets else ''}updated_at = ?, rev = rev + 1 "
@@ -205,24 +237,26 @@ class ReplayRepository:
         return self.db.execute(sql, params) == 1
 
     # --- actions ----------------------------------------------------------------------------
-    def get_action(self, replay_id: str, action_id: str) -> dict[str, Any] | None:
+    def get_action(self, replay_id: str, action_id: str) -> ActionRow | None:
         return _decode(
+            ActionRow,
             self.db.query_one(
                 "SELECT * FROM replay_actions WHERE replay_id = ? AND action_id = ?", (replay_id, action_id)
-            )
+            ),
         )
 
-    def actions(self, replay_id: str) -> list[dict[str, Any]]:
+    def actions(self, replay_id: str) -> list[ActionRow]:
         rows = self.db.query("SELECT * FROM replay_actions WHERE replay_id = ? ORDER BY seq", (replay_id,))
-        return [_decode(r) for r in rows]
+        return _decoded(ActionRow, rows)
 
-    def first_open_action(self, replay_id: str) -> dict[str, Any] | None:
+    def first_open_action(self, replay_id: str) -> ActionRow | None:
         return _decode(
+            ActionRow,
             self.db.query_one(
                 "SELECT * FROM replay_actions WHERE replay_id = ? "
                 "AND state IN ('PENDING','DISPATCHED','ORPHAN','HELD') ORDER BY seq LIMIT 1",
                 (replay_id,),
-            )
+            ),
         )
 
     def next_seq_after(self, replay_id: str, seq: float) -> float | None:
@@ -231,21 +265,21 @@ class ReplayRepository:
         )
         return None if row is None or row["s"] is None else float(row["s"])
 
-    def inflight_for_machine(self, machine_id: str) -> list[dict[str, Any]]:
+    def inflight_for_machine(self, machine_id: str) -> list[ActionRow]:
         rows = self.db.query(
             "SELECT a.* FROM replay_actions a JOIN replay_runs r ON r.replay_id = a.replay_id "
             "WHERE a.state = 'DISPATCHED' AND a.machine_id = ? AND r.state = 'running' ORDER BY a.dispatched_at",
             (machine_id,),
         )
-        return [_decode(r) for r in rows]
+        return _decoded(ActionRow, rows)
 
-    def expired_leases(self, now: float, limit: int = 500) -> list[dict[str, Any]]:
+    def expired_leases(self, now: float, limit: int = 500) -> list[LeaseRow]:
         rows = self.db.query(
             "SELECT replay_id, action_id, attempt_id FROM replay_actions "
             "WHERE state = 'DISPATCHED' AND lease_until < ? ORDER BY lease_until LIMIT ?",
             (now, limit),
         )
-        return [dict(r) for r in rows]
+        return _decoded(LeaseRow, rows)
 
     def update_action(
         self,
@@ -258,6 +292,7 @@ class ReplayRepository:
         **changes: Any,
     ) -> bool:
         """CAS on (state, attempt_id). `expect_attempt=ANY` skips the attempt check."""
+        _checked(ActionRow, changes)
         sets = ", ".join(f"{k} = ?" for k in changes)
         sql = (
             f"UPDATE replay_actions SET {sets}{', ' if sets else ''}updated_at = ? "
@@ -278,12 +313,14 @@ class ReplayRepository:
         )
 
     # --- attempts (retry bookkeeping, purged at completion) ------------------------------------
-    def add_attempt(self, row: dict[str, Any]) -> None:
+    def add_attempt(self, row: AttemptRow) -> None:
         with self.db.transaction() as conn:
             self._insert(conn, "replay_attempts", row)
 
-    def get_attempt(self, attempt_id: str) -> dict[str, Any] | None:
-        return _decode(self.db.query_one("SELECT * FROM replay_attempts WHERE attempt_id = ?", (attempt_id,)))
+    def get_attempt(self, attempt_id: str) -> AttemptRow | None:
+        return _decode(
+            AttemptRow, self.db.query_one("SELECT * FROM replay_attempts WHERE attempt_id = ?", (attempt_id,))
+        )
 
     def set_attempt_status(self, attempt_id: str, status: str) -> None:
         self.db.execute("UPDATE replay_attempts SET status = ? WHERE attempt_id = ?", (status, attempt_id))
@@ -320,7 +357,7 @@ class ReplayRepository:
         return int(row["n"]) if row else 0
 
     # --- reports ----------------------------------------------------------------------------
-    def add_report(self, row: dict[str, Any]) -> bool:
+    def add_report(self, row: ReportRow) -> bool:
         """Insert a report row; False when an accepted one of that kind exists for the attempt."""
         with self.db.transaction() as conn:
             return self._insert(conn, "replay_reports", row, or_nothing=True) == 1
@@ -335,14 +372,14 @@ class ReplayRepository:
             is not None
         )
 
-    def reports(self, replay_id: str, action_id: str | None = None) -> list[dict[str, Any]]:
+    def reports(self, replay_id: str, action_id: str | None = None) -> list[ReportRow]:
         if action_id is None:
             rows = self.db.query("SELECT * FROM replay_reports WHERE replay_id = ? ORDER BY id", (replay_id,))
         else:
             rows = self.db.query(
                 "SELECT * FROM replay_reports WHERE replay_id = ? AND action_id = ? ORDER BY id", (replay_id, action_id)
             )
-        return [_decode(r) for r in rows]
+        return _decoded(ReportRow, rows)
 
     def known_action(self, replay_id: str, action_id: str) -> bool:
         return (
@@ -353,9 +390,9 @@ class ReplayRepository:
         )
 
     # --- target memory ------------------------------------------------------------------------
-    def memory_get(self, signature: str, key: str) -> dict[str, Any] | None:
+    def memory_get(self, signature: str, key: str) -> MemoryRow | None:
         row = self.db.query_one("SELECT * FROM replay_memory WHERE signature = ? AND target_key = ?", (signature, key))
-        return dict(row) if row else None
+        return _decode(MemoryRow, row)
 
     def memory_put(
         self, signature: str, key: str, *, x: int, y: int, successes: int, failures: int, now: float

@@ -32,6 +32,7 @@ from rpa_mcp.errors import InvalidInput
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False  # a refused pattern is the caller's 422, not a line on the server's stderr
+_RE2_OPTIONS.never_capture = True  # only "does it match" is asked: the DFA, ~30x faster than with submatches
 
 
 @dataclass(frozen=True)

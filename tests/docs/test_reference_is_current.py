@@ -7,7 +7,7 @@ from rpa_mcp import docs_gen
 
 def test_the_committed_reference_matches_the_code():
     differ = docs_gen.stale()
-    assert not differ, f"docs/reference/{', '.join(differ)} out of date: run python -m rpa_mcp.docs_gen"
+    assert not differ, f"docs/{', docs/'.join(differ)} out of date: run python -m rpa_mcp.docs_gen"
 
 
 def test_every_tool_setting_and_error_code_is_documented():
@@ -16,15 +16,14 @@ def test_every_tool_setting_and_error_code_is_documented():
     from rpa_mcp.settings import Settings
 
     pages = docs_gen.render_all()
-    assert all(f"## {name}\n" in pages["tools.md"] for name in build_registry().operations)
-    assert all(f"`RPA_{name.upper()}`" in pages["settings.md"] for name in Settings.model_fields)
-    assert all(
-        f"`{cls.code}`" in pages["errors.md"] for cls in all_error_classes() if cls.__module__.startswith("rpa_mcp.")
-    )
+    assert all(f"## {name}\n" in pages["reference/tools.md"] for name in build_registry().operations)
+    assert all(f"## {t.pattern}\n" in pages["reference/tools.md"] for t in build_registry().templates)
+    assert all(f"`RPA_{name.upper()}`" in pages["reference/settings.md"] for name in Settings.model_fields)
+    assert all(f"`{cls.code}`" in pages["reference/errors.md"] for cls in all_error_classes())
 
 
 def test_the_check_mode_reports_a_stale_file(tmp_path, capsys):
     assert docs_gen.main(["--out", str(tmp_path)]) == 0
-    (tmp_path / "errors.md").write_text("edited by hand\n", encoding="utf-8")
+    (tmp_path / "reference" / "errors.md").write_text("edited by hand\n", encoding="utf-8")
     assert docs_gen.main(["--out", str(tmp_path), "--check"]) == 1
     assert "run python -m rpa_mcp.docs_gen" in capsys.readouterr().out

@@ -92,7 +92,14 @@ async def test_the_static_agent_token_has_the_agent_role_only(services):
 
 @pytest.mark.parametrize(
     ("headers", "status"),
-    [({"host": "evil.example.com"}, 421), ({"origin": "http://evil.example.com"}, 403), ({"host": "localhost"}, 200)],
+    [
+        ({"host": "evil.example.com"}, 421),
+        ({"origin": "http://evil.example.com"}, 403),
+        ({"host": "localhost:8765"}, 200),
+        ({"host": "localhost"}, 421),  # no port: port 80, not this server's
+        ({"host": "127.0.0.1:9999"}, 421),
+        ({"origin": "http://127.0.0.1:3000"}, 403),  # another program on this machine is another origin
+    ],
 )
 async def test_host_and_origin_allow_lists_apply_to_every_route(services, headers, status):
     app = create_app(services=services, registry=test_registry())
@@ -126,7 +133,7 @@ async def test_rate_limit_answers_429_with_retry_after(tmp_path):
     assert int(statuses[-1].headers["retry-after"]) >= 1
 
 
-async def test_repeated_bad_tokens_lock_the_client_out(tmp_path):
+async def test_repeated_bad_tokens_are_throttled_but_a_valid_token_still_passes(tmp_path):
     settings = Settings(data_dir=tmp_path, jwt_secret=SECRET, auth_lockout_failures=3)
     services = build_services(settings)
     app = create_app(services=services, registry=test_registry())
@@ -134,8 +141,10 @@ async def test_repeated_bad_tokens_lock_the_client_out(tmp_path):
     async with asgi_client(app) as client:
         for _ in range(3):
             assert (await client.post(CALL, json=BODY, headers={"authorization": "Bearer nope"})).status_code == 401
-        locked = await client.post(CALL, json=BODY, headers={"authorization": f"Bearer {good}"})
-    assert locked.status_code == 429 and "retry-after" in locked.headers
+        throttled = await client.post(CALL, json=BODY, headers={"authorization": "Bearer nope"})
+        valid = await client.post(CALL, json=BODY, headers={"authorization": f"Bearer {good}"})
+    assert throttled.status_code == 429 and "retry-after" in throttled.headers
+    assert valid.status_code == 200
 
 
 def test_auth_disabled_is_refused_on_a_non_loopback_bind(tmp_path):
@@ -168,7 +177,7 @@ async def test_a_confirmation_token_is_not_an_access_token(services):
 
 
 def test_a_short_signing_key_refuses_to_start(tmp_path):
-    from rpa_mcp.auth.keys import ConfigurationError
+    from rpa_mcp.errors import ConfigurationError
 
     with pytest.raises(ConfigurationError):
         build_services(Settings(data_dir=tmp_path, jwt_secret="short"))

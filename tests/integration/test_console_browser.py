@@ -115,7 +115,7 @@ async def sign_in_with_provider(page: Any, user: str) -> None:
 async def mark_page(page: Any) -> None:
     """A marker that a reload would erase: live updates must keep it."""
     await page.evaluate("window.__notReloaded = true")
-    await page.wait_for_function("document.body.getAttribute('data-live-ready') === '1'")
+    await page.wait_for_function("() => document.body.getAttribute('data-live-ready') === '1'")
 
 
 async def still_same_page(page: Any) -> bool:
@@ -142,7 +142,7 @@ async def test_approve_a_replay_proposed_over_mcp_and_watch_its_timeline_advance
             assert await page.locator("table#steps tr.step").count() == 2
             assert await page.locator("table#steps img.crop").count() == 2
             await page.wait_for_function(
-                "Array.from(document.querySelectorAll('img.crop')).every(i => i.complete && i.naturalWidth > 0)"
+                "() => Array.from(document.querySelectorAll('img.crop')).every(i => i.complete && i.naturalWidth > 0)"
             )
             await console.shot(page, "approval")
             await page.click("#approve")
@@ -160,7 +160,9 @@ async def test_approve_a_replay_proposed_over_mcp_and_watch_its_timeline_advance
                 for n, action in enumerate(actions, start=1):
                     assert await agent.poll_once() is not None
                     await page.wait_for_selector(f"#action-{action['action_id']}[data-state=ACKED]")
-                    await page.wait_for_function(f"document.getElementById('progress').textContent.startsWith('{n} /')")
+                    await page.wait_for_function(
+                        "n => document.getElementById('progress').textContent.startsWith(n + ' /')", arg=n
+                    )
             await page.wait_for_selector("#replay-state.completed")
             assert await still_same_page(page)
             assert await page.locator("svg.clicked circle.point").count() == 2
@@ -238,7 +240,9 @@ async def test_a_sessions_steps_appear_while_events_are_posted(console: Console)
         before = int(await page.inner_text("#step-count"))
         for event in events[2:]:
             assert (await agent.post("/api/v1/traces/stream/event", json=event)).status_code == 200
-        await page.wait_for_function(f"Number(document.getElementById('step-count').textContent) > {before}")
+        await page.wait_for_function(
+            "before => Number(document.getElementById('step-count').textContent) > before", arg=before
+        )
         await page.wait_for_selector("#steps tr.step td.intent")
         assert await still_same_page(page)
         assert session_id in page.url

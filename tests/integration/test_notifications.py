@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import warnings
 
 import anyio
@@ -18,23 +19,30 @@ async def test_a_modern_listener_hears_understanding_updates(stack):
     events = demo_events("type_observation_save")
     uri = f"rpa://sessions/{events[0]['session_id']}/understanding"
     client = await stack.mcp("operator")
+    heard: list[str] = []
     async with stack.http() as agent:
-        await agent.post("/api/v1/traces/stream/event", json=events[0])
+        assert (await agent.post("/api/v1/traces/stream/event", json=events[0])).status_code == 200
         async with client.listen(resource_subscriptions=[uri]) as sub:
-            await agent.post("/api/v1/traces/stream/event", json=events[1:4])
+            assert (await agent.post("/api/v1/traces/stream/event", json=events[1:4])).status_code == 200
             with anyio.fail_after(10):
                 async for event in sub:
-                    if getattr(event, "uri", None) == uri:
+                    heard.append(str(getattr(event, "uri", "")))
+                    if heard[-1] == uri:
                         break
+    assert heard and heard[-1] == uri  # the stream ended on the update, not by running dry
+    understanding = json.loads((await client.read_resource(uri)).contents[0].text)
+    assert understanding["steps"], "the update was sent for a change the listener can read"
 
 
 async def test_a_legacy_session_hears_understanding_updates(stack):
     events = demo_events("type_observation_save")
     uri = f"rpa://sessions/{events[0]['session_id']}/understanding"
     heard = anyio.Event()
+    uris: list[str] = []
 
     async def on_message(message: object) -> None:
-        if str(getattr(getattr(message, "params", None), "uri", "")) == uri:
+        uris.append(str(getattr(getattr(message, "params", None), "uri", "")))
+        if uris[-1] == uri:
             heard.set()
 
     async with stack.http("operator") as http, stack.http() as agent:
@@ -45,6 +53,9 @@ async def test_a_legacy_session_hears_understanding_updates(stack):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", MCPDeprecationWarning)  # resources/subscribe is deprecated (SEP-2575)
                 await client.subscribe_resource(uri)
-            await agent.post("/api/v1/traces/stream/event", json=events[1:4])
+            assert (await agent.post("/api/v1/traces/stream/event", json=events[1:4])).status_code == 200
             with anyio.fail_after(10):
                 await heard.wait()
+            understanding = json.loads((await client.read_resource(uri)).contents[0].text)
+    assert uri in uris
+    assert understanding["steps"], "the update was sent for a change the subscriber can read"

@@ -17,7 +17,6 @@ from tests.replay.kit import (
     SHOT_AFTER,
     SHOT_BEFORE,
     FakeAgent,
-    JumpClock,
     Verdict,
     assert_clean,
     drain,
@@ -589,10 +588,6 @@ async def test_resource_updates_are_notified_on_each_change(service, services, a
     rid = await start(service, 1)
     await drain(service, [agent], clock)
     assert services.notifier.uris.count(f"rpa://replays/{rid}") >= 3
-
-
-async def test_clock_used_is_a_jump_clock(clock):
-    assert isinstance(clock, JumpClock)
 
 
 async def test_the_watchdog_loop_scans_and_stops_when_told(service, clock):

@@ -7,12 +7,13 @@ import threading
 import pytest
 
 from rpa_mcp.confirmation.ports import ProposalRecord
-from rpa_mcp.errors import Conflict
+from rpa_mcp.errors import Conflict, SchemaOutdated
 from rpa_mcp.replay.ports import ANY
+from rpa_mcp.replay.rows import ActionRow, AttemptRow, ReplayRow, ReportRow
 from rpa_mcp.store import migrations
 from rpa_mcp.store.confirmations import SqliteProposalRepository
 from rpa_mcp.store.coordination import Coordination
-from rpa_mcp.store.db import Database, SchemaOutdated
+from rpa_mcp.store.db import Database
 from rpa_mcp.store.replay import ReplayRepository
 from rpa_mcp.store.traces import TraceStore
 from rpa_mcp.store.web_sessions import WebSessionStore
@@ -125,25 +126,23 @@ def test_trace_events_are_ordered_deduplicated_and_screenshots_keep_their_bytes(
     assert traces.list_machines()[0]["active_session_id"] == "s1"
 
 
-def _replay_rows() -> tuple[dict, list[dict]]:
-    run = {
-        "replay_id": "r1",
-        "competence": "c",
-        "version": 1,
-        "machine_id": None,
-        "state": "running",
-        "params": {"secret": "x"},
-        "variables": {},
-        "steps_total": 2,
-        "created_at": 1.0,
-        "updated_at": 1.0,
-    }
+def _replay_rows() -> tuple[ReplayRow, list[ActionRow]]:
+    run = ReplayRow(replay_id="r1", competence="c", version=1, machine_id=None, state="running",
+                    params={"secret": "x"}, steps_total=2, created_at=1.0, updated_at=1.0)  # fmt: skip
     actions = [
-        {"replay_id": "r1", "action_id": f"a{i}", "seq": float(i), "step_index": i, "action_type": "click",
-         "target": {"label": "OK"}, "params": {}, "expected": {}, "max_resends": 2, "state": "PENDING",
-         "updated_at": 1.0}
+        ActionRow(
+            replay_id="r1",
+            action_id=f"a{i}",
+            seq=float(i),
+            step_index=i,
+            action_type="click",
+            target={"label": "OK"},
+            max_resends=2,
+            state="PENDING",
+            updated_at=1.0,
+        )
         for i in range(2)
-    ]  # fmt: skip
+    ]
     return run, actions
 
 
@@ -151,8 +150,10 @@ def test_replay_transitions_are_compare_and_set_on_state_and_attempt(backend):
     repo = ReplayRepository(backend)
     run, actions = _replay_rows()
     repo.insert_replay(run, actions)
-    assert repo.get_replay("r1")["params"] == {"secret": "x"}
-    assert repo.first_open_action("r1")["action_id"] == "a0"
+    assert repo.get_replay("r1") == run  # what goes in comes back, typed
+    assert repo.actions("r1") == actions and repo.first_open_action("r1").action_id == "a0"
+    with pytest.raises(ValueError, match="attempt"):  # a misspelt column is refused, not written
+        repo.update_action("r1", "a0", expect_states=("PENDING",), expect_attempt=None, now=2.0, attempt="x")
     with repo.atomic():
         assert repo.update_action("r1", "a0", expect_states=("PENDING",), expect_attempt=None, now=2.0,
                                   state="DISPATCHED", attempt_id="at1", machine_id="m1", lease_until=5.0)  # fmt: skip
@@ -173,13 +174,13 @@ def test_an_accepted_report_is_recorded_once_even_inside_a_larger_transaction(ba
     repo = ReplayRepository(backend)
     run, actions = _replay_rows()
     repo.insert_replay(run, actions)
-    row = {"replay_id": "r1", "action_id": "a0", "attempt_id": "at1", "kind": "result", "status": "accepted",
-           "received_at": 1.0, "body": {"ok": True}}  # fmt: skip
+    row = ReportRow(replay_id="r1", action_id="a0", attempt_id="at1", kind="result", status="accepted",
+                    received_at=1.0, body={"ok": True})  # fmt: skip
     with repo.atomic():
         assert repo.add_report(row)
         assert not repo.add_report(row)  # the transaction goes on (no aborted transaction on PostgreSQL)
-        assert repo.add_report({**row, "status": "late"})
-        assert repo.add_report({**row, "status": "late"})
+        assert repo.add_report(row.replace(status="late"))
+        assert repo.add_report(row.replace(status="late"))
     assert [r["status"] for r in repo.reports("r1")] == ["accepted", "late", "late"]
 
 
@@ -189,11 +190,15 @@ def test_target_memory_and_attempts_round_trip(backend):
     repo.insert_replay(run, actions)
     repo.memory_put("sig", "ok", x=10, y=20, successes=1, failures=0, now=1.0)
     repo.memory_put("sig", "ok", x=11, y=21, successes=2, failures=0, now=2.0)
-    assert (repo.memory_get("sig", "ok")["x"], repo.memory_get("sig", "ok")["successes"]) == (11, 2)
-    repo.add_attempt({"attempt_id": "at1", "replay_id": "r1", "action_id": "a0", "n": 1, "machine_id": "m",
-                      "dispatched_at": 1.0, "status": "dispatched"})  # fmt: skip
+    memory = repo.memory_get("sig", "ok")
+    assert memory is not None and (memory.x, memory.successes) == (11, 2)
+    repo.add_attempt(AttemptRow(attempt_id="at1", replay_id="r1", action_id="a0", n=1, machine_id="m",
+                                dispatched_at=1.0, status="dispatched"))  # fmt: skip
     repo.set_attempt_status("at1", "fenced")
-    assert repo.get_attempt("at1")["status"] == "fenced" and repo.count_attempts("r1") == 1
+    assert (
+        repo.get_attempt("at1") == AttemptRow("at1", "r1", "a0", 1, "m", 1.0, "fenced")
+        and repo.count_attempts("r1") == 1
+    )
     assert repo.purge_attempts("r1") == 1
     assert repo.scrub_secrets("r1") == 0 and repo.get_replay("r1")["params"] == {"secret": "[redacted]"}
 

@@ -7,8 +7,9 @@ the dialog itself, or the dialog does not block (policy skip: a "saved" toast).
 
 from __future__ import annotations
 
+from rpa_mcp.agent_sim.desktop import VirtualDesktop
 from rpa_mcp.testing import FakeDialogLocator, FakeOcr
-from rpa_mcp.validation import DialogHit, FailureCategory, Target, Validator, VerdictKind
+from rpa_mcp.validation import DialogHit, FailureCategory, Observed, Target, Validator, VerdictKind
 from rpa_mcp.validation import context as context_module
 from rpa_mcp.validation.matrix import ValidatorMatrix
 from tests.validation.helpers import load_pair
@@ -90,3 +91,21 @@ def test_the_change_map_is_computed_once_per_validation(matrix: ValidatorMatrix,
     p = load_pair("p-save-toast-fr")
     Validator(matrix, FakeOcr(), dialog_locator=FakeDialogLocator()).validate("save", p.before, p.after, p.target)
     assert len(calls) == 1
+
+
+def test_answering_a_dialog_that_makes_a_saved_toast_appear_closed_it(validator: Validator) -> None:
+    # the demo's save: « Confirmer » of the modal, then the page shows the « Enregistré » toast top right
+    desktop = VirtualDesktop.load("incident", start="observation")
+    desktop.press("ctrl+s")
+    before, title = desktop.frame(), desktop.window_title
+    button = (1094, 502, 100, 34)
+    desktop.click(button[0] + 50, button[1] + 17)
+    verdict = validator.validate(
+        "dialog_button",
+        before,
+        desktop.frame(),
+        Target("Confirmer", button, (button[0] + 50, button[1] + 17)),
+        observed=Observed(window_title_before=title, window_title_after=desktop.window_title),
+    )
+    assert verdict.verdict is VerdictKind.SUCCESS and verdict.rule == "closed"
+    assert "'easily-toast-saved' elsewhere" in next(r for r in verdict.evidence if r.signal == "closed").detail

@@ -25,9 +25,12 @@ from rpa_mcp.replay.ports import (
     TextReader,
     ValidatorPort,
     VlmLocator,
+    WakeBus,
 )
 from rpa_mcp.replay.resolve import TargetResolver, Thresholds
+from rpa_mcp.replay.rows import ActionRow, ReplayRow, ReportRow
 from rpa_mcp.replay.service.supervision import Supervisor
+from rpa_mcp.vision.budget import ImageWork
 
 
 def new_id(prefix: str, nbytes: int = 6) -> str:
@@ -54,8 +57,11 @@ class ReplayCore:
         ocr: TextReader,
         vlm: VlmLocator,
         server_actions: ServerActionRunner,
+        wakeups: WakeBus | None = None,
+        image_work: ImageWork | None = None,
     ) -> None:
         self.store = store
+        self.image_work = image_work or ImageWork(2)  # shared with the other image work of the server
         self.config = config
         self.notifier = notifier
         self.ocr = ocr
@@ -65,6 +71,10 @@ class ReplayCore:
         self.resolver = TargetResolver(ocr=ocr, memory=self.memory, thresholds=thresholds, vlm=vlm)
         self.supervisor = Supervisor(config, validator=validator, dialogs=dialogs)
         self._events: dict[str | None, anyio.Event] = {}
+        # Wake-ups shared with the other replicas (LISTEN/NOTIFY on PostgreSQL); None in one process.
+        self.wakeups = wakeups
+        if wakeups is not None:
+            wakeups.subscribe(self._wake_here)
 
     # --- wake-ups for the long poll -------------------------------------------------------------
     def _event(self, machine_id: str) -> anyio.Event:
@@ -74,6 +84,13 @@ class ReplayCore:
         return event
 
     def _wake(self, machine_id: str | None) -> None:
+        """Something became ready for `machine_id` (None: for any machine): wake its pollers on
+        this replica now, and on the others once the change is committed."""
+        self._wake_here(machine_id)
+        if self.wakeups is not None:
+            self.wakeups.publish(machine_id)
+
+    def _wake_here(self, machine_id: str | None) -> None:
         keys = list(self._events) if machine_id is None else [machine_id]
         for key in keys:
             event = self._events.pop(key, None)
@@ -84,7 +101,7 @@ class ReplayCore:
         self.notifier.resource_updated(f"rpa://replays/{replay_id}")
 
     # --- shared reads and writes -----------------------------------------------------------------
-    def _require(self, replay_id: str) -> dict[str, Any]:
+    def _require(self, replay_id: str) -> ReplayRow:
         replay = self.store.get_replay(replay_id)
         if replay is None:
             raise NotFound(f"no replay {replay_id!r}", replay_id=replay_id)
@@ -92,35 +109,35 @@ class ReplayCore:
 
     def _replay_state(self, replay_id: str) -> str | None:
         r = self.store.get_replay(replay_id)
-        return r["state"] if r else None
+        return r.state if r else None
 
-    def _fence(self, replay_id: str, action_id: str, attempt_id: str) -> tuple[str, dict[str, Any] | None, str]:
+    def _fence(self, replay_id: str, action_id: str, attempt_id: str) -> tuple[str, ActionRow | None, str]:
         """accepted | late | unknown, the action row, and why."""
         a = self.store.get_action(replay_id, action_id)
         if a is None:
             return "unknown", None, "no such replay or action"
-        if a["attempt_id"] == attempt_id:
-            if a["state"] in (m.DISPATCHED, m.ORPHAN):
+        if a.attempt_id == attempt_id:
+            if a.state in (m.DISPATCHED, m.ORPHAN):
                 return "accepted", a, ""
-            return "late", a, f"the action is already {a['state']}"
+            return "late", a, f"the action is already {a.state}"
         if self.store.get_attempt(attempt_id) is not None:
             return "late", a, "a newer attempt of this action was dispatched (fenced)"
         replay = self.store.get_replay(replay_id)
-        if replay is not None and replay["state"] in m.TERMINAL_REPLAY_STATES and a["dispatches"]:
+        if replay is not None and replay.state in m.TERMINAL_REPLAY_STATES and a.dispatches:
             return "late", a, "the replay is finished"
         return "unknown", a, "this attempt was never dispatched"
 
     def _record(self, kind: str, msg: Any, status: str, body: dict[str, Any] | None = None) -> bool:
         return self.store.add_report(
-            {
-                "replay_id": msg.replay_id,
-                "action_id": msg.action_id,
-                "attempt_id": msg.attempt_id,
-                "kind": kind,
-                "status": status,
-                "received_at": self.time.now(),
-                "body": body or {},
-            }
+            ReportRow(
+                replay_id=msg.replay_id,
+                action_id=msg.action_id,
+                attempt_id=msg.attempt_id,
+                kind=kind,
+                status=status,
+                received_at=self.time.now(),
+                body=body or {},
+            )
         )
 
     def _pause(

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import anyio
 
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.rows import ActionRow, AttemptRow
 from rpa_mcp.replay.service.core import ReplayCore, new_id
 from rpa_mcp.replay.wire import PROTOCOL_VERSION, NextAction, WireTarget
 
@@ -29,40 +28,41 @@ class Dispatch(ReplayCore):
     def _claim(self, machine_id: str, protocol_version: int) -> NextAction | None:
         now = self.time.now()
         with self.store.atomic():
+            self.store.lock_machine(machine_id)  # concurrent polls of one machine, on any replica, take turns
             inflight = self.store.inflight_for_machine(machine_id)
             if inflight:
                 held = inflight[0]
-                if now <= (held["not_after"] or 0) and held["journal"] != m.J_STARTED:
+                if now <= (held.not_after or 0) and held.journal != m.J_STARTED:
                     # a retried poll: the same action and the same attempt, never a second action
                     m.log_event(
                         "dispatch_repeat",
-                        replay_id=held["replay_id"],
-                        action_id=held["action_id"],
-                        attempt_id=held["attempt_id"],
+                        replay_id=held.replay_id,
+                        action_id=held.action_id,
+                        attempt_id=held.attempt_id,
                         machine_id=machine_id,
                     )
                     return self._wire(held, now)
                 return None  # one in flight per machine: nothing else until it is reported or orphaned
             for replay in self.store.runnable_replays(machine_id):
-                a = self.store.first_open_action(replay["replay_id"])
-                if a is None or a["server_side"]:
+                a = self.store.first_open_action(replay.replay_id)
+                if a is None or a.server_side:
                     continue
-                claimable = a["state"] == m.PENDING or (a["state"] == m.ORPHAN and a["resend_allowed"])
+                claimable = a.state == m.PENDING or (a.state == m.ORPHAN and a.resend_allowed)
                 if not claimable:
                     continue
                 attempt_id = new_id("at_")
-                is_resend = a["dispatches"] > 0
+                is_resend = a.dispatches > 0
                 not_after = now + self.config.orphan_timeout_s
                 won = self.store.update_action(
-                    a["replay_id"],
-                    a["action_id"],
-                    expect_states=(a["state"],),
-                    expect_attempt=a["attempt_id"],
+                    a.replay_id,
+                    a.action_id,
+                    expect_states=(a.state,),
+                    expect_attempt=a.attempt_id,
                     now=now,
                     state=m.DISPATCHED,
                     attempt_id=attempt_id,
-                    dispatches=a["dispatches"] + 1,
-                    resends=a["resends"] + (1 if a["state"] == m.ORPHAN else 0),
+                    dispatches=a.dispatches + 1,
+                    resends=a.resends + (1 if a.state == m.ORPHAN else 0),
                     resend_allowed=0,
                     journal=m.J_NONE,
                     protocol_version=protocol_version,
@@ -73,52 +73,52 @@ class Dispatch(ReplayCore):
                 )
                 if not won:
                     continue
-                if replay["machine_id"] is None:
+                if replay.machine_id is None:
                     self.store.update_replay(
-                        replay["replay_id"], expect_states=(m.RUNNING,), now=now, machine_id=machine_id
+                        replay.replay_id, expect_states=(m.RUNNING,), now=now, machine_id=machine_id
                     )
-                if a["attempt_id"]:
-                    self.store.set_attempt_status(a["attempt_id"], "fenced")
+                if a.attempt_id:
+                    self.store.set_attempt_status(a.attempt_id, "fenced")
                 self.store.add_attempt(
-                    {
-                        "attempt_id": attempt_id,
-                        "replay_id": a["replay_id"],
-                        "action_id": a["action_id"],
-                        "n": a["dispatches"] + 1,
-                        "machine_id": machine_id,
-                        "dispatched_at": now,
-                        "status": "dispatched",
-                    }
+                    AttemptRow(
+                        attempt_id=attempt_id,
+                        replay_id=a.replay_id,
+                        action_id=a.action_id,
+                        n=a.dispatches + 1,
+                        machine_id=machine_id,
+                        dispatched_at=now,
+                        status="dispatched",
+                    )
                 )
-                claimed = self.store.get_action(a["replay_id"], a["action_id"])
+                claimed = self.store.get_action(a.replay_id, a.action_id)
                 assert claimed is not None
                 m.log_event(
                     "dispatch",
-                    replay_id=a["replay_id"],
-                    action_id=a["action_id"],
+                    replay_id=a.replay_id,
+                    action_id=a.action_id,
                     attempt_id=attempt_id,
                     machine_id=machine_id,
-                    action_type=a["action_type"],
+                    action_type=a.action_type,
                     resend=is_resend,
                     not_after=not_after,
                     protocol_version=protocol_version,
-                    strict=bool(a["success_strict"]),
-                    idempotent=bool(a["idempotent"]),
+                    strict=bool(a.success_strict),
+                    idempotent=bool(a.idempotent),
                 )
                 m.log_event(
                     "transition",
-                    replay_id=a["replay_id"],
-                    action_id=a["action_id"],
+                    replay_id=a.replay_id,
+                    action_id=a.action_id,
                     attempt_id=attempt_id,
-                    **{"from": a["state"], "to": m.DISPATCHED},
+                    **{"from": a.state, "to": m.DISPATCHED},
                 )
-                self._changed(a["replay_id"])
+                self._changed(a.replay_id)
                 return self._wire(claimed, now)
         return None
 
-    def _wire(self, a: dict[str, Any], now: float) -> NextAction:
-        total = self.store.get_replay(a["replay_id"])
-        target = a["target"]
+    def _wire(self, a: ActionRow, now: float) -> NextAction:
+        total = self.store.get_replay(a.replay_id)
+        target = a.target
         wire_target = None
         if isinstance(target, dict):
             rel_x = target.get("rel_x", target.get("x_pct"))
@@ -130,22 +130,22 @@ class Dispatch(ReplayCore):
                 method=target.get("method"),
                 rel_x=float(rel_x) if isinstance(rel_x, int | float) else None,
                 rel_y=float(rel_y) if isinstance(rel_y, int | float) else None,
-                window_title=target.get("window_title") or a["expected"].get("window_before"),
+                window_title=target.get("window_title") or a.expected.get("window_before"),
                 spec=target,
             )
         return NextAction(
-            replay_id=a["replay_id"],
-            action_id=a["action_id"],
-            attempt_id=a["attempt_id"],
-            not_after=a["not_after"],
+            replay_id=a.replay_id,
+            action_id=a.action_id,
+            attempt_id=a.attempt_id,
+            not_after=a.not_after,
             server_now=now,
-            action_type=a["action_type"],
+            action_type=a.action_type,
             target=wire_target,
-            params=a["params"],
+            params=a.params,
             protocol_version=PROTOCOL_VERSION,
-            step_index=a["step_index"],
-            steps_total=total["steps_total"] if total else 0,
-            idempotent=bool(a["idempotent"]),
-            success_strict=bool(a["success_strict"]),
-            resend=max(0, a["dispatches"] - 1),
+            step_index=a.step_index,
+            steps_total=total.steps_total if total else 0,
+            idempotent=bool(a.idempotent),
+            success_strict=bool(a.success_strict),
+            resend=max(0, a.dispatches - 1),
         )

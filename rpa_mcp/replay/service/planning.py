@@ -13,6 +13,7 @@ from typing import Any
 
 from rpa_mcp.errors import InvalidInput
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service.core import ReplayCore, new_id
 
 
@@ -83,31 +84,27 @@ class Planning(ReplayCore):
         planned = self.plan(steps, params)
         now = self.time.now()
         replay_id = new_id("rp_")
-        rows = []
-        for i, action in enumerate(planned):
-            rows.append(
-                {
-                    **action,
-                    "replay_id": replay_id,
-                    "action_id": f"{replay_id[3:11]}-{i:03d}",
-                    "state": m.PENDING,
-                    "updated_at": now,
-                }
+        rows = [
+            ActionRow(
+                **{**action, "replay_id": replay_id, "action_id": f"{replay_id[3:11]}-{i:03d}", "state": m.PENDING},
+                updated_at=now,
             )
+            for i, action in enumerate(planned)
+        ]
         self.store.insert_replay(
-            {
-                "replay_id": replay_id,
-                "competence": competence,
-                "version": version,
-                "machine_id": machine_id,
-                "state": m.RUNNING,
-                "params": dict(params or {}),
-                "variables": dict(params or {}),
-                "steps_total": len(rows),
-                "created_by": created_by,
-                "created_at": now,
-                "updated_at": now,
-            },
+            ReplayRow(
+                replay_id=replay_id,
+                competence=competence,
+                version=version,
+                machine_id=machine_id,
+                state=m.RUNNING,
+                params=dict(params or {}),
+                variables=dict(params or {}),
+                steps_total=len(rows),
+                created_by=created_by,
+                created_at=now,
+                updated_at=now,
+            ),
             rows,
         )
         m.log_event(

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import anyio
-import anyio.to_thread
-
 from rpa_mcp.errors import Conflict
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.rows import ActionRow, ReportRow
 from rpa_mcp.replay.service.core import ReplayCore
 from rpa_mcp.replay.service.supervision import Decision
 from rpa_mcp.replay.wire import ActionResult, ReportAck
@@ -34,7 +32,7 @@ class Reports(ReplayCore):
         if (
             status == "late"
             and a is not None
-            and a["attempt_id"] == msg.attempt_id
+            and a.attempt_id == msg.attempt_id
             and self.store.has_accepted(msg.replay_id, msg.action_id, msg.attempt_id, "result")
         ):
             status, reason = "duplicate", "this result was already recorded"
@@ -52,28 +50,29 @@ class Reports(ReplayCore):
                 replay_state=self._replay_state(msg.replay_id),
                 reason=reason,
             )
-        replay = self.store.get_replay(a["replay_id"])
+        replay = self.store.get_replay(a.replay_id)
         assert replay is not None
         # Heavy work (decode, validator, dialog resolver) happens outside the write lock; the
         # write below is conditional on the attempt being still current, so a racing watchdog
         # or a concurrent duplicate cannot both win.
-        decision, screen = await anyio.to_thread.run_sync(self.supervisor.decide, a, replay, msg)
+        # decode + validation: one unit of image work, bounded like all of it (RPA_IMAGE_WORK_SLOTS)
+        decision, screen = await self.image_work.run(self.supervisor.decide, a, replay, msg)
         now = self.time.now()
         with self.store.atomic():
             if not self.store.add_report(
-                {
-                    "replay_id": msg.replay_id,
-                    "action_id": msg.action_id,
-                    "attempt_id": msg.attempt_id,
-                    "kind": "result",
-                    "status": "accepted",
-                    "received_at": now,
-                    "body": body,
-                }
+                ReportRow(
+                    replay_id=msg.replay_id,
+                    action_id=msg.action_id,
+                    attempt_id=msg.attempt_id,
+                    kind="result",
+                    status="accepted",
+                    received_at=now,
+                    body=body,
+                )
             ):
                 return ReportAck(
                     status="duplicate",
-                    replay_state=replay["state"],
+                    replay_state=replay.state,
                     reason="this result was already recorded",
                 )
             changes: dict[str, Any] = {
@@ -89,10 +88,10 @@ class Reports(ReplayCore):
             if decision.evidence:
                 changes["evidence"] = decision.evidence
             if decision.state == m.PENDING:  # retry within budget: back to the queue, new attempt at claim
-                changes["resends"] = a["resends"] + 1
+                changes["resends"] = a.resends + 1
             won = self.store.update_action(
-                a["replay_id"],
-                a["action_id"],
+                a.replay_id,
+                a.action_id,
                 expect_states=(m.DISPATCHED, m.ORPHAN),
                 expect_attempt=msg.attempt_id,
                 now=now,
@@ -103,51 +102,51 @@ class Reports(ReplayCore):
             self.store.set_attempt_status(msg.attempt_id, "reported")
             if screen is not None:
                 self.store.update_replay(
-                    a["replay_id"],
-                    expect_states=(replay["state"],),
+                    a.replay_id,
+                    expect_states=(replay.state,),
                     now=now,
                     last_screenshot=screen,
                     last_screenshot_at=now,
                     last_window_title=msg.window_title,
                 )
             if decision.insert is not None:
-                nxt = self.store.next_seq_after(a["replay_id"], a["seq"])
-                seq = (a["seq"] + nxt) / 2 if nxt is not None else a["seq"] + 0.5
+                nxt = self.store.next_seq_after(a.replay_id, a.seq)
+                seq = (a.seq + nxt) / 2 if nxt is not None else a.seq + 0.5
                 self.store.insert_action(
-                    {
-                        **decision.insert,
-                        "replay_id": a["replay_id"],
-                        "seq": seq,
-                        "step_index": a["step_index"],
-                        "state": m.PENDING,
-                        "updated_at": now,
-                    }
+                    ActionRow(
+                        **{
+                            **decision.insert,
+                            "replay_id": a.replay_id,
+                            "seq": seq,
+                            "step_index": a.step_index,
+                            "state": m.PENDING,
+                            "updated_at": now,
+                        }
+                    )
                 )
             if decision.outcome == "extracted" and msg.output is not None:
                 variables = dict(replay.get("variables") or {})
-                variables[str(a["params"].get("variable") or a["action_id"])] = msg.output
-                self.store.update_replay(a["replay_id"], expect_states=(replay["state"],), now=now, variables=variables)
+                variables[str(a.params.get("variable") or a.action_id)] = msg.output
+                self.store.update_replay(a.replay_id, expect_states=(replay.state,), now=now, variables=variables)
             m.log_event(
                 "transition",
-                replay_id=a["replay_id"],
-                action_id=a["action_id"],
+                replay_id=a.replay_id,
+                action_id=a.action_id,
                 attempt_id=msg.attempt_id,
                 outcome=decision.outcome,
-                **{"from": a["state"], "to": decision.state},
+                **{"from": a.state, "to": decision.state},
             )
             if decision.pause:
-                self._pause(
-                    a["replay_id"], decision.pause, {"action_id": a["action_id"], **decision.pause_detail}, now=now
-                )
+                self._pause(a.replay_id, decision.pause, {"action_id": a.action_id, **decision.pause_detail}, now=now)
             elif (
                 decision.state == m.ACKED
-                and replay["state"] == m.PAUSED
-                and replay["pause_reason"] == m.OUTCOME_UNKNOWN
-                and (replay["pause_detail"] or {}).get("action_id") == a["action_id"]
+                and replay.state == m.PAUSED
+                and replay.pause_reason == m.OUTCOME_UNKNOWN
+                and (replay.pause_detail or {}).get("action_id") == a.action_id
             ):
                 # the unknown outcome became known (a late report of the same attempt): the cause is gone
                 self.store.update_replay(
-                    a["replay_id"],
+                    a.replay_id,
                     expect_states=(m.PAUSED,),
                     now=now,
                     state=m.RUNNING,
@@ -156,22 +155,22 @@ class Reports(ReplayCore):
                 )
                 m.log_event(
                     "replay_resumed",
-                    replay_id=a["replay_id"],
-                    action_id=a["action_id"],
+                    replay_id=a.replay_id,
+                    action_id=a.action_id,
                     attempt_id=msg.attempt_id,
                     reason="outcome of the unknown action reported",
                 )
             self._memory_feedback(a, msg, decision)
-        self._advance(a["replay_id"])
-        self._wake(a["machine_id"])
-        self._changed(a["replay_id"])
-        return ReportAck(status="accepted", replay_state=self._replay_state(a["replay_id"]))
+        self._advance(a.replay_id)
+        self._wake(a.machine_id)
+        self._changed(a.replay_id)
+        return ReportAck(status="accepted", replay_state=self._replay_state(a.replay_id))
 
-    def _memory_feedback(self, a: dict[str, Any], msg: ActionResult, decision: Decision) -> None:
-        target = a["target"] if isinstance(a["target"], dict) else None
-        if not target or a["origin"] != "workflow":
+    def _memory_feedback(self, a: ActionRow, msg: ActionResult, decision: Decision) -> None:
+        target = a.target if isinstance(a.target, dict) else None
+        if not target or a.origin != "workflow":
             return
-        title = target.get("window_title") or a["expected"].get("window_before")
+        title = target.get("window_title") or a.expected.get("window_before")
         if decision.outcome == "success" and msg.actual_position:
             self.memory.record_success(title, target, msg.actual_position)
         elif decision.outcome in ("failed", "no_change_retrying") and decision.verdict is not None:

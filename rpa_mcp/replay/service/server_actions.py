@@ -6,6 +6,7 @@ from typing import Any
 
 from rpa_mcp.errors import PreconditionFailed, RpaError
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service.core import ReplayCore, new_id
 from rpa_mcp.validation.extraction import check_output, shape_extracted
 from rpa_mcp.vision.images import crop, decode_image
@@ -16,7 +17,7 @@ class ServerActions(ReplayCore):
         """Run server-side actions at the head of the queue; complete the replay when nothing is open."""
         for _ in range(10_000):
             replay = self.store.get_replay(replay_id)
-            if replay is None or replay["state"] != m.RUNNING:
+            if replay is None or replay.state != m.RUNNING:
                 return
             a = self.store.first_open_action(replay_id)
             now = self.time.now()
@@ -35,19 +36,19 @@ class ServerActions(ReplayCore):
                     m.log_event("replay_completed", replay_id=replay_id, purged_attempts=purged)
                     self._changed(replay_id)
                 return
-            if not (a["server_side"] and a["state"] == m.PENDING):
+            if not (a.server_side and a.state == m.PENDING):
                 return
             self._run_server_action(replay, a, now)
 
-    def _run_server_action(self, replay: dict[str, Any], a: dict[str, Any], now: float) -> None:
+    def _run_server_action(self, replay: ReplayRow, a: ActionRow, now: float) -> None:
         outcome, output, error = "failed", None, None
         try:
-            if a["action_type"] == "extract_text":
+            if a.action_type == "extract_text":
                 output = self._extract_text(replay, a)
                 outcome = "extracted" if output else "failed"
                 error = None if output else "no text found in the region"
             else:
-                output = self.server_actions.run(a["action_type"], a["params"], replay.get("variables") or {})
+                output = self.server_actions.run(a.action_type, a.params, replay.get("variables") or {})
                 outcome = "success"
         except RpaError as exc:
             error = exc.message
@@ -57,15 +58,15 @@ class ServerActions(ReplayCore):
         state = m.ACKED if outcome != "failed" else m.HELD
         with self.store.atomic():
             if not self.store.update_action(
-                a["replay_id"],
-                a["action_id"],
+                a.replay_id,
+                a.action_id,
                 expect_states=(m.PENDING,),
-                expect_attempt=a["attempt_id"],
+                expect_attempt=a.attempt_id,
                 now=now,
                 state=state,
                 outcome=outcome,
                 attempt_id=attempt_id,
-                dispatches=a["dispatches"] + 1,
+                dispatches=a.dispatches + 1,
                 journal=m.J_DONE,
                 error=error,
                 result={"output": output},
@@ -73,30 +74,28 @@ class ServerActions(ReplayCore):
                 return
             m.log_event(
                 "server_action",
-                replay_id=a["replay_id"],
-                action_id=a["action_id"],
+                replay_id=a.replay_id,
+                action_id=a.action_id,
                 attempt_id=attempt_id,
-                action_type=a["action_type"],
+                action_type=a.action_type,
                 outcome=outcome,
                 error=error,
             )
             if state == m.ACKED:
                 variables = dict(replay.get("variables") or {})
-                variables[str(a["params"].get("variable") or a["action_id"])] = output
-                self.store.update_replay(a["replay_id"], expect_states=(m.RUNNING,), now=now, variables=variables)
+                variables[str(a.params.get("variable") or a.action_id)] = output
+                self.store.update_replay(a.replay_id, expect_states=(m.RUNNING,), now=now, variables=variables)
             else:
-                self._pause(
-                    a["replay_id"], m.SERVER_ACTION_FAILED, {"action_id": a["action_id"], "error": error}, now=now
-                )
+                self._pause(a.replay_id, m.SERVER_ACTION_FAILED, {"action_id": a.action_id, "error": error}, now=now)
 
-    def _extract_text(self, replay: dict[str, Any], a: dict[str, Any]) -> Any:
-        full = self.store.get_replay(replay["replay_id"])
+    def _extract_text(self, replay: ReplayRow, a: ActionRow) -> Any:
+        full = self.store.get_replay(replay.replay_id)
         data = full.get("last_screenshot") if full else None
         if not data:
             raise PreconditionFailed("no screenshot yet to extract text from")
         image = decode_image(bytes(data), max_pixels=self.config.max_image_pixels, field="last_screenshot")
-        target = a["target"] if isinstance(a["target"], dict) else {}
-        bbox = target.get("bbox") or a["params"].get("bbox")
+        target = a.target if isinstance(a.target, dict) else {}
+        bbox = target.get("bbox") or a.params.get("bbox")
         if not bbox:
             raise PreconditionFailed("extract_text needs a region (target.bbox): full-frame OCR is not allowed")
         box = [int(v) for v in bbox]  # [x, y, w, h]; crop reads the first four
@@ -105,6 +104,6 @@ class ServerActions(ReplayCore):
         text = " ".join(line.text for line in lines).strip()
         if not text:
             return None
-        output = shape_extracted(text, a["params"])  # the step's pattern, then its JSON Schema
-        check_output(output, a["params"].get("json_schema"), what=f"the text read ({text[:80]!r})")
+        output = shape_extracted(text, a.params)  # the step's pattern, then its JSON Schema
+        check_output(output, a.params.get("json_schema"), what=f"the text read ({text[:80]!r})")
         return output

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service.core import ReplayCore
 from rpa_mcp.replay.service.evidence import CLICK_LABEL
 
@@ -13,48 +14,48 @@ class Status(ReplayCore):
     def status(self, replay_id: str, *, with_crops: bool = True) -> dict[str, Any]:
         replay = self._require(replay_id)
         actions = self.store.actions(replay_id)
-        current = next((a for a in actions if a["state"] in m.OPEN_ACTION_STATES), None)
+        current = next((a for a in actions if a.state in m.OPEN_ACTION_STATES), None)
         history = []
         for a in actions:
-            verdict = a["verdict"] or {}
-            show_crops = with_crops and (a is current or a["outcome"] not in (None, "success"))
+            verdict = a.verdict or {}
+            show_crops = with_crops and (a is current or a.outcome not in (None, "success"))
             history.append(
                 {
-                    "action_id": a["action_id"],
-                    "index": a["step_index"],
-                    "intent": a["intent"],
-                    "action_type": a["action_type"],
-                    "state": a["state"],
-                    "outcome": a["outcome"],
-                    "origin": a["origin"],
-                    "dispatches": a["dispatches"],
-                    "resends": a["resends"],
-                    "attempt_id": a["attempt_id"],
+                    "action_id": a.action_id,
+                    "index": a.step_index,
+                    "intent": a.intent,
+                    "action_type": a.action_type,
+                    "state": a.state,
+                    "outcome": a.outcome,
+                    "origin": a.origin,
+                    "dispatches": a.dispatches,
+                    "resends": a.resends,
+                    "attempt_id": a.attempt_id,
                     "verdict": verdict.get("verdict"),
                     "failure_category": verdict.get("failure_category"),
                     "checkers": verdict.get("evidence"),
-                    "warning": a["warning"],
-                    "error": a["error"],
-                    "evidence": [c for c in a["evidence"] or [] if c.get("label") != CLICK_LABEL] if show_crops else [],
+                    "warning": a.warning,
+                    "error": a.error,
+                    "evidence": [c for c in a.evidence or [] if c.get("label") != CLICK_LABEL] if show_crops else [],
                 }
             )
-        reason = replay["pause_reason"] if replay["state"] == m.PAUSED else None
+        reason = replay.pause_reason if replay.state == m.PAUSED else None
         return {
             "replay_id": replay_id,
-            "competence": replay["competence"],
-            "version": replay["version"],
-            "machine_id": replay["machine_id"],
-            "state": replay["state"],
+            "competence": replay.competence,
+            "version": replay.version,
+            "machine_id": replay.machine_id,
+            "state": replay.state,
             "pause_reason": reason,
-            "pause_detail": replay["pause_detail"] if reason else None,
+            "pause_detail": replay.pause_detail if reason else None,
             "what_you_can_do": _options(replay, current),
-            "current_action": next((h for h in history if current and h["action_id"] == current["action_id"]), None),
-            "steps_total": replay["steps_total"],
-            "done": sum(1 for a in actions if a["state"] in m.TERMINAL_ACTION_STATES),
+            "current_action": next((h for h in history if current and h["action_id"] == current.action_id), None),
+            "steps_total": replay.steps_total,
+            "done": sum(1 for a in actions if a.state in m.TERMINAL_ACTION_STATES),
             "actions": history,
-            "created_at": replay["created_at"],
-            "updated_at": replay["updated_at"],
-            "finished_at": replay["finished_at"],
+            "created_at": replay.created_at,
+            "updated_at": replay.updated_at,
+            "finished_at": replay.finished_at,
         }
 
     def timeline(self, replay_id: str) -> dict[str, Any]:
@@ -63,26 +64,26 @@ class Status(ReplayCore):
         replay = self._require(replay_id)
         actions, needs_answer, seen_open = [], False, False
         for a in self.store.actions(replay_id):
-            if not seen_open and a["state"] in m.OPEN_ACTION_STATES:
+            if not seen_open and a.state in m.OPEN_ACTION_STATES:
                 seen_open = True
-                needs_answer = a["state"] == m.HELD or (a["state"] == m.ORPHAN and not a["resend_allowed"])
-            verdict = a["verdict"] or {}
-            result = a["result"] or {}
-            target = a["target"] if isinstance(a["target"], dict) else {}
-            params = dict(a["params"] or {})
+                needs_answer = a.state == m.HELD or (a.state == m.ORPHAN and not a.resend_allowed)
+            verdict = a.verdict or {}
+            result = a.result or {}
+            target = a.target if isinstance(a.target, dict) else {}
+            params = dict(a.params or {})
             if params.get("secret"):
                 params = {k: ("(secret)" if k == "text" else v) for k, v in params.items()}
             actions.append(
                 {
-                    "action_id": a["action_id"],
-                    "index": a["step_index"],
-                    "intent": a["intent"],
-                    "action_type": a["action_type"],
-                    "state": a["state"],
-                    "outcome": a["outcome"],
-                    "origin": a["origin"],
-                    "dispatches": a["dispatches"],
-                    "resends": a["resends"],
+                    "action_id": a.action_id,
+                    "index": a.step_index,
+                    "intent": a.intent,
+                    "action_type": a.action_type,
+                    "state": a.state,
+                    "outcome": a.outcome,
+                    "origin": a.origin,
+                    "dispatches": a.dispatches,
+                    "resends": a.resends,
                     "target": {k: target.get(k) for k in ("label", "by_text", "bbox", "anchor_ref", "x", "y")},
                     "params": params,
                     "point": result.get("actual_position"),
@@ -91,51 +92,51 @@ class Status(ReplayCore):
                     "reason": verdict.get("reason"),
                     "checkers": verdict.get("evidence") or [],
                     "dialog": verdict.get("dialog"),
-                    "warning": a["warning"],
-                    "error": a["error"],
-                    "evidence": [{k: v for k, v in c.items() if k != "data_base64"} for c in a["evidence"] or []],
-                    "dispatched_at": a["dispatched_at"],
-                    "updated_at": a["updated_at"],
+                    "warning": a.warning,
+                    "error": a.error,
+                    "evidence": [{k: v for k, v in c.items() if k != "data_base64"} for c in a.evidence or []],
+                    "dispatched_at": a.dispatched_at,
+                    "updated_at": a.updated_at,
                 }
             )
         current = next((a for a in actions if a["state"] in m.OPEN_ACTION_STATES), None)
-        reason = replay["pause_reason"] if replay["state"] == m.PAUSED else None
+        reason = replay.pause_reason if replay.state == m.PAUSED else None
         return {
             "replay_id": replay_id,
-            "competence": replay["competence"],
-            "version": replay["version"],
-            "machine_id": replay["machine_id"],
-            "state": replay["state"],
+            "competence": replay.competence,
+            "version": replay.version,
+            "machine_id": replay.machine_id,
+            "state": replay.state,
             "pause_reason": reason,
-            "pause_detail": replay["pause_detail"] if reason else None,
+            "pause_detail": replay.pause_detail if reason else None,
             "current_action_id": current["action_id"] if current else None,
             "needs_answer": needs_answer,
-            "steps_total": replay["steps_total"],
+            "steps_total": replay.steps_total,
             "done": sum(1 for a in actions if a["state"] in m.TERMINAL_ACTION_STATES),
             "actions": actions,
-            "created_by": replay["created_by"],
-            "created_at": replay["created_at"],
-            "updated_at": replay["updated_at"],
-            "finished_at": replay["finished_at"],
+            "created_by": replay.created_by,
+            "created_at": replay.created_at,
+            "updated_at": replay.updated_at,
+            "finished_at": replay.finished_at,
         }
 
     def evidence(self, replay_id: str, action_id: str) -> list[dict[str, Any]]:
         """The evidence crops of one action (PNG, base64), for a page that shows them one by one."""
         action = self.store.get_action(replay_id, action_id)
-        return list((action or {}).get("evidence") or [])
+        return list(action.evidence or []) if action else []
 
 
-def _options(replay: dict[str, Any], current: dict[str, Any] | None) -> list[str]:
+def _options(replay: ReplayRow, current: ActionRow | None) -> list[str]:
     """What a person can do now, in words (get_replay_status)."""
-    state = replay["state"]
+    state = replay.state
     if state in m.TERMINAL_REPLAY_STATES:
         return [f"Nothing: the replay is {state}."]
     if state == m.RUNNING:
         return ["pause_replay to stop dispatching after the current action", "cancel_replay to stop for good"]
-    reason = replay["pause_reason"] or m.USER_PAUSE
+    reason = replay.pause_reason or m.USER_PAUSE
     out = [m.PAUSE_HELP.get(reason, "")]
     needs_answer = current is not None and (
-        current["state"] == m.HELD or (current["state"] == m.ORPHAN and not current["resend_allowed"])
+        current.state == m.HELD or (current.state == m.ORPHAN and not current.resend_allowed)
     )
     if needs_answer:
         answers = ["retry", "skip", "abort"]

@@ -16,6 +16,7 @@ import numpy as np
 from rpa_mcp.errors import RpaError
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.ports import DialogResolverPort, ValidatorPort
+from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service.evidence import (
     CLICK_BOX,
     CLICK_LABEL,
@@ -55,9 +56,9 @@ class Supervisor:
         self.validator = validator
         self.dialogs = dialogs
 
-    def decide(self, a: dict[str, Any], replay: dict[str, Any], msg: ActionResult) -> tuple[Decision, bytes | None]:
+    def decide(self, a: ActionRow, replay: ReplayRow, msg: ActionResult) -> tuple[Decision, bytes | None]:
         """Pure decision from a current-attempt report (no writes)."""
-        cancelled = replay["state"] in m.TERMINAL_REPLAY_STATES
+        cancelled = replay.state in m.TERMINAL_REPLAY_STATES
         screen_bytes = None
         if msg.screenshot_after:
             try:
@@ -79,7 +80,7 @@ class Supervisor:
                 ), screen_bytes
             if cancelled:
                 return Decision(m.ABANDONED, "not_executed"), screen_bytes
-            if a["resends"] < a["max_resends"] and msg.error_retryable is not False:
+            if a.resends < a.max_resends and msg.error_retryable is not False:
                 return Decision(m.PENDING, "not_executed", warning=msg.error), screen_bytes
             return Decision(
                 m.ABANDONED,
@@ -97,13 +98,13 @@ class Supervisor:
                 return Decision(
                     m.HELD, "failed", pause=m.PAUSED_NEED_HELP, pause_detail={"error": msg.error, "retryable": False}
                 ), screen_bytes
-            if a["resends"] < a["max_resends"]:
+            if a.resends < a.max_resends:
                 return Decision(m.PENDING, "failed_retrying", warning=msg.error), screen_bytes
             return Decision(
                 m.ABANDONED,
                 "failed",
                 pause=m.PAUSED_NEED_HELP,
-                pause_detail={"error": msg.error, "resends": a["resends"]},
+                pause_detail={"error": msg.error, "resends": a.resends},
             ), screen_bytes
         decision = self.verify(a, replay, msg, screen_bytes)
         if msg.human_takeover and decision.pause is None:
@@ -111,9 +112,7 @@ class Supervisor:
         return decision, screen_bytes
 
     # --- verification (supervision loop) --------------------------------------------------------
-    def verify(
-        self, a: dict[str, Any], replay: dict[str, Any], msg: ActionResult, after_bytes: bytes | None
-    ) -> Decision:
+    def verify(self, a: ActionRow, replay: ReplayRow, msg: ActionResult, after_bytes: bytes | None) -> Decision:
         if not self.config.validator_enabled:
             return _unverified(
                 a,
@@ -132,17 +131,17 @@ class Supervisor:
             after = decode_image(after_bytes, max_pixels=self.config.max_image_pixels, field="screenshot_after")
         except RpaError as exc:
             return _held_unverified(exc.message)
-        target = a["target"] if isinstance(a["target"], dict) else {}
+        target = a.target if isinstance(a.target, dict) else {}
         point = msg.actual_position
         bbox = target.get("bbox")
-        typed = a["action_type"] in ("type_text", "extract_text") and not a["params"].get("secret")
-        expected_text = a["params"].get("text") if typed else None  # a secret is never quoted in evidence
+        typed = a.action_type in ("type_text", "extract_text") and not a.params.get("secret")
+        expected_text = a.params.get("text") if typed else None  # a secret is never quoted in evidence
         vt, ve, vo = validator_args(
             label=target.get("label") or target.get("by_text"),
             bbox=bbox,
             point=(point[0], point[1]) if point else None,  # [x, y]: the wire model holds exactly 2
             after_shape=after.shape,
-            window_title=a["expected"].get("window_after"),
+            window_title=a.expected.get("window_after"),
             text=expected_text,
             observed={
                 "window_title_before": msg.window_title_before,
@@ -152,7 +151,7 @@ class Supervisor:
             recorded=target,
         )
         try:
-            verdict = self.validator.validate(a["action_type"], before, after, vt, ve, vo)
+            verdict = self.validator.validate(a.action_type, before, after, vt, ve, vo)
         except Exception as exc:
             reason = exc.message if isinstance(exc, RpaError) else repr(exc)
             _log_attempt("verify_error", a, msg, error=reason)
@@ -175,11 +174,11 @@ class Supervisor:
         if kind == "SUCCESS" and not no_change:
             return Decision(m.ACKED, "success", verdict=vdict, evidence=clicked)
         if (no_change and kind != "FAILURE") or category == "NO_VISUAL_CHANGE":
-            if not a["success_strict"]:
+            if not a.success_strict:
                 return Decision(
                     m.ACKED, "success_with_warning", warning="no_screen_change", verdict=vdict, evidence=clicked
                 )
-            if a["resends"] < a["max_resends"]:
+            if a.resends < a.max_resends:
                 return Decision(
                     m.PENDING, "no_change_retrying", warning="no_screen_change", verdict=vdict, evidence=crops
                 )
@@ -199,7 +198,7 @@ class Supervisor:
 
     def _dialog(
         self,
-        a: dict[str, Any],
+        a: ActionRow,
         msg: ActionResult,
         before: np.ndarray,
         after: np.ndarray,
@@ -217,7 +216,7 @@ class Supervisor:
         try:
             res = self.dialogs.resolve(
                 after,
-                declared_modals=declared_modals(a["expected"].get("expected_modals")),
+                declared_modals=declared_modals(a.expected.get("expected_modals")),
                 window_title=msg.window_title if own_window else None,
                 process=msg.process_after if own_window else None,
                 previous=before,
@@ -255,7 +254,7 @@ class Supervisor:
         vdict = {**vdict, "dialog": detail}
         if decision == "auto" and click_at:
             insert = {
-                "action_id": f"{a['action_id']}-dlg{secrets.token_hex(2)}",
+                "action_id": f"{a.action_id}-dlg{secrets.token_hex(2)}",
                 "intent": f"Answer dialog {dialog_id}",
                 "action_type": "dialog_button",
                 "target": {
@@ -293,7 +292,7 @@ def _sysdlg(msg: ActionResult) -> dict[str, Any]:
     }
 
 
-def _unverified(a: dict[str, Any], msg: ActionResult, reason: str, why: str) -> Decision:
+def _unverified(a: ActionRow, msg: ActionResult, reason: str, why: str) -> Decision:
     """Nothing could verify the action: hold it for a person (never a success)."""
     _log_attempt("verify", a, msg, agent_success=True, final="UNVERIFIED", reason=reason)
     return _held_unverified(why)
@@ -314,6 +313,6 @@ def _held_for_dialog(vdict: dict[str, Any], crops: list[dict[str, Any]], detail:
     return Decision(m.HELD, "dialog", pause=m.UNEXPECTED_DIALOG, verdict=vdict, evidence=crops, pause_detail=detail)
 
 
-def _log_attempt(event: str, a: dict[str, Any], msg: ActionResult, **fields: Any) -> None:
+def _log_attempt(event: str, a: ActionRow, msg: ActionResult, **fields: Any) -> None:
     """One decision log line about this attempt of action `a`."""
-    m.log_event(event, replay_id=a["replay_id"], action_id=a["action_id"], attempt_id=msg.attempt_id, **fields)
+    m.log_event(event, replay_id=a.replay_id, action_id=a.action_id, attempt_id=msg.attempt_id, **fields)

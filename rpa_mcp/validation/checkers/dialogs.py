@@ -184,11 +184,14 @@ class DialogClosedChecker(BaseChecker):
                     f"button {ctx.target.label!r} gone (reads {read!r}) and {fraction:.1%} of the {source} changed",
                     crop=crop,
                 )
-            if dialog is not None and still is None and fraction > 0:
+            # Gone: no dialog after, or only one elsewhere (the toast a save shows is not the answered dialog).
+            elsewhere = still is None or (dialog is not None and _iou(dialog.bbox, still.bbox) < 0.1)
+            if dialog is not None and elsewhere and fraction > 0:
                 return self.result(
                     signal,
                     0.9,
-                    f"the classifier found dialog {dialog.dialog_id!r} before and no dialog after; button "
+                    f"the classifier found dialog {dialog.dialog_id!r} before and "
+                    f"{'no dialog' if still is None else repr(still.dialog_id) + ' elsewhere'} after; button "
                     f"{ctx.target.label!r} not read any more ({read!r}); {fraction:.1%} of the {source} changed",
                     crop=crop,
                 )

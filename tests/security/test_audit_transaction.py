@@ -17,12 +17,13 @@ from rpa_mcp.confirmation.digest import digest
 from rpa_mcp.ops.shadow import audit_view
 from rpa_mcp.store.audit import _jsonable
 from rpa_mcp.store.db import Database
-from tests.integration.test_kill9 import AGENT, SECRET, _env
+from tests.integration.conftest import stack  # noqa: F401 - the real app under uvicorn
+from tests.integration.test_kill9 import AGENT, SECRET, _env, free_port  # noqa: F401 - free_port: a fixture
 
 pytestmark = pytest.mark.anyio
 
 
-async def test_an_infinite_timestamp_is_refused_with_its_field_and_nothing_is_stored(stack):
+async def test_an_infinite_timestamp_is_refused_with_its_field_and_nothing_is_stored(stack):  # noqa: F811 - fixture
     async with stack.http() as agent:
         body = '{"session_id": "s-inf", "machine_id": "PC-1", "ts": Infinity, "type": "click", "data": {}}'
         answer = await agent.post(
@@ -62,7 +63,7 @@ def _batch(n: int) -> dict:
     }  # fmt: skip
 
 
-async def test_sigkill_during_an_ingestion_burst_leaves_no_batch_without_its_audit_row(tmp_path, free_port):
+async def test_sigkill_during_an_ingestion_burst_leaves_no_batch_without_its_audit_row(tmp_path, free_port):  # noqa: F811 - fixture
     data = tmp_path / "data"
     base = f"http://127.0.0.1:{free_port}"
     server = await _start(data, free_port)
