@@ -30,6 +30,7 @@ from rpa_mcp.replay.resolve import load_thresholds
 from rpa_mcp.replay.service import ReplayService
 from rpa_mcp.replay.unconfigured import NoServerActionRunner, NoVlmLocator
 from rpa_mcp.settings import Settings
+from rpa_mcp.shadow.calibration import Calibration
 from rpa_mcp.shadow.service import ShadowService
 from rpa_mcp.store.audit import CHECKPOINT_FILE, KEY_FILE, AuditLog, load_audit_key
 from rpa_mcp.store.competences import DbCompetenceStore
@@ -175,6 +176,7 @@ def build_services(
             max_image_bytes=settings.max_body_bytes,
             frames=frames,
             max_request_pixels=settings.max_request_pixels,
+            calibration=Calibration.from_catalog(settings.catalog_path),
         ),
         dialogs=dialogs,
         validator=validator,

@@ -188,12 +188,27 @@ def _check_thresholds(catalog_dir: Path) -> list[str]:
     return []
 
 
+def _check_confidence(catalog_dir: Path) -> list[str]:
+    from rpa_mcp.shadow.calibration import FILE_NAME, Calibration
+
+    try:
+        Calibration.from_catalog(catalog_dir)
+    except Exception as exc:  # any load error is a finding to print, not a crash
+        return [f"{FILE_NAME}: {exc}"]
+    return []
+
+
 def cmd_catalog(args: argparse.Namespace) -> int:
     from rpa_mcp.dialogs import check_catalog
     from rpa_mcp.validation.matrix import check_matrix
 
     catalog_dir = Settings().catalog_path
-    problems = [*check_catalog(catalog_dir), *check_matrix(catalog_dir), *_check_thresholds(catalog_dir)]
+    problems = [
+        *check_catalog(catalog_dir),
+        *check_matrix(catalog_dir),
+        *_check_thresholds(catalog_dir),
+        *_check_confidence(catalog_dir),
+    ]
     for p in problems:
         print(f"problem: {p}")
     print(f"catalog OK ({catalog_dir})" if not problems else f"{len(problems)} problem(s)")

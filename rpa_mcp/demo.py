@@ -482,11 +482,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--fast", action="store_true", help="short long-polls (tests)")
     parser.add_argument("--quiet", action="store_true", help="print only the summary")
     parser.add_argument("--data-dir", default=None, help="keep the data here instead of a temporary folder")
+    parser.add_argument(
+        "--desktop", action="store_true", help="the story on a real (virtual) X11 desktop: Xvfb, openbox, Chromium"
+    )
+    parser.add_argument("--out", default="rpa-demo-desktop", help="folder for the desktop story's report and GIF")
     args = parser.parse_args(list(argv or []))
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("rpa_mcp.ops.dispatch").setLevel(logging.CRITICAL)  # failures are story lines here
+    if args.desktop:
+        missing = _desktop_missing()
+        if not missing:
+            from rpa_mcp.demo_desktop import run_desktop_demo
+
+            return run_desktop_demo(Path(args.out), quiet=args.quiet)
+        print(f"The desktop story needs {missing}. Running the virtual-desktop story instead.\n", flush=True)
     result: int = anyio.run(_main, args)
     return result
+
+
+def _desktop_missing() -> str:
+    """What to install for `--desktop` ("" when everything is there)."""
+    try:
+        import mss  # noqa: F401  (the x11 extra)
+        import Xlib  # noqa: F401
+    except ImportError:
+        return "the x11 extra: pip install 'rpa-mcp[x11]'"
+    from rpa_mcp.agent_x11.harness import missing_tools
+
+    packages = missing_tools()
+    return f"Debian packages: apt-get install -y {' '.join(packages)}" if packages else ""
 
 
 Awaitables = Awaitable[Any]  # (kept for type readers of this module)

@@ -82,8 +82,8 @@ def inject(desktop: VirtualDesktop, action: NextAction) -> Outcome:
     duration = duration_of(params)
     if kind in SERVER_SIDE:
         return Outcome(False, True, warning=f"{kind} is a server-side action: nothing to do on the desktop")
-    if kind in NO_INPUT:
-        return Outcome(False, True, duration_s=duration)
+    if kind in NO_INPUT:  # carried out (waited, screen captured): done, though no input was injected
+        return Outcome(True, True, duration_s=duration)
     position = resolve_position(desktop, action)
     if kind in TYPING:
         text = params.get("text")

@@ -20,6 +20,8 @@ from typing import Any, Literal
 
 State = Literal["RECEIVED", "STARTED", "DONE"]
 DEDUP_CAPACITY = 50
+IMAGE_FIELDS = ("screenshot_before", "screenshot_after")
+FORGET_AFTER_S = 86_400.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS journal (
@@ -115,7 +117,30 @@ class Journal:
         )
 
     def reported(self, action_id: str, attempt_id: str) -> None:
-        self._conn.execute("UPDATE journal SET reported = 1 WHERE key = ?", (attempt_key(action_id, attempt_id),))
+        """The server acknowledged the result: its screenshots are no longer needed here (a re-sent copy
+        can only be a duplicate), and entries long past their deadline are forgotten."""
+        key = attempt_key(action_id, attempt_id)
+        row = self._conn.execute("SELECT result, not_after FROM journal WHERE key = ?", (key,)).fetchone()
+        with self._conn:
+            if row is not None and row[0]:
+                self._conn.execute(
+                    "UPDATE journal SET reported = 1, result = ? WHERE key = ?",
+                    (json.dumps(without_images(row[0])), key),
+                )
+            else:
+                self._conn.execute("UPDATE journal SET reported = 1 WHERE key = ?", (key,))
+            if row is not None:  # never execute after not_after: an entry a day past it protects nothing
+                self._conn.execute(
+                    "DELETE FROM journal WHERE reported = 1 AND not_after < ?", (float(row[1]) - FORGET_AFTER_S,)
+                )
+
+
+def without_images(result: str | dict[str, Any]) -> dict[str, Any]:
+    """A result without its screenshots (what is kept once the server has it)."""
+    data: dict[str, Any] = json.loads(result) if isinstance(result, str) else dict(result)
+    for field in IMAGE_FIELDS:
+        data.pop(field, None)
+    return data
 
 
 def _entry(row: tuple[Any, ...] | None) -> JournalEntry | None:

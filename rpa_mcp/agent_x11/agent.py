@@ -21,6 +21,7 @@ import logging
 import re
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ import httpx2
 import numpy as np
 
 from rpa_mcp.agent_sim.execute import CLICKS, DOUBLE_CLICKS, KEYS, NO_INPUT, RIGHT_CLICKS, SERVER_SIDE, TYPING
-from rpa_mcp.agent_sim.journal import DedupCache, Journal
+from rpa_mcp.agent_sim.journal import DedupCache, Journal, without_images
 from rpa_mcp.agent_x11 import locate
 from rpa_mcp.agent_x11.inject import Injector
 from rpa_mcp.agent_x11.screen import Screen
@@ -51,6 +52,8 @@ POLKIT_MARKERS = ("polkit", "lxpolkit", "pkexec", "gcr-prompter", "ssh-askpass")
 SETTLE_MIN_S = 0.15
 SETTLE_MAX_S = 3.0
 SETTLE_STEP_S = 0.1
+TIMINGS_KEPT = 1000
+FOCUS_TIMEOUT_S = 2.0
 EXIT_REFUSED = 4
 _ACK_FIELDS = set(ReportAck.model_fields)
 
@@ -99,7 +102,10 @@ class X11Agent:
         self._armed: dict[str, int] = {}  # replay_id -> count of a person's inputs already accounted for
         self._offset = 0.0
         self._ocr: Any = None
-        self.timings: list[dict[str, float]] = []
+        self.idle = False  # waiting in the long poll: nothing journaled, nothing under way
+        # per action, epoch seconds of: polled, started, shot, resolved, injected, settled, encoded, reported
+        self.timings: deque[dict[str, Any]] = deque(maxlen=TIMINGS_KEPT)
+        self._marks: dict[str, float] = {}
 
     def close(self) -> None:
         self.watch.stop()
@@ -130,9 +136,13 @@ class X11Agent:
                 said_polling = False
 
     def poll(self) -> NextAction | None:
-        response = self.client.get(
-            NEXT_PATH, params={"machine_id": self.machine_id, "wait": self.poll_wait_s}, headers=self.headers
-        )
+        self.idle = True  # a stop request may interrupt the long poll (never an action)
+        try:
+            response = self.client.get(
+                NEXT_PATH, params={"machine_id": self.machine_id, "wait": self.poll_wait_s}, headers=self.headers
+            )
+        finally:
+            self.idle = False
         _check_auth(response)
         if response.status_code == 204:
             return None
@@ -140,10 +150,7 @@ class X11Agent:
             self.say(f"poll refused: HTTP {response.status_code} {response.text[:200]}")
             time.sleep(1.0)
             return None
-        body = response.json()
-        if isinstance(body, dict) and set(body) == {"action"}:  # servers that still wrap the action
-            body = body["action"]
-        return NextAction.model_validate(body) if body else None
+        return NextAction.model_validate(response.json())
 
     def flush_outbox(self) -> None:
         for entry in self.journal.unreported():
@@ -152,6 +159,7 @@ class X11Agent:
 
     # --- one action --------------------------------------------------------------------------------
     def handle(self, action: NextAction) -> None:
+        self._marks = {"polled": time.time()}
         self._offset = action.server_now - time.time()
         step = f"step {max(1, action.step_index)}/{action.steps_total or '?'}"
         cached = self.dedup.get(action.action_id, action.attempt_id)
@@ -189,6 +197,7 @@ class X11Agent:
             self._finish(action, self._not_executed(action, "NOT_STARTED: the server said not to proceed", None))
             return
         self.journal.started(action.action_id, action.attempt_id)
+        self._mark("started")
         intent = (action.target.label if action.target else None) or action.action_type
         self.say(f"executing {step} {action.action_type} {intent!r}")
         result = self._execute_with_heartbeats(action)
@@ -227,24 +236,28 @@ class X11Agent:
         front_before = self.windows.foreground()
         frame_before = self.screen.grab()
         png_before = self.screen.encode(frame_before)
-        t_shot = time.monotonic()
+        self._mark("shot")
         position: tuple[int, int] | None = None
         error: str | None = None
         executed = True
-        t_resolved = t_shot
         try:
             if kind in SERVER_SIDE:
                 executed, error = False, f"{kind} is a server-side action"
-            elif kind in NO_INPUT:
-                executed = False
+            elif kind in NO_INPUT:  # carried out (waited, screen captured): done, though no input was injected
                 seconds = _seconds(action.params)
                 if seconds:
                     time.sleep(min(seconds, max(0.0, action.not_after - (time.time() + self._offset))))
+            elif kind == "focus_window":
+                refusal = self._focus(action)
+                if refusal is not None:
+                    self.say(f"paused: {refusal}")
+                    return self._not_executed(action, refusal, False, before=png_before)
+                self._mark("resolved")
             else:
                 needs_point = kind in CLICKS | DOUBLE_CLICKS | RIGHT_CLICKS | {"scroll", "save"} | TYPING
                 if needs_point and action.target is not None and (action.target.label or action.target.x is not None):
                     found = self._locate(action, frame_before, png_before, front_before)
-                    t_resolved = time.monotonic()
+                    self._mark("resolved")
                     if not found.found:
                         reason = f"target_not_resolved: {found.method}: {found.reason}"
                         self.say(f"paused: {reason}")
@@ -252,27 +265,19 @@ class X11Agent:
                     position = (int(found.x or 0), int(found.y or 0))
                 elif needs_point and action.target is not None:
                     position = locate.recorded_point(action, self.windows.size)
-                    t_resolved = time.monotonic()
+                    self._mark("resolved")
                 self._inject(kind, action, position)
         except InvalidInput as exc:
             return self._not_executed(action, f"INVALID_ACTION: {exc.message}", False, before=png_before)
-        t_injected = time.monotonic()
+        self._mark("injected")
         frame_after = self._settle(frame_before, action) if executed else frame_before
-        t_settled = time.monotonic()
+        self._mark("settled")
         front_after = self.windows.foreground()
         png_after = self.screen.encode(frame_after)
+        self._mark("encoded")
         human = self.watch.foreign_count > foreign_before
         if human:
             self.say("a person touched the mouse or keyboard during this action")
-        self.timings.append(
-            {
-                "screenshot_s": t_shot - started,
-                "resolve_s": t_resolved - t_shot,
-                "inject_s": t_injected - t_resolved,
-                "settle_s": t_settled - t_injected,
-                "after_s": time.monotonic() - t_settled,
-            }
-        )
         result = ActionResult(
             **self._ref(action),
             success=error is None,
@@ -303,6 +308,24 @@ class X11Agent:
             return locate.locate_locally(self._ocr, action, frame)
         return locate.locate_on_server(self.client, self.headers, action, png, front.title if front else None)
 
+    def _focus(self, action: NextAction) -> str | None:
+        """Bring the recorded window to the front (EWMH); the reason it cannot, else None."""
+        wanted = (action.target.window_title if action.target else None) or action.params.get("window_title")
+        if not isinstance(wanted, str) or not wanted:
+            return "target_not_resolved: a focus_window step needs the window's title"
+        windows = self.windows.windows()
+        window = next((w for w in windows if w.title == wanted), None) or next(
+            (w for w in windows if w.title and (wanted in w.title or w.title in wanted)), None
+        )
+        if window is None:
+            return f"target_not_resolved: no window titled {wanted!r} is open"
+        if self.windows.active_window() != window.wid:
+            self.windows.activate(window.wid)
+            deadline = time.monotonic() + FOCUS_TIMEOUT_S
+            while self.windows.active_window() != window.wid and time.monotonic() < deadline:
+                time.sleep(SETTLE_STEP_S)
+        return None
+
     def _inject(self, kind: str, action: NextAction, position: tuple[int, int] | None) -> None:
         params = action.params
         if kind in TYPING:
@@ -329,7 +352,7 @@ class X11Agent:
             x, y = position or (self.windows.size[0] // 2, self.windows.size[1] // 2)
             direction = str(params.get("direction") or "down")
             self.hands.scroll(x, y, direction=direction, amount=int(params.get("amount") or 3))
-        elif kind in CLICKS | DOUBLE_CLICKS | RIGHT_CLICKS | {"save", "focus_window"}:
+        elif kind in CLICKS | DOUBLE_CLICKS | RIGHT_CLICKS | {"save"}:
             if position is None:
                 raise InvalidInput("no coordinates and no label to find the target", field="target")
             count = 2 if kind in DOUBLE_CLICKS else 1
@@ -398,12 +421,19 @@ class X11Agent:
         self.journal.done(action.action_id, action.attempt_id, result)
         self.dedup.put(action.action_id, action.attempt_id, result)
         self._send_result(result)
+        self._mark("reported")
+        ref = {"action_id": action.action_id, "attempt_id": action.attempt_id, "action_type": action.action_type}
+        self.timings.append(ref | {"step_index": action.step_index, **self._marks})
+
+    def _mark(self, name: str) -> None:
+        self._marks[name] = time.time()
 
     def _send_result(self, result: dict[str, Any]) -> None:
         for attempt in range(5):
             ack = self._post("result", result)
             if ack is not None:
                 self.journal.reported(result["action_id"], result["attempt_id"])
+                self.dedup.put(result["action_id"], result["attempt_id"], without_images(result))
                 replay = result["replay_id"]
                 if ack.replay_state == "running":
                     self._armed[replay] = self.watch.foreign_count if not result.get("human_takeover") else 0
@@ -453,6 +483,10 @@ class X11Agent:
         }
 
 
+class Interrupted(Exception):
+    """A stop request arrived while the agent waited in the long poll."""
+
+
 class Refused(Exception):
     """The server refused the agent's token: retrying cannot help."""
 
@@ -488,8 +522,6 @@ def run_agent(args: argparse.Namespace, *, say: Say) -> int:
     Path(journal_path).parent.mkdir(parents=True, exist_ok=True)
     journal = Journal(journal_path)
     stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
     agent = X11Agent(
         url=args.url,
         token=_token(args.token),
@@ -504,8 +536,18 @@ def run_agent(args: argparse.Namespace, *, say: Say) -> int:
     )
     say(f"connected to {args.url} as machine {args.machine_id} (display {display}, pid {os.getpid()})")
     say(f"journal: {journal_path}")
+
+    def on_signal(*_: object) -> None:
+        stop.set()
+        if agent.idle:  # in the long poll: leave now; an action under way is always finished first
+            raise Interrupted
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, on_signal)
     try:
         agent.run(stop)
+    except Interrupted:
+        pass
     except Refused as exc:
         say(f"stopped: {exc}")
         return EXIT_REFUSED

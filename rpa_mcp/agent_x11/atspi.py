@@ -31,6 +31,7 @@ STATE_FOCUSED = 12
 STATE_SHOWING = 25
 PASSWORD_ROLES = frozenset({"password text"})
 CONTAINER_ROLES = frozenset({"document web", "frame", "panel", "section", "filler", "application"})
+GONE_ROLES = frozenset({"invalid", "unknown", "redundant object"})
 ROLE_NAMES = {  # AT-SPI role names -> the UI Automation control types the server knows
     "push button": "Button",
     "toggle button": "Button",
@@ -57,6 +58,12 @@ class Element:
     bbox: tuple[int, int, int, int] | None  # screen x, y, w, h
     is_password: bool
     focused: bool = False
+
+    @property
+    def identifies_target(self) -> bool:
+        """A named element, a password box or a nameless control; not a page container or a node that
+        is already gone (a link that navigated): their box is not what was clicked."""
+        return bool(self.name) or self.is_password or self.role not in CONTAINER_ROLES | GONE_ROLES
 
     def as_event_element(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -13,8 +13,10 @@ bar that flag would add, so the screen shows what a person's browser shows.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -44,6 +46,50 @@ CHROMIUM_FLAGS = [
     "--use-fake-device-for-media-stream",
     "--disable-gpu",
 ]
+
+
+COOKIE_SCHEME = b"MIT-MAGIC-COOKIE-1"
+FAMILY_LOCAL = 256
+_AUTH_LOCK = threading.Lock()
+
+
+def _xauth_entry(number: str, cookie: bytes, *, family: int = FAMILY_LOCAL, address: bytes | None = None) -> bytes:
+    """One Xauthority record (family, address, display number, scheme, data; big-endian lengths)."""
+    host = socket.gethostname().encode() if address is None else address
+    fields = [host, number.encode(), COOKIE_SCHEME, cookie]
+    return family.to_bytes(2, "big") + b"".join(len(f).to_bytes(2, "big") + f for f in fields)
+
+
+def _set_cookie(number: str, cookie: bytes | None) -> str:
+    """Give display `number` this cookie in the process's Xauthority (None: forget it); its path."""
+    from Xlib import xauth
+
+    with _AUTH_LOCK:
+        path = _client_authority()
+        entries = xauth.Xauthority(str(path)).entries if path.stat().st_size else []
+        kept = [
+            _xauth_entry(num.decode(), data, family=family, address=addr)
+            for family, addr, num, _name, data in entries
+            if num.decode() != number  # a display number is reused once its Xvfb stopped
+        ]
+        fresh = [_xauth_entry(number, cookie)] if cookie is not None else []
+        path.write_bytes(b"".join(kept + fresh))
+        return str(path)
+
+
+def _client_authority() -> Path:
+    """This process's Xauthority file (cookies of the displays it started, after any it already had),
+    named by XAUTHORITY so that every X connection of the process and its children finds them."""
+    current = os.environ.get("XAUTHORITY", "")
+    if current.endswith(".rpa-desktop.Xauthority"):
+        return Path(current)
+    fd, name = tempfile.mkstemp(suffix=".rpa-desktop.Xauthority")
+    with os.fdopen(fd, "wb") as out:
+        if current and Path(current).is_file():
+            out.write(Path(current).read_bytes())
+    os.environ["XAUTHORITY"] = name
+    atexit.register(lambda: Path(name).unlink(missing_ok=True))
+    return Path(name)
 
 
 def missing_tools() -> list[str]:
@@ -87,6 +133,7 @@ class VirtualDisplay:
     _procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
     _tmp: tempfile.TemporaryDirectory[str] | None = None
     _windows: Any = None
+    _authority: str = ""
 
     # --- lifecycle --------------------------------------------------------------------------------
     def __enter__(self) -> VirtualDisplay:
@@ -110,6 +157,7 @@ class VirtualDisplay:
             self.env = {
                 **{k: v for k, v in os.environ.items() if k not in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")},
                 "DISPLAY": self.display,
+                "XAUTHORITY": self._authority,
                 "XDG_RUNTIME_DIR": str(runtime),
                 "NO_AT_BRIDGE": "0",
                 "ACCESSIBILITY_ENABLED": "1",
@@ -139,6 +187,10 @@ class VirtualDisplay:
                         os.killpg(proc.pid, signal.SIGKILL)
                     proc.wait(10)
         self._procs.clear()
+        if self._authority and self.display:
+            with contextlib.suppress(Exception):
+                _set_cookie(self.display.lstrip(":"), None)
+            self._authority = ""
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
@@ -160,11 +212,18 @@ class VirtualDisplay:
         return proc
 
     def _start_xvfb(self) -> None:
+        """Xvfb with a cookie only this process and its children hold: no other local client (a person
+        or a test of someone else's on the same machine) can connect to it and inject input."""
         assert self.workdir is not None
+        cookie = secrets.token_bytes(16)
+        server_auth = self.workdir / "xvfb.auth"
+        server_auth.write_bytes(_xauth_entry("", cookie))
+        server_auth.chmod(0o600)
         read_fd, write_fd = os.pipe()
         log = (self.workdir / "xvfb.log").open("ab")
+        argv = ["Xvfb", "-displayfd", str(write_fd), "-auth", str(server_auth), "-nolisten", "tcp"]
         proc = subprocess.Popen(
-            ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", f"{self.width}x{self.height}x24", "-nolisten", "tcp"],
+            [*argv, "-screen", "0", f"{self.width}x{self.height}x24"],
             pass_fds=(write_fd,),
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -179,6 +238,7 @@ class VirtualDisplay:
         if not number:
             raise DesktopError(f"Xvfb did not start (see {self.workdir / 'xvfb.log'})")
         self.display = f":{int(number)}"
+        self._authority = _set_cookie(str(int(number)), cookie)
 
     def _start_dbus(self) -> None:
         assert self.workdir is not None
@@ -259,6 +319,27 @@ class VirtualDisplay:
             return info if info is not None and predicate(info) else None
 
         return wait_until(check, timeout=timeout, what=what or "the foreground window")
+
+    def wait_still(self, *, quiet_s: float = 0.4, timeout: float = 30.0) -> None:
+        """Until the screen has not changed for `quiet_s` (a window finished moving, a page its layout)."""
+        import numpy as np
+
+        from rpa_mcp.agent_x11.screen import Screen
+
+        screen = Screen(self.display)
+        try:
+            frames = [screen.grab()]
+            since = [time.monotonic()]
+
+            def still() -> bool:
+                frame = screen.grab()
+                if not np.array_equal(frame, frames[-1]):
+                    frames[-1], since[-1] = frame, time.monotonic()
+                return time.monotonic() - since[-1] >= quiet_s
+
+            wait_until(still, timeout=timeout, what="the screen to stop changing", interval=0.1)
+        finally:
+            screen.close()
 
     def screenshot(self, path: Path) -> Path:
         from rpa_mcp.agent_x11.screen import Screen

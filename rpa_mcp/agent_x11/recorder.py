@@ -47,6 +47,7 @@ DOUBLE_CLICK_PX = 6
 TYPE_FLUSH_S = 1.0
 SETTLE_S = (0.25, 0.7, 1.5)  # captures after an input: the screen as it settles
 MOTION_FRAME_EVERY_S = 0.15
+WINDOW_QUIET_S = 0.5  # a window change is sent between inputs once it is this old
 SCROLL_BUTTONS = {4: ("vertical", 1), 5: ("vertical", -1), 6: ("horizontal", 1), 7: ("horizontal", -1)}
 Say = Callable[[str], None]
 
@@ -214,6 +215,7 @@ class Recorder:
         self._typed_window: WindowInfo | None = None
         self._secret: Element | None = None
         self._last_click: tuple[float, int, int] | None = None
+        self._capturing = 0  # inputs the RECORD thread is still capturing (element lookup, frame)
         self.counts: dict[str, int] = {}
 
     # --- lifecycle ------------------------------------------------------------------------------
@@ -239,8 +241,8 @@ class Recorder:
                 else:
                     if self._typed and time.monotonic() - self._typed_at > TYPE_FLUSH_S:
                         self._flush_typing()
-                    if self.captured.empty():
-                        self._windows_until(None)
+                    if self.captured.empty() and not self._capturing:
+                        self._windows_until(None, seen_before=time.monotonic() - WINDOW_QUIET_S)
         finally:
             self.watch.stop()
             while not self.captured.empty():
@@ -263,13 +265,17 @@ class Recorder:
         self.frames.input_seen(motion)
         if motion:
             return
-        window = self.tracker.at(raw.time_ms)
-        item = _Captured(raw, window)
-        if raw.kind == X.ButtonPress and raw.detail in (1, 3):
-            item.element = self.access.element_at(raw.x, raw.y, window.title if window else None)
-        if (raw.kind == X.ButtonPress and raw.detail in (1, 3)) or raw.kind == X.KeyPress:
-            item.frame = self.frames.before(raw.received)
-        self.captured.put(item)
+        self._capturing += 1
+        try:
+            window = self.tracker.at(raw.time_ms)
+            item = _Captured(raw, window)
+            if raw.kind == X.ButtonPress and raw.detail in (1, 3):
+                item.element = self.access.element_at(raw.x, raw.y, window.title if window else None)
+            if (raw.kind == X.ButtonPress and raw.detail in (1, 3)) or raw.kind == X.KeyPress:
+                item.frame = self.frames.before(raw.received)
+            self.captured.put(item)
+        finally:
+            self._capturing -= 1
 
     # --- events ---------------------------------------------------------------------------------------
     def _base(self, kind: str, window: WindowInfo | None) -> dict[str, Any]:
@@ -296,11 +302,17 @@ class Recorder:
     def _shot(self, frame: np.ndarray | None) -> str | None:
         return base64.b64encode(self.screen.encode(frame)).decode("ascii") if frame is not None else None
 
-    def _windows_until(self, time_ms: int | None) -> None:
-        """Send a focus event for each window change up to X time `time_ms` (None: all of them)."""
-        changes = [(t, w) for t, w in self.tracker.since(self._window_time) if time_ms is None or t <= time_ms]
-        if self._window_time < 0:
-            changes = [(0, self.tracker.at(0)), *changes]
+    def _windows_until(self, time_ms: int | None, *, seen_before: float | None = None) -> None:
+        """Send a focus event for each window change up to X time `time_ms` (None: all of them).
+
+        Between inputs only changes seen a moment ago are sent (`seen_before`): one seen just now may be
+        the effect of a click still being captured, and must follow that click, not precede it.
+        """
+        changes = [
+            (t, w)
+            for t, w in self.tracker.since(self._window_time, seen_before=seen_before)
+            if time_ms is None or t <= time_ms
+        ]
         for t, window in changes:
             self._window_time = max(self._window_time, t)
             self._flush_typing()
@@ -341,7 +353,7 @@ class Recorder:
             "y": raw.y,
             "button": "right" if raw.detail == 3 else "left",
         }
-        if element is not None:
+        if element is not None and element.identifies_target:
             event["element"] = element.as_event_element()
         self._secret = element if element is not None and element.is_password else None
         shot = self._shot(item.frame)

@@ -9,6 +9,7 @@ never an exception.
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -118,7 +119,7 @@ class Windows:
     def find(self, title_part: str) -> WindowInfo | None:
         return next((w for w in self.windows() if title_part in w.title), None)
 
-    # --- requests (the test harness, the benchmark: never the replay agent) ----------------------
+    # --- requests (the harness and benchmark; the agent only for a recorded focus_window step) ---
     def _client_message(self, wid: int, name: str, data: list[int]) -> None:
         window = self.display.create_resource_object("window", wid)
         message = xevent.ClientMessage(window=window, client_type=self.atom(name), data=(32, (data + [0] * 5)[:5]))
@@ -158,14 +159,16 @@ class WindowTracker:
         self._active_atom = self._conn.intern_atom("_NET_ACTIVE_WINDOW")
         self._name_atoms = {self._conn.intern_atom("_NET_WM_NAME"), self._conn.intern_atom("WM_NAME")}
         self._lock = threading.Lock()
-        self.history: list[tuple[int, WindowInfo | None]] = [(0, self.windows.foreground())]
+        # (X time of the change, the window, time.monotonic() when this tracker saw it)
+        self._entries: list[tuple[int, WindowInfo | None, float]] = [(0, self.windows.foreground(), 0.0)]
         self._watched: int | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="x11-window-tracker", daemon=True)
 
     def start(self) -> WindowTracker:
         self._root.change_attributes(event_mask=X.PropertyChangeMask)
-        self._watch(self.history[0][1].wid if self.history[0][1] else None)
+        first = self._entries[0][1]
+        self._watch(first.wid if first else None)
         self._conn.sync()
         self._thread.start()
         return self
@@ -176,18 +179,29 @@ class WindowTracker:
         self._conn.close()
         self.windows.close()
 
+    @property
+    def history(self) -> list[tuple[int, WindowInfo | None]]:
+        with self._lock:
+            return [(t, info) for t, info, _ in self._entries]
+
     def at(self, time_ms: int) -> WindowInfo | None:
         with self._lock:
-            current = self.history[0][1]
-            for t, info in self.history:
+            current = self._entries[0][1]
+            for t, info, _ in self._entries:
                 if t > time_ms:
                     break
                 current = info
             return current
 
-    def since(self, time_ms: int) -> list[tuple[int, WindowInfo | None]]:
+    def since(self, time_ms: int, *, seen_before: float | None = None) -> list[tuple[int, WindowInfo | None]]:
+        """Changes after X time `time_ms`; with `seen_before`, only those this tracker saw before that
+        monotonic time (a change seen just now may be the effect of an input not yet delivered)."""
         with self._lock:
-            return [(t, i) for t, i in self.history if t > time_ms]
+            return [
+                (t, info)
+                for t, info, seen in self._entries
+                if t > time_ms and (seen_before is None or seen < seen_before)
+            ]
 
     def _watch(self, wid: int | None) -> None:
         if wid and wid != self._watched:
@@ -203,18 +217,41 @@ class WindowTracker:
                 self._stop.wait(0.02)
                 continue
             ev = self._conn.next_event()
-            if ev.type != X.PropertyNotify:
+            if not self._relevant(ev):
                 continue
-            is_active = ev.window.id == self._root.id and ev.atom == self._active_atom
-            is_title = ev.window.id == self._watched and ev.atom in self._name_atoms
-            if not (is_active or is_title):
-                continue
-            info = self.windows.foreground()
+            time_ms, info = self._read_after(int(ev.time))
             self._watch(info.wid if info else None)
             with self._lock:
-                if _key(self.history[-1][1]) != _key(info):
-                    self.history.append((int(ev.time), info))
-                    del self.history[:-200]
+                if _key(self._entries[-1][1]) != _key(info):
+                    self._entries.append((time_ms, info, time.monotonic()))
+                    del self._entries[:-200]
+
+    def _relevant(self, ev: Any) -> bool:
+        if ev.type != X.PropertyNotify:
+            return False
+        is_active = ev.window.id == self._root.id and ev.atom == self._active_atom
+        return is_active or (ev.window.id == self._watched and ev.atom in self._name_atoms)
+
+    def _read_after(self, time_ms: int) -> tuple[int, WindowInfo | None]:
+        """The foreground window as it is after the change notified at `time_ms`, stamped with the
+        time of the latest change it reflects.
+
+        The window is read now, on another connection, so it may already show a later change (the
+        person clicked a tab that retitled the window). A round trip on the event connection after
+        the read brings every notification of a change made before the read: if one came, the read
+        is stamped with that later time (read again), never with the earlier one.
+        """
+        while True:
+            info = self.windows.foreground()
+            self._conn.sync()
+            later = None
+            while self._conn.pending_events():
+                ev = self._conn.next_event()
+                if self._relevant(ev):
+                    later = int(ev.time)
+            if later is None:
+                return time_ms, info
+            time_ms = later
 
 
 def _key(info: WindowInfo | None) -> tuple[int, str] | None:

@@ -16,7 +16,19 @@ from typing import Any
 
 from rpa_mcp.screens.truth import ScreenSet
 
-BENCHMARKS = ("mcp", "shadow", "dialogs", "validator", "replay", "console", "replicas", "hardening", "accuracy")
+BENCHMARKS = (
+    "mcp",
+    "shadow",
+    "dialogs",
+    "validator",
+    "replay",
+    "console",
+    "replicas",
+    "hardening",
+    "segmentation",
+    "desktop",
+    "accuracy",
+)
 
 
 def timings(fn: Callable[[], Any], *, repeat: int, warmup: int = 2) -> list[float]:

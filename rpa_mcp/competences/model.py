@@ -7,7 +7,7 @@ so a file with a misspelt or unknown field is reported, not half-understood.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -23,6 +23,19 @@ class CompetenceSource(_Strict):
     machine_id: str | None = Field(None, description="Machine the workflow was observed on.")
 
 
+class StepExpected(_Strict):
+    window_title: str | None = Field(None, max_length=1000, description="Window title once the step is done.")
+    text: str | None = Field(None, max_length=500, description="Text that appears (a toast such as 'Enregistré').")
+
+
+class CompetenceParameter(_Strict):
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]{0,39}$", description="Used in steps as {{name}}.")
+    type: Literal["string", "number", "date"] = Field("string", description="What kind of value it takes.")
+    example: str | int | float | None = Field(None, description="The value of the demonstration.")
+    description: str = Field("", max_length=300, description="What it is, in the person's words.")
+    required: bool = Field(True, description="A replay without it is refused.")
+
+
 class CompetenceStep(_Strict):
     index: int = Field(ge=0, description="Position of the step in the workflow.")
     intent: str = Field(min_length=1, max_length=2000, description="What the step is for, in words.")
@@ -36,6 +49,10 @@ class CompetenceStep(_Strict):
     expected_modals: list[str | dict[str, Any]] = Field(
         default_factory=list, description="Dialogs that may appear after this step (catalog ids)."
     )
+    expected: StepExpected = Field(
+        default_factory=lambda: StepExpected.model_validate({}),
+        description="Evidence seen after the step when it was observed, checked when it is replayed.",
+    )
 
 
 class Competence(_Strict):
@@ -46,6 +63,9 @@ class Competence(_Strict):
         default_factory=lambda: CompetenceSource.model_validate({}), description="Where it was observed."
     )
     created_at: str | None = Field(None, description="When the workflow was built (ISO 8601).")
+    parameters: list[CompetenceParameter] = Field(
+        default_factory=list, max_length=50, description="Values a replay gives (the steps use them as {{name}})."
+    )
     steps: list[CompetenceStep] = Field(min_length=1, max_length=MAX_STEPS, description="The steps, in order.")
 
     @field_validator("created_at", mode="before")
@@ -65,6 +85,9 @@ class Competence(_Strict):
         indexes = [s.index for s in self.steps]
         if indexes != sorted(set(indexes)):
             raise ValueError(f"step indexes must be unique and increasing, got {indexes}")
+        names = [p.name for p in self.parameters]
+        if len(names) != len(set(names)):
+            raise ValueError(f"parameter names must be unique, got {names}")
         return self
 
     def document(self) -> dict[str, Any]:

@@ -58,6 +58,7 @@ class CompetenceSummary:
     updated_at: str
     path: Path
     versions: tuple[int, ...]  # every version kept in this folder, current included
+    parameters: tuple[dict[str, Any], ...] = ()  # what a replay of it takes ({name, type, example, ...})
 
 
 @dataclass(frozen=True)
@@ -293,6 +294,7 @@ class CompetenceStore:
                         updated_at=_iso(slug_files.current.stat().st_mtime),
                         path=slug_files.current,
                         versions=tuple(sorted({*slug_files.archives, competence.version})),
+                        parameters=tuple(p.model_dump(mode="json") for p in competence.parameters),
                     )
                 )
         return CompetenceListing(competences, problems)

@@ -19,7 +19,7 @@ def page(title: str, body: str, *, lang: str, view: str, data: dict[str, Any] | 
 <html lang="{lang}"><head><meta charset="utf-8"><title>{escape(title)}</title>
 <link rel="stylesheet" href="/static/app.css"></head>
 <body data-view="{view}" data-lang="{lang}" {attrs}>
-<header class="bar"><span class="brand">Easily</span>
+<header class="bar"><a class="brand" href="/{_q(lang)}">Easily</a>
 <span class="where">{escape(title.split(" — ", 1)[-1])}</span></header>
 <main>{body}</main>
 <div id="toast" class="toast" role="status" aria-live="polite" hidden></div>
@@ -77,11 +77,13 @@ def record_page(t: dict[str, str], lang: str, patient: Patient, tab: str, notes:
 <textarea id="note" rows="5"></textarea>
 <div><button id="save" class="primary">{escape(t["save"])}</button></div>
 <h3>{escape(t["history"])}</h3><ul id="history">{history}</ul></section>"""
+    admin = "".join(f"<li>{escape(line)}</li>" for line in t["admin_lines"].split("|"))
     body = f"""<div class="patient"><span class="pname">{escape(patient.name)}</span>
 <span>{escape(t["born"])} {escape(patient.birth)} · {escape(patient.ipp)}</span>
 <a class="back" href="/{_q(lang)}">{escape(t["back"])}</a>
 <button id="tele">{escape(t["teleconsultation"])}</button><span id="camera"></span></div>
-<nav class="tabs" role="tablist">{tabs}</nav>{panels}{observations}"""
+<nav class="tabs" role="tablist">{tabs}</nav>{panels}{observations}
+<section class="admin"><h3>{escape(t["admin"])}</h3><ul>{admin}</ul></section>"""
     data = {
         "patient": patient.id,
         "pname": patient.name,

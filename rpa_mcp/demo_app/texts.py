@@ -38,6 +38,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "biologie_body": "Hémoglobine 13,2 g/dL. Créatinine 78 µmol/L.",
         "imagerie_body": "Radiographie thoracique du 12/03 : pas d'anomalie.",
         "documents_body": "Compte rendu de consultation, courrier de sortie.",
+        "admin": "Informations administratives",
+        "admin_lines": "Médecin traitant : Dr Lemoine|Personne de confiance : sa fille|Mutuelle : à jour|"
+        "Chambre : 214, lit B|Entrée le 10/03",
         "pacs_title": "Visionneuse PACS",
         "pacs_series": "Séries",
         "login_title": "Connexion",
@@ -78,6 +81,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "biologie_body": "Haemoglobin 13.2 g/dL. Creatinine 78 µmol/L.",
         "imagerie_body": "Chest X-ray of 12 March: no abnormality.",
         "documents_body": "Consultation report, discharge letter.",
+        "admin": "Administrative information",
+        "admin_lines": "GP: Dr Lemoine|Trusted person: her daughter|Insurance: up to date|Room: 214, bed B|"
+        "Admitted on 10 March",
         "pacs_title": "PACS viewer",
         "pacs_series": "Series",
         "login_title": "Sign in",

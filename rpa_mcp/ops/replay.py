@@ -42,7 +42,9 @@ class StartReplayInput(StrictModel):
         None, max_length=200, description="Machine to replay on; default the machine the competence was observed on."
     )
     params: dict[str, str | int | float | bool] = Field(
-        default_factory=dict, description="Values for the workflow's {{placeholders}}."
+        default_factory=dict,
+        description="Values of the workflow's parameters, by name (get_competence lists them under parameters: "
+        "name, type, example, description; a required one must be given), and of its secrets as 'secret:<name>'.",
     )
 
 
@@ -171,11 +173,18 @@ async def _start_preview(ctx: OpContext, args: StartReplayInput) -> Preview:
     loaded = _load_competence(ctx, args)
     machine = _machine(args, loaded)
     steps = loaded.workflow.get("steps") or []
-    service_of(ctx).plan(steps, args.params)  # validates every step, changes nothing
+    declared = loaded.workflow.get("parameters") or []
+    planned = service_of(ctx).plan(steps, args.params, declared)  # validates every step, changes nothing
     intents = [str(s.get("intent", s.get("action_type"))) for s in steps[:8]]
+    typed = [
+        f"step {a['step_index']}: {'a secret (hidden)' if a['params'].get('secret') else repr(_capped(a['params']))}"
+        for a in planned
+        if a["action_type"] == "type_text"
+    ]
     summary = (
         f"Replay competence '{loaded.name}' version {loaded.version} ({loaded.status}, {len(steps)} "
         f"steps) on machine {machine}, supervised: every action is verified and the replay pauses when unsure."
+        + (f" It will type: {'; '.join(typed)}." if typed else "")
     )
     return Preview(
         summary=summary,
@@ -187,9 +196,31 @@ async def _start_preview(ctx: OpContext, args: StartReplayInput) -> Preview:
             "first_steps": intents,
             "machine_id": machine,
             "params": sorted(args.params),
+            "parameters": [
+                {"name": p["name"], "value": _shown(p["name"], args.params.get(p["name"]))} for p in declared
+            ],
+            "typed": [
+                {
+                    "step": a["step_index"],
+                    "intent": a["intent"],
+                    "text": "••••••••" if a["params"].get("secret") else a["params"].get("text"),
+                }
+                for a in planned
+                if a["action_type"] == "type_text"
+            ],
         },
         binding={"competence": loaded.slug, "version": loaded.version, "sha256": loaded.sha256},
     )
+
+
+def _capped(params: dict[str, Any], limit: int = 80) -> str:
+    text = " ".join(str(params.get("text") or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _shown(name: str, value: Any) -> Any:
+    """A parameter's value as the preview shows it (a secret never)."""
+    return "••••••••" if name.startswith("secret:") else value
 
 
 async def start_replay(ctx: OpContext, args: StartReplayInput) -> StartReplayOutput:
@@ -204,6 +235,7 @@ async def start_replay(ctx: OpContext, args: StartReplayInput) -> StartReplayOut
         machine_id=machine,
         params=args.params,
         created_by=ctx.caller.subject,
+        declared=loaded.workflow.get("parameters") or [],
     )
     notify_changed(ctx, replay_id)
     return StartReplayOutput(

@@ -9,23 +9,25 @@ tool list at once (clients are told), and they reach MCP, REST (`/api/v1/tools/r
 and function calling through the same `dispatch()`.
 
 `run_input(competence)` builds a competence's input model from the loaded competence (its IR is
-`competence.workflow`): today the target machine and the values of the workflow's placeholders
-(`params`). Fields added to that model other than `machine_id` and `params` are passed to the
-replay as parameters of the same name, so a workflow that declares typed parameters can offer
-them as typed, described arguments.
+`competence.workflow`): the target machine, one typed, described argument per parameter the
+workflow declares (`parameters: [{name, type, example, description, required}]`: a number, or a
+string — a date shaped like its example —, required unless said otherwise), and `params` for
+the values of its secrets (`secret:<name>`) and of undeclared placeholders. The declared
+arguments are passed to the replay as parameters of the same name.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from rpa_mcp.competences import LoadedCompetence
 from rpa_mcp.errors import RpaError
 from rpa_mcp.ops.gate import ProposalOutput, propose_of
 from rpa_mcp.ops.registry import OpContext, Operation, OperationTemplate, StrictModel
 from rpa_mcp.ops.replay import START_REPLAY, StartReplayInput
+from rpa_mcp.shadow.parameters import RESERVED, date_pattern
 
 if TYPE_CHECKING:
     from rpa_mcp.bootstrap import Services
@@ -50,16 +52,47 @@ def tool_name(slug: str) -> str:
     return PREFIX + slug.replace("-", "_")
 
 
+def declared_parameters(competence: LoadedCompetence) -> list[dict[str, Any]]:
+    found = competence.workflow.get("parameters") if isinstance(competence.workflow, dict) else None
+    return [p for p in found or [] if isinstance(p, dict) and p.get("name") and p["name"] not in RESERVED]
+
+
 def run_input(competence: LoadedCompetence) -> type[BaseModel]:
-    """The input model of one competence's run tool."""
-    return RunCompetenceInput
+    """The input model of one competence's run tool: its declared parameters as typed, described arguments."""
+    parameters = declared_parameters(competence)
+    if not parameters:
+        return RunCompetenceInput
+    fields: dict[str, Any] = {}
+    for p in parameters:
+        description = str(p.get("description") or f"Value of '{p['name']}'.")
+        example = p.get("example")
+        if example not in (None, ""):
+            description += f" In the demonstration: {example!r}."
+        required = bool(p.get("required", True))
+        kind: Any = float if p.get("type") == "number" else str
+        constraints: dict[str, Any] = {}
+        if kind is str:
+            constraints = {"min_length": 1, "max_length": 500}
+            if p.get("type") == "date" and isinstance(example, str) and example:
+                constraints["pattern"] = date_pattern(example)
+        default: Any = ... if required else None
+        fields[str(p["name"])] = (
+            kind if required else kind | None,
+            Field(default, description=description, **constraints),
+        )
+    model: type[BaseModel] = create_model(  # fields are built at run time
+        f"Run_{competence.slug.replace('-', '_')}"[:60], __base__=RunCompetenceInput, **fields
+    )
+    return model
 
 
 def _description(competence: LoadedCompetence) -> str:
+    names = [p["name"] for p in declared_parameters(competence)]
+    takes = f" It takes {', '.join(names)}; the preview shows the values it will type." if names else ""
     return (
         f"Propose a supervised replay of the validated competence '{competence.name}' (version "
-        f"{competence.version}, {competence.steps} steps). Changes nothing: returns a preview and a token; call "
-        "apply_start_replay with the token once the person agrees (and approved on the page, when an "
+        f"{competence.version}, {competence.steps} steps).{takes} Changes nothing: returns a preview and a token; "
+        "call apply_start_replay with the token once the person agrees (and approved on the page, when an "
         "approval_url is given)."
     )
 

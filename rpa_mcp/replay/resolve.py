@@ -263,7 +263,9 @@ class TargetResolver:
             if self.memory is None:
                 return None
             hit = self.memory.lookup(title, spec)
-            return None if hit is None else _Candidate(hit.x, hit.y, hit.reliability, "memory")
+            if hit is None or not self._label_at(image, spec, hit.x, hit.y):
+                return None
+            return _Candidate(hit.x, hit.y, hit.reliability, "memory")
         if method == "ocr":
             return self._ocr_match(image, spec)
         if method == "template":
@@ -286,6 +288,23 @@ class TargetResolver:
                 int(x), int(y), float(score), name if name.startswith(("vlm_", "grounding")) else f"vlm_{name}"
             )
         return None
+
+    def _label_at(self, image: np.ndarray, spec: Mapping[str, Any], x: int, y: int) -> bool:
+        """Does the remembered spot still show the target's label? (OCR of one target-sized box)
+
+        The same window title does not mean the same layout: a window moved or resized, a page
+        scrolled or a table whose columns follow its content put the target elsewhere, and a
+        remembered position would then be clicked blind. A target without a label is not checked.
+        """
+        label = spec.get("label") or spec.get("by_text") or spec.get("text")
+        if not label:
+            return True
+        bbox = spec.get("bbox")
+        w, h = (int(bbox[2]), int(bbox[3])) if isinstance(bbox, list | tuple) and len(bbox) == 4 else (300, 40)
+        x0, y0, bw, bh = clamp_bbox((x - w // 2 - 8, y - h // 2 - 4, w + 16, h + 8), image.shape)
+        lines = self.ocr.read(image[y0 : y0 + bh, x0 : x0 + bw]) if bw > 4 and bh > 4 else []
+        wanted = normalize_text(str(label))
+        return any(wanted and wanted in normalize_text(line.text) for line in lines)
 
     # --- OCR ----------------------------------------------------------------------------------
     def _regions(self, image: np.ndarray, spec: Mapping[str, Any]) -> list[tuple[int, int, int, int]]:

@@ -81,7 +81,9 @@ class NextAction(WireModel):
     target: WireTarget | None = Field(None, description="Where to act (absent for actions with no target).")
     params: dict[str, Any] = Field(default_factory=dict, description="Action parameters (text to type, keys, ...).")
     protocol_version: int = Field(PROTOCOL_VERSION, description="Protocol the server speaks for this answer.")
-    step_index: int = Field(0, description="0-based position of the action in the replay.")
+    step_index: int = Field(
+        0, ge=0, description="The step's number in the workflow, counted from 1 as shown everywhere (0: not given)."
+    )
     steps_total: int = Field(0, description="Number of actions in the replay.")
     idempotent: bool = Field(False, description="Safe to execute twice (the server may resend after a start).")
     success_strict: bool = Field(False, description="A click that changes nothing on screen is a failure.")

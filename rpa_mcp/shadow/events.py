@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
 from rpa_mcp.errors import InvalidInput
 
@@ -104,6 +104,10 @@ class UiElement(BaseModel):
         None, min_length=4, max_length=4, description="Bounding rectangle [x, y, w, h] in screen pixels."
     )
     rect: ElementRect | None = Field(None, description="Bounding rectangle {left, top, right, bottom}, screen pixels.")
+    multiline: bool | None = Field(None, description="The field holds several lines (Enter types a line break).")
+    states: list[Annotated[str, StringConstraints(max_length=40)]] | None = Field(
+        None, max_length=40, description="Accessibility states as reported (AT-SPI: 'multi-line', 'focused', ...)."
+    )
 
     @model_validator(mode="after")
     def _finite_rectangles(self) -> UiElement:

@@ -2,18 +2,25 @@
 
 `apply_feedback` works on a copy: a rejected feedback (`FeedbackRejected`, with the reason
 to relay) leaves the understanding exactly as it was.
+
+``parameterize`` (`step_index`, `name`, optional `description`) makes the value a step typed
+(or the label of the row it chose) a workflow parameter ``{{name}}``: the step must have such
+a value, a secret cannot be one (it already is a ``{{secret:…}}``), and one name stands for
+one value (two steps may share a parameter only when they used the same value).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
-from rpa_mcp.shadow.segmenter import Segment
+from rpa_mcp.shadow.parameters import classify, name_problem, type_of
+from rpa_mcp.shadow.segment import Segment
 
-FeedbackAction = Literal["validate", "correct", "undo", "cancel", "merge_next", "split"]
-ACTIONS: tuple[str, ...] = ("validate", "correct", "undo", "cancel", "merge_next", "split")
+FeedbackAction = Literal["validate", "correct", "undo", "cancel", "merge_next", "split", "parameterize"]
+ACTIONS: tuple[str, ...] = ("validate", "correct", "undo", "cancel", "merge_next", "split", "parameterize")
 MAX_INTENT = 200
+MAX_DESCRIPTION = 300
 
 
 class FeedbackRejected(Exception):
@@ -29,11 +36,18 @@ def apply_feedback(
     step_index: int | None = None,
     new_intent: str | None = None,
     at_event_index: int | None = None,
+    name: str | None = None,
+    description: str | None = None,
+    steps: Sequence[Mapping[str, Any]] | None = None,
     event_types: Mapping[int, str] | None = None,
     now: float = 0.0,
 ) -> tuple[list[Segment], str]:
-    """Returns the new segments and a one-line summary of what changed."""
+    """Returns the new segments and a one-line summary of what changed.
+
+    `steps` (the steps as shown) is needed by ``parameterize``, which looks at the value a step typed.
+    """
     _check_arguments(action, step_index, new_intent, at_event_index)
+    _check_parameter_arguments(action, name, description)
     segs = [Segment.from_dict(s.to_dict()) for s in segments]
     if action == "cancel":
         return [], f"cancelled: {len(segs)} step(s) dropped"
@@ -57,6 +71,11 @@ def apply_feedback(
     if action == "undo":
         del segs[step_index - 1]
         return segs, f"step {step_index} removed"
+    if action == "parameterize":
+        assert name is not None and steps is not None
+        seg.parameter = _parameter(steps, step_index, name, description)
+        seg.updated_at = now
+        return segs, f"step {step_index} now uses the parameter {{{{{name}}}}}"
     if action == "merge_next":
         if step_index == len(segs):
             raise FeedbackRejected(f"step {step_index} is the last step: there is no next step to merge it with")
@@ -96,6 +115,8 @@ def _check_arguments(action: str, step_index: int | None, new_intent: str | None
             raise FeedbackRejected(f"new_intent is too long ({len(new_intent)} characters, at most {MAX_INTENT})")
     elif new_intent is not None:
         raise FeedbackRejected(f"new_intent is only used with action=correct, not {action}")
+    if action == "parameterize" and step_index is None:
+        raise FeedbackRejected("parameterize needs step_index (which step's value becomes a parameter)")
     if action == "split" and at_event_index is None:
         raise FeedbackRejected("split needs at_event_index: the event that starts the new step")
     if action != "split" and at_event_index is not None:
@@ -111,3 +132,47 @@ def _retype(seg: Segment, event_types: Mapping[int, str] | None) -> None:
     seg.first_type = first
     seg.kind = {"double_click": "click", "right_click": "click"}.get(first, first) or seg.kind
     seg.typed = "type" in types
+    seg.parameter = seg.detour = None  # what they applied to is no longer this step
+    seg.newlines = [i for i in seg.newlines if i in seg.events]
+    seg.submit = seg.submit if seg.submit in seg.events else None
+    seg.enter = seg.enter if seg.enter in seg.events else None
+
+
+def _check_parameter_arguments(action: str, name: str | None, description: str | None) -> None:
+    if action != "parameterize":
+        if name is not None or description is not None:
+            raise FeedbackRejected(f"name and description are only used with action=parameterize, not {action}")
+        return
+    if name is None or not name.strip():
+        raise FeedbackRejected("parameterize needs name: what the value is, e.g. 'patient' (lowercase, digits, _)")
+    problem = name_problem(name)
+    if problem:
+        raise FeedbackRejected(problem)
+    if description is not None and len(description) > MAX_DESCRIPTION:
+        raise FeedbackRejected(f"description is too long ({len(description)} characters, at most {MAX_DESCRIPTION})")
+
+
+def _parameter(
+    steps: Sequence[Mapping[str, Any]], step_index: int, name: str, description: str | None
+) -> dict[str, Any]:
+    step = steps[step_index - 1]
+    params = step.get("params") or {}
+    if params.get("secret"):
+        raise FeedbackRejected(
+            f"step {step_index} types a secret: it is already a parameter given at replay time, never recorded"
+        )
+    value = (step.get("parameter") or {}).get("example") or step.get("value")
+    if not value:
+        raise FeedbackRejected(
+            f"step {step_index} ({step.get('intent')}) has no value to make a parameter: only a step that types "
+            "text, or chooses a row by its label, can take one"
+        )
+    for other in steps:
+        used = other.get("parameter") or {}
+        if other is not step and used.get("name") == name and used.get("example") != value:
+            raise FeedbackRejected(
+                f"the parameter '{name}' already stands for {used.get('example')!r} at step {other.get('index')}: "
+                "choose another name for this value"
+            )
+    kind = classify(str(value), step.get("target", {}).get("by_text")) or "text"
+    return {"name": name, "description": " ".join((description or "").split()), "type": type_of(kind)}

@@ -1,9 +1,9 @@
-"""Name a step from its evidence (SPEC §3.2), in the session's language.
+"""Name a step from its evidence and its effect (SPEC §3.2), in the session's language.
 
-Evidence, strongest first: the UI Automation element name, OCR of the region around the
-click (taken on the screenshot before it), the window title, the raw event. The
-confidence says which one was used. Screen text is data: it is cleaned and capped, and
-only ever quoted inside an intent.
+The evidence that names the element (see `rpa_mcp.shadow.targets`) sets the base
+confidence; the step's shape (noise folded in, text rebuilt from edits, an Enter judged
+from what followed) is kept in `Described.pattern` for the calibration
+(`rpa_mcp.shadow.calibration`) to turn into a confidence that means something.
 
 Masked input (a password typed while observed, see `rpa_mcp.shadow.masking`) makes a
 "Type the password in '<field>'" step whose text is the placeholder ``{{secret:<field>}}``
@@ -13,33 +13,43 @@ Masked input (a password typed while observed, see `rpa_mcp.shadow.masking`) mak
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rpa_mcp.shadow.boxes import same_text
+from rpa_mcp.shadow.elements import app_key, is_container, is_field, is_menu_item, is_row, is_tab, multiline, role_of
 from rpa_mcp.shadow.events import CLICK_TYPES, normalize_keys
 from rpa_mcp.shadow.masking import secret_placeholder
+from rpa_mcp.shadow.parameters import classify
+from rpa_mcp.shadow.phrases import TEXTS, is_verb_label, names_record, noun_phrase, search_object
+from rpa_mcp.shadow.segment import Segment
+from rpa_mcp.shadow.segmenter import ENTER_KEYS, NAV_KEYS
+from rpa_mcp.shadow.targets import clean_label, click_evidence, click_target, is_tab_click, plain_text
+from rpa_mcp.shadow.textedit import final_text
+from rpa_mcp.vision.ocr import normalize_text
 
-CONFIDENCE = {"uia": 0.9, "ocr": 0.75, "window_title": 0.45, "raw": 0.25}
-BROWSERS = frozenset({"msedge", "chrome", "firefox", "brave", "opera", "iexplore"})
-TAB_STRIP_MAX_Y = 44  # pixels from the top of the screen where a maximised browser shows its tabs
-MAX_LABEL = 60
-MAX_MATCH_TEXT = 200
+SHORT_VALUE = 60  # a typed value this long or shorter, on one line, is quoted in the intent
+QUOTED_TEXT = 20  # ... unless it is free text longer than this in a field named by a noun: "Saisir l'observation"
+EDITING = frozenset({"backspace", "delete", "ctrl+backspace", "left", "right", "home", "end", "ctrl+a", "up", "down"})
 
 # process -> (English name, French name with its article)
 APPS: dict[str, tuple[str, str]] = {
     "notepad": ("Notepad", "le Bloc-notes"),
     "msedge": ("Edge", "Edge"),
     "chrome": ("Chrome", "Chrome"),
+    "chromium": ("Chromium", "Chromium"),
     "firefox": ("Firefox", "Firefox"),
     "explorer": ("File Explorer", "l'Explorateur de fichiers"),
     "winword": ("Word", "Word"),
     "excel": ("Excel", "Excel"),
     "outlook": ("Outlook", "Outlook"),
+    "thunderbird": ("Thunderbird", "Thunderbird"),
     "calc": ("Calculator", "la Calculatrice"),
     "mspaint": ("Paint", "Paint"),
 }
+BROWSER_TITLES = frozenset(
+    {"chromium", "google chrome", "chrome", "microsoft edge", "edge", "mozilla firefox", "firefox"}
+)
 KEY_NAMES_FR = {
     "enter": "Entrée",
     "tab": "Tab",
@@ -53,90 +63,20 @@ KEY_NAMES_FR = {
     "right": "Droite",
 }
 
-TEXTS = {
-    "en": {
-        "click": "Click '{label}'",
-        "click_in": "Click in '{label}'",
-        "click_at": "Click at ({x}, {y})",
-        "double_click": "Double-click '{label}'",
-        "double_click_in": "Double-click in '{label}'",
-        "double_click_at": "Double-click at ({x}, {y})",
-        "right_click": "Right-click '{label}'",
-        "right_click_in": "Right-click in '{label}'",
-        "right_click_at": "Right-click at ({x}, {y})",
-        "switch_tab": "Switch to tab '{label}'",
-        "type_in": "Type text in '{label}'",
-        "type": "Type text",
-        "type_secret_in": "Type the password in '{label}'",
-        "type_secret": "Type the password",
-        "save": "Save ({keys})",
-        "shortcut": "Press {keys}",
-        "key": "Press {keys}",
-        "scroll_in": "Scroll {direction} in '{label}'",
-        "scroll": "Scroll {direction}",
-        "up": "up",
-        "down": "down",
-        "left": "left",
-        "right": "right",
-        "open_app": "Open {app}",
-        "focus": "Switch to window '{label}'",
-    },
-    "fr": {
-        "click": "Cliquer sur '{label}'",
-        "click_in": "Cliquer dans '{label}'",
-        "click_at": "Cliquer en ({x}, {y})",
-        "double_click": "Double-cliquer sur '{label}'",
-        "double_click_in": "Double-cliquer dans '{label}'",
-        "double_click_at": "Double-cliquer en ({x}, {y})",
-        "right_click": "Clic droit sur '{label}'",
-        "right_click_in": "Clic droit dans '{label}'",
-        "right_click_at": "Clic droit en ({x}, {y})",
-        "switch_tab": "Aller sur l'onglet '{label}'",
-        "type_in": "Saisir du texte dans '{label}'",
-        "type": "Saisir du texte",
-        "type_secret_in": "Saisir le mot de passe dans '{label}'",
-        "type_secret": "Saisir le mot de passe",
-        "save": "Enregistrer ({keys})",
-        "shortcut": "Appuyer sur {keys}",
-        "key": "Appuyer sur {keys}",
-        "scroll_in": "Faire défiler vers le {direction} dans '{label}'",
-        "scroll": "Faire défiler vers le {direction}",
-        "up": "haut",
-        "down": "bas",
-        "left": "gauche",
-        "right": "droite",
-        "open_app": "Ouvrir {app}",
-        "focus": "Passer à la fenêtre '{label}'",
-    },
-}
+Event = tuple[int, dict[str, Any], dict[str, Any]]
 
 
-@dataclass(frozen=True)
-class Evidence:
-    label: str | None
-    source: str  # uia | ocr | window_title | raw
-
-    @property
-    def confidence(self) -> float:
-        return CONFIDENCE[self.source]
-
-
-def clean_label(text: str | None) -> str | None:
-    """Screen or UIA text fit to quote in an intent: one line, no control characters, capped."""
-    if not text:
-        return None
-    text = re.sub(r"[\x00-\x1f\x7f]+", " ", text)
-    text = " ".join(text.replace("'", "’").split())
-    if len(text) > MAX_LABEL:
-        text = text[: MAX_LABEL - 1].rstrip() + "…"
-    return text or None
-
-
-def app_key(app: str | None) -> str | None:
-    if not app:
-        return None
-    name = app.strip().lower().replace("/", "\\").rsplit("\\", 1)[-1]
-    return name[:-4] if name.endswith(".exe") else name
+@dataclass
+class Described:
+    intent: str
+    action_type: str
+    confidence: float  # from the evidence alone, before calibration
+    evidence: str
+    target: dict[str, Any]
+    params: dict[str, Any]
+    value: str | None = None  # what the step typed, or the label of the item it chose
+    pattern: str = "plain"  # plain | collapsed | edited | inferred | uncertain | detour | noise
+    field_label: str | None = None  # typing: the field's label
 
 
 def app_name(app: str | None, title: str | None, locale: str) -> str | None:
@@ -162,166 +102,118 @@ def pretty_keys(keys: str, locale: str) -> str:
     return "+".join(out)
 
 
-def click_evidence(event: dict[str, Any], facts: dict[str, Any]) -> Evidence:
-    element = event.get("element") or {}
-    if clean_label(element.get("name")):
-        return Evidence(clean_label(element.get("name")), "uia")
-    ocr = facts.get("ocr") or {}
-    if clean_label(ocr.get("text")):
-        return Evidence(clean_label(ocr.get("text")), "ocr")
-    title = clean_label(event.get("window_title") or facts.get("wb"))
-    if title:
-        return Evidence(title, "window_title")
-    return Evidence(None, "raw")
-
-
-def is_tab_click(event: dict[str, Any]) -> bool:
-    role = ((event.get("element") or {}).get("role") or "").lower().replace(" ", "")
-    if role in ("tabitem", "tab"):
-        return True
-    return app_key(event.get("app")) in BROWSERS and 0 <= int(event.get("y") or 9999) <= TAB_STRIP_MAX_Y and not role
-
-
-def typed_text(events: Iterable[dict[str, Any]]) -> str:
-    """The text as it ended up: typed chunks, with Backspace applied."""
-    out: list[str] = []
-    for e in events:
-        if e.get("type") == "type":
-            out.extend(e.get("text") or "")
-        elif e.get("type") == "key" and normalize_keys(e.get("keys") or "") == "backspace" and out:
-            out.pop()
-    return "".join(out)
-
-
-@dataclass
-class Described:
-    intent: str
-    action_type: str
-    confidence: float
-    evidence: str
-    target: dict[str, Any]
-    params: dict[str, Any]
-
-
-def describe(events: Sequence[tuple[int, dict[str, Any], dict[str, Any]]], locale: str) -> Described:
-    """Intent, action type, confidence, target and params of a step from its (idx, event, facts)."""
-    t = TEXTS["fr" if locale == "fr" else "en"]
+def describe(seg: Segment, events: Sequence[Event], locale: str, *, window_after: str | None = None) -> Described:
+    """Intent, action type, base confidence, target and params of a step from its (idx, event, facts)."""
+    lang = "fr" if locale == "fr" else "en"
+    t = TEXTS[lang]
     actions = [(i, e, f) for i, e, f in events if e.get("type") != "screenshot"]
     if not actions:
         return Described(t["type"], "wait", 0.1, "raw", {}, {})
-    typed = typed_text(e for _, e, _ in actions)
-    has_typing = any(_kind(e) == "type" for _, e, _ in actions)
-    secret = next((e for _, e, _ in actions if e.get("masked")), None)
-    submit = next(
-        (
-            normalize_keys(e.get("keys") or "")
-            for _, e, _ in actions
-            if e.get("type") == "key" and normalize_keys(e.get("keys") or "") in ("enter", "tab")
-        ),
-        None,
-    )
-    _, first, facts = actions[0]
-    kind = _kind(first)
-    params: dict[str, Any] = {}
-
-    if kind in CLICK_TYPES:
-        ev = click_evidence(first, facts)
-        target = click_target(first, facts, ev)
-        if has_typing and kind == "click":
-            if secret is not None:
-                label = secret.get("masked_field") or (ev.label if ev.source in ("uia", "ocr") else None)
-                intent, params = secret_typing(t, label, submit)
-                return Described(intent, "type_text", ev.confidence, ev.source, target, params)
-            params = {"text": typed} | ({"submit_key": submit} if submit else {})
-            intent = t["type_in"].format(label=ev.label) if ev.label else t["type"]
-            return Described(intent, "type_text", ev.confidence, ev.source, target, params)
-        launched = next((e for _, e, f in actions[1:] if e.get("type") == "focus" and f.get("new_app")), None)
-        if launched is not None and kind in ("click", "double_click"):
-            name = app_name(launched.get("app"), launched.get("window_title"), locale)
-            if name:  # the click brought up an application not seen before in this session
-                action = "double_click_anchor" if kind == "double_click" else "click_anchor"
-                return Described(
-                    t["open_app"].format(app=name), action, max(ev.confidence, 0.8), ev.source, target, params
-                )
-        if kind == "click" and is_tab_click(first):
-            label = ev.label if ev.source in ("uia", "ocr") else None
-            if label:
-                return Described(
-                    t["switch_tab"].format(label=label), "switch_tab", ev.confidence, ev.source, target, params
-                )
-        action = {"click": "click_anchor", "double_click": "double_click_anchor", "right_click": "right_click_anchor"}[
-            kind
-        ]
-        if ev.source in ("uia", "ocr"):
-            intent = t[kind].format(label=ev.label)
-        elif ev.source == "window_title":
-            intent = t[f"{kind}_in"].format(label=ev.label)
-        else:
-            intent = t[f"{kind}_at"].format(x=first.get("x"), y=first.get("y"))
-        return Described(intent, action, ev.confidence, ev.source, target, params)
-
-    if kind == "type":
-        element = first.get("element") or {}
-        field_name = clean_label(element.get("name"))
-        title = clean_label(first.get("window_title") or facts.get("wb"))
-        target = {
-            "by_text": field_name,
-            **({"label": label} if (label := plain_text(element.get("name"))) else {}),
-            "element": element or None,
-            "window_title": first.get("window_title"),
-        }
-        params = {"text": typed} | ({"submit_key": submit} if submit else {})
-        if secret is not None:
-            label = secret.get("masked_field") or field_name
-            intent, params = secret_typing(t, label, submit)
-            return Described(intent, "type_text", 0.85 if label else 0.5, "uia" if label else "raw", target, params)
-        if field_name:
-            return Described(t["type_in"].format(label=field_name), "type_text", 0.85, "uia", target, params)
-        if title:
-            return Described(t["type_in"].format(label=title), "type_text", 0.5, "window_title", target, params)
-        return Described(t["type"], "type_text", 0.4, "raw", target, params)
-
+    if seg.kind == "detour" and seg.detour:
+        return _detour(seg, t, lang)
+    if any(_kind(e) == "type" for _, e, _ in actions):
+        return _typing(seg, actions, t, lang)
+    kind = _kind(actions[0][1])
+    if seg.kind == "click" or kind in CLICK_TYPES:
+        return _click(seg, actions, t, lang, window_after)
     if kind == "key":
-        keys = normalize_keys(first.get("keys") or "")
-        target = {"window_title": first.get("window_title") or facts.get("wb")}
-        params = {"keys": keys}
-        if keys in ("ctrl+s", "cmd+s"):
-            return Described(t["save"].format(keys=pretty_keys(keys, locale)), "save", 0.9, "raw", target, params)
-        action = "keyboard_shortcut" if "+" in keys or re.fullmatch(r"f\d{1,2}", keys) else "key_press"
-        text = t["shortcut" if action == "keyboard_shortcut" else "key"].format(keys=pretty_keys(keys, locale))
-        return Described(text, action, 0.8, "raw", target, params)
-
+        return _key(actions, t, lang)
     if kind == "scroll":
-        total = sum(float(e.get("delta", e.get("dy", -1)) or 0) for _, e, _ in actions)
-        direction = "up" if total > 0 else "down"
-        title = clean_label(first.get("window_title") or facts.get("wb"))
-        params = {"direction": direction, "amount": abs(total) or len(actions)}
-        target = {
-            "window_title": first.get("window_title") or facts.get("wb"),
-            "x_pct": facts.get("x_pct"),
-            "y_pct": facts.get("y_pct"),
-        }
-        if title:
-            intent = t["scroll_in"].format(direction=t[direction], label=title)
-            return Described(intent, "scroll", 0.6, "window_title", target, params)
-        return Described(t["scroll"].format(direction=t[direction]), "scroll", 0.5, "raw", target, params)
-
-    # focus: a window of another app came to the front
-    title = first.get("window_title")
-    target = {"window_title": title, "app": first.get("app")}
-    if first.get("launched") is True:  # the agent saw the process start
-        name = app_name(first.get("app"), title, locale)
-        if name:
-            params = {"app": first.get("app")}
-            return Described(t["open_app"].format(app=name), "open_application", 0.8, "window_title", target, params)
-    label = clean_label(title) or app_name(first.get("app"), title, locale)
-    return Described(t["focus"].format(label=label), "focus_window", 0.7, "window_title", target, params)
+        return _scroll(actions, t)
+    return _focus(actions[0][1], t, lang)
 
 
 def _kind(event: dict[str, Any]) -> str | None:
     """A masked keystroke counts as typing (its key is not known any more)."""
     kind = event.get("type")
     return "type" if kind == "key" and event.get("masked") else kind
+
+
+def _keys(event: dict[str, Any]) -> str:
+    return normalize_keys(event.get("keys") or "") if event.get("type") == "key" else ""
+
+
+# --- typing ----------------------------------------------------------------------------------
+def _typing(seg: Segment, actions: list[Event], t: dict[str, str], lang: str) -> Described:
+    click = next(((i, e, f) for i, e, f in actions if e.get("type") in CLICK_TYPES), None)
+    typed = next((e for _, e, _ in actions if _kind(e) == "type"), {})
+    field_element = typed.get("element") or {}
+    if click is not None:
+        ev = click_evidence(click[1], click[2])
+        target = click_target(click[1], click[2], ev)
+        label = clean_label(field_element.get("name")) or (ev.label if ev.source in ("uia", "ocr") else None)
+        source, base = ev.source, ev.confidence
+    else:
+        label = clean_label(field_element.get("name"))
+        title = clean_label(typed.get("window_title") or actions[0][2].get("wb"))
+        target = {
+            "by_text": label,
+            **({"label": text} if (text := plain_text(field_element.get("name"))) else {}),
+            "element": field_element or None,
+            "window_title": typed.get("window_title"),
+        }
+        source, base = ("uia", 0.85) if label else ("window_title", 0.5) if title else ("raw", 0.4)
+        label = label or (title if source == "window_title" else None)
+    indexes = {i for i, _, _ in actions}
+    submit = _submit(seg, actions, indexes)
+    secret = next((e for _, e, _ in actions if e.get("masked")), None)
+    if secret is not None:
+        name = secret.get("masked_field") or label
+        intent, hidden = secret_typing(t, name, submit)
+        return Described(intent, "type_text", base if name else 0.5, source if name else "raw", target, hidden)
+    text, certain = final_text(((i, e) for i, e, _ in actions if i != (click[0] if click else None)), seg.newlines)
+    params: dict[str, Any] = {"text": text} | ({"submit_key": submit} if submit else {})
+    keys = {_keys(e) for _, e, _ in actions}
+    has_enter = bool(keys & ENTER_KEYS)
+    if not certain:
+        pattern = "uncertain"
+    elif has_enter and seg.multiline is not False and not _said_multiline(actions):
+        pattern = "inferred"
+    elif keys & EDITING or seg.collapsed:
+        pattern = "edited"
+    else:
+        pattern = "plain"
+    element = field_element or (click[1].get("element") or {} if click else {})
+    intent = _typing_intent(t, lang, label, text, element, submit)
+    return Described(intent, "type_text", base, source, target, params, text, pattern, label)
+
+
+def _said_multiline(actions: list[Event]) -> bool:
+    return any(multiline(e.get("element")) is not None for _, e, _ in actions)
+
+
+def _submit(seg: Segment, actions: list[Event], indexes: set[int]) -> str | None:
+    for idx in (seg.submit, seg.enter):
+        if idx is not None and idx in indexes:
+            return next(_keys(e) for i, e, _ in actions if i == idx) or None
+    last = _keys(actions[-1][1])  # merged by a person: a final Enter or Tab is the submit
+    if (last in ENTER_KEYS or last in NAV_KEYS) and actions[-1][0] not in seg.newlines:
+        return last
+    return None
+
+
+def _typing_intent(
+    t: dict[str, str], lang: str, label: str | None, text: str, element: dict[str, Any], submit: str | None
+) -> str:
+    one_line = "\n" not in text and "\r" not in text and 0 < len(text) <= SHORT_VALUE
+    value = clean_label(text, limit=40)
+    noun = noun_phrase(label, lang) if label else None
+    free_text = bool(noun) and len(text) > QUOTED_TEXT and classify(text, label) is None and not submit
+    if one_line and value and not free_text:
+        search, noun = search_object(label or "", lang)
+        aid = str(element.get("automation_id") or "").lower()
+        if submit in ENTER_KEYS and (search or "search" in aid or "recherch" in aid):  # typed, then searched
+            if noun:
+                return t["search_for"].format(noun=noun, value=value)
+            if label and not search:
+                return t["search_in"].format(value=value, label=label)
+            return t["search"].format(value=value)
+        if label:
+            return t["type_value_in"].format(value=value, label=label)
+        return t["type_value"].format(value=value)
+    if noun:
+        return t["enter_field"].format(noun=noun)
+    return t["type_in"].format(label=label) if label else t["type"]
 
 
 def secret_typing(t: dict[str, str], label: str | None, submit: str | None) -> tuple[str, dict[str, Any]]:
@@ -332,52 +224,135 @@ def secret_typing(t: dict[str, str], label: str | None, submit: str | None) -> t
     return intent, params | ({"submit_key": submit} if submit else {})
 
 
-def click_target(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) -> dict[str, Any]:
-    element = event.get("element") or None
-    bbox = target_bbox(event, facts, ev)
-    label = evidence_text(event, facts, ev)
-    found: dict[str, Any] = {"label": label} if label else {}
-    if bbox:  # in the pixels of the frame before the click, whose size is given beside it
-        found |= {"bbox": bbox, "frame_size": facts.get("frame_size")}
-    return {
-        "by_text": ev.label if ev.source in ("uia", "ocr") else None,
-        **found,
-        "element": element,
+# --- clicks ----------------------------------------------------------------------------------
+def _click(seg: Segment, actions: list[Event], t: dict[str, str], lang: str, window_after: str | None) -> Described:
+    clicks = [(i, e, f) for i, e, f in actions if e.get("type") in CLICK_TYPES]
+    _, first, facts = clicks[-1] if clicks else actions[0]  # the last click is the one that counted
+    kind = seg.first_type if seg.kind == "click" and seg.first_type in CLICK_TYPES else _kind(first)
+    noise = seg.kind == "click" and seg.first_type == "" and bool(clicks)
+    if kind not in CLICK_TYPES:
+        kind = "right_click" if noise else "click"
+    ev = click_evidence(first, facts)
+    target = click_target(first, facts, ev)
+    pattern = "noise" if noise else "collapsed" if seg.collapsed else "plain"
+    element = first.get("element") or {}
+    action = {"click": "click_anchor", "double_click": "double_click_anchor", "right_click": "right_click_anchor"}[kind]
+    named = ev.label if ev.source in ("uia", "ocr") else None
+    if noise and named:
+        return Described(
+            t["menu_noise"].format(label=named), action, ev.confidence, ev.source, target, {}, None, pattern
+        )
+    launched = next((e for _, e, f in actions[1:] if e.get("type") == "focus" and f.get("new_app")), None)
+    if launched is not None and kind in ("click", "double_click"):
+        name = app_name(launched.get("app"), launched.get("window_title"), lang)
+        if name:  # the click brought up an application not seen before in this session
+            confidence = max(ev.confidence, 0.8)
+            return Described(t["open_app"].format(app=name), action, confidence, ev.source, target, {}, None, pattern)
+    if kind == "click" and named and (is_tab_click(first) or _names_the_view(element, named, first, window_after)):
+        intent = t["switch_tab"].format(label=named)
+        return Described(intent, "switch_tab", ev.confidence, ev.source, target, {}, named, pattern)
+    if named:
+        value = plain_text(element.get("name")) if is_row(element) else None
+        return Described(
+            _click_intent(t, kind, element, named, window_after),
+            action,
+            ev.confidence,
+            ev.source,
+            target,
+            {},
+            value,
+            pattern,
+        )
+    if ev.source == "window_title":
+        intent = t[f"{kind}_in"].format(label=ev.label)
+    else:
+        intent = t[f"{kind}_at"].format(x=first.get("x"), y=first.get("y"))
+    return Described(intent, action, ev.confidence, ev.source, target, {}, None, pattern)
+
+
+def _names_the_view(element: dict[str, Any], label: str, event: dict[str, Any], window_after: str | None) -> bool:
+    """A click whose element the agent could not say (OCR named it) and after which the window title names
+    the view by that label ('… — Imaging – Chromium'): a tab."""
+    if element.get("role") and not is_container(element) and role_of(element) != "text":
+        return False
+    parts = {normalize_text(p) for p in re.split(r"\s+[-–—]\s+", window_after or "")}
+    before = {normalize_text(p) for p in re.split(r"\s+[-–—]\s+", event.get("window_title") or "")}
+    return normalize_text(label) in parts - before
+
+
+def _click_intent(t: dict[str, str], kind: str, element: dict[str, Any], named: str, window_after: str | None) -> str:
+    """Named by the effect when the element says what it is: a menu item, a row opened or selected, a verb button."""
+    if kind == "click" and is_menu_item(element):
+        return t["choose_menu"].format(label=named)
+    if is_row(element) and kind == "double_click":
+        opened = names_record(element.get("window_title"), window_after, named)
+        return t["open_record" if opened else "open_item"].format(label=named)
+    if is_row(element) and kind == "click":
+        return t["select"].format(label=named)
+    if kind == "click" and is_verb_label(named) and not (is_field(element) or is_tab(element)):
+        return named  # a button or link that says what it does ("Enregistrer", "Ouvrir le dossier")
+    return t[kind].format(label=named)
+
+
+# --- keys, scroll, focus, detour -------------------------------------------------------------
+def _key(actions: list[Event], t: dict[str, str], lang: str) -> Described:
+    first, facts = actions[0][1], actions[0][2]
+    keys = normalize_keys(first.get("keys") or "")
+    target = {"window_title": first.get("window_title") or facts.get("wb")}
+    params = {"keys": keys}
+    if keys in ("ctrl+s", "cmd+s"):
+        return Described(t["save"].format(keys=pretty_keys(keys, lang)), "save", 0.9, "raw", target, params)
+    action = "keyboard_shortcut" if "+" in keys or re.fullmatch(r"f\d{1,2}", keys) else "key_press"
+    text = t["shortcut" if action == "keyboard_shortcut" else "key"].format(keys=pretty_keys(keys, lang))
+    return Described(text, action, 0.8, "raw", target, params)
+
+
+def _scroll(actions: list[Event], t: dict[str, str]) -> Described:
+    first, facts = actions[0][1], actions[0][2]
+    total = sum(float(e.get("delta", e.get("dy", -1)) or 0) for _, e, _ in actions)
+    direction = "up" if total > 0 else "down"
+    title = clean_label(first.get("window_title") or facts.get("wb"))
+    params = {"direction": direction, "amount": abs(total) or len(actions)}
+    target = {
+        "window_title": first.get("window_title") or facts.get("wb"),
         "x_pct": facts.get("x_pct"),
         "y_pct": facts.get("y_pct"),
-        "window_title": event.get("window_title") or facts.get("wb"),
-        "anchor_ref": f"rpa://screenshots/{facts['anchor']}" if facts.get("anchor") else None,
-        "anchor_offset": facts.get("anchor_offset"),
     }
+    if title:
+        intent = t["scroll_in"].format(direction=t[direction], label=title)
+        return Described(intent, "scroll", 0.6, "window_title", target, params)
+    return Described(t["scroll"].format(direction=t[direction]), "scroll", 0.5, "raw", target, params)
 
 
-def plain_text(text: str | None) -> str | None:
-    """Screen or UIA text as it reads (one line, no control characters), for matching it on screen later."""
-    if not text:
-        return None
-    text = " ".join(re.sub(r"[\x00-\x1f\x7f]+", " ", text).split())
-    return text[:MAX_MATCH_TEXT] or None
+def _focus(first: dict[str, Any], t: dict[str, str], lang: str) -> Described:
+    """A window of another app came to the front."""
+    title = first.get("window_title")
+    target = {"window_title": title, "app": first.get("app")}
+    if first.get("launched") is True:  # the agent saw the process start
+        name = app_name(first.get("app"), title, lang)
+        if name:
+            params = {"app": first.get("app")}
+            return Described(t["open_app"].format(app=name), "open_application", 0.8, "window_title", target, params)
+    label = clean_label(title) or app_name(first.get("app"), title, lang)
+    return Described(t["focus"].format(label=label), "focus_window", 0.7, "window_title", target, {})
 
 
-def evidence_text(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) -> str | None:
-    """The text that named the intent (UIA name or OCR line), unabridged: what a validator looks for."""
-    if ev.source == "uia":
-        return plain_text((event.get("element") or {}).get("name"))
-    if ev.source == "ocr":
-        return plain_text((facts.get("ocr") or {}).get("text"))
-    return None
+def _detour(seg: Segment, t: dict[str, str], lang: str) -> Described:
+    """A trip elsewhere that came back: replayed (if kept) as bringing the screen it left to the front."""
+    detour = seg.detour or {}
+    visited = detour.get("visited")
+    if app_key(detour.get("visited_app")) == seg.app and visited:  # another window of the same application
+        name = f"'{clean_label(_without_app_suffix(visited)) or '?'}'"
+    else:
+        name = app_name(detour.get("visited_app"), visited, lang) or clean_label(visited) or "?"
+    target = {"window_title": detour.get("back_to"), "app": seg.app}
+    params = {"visited": visited}
+    return Described(t["detour"].format(app=name), "focus_window", 0.7, "window_title", target, params, None, "detour")
 
 
-def target_bbox(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) -> list[int] | None:
-    """[x, y, w, h] of the clicked element in the frame before the click: UIA rectangle, else OCR line, else None."""
-    if facts.get("element_bbox"):
-        return list(facts["element_bbox"])
-    ocr = facts.get("ocr") or {}
-    box = ocr.get("bbox")
-    if not box:
-        return None
-    if ev.source == "ocr":
-        return list(box)
-    if ev.source == "uia" and same_text(ocr.get("text"), (event.get("element") or {}).get("name")):
-        return list(box)  # the line under the click reads the element's name: it is its label
-    return None
+def _without_app_suffix(title: str) -> str:
+    """'Messagerie - Boîte de réception – Chromium' -> 'Messagerie - Boîte de réception'."""
+    found = re.search(r"\s+[-–—]\s+([^-–—]+)$", title)
+    if found and found.group(1).strip().lower() in BROWSER_TITLES:
+        return title[: found.start()]
+    return title

@@ -1,10 +1,17 @@
-"""Workflow IR from the understood steps (SPEC §3.4)."""
+"""Workflow IR from the understood steps (SPEC §3.4).
+
+Besides the SPEC's step fields, each step keeps its ``expected`` evidence ({window_title?,
+text?}: a new title, a toast seen after it, the fields the validator's `expected` takes),
+and the IR declares the ``parameters`` its steps use as ``{{name}}``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
+
+from rpa_mcp.shadow.parameters import declared
 
 IR_VERSION = 1
 WAIT_AFTER_MS = {
@@ -38,6 +45,7 @@ def build_ir(
         "version": IR_VERSION,
         "source": {"session_id": session_id, "machine_id": machine_id},
         "created_at": datetime.fromtimestamp(created_at, UTC).isoformat().replace("+00:00", "Z"),
+        "parameters": declared(steps),
         "steps": [ir_step(i, step) for i, step in enumerate(steps, start=1)],
     }
 
@@ -55,6 +63,7 @@ def ir_step(index: int, step: dict[str, Any]) -> dict[str, Any]:
         "params": dict(step.get("params") or {}),
         "expected_window_before": before,
         "expected_window_after": after,
+        "expected": dict(step.get("expected") or {}),
         "success_strict": action in ALWAYS_STRICT or (action == "click_anchor" and changed_window),
         "wait_after_ms": WAIT_AFTER_MS.get(action, 500),
         "expected_modals": [],

@@ -24,13 +24,21 @@ import numpy as np
 from rpa_mcp.clock import Clock
 from rpa_mcp.errors import Conflict, InvalidInput, NotFound, PreconditionFailed, RpaError
 from rpa_mcp.shadow.boxes import OCR_BOX_MAX_DISTANCE, distance_to_box, element_box, same_text
+from rpa_mcp.shadow.calibration import ASK_BELOW, Calibration
+from rpa_mcp.shadow.elements import app_key, is_container
 from rpa_mcp.shadow.events import CLICK_TYPES, TraceEvent, normalize_locale, parse_events
 from rpa_mcp.shadow.feedback import FeedbackRejected, apply_feedback
-from rpa_mcp.shadow.intents import app_key, describe
 from rpa_mcp.shadow.ir import build_ir
+from rpa_mcp.shadow.language import decided, vote
 from rpa_mcp.shadow.masking import mask_event
+from rpa_mcp.shadow.parameters import declared
 from rpa_mcp.shadow.ports import TraceRepository
-from rpa_mcp.shadow.segmenter import IDLE_GAP_S, Context, Segment, place
+from rpa_mcp.shadow.postconditions import LOOK_AHEAD
+from rpa_mcp.shadow.screens import StoredScreens
+from rpa_mcp.shadow.segment import Context, Segment
+from rpa_mcp.shadow.segmenter import IDLE_GAP_S, place
+from rpa_mcp.shadow.steps import LOOK_BEHIND, derive_steps
+from rpa_mcp.shadow.suggestions import settle_names
 from rpa_mcp.vision.budget import FrameCache, check_request_pixels
 from rpa_mcp.vision.images import (
     DEFAULT_MAX_BYTES,
@@ -65,6 +73,8 @@ class ObserverState:
     notifications: list[dict[str, Any]] = field(default_factory=list)
     version: int = 0
     secret_field: str | None = None  # label ("" if unknown) of the secret field holding the focus, if any
+    language: str | None = None  # chosen at shadow_start: wins over the agent's locale and the screen's words
+    ui_votes: dict[str, int] = field(default_factory=dict)  # language of the screen's words (shadow.language)
 
     @property
     def observing(self) -> bool:
@@ -76,6 +86,7 @@ class ObserverState:
         data["ctx"] = self.ctx.to_dict()
         data["ocr_pending"] = list(self.ocr_pending)
         data["notifications"] = list(self.notifications)
+        data["ui_votes"] = dict(self.ui_votes)
         return data
 
     @classmethod
@@ -83,7 +94,7 @@ class ObserverState:
         data = dict(data)
         data["segments"] = [Segment.from_dict(s) for s in data.get("segments", [])]
         data["ctx"] = Context.from_dict(data.get("ctx", {}))
-        return cls(**data)
+        return cls(**{k: v for k, v in data.items() if k in _STATE_FIELDS})
 
 
 _STATE_FIELDS = tuple(ObserverState.__dataclass_fields__)
@@ -95,6 +106,7 @@ class _Derived:
     locale: str
     steps: list[dict[str, Any]]
     by_key: dict[tuple[Any, ...], dict[str, Any]]
+    review: dict[str, Any] | None = None  # computed once per version, when first asked
 
 
 @dataclass
@@ -116,10 +128,12 @@ class ShadowService:
         max_image_bytes: int = DEFAULT_MAX_BYTES,
         idle_gap_s: float = IDLE_GAP_S,
         default_locale: str = "en",
+        calibration: Calibration | None = None,
         frames: FrameCache | None = None,
         max_request_pixels: int | None = None,
     ) -> None:
         self.traces, self.ocr, self.clock = traces, ocr, clock
+        self.calibration = calibration if calibration is not None else Calibration()
         self._notify = notify
         self.max_pixels, self.max_image_bytes = max_pixels, max_image_bytes
         self.idle_gap_s, self.default_locale = idle_gap_s, default_locale
@@ -225,6 +239,10 @@ class ShadowService:
         if locale and locale != state.locale:
             state.locale = locale
             self.traces.set_session_locale(sid, locale)
+        if ev.window_title and ev.window_title != ctx.window:
+            vote(ev.window_title, state.ui_votes)
+        if ev.element is not None and ev.element.name:
+            vote(ev.element.name, state.ui_votes)
         data = ev.model_dump(mode="json", exclude_none=True, exclude={"screenshot"})
         own_shot = None
         if shot is not None:
@@ -252,7 +270,10 @@ class ShadowService:
         state.cursor = idx + 1
         if state.observing and not state.cancelled:
             before = len(state.segments)
-            seg = place(state.segments, state.ctx, idx, ev, now=now, idle_gap_s=self.idle_gap_s)
+            seg, changed = place(
+                state.segments, state.ctx, idx, ev, now=now, idle_gap_s=self.idle_gap_s, shot=state.last_shot
+            )
+            info["segments_from"] = min(info["segments_from"], changed)
             if seg is not None:
                 if facts.get("ocr_pending"):
                     state.ocr_pending.append(idx)
@@ -275,7 +296,9 @@ class ShadowService:
 
     def _click_facts(self, sid: str, ev: TraceEvent, shot_id: str | None, now: float) -> dict[str, Any]:
         facts: dict[str, Any] = {}
-        has_uia = bool(ev.element and (ev.element.name or "").strip())
+        element = ev.element.model_dump(mode="json", exclude_none=True) if ev.element is not None else None
+        container = is_container(element)  # a page or window: not what was clicked (OCR names it)
+        has_uia = bool(element and (element.get("name") or "").strip()) and not container
         frame = self._frame(sid, shot_id)
         if frame is None or ev.x is None or ev.y is None:
             return facts
@@ -288,8 +311,7 @@ class ShadowService:
         facts["x_pct"] = round(min(max(ev.x / sw, 0.0), 1.0), 4)
         facts["y_pct"] = round(min(max(ev.y / sh, 0.0), 1.0), 4)
         facts["frame_size"] = [w, h]
-        if ev.type in CLICK_TYPES and ev.element is not None:
-            element = ev.element.model_dump(mode="json", exclude_none=True)
+        if ev.type in CLICK_TYPES and element is not None and not container:
             box = element_box(element, point=(ev.x, ev.y), screen=(sw, sh), frame=(w, h))
             if box is not None:
                 facts["element_bbox"] = box
@@ -356,12 +378,19 @@ class ShadowService:
             )
         return str(machines[0]["active_session_id"])
 
-    def start(self, session_id: str | None = None) -> dict[str, Any]:
+    def start(self, session_id: str | None = None, language: str | None = None) -> dict[str, Any]:
+        """Observe a session; `language` (fr/en) chooses the language of the intents."""
+        chosen = normalize_locale(language) if language else None
+        if language and chosen is None:
+            raise InvalidInput(f"language {language!r} is not supported: use 'fr' or 'en'", field="language")
         sid = self.resolve_session(session_id)
         with self._lock:
             state = self._state(sid, create=True)
             assert state is not None
             if state.mode == "observing":
+                if chosen and chosen != state.language:
+                    state.language, state.version = chosen, state.version + 1
+                    self._put(sid, state, self.clock.now())
                 return {
                     "status": "already_observing",
                     "session_id": sid,
@@ -369,6 +398,7 @@ class ShadowService:
                 }
             now = self.clock.now()
             fresh = self._fresh(sid, state, "observing")
+            fresh.language = chosen or state.language
             self._notice(fresh, now, "started", "observation started")
             self._put(sid, fresh, now)
         self._changed(sid)
@@ -402,6 +432,7 @@ class ShadowService:
     def _fresh(self, sid: str, state: ObserverState, mode: str) -> ObserverState:
         """An empty understanding that starts after the events stored so far (context and focus kept)."""
         count = int((self.traces.get_session(sid) or {}).get("events", 0))
+        state.ctx.trip = None  # a trip's step positions belong to the understanding being replaced
         return ObserverState(
             mode=mode,
             start_idx=count,
@@ -411,6 +442,7 @@ class ShadowService:
             last_shot=state.last_shot,
             version=state.version + 1,
             secret_field=state.secret_field,
+            ui_votes=dict(state.ui_votes),
         )
 
     def reset(self, session_id: str) -> None:
@@ -426,6 +458,7 @@ class ShadowService:
             state = self._require(session_id)
             steps = self._understood(session_id, state)
             notes = state.notifications
+            summary = self._review(session_id, steps)
         current = None
         if state.observing and state.segments and not state.segments[-1].closed and steps:
             current = steps[-1]
@@ -441,6 +474,7 @@ class ShadowService:
             "steps": steps,
             "current_step": current,
             "notifications": list(notes),
+            "review": summary,
             "server_time": self.clock.now(),
         }
 
@@ -467,8 +501,16 @@ class ShadowService:
         step_index: int | None = None,
         new_intent: str | None = None,
         at_event_index: int | None = None,
+        name: str | None = None,
+        description: str | None = None,
     ) -> dict[str, Any]:
-        args = {"step_index": step_index, "new_intent": new_intent, "at_event_index": at_event_index}
+        args = {
+            "step_index": step_index,
+            "new_intent": new_intent,
+            "at_event_index": at_event_index,
+            "name": name,
+            "description": description,
+        }
         args = {k: v for k, v in args.items() if v is not None}
         with self._lock:
             state = self._require(session_id)
@@ -479,12 +521,16 @@ class ShadowService:
                 types = None
                 if action in ("merge_next", "split"):
                     types = {e["idx"]: e["event"]["type"] for e in self.traces.events(session_id, state.start_idx)}
+                steps = self._understood(session_id, state) if action == "parameterize" else None
                 segments, summary = apply_feedback(
                     state.segments,
                     action,
                     step_index=step_index,
                     new_intent=new_intent,
                     at_event_index=at_event_index,
+                    name=name,
+                    description=description,
+                    steps=steps,
                     event_types=types,
                     now=now,
                 )
@@ -501,6 +547,7 @@ class ShadowService:
                     "steps": self._understood(session_id, state),
                 }
             state.segments = segments
+            state.ctx.trip = None  # the steps a trip would fold are no longer where it saw them
             if action == "cancel":
                 state.cancelled, state.mode, state.ocr_pending = True, "stopped", []
             state.version += 1
@@ -611,8 +658,23 @@ class ShadowService:
             self._forget(sid)
             raise
 
+    def _review(self, sid: str, steps: list[dict[str, Any]]) -> dict[str, Any]:
+        cached = self._derived.get(sid)
+        if cached is None or cached.steps is not steps:
+            return review(steps)
+        if cached.review is None:
+            cached.review = review(steps)
+        return cached.review
+
     def _locale(self, sid: str, state: ObserverState) -> str:
-        return state.locale or (self.traces.get_session(sid) or {}).get("locale") or self.default_locale
+        """The person's choice, else the agent's locale, else the screen's words, else the default."""
+        return (
+            state.language
+            or state.locale
+            or (self.traces.get_session(sid) or {}).get("locale")
+            or decided(state.ui_votes)
+            or self.default_locale
+        )
 
     def _notice(self, state: ObserverState, now: float, kind: str, message: str, step: int | None = None) -> None:
         note: dict[str, Any] = {"ts": now, "kind": kind, "message": message}
@@ -647,8 +709,16 @@ class ShadowService:
         fresh: dict[int, dict[str, Any]] = {}
         indexes = [i for p in todo for i in state.segments[p].events]
         if indexes:
-            rows = self.traces.events(sid, min(indexes), max(indexes) + 7)
-            fresh = derive_steps(rows, state, locale, positions=todo)
+            rows = self.traces.events(sid, max(min(indexes) - LOOK_BEHIND, 0), max(indexes) + LOOK_AHEAD + 1)
+            fresh = derive_steps(
+                rows,
+                state.segments,
+                locale,
+                positions=todo,
+                calibration=self.calibration,
+                screens=StoredScreens(self.traces, self.ocr, sid, max_pixels=self.max_pixels),
+                window_now=state.ctx.window,
+            )
         steps: list[dict[str, Any]] = []
         for p, key in enumerate(keys):
             found = fresh.get(p) or reuse.get(key)
@@ -657,6 +727,7 @@ class ShadowService:
             step = dict(found)
             step["index"] = len(steps) + 1
             steps.append(step)
+        settle_names(steps)
         self._derived[sid] = _Derived(state.version, locale, steps, dict(zip(keys, steps, strict=False)))
         return steps
 
@@ -727,61 +798,12 @@ def pick_line(
     return best if best_d <= max_distance else None
 
 
-def derive_steps(
-    rows: list[dict[str, Any]], state: ObserverState, locale: str, *, positions: Sequence[int] | None = None
-) -> dict[int, dict[str, Any]]:
-    """Steps (by segment position) from the stored events; `rows` must hold their events and a few after."""
-    by_idx = {r["idx"]: r for r in rows}
-    position = {r["idx"]: p for p, r in enumerate(rows)}
-    count = len(state.segments)
-    out = {}
-    for p in positions if positions is not None else range(count):
-        seg = state.segments[p]
-        evs = [(i, by_idx[i]["event"], by_idx[i]["facts"]) for i in seg.events if i in by_idx]
-        if not evs:
-            continue
-        d = describe(evs, locale)
-        first_event, first_facts = evs[0][1], evs[0][2]
-        before = (
-            first_facts.get("wb")
-            if first_event.get("type") == "focus"
-            else (first_event.get("window_title") or first_facts.get("wb"))
-        )
-        after = _window_after(evs, rows, position.get(seg.events[-1]), state, is_last=p == count - 1)
-        step = {
-            "index": p + 1,
-            "intent": seg.intent or d.intent,
-            "action_type": d.action_type,
-            "confidence": 1.0 if seg.intent else round(d.confidence, 2),
-            "evidence": "person" if seg.intent else d.evidence,
-            "events": list(seg.events),
-            "target": d.target,
-            "params": d.params,
-            "status": seg.status,
-            "window_before": before,
-            "window_after": after,
-            "updated_at": seg.updated_at,
-        }
-        if seg.intent:
-            step["original_intent"] = d.intent
-        out[p] = step
-    return out
-
-
-def _window_after(
-    evs: list[tuple[int, dict[str, Any], dict[str, Any]]],
-    rows: list[dict[str, Any]],
-    pos: int | None,
-    state: ObserverState,
-    *,
-    is_last: bool,
-) -> str | None:
-    titles = [e.get("window_title") for _, e, _ in evs if e.get("type") == "focus" and e.get("window_title")]
-    if titles:
-        return titles[-1]
-    if pos is not None:
-        for row in rows[pos + 1 : pos + 6]:
-            title = row["event"].get("window_title")
-            if title:
-                return str(title)
-    return state.ctx.window if is_last else (evs[-1][1].get("window_title") or None)
+def review(steps: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """What to ask the person first: the least sure steps, then the suggestions; the parameters declared."""
+    unsure = sorted((s for s in steps if s["confidence"] < ASK_BELOW), key=lambda s: (s["confidence"], s["index"]))
+    return {
+        "ask_first": [s["index"] for s in unsure],
+        "ask_below": ASK_BELOW,
+        "suggestions": [{"step_index": s["index"], **x} for s in steps for x in s.get("suggestions") or []],
+        "parameters": declared(steps),
+    }

@@ -103,7 +103,24 @@ def text_line_boxes(image: np.ndarray, *, max_lines: int = 4) -> list[BBox]:
         if h < 6 or h > 48 or w < 12 or w < h:
             continue
         boxes.append((int(x), int(y), int(w), int(h)))
-    boxes.sort(key=lambda b: (b[1], b[0]))
-    if not boxes and height <= 48:
+    lines = _join_words(boxes)
+    lines.sort(key=lambda b: (b[1], b[0]))
+    if not lines and height <= 48:
         return [(0, 0, width, height)]
-    return boxes[:max_lines]
+    return lines[:max_lines]
+
+
+def _join_words(boxes: list[BBox]) -> list[BBox]:
+    """Words side by side on one baseline are one line (a caret beside the last word included)."""
+    lines: list[BBox] = []
+    for box in sorted(boxes):
+        x, y, w, h = box
+        for i, (lx, ly, lw, lh) in enumerate(lines):
+            overlap = min(y + h, ly + lh) - max(y, ly)
+            if overlap >= 0.5 * min(h, lh) and x - (lx + lw) <= max(min(h, lh), 8):
+                x0, y0 = min(x, lx), min(y, ly)
+                lines[i] = (x0, y0, max(x + w, lx + lw) - x0, max(y + h, ly + lh) - y0)
+                break
+        else:
+            lines.append(box)
+    return lines

@@ -362,3 +362,10 @@ async def test_unsupported_action_is_refused_without_input(harness: Harness) -> 
     result = harness.server.results[action_id]
     assert result["error"].startswith("UNSUPPORTED_ACTION") and result["executed"] is False
     assert result["error_retryable"] is False
+
+
+async def test_a_wait_is_carried_out_and_reported_executed(harness: Harness) -> None:
+    action_id = harness.server.enqueue("wait", params={"duration_ms": 1}, idempotent=True)
+    await harness.agent().poll_once()
+    result = harness.server.results[action_id]
+    assert (result["success"], result["executed"]) == (True, True)  # done, though no input was injected

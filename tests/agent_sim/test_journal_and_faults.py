@@ -96,3 +96,21 @@ def test_unknown_fault_or_option_is_refused(spec: str) -> None:
     with pytest.raises(InvalidInput) as err:
         FaultPlan.parse(spec)
     assert err.value.code == "invalid-input"
+
+
+def test_an_acknowledged_result_keeps_no_screenshot_and_old_entries_are_forgotten(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "j.sqlite")
+    try:
+        shot = {"screenshot_before": "iVBOR" * 1000, "screenshot_after": "iVBOR" * 1000}
+        journal.received("rep", "old", "t1", 1_000.0)
+        journal.done("old", "t1", {"success": True, "action_id": "old", "attempt_id": "t1", **shot})
+        journal.reported("old", "t1")
+        journal.received("rep", "a1", "t1", 200_000.0)
+        journal.done("a1", "t1", {"success": True, "action_id": "a1", "attempt_id": "t1", **shot})
+        assert journal.get("a1", "t1").result["screenshot_after"]  # not acknowledged yet: the outbox keeps it whole
+        journal.reported("a1", "t1")
+        kept = journal.get("a1", "t1").result
+        assert kept == {"success": True, "action_id": "a1", "attempt_id": "t1"}
+        assert journal.get("old", "t1") is None  # a day past its deadline: it protects nothing any more
+    finally:
+        journal.close()

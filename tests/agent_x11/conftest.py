@@ -116,18 +116,34 @@ class RpaServer:
 
 
 @pytest.fixture
-def rpa_server(tmp_path: Path, shared_ocr: Any) -> Iterator[RpaServer]:
+def make_rpa_server(tmp_path: Path, shared_ocr: Any) -> Iterator[Any]:
+    """make_rpa_server(**settings) -> RpaServer (a watchdog scanning each second, leases of 60 s by default)."""
     from rpa_mcp.bootstrap import build_services
     from rpa_mcp.entrypoints.app import create_app
     from rpa_mcp.settings import Settings
 
-    settings = Settings(
-        data_dir=tmp_path / "rpa-data",
-        jwt_secret=JWT_SECRET,
-        api_token=AGENT_TOKEN,
-        watchdog_orphan_timeout_s=60.0,
-        watchdog_scan_interval_s=1.0,
-    )
-    services = build_services(settings, ocr=shared_ocr)
-    with ServerThread(create_app(settings, services=services)) as server:
-        yield RpaServer(settings, services, server)
+    started: list[RpaServer] = []
+
+    def make(**overrides: Any) -> RpaServer:
+        fields: dict[str, Any] = {
+            "data_dir": tmp_path / f"rpa-data-{len(started)}",
+            "jwt_secret": JWT_SECRET,
+            "api_token": AGENT_TOKEN,
+            "watchdog_orphan_timeout_s": 60.0,
+            "watchdog_scan_interval_s": 1.0,
+        }
+        settings = Settings(**(fields | overrides))
+        services = build_services(settings, ocr=shared_ocr)
+        server = RpaServer(settings, services, ServerThread(create_app(settings, services=services)).start())
+        started.append(server)
+        return server
+
+    yield make
+    for server in reversed(started):
+        server.server.stop()
+
+
+@pytest.fixture
+def rpa_server(make_rpa_server: Any) -> RpaServer:
+    server: RpaServer = make_rpa_server()
+    return server

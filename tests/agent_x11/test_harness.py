@@ -82,3 +82,19 @@ def test_the_input_watch_tells_announced_input_from_a_persons(desktop):
         person.close()
         agent.close()
         watch.stop()
+
+
+def test_only_holders_of_the_displays_cookie_can_connect_to_it(desktop):
+    import os
+    import subprocess
+    import sys
+
+    from Xlib import display
+
+    connect = f"from Xlib import display; display.Display({desktop.display!r}).close()"
+    stranger = {**desktop.desk.env, "XAUTHORITY": os.devnull}  # another user, or someone else's test
+    refused = subprocess.run([sys.executable, "-c", connect], env=stranger, capture_output=True, text=True)
+    assert refused.returncode != 0 and "DisplayConnectionError" in refused.stderr
+    allowed = subprocess.run([sys.executable, "-c", connect], env=desktop.desk.env, capture_output=True, text=True)
+    assert allowed.returncode == 0, allowed.stderr
+    display.Display(desktop.display).close()  # this process holds the cookie too

@@ -29,12 +29,6 @@ def start_agent(desktop, rpa_server, tmp_path, *extra: str) -> AgentProcess:
     return agent
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="vision gap: the validator's OcrRoiChecker reads nothing (OCR '') in the textarea box of a real Chromium "
-    "screenshot after type_text, although RapidOCR reads the typed note in the same crop; step 4 pauses "
-    "VALIDATION_FAILED/TEXT_MISMATCH (steps 1-3 pass: search, open record, switch tab)",
-)
 def test_a_replay_completes_with_every_effect_once_and_every_verdict_success(desktop, rpa_server, replays, tmp_path):
     note = "Patient calme, douleur 2/10, pansement propre."
     rpa_server.services.competences.save("Observation infirmière", open_record_and_write(note=note), machine_id=MACHINE)

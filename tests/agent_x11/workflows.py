@@ -62,3 +62,12 @@ def open_record_and_write(patient: str = "DURAND Alice", note: str = "Patient ca
                  before=observations, after=observations),
         ],
     )  # fmt: skip
+
+
+def seen_step(
+    person: Any, index: int, intent: str, action: str, name: str, role: str | None = None, **extra: Any
+) -> dict:
+    """A step on an element as it is on the screen now (its accessibility box), as a recorder saw it."""
+    x, y, w, h = person.find(name, role).bbox
+    centre = ((x + w / 2) / 1920, (y + h / 2) / 1080)
+    return step(index, intent, action, name, centre, bbox=[x, y, w, h], **extra)

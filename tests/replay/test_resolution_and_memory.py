@@ -114,10 +114,21 @@ def test_memory_is_trusted_after_two_successes_and_failures_lower_it(service, se
     mem.record_success("MédiDossier", spec, [402, 121])
     hit = mem.lookup("Medidossier", spec)
     assert hit is not None and (hit.x, hit.y) == (402, 121)
-    res = resolver(service, RegionOcr([])).resolve(SCREEN, spec)
+    at_the_spot = RegionOcr([OcrLine("Imagerie", (10, 8, 90, 20), 0.98)])
+    res = resolver(service, at_the_spot).resolve(SCREEN, spec)
     assert res.resolved and res.from_memory and res.method == "memory"
+    assert max(h * w for h, w in at_the_spot.shapes) < 100 * 400  # one target-sized box read, not a region
     mem.record_failure("MédiDossier", spec)
     assert mem.lookup("MédiDossier", spec) is None  # 2 / (2 + 2) = 0.5 < 0.6
+
+
+def test_a_remembered_spot_that_no_longer_shows_the_label_is_not_clicked(service):
+    # The same window title, another layout (the window moved): the remembered spot shows something else.
+    spec = {"label": "Imagerie", "window_title": "MédiDossier", "resolve_order": ["memory"]}
+    for _ in range(2):
+        service.memory.record_success("MédiDossier", spec, [400, 120])
+    res = resolver(service, RegionOcr([OcrLine("Séries", (10, 8, 60, 20), 0.98)])).resolve(SCREEN, spec)
+    assert not res.from_memory and not res.resolved
 
 
 def test_a_success_elsewhere_restarts_the_count(service):

@@ -35,3 +35,16 @@ def test_secret_values_are_substituted_for_the_agent(service: ReplayService) -> 
 def test_an_ordinary_placeholder_left_empty_is_not_refused(service: ReplayService) -> None:
     planned = service.plan(STEPS[:1], {})
     assert planned[0]["params"]["text"] == "{{user}}"
+
+
+def test_expected_window_titles_take_the_patient_replayed_but_never_a_secret(service: ReplayService) -> None:
+    step = {
+        "index": 1,
+        "action_type": "click_anchor",
+        "target": {"label": "Ouvrir le dossier"},
+        "expected_window_before": "Easily — Recherche patient",
+        "expected_window_after": "Easily — {{patient}} — Synthèse {{secret:code_pin}}",
+    }
+    planned = service.plan([step], {"patient": "MARTIN Jules", "secret:code_pin": "0042"})
+    assert planned[0]["expected"]["window_after"] == "Easily — MARTIN Jules — Synthèse {{secret:code_pin}}"
+    assert planned[0]["expected"]["window_before"] == "Easily — Recherche patient"

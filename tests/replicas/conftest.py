@@ -49,6 +49,7 @@ class Replica:
 class Cluster:
     url: str
     replicas: list[Replica]
+    public_port: int  # where a load balancer in front of the replicas listens (their RPA_PUBLIC_URL)
     rng: random.Random = field(default_factory=lambda: random.Random(5))
     clients: list[httpx2.AsyncClient] = field(default_factory=list)  # closed at teardown
 
@@ -88,6 +89,7 @@ class AnyReplica(httpx2.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         candidates = self.cluster.live() or self.cluster.replicas
         order = self.cluster.rng.sample(candidates, len(candidates))
+        request.headers["host"] = f"127.0.0.1:{self.cluster.public_port}"  # the public name, as a balancer forwards it
         for i, replica in enumerate(order):
             request.url = request.url.copy_with(port=replica.port)
             try:
@@ -101,12 +103,13 @@ class AnyReplica(httpx2.AsyncBaseTransport):
         await self.inner.aclose()
 
 
-def _env(url: str, data: Path, port: int) -> dict[str, str]:
+def _env(url: str, data: Path, port: int, public_port: int) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RPA_")}
     return env | {
         "RPA_STORE_URL": url,
         "RPA_DATA_DIR": str(data),
         "RPA_PORT": str(port),
+        "RPA_PUBLIC_URL": f"http://127.0.0.1:{public_port}",  # as behind a load balancer
         "RPA_JWT_SECRET": SECRET,
         "RPA_AUDIT_KEY": AUDIT_KEY,
         "RPA_API_TOKEN": AGENT,
@@ -140,6 +143,13 @@ def kill(replica: Replica, sig: int = signal.SIGKILL) -> None:
         replica.proc.wait()
 
 
+def free_port() -> int:
+    sock = loopback_socket()
+    port: int = sock.getsockname()[1]
+    sock.close()
+    return port
+
+
 @pytest.fixture
 async def cluster(pg_url: str, tmp_path: Path) -> AsyncIterator[Cluster]:
     replicas = []
@@ -147,13 +157,12 @@ async def cluster(pg_url: str, tmp_path: Path) -> AsyncIterator[Cluster]:
     store = CompetenceStore(tmp_path / "import", FakeClock())
     store.save(CYCLE["name"], CYCLE, machine_id=MACHINE)
     store.promote(CYCLE["name"])
+    public_port = free_port()
     for i in range(3):
         data = tmp_path / f"replica{i}"
-        sock = loopback_socket()
-        port = sock.getsockname()[1]
-        sock.close()
-        replicas.append(Replica(i, port, data, _env(pg_url, data, port)))
-    cluster = Cluster(pg_url, replicas)
+        port = free_port()
+        replicas.append(Replica(i, port, data, _env(pg_url, data, port, public_port)))
+    cluster = Cluster(pg_url, replicas, public_port)
     for command in (["db", "upgrade"], ["competences", "import", str(tmp_path / "import")]):
         done = subprocess.run([sys.executable, "-m", "rpa_mcp", *command], env=replicas[0].env, capture_output=True,
                               text=True)  # fmt: skip

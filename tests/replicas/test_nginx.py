@@ -17,7 +17,6 @@ import pytest
 
 from rpa_mcp.agent_sim import Journal, ReferenceAgent, VirtualDesktop
 from rpa_mcp.replay import model as m
-from rpa_mcp.testing import loopback_socket
 from tests.integration.test_replay_http import MACHINE
 from tests.replicas.conftest import AGENT, CYCLE, Cluster, kill
 
@@ -48,9 +47,7 @@ def render(cluster: Cluster, port: int) -> str:
 @pytest.fixture
 async def balancer(cluster, tmp_path):
     binary = _nginx()
-    sock = loopback_socket()
-    port = sock.getsockname()[1]
-    sock.close()
+    port = cluster.public_port  # the replicas' RPA_PUBLIC_URL: the Host and Origin they accept
     prefix = tmp_path / "nginx"
     (prefix / "logs").mkdir(parents=True)
     (prefix / "site.conf").write_text(render(cluster, port))

@@ -20,7 +20,7 @@ DEMOS = Path(__file__).resolve().parents[1] / "fixtures" / "demos"
 
 
 def load_demo(name: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The demo's events as the agent sends them (screenshots inlined as base64) and what a person expects."""
+    """The demo's events as the agent sends them (screenshots inlined as base64) and its labels (labels.json)."""
     folder = DEMOS / name
     events = []
     for line in (folder / "events.jsonl").read_text(encoding="utf-8").splitlines():
@@ -29,7 +29,7 @@ def load_demo(name: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         if shot:
             event["screenshot"] = base64.b64encode((folder / shot).read_bytes()).decode("ascii")
         events.append(event)
-    return events, json.loads((folder / "expected.json").read_text(encoding="utf-8"))
+    return events, json.loads((folder / "labels.json").read_text(encoding="utf-8"))
 
 
 class Notes:

@@ -30,6 +30,7 @@ def test_the_imagerie_demo_builds_a_workflow_ir(shadow: ShadowService) -> None:
         "success_strict",
         "wait_after_ms",
         "expected_modals",
+        "expected",
     }
     assert all(set(step) == keys for step in ir["steps"])
     tab = ir["steps"][-1]
@@ -40,7 +41,7 @@ def test_the_imagerie_demo_builds_a_workflow_ir(shadow: ShadowService) -> None:
 
 
 def test_requiring_validation_with_nothing_validated_is_a_clear_error(shadow: ShadowService) -> None:
-    shadow.ingest([ev("click", 1.0, x=1, y=1, element={"name": "A"}), ev("click", 2.0, x=1, y=1)])
+    shadow.ingest([ev("click", 1.0, x=1, y=1, element={"name": "A"}), ev("click", 2.0, x=90, y=1)])
     with pytest.raises(PreconditionFailed) as err:
         shadow.build("s1", "w", require_all_validated=True)
     assert err.value.code == "precondition-failed"

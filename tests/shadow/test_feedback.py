@@ -41,13 +41,13 @@ def test_validate_one_step(three: ShadowService) -> None:
 def test_correct_replaces_the_intent_and_keeps_the_inferred_one(three: ShadowService) -> None:
     step = three.feedback("s1", "correct", step_index=2, new_intent="Rechercher X")["steps"][1]
     assert (step["intent"], step["status"], step["confidence"]) == ("Rechercher X", "corrected", 1.0)
-    assert step["original_intent"] == "Type text in 'Rechercher'"
+    assert step["original_intent"] == "Search for 'DURAND'"
     assert step["action_type"] == "type_text"
 
 
 def test_undo_removes_a_step_and_renumbers(three: ShadowService) -> None:
     steps = three.feedback("s1", "undo", step_index=1)["steps"]
-    assert [(s["index"], s["intent"]) for s in steps] == [(1, "Type text in 'Rechercher'"), (2, "Click 'Imagerie'")]
+    assert [(s["index"], s["intent"]) for s in steps] == [(1, "Search for 'DURAND'"), (2, "Click 'Imagerie'")]
 
 
 def test_cancel_drops_everything_and_build_says_cancelled(three: ShadowService) -> None:
@@ -67,7 +67,7 @@ def test_merge_next_joins_a_step_with_the_next_one(three: ShadowService) -> None
 def test_split_cuts_a_step_at_an_event(three: ShadowService) -> None:
     steps = three.feedback("s1", "split", step_index=2, at_event_index=2)["steps"]
     assert [s["events"] for s in steps] == [[0], [1], [2, 3], [4]]
-    assert [s["intent"] for s in steps][1:3] == ["Click 'Rechercher'", "Type text"]
+    assert [s["intent"] for s in steps][1:3] == ["Rechercher", "Type 'DURAND'"]
 
 
 @pytest.mark.parametrize(

@@ -109,4 +109,4 @@ def test_a_restart_mid_typing_keeps_the_open_step(make_service) -> None:
     second = make_service()
     second.ingest([ev("type", 3.0, text="AND")])
     steps = second.understanding("s1")["steps"]
-    assert [(s["intent"], s["params"]["text"]) for s in steps] == [("Type text in 'Nom'", "DURAND")]
+    assert [(s["intent"], s["params"]["text"]) for s in steps] == [("Type 'DURAND' in 'Nom'", "DURAND")]

@@ -118,7 +118,7 @@ def test_the_typed_password_is_masked_before_it_is_stored(shadow: ShadowService,
     steps = shadow.understanding("s1")["steps"]
     assert [s["intent"] for s in steps] == [
         "Passer à la fenêtre 'Connexion - MédiDossier'",
-        "Saisir du texte dans 'Identifiant'",
+        "Saisir 'dr.martin' dans 'Identifiant'",
         "Saisir le mot de passe dans 'Mot de passe'",
     ]
     password = steps[2]
@@ -128,11 +128,11 @@ def test_the_typed_password_is_masked_before_it_is_stored(shadow: ShadowService,
     assert SECRET not in json.dumps(shadow.understanding("s1"), ensure_ascii=False)
 
 
-def test_the_intent_follows_the_session_language(shadow: ShadowService) -> None:
+def test_without_a_locale_the_intent_follows_the_language_of_the_screen(shadow: ShadowService) -> None:
     events = login_demo()
     events[0].pop("locale")
     shadow.ingest(events)
-    assert shadow.understanding("s1")["steps"][2]["intent"] == "Type the password in 'Mot de passe'"
+    assert shadow.understanding("s1")["steps"][2]["intent"] == "Saisir le mot de passe dans 'Mot de passe'"
 
 
 def test_keystrokes_typed_in_a_password_field_are_masked_and_make_one_step(

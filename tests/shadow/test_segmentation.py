@@ -6,29 +6,42 @@ from typing import Any
 
 import pytest
 
+from rpa_mcp.bench.segmentation import half_of
 from rpa_mcp.shadow.service import ShadowService
 from tests.shadow.conftest import ev, play
 
 
-def check_steps(steps: list[dict[str, Any]], expected: list[dict[str, Any]]) -> None:
-    assert [s["intent"] for s in steps] == [e["intent"] for e in expected]
-    for step, want in zip(steps, expected, strict=True):
+def check_steps(steps: list[dict[str, Any]], labelled: list[dict[str, Any]]) -> None:
+    """The steps are the labelled ones: intents, action types, events, typed values, expected evidence."""
+    assert [s["intent"] for s in steps] == [e["intent"] for e in labelled]
+    for step, want in zip(steps, labelled, strict=True):
         assert step["action_type"] == want["action_type"], step
-        for key in ("evidence", "window_after"):
-            if key in want:
-                assert step[key] == want[key], (key, step)
-        for key, value in want.get("params", {}).items():
-            assert step["params"][key] == value
+        assert set(want["events"]) <= set(step["events"]), (step["events"], want["events"])
+        if "value" in want and want["action_type"] == "type_text":
+            assert step["params"]["text"].replace("\r\n", "\n") == want["value"].replace("\r\n", "\n")
+        elif "value" in want:
+            assert step["value"] == want["value"]
+        if "submit_key" in want:
+            assert step["params"]["submit_key"] == want["submit_key"]
+        for key, value in (want.get("expected") or {}).items():
+            assert step["expected"].get(key) == value, (key, step["expected"])
 
 
-@pytest.mark.parametrize("demo", ["open_record_imagerie", "type_observation_save"])
-def test_a_recorded_demonstration_gives_the_steps_a_person_names(shadow: ShadowService, demo: str) -> None:
-    sid, expected = play(shadow, demo)
+# Demonstrations of the tuning half only (see rpa_mcp/bench/segmentation.py): the rules were written
+# looking at these; the evaluation half is judged by the benchmark, never by a test.
+TUNING_DEMOS = ["open_record_imagerie", "type_observation_save", "keyboard_search_note_ctrl_s"]
+
+
+@pytest.mark.parametrize("demo", TUNING_DEMOS)
+def test_a_recorded_demonstration_gives_the_steps_a_person_names(make_service, shared_ocr, demo: str) -> None:
+    assert half_of(demo) == "tuning"
+    shadow = make_service(ocr=shared_ocr)  # the toast that proves a save is read on the screenshots
+    sid, labels = play(shadow, demo)
     stopped = shadow.stop(sid)
     assert stopped["status"] == "shadow_stopped"
-    assert stopped["steps_count"] == len(expected["steps"])
-    check_steps(stopped["understanding"], expected["steps"])
-    assert shadow.understanding(sid)["locale"] == expected["locale"]
+    assert stopped["steps_count"] == len(labels["steps"])
+    check_steps(stopped["understanding"], labels["steps"])
+    assert shadow.understanding(sid)["locale"] == labels["language"]
 
 
 def test_the_imagerie_tab_is_named_by_ocr_of_the_region_around_the_click(make_service, shared_ocr) -> None:
@@ -73,8 +86,8 @@ def test_evidence_order_sets_the_confidence(shadow: ShadowService) -> None:
     shadow.ingest(
         [
             ev("click", 1.0, x=10, y=10, window_title="App", element={"name": "OK", "role": "Button"}),
-            ev("click", 2.0, x=10, y=10, window_title="App"),
-            ev("click", 3.0, x=10, y=10),
+            ev("click", 2.0, x=200, y=10, window_title="App"),
+            ev("click", 3.0, x=400, y=10),
         ]
     )
     steps = shadow.understanding("s1")["steps"]
@@ -108,7 +121,7 @@ def test_double_clicking_an_icon_that_brings_up_notepad_is_open_notepad(shadow: 
     steps = shadow.understanding("s1")["steps"]
     assert [(s["intent"], s["action_type"]) for s in steps] == [
         ("Open Notepad", "double_click_anchor"),
-        ("Type text in 'Sans titre - Bloc-notes'", "type_text"),
+        ("Type 'Bonjour' in 'Sans titre - Bloc-notes'", "type_text"),
     ]
     assert steps[0]["window_after"] == "Sans titre - Bloc-notes"
 
@@ -133,26 +146,25 @@ def test_french_sessions_get_french_intents(shadow: ShadowService) -> None:
     ]
 
 
-def test_a_click_after_typing_and_an_idle_gap_start_new_steps(shadow: ShadowService) -> None:
+def test_a_click_after_typing_starts_a_new_step_and_a_pause_in_the_same_field_does_not(shadow: ShadowService) -> None:
     shadow.ingest(
         [
             ev("click", 1.0, x=1, y=1, element={"name": "Nom"}),
             ev("type", 2.0, text="DURAND"),
             ev("click", 3.0, x=1, y=9, element={"name": "Prénom"}),
             ev("type", 4.0, text="Ali"),
-            ev("type", 30.0, text="ce"),  # after a pause: a new step
+            ev("type", 30.0, text="ce"),  # after a pause, in the same field: the same step
             ev("key", 31.0, keys="tab"),
             ev("type", 32.0, text="x"),
         ]
     )
     steps = shadow.understanding("s1")["steps"]
     assert [(s["intent"], s["params"].get("text")) for s in steps] == [
-        ("Type text in 'Nom'", "DURAND"),
-        ("Type text in 'Prénom'", "Ali"),
-        ("Type text", "ce"),
-        ("Type text", "x"),
+        ("Type 'DURAND' in 'Nom'", "DURAND"),
+        ("Type 'Alice' in 'Prénom'", "Alice"),
+        ("Type 'x'", "x"),
     ]
-    assert steps[2]["params"]["submit_key"] == "tab"
+    assert steps[1]["params"]["submit_key"] == "tab"
 
 
 def test_a_focus_change_to_another_window_begins_a_step_and_the_same_window_does_not(shadow: ShadowService) -> None:

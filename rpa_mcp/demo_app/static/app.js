@@ -14,8 +14,12 @@
     }
     return (el.getAttribute("aria-label") || el.textContent || el.value || "").trim().slice(0, 200);
   }
+  let forwarded = null; // a click on a <label> is passed on to its field: one effect, logged once
   document.addEventListener("click", function (e) {
     const el = e.target.closest("button, a, label, td, input, textarea, th, h2");
+    if (el && el === forwarded) { forwarded = null; return; }
+    forwarded = el && el.tagName === "LABEL" ? el.control : null;
+    if (forwarded) setTimeout(function () { forwarded = null; }, 0);
     log("click", { label: el ? labelOf(el) : "", x: e.screenX, y: e.screenY, synthetic: e.detail === 0 });
   }, true);
   document.addEventListener("change", function (e) {
@@ -30,6 +34,14 @@
     toast.timer = setTimeout(function () { t.hidden = true; }, 4000);
   }
   if (view !== "record") return;
+
+  // The record opens where the previous one was scrolled to (as the hospital's own software does).
+  const scrollKey = "easily-record-scroll";
+  const scrolled = Number(sessionStorage.getItem(scrollKey) || 0);
+  if (scrolled > 0) window.scrollTo(0, scrolled);
+  window.addEventListener("scroll", function () {
+    sessionStorage.setItem(scrollKey, String(Math.round(window.scrollY)));
+  }, { passive: true });
 
   const patient = body.dataset.patient;
   const names = {};

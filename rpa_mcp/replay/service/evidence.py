@@ -85,6 +85,35 @@ def crops_around(
     ]
 
 
+# Actions whose click lands on the target itself (typing clicks a field's label, beside its box).
+CLICKED_ON_TARGET = frozenset(
+    {"click_anchor", "double_click_anchor", "right_click_anchor", "switch_tab", "close_tab", "dialog_button",
+     "select_option", "toggle_checkbox"}
+)  # fmt: skip
+
+
+def box_where_acted(target: Mapping[str, Any], point: Sequence[int] | None) -> list[int] | None:
+    """The target's box around the point the agent clicked, for actions in CLICKED_ON_TARGET.
+
+    The agent clicks the target where it finds it now, which is not where it was recorded when a
+    window moved or resized or a page scrolled. The checkers must read the element that was clicked,
+    not whatever now lies where it used to be: the recorded box is centred on the point clicked
+    (its size kept), joined with the recorded box when the two overlap (a target that barely moved
+    keeps its whole recorded box, widened to where its label now is).
+    """
+    bbox = target.get("bbox")
+    if not (isinstance(bbox, list | tuple) and len(bbox) == 4):
+        return None
+    x, y, w, h = (int(v) for v in bbox)
+    if not point or len(point) != 2:
+        return [x, y, w, h]
+    cx, cy = int(point[0]) - w // 2, int(point[1]) - h // 2
+    if cx < x + w and x < cx + w and cy < y + h and y < cy + h:  # overlapping: join them
+        x0, y0 = min(x, cx), min(y, cy)
+        return [x0, y0, max(x, cx) + w - x0, max(y, cy) + h - y0]
+    return [cx, cy, w, h]
+
+
 def validator_args(
     *,
     label: str | None,

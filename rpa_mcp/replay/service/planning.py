@@ -1,8 +1,11 @@
 """Starting a replay: workflow IR steps -> planned action rows (with their resend policy).
 
-Step params may hold ``{{name}}`` placeholders, filled from the start_replay params. A
-``{{secret:<name>}}`` placeholder (a password typed while observed, never recorded) must be
-given: a replay without it is refused, naming the parameter (``secret:mot_de_passe``).
+Step params, targets and expected window titles may hold ``{{name}}`` placeholders, filled
+from the start_replay params (a title never takes a secret: titles are shown and logged).
+A ``{{secret:<name>}}`` placeholder (a password typed while observed, never recorded)
+must be given: a replay without it is refused, naming the parameter (``secret:mot_de_passe``).
+So must every parameter the workflow declares (``parameters: [{name, type, required}]``), with
+a value of its type; a value for a parameter it does not declare is refused too.
 """
 
 from __future__ import annotations
@@ -18,8 +21,14 @@ from rpa_mcp.replay.service.core import ReplayCore, new_id
 
 
 class Planning(ReplayCore):
-    def plan(self, steps: Sequence[Any], params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-        """Workflow IR steps -> action rows (without replay id). Raises InvalidInput on a bad step."""
+    def plan(
+        self,
+        steps: Sequence[Any],
+        params: Mapping[str, Any] | None = None,
+        declared: Sequence[Mapping[str, Any]] = (),
+    ) -> list[dict[str, Any]]:
+        """Workflow IR steps -> action rows (without replay id). Raises InvalidInput on a bad step or parameter."""
+        check_parameters(declared, params or {})
         actions: list[dict[str, Any]] = []
         missing: dict[str, list[int]] = {}
         for i, step in enumerate(steps):
@@ -30,6 +39,8 @@ class Planning(ReplayCore):
             target = step_d.get("target")
             if isinstance(target, str):
                 target = {"label": target}
+            if isinstance(target, dict):  # a row chosen by its label; never a secret (targets are shown)
+                target = _substitute(target, {k: v for k, v in (params or {}).items() if not k.startswith("secret:")})
             step_params = _substitute(dict(step_d.get("params") or {}), params or {})
             for name in dict.fromkeys(_secret_placeholders(step_params)):
                 missing.setdefault(name, []).append(int(step_d.get("index", i)))
@@ -48,8 +59,9 @@ class Planning(ReplayCore):
                     "target": target,
                     "params": step_params,
                     "expected": {
-                        "window_before": step_d.get("expected_window_before"),
-                        "window_after": step_d.get("expected_window_after"),
+                        "window_before": _title(step_d.get("expected_window_before"), params or {}),
+                        "window_after": _title(step_d.get("expected_window_after"), params or {}),
+                        "text": (step_d.get("expected") or {}).get("text"),
                         "expected_modals": step_d.get("expected_modals") or [],
                         "wait_after_ms": step_d.get("wait_after_ms") or 0,
                     },
@@ -80,8 +92,9 @@ class Planning(ReplayCore):
         machine_id: str | None,
         params: Mapping[str, Any] | None = None,
         created_by: str | None = None,
+        declared: Sequence[Mapping[str, Any]] = (),
     ) -> str:
-        planned = self.plan(steps, params)
+        planned = self.plan(steps, params, declared)
         now = self.time.now()
         replay_id = new_id("rp_")
         rows = [
@@ -122,6 +135,55 @@ class Planning(ReplayCore):
 
 
 SECRET_PLACEHOLDER = re.compile(r"\{\{\s*(secret:[^{}\s]+)\s*\}\}")
+DATE_VALUE = re.compile(r"^\d{1,4}([/.-])\d{1,2}\1\d{1,4}$")
+
+
+def check_parameters(declared: Sequence[Mapping[str, Any]], given: Mapping[str, Any]) -> None:
+    """Every required declared parameter is given, with a value of its type; nothing undeclared is."""
+    if not declared:
+        return
+    names = [str(p.get("name")) for p in declared]
+    for p in declared:
+        name, kind = str(p.get("name")), p.get("type", "string")
+        value = given.get(name)
+        described = f" ({p['description']})" if p.get("description") else ""
+        if value is None or (isinstance(value, str) and not value.strip()):
+            if p.get("required", True):
+                raise InvalidInput(
+                    f"the workflow needs the parameter '{name}'{described}: give its value in params "
+                    f"(in the demonstration it was {p.get('example')!r})",
+                    field=f"params.{name}",
+                    missing_params=[
+                        str(q.get("name"))
+                        for q in declared
+                        if q.get("required", True) and str(given.get(str(q.get("name"))) or "").strip() == ""
+                    ],
+                )
+            continue
+        if kind == "number" and not _is_number(value):
+            raise InvalidInput(f"params.{name} must be a number, got {value!r}", field=f"params.{name}")
+        if kind == "date" and not (isinstance(value, str) and DATE_VALUE.match(value.strip())):
+            raise InvalidInput(
+                f"params.{name} must be a date written like {p.get('example')!r}, got {value!r}",
+                field=f"params.{name}",
+            )
+    unknown = sorted(k for k in given if k not in names and not str(k).startswith("secret:"))
+    if unknown:
+        raise InvalidInput(
+            f"params {unknown} are not parameters of this workflow: it takes {names}", field=f"params.{unknown[0]}"
+        )
+
+
+def _is_number(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float):
+        return True
+    try:
+        float(str(value).replace(",", "."))
+    except ValueError:
+        return False
+    return True
 
 
 def _secret_placeholders(value: Any) -> list[str]:
@@ -133,6 +195,12 @@ def _secret_placeholders(value: Any) -> list[str]:
     if isinstance(value, list):
         return [name for v in value for name in _secret_placeholders(v)]
     return []
+
+
+def _title(title: Any, values: Mapping[str, Any]) -> Any:
+    """An expected window title with its public placeholders filled (the record of the patient replayed)."""
+    public = {k: v for k, v in values.items() if not str(k).startswith("secret:")}
+    return _substitute({"title": title}, public)["title"] if isinstance(title, str) else title
 
 
 def _substitute(params: dict[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:

@@ -20,6 +20,8 @@ from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service.evidence import (
     CLICK_BOX,
     CLICK_LABEL,
+    CLICKED_ON_TARGET,
+    box_where_acted,
     button_entry,
     checker_evidence,
     crops_around,
@@ -133,7 +135,7 @@ class Supervisor:
             return _held_unverified(exc.message)
         target = a.target if isinstance(a.target, dict) else {}
         point = msg.actual_position
-        bbox = target.get("bbox")
+        bbox = box_where_acted(target, point) if a.action_type in CLICKED_ON_TARGET else target.get("bbox")
         typed = a.action_type in ("type_text", "extract_text") and not a.params.get("secret")
         expected_text = a.params.get("text") if typed else None  # a secret is never quoted in evidence
         vt, ve, vo = validator_args(
@@ -142,7 +144,7 @@ class Supervisor:
             point=(point[0], point[1]) if point else None,  # [x, y]: the wire model holds exactly 2
             after_shape=after.shape,
             window_title=a.expected.get("window_after"),
-            text=expected_text,
+            text=expected_text if expected_text is not None else a.expected.get("text"),  # a toast seen
             observed={
                 "window_title_before": msg.window_title_before,
                 "window_title_after": msg.window_title,

@@ -51,20 +51,26 @@ def find_modal_overlay(ctx: CheckContext) -> BBox | None:
         before = ctx.gray_cells("before").astype(np.int16)
         after = ctx.gray_cells("after").astype(np.int16)
         dimmed = (before - after) > DIM_LEVEL
-        if dimmed.mean() >= MIN_DIMMED_SHARE:
-            changed = np.abs(before - after) > 4
-            holes = (~dimmed & changed).astype(np.uint8)
+        # Rows the overlay does not cover at all (a browser's tab strip and toolbar, a taskbar) are not
+        # the page: a dialog attached under the toolbar must not merge with them into a border region.
+        page_rows = np.flatnonzero(dimmed.mean(axis=1) >= 0.5)
+        top = int(page_rows[0]) if page_rows.size else 0
+        bottom = int(page_rows[-1]) + 1 if page_rows.size else dimmed.shape[0]
+        page = dimmed[top:bottom]
+        if dimmed.mean() >= MIN_DIMMED_SHARE and page.size:
+            changed = (np.abs(before - after) > 4)[top:bottom]
+            holes = (~page & changed).astype(np.uint8)
             count, _, stats, _ = cv2.connectedComponentsWithStats(holes, connectivity=4)
             rows, cols = holes.shape
             best = 0
             for x, y, w, h, area in stats[1:count]:
-                touches = x == 0 or y == 0 or x + w >= cols or y + h >= rows
+                touches = x == 0 or x + w >= cols or w >= 0.9 * cols or (y == 0 and top == 0) or y + h >= rows
                 small = w * CELL < MODAL_MIN_W or h * CELL < MODAL_MIN_H
                 if touches or small or area < MIN_HOLE_SHARE * rows * cols or area < 0.5 * w * h:
                     continue
                 if area > best:
                     best = int(area)
-                    found = (int(x) * CELL, int(y) * CELL, int(w) * CELL, int(h) * CELL)
+                    found = (int(x) * CELL, (int(y) + top) * CELL, int(w) * CELL, int(h) * CELL)
     ctx.memo[memo_key] = found
     return found
 

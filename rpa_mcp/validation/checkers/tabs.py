@@ -56,9 +56,35 @@ def active_look(image: np.ndarray, bbox: BBox, *, loose: bool = False) -> float 
         return None
     d_below = float(np.abs(inner - below).sum())
     d_around = float(np.abs(inner - around).sum())
+    strip = _strip_beside(image, bbox)
+    if strip is not None:
+        # Whatever the theme, the active tab is the one that stands out from the rest of its strip: a
+        # browser's white tab over grey ones, or an application's filled tab among plain ones (where
+        # the plain ones share the page's colour under the strip and the model below is inverted).
+        stands_out = float(np.abs(inner - strip).sum()) >= MIN_CONTRAST
+        if not stands_out:
+            return 0.0
+        if d_below + d_around < MIN_CONTRAST or d_around / (d_below + d_around) < 0.5:
+            return 1.0 - MIN_CONTRAST / (MIN_CONTRAST + float(np.abs(inner - strip).sum()))
     if d_below + d_around < MIN_CONTRAST:
         return None
     return d_around / (d_below + d_around)
+
+
+def _strip_beside(image: np.ndarray, bbox: BBox) -> np.ndarray | None:
+    """The median colour of the tab strip on both sides of a tab (its other tabs and the gaps between
+    them), three tab widths each way; None when there is no room on either side."""
+    x, y, w, h = bbox
+    rows = image[max(0, y + 2) : max(0, y + h - 2)]
+    if rows.size == 0:
+        return None
+    left = rows[:, max(0, x - 3 * w) : max(0, x - 4)]
+    right = rows[:, min(image.shape[1], x + w + 4) : min(image.shape[1], x + 4 * w)]
+    pixels = [part.reshape(-1, 3) for part in (left, right) if part.size]
+    if not pixels or sum(len(p) for p in pixels) < 4 * h:
+        return None
+    median: np.ndarray = np.median(np.concatenate(pixels), axis=0)
+    return median
 
 
 class TabActiveChecker(BaseChecker):
@@ -113,7 +139,7 @@ class TabActiveChecker(BaseChecker):
             return self.result(signal, look, detail, crop=crop, **facts)
         if not ctx.target.label or params.get("confirm_label", True) is False:
             return self.result(signal, look, f"{which}: the tab at {list(box)} looks active ({look:.2f})", crop=crop)
-        _label_box, read = read_tab_label(ctx, which, target_box, label_bbox)
+        _label_box, read = read_tab_label(ctx, which, target_box, label_bbox, wanted=ctx.target.label)
         if label_matches(read, ctx.target.label):
             return self.result(
                 signal, look, f"{which}: tab {ctx.target.label!r} is active (OCR {read!r})", crop=crop, read=read
@@ -152,7 +178,7 @@ class TabAbsenceChecker(BaseChecker):
             return self.not_applicable(signal, "needs the tab's label and bbox")
         label = ctx.target.label
         slot = tab_box(ctx.target.bbox, ctx.after.shape)
-        _slot_label_box, read = read_tab_label(ctx, "after", ctx.target.bbox)
+        _slot_label_box, read = read_tab_label(ctx, "after", ctx.target.bbox, wanted=label)
         crop = CropRef("tab slot (after)", "after", slot)
         if label_matches(read, label):
             return self.result(signal, 0.0, f"tab {label!r} is still in its slot (OCR {read!r})", crop=crop)
@@ -160,7 +186,7 @@ class TabAbsenceChecker(BaseChecker):
         left = (x - w, y, w, h)
         left_read = ""
         if left[0] >= 0:
-            _, left_read = read_tab_label(ctx, "after", left)
+            _, left_read = read_tab_label(ctx, "after", left, wanted=label)
             if label_matches(left_read, label):
                 return self.result(signal, 0.0, f"tab {label!r} moved one slot left (OCR {left_read!r})", crop=crop)
         return self.result(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rpa_mcp.validation.checkers.base import BaseChecker, Params, frame_param
 from rpa_mcp.validation.context import CheckContext
-from rpa_mcp.validation.model import CheckResult, CropRef
+from rpa_mcp.validation.model import CheckResult, CropRef, Frame
 from rpa_mcp.validation.regions import around, label_box, tab_label_box
 from rpa_mcp.validation.text import (
     has_modified_marker,
@@ -44,6 +44,9 @@ class OcrRoiChecker(BaseChecker):
         line = ctx.read_line(which, box)
         read = line.text if line else ""
         found = label_matches(read, wanted) if what == "target_label" else text_contains(read, wanted)
+        if not found and what == "target_label" and params.get("box") == "tab" and ctx.target.label_bbox is None:
+            box, read = read_tab_label(ctx, which, ctx.target.bbox, wanted=wanted)  # an application's wider tab
+            found = label_matches(read, wanted)
         if not found and what == "expected_text" and which == "after" and params.get("search") == "changed_near":
             near = _changed_lines_near(ctx, ctx.target.bbox, int(params.get("near", 300)))
             for line_box, text in near:
@@ -209,8 +212,22 @@ class SaveSuccessChecker(BaseChecker):
         )
 
 
-def read_tab_label(ctx: CheckContext, which: str, bbox: BBox, label_bbox: BBox | None = None) -> tuple[BBox, str]:
-    """Read a tab's label: inside the tab box, or at the label's own box when OCR located it."""
+def read_tab_label(
+    ctx: CheckContext, which: str, bbox: BBox, label_bbox: BBox | None = None, *, wanted: str | None = None
+) -> tuple[BBox, str]:
+    """Read a tab's label: inside the tab box, or at the label's own box when OCR located it.
+
+    With `wanted`, a reading of the inner label slot (a browser tab's, between favicon and close
+    cross) that misses it is read again over the whole tab: an application's tab has neither, and
+    its label may run wider than that slot.
+    """
+    frame: Frame = "before" if which == "before" else "after"
     box = label_box(label_bbox, ctx.after.shape) if label_bbox else tab_label_box(bbox, ctx.after.shape)
-    line = ctx.read_line("before" if which == "before" else "after", box)
-    return box, (line.text if line else "")
+    line = ctx.read_line(frame, box)
+    read = line.text if line else ""
+    if wanted and not label_bbox and not label_matches(read, wanted):
+        whole = label_box(bbox, ctx.after.shape)
+        again = ctx.read_line(frame, whole)
+        if again and label_matches(again.text, wanted):
+            return whole, again.text
+    return box, read

@@ -1,0 +1,135 @@
+"""What an event says about the element and the screen it acts on.
+
+Roles come from UI Automation (Windows: ``DataItem``, ``TabItem``, ``Button``) or AT-SPI
+(Linux: ``table cell``, ``page tab``, ``push button``); they are compared folded (case,
+spaces, underscores and hyphens removed), so both vocabularies land in the same classes.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from rpa_mcp.vision.ocr import normalize_text
+
+ROW_ROLES = frozenset(
+    {"dataitem", "listitem", "treeitem", "row", "tablerow", "cell", "tablecell", "gridcell", "tablerowheader"}
+)
+TAB_ROLES = frozenset({"tabitem", "tab", "pagetab"})
+BUTTON_ROLES = frozenset({"button", "pushbutton", "splitbutton", "togglebutton", "menubutton"})
+MENU_ITEM_ROLES = frozenset({"menuitem", "checkmenuitem", "radiomenuitem"})
+LINK_ROLES = frozenset({"hyperlink", "link"})
+MULTILINE_ROLES = frozenset({"document", "textarea", "richedit", "terminal", "documenttext"})
+FIELD_ROLES = frozenset({"edit", "entry", "combobox", "searchbox", "spinbutton", "passwordtext"})  # "Text" is static
+NOTIFY_ROLES = frozenset(
+    {"tooltip", "notification", "alert", "status", "statusbar", "infobar", "toast", "log", "dialogalert"}
+)
+# Elements that hold a whole page or window: a click "on" one tells nothing about what was clicked
+# (an accessibility lookup that fell through to the container, or found another window's document).
+CONTAINER_ROLES = frozenset(
+    {
+        "documentweb",
+        "frame",
+        "panel",
+        "section",
+        "filler",
+        "application",
+        "window",
+        "pane",
+        "scrollpane",
+        "internalframe",
+    }
+)
+MULTILINE_STATES = frozenset({"multiline", "multi-line", "multi_line"})
+SINGLELINE_STATES = frozenset({"singleline", "single-line", "single_line"})
+POINT_TOLERANCE = 6  # screen px: two clicks this close without an element name hit the same thing
+_MODIFIED_MARK = re.compile(r"^\s*\*\s*|\s*\*\s*$")  # Notepad, Word: '*' while the document is unsaved
+
+
+def role_of(element: Mapping[str, Any] | None) -> str:
+    if not element:
+        return ""
+    return re.sub(r"[\s_\-]+", "", str(element.get("role") or "").lower())
+
+
+def is_container(element: Mapping[str, Any] | None) -> bool:
+    return role_of(element) in CONTAINER_ROLES
+
+
+def element_key(element: Mapping[str, Any] | None) -> str | None:
+    """Identity of an element across events: role, automation id and name (None: neither, or a container)."""
+    if not element or is_container(element):
+        return None
+    aid = str(element.get("automation_id") or "").strip()
+    name = normalize_text(str(element.get("name") or ""))
+    if not aid and not name:
+        return None
+    return f"{role_of(element)}|{aid}|{name}"
+
+
+def same_place(a: list[int] | None, b: list[int] | None) -> bool:
+    return bool(a and b and abs(a[0] - b[0]) <= POINT_TOLERANCE and abs(a[1] - b[1]) <= POINT_TOLERANCE)
+
+
+def is_row(element: Mapping[str, Any] | None) -> bool:
+    return role_of(element) in ROW_ROLES
+
+
+def is_tab(element: Mapping[str, Any] | None) -> bool:
+    return role_of(element) in TAB_ROLES
+
+
+def is_button(element: Mapping[str, Any] | None) -> bool:
+    return role_of(element) in BUTTON_ROLES
+
+
+def is_link(element: Mapping[str, Any] | None) -> bool:
+    return role_of(element) in LINK_ROLES
+
+
+def is_field(element: Mapping[str, Any] | None) -> bool:
+    return role_of(element) in FIELD_ROLES or role_of(element) in MULTILINE_ROLES
+
+
+def is_menu_item(element: Mapping[str, Any] | None) -> bool:
+    return role_of(element) in MENU_ITEM_ROLES
+
+
+def is_notification(element: Mapping[str, Any] | None) -> bool:
+    return role_of(element) in NOTIFY_ROLES
+
+
+def multiline(element: Mapping[str, Any] | None) -> bool | None:
+    """True for a multi-line field, False for a single-line one, None when the element does not say."""
+    if not element:
+        return None
+    if isinstance(element.get("multiline"), bool):
+        return bool(element["multiline"])
+    states = {str(s).lower() for s in element.get("states") or []}
+    if states & MULTILINE_STATES:
+        return True
+    if states & SINGLELINE_STATES:
+        return False
+    role = role_of(element)
+    if role in MULTILINE_ROLES:
+        return True
+    if role in ("combobox", "searchbox", "spinbutton", "passwordtext"):
+        return False
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def screen_title(title: str | None) -> str | None:
+    """A window title without the 'unsaved' mark, folded: the same screen before and after typing."""
+    if not title:
+        return None
+    return normalize_text(_MODIFIED_MARK.sub("", title)) or None
+
+
+def app_key(app: str | None) -> str | None:
+    if not app:
+        return None
+    name = app.strip().lower().replace("/", "\\").rsplit("\\", 1)[-1]
+    return name[:-4] if name.endswith(".exe") else name

@@ -1,0 +1,76 @@
+"""Reading the stored screenshots for a step's evidence: a toast that appeared, a screen left unchanged.
+
+Results are cached on the event they belong to (its facts), so a step re-derived as new
+events arrive never pays twice for the same pair of frames.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+
+import cv2
+import numpy as np
+
+from rpa_mcp.errors import RpaError
+from rpa_mcp.shadow.ports import TraceRepository
+from rpa_mcp.shadow.toasts import BOTTOM_BAND, PIXEL_THRESHOLD, read_toast
+from rpa_mcp.vision.images import decode_image
+from rpa_mcp.vision.ocr import OcrEngine
+
+logger = logging.getLogger(__name__)
+
+SAME_SCREEN_MAX_CHANGE = 0.01  # share of pixels that may differ (a cursor, a blinking caret, a clock)
+CACHE_FRAMES = 4
+
+
+class StoredScreens:
+    def __init__(self, traces: TraceRepository, ocr: OcrEngine, session_id: str, *, max_pixels: int) -> None:
+        self.traces, self.ocr, self.session_id, self.max_pixels = traces, ocr, session_id, max_pixels
+        self._frames: OrderedDict[str, np.ndarray | None] = OrderedDict()
+
+    def _frame(self, shot: str) -> np.ndarray | None:
+        if shot in self._frames:
+            self._frames.move_to_end(shot)
+            return self._frames[shot]
+        try:
+            image: np.ndarray | None = decode_image(self.traces.get_screenshot(shot), max_pixels=self.max_pixels)
+        except RpaError:
+            logger.warning("screenshot %s could not be read back", shot)
+            image = None
+        self._frames[shot] = image
+        while len(self._frames) > CACHE_FRAMES:
+            self._frames.popitem(last=False)
+        return image
+
+    def toast(self, idx: int, before: str, after: str, exclude: list[int] | None) -> str | None:
+        rows = self.traces.events(self.session_id, idx, idx + 1)
+        if not rows:
+            return None
+        facts = rows[0]["facts"]
+        cached = facts.get("toast")
+        if isinstance(cached, dict) and cached.get("pair") == [before, after]:
+            text = cached.get("text")
+            return str(text) if text else None
+        a, b = self._frame(before), self._frame(after)
+        text = None
+        if a is not None and b is not None:
+            box = (int(exclude[0]), int(exclude[1]), int(exclude[2]), int(exclude[3])) if exclude else None
+            try:
+                text = read_toast(a, b, self.ocr, exclude=box)
+            except RpaError as exc:
+                logger.warning("reading a toast failed: %s", exc.message)
+        facts["toast"] = {"pair": [before, after], "text": text}
+        self.traces.update_facts(self.session_id, idx, facts)
+        return text
+
+    def same_screen(self, a: str, b: str) -> bool | None:
+        if a == b:
+            return True
+        fa, fb = self._frame(a), self._frame(b)
+        if fa is None or fb is None or fa.shape != fb.shape:
+            return None
+        diff = cv2.absdiff(fa, fb)
+        mask = (diff.max(axis=2) if diff.ndim == 3 else diff) > PIXEL_THRESHOLD
+        mask[int(mask.shape[0] * (1 - BOTTOM_BAND)) :, :] = False
+        return float(mask.mean()) <= SAME_SCREEN_MAX_CHANGE

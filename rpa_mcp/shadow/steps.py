@@ -1,0 +1,191 @@
+"""Steps as shown to a person, derived from the segments and their stored events.
+
+Each step carries what the LLM needs to show a short numbered list and to ask the right
+questions: intent, value (what it typed or chose), evidence (what named it) and
+post-conditions (what proved it worked), a calibrated confidence, and suggestions.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from rpa_mcp.shadow.calibration import Calibration
+from rpa_mcp.shadow.elements import is_button, screen_title
+from rpa_mcp.shadow.events import normalize_keys
+from rpa_mcp.shadow.intents import describe
+from rpa_mcp.shadow.parameters import placeholder, type_of
+from rpa_mcp.shadow.postconditions import after_step, collect, notified, shot_before, wants_toast
+from rpa_mcp.shadow.segment import Segment
+from rpa_mcp.shadow.suggestions import suggest
+from rpa_mcp.shadow.targets import clean_label
+
+LOOK_BEHIND = 3  # events before a step read for the screenshot it started from
+PARAMETER_TARGET_DROPS = ("bbox", "frame_size", "anchor_ref", "anchor_offset", "x_pct", "y_pct")
+
+
+class Screens(Protocol):
+    """The screenshots behind the steps, read when a step's evidence needs them."""
+
+    def toast(self, idx: int, before: str, after: str, exclude: list[int] | None) -> str | None:
+        """A success message that appeared between two screenshots (cached on event `idx`)."""
+        ...
+
+    def same_screen(self, a: str, b: str) -> bool | None:
+        """Whether two screenshots show the same screen (None: cannot tell)."""
+        ...
+
+
+def derive_steps(
+    rows: list[dict[str, Any]],
+    segments: Sequence[Segment],
+    locale: str,
+    *,
+    positions: Sequence[int],
+    calibration: Calibration,
+    screens: Screens | None = None,
+    window_now: str | None = None,
+) -> dict[int, dict[str, Any]]:
+    """Steps (by segment position); `rows` must hold their events, a few before and a few after."""
+    by_idx = {r["idx"]: r for r in rows}
+    position = {r["idx"]: p for p, r in enumerate(rows)}
+    count = len(segments)
+    out = {}
+    for p in positions:
+        seg = segments[p]
+        evs = [(i, by_idx[i]["event"], by_idx[i]["facts"]) for i in seg.events if i in by_idx]
+        if not evs:
+            continue
+        first_event, first_facts = evs[0][1], evs[0][2]
+        before = (
+            first_facts.get("wb")
+            if first_event.get("type") == "focus" or seg.kind == "detour"
+            else (first_event.get("window_title") or first_facts.get("wb"))
+        )
+        last_pos = position.get(seg.events[-1])
+        after = window_after(evs, rows, last_pos, window_now, is_last=p == count - 1)
+        if seg.kind == "detour":
+            after = (seg.detour or {}).get("back_to") or after
+            before = after
+        d = describe(seg, evs, locale, window_after=after)
+        notes, shot_after = after_step(rows, last_pos)
+        notes = notified(evs) + notes
+        actions = [(i, e, f) for i, e, f in evs if e.get("type") != "screenshot"]
+        toast = None
+        if screens is not None and shot_after and actions and wants_toast(d.action_type, actions):
+            principal = next((x for x in reversed(actions) if x[1].get("type") != "focus"), actions[-1])
+            shot = shot_before(rows, position.get(principal[0]), principal[2])
+            if shot and shot != shot_after:
+                toast = screens.toast(actions[-1][0], shot, shot_after, d.target.get("bbox"))
+        post, expected = collect(
+            action_type=d.action_type,
+            window_before=before,
+            window_after=after,
+            came_back=functools.partial(_began_on, segments, p, after),
+            notes=notes,
+            toast=toast,
+            answered=_answers(evs),
+        )
+        same = None
+        if seg.kind == "detour" and screens is not None:
+            shot_then = (seg.detour or {}).get("shot_before")
+            same = screens.same_screen(shot_then, shot_after) if shot_then and shot_after else None
+        suggestions = suggest(seg, d, locale, screen_same=same)  # names settled over all steps by the caller
+        params, target, intent, value = dict(d.params), dict(d.target), d.intent, d.value
+        parameter = None
+        if seg.parameter:
+            parameter, intent = _parameterized(seg.parameter, d.action_type, params, target, intent, value)
+        confidence = (
+            1.0 if seg.intent else round(calibration.confidence(d.action_type, d.evidence, d.pattern, d.confidence), 2)
+        )
+        step: dict[str, Any] = {
+            "index": p + 1,
+            "intent": seg.intent or intent,
+            "action_type": d.action_type,
+            "confidence": confidence,
+            "evidence": "person" if seg.intent else d.evidence,
+            "shape": d.pattern,
+            "value": value,
+            "events": list(seg.events),
+            "target": target,
+            "params": params,
+            "status": seg.status,
+            "window_before": before,
+            "window_after": after,
+            "post_conditions": post,
+            "expected": expected,
+            "suggestions": suggestions,
+            "parameter": parameter,
+            "updated_at": seg.updated_at,
+        }
+        if seg.intent:
+            step["original_intent"] = d.intent
+        out[p] = step
+    return out
+
+
+def _began_on(segments: Sequence[Segment], p: int, window: str | None) -> bool:
+    """Whether a step before position `p` began on this window (asked only when a step answered something)."""
+    wanted = screen_title(window)
+    return any(screen_title(s.window) == wanted for s in segments[:p])
+
+
+def _answers(evs: Sequence[tuple[int, dict[str, Any], dict[str, Any]]]) -> bool:
+    """The step pressed a button or Enter/Escape: what it closed was a dialog."""
+    for _, e, _ in evs:
+        if e.get("type") == "click" and is_button(e.get("element")):
+            return True
+        if e.get("type") == "key" and normalize_keys(e.get("keys") or "") in ("enter", "escape"):
+            return True
+    return False
+
+
+def _parameterized(
+    spec: dict[str, Any],
+    action_type: str,
+    params: dict[str, Any],
+    target: dict[str, Any],
+    intent: str,
+    value: str | None,
+) -> tuple[dict[str, Any], str]:
+    """The step types (or chooses) {{name}} instead of the demonstration's value."""
+    name, mark = spec["name"], placeholder(spec["name"])
+    kind = spec.get("type") or "string"
+    if action_type == "type_text":
+        params["text"] = mark
+    else:
+        target["by_text"] = target["label"] = mark
+        if isinstance(target.get("element"), dict):
+            target["element"] = {k: v for k, v in target["element"].items() if k not in ("bbox", "rect")} | {
+                "name": mark
+            }
+        for key in PARAMETER_TARGET_DROPS:  # they show the demonstration's item, not the one to choose
+            target.pop(key, None)
+    for shown in {clean_label(value, limit=40), clean_label(value)} - {None}:
+        intent = intent.replace(f"'{shown}'", f"'{mark}'")
+    return {
+        "name": name,
+        "type": type_of(kind) if kind not in ("string", "number", "date") else kind,
+        "example": value,
+        "description": spec.get("description") or "",
+    }, intent
+
+
+def window_after(
+    evs: list[tuple[int, dict[str, Any], dict[str, Any]]],
+    rows: list[dict[str, Any]],
+    pos: int | None,
+    window_now: str | None,
+    *,
+    is_last: bool,
+) -> str | None:
+    titles = [e.get("window_title") for _, e, _ in evs if e.get("type") == "focus" and e.get("window_title")]
+    if titles:
+        return titles[-1]
+    if pos is not None:
+        for row in rows[pos + 1 : pos + 6]:
+            title = row["event"].get("window_title")
+            if title:
+                return str(title)
+    return window_now if is_last else (evs[-1][1].get("window_title") or None)

@@ -1,0 +1,113 @@
+"""The evidence that names a clicked element and the target a replay looks for (SPEC §3.2).
+
+Evidence, strongest first: the UI Automation element name, OCR of the region around the
+click (taken on the screenshot before it), the window title, the raw event. Screen text is
+data: it is cleaned and capped, and only ever quoted inside an intent.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from rpa_mcp.shadow.boxes import same_text
+from rpa_mcp.shadow.elements import app_key, is_container
+
+CONFIDENCE = {"uia": 0.9, "ocr": 0.75, "window_title": 0.45, "raw": 0.25}
+BROWSERS = frozenset({"msedge", "chrome", "chromium", "firefox", "brave", "opera", "iexplore"})
+TAB_STRIP_MAX_Y = 44  # pixels from the top of the screen where a maximised browser shows its tabs
+MAX_LABEL = 60
+MAX_MATCH_TEXT = 200
+
+
+@dataclass(frozen=True)
+class Evidence:
+    label: str | None
+    source: str  # uia | ocr | window_title | raw
+
+    @property
+    def confidence(self) -> float:
+        return CONFIDENCE[self.source]
+
+
+def clean_label(text: str | None, *, limit: int = MAX_LABEL) -> str | None:
+    """Screen or UIA text fit to quote in an intent: one line, no control characters, capped."""
+    if not text:
+        return None
+    text = re.sub(r"[\x00-\x1f\x7f]+", " ", text)
+    text = " ".join(text.replace("'", "’").split())
+    if len(text) > limit:
+        text = text[: limit - 1].rstrip() + "…"
+    return text or None
+
+
+def plain_text(text: str | None) -> str | None:
+    """Screen or UIA text as it reads (one line, no control characters), for matching it on screen later."""
+    if not text:
+        return None
+    text = " ".join(re.sub(r"[\x00-\x1f\x7f]+", " ", text).split())
+    return text[:MAX_MATCH_TEXT] or None
+
+
+def click_evidence(event: dict[str, Any], facts: dict[str, Any]) -> Evidence:
+    element = event.get("element") or {}
+    if clean_label(element.get("name")) and not is_container(element):
+        return Evidence(clean_label(element.get("name")), "uia")
+    ocr = facts.get("ocr") or {}
+    if clean_label(ocr.get("text")):
+        return Evidence(clean_label(ocr.get("text")), "ocr")
+    title = clean_label(event.get("window_title") or facts.get("wb"))
+    if title:
+        return Evidence(title, "window_title")
+    return Evidence(None, "raw")
+
+
+def is_tab_click(event: dict[str, Any]) -> bool:
+    role = ((event.get("element") or {}).get("role") or "").lower().replace(" ", "")
+    if role in ("tabitem", "tab", "pagetab"):
+        return True
+    return app_key(event.get("app")) in BROWSERS and 0 <= int(event.get("y") or 9999) <= TAB_STRIP_MAX_Y and not role
+
+
+def click_target(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) -> dict[str, Any]:
+    element = event.get("element") or None
+    bbox = target_bbox(event, facts, ev)
+    label = evidence_text(event, facts, ev)
+    found: dict[str, Any] = {"label": label} if label else {}
+    if bbox:  # in the pixels of the frame before the click, whose size is given beside it
+        found |= {"bbox": bbox, "frame_size": facts.get("frame_size")}
+    return {
+        "by_text": ev.label if ev.source in ("uia", "ocr") else None,
+        **found,
+        "element": element,
+        "x_pct": facts.get("x_pct"),
+        "y_pct": facts.get("y_pct"),
+        "window_title": event.get("window_title") or facts.get("wb"),
+        "anchor_ref": f"rpa://screenshots/{facts['anchor']}" if facts.get("anchor") else None,
+        "anchor_offset": facts.get("anchor_offset"),
+    }
+
+
+def evidence_text(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) -> str | None:
+    """The text that named the intent (UIA name or OCR line), unabridged: what a validator looks for."""
+    if ev.source == "uia":
+        return plain_text((event.get("element") or {}).get("name"))
+    if ev.source == "ocr":
+        return plain_text((facts.get("ocr") or {}).get("text"))
+    return None
+
+
+def target_bbox(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) -> list[int] | None:
+    """[x, y, w, h] of the clicked element in the frame before the click: UIA rectangle, else OCR line, else None."""
+    if facts.get("element_bbox"):
+        return list(facts["element_bbox"])
+    ocr = facts.get("ocr") or {}
+    box = ocr.get("bbox")
+    if not box:
+        return None
+    if ev.source == "ocr":
+        return list(box)
+    if ev.source == "uia" and same_text(ocr.get("text"), (event.get("element") or {}).get("name")):
+        return list(box)  # the line under the click reads the element's name: it is its label
+    return None

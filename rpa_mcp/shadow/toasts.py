@@ -1,0 +1,68 @@
+"""A message that appeared after a step ("Enregistré", "Observation enregistrée"), read on the screen.
+
+The frames before and after the step are compared; the regions that changed are grouped
+into boxes; a small box (a toast, a banner, a status line — not a new page) is read by
+OCR. Its text is kept only when it reads like a success ("enregistré", "saved", "créé",
+...) and not like an error: it becomes the step's expected evidence, which the validator
+checks when the workflow is replayed. OCR runs on the changed boxes only, never on the
+whole frame, and at most on `MAX_BOXES` of them.
+"""
+
+from __future__ import annotations
+
+import re
+
+import cv2
+import numpy as np
+
+from rpa_mcp.vision.images import BBox, clamp_bbox
+from rpa_mcp.vision.ocr import OcrEngine, normalize_text
+
+PIXEL_THRESHOLD = 24
+MIN_BOX_PIXELS = 150  # changed pixels in a box: fewer is a cursor or a blink
+MAX_BOX_SHARE = 0.2  # a box larger than this share of the frame is a new page, not a message
+MAX_BOXES = 3
+BOTTOM_BAND = 0.05  # the taskbar clock changes on its own
+MAX_TEXT = 80
+SUCCESS = re.compile(
+    r"enregistr|sauvegard|\bsaved?\b|succes|reussi|\bvalide|envoye|\bcree|ajoute|mis a jour|modifie|"
+    r"transmis|signe|\bupdated\b|\bcreated\b|\bsent\b|\bdone\b|\bsuccess"
+)
+FAILURE = re.compile(r"erreur|error|echec|echoue|failed|invalide|invalid|impossible|refuse|denied|obligatoire|required")
+
+
+def changed_boxes(before: np.ndarray, after: np.ndarray, *, exclude: BBox | None = None) -> list[BBox]:
+    """Boxes of the regions that changed between two frames of the same size, largest first."""
+    if before.shape != after.shape:
+        return []
+    diff = cv2.absdiff(before, after)
+    mask = (diff.max(axis=2) if diff.ndim == 3 else diff) > PIXEL_THRESHOLD
+    mask[int(mask.shape[0] * (1 - BOTTOM_BAND)) :, :] = False
+    if exclude is not None:
+        x, y, bw, bh = clamp_bbox(exclude, mask.shape)
+        mask[y : y + bh, x : x + bw] = False
+    if int(mask.sum()) < MIN_BOX_PIXELS:
+        return []
+    grown = cv2.dilate(mask.astype(np.uint8), np.ones((9, 25), np.uint8))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
+    boxes = []
+    for i in range(1, count):
+        x, y, bw, bh, _area = (int(v) for v in stats[i])
+        if int(mask[y : y + bh, x : x + bw].sum()) < MIN_BOX_PIXELS:
+            continue
+        boxes.append((x, y, bw, bh))
+    return sorted(boxes, key=lambda b: b[2] * b[3], reverse=True)
+
+
+def read_toast(before: np.ndarray, after: np.ndarray, ocr: OcrEngine, *, exclude: BBox | None = None) -> str | None:
+    """The success message that appeared between the two frames, if any."""
+    h, w = after.shape[:2]
+    small = [b for b in changed_boxes(before, after, exclude=exclude) if b[2] * b[3] <= MAX_BOX_SHARE * w * h]
+    for x, y, bw, bh in small[:MAX_BOXES]:
+        x0, y0, cw, ch = clamp_bbox((x - 4, y - 4, bw + 8, bh + 8), after.shape)
+        lines = [line for line in ocr.read(after[y0 : y0 + ch, x0 : x0 + cw]) if line.score >= 0.5]
+        text = " ".join(" ".join(line.text.split()) for line in sorted(lines, key=lambda ln: (ln.bbox[1], ln.bbox[0])))
+        folded = normalize_text(text)
+        if text and len(text) <= MAX_TEXT and SUCCESS.search(folded) and not FAILURE.search(folded):
+            return text
+    return None

@@ -1,0 +1,256 @@
+"""Real faults on the real desktop: what a replay meets that its workflow did not say, and how it stops.
+
+Each test opens the demo application in Chromium, replays a small workflow through `agent-x11`, and
+checks the server's verdict, the pause and, on the application's own log, that nothing was answered
+or done twice.
+"""
+
+from __future__ import annotations
+
+import base64
+import signal
+
+import httpx2
+import pytest
+
+from rpa_mcp.agent_sim.journal import Journal
+from rpa_mcp.agent_x11.harness import Person, wait_until
+from rpa_mcp.demo_app import patient_by_id
+from tests.agent_x11.conftest import AGENT_TOKEN
+from tests.agent_x11.replaying import Replays
+from tests.agent_x11.workflows import CHROMIUM, ir, seen_step, step
+
+pytestmark = pytest.mark.desktop
+MACHINE = "poste-x11-01"
+
+
+@pytest.fixture
+def person(desktop):
+    p = Person(desktop.desk)
+    yield p
+    p.close()
+
+
+def agent_args(server, journal, *extra: str) -> list[str]:
+    return ["--url", server.url, "--token", AGENT_TOKEN, "--machine-id", MACHINE, "--journal", str(journal),
+            "--wait", "2", *extra]  # fmt: skip
+
+
+def start_agent(desktop, server, tmp_path, *extra: str):
+    agent = desktop.agent(agent_args(server, tmp_path / "journal.sqlite", *extra))
+    agent.wait_line("polling for actions")
+    return agent
+
+
+def dump(server, replay_id):  # DEBUG
+    import json
+
+    for a in (
+        server.services.replay.store.actions(replay_id) if hasattr(server.services.replay.store, "actions") else []
+    ):
+        print(
+            "ACTION",
+            a.get("step_index"),
+            a.get("state"),
+            json.dumps(a.get("verdict"), ensure_ascii=False)[:3000],
+            str(a.get("result"))[:300],
+        )
+
+
+@pytest.fixture
+def drive():
+    """drive(server, name, steps) -> (Replays, replay_id): saves the workflow and starts its replay."""
+    opened: list[Replays] = []
+
+    def start(server, name: str, steps: list[dict]) -> tuple[Replays, str]:
+        server.services.competences.save(name, ir(name, steps), machine_id=MACHINE)
+        opened.append(Replays(server))
+        return opened[-1], opened[-1].start(name, MACHINE)
+
+    yield start
+    for replays in opened:
+        replays.close()
+
+
+def add_note(desktop, patient: str, text: str) -> None:
+    assert httpx2.post(f"{desktop.app.url}/api/notes", json={"patient": patient, "text": text}).status_code == 200
+
+
+def near(bbox, point: tuple[int, int], within: int = 150) -> bool:
+    return abs(bbox[0] - point[0]) <= within and abs(bbox[1] - point[1]) <= within
+
+
+def record_title(patient: str, tab: str) -> str:
+    return f"Easily — {patient_by_id(patient).name} — {tab}{CHROMIUM}"
+
+
+def test_an_undeclared_confirm_pauses_unexpected_dialog_and_nothing_answers_it(
+    desktop, rpa_server, person, drive, tmp_path
+):
+    add_note(desktop, "p002", "Note à garder")
+    title = record_title("p002", "Observations")
+    desktop.browser("/patient/p002/observations", wait_title="Observations")
+    delete = seen_step(person, 1, "Cliquer sur 'Supprimer'", "click_anchor", "Supprimer", "push button",
+                       before=title, after=title)  # fmt: skip
+    agent = start_agent(desktop, rpa_server, tmp_path)
+    mark = desktop.effects.mark
+    replays, replay_id = drive(rpa_server, "Supprimer une note", [delete])
+    status = replays.wait_stopped(replay_id)
+    assert status["state"] == "paused" and status["pause_reason"] == "UNEXPECTED_DIALOG", status
+    detail = status["pause_detail"]
+    assert detail.get("dialog_id") or detail.get("dialog"), detail
+    effects = desktop.effects.since(mark)
+    assert not [e for e in effects if e.kind in ("dialog", "delete")], effects  # nobody answered the confirm
+    assert any("paused" in line for line in agent.lines)
+
+
+def test_the_leave_page_prompt_pauses_as_browser_leave_site(desktop, rpa_server, person, drive, tmp_path):
+    title = record_title("p003", "Observations")
+    desktop.browser("/patient/p003/observations", wait_title="Observations")
+    steps = [
+        seen_step(person, 1, "Saisir l'observation", "type_text", "Texte de l'observation",
+                  params={"text": "Brouillon non enregistré"}, before=title, after=title),
+        seen_step(person, 2, "Cliquer sur 'Retour à la recherche'", "click_anchor", "Retour à la recherche", "link",
+                  before=title, after="Easily — Recherche patient" + CHROMIUM),
+    ]  # fmt: skip
+    start_agent(desktop, rpa_server, tmp_path)
+    mark = desktop.effects.mark
+    replays, replay_id = drive(rpa_server, "Quitter le dossier", steps)
+    status = replays.wait_stopped(replay_id)
+    assert status["state"] == "paused" and status["pause_reason"] == "UNEXPECTED_DIALOG", status
+    assert "browser-leave-site" in str(status["pause_detail"]), status["pause_detail"]
+    effects = desktop.effects.since(mark)
+    assert [e.detail.get("answer") for e in effects if e.kind == "dialog"] == ["asked"]
+    assert not [e for e in effects if e.kind == "leave"], effects  # the page was not left
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="vision gap: Chromium's camera permission bubble (white over the light page, soft shadow, hung under "
+    "the toolbar) has no new straight outline of 16 grey levels on three sides, so DialogPresenceChecker never "
+    "runs the dialogs classifier and the click is judged SUCCESS with the prompt open",
+)
+def test_the_camera_prompt_pauses_and_is_not_answered(desktop, rpa_server, person, drive, tmp_path):
+    title = record_title("p004", "Synthèse")
+    desktop.browser("/patient/p004/synthese", wait_title="Synthèse")
+    tele = seen_step(person, 1, "Cliquer sur 'Téléconsultation'", "click_anchor", "Téléconsultation", "push button",
+                     before=title, after=title)  # fmt: skip
+    start_agent(desktop, rpa_server, tmp_path)
+    mark = desktop.effects.mark
+    replays, replay_id = drive(rpa_server, "Téléconsultation", [tele])
+    status = replays.wait_stopped(replay_id)
+    assert status["state"] == "paused" and status["pause_reason"] == "UNEXPECTED_DIALOG", status
+    assert "camera" in str(status["pause_detail"]), status["pause_detail"]
+    results = [e.detail.get("result") for e in desktop.effects.since(mark) if e.kind == "camera"]
+    assert results == ["asked"]  # neither granted nor refused: nobody answered the prompt
+
+
+def test_a_click_that_lands_in_another_window_is_wrong_application(desktop, rpa_server, person, drive, tmp_path):
+    title = record_title("p005", "Synthèse")
+    desktop.browser("/patient/p005/synthese", wait_title="Synthèse")
+    tab = seen_step(person, 1, "Aller sur l'onglet 'Imagerie'", "switch_tab", "Imagerie", "page tab",
+                    before=title, after=record_title("p005", "Imagerie"), strict=True)  # fmt: skip
+    # Another application comes in front, where its own "Imagerie" button sits close to the record's tab.
+    pacs = desktop.browser("/pacs", wait_title="PACS")
+    x, y, _, _ = tab["target"]["bbox"]
+    desktop.desk.windows().move_resize(pacs.wid, x - 60, y - 150, 1200, 700)
+    wait_until(lambda: near(person.find("Imagerie", "push button").bbox, (x, y)), timeout=30, what="the PACS moved")
+    desktop.desk.wait_foreground(lambda w: w.wid == pacs.wid)
+    start_agent(desktop, rpa_server, tmp_path)
+    mark = desktop.effects.mark
+    replays, replay_id = drive(rpa_server, "Imagerie", [tab])
+    status = replays.wait_stopped(replay_id)
+    assert status["state"] == "paused", status
+    assert status["pause_detail"].get("failure_category") == "WRONG_APPLICATION", status["pause_detail"]
+    effects = desktop.effects.since(mark)
+    assert not [e for e in effects if e.kind == "tab"]  # the record never changed tab
+    assert [e.detail["view"] for e in effects if e.kind == "click"] == ["pacs"]  # the click went to the PACS, once
+
+
+def test_an_agent_killed_after_start_is_outcome_unknown_and_never_executes_twice(
+    desktop, make_rpa_server, person, drive, tmp_path
+):
+    server = make_rpa_server(watchdog_orphan_timeout_s=4.0)
+    title = record_title("p006", "Observations")
+    desktop.browser("/patient/p006/observations", wait_title="Observations")
+    note = "Surveillance: " + "tension stable, patient calme. " * 80
+    steps = [
+        seen_step(person, 1, "Saisir l'observation", "type_text", "Texte de l'observation", params={"text": note},
+                  before=title, after=title),
+        seen_step(person, 2, "Cliquer sur 'Enregistrer'", "click_anchor", "Enregistrer", "push button",
+                  before=title, after=title),
+    ]  # fmt: skip
+    journal = tmp_path / "journal.sqlite"
+    agent = desktop.agent(agent_args(server, journal, "--heartbeat-interval", "1"))
+    agent.wait_line("polling for actions")
+    mark = desktop.effects.mark
+    replays, replay_id = drive(server, "Observation longue", steps)
+    agent.wait_line("executing step 1/2")  # journaled STARTED, the start acknowledged: input is under way
+    agent.stop(signal.SIGKILL)
+    status = replays.wait_stopped(replay_id, timeout=120)
+    assert status["state"] == "paused" and status["pause_reason"] == "OUTCOME_UNKNOWN", status
+    first = status["actions"][0]
+
+    restarted = desktop.agent(agent_args(server, journal, "--heartbeat-interval", "1"))
+    restarted.wait_line("polling for actions")
+    book = Journal(journal)
+    try:
+        started = [e for e in book.attempts_of(status["pause_detail"]["action_id"]) if e.state == "STARTED"]
+    finally:
+        book.close()
+    assert len(started) == 1  # the journal remembers the attempt that was under way
+    # A person asks for a retry: the server sends a new attempt; the journal says this agent already ran it.
+    replays.answer(replay_id, "retry")
+    restarted.wait_line("already ran under attempt")
+    again = replays.wait_stopped(replay_id, timeout=120)
+    assert again["state"] == "paused", again
+    assert "already ran" in str(again["pause_detail"]) or again["pause_reason"] == "OUTCOME_UNKNOWN", again
+    assert not [e for e in desktop.effects.since(mark) if e.kind == "save"]  # step 2 never ran
+    replays.answer(replay_id, "abort")
+
+    # What reached the field was typed at most once: the person saves it and reads what was saved.
+    person.click("Enregistrer", "push button")
+    saved = desktop.effects.wait_for(lambda es: any(e.kind == "save" for e in es), since=mark)
+    text = next(e.detail["text"] for e in saved if e.kind == "save")
+    assert note.startswith(text), (len(text), text[:80])
+    assert first["action_type"] == "type_text"
+
+
+def test_a_person_moving_the_mouse_takes_over_and_resume_revalidates_the_screen(
+    desktop, rpa_server, person, drive, tmp_path
+):
+    search = "Easily — Recherche patient" + CHROMIUM
+    browser = desktop.browser("/", wait_title="Recherche patient")
+    steps = [
+        step(1, "Attendre l'affichage", "wait", None, None, params={"duration_s": 4}, before=search, after=search),
+        seen_step(person, 2, "Saisir 'Rechercher un patient'", "type_text", "Rechercher un patient", "entry",
+                  params={"text": "SIMON Louis", "submit_key": "enter"}, before=search, after=search),
+    ]  # fmt: skip
+    pacs = desktop.browser("/pacs", wait_title="PACS")
+    desktop.desk.windows().activate(browser.wid)
+    desktop.desk.wait_foreground(lambda w: w.wid == browser.wid)
+    agent = start_agent(desktop, rpa_server, tmp_path)
+    mark = desktop.effects.mark
+    replays, replay_id = drive(rpa_server, "Recherche", steps)
+    agent.wait_line("executing step 1/2 wait")
+    desktop.desk.windows().activate(pacs.wid)  # the person looks at the PACS ...
+    desktop.desk.wait_foreground(lambda w: w.wid == pacs.wid)
+    person.hands.move(900, 600)  # ... and takes the mouse
+    status = replays.wait_stopped(replay_id)
+    assert status["state"] == "paused" and status["pause_reason"] == "HUMAN_TAKEOVER", status
+
+    proposal = replays.tool("propose_resume_replay", replay_id=replay_id)
+    replays.approve(proposal)
+    refused = replays.refusal("apply_resume_replay", token=proposal["token"])
+    assert refused["code"] == "precondition-failed" and "Recherche patient" in refused["detail"], refused
+    assert replays.status(replay_id)["state"] == "paused"
+
+    desktop.desk.windows().activate(browser.wid)  # the person brings the record back, then resumes
+    front = desktop.desk.wait_foreground(lambda w: w.wid == browser.wid)
+    wait_until(lambda: person.find("Rechercher un patient", "entry"), timeout=30, what="the search page")
+    shot = base64.b64encode(desktop.desk.screenshot(tmp_path / "now.png").read_bytes()).decode()
+    replays.resume(replay_id, screenshot={"png_base64": shot}, window_title=front.title)
+    status = replays.wait_stopped(replay_id)
+    assert status["state"] == "completed", (status["pause_reason"], status["pause_detail"], status["actions"])
+    searches = [e.detail["q"] for e in desktop.effects.since(mark) if e.kind == "search"]
+    assert searches == ["SIMON Louis"]

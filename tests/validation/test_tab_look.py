@@ -1,0 +1,40 @@
+"""Which tab looks active: a browser's (white over a grey strip) and an application's (filled among plain)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rpa_mcp.validation.checkers.tabs import active_look
+
+TABS = [(40, 159), (203, 187), (394, 138), (536, 104), (644, 112), (760, 130)]  # x, width
+TOP, HEIGHT = 225, 45
+
+
+def strip(active: int, *, page: tuple[int, int, int], plain: tuple[int, int, int], filled: tuple[int, int, int],
+          under: tuple[int, int, int]) -> np.ndarray:  # fmt: skip
+    image = np.zeros((600, 1200, 3), np.uint8)
+    image[:] = page
+    image[TOP + HEIGHT + 2 :] = under  # what lies under the strip (a panel, a toolbar)
+    for i, (x, w) in enumerate(TABS):
+        image[TOP : TOP + HEIGHT, x : x + w] = filled if i == active else plain
+    return image
+
+
+def box(i: int) -> tuple[int, int, int, int]:
+    x, w = TABS[i]
+    return (x, TOP, w, HEIGHT)
+
+
+def test_an_application_tab_filled_with_its_accent_is_the_active_one():
+    # The demo application: plain white tabs over a white panel, the active one filled blue.
+    before = strip(0, page=(249, 246, 244), plain=(255, 255, 255), filled=(173, 92, 11), under=(255, 255, 255))
+    after = strip(1, page=(249, 246, 244), plain=(255, 255, 255), filled=(173, 92, 11), under=(255, 255, 255))
+    assert active_look(before, box(1)) == 0.0  # plain like the rest of its strip: not active
+    assert (active_look(after, box(1)) or 0.0) >= 0.5
+    assert active_look(after, box(2)) == 0.0
+
+
+def test_a_browser_tab_that_shares_the_toolbar_colour_is_the_active_one():
+    after = strip(1, page=(230, 225, 222), plain=(230, 225, 222), filled=(255, 255, 255), under=(255, 255, 255))
+    assert (active_look(after, box(1)) or 0.0) >= 0.5
+    assert (active_look(after, box(3)) or 0.0) < 0.5
