@@ -5,7 +5,9 @@ side by side, screenshots of real software apart.
   `<data_dir>/bench/screens`, rebuilt when the generator changes); the evaluation set draws
   its content and a font from the halves the tuning set never shows (docs/decisions/
   vision-evaluation.md says how the split is kept honest);
-- real: Chromium's own prompts captured on a virtual display (tests/fixtures/real).
+- real: Chromium's own prompts captured on a virtual display (tests/fixtures/real);
+- segmentation: the shadow's proposed steps against labelled demonstrations, by half
+  (rpa_mcp/bench/segmentation.py).
 
 A section is a callable returning rows `{"metric", "tuning", "evaluation", "target"}` (plus an
 optional "real" value); `SECTIONS` lists them in print order. Options: `--salt S` draws a fresh
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from rpa_mcp.bench import segmentation
 from rpa_mcp.bench.scoring import (
     CATEGORY_NAMES,
     DialogScores,
@@ -203,11 +206,16 @@ def real_rows() -> list[Row]:
     return rows
 
 
-# The lead adds other areas' sections here (e.g. ("segmentation", segmentation.accuracy_rows)).
+def segmentation_rows() -> list[Row]:
+    """The shadow's segmentation on the labelled demonstrations, both halves (rpa_mcp/bench/segmentation.py)."""
+    return segmentation.accuracy_rows()
+
+
 SECTIONS: tuple[tuple[str, Callable[[], list[Row]]], ...] = (
     ("dialogs", dialog_rows),
     ("validator verdicts", validator_rows),
     ("real software (Chromium's own prompts, Xvfb, fr/en)", real_rows),
+    ("segmentation (labelled demonstrations, halves fixed by name)", segmentation_rows),
 )
 
 
