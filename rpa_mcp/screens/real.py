@@ -183,17 +183,23 @@ def xvfb(width: int, height: int) -> Iterator[dict[str, str]]:
     # -displayfd tells when the server is ready.
     number = next(n for n in range(300 + os.getpid() % 200, 900) if not Path(f"/tmp/.X{n}-lock").exists())
     read, write = os.pipe()
+    # Its messages are kept: they say why it did not start (a display taken, a pipe closed early).
+    log = tempfile.TemporaryFile()  # noqa: SIM115  # closed in the finally below
     proc = subprocess.Popen(
         ["Xvfb", f":{number}", "-displayfd", str(write), "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp"],
         pass_fds=(write,),
-        stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=log,
     )
     os.close(write)
-    ready = os.read(read, 16).decode().strip()
-    os.close(read)
+    with os.fdopen(read, "rb") as pipe:  # the number may come in two writes: closing early kills Xvfb
+        ready = pipe.readline().decode().strip()
     if ready != str(number):
         proc.kill()
-        raise TimeoutError(f"Xvfb did not start on :{number}")
+        log.seek(0)
+        tail = log.read()[-400:].decode("utf-8", "replace")
+        log.close()
+        raise TimeoutError(f"Xvfb did not start on :{number}: {tail}")
     env = dict(os.environ, DISPLAY=f":{number}")
     wm = subprocess.Popen(["openbox"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -205,6 +211,7 @@ def xvfb(width: int, height: int) -> Iterator[dict[str, str]]:
                 p.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 p.kill()
+        log.close()
 
 
 def grab(env: dict[str, str]) -> np.ndarray:
