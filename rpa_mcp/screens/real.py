@@ -267,7 +267,11 @@ def dialog_box(before: np.ndarray, after: np.ndarray, kind: str, top: int) -> tu
     dimmed = kind == "dialog" and float(((gray_b - gray_a) > 40).mean()) >= 0.2
     mask: np.ndarray
     if dimmed:
+        # the dialog's bright face over the dimmed page: a JavaScript dialog leaves the browser's
+        # toolbar bright, which must not join it (its face over the toolbar is climbed back below)
         mask = (gray_a >= 235).astype(np.uint8)
+        page_rows = np.flatnonzero(((gray_b - gray_a) > 8).mean(axis=1) >= 0.5)
+        top = max(top, int(page_rows[0])) if page_rows.size else top
         kernel = 9
     else:
         mask = (np.abs(gray_a - gray_b) > 2).astype(np.uint8)
@@ -282,6 +286,10 @@ def dialog_box(before: np.ndarray, after: np.ndarray, kind: str, top: int) -> tu
     best = max(range(1, count), key=lambda i: stats[i, 4])
     x, y, w, h = (int(v) for v in stats[best, :4])
     if dimmed:
+        inner = slice(x + 8, x + w - 8)  # up the bright face to the dialog's top border
+        limit = y - 16
+        while y > max(0, limit) and float(np.median(gray_a[y - 1, inner])) >= 235:
+            y, h = y - 1, h + 1
         return x, y, w, h
     x0, y0, x1, y1 = x, y, x + w, y + h
     if y0 <= top + 12:  # a bubble overlaps the toolbar's bottom by a few pixels, white on white: no change there
