@@ -157,6 +157,7 @@ def _verdict_metrics(s: VerdictScores) -> dict[str, str]:
         "verdicts, target box given": pct(s.ok_box, s.n),
         "verdicts, label + click point only": pct(s.ok_nobox, s.n),
         "a SUCCESS that did not happen": str(len(s.false_success)),
+        "pairs not scored (target off the frame)": str(len(s.unscored)),
         "whole validation, 1080p, CPU median, box": median(s.ms_box_1080),
         "whole validation, 1080p, CPU median, no box": median(s.ms_nobox_1080),
     }
@@ -236,7 +237,7 @@ def _misses() -> list[str]:
     for split in ("tuning",):
         d, v = dialog_scores(split), verdict_scores(split)
         for label, items in (("dialog", d.misses + d.false_positives + d.unsafe_auto if d else []),
-                             ("verdict", v.misses if v else [])):  # fmt: skip
+                             ("verdict", v.misses + v.unscored if v else [])):  # fmt: skip
             lines += [f"  {split} {label}: {m}" for m in items]
     return lines
 

@@ -88,6 +88,7 @@ class VerdictScores:
     by_category: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0, 0]))
     false_success: list[str] = field(default_factory=list)  # SUCCESS where the truth is not
     misses: list[str] = field(default_factory=list)
+    unscored: list[str] = field(default_factory=list)  # pairs whose target lies off the frame (a set's fault)
     ms_box_1080: list[float] = field(default_factory=list)
     ms_nobox_1080: list[float] = field(default_factory=list)
 
@@ -105,6 +106,9 @@ def score_verdicts(screens: ScreenSet, validator: Validator) -> VerdictScores:
         )
         expected = Expected(window_title=action.expected_window_title, text=action.expected_text)
         want = (pair.verdict, pair.failure_category)
+        if not _on_frame(action.point, action.bbox, pair.after.size):
+            out.unscored.append(f"{pair.id}: target {action.point or action.bbox} off the {pair.after.size} frame")
+            continue
         out.n += 1
         cat = out.by_category[pair.category]
         cat[2] += 1
@@ -131,6 +135,13 @@ def score_verdicts(screens: ScreenSet, validator: Validator) -> VerdictScores:
                     f" [{verdict.rule}]"
                 )
     return out
+
+
+def _on_frame(point: Sequence[int] | None, bbox: Sequence[int] | None, size: tuple[int, int]) -> bool:
+    """The validator refuses a click point off the frame (a caller's error): such a pair is no case."""
+    width, height = size
+    x, y = point if point else (bbox[0] + bbox[2] // 2, bbox[1] + bbox[3] // 2) if bbox else (0, 0)
+    return 0 <= x < width and 0 <= y < height
 
 
 def pct(ok: int, n: int) -> str:
