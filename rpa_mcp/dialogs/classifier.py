@@ -32,12 +32,13 @@ MIN_LINE_W = 14
 GLYPH_MAX_W = 40  # a box narrower than this and than twice its height is a close cross or an icon: not read
 UNKNOWN_NO_BUTTON_FACTOR = 0.5
 PROCESS_DOUBT = 0.8  # < the resolver's auto threshold
+TIED_CONFIDENCE = 0.7  # < the 0.8 under which more lines are read
 PANEL_TITLE_MIN = 0.8  # a panel without buttons is a dialog only when its title names a catalog entry
 CANDIDATES_READ = 2  # candidates read when the best one is a panel whose text names nothing
 INK_CONTRAST = 60  # grey levels between a button's label and its face
 # Evidence that a box is drawn over the page rather than part of it. "new" is not enough: search
 # results appearing under an unchanged search field are new, and a card of the page.
-FLOATING = frozenset({"shadow"})
+FLOATING = frozenset({"shadow", "backdrop"})
 
 
 @dataclass(frozen=True)
@@ -314,11 +315,17 @@ class DialogClassifier:
             )
         top = accepted[0]
         confidence = top.score
-        rivals = [s for s in accepted[1:] if top.score - s.score < 0.05 and s.entry.policy != top.entry.policy]
+        tied = [s for s in accepted[1:] if top.score - s.score < 0.05]
+        rivals = [s for s in tied if s.entry.policy != top.entry.policy]
         if rivals:
             strict = max([top, *rivals], key=lambda s: _rank(s.entry))
             notes.append(f"ambiguous between {top.entry.id} and {', '.join(s.entry.id for s in rivals)}")
             top, confidence = strict, min(confidence, 0.5)
+        elif tied:
+            # entries of one family (a site asking for the camera, the microphone...) told apart by
+            # nothing read yet: not identified, so the caller reads further lines
+            notes.append(f"as likely {', '.join(s.entry.id for s in tied)} as {top.entry.id}")
+            confidence = min(confidence, TIED_CONFIDENCE)
         return Classification(
             top.entry.id,
             top.entry,

@@ -6,7 +6,12 @@ Evidence a candidate may carry:
 - `panel`: a small floating box without buttons (a toast, a notification, a bubble) — shadowed,
   or anchored at the right edge near the top or bottom; the classifier keeps it only when its
   text names a catalog entry, because page cards look the same;
-- `shadow` (bonus) and `band` (penalty: its side borders run on, a band of a larger panel).
+- `shadow` and `backdrop` (bonus: a box with buttons much brighter than the page around it, a
+  modal over a dimmed page) and `band` (penalty: its side borders run on, a band of a larger panel).
+
+With the previous frame, the regions that changed (nearby changes joined) are candidates too: a
+bubble drawn white on a white page has no outline to find. A box inside a larger new box with
+its own buttons is that box's content, demoted.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from rpa_mcp.dialogs.locate.edges import (
     edge_map,
     grow_up,
     merge_bands,
+    over_backdrop,
     runs_on,
 )
 from rpa_mcp.dialogs.locate.geometry import area, flush, inside
@@ -40,6 +46,8 @@ PANEL_MAX_SHARE = 0.06
 PANEL_SCORE = 2.2
 EDGE_NEAR = 48  # px from the right edge for a toast
 CORNER_NEAR = 220  # px from the top or the bottom for a toast
+BLOB_JOIN = 41  # px: changes this close belong to one changed region
+CONTENT_PENALTY = 2.0
 
 
 @dataclass(frozen=True)
@@ -81,14 +89,20 @@ def score_candidates(image: np.ndarray, previous: np.ndarray | None = None) -> l
             if taller != fragment:
                 candidates.add(taller)
     changed, changed_share = _changed_mask(gray, previous)
+    blobs: set[BBox] = set()
+    if changed is not None:
+        # the region that changed, as a whole: a bubble drawn white on a white page has no outline
+        # the edge map closes, but its title, buttons and shadow changed together
+        blobs = set(_changed_blobs(changed))
+        candidates.update(blobs)
 
     frame_area = width * height
     scored: list[ModalRegion] = []
     for cand in candidates:
-        region = _score(cand, gray, edges, buttons, changed, changed_share, frame_area)
+        region = _score(cand, gray, edges, buttons, changed, changed_share, frame_area, tall=cand in blobs)
         if region is not None:
             scored.append(region)
-    return [m for m in _demote_windows(scored) if m.score >= MIN_SCORE]
+    return [m for m in _demote_content(_demote_windows(scored)) if m.score >= MIN_SCORE]
 
 
 def _score(
@@ -99,11 +113,15 @@ def _score(
     changed: np.ndarray | None,
     changed_share: float,
     frame_area: int,
+    *,
+    tall: bool = False,
 ) -> ModalRegion | None:
+    """`tall`: a region that changed on its own (a prompt with a camera preview) may be taller than
+    wide and large on a small screen; an outline that tall is a side panel of the page."""
     height, width = gray.shape
     x, y, w, h = cand
     share = area(cand) / frame_area
-    if share > 0.45 or w > 0.8 * width or h > 0.85 * height or w < 0.6 * h:
+    if share > 0.45 or w > 0.8 * width or h > 0.85 * height or w < (0.5 if tall else 0.6) * h:
         return None  # a window, the page or a side panel, not a dialog
     row = button_group(cand, buttons)
     if row and y + h - max(b[1] + b[3] for b in row) < FOOTER_MIN_GAP:
@@ -121,7 +139,7 @@ def _score(
             evidence.append("buttons")
         else:
             score += 0.5 + 0.2 * min(len(row), 3)
-    if changed is not None and share < 0.15:
+    if changed is not None and share < (0.3 if tall else 0.15):
         fresh = _new_rectangle(changed, cand)
         outside = changed_share - fresh * share
         if fresh > 0.0 and outside <= PAGE_CHANGE_MAX:
@@ -131,7 +149,11 @@ def _score(
     if shadow:
         score += SHADOW_BONUS
         evidence.append("shadow")
-    band = runs_on(edges, cand)
+    if row and over_backdrop(gray, cand):
+        # a modal over a dimmed page: borders of the page behind that line up with it are no band
+        score += SHADOW_BONUS
+        evidence.append("backdrop")
+    band = "backdrop" not in evidence and runs_on(edges, cand)
     if band:
         score -= BAND_PENALTY
         evidence.append("band")
@@ -167,6 +189,27 @@ def _demote_windows(scored: list[ModalRegion]) -> list[ModalRegion]:
     return sorted(kept, key=lambda m: (m.score, area(m.bbox)), reverse=True)
 
 
+def _demote_content(scored: list[ModalRegion]) -> list[ModalRegion]:
+    """A box inside a larger box that appeared with its own buttons is part of its content (a
+    prompt's camera preview with its device list), not a dialog of its own."""
+    new = [m for m in scored if "new" in m.evidence and m.buttons]
+    out: list[ModalRegion] = []
+    for region in scored:
+        holders = [
+            m
+            for m in new
+            if m is not region
+            and inside(region.bbox, m.bbox)
+            and not flush(region.bbox, m.bbox)
+            and area(region.bbox) < 0.6 * area(m.bbox)
+            and not set(region.buttons) & set(m.buttons)
+        ]
+        if holders:
+            region = ModalRegion(region.bbox, region.buttons, region.score - CONTENT_PENALTY, region.evidence)
+        out.append(region)
+    return sorted(out, key=lambda m: (m.score, area(m.bbox)), reverse=True)
+
+
 def _new_rectangle(changed: np.ndarray, box: BBox, ring: int = 20) -> float:
     """Changed share inside `box` when the change is a compact new rectangle (little change in a
     ring around it), else 0: a tab switch repaints a whole page, a pop-up only its own box."""
@@ -178,6 +221,16 @@ def _new_rectangle(changed: np.ndarray, box: BBox, ring: int = 20) -> float:
     if ring_px <= 0 or around / ring_px > NEW_RING_MAX:
         return 0.0
     return float(inside_.mean()) / 255.0
+
+
+def _changed_blobs(changed: np.ndarray, limit: int = 3) -> list[BBox]:
+    """The largest dialog-sized regions of the change map once nearby changes are joined (the
+    lines and buttons of one box are a few tens of pixels apart)."""
+    joined = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((BLOB_JOIN, BLOB_JOIN), np.uint8))
+    count, _, stats, _ = cv2.connectedComponentsWithStats((joined > 0).astype(np.uint8), connectivity=8)
+    blobs: list[BBox] = [(int(x), int(y), int(w), int(h)) for x, y, w, h, _ in stats[1:count]]
+    sized = [b for b in blobs if b[2] >= MIN_DIALOG_W and b[3] >= MIN_DIALOG_H]
+    return sorted(sized, key=area, reverse=True)[:limit]
 
 
 def _changed_mask(gray: np.ndarray, previous: np.ndarray | None) -> tuple[np.ndarray | None, float]:

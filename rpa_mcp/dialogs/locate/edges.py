@@ -10,6 +10,9 @@ from rpa_mcp.vision.images import BBox
 
 SHADOW_MIN = 4.0  # grey levels a drop shadow darkens the strip just outside the box
 BAND_ONE_SIDE, BAND_BOTH_SIDES = 0.9, 0.6  # border continuation that makes a box a band of a panel
+RECT_FILL, PILL_FILL = 0.85, 0.78  # share of its bounding box a region's outline must enclose
+PILL_MAX_H = 72  # a button's height at most (buttons.BUTTON_H)
+BACKDROP_STEP = 40  # grey levels a modal's face stands above the dimmed page around it
 
 
 def edge_map(gray: np.ndarray) -> np.ndarray:
@@ -29,7 +32,8 @@ def closed_regions(edges: np.ndarray, min_w: int, min_h: int) -> list[BBox]:
         x, y, w, h = cv2.boundingRect(contour)
         if w < min_w or h < min_h or (w > 0.97 * width and h > 0.9 * height):
             continue
-        if cv2.contourArea(contour) < 0.85 * w * h:
+        pill = h <= PILL_MAX_H and w >= 1.2 * h  # a rounded button's ends take more of its box
+        if cv2.contourArea(contour) < (PILL_FILL if pill else RECT_FILL) * w * h:
             continue
         x0, y0 = max(0, x - 1), max(0, y - 1)
         out.add((x0, y0, min(width, x + w + 1) - x0, min(height, y + h + 1) - y0))
@@ -126,6 +130,22 @@ def runs_on(edges: np.ndarray, box: BBox, reach: int = 40) -> bool:
         if max(left, right) >= BAND_ONE_SIDE or min(left, right) >= BAND_BOTH_SIDES:
             return True
     return False
+
+
+def over_backdrop(gray: np.ndarray, box: BBox, ring: int = 24) -> bool:
+    """The box is much brighter than what surrounds it on the left, right and below: a modal over a
+    dimmed page (above it may be a browser's toolbar the dimming leaves alone)."""
+    x, y, w, h = box
+    height, width = gray.shape
+    if x < ring or x + w + ring > width or y + h + ring > height or w < 3 * ring or h < 3 * ring:
+        return False
+    face = float(np.median(gray[y + 8 : y + h - 8, x + 8 : x + w - 8]))
+    sides = (
+        gray[y + 8 : y + h - 8, x - ring : x - 4],
+        gray[y + 8 : y + h - 8, x + w + 4 : x + w + ring],
+        gray[y + h + 4 : y + h + ring, x + 8 : x + w - 8],
+    )
+    return all(face - float(np.median(side)) >= BACKDROP_STEP for side in sides)
 
 
 def casts_shadow(gray: np.ndarray, box: BBox) -> bool:
