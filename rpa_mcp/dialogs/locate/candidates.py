@@ -48,6 +48,7 @@ EDGE_NEAR = 48  # px from the right edge for a toast
 CORNER_NEAR = 220  # px from the top or the bottom for a toast
 BLOB_JOIN = 41  # px: changes this close belong to one changed region
 CONTENT_PENALTY = 2.0
+TRIM_SHARE = 0.08  # a changed region's side column with less change than this share of its height is cut
 
 
 @dataclass(frozen=True)
@@ -124,8 +125,10 @@ def _score(
     if share > 0.45 or w > 0.8 * width or h > 0.85 * height or w < (0.5 if tall else 0.6) * h:
         return None  # a window, the page or a side panel, not a dialog
     row = button_group(cand, buttons)
-    if row and y + h - max(b[1] + b[3] for b in row) < FOOTER_MIN_GAP:
-        row = []  # cells flush with the bottom edge: a status bar or tabs, not a dialog's buttons
+    if row and not tall and y + h - max(b[1] + b[3] for b in row) < FOOTER_MIN_GAP:
+        # cells flush with the bottom edge: a status bar or tabs, not a dialog's buttons (a region
+        # that changed ends where the change does: at its last button when the page shows through)
+        row = []
     if row and h < 2.2 * max(b[3] for b in row):
         return None  # a button strip, not a whole dialog
     score, evidence = 0.0, []
@@ -228,9 +231,20 @@ def _changed_blobs(changed: np.ndarray, limit: int = 3) -> list[BBox]:
     lines and buttons of one box are a few tens of pixels apart)."""
     joined = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((BLOB_JOIN, BLOB_JOIN), np.uint8))
     count, _, stats, _ = cv2.connectedComponentsWithStats((joined > 0).astype(np.uint8), connectivity=8)
-    blobs: list[BBox] = [(int(x), int(y), int(w), int(h)) for x, y, w, h, _ in stats[1:count]]
+    blobs: list[BBox] = [_trim(changed, (int(x), int(y), int(w), int(h))) for x, y, w, h, _ in stats[1:count]]
     sized = [b for b in blobs if b[2] >= MIN_DIALOG_W and b[3] >= MIN_DIALOG_H]
     return sorted(sized, key=area, reverse=True)[:limit]
+
+
+def _trim(changed: np.ndarray, box: BBox) -> BBox:
+    """Side columns where little changed are cut: a line of text that moved beside the box (the
+    address bar's text shifted by the prompt's chip) joined it but is no part of it."""
+    x, y, w, h = box
+    columns = (changed[y : y + h, x : x + w] > 0).sum(axis=0)
+    kept = np.flatnonzero(columns >= TRIM_SHARE * h)
+    if kept.size == 0:
+        return box
+    return (x + int(kept[0]), y, int(kept[-1] - kept[0]) + 1, h)
 
 
 def _changed_mask(gray: np.ndarray, previous: np.ndarray | None) -> tuple[np.ndarray | None, float]:
