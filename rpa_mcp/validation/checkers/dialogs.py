@@ -24,6 +24,7 @@ from rpa_mcp.vision.images import BBox
 
 DIM_LEVEL = 12  # grey levels an overlay takes off the page behind a modal
 MIN_DIMMED_SHARE = 0.30
+NEW_LEVEL = 16  # grey levels off the dimmed page that make a cell new content
 MIN_HOLE_SHARE = 0.004
 MODAL_MIN_W, MODAL_MIN_H = 120, 50  # smallest dialog (as the dialogs area's locator)
 
@@ -59,7 +60,11 @@ def find_modal_overlay(ctx: CheckContext) -> BBox | None:
         page = dimmed[top:bottom]
         if dimmed.mean() >= MIN_DIMMED_SHARE and page.size:
             changed = (np.abs(before - after) > 4)[top:bottom]
-            holes = (~page & changed).astype(np.uint8)
+            # An overlay scales the page's brightness: what is not the page dimmed by that factor is
+            # new content on top of it, as bright (a light dialog) or as dark (a dark one) as it likes.
+            factor = float(np.median(after[dimmed] / np.maximum(before[dimmed], 1)))
+            new = (np.abs(after - before * factor) > NEW_LEVEL)[top:bottom]
+            holes = ((~page | new) & changed).astype(np.uint8)
             count, _, stats, _ = cv2.connectedComponentsWithStats(holes, connectivity=4)
             rows, cols = holes.shape
             best = 0
