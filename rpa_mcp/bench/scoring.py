@@ -106,7 +106,7 @@ def score_verdicts(screens: ScreenSet, validator: Validator) -> VerdictScores:
         )
         expected = Expected(window_title=action.expected_window_title, text=action.expected_text)
         want = (pair.verdict, pair.failure_category)
-        if not _on_frame(action.point, action.bbox, pair.after.size):
+        if not target_on_frame(action.point, action.bbox, pair.after.size):
             out.unscored.append(f"{pair.id}: target {action.point or action.bbox} off the {pair.after.size} frame")
             continue
         out.n += 1
@@ -137,7 +137,7 @@ def score_verdicts(screens: ScreenSet, validator: Validator) -> VerdictScores:
     return out
 
 
-def _on_frame(point: Sequence[int] | None, bbox: Sequence[int] | None, size: tuple[int, int]) -> bool:
+def target_on_frame(point: Sequence[int] | None, bbox: Sequence[int] | None, size: tuple[int, int]) -> bool:
     """The validator refuses a click point off the frame (a caller's error): such a pair is no case."""
     width, height = size
     x, y = point if point else (bbox[0] + bbox[2] // 2, bbox[1] + bbox[3] // 2) if bbox else (0, 0)
