@@ -109,3 +109,14 @@ def test_answering_a_dialog_that_makes_a_saved_toast_appear_closed_it(validator:
     )
     assert verdict.verdict is VerdictKind.SUCCESS and verdict.rule == "closed"
     assert "'easily-toast-saved' elsewhere" in next(r for r in verdict.evidence if r.signal == "closed").detail
+
+
+def test_a_dialog_that_opened_where_the_click_landed_is_its_effect_not_its_target(matrix: ValidatorMatrix) -> None:
+    """A leave-site prompt opens over the link that asked to leave: the click was not on the dialog."""
+    p = load_pair("p-already-active")
+    inside = Target("Retour à la recherche", (900, 190, 90, 36))  # under where LEAVE then appears
+    locator = FakeDialogLocator(after=LEAVE)
+    verdict = Validator(matrix, FakeOcr(), dialog_locator=locator).validate("click_anchor", p.before, p.after, inside)
+    dialog = next(r for r in verdict.evidence if r.signal == "dialog")
+    assert dialog.score >= 0.8 and "appeared" in dialog.detail
+    assert verdict.failure_category is FailureCategory.UNEXPECTED_DIALOG

@@ -86,7 +86,8 @@ class DialogPresenceChecker(BaseChecker):
     The AFTER frame always goes to the injected dialogs locator (it finds candidates with OpenCV
     first and reads text only when there is one). A dialog found counts when it appeared, and also
     when it was already there: a modal on screen before and after swallowed the click, unless the
-    click landed inside it (the action was on the dialog). A non-blocking one (policy `skip`: a
+    click landed inside it there (the action was on the dialog; a dialog that opened where the click
+    landed is its effect, not its target). A non-blocking one (policy `skip`: a
     "saved" toast) does not count. Without a locator, a dimmed page around a new box does.
     The dialog's facts (box, id, policy) go to the dialog resolver.
     """
@@ -103,11 +104,14 @@ class DialogPresenceChecker(BaseChecker):
                     signal, 0.0, f"non-blocking dialog {hit.dialog_id!r} (policy skip)", crop=crop, **facts
                 )
             point = click_point(ctx.target)
-            if point is not None and contains(hit.bbox, (point[0], point[1], 1, 1)):
+            on_it = point is not None and contains(hit.bbox, (point[0], point[1], 1, 1))
+            # only a dialog that was there before can have been acted on: one that opened where the
+            # click landed (a leave-site prompt over the link that asked for it) is the click's effect
+            previous = ctx.dialog("before")
+            if on_it and previous is not None and point is not None and contains(previous.bbox, (*point, 1, 1)):
                 return self.result(
                     signal, 0.0, f"the action was on dialog {hit.dialog_id!r} ({list(hit.bbox)})", crop=crop, **facts
                 )
-            previous = ctx.dialog("before")
             if previous is not None and previous.dialog_id == hit.dialog_id and _iou(previous.bbox, hit.bbox) > 0.8:
                 return self.result(
                     signal,
