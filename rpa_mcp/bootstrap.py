@@ -21,6 +21,7 @@ from rpa_mcp.competences import CompetenceStore
 from rpa_mcp.competences.ports import Competences
 from rpa_mcp.confirmation.service import ConfirmationService
 from rpa_mcp.dialogs.service import DialogService
+from rpa_mcp.llm import build_action_runner, build_target_locator
 from rpa_mcp.notify import Notifier
 from rpa_mcp.ops.ratelimit import RateLimiter
 from rpa_mcp.replay.model import ReplayConfig
@@ -92,7 +93,8 @@ def build_services(
 
     `replay_validator` and `replay_dialogs` replace what the replay engine asks to verify an
     action and to answer a dialog (by default the validator and the dialog service below);
-    `vlm` and `server_actions` default to implementations that refuse with what to configure.
+    `vlm` and `server_actions` default to the models RPA_VLM_URL / RPA_LLM_URL configure, else to
+    implementations that refuse with what to configure.
     """
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     db = db or open_database(settings)
@@ -134,8 +136,8 @@ def build_services(
         files = CompetenceStore(settings.data_dir / "competences", clock)
         files.create_folders()  # where people find, and may drop, the competences' YAML files
         competences = files
-    vlm = vlm or NoVlmLocator()
-    server_actions = server_actions or NoServerActionRunner()
+    vlm = vlm or build_target_locator(settings) or NoVlmLocator()
+    server_actions = server_actions or build_action_runner(settings) or NoServerActionRunner()
     return Services(
         settings=settings,
         db=db,

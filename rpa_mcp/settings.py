@@ -115,6 +115,17 @@ class Settings(BaseSettings):
     access_token_max_ttl_s: int = Field(
         30 * 86400, ge=60, description="Longest accepted access-token lifetime (exp - iat, and exp - now) (s)."
     )
+    llm_url: str | None = Field(
+        None, description="OpenAI-compatible endpoint (its /chat/completions) that runs `t2a_decision` steps."
+    )
+    llm_model: str | None = Field(None, description="Model name sent to RPA_LLM_URL.")
+    llm_api_key: SecretStr | None = Field(None, description="Bearer key of RPA_LLM_URL (never logged).")
+    vlm_url: str | None = Field(
+        None, description="OpenAI-compatible endpoint of a vision model that locates a target on a screenshot."
+    )
+    vlm_model: str | None = Field(None, description="Model name sent to RPA_VLM_URL.")
+    vlm_api_key: SecretStr | None = Field(None, description="Bearer key of RPA_VLM_URL (never logged).")
+    model_timeout_s: float = Field(30.0, gt=0, le=600, description="Longest wait for RPA_LLM_URL / RPA_VLM_URL (s).")
     llm_judge_url: str | None = Field(None, description="OpenAI-compatible endpoint for the optional judge checker.")
     llm_judge_model: str | None = None
     llm_judge_api_key: SecretStr | None = None

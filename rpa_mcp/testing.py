@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,6 +45,9 @@ class FakeOcr:
         self.calls += 1
         return self.lines[0] if self.lines else None
 
+    def read_lines(self, images: Sequence[np.ndarray]) -> list[OcrLine | None]:
+        return [self.read_line(image) for image in images]
+
 
 @dataclass
 class ScriptedOcr:
@@ -67,6 +71,9 @@ class ScriptedOcr:
             return None
         height, width = image.shape[:2]
         return OcrLine(self.texts[index], (0, 0, width, height), 0.99)
+
+    def read_lines(self, images: Sequence[np.ndarray]) -> list[OcrLine | None]:
+        return [self.read_line(image) for image in images]
 
 
 # --- validation ports ---------------------------------------------------------------------

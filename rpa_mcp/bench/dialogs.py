@@ -4,7 +4,8 @@ Per image: dialog id, decision, box IoU, latency, recognition calls. Totals: id 
 correctness, IoU, latency median/p95 of the screenshot path (OpenCV locate + recognition of a few
 lines; wall time, and process CPU time, which moves less with other processes' load), recognition
 calls per frame, the title fast path, and every frame without a dialog that is reported as one.
-Options: --repeat N (screenshot timings per image, default 3).
+Then classify_dialog over MCP against the same classification in process (rpa_mcp/bench/dialogs_mcp.py).
+Options: --repeat N (screenshot timings per image, default 3), --no-mcp.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from rpa_mcp.vision.ocr import OcrLine, RapidOcrEngine
 
 
 class _CountingOcr:
-    """The real engine, counting recognition calls (the screenshot path's main cost)."""
+    """The real engine, counting recognition calls (the screenshot path's main cost; a batch is one)."""
 
     def __init__(self, engine: RapidOcrEngine) -> None:
         self.engine = engine
@@ -37,6 +38,10 @@ class _CountingOcr:
     def read_line(self, image: Any) -> OcrLine | None:
         self.calls += 1
         return self.engine.read_line(image)
+
+    def read_lines(self, images: Any) -> list[OcrLine | None]:
+        self.calls += 1
+        return self.engine.read_lines(images)
 
 
 def _cpu_s() -> float:
@@ -129,5 +134,9 @@ def run(argv: list[str]) -> str:
         f"frames without a dialog seen as one: {len(false_pos)}/{len(without)}",
         *[f"  {f}" for f in false_pos],
     ]
+    if "--no-mcp" not in argv:
+        from rpa_mcp.bench import dialogs_mcp
+
+        lines += ["", *dialogs_mcp.run(["--repeat", str(repeat)]).split("\n")]
     lines.append(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cpus (timings scale with it)")
     return "\n".join(lines)

@@ -110,6 +110,10 @@ class ButtonSpec(_Strict):
     key: str = Field(description="Stable key of the button (used by auto_button and declarations).")
     en: str = Field(min_length=1, description="English label.")
     fr: str = Field(min_length=1, description="French label.")
+    also: tuple[str, ...] = Field((), description="Other labels of the same button (other versions of the software).")
+    optional: bool = Field(
+        False, description="Shown by some versions only: its absence does not count against a match."
+    )
 
     @field_validator("key")
     @classmethod
@@ -119,7 +123,7 @@ class ButtonSpec(_Strict):
         return value
 
     def labels(self) -> tuple[str, ...]:
-        return (self.en,) if self.en == self.fr else (self.en, self.fr)
+        return tuple(dict.fromkeys((self.en, self.fr, *self.also)))
 
 
 class MatchHints(_Strict):

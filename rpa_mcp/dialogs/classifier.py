@@ -16,20 +16,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+import cv2
 import numpy as np
 
 from rpa_mcp.dialogs.catalog import DialogCatalog, DialogEntry
-from rpa_mcp.dialogs.locate import ModalRegion, find_modal, text_lines
+from rpa_mcp.dialogs.locate import ModalRegion, score_candidates, text_lines
 from rpa_mcp.dialogs.matching import ACCEPT_SCORE, Matcher, process_name
 from rpa_mcp.vision.images import BBox, crop
 from rpa_mcp.vision.ocr import OcrEngine
 
 MAX_LINES = 5  # text lines read per dialog (title + first body lines); each costs one recognition
+FIRST_LINES = 3  # read first; the other lines only when these leave the dialog unidentified
 MAX_BUTTONS = 5
 MIN_LINE_W = 14
 GLYPH_MAX_W = 40  # a box narrower than this and than twice its height is a close cross or an icon: not read
 UNKNOWN_NO_BUTTON_FACTOR = 0.5
 PROCESS_DOUBT = 0.8  # < the resolver's auto threshold
+TIED_CONFIDENCE = 0.7  # < the 0.8 under which more lines are read
+PANEL_TITLE_MIN = 0.8  # a panel without buttons is a dialog only when its title names a catalog entry
+CANDIDATES_READ = 2  # candidates read when the best one is a panel whose text names nothing
+INK_CONTRAST = 60  # grey levels between a button's label and its face
+# Evidence that a box is drawn over the page rather than part of it. "new" is not enough: search
+# results appearing under an unchanged search field are new, and a card of the page.
+FLOATING = frozenset({"shadow", "backdrop"})
 
 
 @dataclass(frozen=True)
@@ -166,46 +175,108 @@ class DialogClassifier:
         )
 
     def classify_image(self, image: np.ndarray, *, previous: np.ndarray | None = None) -> Classification:
-        region = find_modal(image, previous)
         unknown = self.catalog.unknown
-        if region is None:
-            return Classification(unknown.id, unknown, 0.0, "none", found=False, notes=("no dialog found",))
-        buttons, lines = self.read_region(image, region)
-        return self.match(region.bbox, buttons, lines)
+        candidates = score_candidates(image, previous)
+        notes: list[str] = []
+        for region in candidates[:CANDIDATES_READ]:
+            buttons, lines = self.read_region(image, region, max_lines=FIRST_LINES)
+            found = self.match(region.bbox, buttons, lines, panel=region.buttonless)
+            if not found.found or found.dialog_id == unknown.id or found.confidence < 0.8:
+                more = self.read_lines_after(image, region, FIRST_LINES)
+                if more:
+                    found = self.match(region.bbox, buttons, [*lines, *more], panel=region.buttonless)
+            if found.found and found.dialog_id == unknown.id and not FLOATING & set(region.evidence):
+                # a box with buttons that names nothing and casts no shadow: a card of the page (a
+                # results table with its "Open" button), not a dialog (a web modal dims the page: the
+                # validator sees that on its own)
+                found = replace(
+                    found,
+                    found=False,
+                    notes=(
+                        *found.notes,
+                        "a panel of the page: its text names no dialog and it casts no shadow",
+                    ),
+                )
+            if found.found:
+                return replace(found, notes=(*notes, *found.notes))
+            notes.extend(found.notes)
+        return Classification(unknown.id, unknown, 0.0, "none", found=False, notes=tuple(notes) or ("no dialog found",))
 
-    def read_region(self, image: np.ndarray, region: ModalRegion) -> tuple[list[ReadButton], list[str]]:
+    def _layout(self, image: np.ndarray, region: ModalRegion) -> tuple[list[BBox], list[BBox], list[BBox]]:
+        """(button boxes, texts on the button row, other text lines) — region-local for the texts."""
         x, y, _, _ = region.bbox
-        buttons: list[ReadButton] = []
-        for bbox in region.buttons[:MAX_BUTTONS]:
-            line = self.ocr.read_line(crop(image, (bbox[0] + 2, bbox[1] + 2, bbox[2] - 4, bbox[3] - 4)))
-            if line is not None and line.text.strip():
-                buttons.append(ReadButton(line.text.strip(), bbox))
         area = crop(image, region.bbox)
+        button_boxes = list(region.buttons[:MAX_BUTTONS])
         local_buttons = [(b[0] - x, b[1] - y, b[2], b[3]) for b in region.buttons]
         boxes = [b for b in text_lines(area, exclude=local_buttons) if b[2] >= MIN_LINE_W]
         # a text on the button row is a button whose frame we missed (focus ring, occluder)
         row_y = [b[1] + b[3] / 2 - y for b in region.buttons]
         on_row = [b for b in boxes if row_y and any(abs(b[1] + b[3] / 2 - r) <= 8 for r in row_y)]
-        lines: list[str] = []
-        for box in on_row[: max(0, MAX_BUTTONS - len(buttons))]:
-            line = self.ocr.read_line(crop(area, (box[0] - 3, box[1] - 3, box[2] + 6, box[3] + 6)))
+        on_row = on_row[: max(0, MAX_BUTTONS - len(button_boxes))]
+        text = [b for b in boxes if b not in on_row and not (b[2] < GLYPH_MAX_W and b[2] < 2 * b[3])][:MAX_LINES]
+        return button_boxes, on_row, text
+
+    def read_lines_after(self, image: np.ndarray, region: ModalRegion, first: int) -> list[str]:
+        """The text lines after the `first` ones (read only when those did not identify the dialog)."""
+        _buttons, _row, text = self._layout(image, region)
+        area = crop(image, region.bbox)
+        rest = text[first:]
+        reads = self.ocr.read_lines([crop(area, (b[0] - 3, b[1] - 3, b[2] + 6, b[3] + 6)) for b in rest])
+        return [line.text.strip() for line in reads if line is not None and line.text.strip()]
+
+    def read_region(
+        self, image: np.ndarray, region: ModalRegion, *, max_lines: int = MAX_LINES
+    ) -> tuple[list[ReadButton], list[str]]:
+        """The region's buttons and first text lines, read in one batched recognition."""
+        x, y, _, _ = region.bbox
+        area = crop(image, region.bbox)
+        button_boxes, on_row, text = self._layout(image, region)
+        text = text[:max_lines]
+        crops = [ink_box(crop(image, (b[0] + 2, b[1] + 2, b[2] - 4, b[3] - 4))) for b in button_boxes]
+        crops += [crop(area, (b[0] - 3, b[1] - 3, b[2] + 6, b[3] + 6)) for b in (*on_row, *text)]
+        reads = self.ocr.read_lines(crops)
+        buttons: list[ReadButton] = []
+        for bbox, line in zip(button_boxes, reads, strict=False):
+            if line is not None and line.text.strip():
+                buttons.append(ReadButton(line.text.strip(), bbox))
+        for box, line in zip(on_row, reads[len(button_boxes) :], strict=False):
             if line is not None and line.text.strip():
                 buttons.append(ReadButton(line.text.strip(), (box[0] + x, box[1] + y, box[2], box[3])))
-        buttons.sort(key=lambda b: b.bbox[0])
-        text = [b for b in boxes if b not in on_row and not (b[2] < GLYPH_MAX_W and b[2] < 2 * b[3])]
-        for bx, by, bw, bh in text[:MAX_LINES]:
-            line = self.ocr.read_line(crop(area, (bx - 3, by - 3, bw + 6, bh + 6)))
-            if line is not None and line.text.strip():
-                lines.append(line.text.strip())
+        if any(b[1] != region.buttons[0][1] for b in region.buttons):  # a stack: top down
+            buttons.sort(key=lambda b: (b.bbox[1], b.bbox[0]))
+        else:
+            buttons.sort(key=lambda b: b.bbox[0])
+        lines = [
+            line.text.strip()
+            for line in reads[len(button_boxes) + len(on_row) :]
+            if line is not None and line.text.strip()
+        ]
         return buttons, lines
 
-    def match(self, bbox: BBox | None, buttons: Sequence[ReadButton], lines: Sequence[str]) -> Classification:
+    def match(
+        self, bbox: BBox | None, buttons: Sequence[ReadButton], lines: Sequence[str], *, panel: bool = False
+    ) -> Classification:
+        """The catalog entry the read text names. `panel`: the region has no buttons (a toast, a
+        notification, or a card of the page): it is a dialog only when its title names an entry."""
         labels = [b.label for b in buttons]
         scores = self.matcher.score(lines, labels)
         unknown = self.catalog.unknown
         accepted = [s for s in scores if s.score >= ACCEPT_SCORE]
         mentions = self.matcher.locked_mentions(lines)
         notes: list[str] = []
+        if panel and not (accepted and accepted[0].title >= PANEL_TITLE_MIN) and not mentions:
+            best = scores[0] if scores else None
+            detail = f" (closest {best.entry.id}: title {best.title:.2f})" if best else ""
+            return Classification(
+                unknown.id,
+                unknown,
+                0.0,
+                "screenshot",
+                found=False,
+                bbox=bbox,
+                lines=tuple(lines),
+                notes=(f"a panel without buttons whose text names no catalog entry{detail}",),
+            )
         if mentions and not (accepted and accepted[0].entry.locked):
             entry = mentions[0]
             notes.append(f"the dialog shows the title of {entry.id}: treated as that system dialog")
@@ -244,11 +315,17 @@ class DialogClassifier:
             )
         top = accepted[0]
         confidence = top.score
-        rivals = [s for s in accepted[1:] if top.score - s.score < 0.05 and s.entry.policy != top.entry.policy]
+        tied = [s for s in accepted[1:] if top.score - s.score < 0.05]
+        rivals = [s for s in tied if s.entry.policy != top.entry.policy]
         if rivals:
             strict = max([top, *rivals], key=lambda s: _rank(s.entry))
             notes.append(f"ambiguous between {top.entry.id} and {', '.join(s.entry.id for s in rivals)}")
             top, confidence = strict, min(confidence, 0.5)
+        elif tied:
+            # entries of one family (a site asking for the camera, the microphone...) told apart by
+            # nothing read yet: not identified, so the caller reads further lines
+            notes.append(f"as likely {', '.join(s.entry.id for s in tied)} as {top.entry.id}")
+            confidence = min(confidence, TIED_CONFIDENCE)
         return Classification(
             top.entry.id,
             top.entry,
@@ -261,6 +338,24 @@ class DialogClassifier:
             tuple(lines),
             tuple(notes),
         )
+
+
+def ink_box(button: np.ndarray, pad: int = 4) -> np.ndarray:
+    """The part of a button crop that holds its label: a pill's rounded ends and a frame's corners
+    read as letters ('Autriser pendant')."""
+    if button.size == 0:
+        return button
+    gray = cv2.cvtColor(button, cv2.COLOR_BGR2GRAY).astype(np.int16)
+    ink = np.abs(gray - int(np.median(gray))) > INK_CONTRAST
+    ink[:2, :] = ink[-2:, :] = False  # the frame itself
+    ink[:, :2] = ink[:, -2:] = False
+    ys, xs = np.nonzero(ink)
+    if xs.size < 8:
+        return button
+    height, width = gray.shape
+    x0, x1 = max(0, int(xs.min()) - pad), min(width, int(xs.max()) + pad + 1)
+    y0, y1 = max(0, int(ys.min()) - pad), min(height, int(ys.max()) + pad + 1)
+    return button[y0:y1, x0:x1]
 
 
 def _first(lines: Sequence[str]) -> str | None:

@@ -7,7 +7,8 @@ clinical, unknown): `_guard` re-checks every decision before it leaves this modu
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -15,7 +16,7 @@ from rpa_mcp.dialogs.catalog import DialogCatalog
 from rpa_mcp.dialogs.classifier import Classification, DialogClassifier, ReadButton
 from rpa_mcp.dialogs.matching import find_button
 from rpa_mcp.dialogs.policy import DeclaredModal, check_declarations, effective_policy, is_locked
-from rpa_mcp.vision.images import crop, encode_png_base64
+from rpa_mcp.vision.images import BBox, crop, encode_png_base64
 
 AUTO_MIN_CONFIDENCE = 0.85
 SKIP_MIN_CONFIDENCE = 0.6  # a skip leaves a modal on screen: the title and the screenshot must not disagree
@@ -28,12 +29,21 @@ class Decision:
     reason: str
     button: ReadButton | None = None
     click_at: tuple[int, int] | None = None
-    crop_png_base64: str | None = None  # the dialog, for the person who decides (pause)
+    # the frame and the dialog's region in it (pause): encoded only when someone reads the crop
+    crop_source: tuple[np.ndarray, BBox] | None = field(default=None, repr=False, compare=False)
     policy_source: str = "catalog"
 
     @property
     def dialog_id(self) -> str:
         return self.classification.dialog_id
+
+    @cached_property
+    def crop_png_base64(self) -> str | None:
+        """The dialog as a PNG, for the person who decides (a whole 1080p frame costs tens of ms)."""
+        if self.crop_source is None:
+            return None
+        image, region = self.crop_source
+        return encode_png_base64(crop(image, region, margin=8))
 
 
 class DialogResolver:
@@ -63,7 +73,7 @@ class DialogResolver:
                 decision.reason,
                 None,
                 None,
-                encode_png_base64(crop(image, region, margin=8)),
+                (image, region),
                 decision.policy_source,
             )
         return decision

@@ -44,6 +44,12 @@ class TargetArg(StrictModel):
 
 class ExpectedArg(StrictModel):
     window_title: str | None = Field(None, max_length=500, description="Title the front window should have after.")
+    application_title: str | None = Field(
+        None,
+        max_length=500,
+        description="Title of the window the step was recorded in: its application must be in front after "
+        "(a tab switch changes the title, not the application).",
+    )
     text: str | None = Field(None, max_length=2000, description="Text that should be on screen at the target after.")
     json_schema: dict[str, Any] | None = Field(None, description="JSON Schema the extraction `output` must satisfy.")
     output: Any = Field(None, description="The extraction's output (checked against json_schema).")
@@ -118,6 +124,7 @@ async def validate_action(ctx: OpContext, args: ValidateActionInput) -> Validate
     if args.expected is not None:
         expected = Expected(
             window_title=args.expected.window_title,
+            application_title=args.expected.application_title,
             text=args.expected.text,
             json_schema=args.expected.json_schema,
             output=args.expected.output,

@@ -13,13 +13,14 @@ import numpy as np
 from rpa_mcp.errors import Unavailable
 
 NO_MODEL = "no language model is configured: set RPA_LLM_URL"
+NO_VISION_MODEL = "no vision model is configured: set RPA_VLM_URL"
 
 
 class NoVlmLocator:
     """`VlmLocator` when no grounding model is configured."""
 
     def locate(self, image: np.ndarray, target: dict[str, Any]) -> tuple[int, int, float, str] | None:
-        raise Unavailable(NO_MODEL)
+        raise Unavailable(NO_VISION_MODEL)
 
 
 class NoServerActionRunner:
@@ -29,4 +30,4 @@ class NoServerActionRunner:
         raise Unavailable(f"{action_type} cannot run: {NO_MODEL}")
 
 
-__all__ = ["NO_MODEL", "NoServerActionRunner", "NoVlmLocator"]
+__all__ = ["NO_MODEL", "NO_VISION_MODEL", "NoServerActionRunner", "NoVlmLocator"]

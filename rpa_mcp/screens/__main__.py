@@ -1,7 +1,8 @@
 """`python -m rpa_mcp.screens build | sample`: regenerate the committed screens or render a seeded set.
 
     python -m rpa_mcp.screens build            # tests/fixtures/screens, agent_sim assets, recorded demos
-    python -m rpa_mcp.screens sample evaluation --out /tmp/eval [--salt 1] [--scale 1]
+    python -m rpa_mcp.screens sample evaluation --out DIR [--salt 1] [--scale 1]
+    python -m rpa_mcp.screens capture-real --out tests/fixtures/real --sheet sheet.png   # real Chromium prompts
 
 Needs Playwright (a test dependency) and a Chromium on PATH (Debian: apt-get install chromium).
 """
@@ -45,6 +46,11 @@ def build(repo: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["capture-real"]:
+        from rpa_mcp.screens.real import main as capture_real
+
+        return capture_real(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m rpa_mcp.screens", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build", help="regenerate the committed screens (writes into the checkout)")
@@ -54,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--out", type=Path, required=True)
     s.add_argument("--salt", default="1", help="evaluation seeds are drawn from it: change it for a fresh set")
     s.add_argument("--scale", type=float, default=1.0, help="multiply the number of frames per family")
+    sub.add_parser("capture-real", help="screenshots of Chromium's own prompts on Xvfb (see rpa_mcp.screens.real)")
     args = parser.parse_args(argv)
     if args.cmd == "build":
         return build(args.repo)

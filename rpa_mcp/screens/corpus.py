@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import shutil
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -176,7 +175,8 @@ def write_set(
     palette: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> None:
-    """Render every spec into `folder` (PNG + JSON beside it); with `clean`, stale files go first.
+    """Render every spec into `folder` (PNG + JSON beside it); with `clean`, stale files go first,
+    without it a spec whose JSON is there already is kept (its PNGs are written before it).
 
     `palette`: store 256-colour PNGs (the committed corpus; see render.palette_png).
     """
@@ -186,12 +186,16 @@ def write_set(
     folder.mkdir(parents=True, exist_ok=True)
     out = _Writer(folder, palette=palette)
     for spec in frames:
+        if not clean and (folder / f"{spec.name}.json").is_file():
+            continue
         png, truth = render_frame(renderer, spec, split)
         truth = replace(truth, file=out.png(truth.file, png))
         out.json(spec.name, truth)
         if progress:
             progress(truth.file)
     for pair_spec in pair_specs:
+        if not clean and (folder / f"{pair_spec.name}.json").is_file():
+            continue
         png_b, png_a, pair = render_pair(renderer, pair_spec, split)
         before = replace(pair.before, file=out.png(pair.before.file, png_b))
         after = replace(pair.after, file=out.png(pair.after.file, png_a))
@@ -228,10 +232,15 @@ def sampled_specs(split: Split, *, salt: str = "1", scale: float = 1.0) -> tuple
     return frames, pair_specs
 
 
+NOT_GENERATOR = frozenset({"real.py", "__main__.py"})  # the capture of real software and the command line
+
+
 def generator_digest() -> str:
     """Changes whenever the generator's code changes (a cached set is then rebuilt)."""
     h = hashlib.sha256()
     for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        if path.parent == PACKAGE_DIR and path.name in NOT_GENERATOR:
+            continue
         h.update(path.relative_to(PACKAGE_DIR).as_posix().encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:12]
@@ -240,16 +249,15 @@ def generator_digest() -> str:
 def ensure_sampled_set(
     cache: Path, split: Split, *, salt: str = "1", scale: float = 1.0, progress: Callable[[str], None] | None = None
 ) -> Path:
-    """The set's folder under `cache`, rendered first when missing or built by another generator."""
+    """The set's folder under `cache`, rendered first when missing or built by another generator
+    (a folder of this generator left half-rendered by an interrupted run is completed)."""
     folder = cache / f"{split}-{salt}-x{scale:g}-{generator_digest()}"
     done = folder / "COMPLETE"
     if done.is_file():
         return folder
-    if folder.exists():
-        shutil.rmtree(folder)
     frames, pair_specs = sampled_specs(split, salt=salt, scale=scale)
     with Renderer() as renderer:
-        write_set(folder, renderer, frames, pair_specs, split, progress=progress)
+        write_set(folder, renderer, frames, pair_specs, split, clean=False, progress=progress)
     done.write_text("ok\n", encoding="utf-8")
     return folder
 

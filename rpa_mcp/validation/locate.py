@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from difflib import SequenceMatcher
 
 import numpy as np
+from rapidfuzz.distance import Indel
 
 from rpa_mcp.validation.context import CheckContext
 from rpa_mcp.validation.model import CheckResult, CropRef, Frame, Target
@@ -63,8 +63,7 @@ def match_score(read: str, label: str) -> tuple[float, float, float]:
     at = got.find(want)
     if at >= 0:
         return 0.95, at / len(got), (at + len(want)) / len(got)
-    matcher = SequenceMatcher(None, got, want, autojunk=False)
-    ratio = matcher.ratio()
+    ratio = float(Indel.normalized_similarity(got, want))
     if want.endswith(got) or want.startswith(got):  # the read lost the start/end of the label
         ratio = max(ratio, len(got) / len(want))
         if len(got) < 4:
@@ -107,8 +106,9 @@ def _pitch(lines: list[OcrLine], origin: tuple[int, int], box: BBox) -> int | No
     centre = y + h / 2
     best: int | None = None
     for line in lines:
-        lx, ly, _lw, lh = line.bbox
-        if len(folded(line.text)) < 3 or abs(oy + ly + lh / 2 - centre) > 6:
+        lx, ly, lw, lh = line.bbox
+        labelled = len(folded(line.text)) >= 3 or (not line.text and lw >= 2 * lh)  # unread boxes count too
+        if not labelled or abs(oy + ly + lh / 2 - centre) > 6:
             continue
         gap = abs(ox + lx - x)
         if gap > 2 * h and (best is None or gap < best):
@@ -145,9 +145,11 @@ def tab_from_label(image: np.ndarray, label: BBox, pitch: int | None = None) -> 
 
     above = edge(range(ly - 1, max(-1, ly - reach), -1))
     top = above + 1 if above is not None else max(0, ly - round(0.4 * lh))
-    # Below the label an active tab runs into the toolbar (same colour) and then the address bar:
-    # no edge to trust there, so the bottom is estimated and active_look(loose=True) tolerates it.
-    bottom = min(height, ly + lh + round(0.35 * lh))
+    # Below the label an inactive tab (the strip's colour) ends where the toolbar begins: that edge
+    # is its bottom. An active tab runs into the toolbar (same colour) and maybe to the address
+    # bar's edge: active_look(loose=True) then picks the toolbar row nearest in colour.
+    below = edge(range(ly + lh, min(height, ly + lh + reach)))
+    bottom = below if below is not None else min(height, ly + lh + round(0.35 * lh))
     tab_h = max(lh + 2, bottom - top)
     inset = round(0.9 * tab_h)
     x = lx - inset - 4
@@ -157,14 +159,14 @@ def tab_from_label(image: np.ndarray, label: BBox, pitch: int | None = None) -> 
 
 
 def locate_label(ctx: CheckContext, which: Frame, point: tuple[int, int]) -> LabelHit | None:
-    """The target's label read in the band around `point` on one frame (one `ocr.read`, memoised)."""
+    """The target's label read in the band around `point` on one frame (memoised per frame and band)."""
     label = ctx.target.label
     if not label:
         return None
     band = band_around(point, ctx.after.shape)
     if band[2] == 0 or band[3] == 0:
         return None
-    return find_label(ctx.read_band(which, band), (band[0], band[1]), label, point)
+    return find_label(ctx.read_band(which, band, near=point), (band[0], band[1]), label, point)
 
 
 def element_box(ctx: CheckContext, which: Frame, hit: LabelHit) -> BBox:

@@ -239,11 +239,6 @@ class ValidatorMatrix(_Strict):
                 region = sig.params.get("region")
                 if sig.checker == "PhashChecker" and action in TAB_ACTIONS and region in (None, "full"):
                     raise ValueError(f"{action}.{signal}: a global pHash cannot judge a tab (anti-pattern)")
-                if sig.checker == "DialogPresenceChecker" and sig.params.get("classifier", "when_modal_like") not in (
-                    "always",
-                    "when_modal_like",
-                ):
-                    raise ValueError(f"{action}.{signal}: classifier must be 'always' or 'when_modal_like'")
                 if sig.checker == "DialogClosedChecker" and region == "full":
                     raise ValueError(f"{action}.{signal}: a dialog closing is judged in its region, not globally")
         return self

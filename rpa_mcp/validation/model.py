@@ -61,6 +61,9 @@ class Expected:
 
     window_title: str | None = None
     text: str | None = None
+    # the window the step was recorded in: its application (not its exact title, a tab switch
+    # changes that) must be the one in front after the action
+    application_title: str | None = None
     json_schema: dict[str, Any] | None = None
     output: Any = None
     has_output: bool = False  # `output` may legitimately be None / null

@@ -84,7 +84,14 @@ class Validator:
         spec = self.matrix.action(action_type)
         target, expected, observed = target or Target(), expected or Expected(), observed or Observed()
         _check_frames(before, after)
-        _check_requirements(spec, target, expected)
+        missing = _missing_requirements(spec, target, expected)
+        if missing:
+            # Nothing to judge the screen with, yet the titles may already say the click went to
+            # another application (a recorded step whose agent reported no position and no box).
+            by_title = self._title_only(spec, action_type, before, after, target, expected, observed, started)
+            if by_title is not None:
+                return by_title
+            raise InvalidInput(f"{missing[0]} is required to validate this action", field=missing[0])
         if target.bbox is not None:
             _check_bbox(target.bbox, after.shape)
         if target.point is not None:
@@ -124,6 +131,40 @@ class Validator:
             verdict.crops = self._crops(ctx, verdict)
         verdict.total_ms = round((time.perf_counter() - started) * 1000.0, 3)
         return verdict
+
+    def _title_only(
+        self,
+        spec: ActionSpec,
+        action_type: str,
+        before: np.ndarray,
+        after: np.ndarray,
+        target: Target,
+        expected: Expected,
+        observed: Observed,
+        started: float,
+    ) -> Verdict | None:
+        """FAILURE/WRONG_APPLICATION from the window titles alone, when they show another application
+        in front after the action; None when they do not (the missing inputs are then an error)."""
+        if not self.enabled:
+            return None
+        signal = next((n for n, s in spec.signals.items() if s.checker == "TitleBarChecker" and not s.params), None)
+        if signal is None:
+            return None
+        ctx = CheckContext(action_type, before, after, target, expected, observed, self.ocr)
+        result = self.checkers["TitleBarChecker"].check(ctx, signal, {})
+        if result.score is None or result.score > 0.0:
+            return None
+        return Verdict(
+            action_type=action_type,
+            verdict=VerdictKind.FAILURE,
+            confidence=0.9,
+            failure_category=FailureCategory.WRONG_APPLICATION,
+            rule="other-application-by-title",
+            reason="no target box or click point to look at, but another application is in front after the "
+            f"action ({result.detail})",
+            evidence=[result],
+            total_ms=round((time.perf_counter() - started) * 1000.0, 3),
+        )
 
     def _decide(self, spec: ActionSpec, ctx: CheckContext) -> Verdict:
         results: dict[str, CheckResult] = {}
@@ -236,7 +277,7 @@ def _check_frames(before: np.ndarray, after: np.ndarray) -> None:
         )
 
 
-def _check_requirements(spec: ActionSpec, target: Target, expected: Expected) -> None:
+def _missing_requirements(spec: ActionSpec, target: Target, expected: Expected) -> list[str]:
     present = {
         "target.label": bool(target.label),
         # a click point with the label stands for the box: the label is located around the point
@@ -246,9 +287,7 @@ def _check_requirements(spec: ActionSpec, target: Target, expected: Expected) ->
         "expected.json_schema": expected.json_schema is not None,
         "expected.output": expected.has_output,
     }
-    for requirement in spec.requires:
-        if not present[requirement]:
-            raise InvalidInput(f"{requirement} is required to validate this action", field=requirement)
+    return [requirement for requirement in spec.requires if not present[requirement]]
 
 
 def _check_bbox(bbox: tuple[int, int, int, int], shape: tuple[int, ...]) -> None:

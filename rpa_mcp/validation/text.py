@@ -77,6 +77,13 @@ def app_identity(title: str) -> tuple[str, str]:
     return compact(parts[0]), compact(parts[-1])
 
 
+def same_application(reference: str, title: str) -> bool:
+    """Do two window titles name the same application? ('Doc - Microsoft Edge' vs 'Other - Microsoft Edge')."""
+    first_r, last_r = app_identity(reference)
+    first_t, _ = app_identity(title)
+    return bool(last_r and last_r in compact(title)) or (bool(first_r) and first_r == first_t)
+
+
 def text_line_boxes(image: np.ndarray, *, max_lines: int = 4) -> list[BBox]:
     """Boxes of text lines in a small region (ink against the region's dominant colour).
 

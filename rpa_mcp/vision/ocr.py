@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -34,6 +34,10 @@ class OcrEngine(Protocol):
         """Recognition only, for a tight crop that holds one line (a tab label, a button)."""
         ...
 
+    def read_lines(self, images: Sequence[np.ndarray]) -> list[OcrLine | None]:
+        """`read_line` of several crops in one batched inference (a dialog's title and buttons)."""
+        ...
+
 
 def normalize_text(text: str) -> str:
     """Accent-, case- and space-insensitive form used for every comparison of screen text."""
@@ -42,14 +46,17 @@ def normalize_text(text: str) -> str:
     return " ".join(stripped.casefold().replace("\u2019", "'").split())
 
 
+BATCH_RATIO = 1.4  # crops whose width/height ratios differ less than this share one inference
+
+
 class RapidOcrEngine:
     """`rapidocr` 3.x on onnxruntime; the models ship inside its wheel (nothing downloaded)."""
 
     def __init__(self) -> None:
-        self._engine: Callable[..., Any] | None = None  # a RapidOCR instance; its results are read duck-typed
+        self._engine: Any = None  # a RapidOCR instance (untyped library): results are read duck-typed
         self._lock = threading.Lock()
 
-    def _get(self) -> Callable[..., Any]:
+    def _get(self) -> Any:
         with self._lock:
             if self._engine is None:
                 try:
@@ -65,6 +72,11 @@ class RapidOcrEngine:
                             "Global.log_level": "error",
                             "Det.limit_type": "max",
                             "Det.limit_side_len": 960,
+                            # one thread per inference: on a shared 2-core machine onnxruntime's
+                            # thread pool spins (2x the CPU for a slower answer); concurrency
+                            # comes from requests (docs/decisions/ocr-engine.md)
+                            "EngineConfig.onnxruntime.intra_op_num_threads": 1,
+                            "EngineConfig.onnxruntime.inter_op_num_threads": 1,
                         }
                     )
                 except Exception as exc:  # pragma: no cover - depends on the install
@@ -94,13 +106,32 @@ class RapidOcrEngine:
         return lines
 
     def read_line(self, image: np.ndarray) -> OcrLine | None:
-        if image.size == 0:
-            return None
+        return self.read_lines([image])[0]
+
+    def read_lines(self, images: Sequence[np.ndarray]) -> list[OcrLine | None]:
+        """Recognition of several crops, batched by shape: the recognizer pads a batch to its widest
+        crop, so only crops of about the same width-to-height ratio share one inference."""
+        out: list[OcrLine | None] = [None] * len(images)
+        todo = sorted(
+            ((i, im) for i, im in enumerate(images) if im.size and min(im.shape[:2]) >= 4),
+            key=lambda item: item[1].shape[1] / item[1].shape[0],
+        )
+        groups: list[list[tuple[int, np.ndarray]]] = []
+        for item in todo:
+            ratio = item[1].shape[1] / item[1].shape[0]
+            if groups and ratio <= BATCH_RATIO * groups[-1][0][1].shape[1] / groups[-1][0][1].shape[0]:
+                groups[-1].append(item)
+            else:
+                groups.append([item])
+        if not groups:
+            return out
         engine = self._get()
-        with self._lock:
-            result = engine(image, use_det=False, use_cls=False, use_rec=True)
-        txts, scores = result.txts, result.scores
-        if not txts:
-            return None
-        height, width = image.shape[:2]
-        return OcrLine(str(txts[0]), (0, 0, width, height), float(scores[0] if scores else 1.0))
+        for group in groups:
+            with self._lock:
+                result = engine.recognize_txt([im for _, im in group])
+            txts, scores = result.txts or (), result.scores or ()
+            for (i, im), text, score in zip(group, txts, scores, strict=False):
+                if str(text).strip():
+                    height, width = im.shape[:2]
+                    out[i] = OcrLine(str(text), (0, 0, width, height), float(score))
+        return out

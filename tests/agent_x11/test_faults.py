@@ -109,12 +109,6 @@ def test_the_leave_page_prompt_pauses_as_browser_leave_site(desktop, rpa_server,
     assert not [e for e in effects if e.kind == "leave"], effects  # the page was not left
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="vision gap: Chromium's camera permission bubble (white over the light page, soft shadow, hung under "
-    "the toolbar) has no new straight outline of 16 grey levels on three sides, so DialogPresenceChecker never "
-    "runs the dialogs classifier and the click is judged SUCCESS with the prompt open",
-)
 def test_the_camera_prompt_pauses_and_is_not_answered(desktop, rpa_server, person, drive, tmp_path):
     title = record_title("p004", "Synthèse")
     desktop.browser("/patient/p004/synthese", wait_title="Synthèse")

@@ -22,16 +22,12 @@ def _truth(case: FrameCase):
     return case.truth.dialog
 
 
-@pytest.mark.xfail(
-    strict=True, reason="36/42: toasts without buttons, stacked permission buttons, an occluded dialog are missed"
-)
 def test_at_least_95_percent_of_dialog_frames_get_the_right_id(results):
     wrong = [(f, _truth(c).id, d.dialog_id) for f, (c, d) in results.items() if d.dialog_id != _truth(c).id]
     assert len(results) >= 30
     assert len(wrong) <= 0.05 * len(results), wrong
 
 
-@pytest.mark.xfail(strict=True, reason="missed toasts and dialogs have no box; the Save As box is a part of the dialog")
 def test_every_dialog_box_overlaps_the_truth(results):
     low = [
         (f, d.classification.bbox, _truth(c).visible_bbox)
@@ -62,29 +58,11 @@ def test_only_a_dialog_the_catalog_answers_is_auto_answered_and_only_when_identi
     ("name", "dialog_id", "button", "expected_label"),
     [
         ("d-notepad-save-en-win10", "notepad-save-changes", "dont_save", "Don't Save"),
-        pytest.param(
-            "d-notepad-save-fr-dark-150",
-            "notepad-save-changes",
-            "dont_save",
-            "Ne pas enregistrer",
-            marks=pytest.mark.xfail(strict=True, reason="the dark 150 % button reads 'e eastrerrer'"),
-        ),
+        ("d-notepad-save-fr-dark-150", "notepad-save-changes", "dont_save", "Ne pas enregistrer"),
         ("d-notepad-save-fr-dark-150", "notepad-save-changes", "save", "Enregistrer"),
         ("d-notepad-save-en-win10", "notepad-save-changes", "cancel", "Cancel"),
-        pytest.param(
-            "d-perm-microphone-en-edge",
-            "browser-perm-microphone",
-            "block",
-            "Block",
-            marks=pytest.mark.xfail(strict=True, reason="the two buttons are read as one line 'AllowBlock'"),
-        ),
-        pytest.param(
-            "d-perm-camera-fr-chrome",
-            "browser-perm-camera",
-            "allow",
-            "Autoriser pendant la visite du site",
-            marks=pytest.mark.xfail(strict=True, reason="stacked permission buttons are not read (only the last)"),
-        ),
+        ("d-perm-microphone-en-edge", "browser-perm-microphone", "block", "Block"),
+        ("d-perm-camera-fr-chrome", "browser-perm-camera", "allow", "Autoriser pendant la visite du site"),
     ],
 )
 def test_a_declared_auto_clicks_inside_the_right_button(real_service, name, dialog_id, button, expected_label):
@@ -99,7 +77,6 @@ def test_a_declared_auto_clicks_inside_the_right_button(real_service, name, dial
     assert x <= cx <= x + w and y <= cy <= y + h
 
 
-@pytest.mark.xfail(strict=True, reason="the occluded dialog is not found at all (it pauses, but as unknown)")
 def test_the_occluded_notepad_dialog_is_never_auto_answered(real_service):
     truth = SCREENS.frame("d-notepad-save-occluded-en")
     assert truth.dialog is not None and truth.dialog.visible < 1.0
@@ -111,7 +88,6 @@ def test_the_occluded_notepad_dialog_is_never_auto_answered(real_service):
     assert decision.decision == "pause"  # partly hidden: not sure enough to click
 
 
-@pytest.mark.xfail(strict=True, reason="a card of the dark 1440p Chrome page is taken for a dialog")
 def test_frames_without_a_dialog_report_none(corpus, real_service):
     # page cards, a panel of the page with its own buttons, a window's status bar, a toolbar are not dialogs
     frames = [c for c in corpus if c.truth.dialog is None]
@@ -124,7 +100,6 @@ def test_frames_without_a_dialog_report_none(corpus, real_service):
     assert seen == []
 
 
-@pytest.mark.xfail(strict=True, reason="a toast without buttons is not found even with the previous frame")
 def test_a_toast_is_found_with_the_previous_frame(real_service):
     pair = SCREENS.pair("p-save-toast-fr")
     found = real_service.classify(SCREENS.image(pair.after.file), previous=SCREENS.image(pair.before.file))

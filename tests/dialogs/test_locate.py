@@ -68,4 +68,7 @@ def test_a_toast_that_appears_on_an_unchanged_page_is_found():
     region = find_modal(after, previous=before)
     assert region is not None and iou(region.bbox, box) >= 0.8
     assert {"new", "shadow"} <= set(region.evidence)
-    assert find_modal(after) is None  # without the previous frame a button-less box is not a dialog
+    # without the previous frame it is a floating panel: the classifier keeps it only if its text
+    # names a catalog entry (tests/dialogs/test_resolver.py)
+    alone = find_modal(after)
+    assert alone is not None and alone.buttonless and "panel" in alone.evidence

@@ -153,7 +153,7 @@ async def test_a_validated_click_is_remembered_with_the_agents_actual_position(s
 def test_without_a_grounding_model_the_vlm_method_says_what_to_configure(service):
     res = resolver(service, RegionOcr([])).resolve(SCREEN, {"label": "Absent", "resolve_order": ["vlm"]})
     assert not res.resolved and res.method == "not_found"
-    assert {"method": "vlm", "error": "no language model is configured: set RPA_LLM_URL"} in res.tried
+    assert {"method": "vlm", "error": "no vision model is configured: set RPA_VLM_URL"} in res.tried
 
 
 def test_a_grounding_model_given_to_the_engine_is_asked_for_the_vlm_method(tmp_path):

@@ -5,9 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from rpa_mcp.dialogs.service import DialogService
 from rpa_mcp.settings import shipped_dir
 from rpa_mcp.validation import Validator, load_validator_matrix
 from rpa_mcp.validation.matrix import MATRIX_FILE, ValidatorMatrix
+from rpa_mcp.validation_adapters import DialogServiceLocator
 from rpa_mcp.vision.ocr import RapidOcrEngine
 
 
@@ -25,6 +27,14 @@ def ocr_engine(shared_ocr: RapidOcrEngine) -> RapidOcrEngine:
 
 @pytest.fixture(scope="session")
 def validator(matrix: ValidatorMatrix, ocr_engine: RapidOcrEngine) -> Validator:
-    v = Validator(matrix, ocr_engine)
+    """As the server wires it: the dialogs classifier is the validator's dialog locator."""
+    dialogs = DialogService.from_catalog_dir(shipped_dir("catalog"), ocr_engine)
+    v = Validator(matrix, ocr_engine, dialog_locator=DialogServiceLocator(dialogs))
     v.warm_up()
     return v
+
+
+@pytest.fixture(scope="session")
+def bare_validator(matrix: ValidatorMatrix, ocr_engine: RapidOcrEngine) -> Validator:
+    """No dialogs classifier: only the dimmed-page heuristic sees a modal."""
+    return Validator(matrix, ocr_engine)

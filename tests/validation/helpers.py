@@ -26,24 +26,8 @@ class Pair:
         self.png_after = SCREENS.png(truth.after.file)
 
 
-# Pairs the validator still gets wrong (each one a defect to fix, not an expectation to relax).
-KNOWN_WRONG = {
-    "p-blocked-by-leave-dialog": "a dialog already on screen before the click is not reported after it",
-}
-
-
 def pair_ids() -> list[str]:
     return sorted(p.id for p in SCREENS.pairs)
-
-
-def pair_params() -> list[object]:
-    """pair_ids() as pytest params, the known-wrong ones marked xfail(strict): a fix turns them green."""
-    import pytest
-
-    return [
-        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=KNOWN_WRONG[p])) if p in KNOWN_WRONG else p
-        for p in pair_ids()
-    ]
 
 
 @cache

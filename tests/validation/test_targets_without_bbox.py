@@ -16,7 +16,7 @@ from rpa_mcp.validation import Expected, FailureCategory, Observed, Target, Vali
 from rpa_mcp.validation.locate import find_label, match_score
 from rpa_mcp.validation.matrix import MATRIX_FILE, ValidatorMatrix
 from rpa_mcp.vision.ocr import OcrLine, RapidOcrEngine
-from tests.validation.helpers import load_pair, pair_params
+from tests.validation.helpers import load_pair, pair_ids
 
 EDGE = Expected(window_title="Microsoft Edge")
 ON_EDGE = Observed(
@@ -26,7 +26,7 @@ ON_EDGE = Observed(
 GUESSED = (140, 4, 120, 40)  # what a 120x40 box around the click (200, 24) gives
 
 
-@pytest.mark.parametrize("pair_id", pair_params())
+@pytest.mark.parametrize("pair_id", pair_ids())
 def test_each_fixture_pair_is_judged_right_without_its_bbox(validator: Validator, pair_id: str) -> None:
     p = load_pair(pair_id)
     verdict = validator.validate(p.action_type, p.before, p.after, p.target_without_bbox)
@@ -136,23 +136,30 @@ def test_the_nearest_of_several_matching_lines_is_the_target() -> None:
     assert hit is not None and hit.bbox == (340, 10, 60, 20)
 
 
-def test_only_the_band_around_the_click_is_read(matrix: ValidatorMatrix, ocr_engine: RapidOcrEngine) -> None:
+def test_only_lines_of_the_band_around_the_click_are_read(matrix: ValidatorMatrix, ocr_engine: RapidOcrEngine) -> None:
     class Spy:
         def __init__(self) -> None:
-            self.shapes: list[tuple[int, ...]] = []
+            self.detected: list[tuple[int, ...]] = []
+            self.recognised: list[tuple[int, ...]] = []
 
         def read(self, image):  # type: ignore[no-untyped-def]
-            self.shapes.append(image.shape)
+            self.detected.append(image.shape)
             return ocr_engine.read(image)
 
         def read_line(self, image):  # type: ignore[no-untyped-def]
+            self.recognised.append(image.shape)
             return ocr_engine.read_line(image)
+
+        def read_lines(self, images):  # type: ignore[no-untyped-def]
+            self.recognised.extend(image.shape for image in images)
+            return ocr_engine.read_lines(images)
 
     spy = Spy()
     p = load_pair("p-tab-closed")
     verdict = Validator(matrix, spy).validate(p.action_type, p.before, p.after, p.target_without_bbox)
     assert verdict.verdict is VerdictKind.SUCCESS
-    assert spy.shapes and all(h <= 120 and w <= 600 for h, w, _ in spy.shapes)
+    assert spy.detected == []  # no text detector: lines are found with morphology, then recognised
+    assert spy.recognised and all(h <= 120 and w <= 600 for h, w, _ in spy.recognised)
 
 
 def _tab_label_box(pair_id: str) -> tuple[int, int, int, int]:
@@ -163,8 +170,8 @@ def _tab_label_box(pair_id: str) -> tuple[int, int, int, int]:
 
 @pytest.mark.parametrize(
     "pair_id",
-    ["p-tab-switch-ok", "p-wrong-application", "p-tab-closed", "p-clock-only", "p-tab-switch-dark-1440-chrome",
-     "p-wrong-tab"],
+    ["p-tab-switch-ok", "p-wrong-application", "p-tab-closed", "p-clock-only",
+     "p-tab-switch-dark-1440-chrome", "p-wrong-tab"],
 )  # fmt: skip
 def test_a_tab_given_by_its_label_box_is_judged_on_the_tab_drawn_around_it(validator: Validator, pair_id: str) -> None:
     """The shadow area records the clicked label's own box: a 17-px-high box is a label, not a tab."""

@@ -123,20 +123,47 @@ def validator_args(
     window_title: str | None,
     text: str | None,
     observed: dict[str, Any],
+    recorded: dict[str, Any] | None = None,
 ) -> tuple[Target, Expected, Observed]:
-    """Target/Expected/Observed of the validation area."""
+    """Target/Expected/Observed of the validation area.
+
+    `recorded`: the step's target as recorded (`rel_x`/`rel_y` or `x_pct`/`y_pct` fractions, `x`/`y`
+    pixels, `window_title`). Without a box and without the agent's `actual_position`, the recorded
+    position is where the validator looks for the label itself; the recorded window title is the
+    application that must be in front after the action.
+    """
+    h, w = after_shape[:2]
     box: BBox | None = None  # the recorded box clamped to the AFTER frame
     if bbox:
-        h, w = after_shape[:2]
         x, y, bw, bh = (int(v) for v in bbox[:4])
         x0, y0 = max(0, min(x, w - 1)), max(0, min(y, h - 1))
         bbox = box = (x0, y0, max(1, min(bw, w - x0)), max(1, min(bh, h - y0)))
+    rec = recorded or {}
+    if point is None and box is None:
+        point = recorded_point(rec, (w, h))
+    application = rec.get("window_title") if isinstance(rec.get("window_title"), str) else None
     # Without a recorded box the validator locates the label around the click point itself.
     return (
         Target(label=label, bbox=box, point=point),
-        Expected(window_title=window_title, text=text),
+        Expected(window_title=window_title, text=text, application_title=application),
         Observed(**observed),
     )
+
+
+def recorded_point(recorded: dict[str, Any], size: tuple[int, int]) -> tuple[int, int] | None:
+    """The recorded click position in the frame's pixels (fractions first: the screen may differ)."""
+    w, h = size
+    rx = recorded.get("rel_x", recorded.get("x_pct"))
+    ry = recorded.get("rel_y", recorded.get("y_pct"))
+    if isinstance(rx, int | float) and isinstance(ry, int | float) and rx >= 0 and ry >= 0:
+        if rx > 1.0 or ry > 1.0:  # given in percent (as the resolution guard reads them)
+            rx, ry = rx / 100.0, ry / 100.0
+        if rx <= 1.0 and ry <= 1.0:
+            return round(rx * (w - 1)), round(ry * (h - 1))
+    x, y = recorded.get("x"), recorded.get("y")
+    if isinstance(x, int | float) and isinstance(y, int | float) and 0 <= x < w and 0 <= y < h:
+        return int(x), int(y)
+    return None
 
 
 def verdict_crops(verdict: Any) -> list[dict[str, Any]]:

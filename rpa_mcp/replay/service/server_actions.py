@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rpa_mcp.errors import PreconditionFailed, RpaError
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service.core import ReplayCore, new_id
+from rpa_mcp.validation.extraction import check_output, shape_extracted
 from rpa_mcp.vision.images import crop, decode_image
 
 
@@ -85,7 +88,7 @@ class ServerActions(ReplayCore):
             else:
                 self._pause(a.replay_id, m.SERVER_ACTION_FAILED, {"action_id": a.action_id, "error": error}, now=now)
 
-    def _extract_text(self, replay: ReplayRow, a: ActionRow) -> str | None:
+    def _extract_text(self, replay: ReplayRow, a: ActionRow) -> Any:
         full = self.store.get_replay(replay.replay_id)
         data = full.get("last_screenshot") if full else None
         if not data:
@@ -98,4 +101,9 @@ class ServerActions(ReplayCore):
         box = [int(v) for v in bbox]  # [x, y, w, h]; crop reads the first four
         region = crop(image, (box[0], box[1], box[2], box[3]))
         lines = self.ocr.read(region)
-        return " ".join(line.text for line in lines).strip() or None
+        text = " ".join(line.text for line in lines).strip()
+        if not text:
+            return None
+        output = shape_extracted(text, a.params)  # the step's pattern, then its JSON Schema
+        check_output(output, a.params.get("json_schema"), what=f"the text read ({text[:80]!r})")
+        return output

@@ -150,6 +150,7 @@ class Supervisor:
                 "window_title_after": msg.window_title,
                 "process_after": msg.process_after,
             },
+            recorded=target,
         )
         try:
             verdict = self.validator.validate(a.action_type, before, after, vt, ve, vo)

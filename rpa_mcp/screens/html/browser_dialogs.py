@@ -31,8 +31,10 @@ PERMISSION_ICONS = {"camera": "▭", "microphone": "♩", "location": "⌖", "no
 
 CSS = """
 .bub{position:absolute;font-size:14px;z-index:80}
-.pill{height:36px;display:flex;align-items:center;justify-content:center;border-radius:18px;font-size:14px;padding:0 16px}
-.sq{height:32px;display:flex;align-items:center;justify-content:center;border-radius:4px;font-size:13px;padding:0 18px}
+.pill{height:36px;display:flex;align-items:center;justify-content:center;border-radius:18px;font-size:14px;padding:0 16px;
+  white-space:nowrap}
+.sq{height:32px;display:flex;align-items:center;justify-content:center;border-radius:4px;font-size:13px;padding:0 18px;
+  white-space:nowrap}
 .jsd{position:absolute;z-index:85;font-size:14px}
 """
 
@@ -101,12 +103,12 @@ def permission_bubble(
     else:
         btn_html = "".join(
             f"<span class='pill' {attrs(data_gt='button', data_key=k)} style='background:{c['pill']};color:{c['pill_text']};"
-            f"{'width:100%;margin-top:9px' if style == 'stacked' and kind != 'notifications' else 'margin-left:8px'}'>{esc(lbl)}</span>"
+            f"{'width:100%;margin-top:9px' if style == 'stacked' and kind != 'notifications' else ''}'>{esc(lbl)}</span>"
             for k, lbl in buttons
         )
     row = style == "row" or kind == "notifications"
     buttons_box = (
-        f"<div style='display:flex;justify-content:flex-end;padding:10px 20px 20px'>{btn_html}</div>"
+        f"<div style='display:flex;justify-content:flex-end;gap:8px;padding:10px 20px 20px'>{btn_html}</div>"
         if row
         else f"<div style='padding:4px 20px 20px'>{btn_html}</div>"
     )

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import random
 
-from rpa_mcp.screens.html import desktop, easily, windows
+from rpa_mcp.screens.html import desktop, easily, security
 from rpa_mcp.screens.html.browser import browser_process
 from rpa_mcp.screens.look import Look
 from rpa_mcp.screens.render import Scene
 from rpa_mcp.screens.scenes.base import Ctx, compose, easily_browser, maximised
-from rpa_mcp.screens.scenes.pairs import wrong_application
+from rpa_mcp.screens.scenes.pairs.tabs import wrong_application
 
 LOOK = Look()  # Windows 11, light, 100 %, French, 1920x1080, Edge
 NOTE = (
@@ -83,7 +83,7 @@ def uac() -> Scene:
     """The record under the dimmed secure desktop with the UAC prompt (the desktop pastes the prompt box)."""
     ctx = _ctx()
     html, _ = easily_browser(ctx, maximised(ctx), page_key="synthese", active=0)
-    prompt = windows.uac(LOOK, program="Éditeur du Registre", publisher="Microsoft Windows", x=724, y=282)
+    prompt = security.uac(LOOK, program="Éditeur du Registre", publisher="Microsoft Windows", x=724, y=282)
     body = html + desktop.dim(0.58, z=60) + f"<div style='position:absolute;inset:0;z-index:70'>{prompt}</div>"
     return Scene(
         LOOK,

@@ -1,7 +1,11 @@
-"""Dialog checkers: did a blocking dialog appear; did the dialog we answered really close.
+"""Dialog checkers: is a blocking dialog on screen after the action; did the dialog we answered close.
 
 Both work on the dialog's own box (from the injected DialogLocator when there is one, else
 from local evidence) — never on a global similarity of the whole frame.
+
+After any action the AFTER frame is searched for a dialog, whatever the change map looks like:
+a browser's confirm() that dims the page, or a dialog that was already there and swallowed the
+click, must never let the action read as done.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import numpy as np
 
 from rpa_mcp.validation.checkers.base import BaseChecker, Params
 from rpa_mcp.validation.context import CELL, CheckContext
+from rpa_mcp.validation.locate import click_point
 from rpa_mcp.validation.model import CheckResult, CropRef
 from rpa_mcp.validation.ports import DialogHit
 from rpa_mcp.validation.regions import around, contains
@@ -19,14 +24,9 @@ from rpa_mcp.vision.images import BBox
 
 DIM_LEVEL = 12  # grey levels an overlay takes off the page behind a modal
 MIN_DIMMED_SHARE = 0.30
+NEW_LEVEL = 16  # grey levels off the dimmed page that make a cell new content
 MIN_HOLE_SHARE = 0.004
 MODAL_MIN_W, MODAL_MIN_H = 120, 50  # smallest dialog (as the dialogs area's locator)
-MAX_BLOBS = 8  # changed regions looked at, largest first
-SIDE_SLACK = 10  # the outline is searched from this far outside a changed region ...
-SIDE_DEPTH = 32  # ... to this far inside it (8-px cells, drop shadows)
-PAGE_CHANGE_SHARE = 0.10  # changed share of the frame outside a candidate that makes it a page change
-EDGE_STEP = 16  # grey-level step across an outline
-EDGE_SHARE = 0.75  # share of a side's length that must be an edge
 
 
 def _iou(a: BBox, b: BBox) -> float:
@@ -40,7 +40,8 @@ def _iou(a: BBox, b: BBox) -> float:
 
 
 def find_modal_overlay(ctx: CheckContext) -> BBox | None:
-    """A modal over a dimmed page: most of the frame got darker except one box (the dialog)."""
+    """A modal over a dimmed page: much of the frame got darker, and one box in it is new content
+    that is not darker (the dialog). The browser's own bars, not dimmed and unchanged, are no box."""
     memo_key = "modal_overlay"
     if memo_key in ctx.memo:
         return ctx.memo[memo_key]  # type: ignore[no-any-return]  # memo holds BBox | None for this key
@@ -58,13 +59,19 @@ def find_modal_overlay(ctx: CheckContext) -> BBox | None:
         bottom = int(page_rows[-1]) + 1 if page_rows.size else dimmed.shape[0]
         page = dimmed[top:bottom]
         if dimmed.mean() >= MIN_DIMMED_SHARE and page.size:
-            holes = (~page).astype(np.uint8)
+            changed = (np.abs(before - after) > 4)[top:bottom]
+            # An overlay scales the page's brightness: what is not the page dimmed by that factor is
+            # new content on top of it, as bright (a light dialog) or as dark (a dark one) as it likes.
+            factor = float(np.median(after[dimmed] / np.maximum(before[dimmed], 1)))
+            new = (np.abs(after - before * factor) > NEW_LEVEL)[top:bottom]
+            holes = ((~page | new) & changed).astype(np.uint8)
             count, _, stats, _ = cv2.connectedComponentsWithStats(holes, connectivity=4)
             rows, cols = holes.shape
             best = 0
             for x, y, w, h, area in stats[1:count]:
                 touches = x == 0 or x + w >= cols or w >= 0.9 * cols or (y == 0 and top == 0) or y + h >= rows
-                if touches or area < MIN_HOLE_SHARE * rows * cols or area < 0.5 * w * h:
+                small = w * CELL < MODAL_MIN_W or h * CELL < MODAL_MIN_H
+                if touches or small or area < MIN_HOLE_SHARE * rows * cols or area < 0.5 * w * h:
                     continue
                 if area > best:
                     best = int(area)
@@ -73,111 +80,51 @@ def find_modal_overlay(ctx: CheckContext) -> BBox | None:
     return found
 
 
-def _side_lines(gray: np.ndarray, slack: int, depth: int) -> list[np.ndarray]:
-    """Per side (top, bottom, left, right): the share of each candidate line that is a contrast edge.
-
-    Each side is searched from `slack` px outside the box to `depth` px inside it (the change map
-    is made of 8-px cells and a dialog's shadow widens the changed region).
-    """
-    height, width = gray.shape
-    inner_w, inner_h = width - 2 * slack, height - 2 * slack
-    if inner_w <= 2 * depth + 4 or inner_h <= 2 * depth + 4:
-        return [np.zeros(0)] * 4
-    g = gray.astype(np.int16)
-    cols = slice(slack + depth, slack + inner_w - depth)
-    rows = slice(slack + depth, slack + inner_h - depth)
-    reach = slack + depth
-    step = EDGE_STEP
-    top = [(np.abs(g[r, cols] - g[r - 2, cols]) > step).mean() for r in range(2, reach)]
-    bottom = [(np.abs(g[r, cols] - g[r + 2, cols]) > step).mean() for r in range(height - reach, height - 2)]
-    left = [(np.abs(g[rows, c] - g[rows, c - 2]) > step).mean() for c in range(2, reach)]
-    right = [(np.abs(g[rows, c] - g[rows, c + 2]) > step).mean() for c in range(width - reach, width - 2)]
-    return [np.asarray(side, dtype=np.float64) for side in (top, bottom, left, right)]
-
-
-def new_outline_sides(before: np.ndarray, after: np.ndarray, slack: int, depth: int) -> int:
-    """Sides of a box outlined in AFTER by a straight edge that was not at that line in BEFORE."""
-    count = 0
-    for seen, was in zip(_side_lines(after, slack, depth), _side_lines(before, slack, depth), strict=True):
-        if seen.size == 0:
-            continue
-        line = int(seen.argmax())
-        if seen[line] >= EDGE_SHARE and was[max(0, line - 1) : line + 2].max() < EDGE_SHARE:
-            count += 1
-    return count
-
-
-def modal_candidate(ctx: CheckContext) -> str | None:
-    """Why the AFTER frame may hold a new modal (None: no reason to run the dialogs classifier).
-
-    Reads the change map PixelDiff already computed: a page dimmed around one box, or a compact
-    changed rectangle of dialog size whose outline is a NEW straight contrast edge on at least three
-    sides (a window drawn on top) — not a page change (too wide or tall, the rest of the page changed
-    too, or an outline that was already there: a card whose content changed). A dialog that opens
-    together with a page change is only caught when the action asks for the classifier (`always`).
-    """
-    memo_key = "modal_candidate"
-    if memo_key in ctx.memo:
-        return ctx.memo[memo_key]  # type: ignore[no-any-return]  # memo holds str | None for this key
-    reason: str | None = None
-    change = ctx.change()
-    height, width = ctx.shape
-    if change.changed_pixels >= ctx.diff_settings.min_changed_pixels:
-        overlay = find_modal_overlay(ctx)
-        if overlay is not None:
-            reason = f"the page was dimmed around {list(overlay)}"
-        for blob in change.blobs[:MAX_BLOBS]:
-            if reason is not None:
-                break
-            x, y, w, h = blob.bbox
-            if w < MODAL_MIN_W or h < MODAL_MIN_H or w > 0.8 * width or h > 0.85 * height:
-                continue
-            if w * h > 0.45 * width * height or w < 0.6 * h:
-                continue
-            if change.changed_pixels - blob.pixels > PAGE_CHANGE_SHARE * width * height:
-                continue  # the page itself changed around it: a new card of the page, not a modal on top
-            x0, y0 = max(0, x - SIDE_SLACK), max(0, y - SIDE_SLACK)
-            x1, y1 = min(width, x + w + SIDE_SLACK), min(height, y + h + SIDE_SLACK)
-            gray_after = cv2.cvtColor(ctx.after[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
-            gray_before = cv2.cvtColor(ctx.before[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
-            # a card whose content changed keeps its outline: only an outline that is new counts
-            new = new_outline_sides(gray_before, gray_after, SIDE_SLACK, SIDE_DEPTH)
-            if new >= 3:
-                reason = f"a compact changed rectangle {list(blob.bbox)} with a new straight outline on {new} sides"
-    ctx.memo[memo_key] = reason
-    return reason
-
-
 class DialogPresenceChecker(BaseChecker):
-    """Did a blocking dialog appear after the action? (score 1 = yes; the bbox goes to the resolver)
+    """Is a dialog on screen after the action that the action was not made on? (score 1 = yes)
 
-    The dialogs classifier (slow: edges of the whole frame, then OCR of the dialog) is asked only
-    when there is a reason: params `classifier: always` (actions that expect a dialog: save,
-    dialog_button, ...), or a modal-like region in the change map (see modal_candidate).
+    The AFTER frame always goes to the injected dialogs locator (it finds candidates with OpenCV
+    first and reads text only when there is one). A dialog found counts when it appeared, and also
+    when it was already there: a modal on screen before and after swallowed the click, unless the
+    click landed inside it there (the action was on the dialog; a dialog that opened where the click
+    landed is its effect, not its target). A non-blocking one (policy `skip`: a
+    "saved" toast) does not count. Without a locator, a dimmed page around a new box does.
+    The dialog's facts (box, id, policy) go to the dialog resolver.
     """
 
     name = "DialogPresenceChecker"
 
     def run(self, ctx: CheckContext, signal: str, params: Params) -> CheckResult:
-        skipped = ""
-        if ctx.dialog_locator is not None:
-            why = "the action may open a dialog" if params.get("classifier") == "always" else modal_candidate(ctx)
-            if why is None:
-                skipped = "no modal-like region in the change map, dialogs classifier not run; "
-        hit = ctx.dialog("after") if ctx.dialog_locator is not None and not skipped else None
+        hit = ctx.dialog("after") if ctx.dialog_locator is not None else None
         if hit is not None:
-            previous = ctx.dialog("before")
-            if previous is not None and previous.dialog_id == hit.dialog_id and _iou(previous.bbox, hit.bbox) > 0.8:
-                return self.result(signal, 0.0, f"dialog {hit.dialog_id!r} was already there before the action")
             crop = CropRef(f"dialog {hit.dialog_id or ''} (after)".replace("  ", " "), "after", hit.bbox)
             facts = _facts(hit, "dialogs classifier")
             if hit.policy == "skip":
                 return self.result(
                     signal, 0.0, f"non-blocking dialog {hit.dialog_id!r} (policy skip)", crop=crop, **facts
                 )
+            point = click_point(ctx.target)
+            on_it = point is not None and contains(hit.bbox, (point[0], point[1], 1, 1))
+            # only a dialog that was there before can have been acted on: one that opened where the
+            # click landed (a leave-site prompt over the link that asked for it) is the click's effect
+            previous = ctx.dialog("before")
+            if on_it and previous is not None and point is not None and contains(previous.bbox, (*point, 1, 1)):
+                return self.result(
+                    signal, 0.0, f"the action was on dialog {hit.dialog_id!r} ({list(hit.bbox)})", crop=crop, **facts
+                )
+            if previous is not None and previous.dialog_id == hit.dialog_id and _iou(previous.bbox, hit.bbox) > 0.8:
+                return self.result(
+                    signal,
+                    max(0.9, hit.confidence),
+                    f"dialog {hit.dialog_id!r} was on screen before the action and still is at {list(hit.bbox)}: "
+                    "the action could not reach what is behind it",
+                    crop=crop,
+                    blocking=True,
+                    **facts,
+                )
             return self.result(
                 signal,
-                hit.confidence,
+                max(hit.confidence, 0.8) if hit.dialog_id else hit.confidence,
                 f"dialog {hit.dialog_id!r} ({hit.title!r}) appeared at {list(hit.bbox)}",
                 crop=crop,
                 **facts,
@@ -192,7 +139,7 @@ class DialogPresenceChecker(BaseChecker):
                 bbox=list(overlay),
                 source="overlay heuristic",
             )
-        source = "no dialog classifier wired; " if ctx.dialog_locator is None else skipped
+        source = "no dialog classifier wired; " if ctx.dialog_locator is None else "no dialog found by the classifier; "
         return self.result(signal, 0.0, f"{source}no modal overlay detected")
 
 
@@ -252,11 +199,14 @@ class DialogClosedChecker(BaseChecker):
                     f"button {ctx.target.label!r} gone (reads {read!r}) and {fraction:.1%} of the {source} changed",
                     crop=crop,
                 )
-            if dialog is not None and still is None and fraction > 0:
+            # Gone: no dialog after, or only one elsewhere (the toast a save shows is not the answered dialog).
+            elsewhere = still is None or (dialog is not None and _iou(dialog.bbox, still.bbox) < 0.1)
+            if dialog is not None and elsewhere and fraction > 0:
                 return self.result(
                     signal,
                     0.9,
-                    f"the classifier found dialog {dialog.dialog_id!r} before and no dialog after; button "
+                    f"the classifier found dialog {dialog.dialog_id!r} before and "
+                    f"{'no dialog' if still is None else repr(still.dialog_id) + ' elsewhere'} after; button "
                     f"{ctx.target.label!r} not read any more ({read!r}); {fraction:.1%} of the {source} changed",
                     crop=crop,
                 )

@@ -44,6 +44,14 @@ def active_look(image: np.ndarray, bbox: BBox, *, loose: bool = False) -> float 
         if near:
             below = min(near, key=lambda r: float(np.abs(inner - r).sum()))
     around = _median(image, (x + 4, y - 6, w - 8, 5)) if y >= 6 else _median(image, (x - 6, y + 2, 5, h - 4))
+    if loose and inner is not None and around is not None and y >= 6:
+        # an estimated top may sit a few rows inside the tab: the strip is the first band above that differs
+        for offset in (10, 14, 18):
+            if float(np.abs(inner - around).sum()) >= MIN_CONTRAST or y < offset:
+                break
+            higher = _median(image, (x + 4, y - offset, w - 8, 4))
+            if higher is not None:
+                around = higher
     if inner is None or below is None or around is None:
         return None
     d_below = float(np.abs(inner - below).sum())

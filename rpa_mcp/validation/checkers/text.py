@@ -7,10 +7,9 @@ from rpa_mcp.validation.context import CheckContext
 from rpa_mcp.validation.model import CheckResult, CropRef, Frame
 from rpa_mcp.validation.regions import around, label_box, tab_label_box
 from rpa_mcp.validation.text import (
-    app_identity,
-    compact,
     has_modified_marker,
     label_matches,
+    same_application,
     says_saved,
     text_contains,
     text_line_boxes,
@@ -122,11 +121,13 @@ class TitleBarChecker(BaseChecker):
         if expected.window_title:
             match = text_contains(title_after, expected.window_title)
             reference = f"expected {expected.window_title!r}"
-        elif observed.window_title_before:
-            first_b, last_b = app_identity(observed.window_title_before)
-            first_a, _ = app_identity(title_after)
-            match = bool(last_b and last_b in compact(title_after)) or (bool(first_b) and first_b == first_a)
-            reference = f"application of the title before {observed.window_title_before!r}"
+        elif expected.application_title or observed.window_title_before:
+            # The recorded window first: when another application was already in front before the
+            # click (the click then lands in it), before and after agree and only the record tells.
+            base = expected.application_title or observed.window_title_before or ""
+            match = same_application(base, title_after)
+            kind = "the recorded window" if expected.application_title else "the title before"
+            reference = f"application of {kind} {base!r}"
         else:
             return self.not_applicable(signal, "nothing to compare the observed title with")
         ok = (not match) if expect_absent else match

@@ -1,0 +1,263 @@
+"""`rpa-mcp bench accuracy`: every accuracy figure of the vision areas, tuning and evaluation sets
+side by side, screenshots of real software apart.
+
+- tuning / evaluation: seeded sets rendered by `rpa_mcp.screens` (cached under
+  `<data_dir>/bench/screens`, rebuilt when the generator changes); the evaluation set draws
+  its content and a font from the halves the tuning set never shows (docs/decisions/
+  vision-evaluation.md says how the split is kept honest);
+- real: Chromium's own prompts captured on a virtual display (tests/fixtures/real);
+- segmentation: the shadow's proposed steps against labelled demonstrations, by half
+  (rpa_mcp/bench/segmentation.py).
+
+A section is a callable returning rows `{"metric", "tuning", "evaluation", "target"}` (plus an
+optional "real" value); `SECTIONS` lists them in print order. Options: `--salt S` draws a fresh
+evaluation set, `--scale F` multiplies the set sizes, `--misses` lists every miss.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from rpa_mcp.bench import segmentation
+from rpa_mcp.bench.scoring import (
+    CATEGORY_NAMES,
+    DialogScores,
+    VerdictScores,
+    median,
+    pct,
+    score_dialogs,
+    score_verdicts,
+)
+from rpa_mcp.dialogs import DialogService, load_dialog_catalog
+from rpa_mcp.dialogs.catalog import DialogCatalog
+from rpa_mcp.screens.truth import ScreenSet
+from rpa_mcp.settings import Settings, shipped_dir
+from rpa_mcp.validation import Validator
+from rpa_mcp.validation_adapters import build_validator
+from rpa_mcp.vision.ocr import RapidOcrEngine
+
+Row = dict[str, str]
+REAL_DIR = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "real"
+
+
+@dataclass
+class Options:
+    cache: Path
+    salt: str = "1"
+    scale: float = 1.0
+    misses: bool = False
+
+
+_options: Options | None = None
+
+
+def _opts() -> Options:
+    global _options
+    if _options is None:
+        _options = Options(cache=Settings().data_dir / "bench" / "screens")
+    return _options
+
+
+def _progress(name: str) -> None:
+    print(f"    rendered {name}", flush=True)
+
+
+@cache
+def screen_set(split: str) -> ScreenSet | None:
+    """The tuning or evaluation set (rendered on first use), or the real-software set (None if absent)."""
+    if split == "real":
+        return ScreenSet(REAL_DIR) if any(REAL_DIR.glob("*.json")) else None
+    from rpa_mcp.screens.corpus import ensure_sampled_set
+
+    opts = _opts()
+    print(f"  {split} set: {opts.cache} (salt {opts.salt}, scale {opts.scale:g})", flush=True)
+    return ScreenSet(ensure_sampled_set(opts.cache, split, salt=opts.salt, scale=opts.scale, progress=_progress))  # type: ignore[arg-type]  # split is tuning|evaluation here
+
+
+@cache
+def _engines() -> tuple[DialogCatalog, DialogService, Validator]:
+    catalog = load_dialog_catalog(shipped_dir("catalog") / "dialogs.yaml")
+    ocr = RapidOcrEngine()
+    service = DialogService(catalog, ocr)
+    settings = Settings()
+    validator = build_validator(settings, ocr, service)  # as the server wires it (dialogs locator included)
+    validator.warm_up()
+    return catalog, service, validator
+
+
+@cache
+def dialog_scores(split: str) -> DialogScores | None:
+    screens = screen_set(split)
+    if screens is None:
+        return None
+    catalog, service, _ = _engines()
+    return score_dialogs(screens, service, catalog)
+
+
+@cache
+def verdict_scores(split: str) -> VerdictScores | None:
+    screens = screen_set(split)
+    if screens is None:
+        return None
+    _, _, validator = _engines()
+    return score_verdicts(screens, validator)
+
+
+def _dialog_metrics(s: DialogScores) -> dict[str, str]:
+    within = sum(i >= 0.7 for i in s.ious)
+    ious = sorted(s.ious)
+    out = {
+        "dialog ids": pct(s.ids_ok, s.n),
+        "policies (decision = catalog policy)": pct(s.policy_ok, s.n),
+        "system dialogs paused": pct(s.system_paused, s.system),
+        "unsafe auto": str(len(s.unsafe_auto)),
+        "dialog box IoU >= 0.7": pct(within, len(s.ious)),
+        "dialog box IoU, median": f"{ious[len(ious) // 2]:.2f}" if ious else "—",
+        "frames without a dialog reported as one": f"{len(s.false_positives)}/{s.without}",
+        "classify, 1080p, CPU median after decode": median(s.ms_1080),
+    }
+    for cat, name in CATEGORY_NAMES.items():
+        ok, n = s.by_category.get(cat, [0, 0])
+        out[f"  ids, {name} (category {cat})"] = pct(ok, n)
+    return out
+
+
+DIALOG_TARGETS = {
+    "dialog ids": ">= 97 % (evaluation)",
+    "system dialogs paused": "100 %",
+    "unsafe auto": "0",
+    "dialog box IoU >= 0.7": "",
+    "classify, 1080p, CPU median after decode": "<= 80 ms",
+}
+
+
+def _side_by_side(metrics: Callable[[str], dict[str, str] | None], targets: dict[str, str]) -> list[Row]:
+    tuning, evaluation = metrics("tuning") or {}, metrics("evaluation") or {}
+    return [
+        {"metric": m, "tuning": tuning.get(m, "—"), "evaluation": evaluation.get(m, "—"), "target": targets.get(m, "")}
+        for m in dict.fromkeys([*tuning, *evaluation])
+    ]
+
+
+def dialog_rows() -> list[Row]:
+    def metrics(split: str) -> dict[str, str] | None:
+        s = dialog_scores(split)
+        return _dialog_metrics(s) if s else None
+
+    return _side_by_side(metrics, DIALOG_TARGETS)
+
+
+def _verdict_metrics(s: VerdictScores) -> dict[str, str]:
+    out = {
+        "verdicts, target box given": pct(s.ok_box, s.n),
+        "verdicts, label + click point only": pct(s.ok_nobox, s.n),
+        "a SUCCESS that did not happen": str(len(s.false_success)),
+        "pairs not scored (target off the frame)": str(len(s.unscored)),
+        "whole validation, 1080p, CPU median, box": median(s.ms_box_1080),
+        "whole validation, 1080p, CPU median, no box": median(s.ms_nobox_1080),
+    }
+    for category, (ok_box, ok_nobox, n) in sorted(s.by_category.items()):
+        out[f"  {category} (box / no box)"] = f"{ok_box}/{n} / {ok_nobox}/{n}"
+    return out
+
+
+VERDICT_TARGETS = {
+    "verdicts, target box given": ">= 97 % (evaluation)",
+    "a SUCCESS that did not happen": "0",
+    "whole validation, 1080p, CPU median, box": "<= 60 ms",
+    "whole validation, 1080p, CPU median, no box": "<= 150 ms",
+}
+
+
+def validator_rows() -> list[Row]:
+    def metrics(split: str) -> dict[str, str] | None:
+        s = verdict_scores(split)
+        return _verdict_metrics(s) if s else None
+
+    return _side_by_side(metrics, VERDICT_TARGETS)
+
+
+def real_rows() -> list[Row]:
+    """Real software: the dialog figures of the captured Chromium prompts, in the `real` column."""
+    s = dialog_scores("real")
+    if s is None:
+        return [{"metric": "real-software screenshots", "tuning": "—", "evaluation": "—", "target": "",
+                 "real": f"none found in {REAL_DIR}"}]  # fmt: skip
+    rows = [
+        {"metric": m, "tuning": "—", "evaluation": "—", "target": t, "real": v}
+        for m, v, t in (
+            ("dialog ids", pct(s.ids_ok, s.n), ">= 95 %"),
+            ("policies (decision = catalog policy)", pct(s.policy_ok, s.n), ""),
+            ("unsafe auto", str(len(s.unsafe_auto)), "0"),
+            ("dialog box IoU >= 0.7", pct(sum(i >= 0.7 for i in s.ious), len(s.ious)), ""),
+            ("frames without a dialog reported as one", f"{len(s.false_positives)}/{s.without}", "0"),
+        )
+    ]
+    v = verdict_scores("real")
+    if v is not None and v.n:
+        rows.append({"metric": "verdicts (the key press opened the prompt)", "tuning": "—", "evaluation": "—",
+                     "target": "", "real": pct(v.ok_box, v.n)})  # fmt: skip
+        rows.append({"metric": "a SUCCESS that did not happen", "tuning": "—", "evaluation": "—", "target": "0",
+                     "real": str(len(v.false_success))})  # fmt: skip
+    return rows
+
+
+def segmentation_rows() -> list[Row]:
+    """The shadow's segmentation on the labelled demonstrations, both halves (rpa_mcp/bench/segmentation.py)."""
+    return segmentation.accuracy_rows()
+
+
+SECTIONS: tuple[tuple[str, Callable[[], list[Row]]], ...] = (
+    ("dialogs", dialog_rows),
+    ("validator verdicts", validator_rows),
+    ("real software (Chromium's own prompts, Xvfb, fr/en)", real_rows),
+    ("segmentation (labelled demonstrations, halves fixed by name)", segmentation_rows),
+)
+
+
+def format_section(title: str, rows: list[Row]) -> str:
+    real = any("real" in r for r in rows)
+    columns = ["metric", "tuning", "evaluation", *(["real"] if real else []), "target"]
+    widths = {c: max(len(c), *(len(r.get(c, "")) for r in rows)) for c in columns}
+    line = "  ".join(c.ljust(widths[c]) for c in columns)
+    out = [title, "  " + line, "  " + "  ".join("-" * widths[c] for c in columns)]
+    out += ["  " + "  ".join(r.get(c, "").ljust(widths[c]) for c in columns) for r in rows]
+    return "\n".join(out)
+
+
+def _misses() -> list[str]:
+    """The tuning set's misses only: what rules may be worked on (the evaluation and real sets are
+    reported as figures, never as lists to fix: docs/decisions/vision-evaluation.md)."""
+    lines = []
+    for split in ("tuning",):
+        d, v = dialog_scores(split), verdict_scores(split)
+        for label, items in (("dialog", d.misses + d.false_positives + d.unsafe_auto if d else []),
+                             ("verdict", v.misses + v.unscored if v else [])):  # fmt: skip
+            lines += [f"  {split} {label}: {m}" for m in items]
+    return lines
+
+
+def run(argv: list[str]) -> str:
+    parser = argparse.ArgumentParser(prog="rpa-mcp bench accuracy")
+    parser.add_argument("--salt", default="1", help="seeds of the sets (a new salt = a fresh evaluation set)")
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply the number of frames per family")
+    parser.add_argument("--cache", type=Path, default=None, help="where rendered sets are kept")
+    parser.add_argument(
+        "--misses", action="store_true", help="list every miss (tuning: to work on; never tune on the rest)"
+    )
+    args = parser.parse_args(argv)
+    global _options
+    _options = Options(cache=args.cache or Settings().data_dir / "bench" / "screens", salt=args.salt, scale=args.scale,
+                       misses=args.misses)  # fmt: skip
+    for fn in (screen_set, dialog_scores, verdict_scores):
+        fn.cache_clear()
+    blocks = [format_section(title, section()) for title, section in SECTIONS]
+    if args.misses:
+        blocks.append("misses\n" + "\n".join(_misses()))
+    blocks.append(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cpus (timings move with it)")
+    return "\n\n".join(blocks)

@@ -1,0 +1,56 @@
+"""Button-like rectangles and the group a dialog's buttons form (a footer row or a stack)."""
+
+from __future__ import annotations
+
+from rpa_mcp.dialogs.locate.geometry import area, inside, iou
+from rpa_mcp.vision.images import BBox
+
+BUTTON_H = (16, 72)
+BUTTON_W = (34, 360)
+
+
+def button_like(rects: list[BBox]) -> list[BBox]:
+    return [
+        r
+        for r in rects
+        if BUTTON_H[0] <= r[3] <= BUTTON_H[1] and BUTTON_W[0] <= r[2] <= BUTTON_W[1] and r[2] >= 1.2 * r[3]
+    ]
+
+
+def dedupe(buttons: list[BBox]) -> list[BBox]:
+    out: list[BBox] = []
+    for b in sorted(buttons, key=area, reverse=True):  # keep the outer box of nested duplicates
+        if not any(iou(b, o) > 0.5 or inside(b, o, tol=3) for o in out):
+            out.append(b)
+    return sorted(out, key=lambda b: (b[1], b[0]))
+
+
+def button_group(candidate: BBox, buttons: list[BBox]) -> list[BBox]:
+    """The candidate's buttons: the lowest row in its lower part, or the stack it ends (Chromium's
+    permission bubble: full-width buttons one above the other). Rows left to right, stacks top down."""
+    _x, y, w, h = candidate
+    inside_ = dedupe(
+        [
+            b
+            for b in buttons
+            if inside(b, candidate) and b[1] + b[3] / 2 >= y + 0.3 * h and b[2] < 0.95 * w and b[3] < 0.6 * h
+        ]
+    )
+    if not inside_:
+        return []
+    lowest = max(b[1] + b[3] / 2 for b in inside_)
+    row = sorted((b for b in inside_ if abs(b[1] + b[3] / 2 - lowest) <= 8), key=lambda b: b[0])
+    if len(row) == 1:
+        stack = [row[0]]
+        for b in sorted(inside_, key=lambda b: -b[1]):
+            top = stack[-1]
+            if (
+                b is not top
+                and abs(b[0] - top[0]) <= 4
+                and abs(b[2] - top[2]) <= 4
+                and 0 < top[1] - (b[1] + b[3]) <= 1.5 * top[3]
+            ):
+                stack.append(b)
+        if len(stack) > 1:
+            return sorted(stack, key=lambda b: b[1])
+    return [b for b in row if b[1] + b[3] / 2 >= y + 0.45 * h]

@@ -1,0 +1,261 @@
+"""Score the rectangles of a frame as dialogs: buttons in a footer, a drop shadow, what changed.
+
+Evidence a candidate may carry:
+- `buttons`: a button group in its footer (the strongest sign of a dialog);
+- `new`: with the previous frame, a compact changed rectangle on an otherwise unchanged screen;
+- `panel`: a small floating box without buttons (a toast, a notification, a bubble) — shadowed,
+  or anchored at the right edge near the top or bottom; the classifier keeps it only when its
+  text names a catalog entry, because page cards look the same;
+- `shadow` and `backdrop` (bonus: a box with buttons much brighter than the page around it, a
+  modal over a dimmed page) and `band` (penalty: its side borders run on, a band of a larger panel).
+
+With the previous frame, the regions that changed (nearby changes joined) are candidates too: a
+bubble drawn white on a white page has no outline to find. A box inside a larger new box with
+its own buttons is that box's content, demoted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from rpa_mcp.dialogs.locate.buttons import button_group, button_like
+from rpa_mcp.dialogs.locate.edges import (
+    casts_shadow,
+    closed_regions,
+    complete_occluded,
+    edge_map,
+    grow_up,
+    merge_bands,
+    over_backdrop,
+    runs_on,
+)
+from rpa_mcp.dialogs.locate.geometry import area, flush, inside
+from rpa_mcp.vision.images import BBox
+
+MIN_DIALOG_W, MIN_DIALOG_H = 120, 50
+MIN_SCORE = 2.0  # below: nothing dialog-like on the frame (dialogs score >= 2.4, page cards <= 1.5)
+FOOTER_MIN_GAP = 4  # px between the lowest buttons and the bottom edge (status bars sit flush)
+SHADOW_BONUS = 1.0
+NEW_RING_MAX = 0.2  # changed share allowed around a "new rectangle"
+PAGE_CHANGE_MAX = 0.08  # changed share of the frame outside a "new rectangle": more is a page change
+BAND_PENALTY = 1.5
+PANEL_MAX_SHARE = 0.06
+PANEL_SCORE = 2.2
+EDGE_NEAR = 48  # px from the right edge for a toast
+CORNER_NEAR = 220  # px from the top or the bottom for a toast
+BLOB_JOIN = 41  # px: changes this close belong to one changed region
+CONTENT_PENALTY = 2.0
+TRIM_SHARE = 0.08  # a changed region's side column with less change than this share of its height is cut
+
+
+@dataclass(frozen=True)
+class ModalRegion:
+    bbox: BBox  # visible part of the dialog, frame coordinates
+    buttons: tuple[BBox, ...]  # its buttons, frame coordinates: a row left to right, a stack top down
+    score: float
+    evidence: tuple[str, ...] = ()  # buttons | new | panel | shadow | band
+
+    @property
+    def buttonless(self) -> bool:
+        return "buttons" not in self.evidence
+
+
+def find_modal(image: np.ndarray, previous: np.ndarray | None = None) -> ModalRegion | None:
+    """The most dialog-like rectangle of the frame, or None."""
+    return max(score_candidates(image, previous), key=lambda m: (m.score, area(m.bbox)), default=None)
+
+
+def score_candidates(image: np.ndarray, previous: np.ndarray | None = None) -> list[ModalRegion]:
+    """Every rectangle with modal evidence and a score >= MIN_SCORE, best first."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    height, width = gray.shape
+    edges = edge_map(gray)
+    regions = closed_regions(edges, 30, 14)
+    buttons = button_like(regions)
+    bands = [r for r in regions if r[2] >= 60 and r[3] >= 20]
+    candidates = {r for r in merge_bands(bands) if r[2] >= MIN_DIALOG_W and r[3] >= MIN_DIALOG_H}
+    for fragment in list(candidates):
+        group = button_group(fragment, buttons)
+        if not group:
+            # a dialog whose corner is under another window: grow the fragment into the whole dialog
+            grown = complete_occluded(fragment, edges)
+            if grown != fragment and button_group(grown, buttons):
+                candidates.add(grown)
+        elif runs_on(edges, fragment):
+            # the footer band of a taller dialog (a file dialog's bottom, a title hidden by a window)
+            taller = grow_up(fragment, edges)
+            if taller != fragment:
+                candidates.add(taller)
+    changed, changed_share = _changed_mask(gray, previous)
+    blobs: set[BBox] = set()
+    if changed is not None:
+        # the region that changed, as a whole: a bubble drawn white on a white page has no outline
+        # the edge map closes, but its title, buttons and shadow changed together
+        blobs = set(_changed_blobs(changed))
+        candidates.update(blobs)
+
+    frame_area = width * height
+    scored: list[ModalRegion] = []
+    for cand in candidates:
+        region = _score(cand, gray, edges, buttons, changed, changed_share, frame_area, tall=cand in blobs)
+        if region is not None:
+            scored.append(region)
+    return [m for m in _demote_content(_demote_windows(scored)) if m.score >= MIN_SCORE]
+
+
+def _score(
+    cand: BBox,
+    gray: np.ndarray,
+    edges: np.ndarray,
+    buttons: list[BBox],
+    changed: np.ndarray | None,
+    changed_share: float,
+    frame_area: int,
+    *,
+    tall: bool = False,
+) -> ModalRegion | None:
+    """`tall`: a region that changed on its own (a prompt with a camera preview) may be taller than
+    wide and large on a small screen; an outline that tall is a side panel of the page."""
+    height, width = gray.shape
+    x, y, w, h = cand
+    share = area(cand) / frame_area
+    if share > 0.45 or w > 0.8 * width or h > 0.85 * height or w < (0.5 if tall else 0.6) * h:
+        return None  # a window, the page or a side panel, not a dialog
+    row = button_group(cand, buttons)
+    if row and not tall and y + h - max(b[1] + b[3] for b in row) < FOOTER_MIN_GAP:
+        # cells flush with the bottom edge: a status bar or tabs, not a dialog's buttons (a region
+        # that changed ends where the change does: at its last button when the page shows through)
+        row = []
+    if row and h < 2.2 * max(b[3] for b in row):
+        return None  # a button strip, not a whole dialog
+    score, evidence = 0.0, []
+    if row:
+        button_h = max(b[3] for b in row)
+        gap_below = y + h - max(b[1] + b[3] for b in row)
+        # a dialog's buttons sit in its footer; a window's "buttons" far above its bottom edge
+        # belong to something drawn on top of it
+        if gap_below <= 2.2 * button_h:
+            score += 2.0 + 0.2 * min(len(row), 3)
+            evidence.append("buttons")
+        else:
+            score += 0.5 + 0.2 * min(len(row), 3)
+    if changed is not None and share < (0.3 if tall else 0.15):
+        fresh = _new_rectangle(changed, cand)
+        outside = changed_share - fresh * share
+        if fresh > 0.0 and outside <= PAGE_CHANGE_MAX:
+            score += 2.5 * fresh
+            evidence.append("new")
+    shadow = casts_shadow(gray, cand)
+    if shadow:
+        score += SHADOW_BONUS
+        evidence.append("shadow")
+    if row and over_backdrop(gray, cand):
+        # a modal over a dimmed page: borders of the page behind that line up with it are no band
+        score += SHADOW_BONUS
+        evidence.append("backdrop")
+    band = "backdrop" not in evidence and runs_on(edges, cand)
+    if band:
+        score -= BAND_PENALTY
+        evidence.append("band")
+    if not row and "new" not in evidence and not band and share <= PANEL_MAX_SHARE and h <= 0.3 * height:
+        corner = x + w >= width - EDGE_NEAR and (y <= CORNER_NEAR or y + h >= height - CORNER_NEAR)
+        if shadow or corner:
+            score = max(score, PANEL_SCORE + (0.3 if corner else 0.0))
+            evidence.append("panel")
+    score += 0.5 * min(1.0, share / 0.02)  # very small boxes are rarely dialogs
+    if not {"buttons", "new", "panel"} & set(evidence):
+        return None
+    return ModalRegion(cand, tuple(row), score, tuple(evidence))
+
+
+def _demote_windows(scored: list[ModalRegion]) -> list[ModalRegion]:
+    """A dialog sits on top of a window: when two candidates hold the same buttons, the inner one is
+    the dialog and the outer one the window behind it."""
+    scored.sort(key=lambda m: area(m.bbox))
+    kept: list[ModalRegion] = []
+    for region in scored:
+        inner = [
+            k
+            for k in kept
+            if k.buttons
+            and inside(k.bbox, region.bbox)
+            and any(b in region.buttons for b in k.buttons)
+            and not flush(k.bbox, region.bbox)  # a band of the dialog itself, not a dialog on a window
+            and area(k.bbox) < 0.5 * area(region.bbox)
+        ]
+        if inner:
+            region = ModalRegion(region.bbox, region.buttons, region.score - 1.5, region.evidence)
+        kept.append(region)
+    return sorted(kept, key=lambda m: (m.score, area(m.bbox)), reverse=True)
+
+
+def _demote_content(scored: list[ModalRegion]) -> list[ModalRegion]:
+    """A box inside a larger box that appeared with its own buttons is part of its content (a
+    prompt's camera preview with its device list), not a dialog of its own."""
+    new = [m for m in scored if "new" in m.evidence and m.buttons]
+    out: list[ModalRegion] = []
+    for region in scored:
+        holders = [
+            m
+            for m in new
+            if m is not region
+            and inside(region.bbox, m.bbox)
+            and not flush(region.bbox, m.bbox)
+            and area(region.bbox) < 0.6 * area(m.bbox)
+            and not set(region.buttons) & set(m.buttons)
+        ]
+        if holders:
+            region = ModalRegion(region.bbox, region.buttons, region.score - CONTENT_PENALTY, region.evidence)
+        out.append(region)
+    return sorted(out, key=lambda m: (m.score, area(m.bbox)), reverse=True)
+
+
+def _new_rectangle(changed: np.ndarray, box: BBox, ring: int = 20) -> float:
+    """Changed share inside `box` when the change is a compact new rectangle (little change in a
+    ring around it), else 0: a tab switch repaints a whole page, a pop-up only its own box."""
+    x, y, w, h = box
+    inside_ = changed[y : y + h, x : x + w]
+    outer = changed[max(0, y - ring) : y + h + ring, max(0, x - ring) : x + w + ring]
+    around = (float(outer.sum()) - float(inside_.sum())) / 255.0
+    ring_px = outer.size - inside_.size
+    if ring_px <= 0 or around / ring_px > NEW_RING_MAX:
+        return 0.0
+    return float(inside_.mean()) / 255.0
+
+
+def _changed_blobs(changed: np.ndarray, limit: int = 3) -> list[BBox]:
+    """The largest dialog-sized regions of the change map once nearby changes are joined (the
+    lines and buttons of one box are a few tens of pixels apart)."""
+    joined = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((BLOB_JOIN, BLOB_JOIN), np.uint8))
+    count, _, stats, _ = cv2.connectedComponentsWithStats((joined > 0).astype(np.uint8), connectivity=8)
+    blobs: list[BBox] = [_trim(changed, (int(x), int(y), int(w), int(h))) for x, y, w, h, _ in stats[1:count]]
+    sized = [b for b in blobs if b[2] >= MIN_DIALOG_W and b[3] >= MIN_DIALOG_H]
+    return sorted(sized, key=area, reverse=True)[:limit]
+
+
+def _trim(changed: np.ndarray, box: BBox) -> BBox:
+    """Side columns where little changed are cut: a line of text that moved beside the box (the
+    address bar's text shifted by the prompt's chip) joined it but is no part of it."""
+    x, y, w, h = box
+    columns = (changed[y : y + h, x : x + w] > 0).sum(axis=0)
+    kept = np.flatnonzero(columns >= TRIM_SHARE * h)
+    if kept.size == 0:
+        return box
+    return (x + int(kept[0]), y, int(kept[-1] - kept[0]) + 1, h)
+
+
+def _changed_mask(gray: np.ndarray, previous: np.ndarray | None) -> tuple[np.ndarray | None, float]:
+    if previous is None:
+        return None, 0.0
+    prev = cv2.cvtColor(previous, cv2.COLOR_BGR2GRAY) if previous.ndim == 3 else previous
+    if prev.shape != gray.shape:
+        return None, 0.0
+    diff = cv2.absdiff(gray, prev)
+    mask = (diff > 24).astype(np.uint8) * 255
+    share = float(mask.mean()) / 255.0
+    if share < 0.0005 or share > 0.6:  # nothing, or everything (dimmed backdrop): no signal
+        return None, share
+    return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((15, 15), np.uint8)), share

@@ -1,0 +1,165 @@
+"""Rectangles of an edge map: closed regions, stacked bands, borders that run on, drop shadows."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from rpa_mcp.dialogs.locate.geometry import area
+from rpa_mcp.vision.images import BBox
+
+SHADOW_MIN = 4.0  # grey levels a drop shadow darkens the strip just outside the box
+BAND_ONE_SIDE, BAND_BOTH_SIDES = 0.9, 0.6  # border continuation that makes a box a band of a panel
+RECT_FILL, PILL_FILL = 0.85, 0.78  # share of its bounding box a region's outline must enclose
+PILL_MAX_H = 72  # a button's height at most (buttons.BUTTON_H)
+BACKDROP_STEP = 40  # grey levels a modal's face stands above the dimmed page around it
+
+
+def edge_map(gray: np.ndarray) -> np.ndarray:
+    edges = cv2.Canny(gray, 10, 30)
+    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    edges[0, :] = edges[-1, :] = 255  # close regions cut by the screen border (off-screen dialogs)
+    edges[:, 0] = edges[:, -1] = 255
+    return edges
+
+
+def closed_regions(edges: np.ndarray, min_w: int, min_h: int) -> list[BBox]:
+    """Bounding boxes of nearly rectangular regions enclosed by edges."""
+    height, width = edges.shape
+    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    out: set[BBox] = set()
+    for contour in contours:
+        x, y, w, h = cv2.boundingRect(contour)
+        if w < min_w or h < min_h or (w > 0.97 * width and h > 0.9 * height):
+            continue
+        pill = h <= PILL_MAX_H and w >= 1.2 * h  # a rounded button's ends take more of its box
+        if cv2.contourArea(contour) < (PILL_FILL if pill else RECT_FILL) * w * h:
+            continue
+        x0, y0 = max(0, x - 1), max(0, y - 1)
+        out.add((x0, y0, min(width, x + w + 1) - x0, min(height, y + h + 1) - y0))
+    return list(out)
+
+
+def merge_bands(rects: list[BBox], tol: int = 5) -> list[BBox]:
+    """Union of rectangles stacked vertically with the same left and right edges (header+body+footer)."""
+    rects = sorted(set(rects), key=lambda r: (r[1], r[0]))
+    merged = True
+    while merged:
+        merged = False
+        for i, a in enumerate(rects):
+            for j, b in enumerate(rects):
+                if (
+                    i != j
+                    and abs(a[0] - b[0]) <= tol
+                    and abs(a[0] + a[2] - b[0] - b[2]) <= tol
+                    and abs(a[1] + a[3] - b[1]) <= tol
+                ):
+                    x0, x1 = min(a[0], b[0]), max(a[0] + a[2], b[0] + b[2])
+                    union = (x0, a[1], x1 - x0, b[1] + b[3] - a[1])
+                    rects = [r for k, r in enumerate(rects) if k not in (i, j)] + [union]
+                    merged = True
+                    break
+            if merged:
+                break
+    return rects
+
+
+def run(mask: np.ndarray, fixed: int, start: int, step: int, axis: int, gap: int = 3) -> int:
+    """Follow a line of `mask` from `start` while it continues (small gaps allowed); return the end."""
+    limit = mask.shape[1] if axis == 1 else mask.shape[0]
+    pos, last, missing = start, start, 0
+    while 0 <= pos < limit:
+        lo, hi = max(0, fixed - 2), fixed + 3
+        on = mask[lo:hi, pos].any() if axis == 1 else mask[pos, lo:hi].any()
+        if on:
+            last, missing = pos, 0
+        else:
+            missing += 1
+            if missing > gap:
+                break
+        pos += step
+    return last
+
+
+def complete_occluded(rect: BBox, edges: np.ndarray) -> BBox:
+    """Grow a rectangle whose left or right part is hidden: follow its right/left border down,
+    then the bottom border sideways (a window covering a dialog's corner leaves three sides)."""
+    x, y, w, h = rect
+    best = rect
+    for side in (x + w - 1, x):  # a border column that is visible
+        bottom = run(edges, side, y + h - 1, +1, axis=0)
+        if bottom - (y + h - 1) < 8:
+            continue
+        step = -1 if side != x else +1
+        end = run(edges, bottom, side, step, axis=1)
+        x0, x1 = (end, side + 1) if step < 0 else (side, end + 1)
+        grown = (x0, y, x1 - x0, bottom + 1 - y)
+        if grown[2] > w * 1.3 and area(grown) > area(best):
+            best = grown
+    return best
+
+
+def grow_up(rect: BBox, edges: np.ndarray, *, min_gain: float = 1.3) -> BBox:
+    """A footer band whose side borders run on upward is the bottom of a taller panel: follow the
+    borders up to where they stop (one side suffices: the other may be under another window)."""
+    x, y, w, h = rect
+    tops = [run(edges, col, y, -1, axis=0) for col in (x, x + w - 1)]
+    top = min(tops)
+    if y + h - top < min_gain * h:
+        return rect
+    # a top border must close the panel on at least 40 % of its width
+    row = edges[max(0, top - 2) : top + 3, x : x + w].any(axis=0)
+    if row.size == 0 or float(row.mean()) < 0.4:
+        return rect
+    return (x, top, w, y + h - top)
+
+
+def runs_on(edges: np.ndarray, box: BBox, reach: int = 40) -> bool:
+    """The box's left/right borders continue past its bottom or its top: a band of a larger panel."""
+    x, y, w, h = box
+    height, width = edges.shape
+
+    def column(col: int, y0: int, y1: int) -> float:
+        y0, y1 = max(0, y0), min(height, y1)
+        if col <= 2 or col >= width - 3 or y1 - y0 < 5:
+            return 0.0  # at the screen border (or no room): no evidence either way
+        return float(edges[y0:y1, max(0, col - 1) : col + 2].any(axis=1).mean())
+
+    for y0, y1 in ((y + h + 4, y + h + reach), (y - reach, y - 4)):
+        left, right = column(x, y0, y1), column(x + w - 1, y0, y1)
+        if max(left, right) >= BAND_ONE_SIDE or min(left, right) >= BAND_BOTH_SIDES:
+            return True
+    return False
+
+
+def over_backdrop(gray: np.ndarray, box: BBox, ring: int = 24) -> bool:
+    """The box is much brighter than what surrounds it on the left, right and below: a modal over a
+    dimmed page (above it may be a browser's toolbar the dimming leaves alone)."""
+    x, y, w, h = box
+    height, width = gray.shape
+    if x < ring or x + w + ring > width or y + h + ring > height or w < 3 * ring or h < 3 * ring:
+        return False
+    face = float(np.median(gray[y + 8 : y + h - 8, x + 8 : x + w - 8]))
+    sides = (
+        gray[y + 8 : y + h - 8, x - ring : x - 4],
+        gray[y + 8 : y + h - 8, x + w + 4 : x + w + ring],
+        gray[y + h + 4 : y + h + ring, x + 8 : x + w - 8],
+    )
+    return all(face - float(np.median(side)) >= BACKDROP_STEP for side in sides)
+
+
+def casts_shadow(gray: np.ndarray, box: BBox) -> bool:
+    """The pixels just below and right of the box are darker than a little further out (a drop
+    shadow: something floats on top). Sides at the screen border are not judged."""
+    x, y, w, h = box
+    height, width = gray.shape
+    drops = []
+    if y + h + 16 <= height and w > 40:
+        near = gray[y + h + 1 : y + h + 5, x + 12 : x + w - 12].mean(axis=0, dtype=np.float32)
+        far = gray[y + h + 12 : y + h + 16, x + 12 : x + w - 12].mean(axis=0, dtype=np.float32)
+        drops.append(float(np.median(far - near)))
+    if x + w + 16 <= width and h > 40:
+        near = gray[y + 12 : y + h - 12, x + w + 1 : x + w + 5].mean(axis=1, dtype=np.float32)
+        far = gray[y + 12 : y + h - 12, x + w + 12 : x + w + 16].mean(axis=1, dtype=np.float32)
+        drops.append(float(np.median(far - near)))
+    return bool(drops) and min(drops) >= SHADOW_MIN
