@@ -1,6 +1,6 @@
 """The validator in a replay uses what the step recorded when the agent gives no box and no position.
 
-The seed's step 10: a click meant for the "Imagerie" tab of the hospital record landed in
+The field incident: a click meant for the "Imagerie" tab of the hospital record landed in
 another application; the agent said it succeeded and reported only the window in front. The
 verdict must be FAILURE / WRONG_APPLICATION from that title alone, never UNVERIFIED.
 """
