@@ -23,6 +23,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +107,7 @@ class X11Agent:
         # per action, epoch seconds of: polled, started, shot, resolved, injected, settled, encoded, reported
         self.timings: deque[dict[str, Any]] = deque(maxlen=TIMINGS_KEPT)
         self._marks: dict[str, float] = {}
+        self._last_shot: tuple[np.ndarray, bytes] | None = None  # the last frame sent after an action
 
     def close(self) -> None:
         self.watch.stop()
@@ -235,7 +237,7 @@ class X11Agent:
         foreign_before = self.watch.foreign_count
         front_before = self.windows.foreground()
         frame_before = self.screen.grab()
-        png_before = self.screen.encode(frame_before)
+        png_before = self._encode(frame_before)
         self._mark("shot")
         position: tuple[int, int] | None = None
         error: str | None = None
@@ -275,10 +277,11 @@ class X11Agent:
         except InvalidInput as exc:
             return self._not_executed(action, f"INVALID_ACTION: {exc.message}", False, before=png_before)
         self._mark("injected")
-        frame_after = self._settle(frame_before, action) if executed else frame_before
+        frame_after, encoding = self._settle(frame_before, action, encode=True) if executed else (frame_before, None)
         self._mark("settled")
         front_after = self.windows.foreground()
-        png_after = self.screen.encode(frame_after)
+        png_after = encoding.result() if encoding is not None else self._encode(frame_after)
+        self._last_shot = (frame_after, png_after)
         self._mark("encoded")
         human = self.watch.foreign_count > foreign_before
         if human:
@@ -339,7 +342,7 @@ class X11Agent:
                 raise InvalidInput("type_text needs params.text", field="params.text")
             if position is not None:
                 self.hands.click(*position)
-                self._settle(None, action, quiet_s=0.2)
+                self._settle(None, action, quiet_s=0.2)  # the field focused before typing
             self.hands.type_text(text)
             submit = params.get("submit_key") or ("enter" if kind == "paste_and_execute" else None)
             if isinstance(submit, str) and submit:
@@ -365,21 +368,43 @@ class X11Agent:
         else:
             raise InvalidInput(f"unsupported action type {action.action_type!r}", field="action_type")
 
-    def _settle(self, before: np.ndarray | None, action: NextAction, quiet_s: float = 0.3) -> np.ndarray:
-        """Wait until the screen stops changing (two equal frames `quiet_s` apart), at most SETTLE_MAX_S."""
+    def _encode(self, frame: np.ndarray) -> bytes:
+        """The frame's encoding; the last one sent when the screen has not changed by one pixel since."""
+        last = self._last_shot
+        if last is not None and np.array_equal(last[0], frame):
+            return last[1]
+        return self.screen.encode(frame)
+
+    def _settle(
+        self, before: np.ndarray | None, action: NextAction, quiet_s: float = 0.3, *, encode: bool = False
+    ) -> tuple[np.ndarray, Future[bytes] | None]:
+        """Wait until the screen stops changing (two equal frames `quiet_s` apart), at most SETTLE_MAX_S.
+
+        With `encode`, the frame is encoded in the background as soon as it is seen still, while the
+        rest of the quiet time is waited; the returned future holds the returned frame's encoding
+        (None when the frame changed after its last encoding started: the caller encodes it).
+        """
         deadline = time.monotonic() + (self.settle_ms / 1000.0 if self.settle_ms is not None else SETTLE_MAX_S)
         time.sleep(SETTLE_MIN_S)
         last = self.screen.grab()
+        last.setflags(write=False)  # read by the background encoding
         stable_since = time.monotonic()
+        encoding: tuple[np.ndarray, Future[bytes]] | None = None
         while time.monotonic() < deadline:
             time.sleep(SETTLE_STEP_S)
             frame = self.screen.grab()
             if np.array_equal(frame, last):
+                if encode and encoding is None:
+                    encoding = (last, self.screen.encode_soon(last))
                 if time.monotonic() - stable_since >= quiet_s:
-                    return frame
+                    break
             else:
+                if encoding is not None:
+                    encoding[1].cancel()
+                    encoding = None
                 last, stable_since = frame, time.monotonic()
-        return last
+                last.setflags(write=False)
+        return last, (encoding[1] if encoding is not None and encoding[0] is last else None)
 
     # --- results --------------------------------------------------------------------------------------
     def _not_executed(

@@ -150,7 +150,9 @@ def click_to_click(rig: Any, tools: Any, agent: Any, steps: int) -> list[str]:
     marks = {t["action_id"]: t for t in list(agent.agent.timings) if t["action_id"] in ids}
     ordered = [marks[i] for i in ids if i in marks]
     events = _events(rig.log.lines[first_line:])
+    kinds = {a["action_id"]: a["action_type"] for a in status["actions"]}
     gaps, raw, waits, validate, resolve = [], [], [], [], []
+    by_kind: dict[str, list[float]] = {}
     parts: dict[str, list[float]] = {name: [] for name, _, _ in PARTS}
     for a, b in itertools.pairwise(ordered):
         pair = {"a": a, "b": b}
@@ -158,6 +160,7 @@ def click_to_click(rig: Any, tools: Any, agent: Any, steps: int) -> list[str]:
         raw.append(b["injected"] - a["injected"])
         waits.append(settle)
         gaps.append(raw[-1] - settle)
+        by_kind.setdefault(str(kinds.get(b["action_id"])), []).append(gaps[-1])
         for name, (first, start), (second, end) in PARTS:
             parts[name].append(pair[second][end] - pair[first][start])
         validate += _span(events, a["encoded"], a["reported"], "report", "transition", a["action_id"])
@@ -168,6 +171,8 @@ def click_to_click(rig: Any, tools: Any, agent: Any, steps: int) -> list[str]:
         f"  median {statistics.median(gaps):.3f} s  p95 {_quantile(gaps, 0.95):.3f} s  (target: median < 0.5 s)",
         f"  raw gap median {statistics.median(raw):.3f} s, of which the agent's settle wait "
         f"median {statistics.median(waits):.3f} s",
+        "  by the next action: "
+        + ", ".join(f"{kind} median {statistics.median(v):.3f} s (n={len(v)})" for kind, v in sorted(by_kind.items())),
         "  share of the click-to-click time:",
     ]
     for name, _, _ in PARTS:

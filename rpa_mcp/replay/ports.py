@@ -145,6 +145,10 @@ class TextReader(Protocol):
 
     def read(self, image: np.ndarray) -> list[OcrLine]: ...
 
+    def read_line(self, image: np.ndarray) -> OcrLine | None:
+        """Recognition only, for a tight crop that holds one line (a label read again where it was)."""
+        ...
+
 
 class VlmLocator(Protocol):
     """A grounding model: where is `target` on `image`?

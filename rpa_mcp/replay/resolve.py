@@ -8,6 +8,8 @@ cascade, but when nothing passes the answer is `resolved=false` with the first r
 `method=rejected_low_score_*|rejected_drift_*` and its reason.
 
 OCR never reads a full frame when a recorded position exists: it reads a window around it.
+A remembered position is used only where its label is read again; where that label's line was
+last read is kept (`LabelBoxes`), so the check recognises one line instead of a target's box.
 Template matching looks in a local window around the recorded position, then a wider one.
 """
 
@@ -27,12 +29,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rpa_mcp.errors import InternalError, RpaError
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.label_boxes import LabelBoxes
 from rpa_mcp.replay.memory import TargetMemory
 from rpa_mcp.replay.ports import TextReader, VlmLocator
-from rpa_mcp.vision.images import clamp_bbox, decode_base64, decode_image
+from rpa_mcp.vision.images import BBox, clamp_bbox, decode_base64, decode_image
 from rpa_mcp.vision.ocr import normalize_text
 
 DEFAULT_ORDER = ("memory", "uia", "ocr", "template", "vlm")  # the legacy cascade
+LINE_PAD = (8, 4)  # around a remembered label line: the crop recognised by the quick label check
 
 
 class _Strict(BaseModel):
@@ -118,6 +122,7 @@ class _Candidate:
     y: int
     score: float
     method: str
+    line_box: BBox | None = None  # where the label's line was read (absolute pixels), for OCR hits
 
 
 class TargetResolver:
@@ -128,8 +133,10 @@ class TargetResolver:
         memory: TargetMemory | None,
         thresholds: Thresholds,
         vlm: VlmLocator,
+        label_boxes: LabelBoxes | None = None,
     ) -> None:
         self.ocr = ocr
+        self.label_boxes = label_boxes if label_boxes is not None else LabelBoxes()
         self.vlm = vlm
         self.thresholds = thresholds
         self.memory = memory
@@ -229,6 +236,8 @@ class TargetResolver:
                 }
             )
             if ok:
+                if cand.line_box is not None:
+                    self.label_boxes.remember(title, spec, (cand.x, cand.y), cand.line_box)
                 res = Resolution(
                     True, cand.x, cand.y, cand.method, round(cand.score, 4), from_memory=method == "memory", tried=tried
                 )
@@ -263,7 +272,7 @@ class TargetResolver:
             if self.memory is None:
                 return None
             hit = self.memory.lookup(title, spec)
-            if hit is None or not self._label_at(image, spec, hit.x, hit.y):
+            if hit is None or not self._label_at(image, spec, hit.x, hit.y, title):
                 return None
             return _Candidate(hit.x, hit.y, hit.reliability, "memory")
         if method == "ocr":
@@ -289,22 +298,42 @@ class TargetResolver:
             )
         return None
 
-    def _label_at(self, image: np.ndarray, spec: Mapping[str, Any], x: int, y: int) -> bool:
+    def _label_at(self, image: np.ndarray, spec: Mapping[str, Any], x: int, y: int, title: str | None) -> bool:
         """Does the remembered spot still show the target's label? (OCR of one target-sized box)
 
         The same window title does not mean the same layout: a window moved or resized, a page
         scrolled or a table whose columns follow its content put the target elsewhere, and a
         remembered position would then be clicked blind. A target without a label is not checked.
+        Where the label's line was read before, that line alone is recognised first (inside the
+        same target-sized box); when it does not show the label, the whole box is read as before.
         """
         label = spec.get("label") or spec.get("by_text") or spec.get("text")
         if not label:
             return True
+        wanted = normalize_text(str(label))
+        if not wanted:
+            return False
         bbox = spec.get("bbox")
         w, h = (int(bbox[2]), int(bbox[3])) if isinstance(bbox, list | tuple) and len(bbox) == 4 else (300, 40)
-        x0, y0, bw, bh = clamp_bbox((x - w // 2 - 8, y - h // 2 - 4, w + 16, h + 8), image.shape)
-        lines = self.ocr.read(image[y0 : y0 + bh, x0 : x0 + bw]) if bw > 4 and bh > 4 else []
-        wanted = normalize_text(str(label))
-        return any(wanted and wanted in normalize_text(line.text) for line in lines)
+        box = clamp_bbox((x - w // 2 - 8, y - h // 2 - 4, w + 16, h + 8), image.shape)
+        line = self.label_boxes.box_at(title, spec, (x, y))
+        if line is not None and self._line_shows(image, _inside(_padded(line), box), wanted):
+            return True
+        x0, y0, bw, bh = box
+        for read in self.ocr.read(image[y0 : y0 + bh, x0 : x0 + bw]) if bw > 4 and bh > 4 else []:
+            if wanted in normalize_text(read.text):
+                lx, ly, lw, lh = read.bbox
+                self.label_boxes.remember(title, spec, (x, y), (x0 + lx, y0 + ly, lw, lh))
+                return True
+        return False
+
+    def _line_shows(self, image: np.ndarray, box: BBox | None, wanted: str) -> bool:
+        """Recognition only, on one line's crop: does it read the label?"""
+        if box is None or box[2] <= 4 or box[3] <= 4:
+            return False
+        x0, y0, bw, bh = box
+        read = self.ocr.read_line(image[y0 : y0 + bh, x0 : x0 + bw])
+        return read is not None and wanted in normalize_text(read.text)
 
     # --- OCR ----------------------------------------------------------------------------------
     def _regions(self, image: np.ndarray, spec: Mapping[str, Any]) -> list[tuple[int, int, int, int]]:
@@ -342,7 +371,9 @@ class TargetResolver:
                 else:
                     continue
                 bx, by, bw, bh = line.bbox
-                cand = _Candidate(x0 + bx + bw // 2, y0 + by + bh // 2, score, "hybrid_text_direct")
+                cand = _Candidate(
+                    x0 + bx + bw // 2, y0 + by + bh // 2, score, "hybrid_text_direct", (x0 + bx, y0 + by, bw, bh)
+                )
                 if best is None or cand.score > best.score:
                     best = cand
             if best is not None:
@@ -382,3 +413,16 @@ class TargetResolver:
             if best.score >= minimum:
                 break
         return best
+
+
+def _padded(box: BBox) -> BBox:
+    x, y, w, h = box
+    px, py = LINE_PAD
+    return x - px, y - py, w + 2 * px, h + 2 * py
+
+
+def _inside(box: BBox, outer: BBox) -> BBox | None:
+    """The part of `box` inside `outer` (None when they do not overlap)."""
+    x0, y0 = max(box[0], outer[0]), max(box[1], outer[1])
+    x1, y1 = min(box[0] + box[2], outer[0] + outer[2]), min(box[1] + box[3], outer[1] + outer[3])
+    return (x0, y0, x1 - x0, y1 - y0) if x1 > x0 and y1 > y0 else None

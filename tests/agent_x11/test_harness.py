@@ -26,8 +26,11 @@ def test_chromium_shows_the_demo_app_and_xtest_input_reaches_it(desktop):
     assert front.wid == browser.wid and front.process == "chromium" and "Easily" in front.title
     screen = Screen(desktop.display)
     frame = decode_image(screen.png())
+    still = screen.grab()
+    in_background = screen.encode_soon(still).result(timeout=60)
     screen.close()
     assert frame.shape[:2] == (1080, 1920) and frame.std() > 5  # a real page, not a blank screen
+    assert in_background == screen.encode(still)  # encoded while the agent waits: the same bytes
 
     access = Accessibility(desktop.desk.env["DBUS_SESSION_BUS_ADDRESS"])
     assert access.available

@@ -166,3 +166,70 @@ def test_a_grounding_model_given_to_the_engine_is_asked_for_the_vlm_method(tmp_p
     service = make_service(make_services(tmp_path, vlm=Grounding()))
     res = service.resolver.resolve(SCREEN, {"label": "Valider", "resolve_order": ["vlm"]})
     assert res.resolved and (res.x, res.y, res.method) == (640, 360, "grounding_test")
+
+
+class LineOcr(RegionOcr):
+    """Also records the crops it recognises as one line, and reads `line` on them."""
+
+    def __init__(self, lines, line):
+        super().__init__(lines)
+        self.line, self.line_shapes = line, []
+
+    def read_line(self, image):
+        self.line_shapes.append(image.shape[:2])
+        height, width = image.shape[:2]
+        return OcrLine(self.line, (0, 0, width, height), 0.97) if self.line else None
+
+
+FIELD = {"label": "Texte de l'observation", "bbox": [600, 500, 660, 140], "window_title": "Easily"}
+
+
+def _trusted(service, spec, spot):
+    for _ in range(2):
+        service.memory.record_success(spec["window_title"], spec, list(spot))
+
+
+def test_a_label_read_once_at_a_remembered_spot_is_checked_again_on_its_own_line(service):
+    _trusted(service, FIELD, (930, 570))
+    ocr = LineOcr([OcrLine("Texte de l'observation", (20, 10, 200, 22), 0.98)], "Texte de l'observation")
+    engine = resolver(service, ocr)
+    first = engine.resolve(SCREEN, FIELD)
+    assert first.resolved and first.from_memory and len(ocr.shapes) == 1 and ocr.line_shapes == []
+    second = engine.resolve(SCREEN, FIELD)
+    assert second.resolved and second.from_memory and (second.x, second.y) == (930, 570)
+    assert len(ocr.shapes) == 1  # no detection over the field's box the second time
+    ((h, w),) = ocr.line_shapes
+    assert (h, w) == (22 + 8, 200 + 16)  # the line read before, padded
+
+
+def test_a_remembered_line_that_no_longer_shows_the_label_falls_back_to_the_whole_box(service):
+    _trusted(service, FIELD, (930, 570))
+    engine = resolver(service, LineOcr([OcrLine("Texte de l'observation", (20, 10, 200, 22), 0.98)], ""))
+    assert engine.resolve(SCREEN, FIELD).from_memory
+    # The field now shows typed text where its label was, and the whole box shows no label either.
+    moved = LineOcr([OcrLine("Note 3 : constantes stables.", (20, 10, 260, 22), 0.98)], "Note 3 : constantes")
+    engine.ocr = moved
+    res = engine.resolve(SCREEN, {**FIELD, "resolve_order": ["memory"]})
+    assert not res.from_memory and len(moved.line_shapes) == 1 and moved.shapes  # quick read, then the whole box
+    assert not (res.resolved and res.method == "memory")
+
+
+def test_the_line_an_ocr_hit_was_read_on_is_what_the_memory_checks_next(service):
+    spec = {"label": "Enregistrer", "rel_x": 0.5, "rel_y": 0.6, "bbox": [900, 620, 160, 44], "window_title": "Easily"}
+    ocr = LineOcr([OcrLine("Enregistrer", (300, 150, 90, 20), 0.97)], "Enregistrer")
+    engine = resolver(service, ocr)
+    hit = engine.resolve(SCREEN, {**spec, "resolve_order": ["ocr"]})
+    assert hit.resolved and hit.method == "hybrid_text_direct"
+    _trusted(service, spec, (hit.x, hit.y))
+    reads = len(ocr.shapes)
+    again = engine.resolve(SCREEN, spec)
+    assert again.from_memory and len(ocr.shapes) == reads and ocr.line_shapes == [(28, 106)]
+
+
+def test_a_remembered_line_is_read_only_inside_the_targets_box(service):
+    # A line box remembered far off (another layout) is cut to the target-sized box around the spot.
+    _trusted(service, FIELD, (930, 570))
+    engine = resolver(service, LineOcr([], "Texte de l'observation"))
+    engine.label_boxes.remember("Easily", FIELD, (930, 570), (1500, 900, 200, 22))
+    res = engine.resolve(SCREEN, {**FIELD, "resolve_order": ["memory"]})
+    assert not res.from_memory and engine.ocr.line_shapes == []
