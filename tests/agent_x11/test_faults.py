@@ -86,7 +86,8 @@ def test_an_undeclared_confirm_pauses_unexpected_dialog_and_nothing_answers_it(
     assert detail.get("dialog_id") or detail.get("dialog"), detail
     effects = desktop.effects.since(mark)
     assert not [e for e in effects if e.kind in ("dialog", "delete")], effects  # nobody answered the confirm
-    assert any("paused" in line for line in agent.lines)
+    # the agent tells the person on its next poll (it may not have polled since the server paused)
+    wait_until(lambda: any("paused" in line for line in agent.lines), timeout=30, what="the agent saying it paused")
 
 
 def test_the_leave_page_prompt_pauses_as_browser_leave_site(desktop, rpa_server, person, drive, tmp_path):
