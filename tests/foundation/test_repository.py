@@ -86,7 +86,7 @@ def test_the_scan_catches_what_it_is_for() -> None:
         assert MACHINE_PATH.search(line), line
     for line in ("C:\\" + "Users\\alice\\rpa", "/" + "root/.cache/x", "/" + "tmp/tmpa1b2c3/data"):
         assert MACHINE_PATH.search(line), line
-    for line in ("an ISO date 2025/03/12", "https://example.org/work/x", "python -m rpa_mcp.screens build"):
+    for line in ("an ISO date 2025/03/12", "https://example.org/" + "work/x", "python -m rpa_mcp.screens build"):
         assert not MACHINE_PATH.search(line), line
     for line in (
         "(SPEC" + " §4.1)",
