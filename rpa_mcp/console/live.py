@@ -40,7 +40,7 @@ class ChangeFeed:
         self._waiters: dict[int, tuple[tuple[str, ...], asyncio.Event]] = {}
         self._next = 0
         self._loop: asyncio.AbstractEventLoop | None = None
-        self.has_bus = notifier is not None
+        self.pushed = notifier is not None  # changes are told; without a notifier, streams re-read
         if notifier is not None:
             notifier.attach(self)
 
@@ -100,7 +100,7 @@ def sse_stream(
     if feed.streams >= MAX_STREAMS:
         return Response("too many live pages are open; reload later", status_code=429, headers={"retry-after": "30"})
     key, flag = feed.watch(*prefixes)
-    interval = poll_s if poll_s is not None else (KEEPALIVE_S if feed.has_bus else POLL_S)
+    interval = poll_s if poll_s is not None else (KEEPALIVE_S if feed.pushed else POLL_S)
 
     async def events() -> AsyncIterator[bytes]:
         try:
