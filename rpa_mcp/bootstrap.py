@@ -38,7 +38,7 @@ from rpa_mcp.store.confirmations import SqliteProposalRepository
 from rpa_mcp.store.coordination import Coordination, Leadership, SharedRateLimiter
 from rpa_mcp.store.db import Database, open_database
 from rpa_mcp.store.migrations import require_current
-from rpa_mcp.store.notify import LocalWakeBus, PgWakeBus, wake_bus
+from rpa_mcp.store.notify import LocalWakeBus, PgBus, PgChangeRelay, PgWakeBus, wake_bus
 from rpa_mcp.store.replay import ReplayRepository
 from rpa_mcp.store.traces import TraceStore
 from rpa_mcp.validation import Validator
@@ -73,7 +73,7 @@ class Services:
     replay: ReplayService
     coordination: Coordination
     leadership: Leadership
-    wakeups: LocalWakeBus | PgWakeBus
+    wakeups: LocalWakeBus | PgWakeBus  # its start() also starts the change relay's listener (PostgreSQL)
     provider_tokens: ProviderAccessTokens | None  # the identity provider's access tokens, if configured
 
 
@@ -101,10 +101,12 @@ def build_services(
     require_current(db)  # refuses an older schema, naming `rpa-mcp db upgrade`
     clock = clock or SystemClock()
     ocr = ocr or RapidOcrEngine()
-    notifier = notifier or Notifier()
-    coordination = Coordination(db, clock)
-    wakeups = wake_bus(db)
     shared_db = db.dialect == "postgres"
+    # Replicas tell each other at once over one listening connection: wake-ups and changes.
+    bus = PgBus(db) if shared_db else None
+    wakeups = wake_bus(db, bus)
+    notifier = notifier or Notifier(relay=PgChangeRelay(bus) if bus is not None else None)
+    coordination = Coordination(db, clock)
     # Replicas must agree on every key: from settings, else (PostgreSQL) created once in the database.
     keys = (
         [coordination.shared_key("signing")]
