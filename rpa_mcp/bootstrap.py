@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from rpa_mcp.auth.keys import load_signing_keys
 from rpa_mcp.auth.provider import ProviderAccessTokens, ProviderKeys
-from rpa_mcp.auth.throttle import SignInThrottle
+from rpa_mcp.auth.throttle import FailedSignIns, SignInThrottle
 from rpa_mcp.auth.tokens import AccessTokens, ConfirmationCodec
 from rpa_mcp.clock import Clock, SystemClock
 from rpa_mcp.competences import CompetenceStore
@@ -38,8 +38,9 @@ from rpa_mcp.store.confirmations import SqliteProposalRepository
 from rpa_mcp.store.coordination import Coordination, Leadership, SharedRateLimiter
 from rpa_mcp.store.db import Database, open_database
 from rpa_mcp.store.migrations import require_current
-from rpa_mcp.store.notify import LocalWakeBus, PgWakeBus, wake_bus
+from rpa_mcp.store.notify import LocalWakeBus, PgBus, PgChangeRelay, PgWakeBus, wake_bus
 from rpa_mcp.store.replay import ReplayRepository
+from rpa_mcp.store.sign_in_failures import SharedSignInThrottle
 from rpa_mcp.store.traces import TraceStore
 from rpa_mcp.validation import Validator
 from rpa_mcp.validation_adapters import build_validator
@@ -59,7 +60,7 @@ class Services:
     access_tokens: AccessTokens
     audit: AuditLog
     rate_limiter: RateLimiter | SharedRateLimiter
-    sign_in_throttle: SignInThrottle  # failed sign-ins per address (bearer tokens and the console)
+    sign_in_throttle: FailedSignIns  # failed sign-ins per address (bearer tokens and the console)
     frames: FrameCache  # decoded screenshots, one byte budget for every session
     image_work: ImageWork  # how many image decodes/analyses run at once
     confirmations: ConfirmationService
@@ -73,7 +74,7 @@ class Services:
     replay: ReplayService
     coordination: Coordination
     leadership: Leadership
-    wakeups: LocalWakeBus | PgWakeBus
+    wakeups: LocalWakeBus | PgWakeBus  # its start() also starts the change relay's listener (PostgreSQL)
     provider_tokens: ProviderAccessTokens | None  # the identity provider's access tokens, if configured
 
 
@@ -101,10 +102,12 @@ def build_services(
     require_current(db)  # refuses an older schema, naming `rpa-mcp db upgrade`
     clock = clock or SystemClock()
     ocr = ocr or RapidOcrEngine()
-    notifier = notifier or Notifier()
-    coordination = Coordination(db, clock)
-    wakeups = wake_bus(db)
     shared_db = db.dialect == "postgres"
+    # Replicas tell each other at once over one listening connection: wake-ups and changes.
+    bus = PgBus(db) if shared_db else None
+    wakeups = wake_bus(db, bus)
+    notifier = notifier or Notifier(relay=PgChangeRelay(bus) if bus is not None else None)
+    coordination = Coordination(db, clock)
     # Replicas must agree on every key: from settings, else (PostgreSQL) created once in the database.
     keys = (
         [coordination.shared_key("signing")]
@@ -154,9 +157,7 @@ def build_services(
         ),
         audit=audit,
         rate_limiter=rate_limiter,
-        sign_in_throttle=SignInThrottle(
-            clock, failures=settings.auth_lockout_failures, window_s=settings.auth_lockout_s
-        ),
+        sign_in_throttle=sign_in_throttle(settings, db, clock),
         frames=frames,
         image_work=image_work,
         confirmations=ConfirmationService(
@@ -219,6 +220,15 @@ def audit_key(settings: Settings, *, shared_db: bool) -> bytes:
             f"replica) or put the same {KEY_FILE} in every replica's RPA_DATA_DIR"
         )
     return load_audit_key(secret, settings.data_dir)
+
+
+def sign_in_throttle(settings: Settings, db: Database, clock: Clock) -> FailedSignIns:
+    """One budget of failed sign-ins per address: shared by the replicas on PostgreSQL; in this
+    process's memory on SQLite (one process, and a failure costs no write lock)."""
+    failures, window_s = settings.auth_lockout_failures, settings.auth_lockout_s
+    if db.dialect == "postgres":
+        return SharedSignInThrottle(db, clock, failures=failures, window_s=window_s)
+    return SignInThrottle(clock, failures=failures, window_s=window_s)
 
 
 def build_provider_tokens(settings: Settings, clock: Clock) -> ProviderAccessTokens | None:

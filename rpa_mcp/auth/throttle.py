@@ -10,19 +10,46 @@ throttle bounds what failures cost the server and says clearly that something is
 
 At most `max_addresses` addresses are tracked (least recently failed forgotten first), so a
 flood from many addresses cannot grow memory.
+
+`SignInThrottle` keeps the buckets in the process's memory: right for one process (SQLite).
+Replicas share one budget per address through the database (`store.sign_in_failures`), else N
+replicas would allow N times the failures. Either may be a database round trip, so the HTTP
+surfaces count a failure with `count_failure`, off the event loop and a few at a time.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from typing import Protocol
+
+import anyio
+import anyio.to_thread
 
 from rpa_mcp.clock import Clock
 
 MAX_ADDRESSES = 10_000
+# Failures counted at once in worker threads: a flood of bad credentials from many addresses
+# waits here instead of taking the threads (and store connections) that operations need.
+COUNTING = anyio.CapacityLimiter(4)
+
+
+class FailedSignIns(Protocol):
+    """Where failed sign-ins are counted (in memory, or shared by the replicas)."""
+
+    def failed(self, address: str) -> float | None:
+        """Count one failed sign-in; the seconds to wait when the address is over its budget, else None."""
+        ...
+
+
+async def count_failure(throttle: FailedSignIns, address: str) -> float | None:
+    """`throttle.failed(address)` from async code, without blocking the event loop."""
+    return await anyio.to_thread.run_sync(throttle.failed, address, limiter=COUNTING)
 
 
 class SignInThrottle:
+    """Token buckets per address in this process's memory."""
+
     def __init__(self, clock: Clock, *, failures: int, window_s: float, max_addresses: int = MAX_ADDRESSES) -> None:
         self.clock, self.capacity, self.window_s = clock, float(failures), window_s
         self.rate = failures / window_s  # budget regained per second

@@ -2,8 +2,10 @@
 
 `ChangeFeed` listens to the same changes as MCP subscriptions (`rpa://replays/<id>`,
 `rpa://sessions/<id>/understanding`, `rpa://approvals`, ...) and wakes the streams that watch a
-matching URI. Changes are told on the replica that made them: a stream also re-reads every
-`KEEPALIVE_S`, so what another replica changed shows within that time.
+matching URI. Every replica's notifier hears every replica's changes (on PostgreSQL through
+LISTEN/NOTIFY, see `rpa_mcp.notify`), so a page open on one replica is pushed what another
+changed, at once. A stream also re-reads at every keep-alive (`KEEPALIVE_S`): a net for the
+changes made while its replica was not listening (a lost database connection).
 A stream (`sse_stream`) renders what changed since it last sent and pushes it as one
 `patch` event: a JSON list of `{"op": "replace" | "append", "id": ..., "html": ...}`
 that `static/console.js` applies to the page. The HTML is rendered by the same
@@ -34,7 +36,8 @@ Render = Callable[[], Awaitable[Patch]]
 class ChangeFeed:
     """A change listener of the server's `Notifier` (the one MCP subscriptions hear): it wakes the
     streams that watch a URI prefix of what changed. Changes may be told from worker threads
-    (operations run there); the streams' flags are set on the event loop that watches them."""
+    (operations run there) or from the listener of the other replicas' changes; the streams'
+    flags are set on the event loop that watches them."""
 
     def __init__(self, notifier: Any | None) -> None:
         self._waiters: dict[int, tuple[tuple[str, ...], asyncio.Event]] = {}
@@ -112,7 +115,7 @@ def sse_stream(
                     if not still_allowed():
                         yield b"event: ended\ndata: {}\n\n"
                         return
-                    yield b": keepalive\n\n"  # and re-read: another replica may have changed it
+                    yield b": keepalive\n\n"  # and re-read: a change may have been missed while not listening
                 flag.clear()
                 patch = await render()
                 if patch:

@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from rpa_mcp.auth.provider import ProviderUnavailable
+from rpa_mcp.auth.throttle import count_failure
 from rpa_mcp.console.base import CONSOLE_ROLES, SECURITY_HEADERS, SESSION_COOKIE, ConsoleBase, FormError, safe_next
 from rpa_mcp.console.oidc import OidcSignIn, SignInFailed
 from rpa_mcp.errors import RpaError
@@ -121,7 +122,8 @@ class SignIn:
                 caller = None
         if caller is None:  # only failures count: a valid token is never refused (a proxy shares one address)
             throttle = base.services.sign_in_throttle
-            retry = throttle.failed(request.client.host if request.client else "?") if throttle else None
+            address = request.client.host if request.client else "?"
+            retry = await count_failure(throttle, address) if throttle else None  # off the event loop
             if retry is not None:
                 return base.refused(
                     request, 429, f"Too many failed sign-ins from this address; try again in {int(retry) + 1} s."

@@ -10,7 +10,7 @@ from typing import Any
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 
-from rpa_mcp.auth.throttle import SignInThrottle
+from rpa_mcp.auth.throttle import FailedSignIns, count_failure
 from rpa_mcp.identity import ROLES, Caller
 
 Scope = dict[str, Any]
@@ -95,7 +95,7 @@ class BearerAuth:
         *,
         verify: Callable[[str], Caller | Awaitable[Caller | None] | None] | None,
         resource_metadata_url: str,
-        throttle: SignInThrottle,
+        throttle: FailedSignIns,
     ) -> None:
         self.app, self.verify, self.metadata_url, self.throttle = app, verify, resource_metadata_url, throttle
 
@@ -117,7 +117,7 @@ class BearerAuth:
         if found is None:
             if auth:  # a credential was presented and failed (a bare request is OAuth discovery, not a failure)
                 client = (scope.get("client") or ("?", 0))[0]
-                retry = self.throttle.failed(client)
+                retry = await count_failure(self.throttle, client)  # may be a database round trip
                 if retry is not None:
                     return await send_json(
                         send,

@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from rpa_mcp.errors import SchemaOutdated
-from rpa_mcp.store import audit, competences, confirmations, console, coordination, replay, traces, web_sessions
+from rpa_mcp.store import (
+    audit,
+    competences,
+    confirmations,
+    console,
+    coordination,
+    replay,
+    sign_in_failures,
+    traces,
+    web_sessions,
+)
 from rpa_mcp.store.db import Database, Migrations
 
 AREAS: dict[str, Migrations] = {
@@ -16,6 +26,7 @@ AREAS: dict[str, Migrations] = {
     "competences": competences.MIGRATIONS,
     "console-logins": console.MIGRATIONS,
     "console-tokens": console.TOKEN_MIGRATIONS,
+    "sign-in-failures": sign_in_failures.MIGRATIONS,
 }
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from rpa_mcp.confirmation.service import APPROVALS_URI
 from rpa_mcp.console import live
-from rpa_mcp.notify import Notifier
+from rpa_mcp.notify import Notifier, RelayedChanges
 
 pytestmark = pytest.mark.anyio
 
@@ -46,6 +46,61 @@ async def test_a_request_waiting_for_a_person_wakes_the_approvals_stream(service
     services.confirmations.decide(jti, services_actor("carol"), True)
     with anyio.fail_after(10):
         await approvals.wait()
+
+
+class Wire:
+    """Replicas' relays in memory: what one publishes, every other one hears (never the publisher)."""
+
+    def __init__(self) -> None:
+        self.ends: list[Wire.End] = []
+        self.sent = 0
+
+    class End:
+        def __init__(self, wire: Wire) -> None:
+            self.wire, self.heard = wire, []
+            wire.ends.append(self)
+
+        def resource_updated(self, uri: str) -> None:
+            self.wire.sent += 1
+            for end in self.wire.ends:
+                if end is not self:
+                    for heard in end.heard:
+                        heard.resource_updated(uri)
+
+        def tools_changed(self) -> None:
+            self.wire.sent += 1
+            for end in self.wire.ends:
+                if end is not self:
+                    for heard in end.heard:
+                        heard.tools_changed()
+
+        def subscribe(self, heard: RelayedChanges) -> None:
+            self.heard.append(heard)
+
+
+async def test_a_change_made_on_another_replica_wakes_the_streams_here_and_is_not_sent_back() -> None:
+    wire = Wire()
+    here, there = Notifier(relay=Wire.End(wire)), Notifier(relay=Wire.End(wire))
+    feed, elsewhere = live.ChangeFeed(here), live.ChangeFeed(there)
+    _, replay = feed.watch("rpa://replays/rp_1")
+    _, local = elsewhere.watch("rpa://replays/rp_1")
+    await anyio.to_thread.run_sync(there.resource_updated, "rpa://replays/rp_1")  # made on the other replica
+    with anyio.fail_after(10):
+        await replay.wait()
+        await local.wait()  # told at once where it was made too
+    assert wire.sent == 1  # relayed once; hearing it did not relay it back
+
+
+async def test_a_failing_relay_does_not_break_the_change_nor_its_local_listeners() -> None:
+    class Broken(Wire.End):
+        def resource_updated(self, uri: str) -> None:
+            raise ConnectionError("the database went away")
+
+    notifier = Notifier(relay=Broken(Wire()))
+    feed = live.ChangeFeed(notifier)
+    _, replay = feed.watch("rpa://replays/rp_1")
+    notifier.resource_updated("rpa://replays/rp_1")  # logged, not raised
+    assert replay.is_set()
 
 
 async def test_live_streams_are_capped(monkeypatch: pytest.MonkeyPatch) -> None:

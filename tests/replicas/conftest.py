@@ -25,6 +25,7 @@ from tests.integration.test_replay_http import BACK_TO_DOSSIER, IMAGERIE, MACHIN
 SECRET = "replicas-secret-key-that-is-long-enough-0123456789"
 AUDIT_KEY = "replicas-audit-key-that-is-long-enough-0123456789"
 AGENT = "replicas-agent-token-0123456789"
+LOCKOUT_FAILURES = 6  # failed sign-ins per address, for all the replicas together
 CYCLE = workflow("Imagerie aller-retour", IMAGERIE, BACK_TO_DOSSIER)  # ends where it starts: replays chain
 
 
@@ -117,6 +118,8 @@ def _env(url: str, data: Path, port: int, public_port: int) -> dict[str, str]:
         "RPA_WATCHDOG_SCAN_INTERVAL_S": "0.5",
         "RPA_WATCHDOG_ORPHAN_TIMEOUT_S": "4",
         "RPA_RATE_LIMIT_PER_MINUTE": "100000",
+        "RPA_AUTH_LOCKOUT_FAILURES": str(LOCKOUT_FAILURES),
+        "RPA_AUTH_LOCKOUT_S": "86400",  # failed sign-ins: a budget that does not come back during a test
     }
 
 
