@@ -2,7 +2,8 @@
 
 For every action: journal RECEIVED (fsynced) → receipt ack → not after `not_after` (server
 clock) → start ack (execute only on `proceed`) → journal STARTED → screenshot before, window
-before → resolve the target → XTEST input → wait for the screen to settle → screenshot after,
+before → resolve the target → XTEST input (a text: its field clicked, then typed on evidence that
+the field has the keyboard, `rpa_mcp.agent_x11.focus`) → wait for the screen to settle → screenshot after,
 window after → journal DONE(result) → report, re-sent until acknowledged. Heartbeats run while
 an action executes. An attempt already in the journal is never executed again: its stored
 result is re-sent, or, when it was started and never finished, it is left to the server

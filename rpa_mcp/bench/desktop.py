@@ -1,6 +1,6 @@
 """`rpa-mcp bench desktop`: the replay loop on a real (virtual) X11 desktop, measured.
 
-    rpa-mcp bench desktop [--rest --runs 50 --steps 20]
+    rpa-mcp bench desktop [--rest --runs 50 --steps 20] [--detail PATH]
 
 On Xvfb + openbox + Chromium showing the demo application, with the RPA server and
 `agent-x11` (in this process, so its phase times can be read) on loopback:
@@ -12,7 +12,8 @@ On Xvfb + openbox + Chromium showing the demo application, with the RPA server a
   own wait (the agent waiting for the screen to settle). Median and p95, and the share of each
   part, from the agent's phase times (after-screenshot, report = server validation, dispatch and
   poll, receipt/start acks, before-screenshot, resolve = server resolution, injection) and, inside
-  the report and the resolve, the server's own time from its structured replay log lines;
+  the report and the resolve, the server's own time from its structured replay log lines (`--detail`
+  writes each action's phase times and how the server resolved its target, one JSON line each);
 - **reliability**: a nurse's observation is learned (scripted person, `agent-x11 record`), its
   patient and note made parameters, and it is replayed `--runs` times, each for another patient,
   with the window maximised, moved or resized and the record opening scrolled or not. A run is
