@@ -214,6 +214,11 @@ def _write_detail(
             out.write(json.dumps(record) + "\n")
 
 
+def _typed(agent: Any) -> list[dict[str, Any]]:
+    """The agent's timings of the texts it typed after clicking their field (kept: the last 1000 actions)."""
+    return [t for t in list(agent.agent.timings) if "focus_evidence" in t]
+
+
 def _events(lines: list[tuple[float, str]]) -> list[tuple[float, dict[str, Any]]]:
     out = []
     for at, text in lines:
@@ -379,7 +384,9 @@ def _measure(args: argparse.Namespace, workdir: Path) -> str:
         agent = rig.start_agent(poll_wait_s=10.0)
         learn(rig, tools)
         lines += click_to_click(rig, tools, agent, args.steps, args.detail)
+        typed_before = len(_typed(agent))
         outcome = reliability(rig, tools, args.runs)
+        typed = _typed(agent)[typed_before:]
     lines.append(
         f"reliability over {len(outcome.runs)} replays of the learned competence (another patient each time, "
         f"window maximised/moved/resized, record scrolled every other run):"
@@ -388,6 +395,9 @@ def _measure(args: argparse.Namespace, workdir: Path) -> str:
         f"  complete with every effect exactly once: {outcome.count('complete')}/{len(outcome.runs)}   "
         f"paused: {outcome.count('paused')}   wrong: {outcome.count('wrong')}   (target >= 49/50 complete, 0 wrong)"
     )
+    if typed:
+        landed = sum(bool(t["focus_evidence"]) for t in typed)
+        lines.append(f"  text typed after evidence that its field has the keyboard: {landed}/{len(typed)}")
     durations = [r.seconds for r in outcome.runs]
     if durations:
         lines.append(f"  seconds per replay: median {statistics.median(durations):.1f}, max {max(durations):.1f}")
