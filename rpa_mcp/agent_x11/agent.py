@@ -2,7 +2,8 @@
 
 For every action: journal RECEIVED (fsynced) → receipt ack → not after `not_after` (server
 clock) → start ack (execute only on `proceed`) → journal STARTED → screenshot before, window
-before → resolve the target → XTEST input → wait for the screen to settle → screenshot after,
+before → resolve the target → XTEST input (a text: its field clicked, then typed on evidence that
+the field has the keyboard, `rpa_mcp.agent_x11.focus`) → wait for the screen to settle → screenshot after,
 window after → journal DONE(result) → report, re-sent until acknowledged. Heartbeats run while
 an action executes. An attempt already in the journal is never executed again: its stored
 result is re-sent, or, when it was started and never finished, it is left to the server
@@ -33,6 +34,7 @@ import numpy as np
 from rpa_mcp.agent_sim.execute import CLICKS, DOUBLE_CLICKS, KEYS, NO_INPUT, RIGHT_CLICKS, SERVER_SIDE, TYPING
 from rpa_mcp.agent_sim.journal import DedupCache, Journal, without_images
 from rpa_mcp.agent_x11 import locate
+from rpa_mcp.agent_x11.focus import FocusEvidence, focus_region
 from rpa_mcp.agent_x11.inject import Injector
 from rpa_mcp.agent_x11.screen import Screen
 from rpa_mcp.agent_x11.watch import InputWatch
@@ -104,9 +106,11 @@ class X11Agent:
         self._offset = 0.0
         self._ocr: Any = None
         self.idle = False  # waiting in the long poll: nothing journaled, nothing under way
-        # per action, epoch seconds of: polled, started, shot, resolved, injected, settled, encoded, reported
+        # per action, epoch seconds of: polled, started, shot, resolved, (focused: text typed), injected, settled,
+        # encoded, reported
         self.timings: deque[dict[str, Any]] = deque(maxlen=TIMINGS_KEPT)
         self._marks: dict[str, float] = {}
+        self._notes: dict[str, Any] = {}  # per action, beside the times: how the wait before typing ended
         self._last_shot: tuple[np.ndarray, bytes] | None = None  # the last frame sent after an action
 
     def close(self) -> None:
@@ -162,6 +166,7 @@ class X11Agent:
     # --- one action --------------------------------------------------------------------------------
     def handle(self, action: NextAction) -> None:
         self._marks = {"polled": time.time()}
+        self._notes = {}
         self._offset = action.server_now - time.time()
         step = f"step {max(1, action.step_index)}/{action.steps_total or '?'}"
         cached = self.dedup.get(action.action_id, action.attempt_id)
@@ -273,7 +278,7 @@ class X11Agent:
                 elif needs_point and action.target is not None:
                     position = locate.recorded_point(action, self.windows.size)
                     self._mark("resolved")
-                self._inject(kind, action, position)
+                self._inject(kind, action, position, frame_before)
         except InvalidInput as exc:
             return self._not_executed(action, f"INVALID_ACTION: {exc.message}", False, before=png_before)
         self._mark("injected")
@@ -334,7 +339,9 @@ class X11Agent:
                 time.sleep(SETTLE_STEP_S)
         return None
 
-    def _inject(self, kind: str, action: NextAction, position: tuple[int, int] | None) -> None:
+    def _inject(
+        self, kind: str, action: NextAction, position: tuple[int, int] | None, before: np.ndarray | None = None
+    ) -> None:
         params = action.params
         if kind in TYPING:
             text = params.get("text")
@@ -342,7 +349,9 @@ class X11Agent:
                 raise InvalidInput("type_text needs params.text", field="params.text")
             if position is not None:
                 self.hands.click(*position)
-                self._settle(None, action, quiet_s=0.2)  # the field focused before typing
+                if not self._focus_landed(action, position, before):
+                    self._settle(None, action, quiet_s=0.2)  # no evidence: the screen quiet before typing
+                self._mark("focused")
             self.hands.type_text(text)
             submit = params.get("submit_key") or ("enter" if kind == "paste_and_execute" else None)
             if isinstance(submit, str) and submit:
@@ -367,6 +376,21 @@ class X11Agent:
             self.hands.click(*position, button="right" if kind in RIGHT_CLICKS else "left", count=count)
         else:
             raise InvalidInput(f"unsupported action type {action.action_type!r}", field="action_type")
+
+    def _focus_landed(self, action: NextAction, point: tuple[int, int], before: np.ndarray | None) -> bool:
+        """The clicked field has the keyboard (see `rpa_mcp.agent_x11.focus`); False without evidence."""
+        if before is None:
+            return False
+        bbox = action.target.spec.get("bbox") if action.target is not None else None
+        field = None
+        if isinstance(bbox, list | tuple) and len(bbox) == 4 and all(isinstance(v, int | float) for v in bbox):
+            field = (int(bbox[2]), int(bbox[3]))
+        height, width = before.shape[:2]
+        region = focus_region(point, field, (width, height))
+        evidence = FocusEvidence(self.screen.grab_region, lambda: self.windows.keyboard_at(*point))
+        landed = evidence.landed(before, region)
+        self._notes["focus_evidence"] = landed
+        return landed
 
     def _encode(self, frame: np.ndarray) -> bytes:
         """The frame's encoding; the last one sent when the screen has not changed by one pixel since."""
@@ -453,7 +477,7 @@ class X11Agent:
         self._send_result(result)
         self._mark("reported")
         ref = {"action_id": action.action_id, "attempt_id": action.attempt_id, "action_type": action.action_type}
-        self.timings.append(ref | {"step_index": action.step_index, **self._marks})
+        self.timings.append(ref | {"step_index": action.step_index, **self._notes, **self._marks})
 
     def _mark(self, name: str) -> None:
         self._marks[name] = time.time()

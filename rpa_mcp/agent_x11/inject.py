@@ -2,10 +2,13 @@
 
 A character without a key in the current keyboard map is typed through a spare keycode
 (one that maps nothing) bound to its keysym for the time it is needed, the way xdotool does;
-the map is restored when the injector closes.
+the map is restored when the injector closes. Every character of a text is bound before its
+first key is sent, and no keycode is rebound while that text is typed (an application reads a
+key with the map of the moment it reads it, not of the moment it was sent).
 
 Every event sent is announced first to an optional `expect` callback, so that an input
 watch can tell the agent's own events from a person's (see `rpa_mcp.agent_x11.watch`).
+Text is sent in batches of keys (one round trip to the X server each, in order).
 """
 
 from __future__ import annotations
@@ -63,7 +66,7 @@ KEY_NAMES = {
 BUTTONS = {"left": 1, "middle": 2, "right": 3}
 SCROLL_BUTTONS = {"up": 4, "down": 5, "left": 6, "right": 7}
 MAX_TEXT = 20_000
-SPARE_POOL = 8
+TYPING_BATCH = 64  # characters sent (and announced to the input watch) per round trip while typing
 
 
 def char_keysym(char: str) -> int:
@@ -109,6 +112,7 @@ class Injector:
         self.expect = expect
         self._lock = threading.Lock()
         self._spares = self._find_spare_keycodes()
+        self._spare_set = frozenset(self._spares)
         self._bound: OrderedDict[int, int] = OrderedDict()  # keysym -> spare keycode
 
     def close(self) -> None:
@@ -152,7 +156,9 @@ class Injector:
     def combo(self, keys: str) -> None:
         """`ctrl+s`, `enter`, `shift+tab`, `ctrl+shift+t`: press in order, release in reverse."""
         with self._lock:
-            codes = [self._keycode_for(key_keysym(k)) for k in parse_combo(keys)]
+            keysyms = [key_keysym(k) for k in parse_combo(keys)]
+            self._bind(keysyms)
+            codes = [self._keycode_for(k) for k in keysyms]
             presses: list[Expectation] = []
             for keycode, shifted in codes:
                 if shifted:
@@ -164,17 +170,18 @@ class Injector:
     def type_text(self, text: str) -> None:
         if len(text) > MAX_TEXT:
             raise InvalidInput(f"text longer than {MAX_TEXT} characters", field="params.text")
+        keysyms = [char_keysym(char) for char in text if char != "\r"]
         with self._lock:
-            for char in text:
-                if char == "\r":
-                    continue
-                keycode, shifted = self._keycode_for(char_keysym(char))
+            self._bind(keysyms)  # the keyboard map holds every character before the first key is sent
+            for start in range(0, len(keysyms), TYPING_BATCH):
                 events: list[Expectation] = []
-                if shifted:
-                    events.append((X.KeyPress, self._shift(), None, None))
-                events += [(X.KeyPress, keycode, None, None), (X.KeyRelease, keycode, None, None)]
-                if shifted:
-                    events.append((X.KeyRelease, self._shift(), None, None))
+                for keysym in keysyms[start : start + TYPING_BATCH]:
+                    keycode, shifted = self._keycode_for(keysym)
+                    if shifted:
+                        events.append((X.KeyPress, self._shift(), None, None))
+                    events += [(X.KeyPress, keycode, None, None), (X.KeyRelease, keycode, None, None)]
+                    if shifted:
+                        events.append((X.KeyRelease, self._shift(), None, None))
                 self._send(events)
 
     # --- internals ----------------------------------------------------------------------------------
@@ -191,28 +198,53 @@ class Injector:
     def _shift(self) -> int:
         return int(self.display.keysym_to_keycode(XK.string_to_keysym("Shift_L")))
 
-    def _keycode_for(self, keysym: int) -> tuple[int, bool]:
-        """(keycode, needs shift) for a keysym, binding a spare keycode when the map lacks it."""
+    def _in_map(self, keysym: int) -> tuple[int, bool] | None:
+        """(keycode, needs shift) of a keysym the keyboard map has (its own keys or one bound here)."""
         if keysym in self._bound:
             self._bound.move_to_end(keysym)
             return self._bound[keysym], False
         for keycode, index in self.display.keysym_to_keycodes(keysym):
-            if index in (0, 1):
+            if index in (0, 1) and keycode not in self._spare_set:
                 return int(keycode), index == 1
-        if not self._spares and not self._bound:
-            raise InvalidInput(f"cannot type keysym {keysym:#x}: no spare keycode in the keyboard map", field="text")
-        if self._spares:
-            keycode = self._spares.pop()
-        else:
-            _, keycode = self._bound.popitem(last=False)
-        self.display.change_keyboard_mapping(keycode, [(keysym, keysym)])
+        return None
+
+    def _bind(self, keysyms: list[int]) -> None:
+        """Bind a spare keycode to each keysym the map lacks, all at once, before any of them is typed.
+
+        A spare keycode another client has bound meanwhile is left to it. A keycode bound for one
+        of these keysyms is not rebound for another: a key already sent
+        may not be read yet by the application, which reads it with the map of the moment it
+        reads it. Between two texts, the agent has waited for the screen to settle (the earlier
+        keys were read). More characters without a key than spare keycodes: refused, nothing typed.
+        """
+        wanted = set(keysyms)
+        missing = [k for k in dict.fromkeys(keysyms) if self._in_map(k) is None]
+        if not missing:
+            return
+        taken = set(self._bound.values())
+        free = [k for k in self._spares if k not in taken and not any(self.display.get_keyboard_mapping(k, 1)[0])]
+        evictable = [sym for sym in self._bound if sym not in wanted]  # least recently used first
+        if len(missing) > len(free) + len(evictable):
+            raise InvalidInput(
+                f"the text has {len(missing)} different characters without a key on this keyboard map, more "
+                f"than its {len(self._spares)} spare keycodes: send it in shorter parts",
+                field="params.text",
+            )
+        for keysym in missing:
+            keycode = free.pop() if free else self._bound.pop(evictable.pop(0))
+            self.display.change_keyboard_mapping(keycode, [(keysym, keysym)])
+            self._bound[keysym] = keycode
         self.display.sync()
-        self._bound[keysym] = keycode
-        return keycode, False
+
+    def _keycode_for(self, keysym: int) -> tuple[int, bool]:
+        """(keycode, needs shift) for a keysym the map holds (after `_bind`)."""
+        found = self._in_map(keysym)
+        if found is None:  # pragma: no cover - `_bind` runs first
+            raise InvalidInput(f"cannot type keysym {keysym:#x}: it has no key", field="params.text")
+        return found
 
     def _find_spare_keycodes(self) -> list[int]:
         first = self.display.display.info.min_keycode
         count = self.display.display.info.max_keycode - first + 1
         mapping = self.display.get_keyboard_mapping(first, count)
-        spare = [first + i for i, syms in enumerate(mapping) if not any(syms)]
-        return spare[-SPARE_POOL:]
+        return [first + i for i, syms in enumerate(mapping) if not any(syms)]

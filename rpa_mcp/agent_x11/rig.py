@@ -222,7 +222,8 @@ class Rig:
         )
 
     def recorder(self, session_id: str) -> AgentProcess:
-        args = ["record", "--url", self.url, "--token", self.api_token, "--machine-id", self.machine_id]
+        # `--token=T`: a random token may begin with "-", which would read as another option
+        args = ["record", "--url", self.url, f"--token={self.api_token}", "--machine-id", self.machine_id]
         process = AgentProcess(self.desk, [*args, "--session-id", session_id])
         self._stops.append(process.stop)
         return process

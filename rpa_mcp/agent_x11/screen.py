@@ -40,6 +40,15 @@ class Screen:
             shot = self._mss.grab(self._mss.monitors[0])
         return np.ascontiguousarray(np.asarray(shot, dtype=np.uint8)[:, :, :3])
 
+    def grab_region(self, region: tuple[int, int, int, int]) -> np.ndarray:
+        """One region (x, y, w, h in the whole screen's pixels) as a BGR uint8 array."""
+        x, y, w, h = region
+        with self._lock:
+            whole = self._mss.monitors[0]
+            box = {"left": whole["left"] + x, "top": whole["top"] + y, "width": w, "height": h}
+            shot = self._mss.grab(box)
+        return np.ascontiguousarray(np.asarray(shot, dtype=np.uint8)[:, :, :3])
+
     def encode(self, frame: np.ndarray) -> bytes:
         if self.image_format == "jpeg":
             ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 92])

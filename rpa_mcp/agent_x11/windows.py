@@ -113,6 +113,31 @@ class Windows:
     def foreground(self) -> WindowInfo | None:
         return self.info(self.active_window())
 
+    def keyboard_at(self, x: int, y: int) -> bool:
+        """Is the X input focus in the foreground window, and is (x, y) inside that window?"""
+        active = self.active_window()
+        if active is None:
+            return False
+        with self._lock:
+            try:
+                geometry = self._geometry(active)
+                focus = self.display.get_input_focus().focus
+                window = focus if not isinstance(focus, int) else None
+                for _ in range(16):  # the focus may sit on a child of the foreground window
+                    if window is None or int(window.id) == self.root.id:
+                        return False
+                    if int(window.id) == active:
+                        break
+                    window = window.query_tree().parent
+                else:
+                    return False
+            except (error.XError, error.BadWindow):
+                return False
+        if geometry is None:
+            return False
+        gx, gy, gw, gh = geometry
+        return gx <= x < gx + gw and gy <= y < gy + gh
+
     def windows(self) -> list[WindowInfo]:
         return [i for i in (self.info(w) for w in self.client_list()) if i is not None]
 

@@ -1,6 +1,6 @@
 """`rpa-mcp bench desktop`: the replay loop on a real (virtual) X11 desktop, measured.
 
-    rpa-mcp bench desktop [--rest --runs 50 --steps 20]
+    rpa-mcp bench desktop [--rest --runs 50 --steps 20] [--detail PATH]
 
 On Xvfb + openbox + Chromium showing the demo application, with the RPA server and
 `agent-x11` (in this process, so its phase times can be read) on loopback:
@@ -12,7 +12,8 @@ On Xvfb + openbox + Chromium showing the demo application, with the RPA server a
   own wait (the agent waiting for the screen to settle). Median and p95, and the share of each
   part, from the agent's phase times (after-screenshot, report = server validation, dispatch and
   poll, receipt/start acks, before-screenshot, resolve = server resolution, injection) and, inside
-  the report and the resolve, the server's own time from its structured replay log lines;
+  the report and the resolve, the server's own time from its structured replay log lines (`--detail`
+  writes each action's phase times and how the server resolved its target, one JSON line each);
 - **reliability**: a nurse's observation is learned (scripted person, `agent-x11 record`), its
   patient and note made parameters, and it is replayed `--runs` times, each for another patient,
   with the window maximised, moved or resized and the record opening scrolled or not. A run is
@@ -126,7 +127,7 @@ def learn(rig: Any, tools: Any) -> None:
 
 
 # --- click to click -----------------------------------------------------------------------------------
-def click_to_click(rig: Any, tools: Any, agent: Any, steps: int) -> list[str]:
+def click_to_click(rig: Any, tools: Any, agent: Any, steps: int, detail: Path | None = None) -> list[str]:
     from rpa_mcp.agent_x11.harness import Person
     from rpa_mcp.agent_x11.scenario import note_round, workflow
     from rpa_mcp.demo_app import patient_by_id
@@ -165,6 +166,8 @@ def click_to_click(rig: Any, tools: Any, agent: Any, steps: int) -> list[str]:
             parts[name].append(pair[second][end] - pair[first][start])
         validate += _span(events, a["encoded"], a["reported"], "report", "transition", a["action_id"])
         resolve += _span(events, b["shot"], b["resolved"], "resolve_entry", "resolve_exit", None)
+    if detail is not None:
+        _write_detail(detail, ordered, kinds, events)
     total = sum(gaps)
     lines = [
         f"click-to-click over a {steps}-step replay ({len(gaps)} pairs), the step's own wait removed:",
@@ -173,8 +176,15 @@ def click_to_click(rig: Any, tools: Any, agent: Any, steps: int) -> list[str]:
         f"median {statistics.median(waits):.3f} s",
         "  by the next action: "
         + ", ".join(f"{kind} median {statistics.median(v):.3f} s (n={len(v)})" for kind, v in sorted(by_kind.items())),
-        "  share of the click-to-click time:",
     ]
+    typed = [t for t in ordered if "focus_evidence" in t]
+    if typed:
+        landed = sum(bool(t["focus_evidence"]) for t in typed)
+        lines.append(
+            f"  text typed after evidence that its field has the keyboard: {landed}/{len(typed)} "
+            "(else after the whole screen was quiet)"
+        )
+    lines.append("  share of the click-to-click time:")
     for name, _, _ in PARTS:
         values = parts[name]
         lines.append(f"    {name:<22} {100 * sum(values) / total:5.1f} %   median {statistics.median(values):.3f} s")
@@ -183,6 +193,30 @@ def click_to_click(rig: Any, tools: Any, agent: Any, steps: int) -> list[str]:
     if resolve:
         lines.append(f"    (server's own resolution inside the resolve: median {statistics.median(resolve):.3f} s)")
     return lines
+
+
+def _write_detail(
+    path: Path, ordered: list[dict[str, Any]], kinds: dict[str, Any], events: list[tuple[float, dict[str, Any]]]
+) -> None:
+    """One JSON line per action: its phase times (seconds from its poll) and the server's resolution."""
+    with path.open("w", encoding="utf-8") as out:
+        for t in ordered:
+            phases = {k: round(v - t["polled"], 4) for k, v in t.items() if isinstance(v, float)}
+            exits = [
+                r
+                for at, r in events
+                if t["shot"] <= at <= t.get("resolved", t["shot"]) and r.get("event") == "resolve_exit"
+            ]
+            found = {k: exits[-1].get(k) for k in ("method", "from_memory", "elapsed_ms")} if exits else {}
+            record = {"step": t["step_index"], "kind": kinds.get(t["action_id"]), "phases": phases, "resolve": found}
+            if "focus_evidence" in t:
+                record["focus_evidence"] = t["focus_evidence"]
+            out.write(json.dumps(record) + "\n")
+
+
+def _typed(agent: Any) -> list[dict[str, Any]]:
+    """The agent's timings of the texts it typed after clicking their field (kept: the last 1000 actions)."""
+    return [t for t in list(agent.agent.timings) if "focus_evidence" in t]
 
 
 def _events(lines: list[tuple[float, str]]) -> list[tuple[float, dict[str, Any]]]:
@@ -329,6 +363,7 @@ def run(argv: list[str]) -> str:
     parser.add_argument("--steps", type=int, default=20, help="steps of the click-to-click replay (default 20)")
     parser.add_argument("--shots", type=int, default=20, help="screenshots timed (default 20)")
     parser.add_argument("--workdir", type=Path, default=None, help="keep the desktop's logs and data here")
+    parser.add_argument("--detail", type=Path, default=None, help="write each action's phase times here (JSON lines)")
     args, _ = parser.parse_known_args(argv)
     from rpa_mcp.agent_x11.harness import missing_tools
 
@@ -348,8 +383,10 @@ def _measure(args: argparse.Namespace, workdir: Path) -> str:
         tools = rig.tools()
         agent = rig.start_agent(poll_wait_s=10.0)
         learn(rig, tools)
-        lines += click_to_click(rig, tools, agent, args.steps)
+        lines += click_to_click(rig, tools, agent, args.steps, args.detail)
+        typed_before = len(_typed(agent))
         outcome = reliability(rig, tools, args.runs)
+        typed = _typed(agent)[typed_before:]
     lines.append(
         f"reliability over {len(outcome.runs)} replays of the learned competence (another patient each time, "
         f"window maximised/moved/resized, record scrolled every other run):"
@@ -358,6 +395,9 @@ def _measure(args: argparse.Namespace, workdir: Path) -> str:
         f"  complete with every effect exactly once: {outcome.count('complete')}/{len(outcome.runs)}   "
         f"paused: {outcome.count('paused')}   wrong: {outcome.count('wrong')}   (target >= 49/50 complete, 0 wrong)"
     )
+    if typed:
+        landed = sum(bool(t["focus_evidence"]) for t in typed)
+        lines.append(f"  text typed after evidence that its field has the keyboard: {landed}/{len(typed)}")
     durations = [r.seconds for r in outcome.runs]
     if durations:
         lines.append(f"  seconds per replay: median {statistics.median(durations):.1f}, max {max(durations):.1f}")

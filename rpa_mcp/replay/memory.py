@@ -2,6 +2,7 @@
 
 Signature = first 16 hex of sha256(normalized window title). A position is used once it
 has 2 validated successes and a good reliability; each failure lowers the reliability.
+Before that, the last validated spot only tells the OCR where to read first (`last_success`).
 """
 
 from __future__ import annotations
@@ -54,6 +55,18 @@ class TargetMemory:
             return None
         rel = self.reliability(row["successes"], row["failures"])
         if row["successes"] < self.trusted_after or rel < self.min_reliability:
+            return None
+        return MemoryHit(row["x"], row["y"], row["successes"], row["failures"], rel, sig, key)
+
+    def last_success(self, window_title: str | None, target: Mapping[str, Any]) -> MemoryHit | None:
+        """Where the target was last clicked with a validated success, trusted or not yet (None when
+        it never was, or when failures brought its reliability under the minimum)."""
+        sig, key = m.screen_signature(window_title), m.target_key(target)
+        row = self.store.memory_get(sig, key)
+        if row is None or row["successes"] < 1:
+            return None
+        rel = self.reliability(row["successes"], row["failures"])
+        if rel < self.min_reliability:
             return None
         return MemoryHit(row["x"], row["y"], row["successes"], row["failures"], rel, sig, key)
 

@@ -10,6 +10,9 @@ cascade, but when nothing passes the answer is `resolved=false` with the first r
 OCR never reads a full frame when a recorded position exists: it reads a window around it.
 A remembered position is used only where its label is read again; where that label's line was
 last read is kept (`LabelBoxes`), so the check recognises one line instead of a target's box.
+Before the memory trusts a spot, OCR first recognises the label's line where it was read for
+the last validated success there (one line instead of a region); a line that does not read the
+label, or no such line, leaves the region search to run as before.
 Template matching looks in a local window around the recorded position, then a wider one.
 """
 
@@ -276,6 +279,9 @@ class TargetResolver:
                 return None
             return _Candidate(hit.x, hit.y, hit.reliability, "memory")
         if method == "ocr":
+            quick = self._last_line(image, spec, title)
+            if quick is not None and self.guard(quick, spec, image.shape)[0]:
+                return quick
             return self._ocr_match(image, spec)
         if method == "template":
             return self._template(image, spec)
@@ -336,6 +342,31 @@ class TargetResolver:
         return read is not None and wanted in normalize_text(read.text)
 
     # --- OCR ----------------------------------------------------------------------------------
+    def _last_line(self, image: np.ndarray, spec: Mapping[str, Any], title: str | None) -> _Candidate | None:
+        """The label's line where it was read for the target's last validated success (a spot the
+        memory does not trust yet), read again (recognition of that one line) and scored as a region
+        search scores it; None otherwise."""
+        label = spec.get("label") or spec.get("by_text") or spec.get("text")
+        if not label or self.memory is None:
+            return None
+        wanted = normalize_text(str(label))
+        if self.memory.lookup(title, spec) is not None:
+            return None  # a trusted spot: the memory method reads that line (then the target's box)
+        last = self.memory.last_success(title, spec)
+        line = self.label_boxes.box_at(title, spec, (last.x, last.y)) if wanted and last is not None else None
+        if line is None:
+            return None
+        box = clamp_bbox(_padded(line), image.shape)
+        x0, y0, bw, bh = box
+        if bw <= 4 or bh <= 4:
+            return None
+        read = self.ocr.read_line(image[y0 : y0 + bh, x0 : x0 + bw])
+        score = _label_score(read.text, float(read.score), wanted) if read is not None else None
+        if score is None:
+            return None
+        lx, ly, lw, lh = line
+        return _Candidate(lx + lw // 2, ly + lh // 2, score, "hybrid_text_direct", line)
+
     def _regions(self, image: np.ndarray, spec: Mapping[str, Any]) -> list[tuple[int, int, int, int]]:
         h, w = image.shape[:2]
         pos = self.recorded_position(spec)
@@ -361,14 +392,8 @@ class TargetResolver:
                 continue
             best: _Candidate | None = None
             for line in self.ocr.read(image[y0 : y0 + rh, x0 : x0 + rw]):
-                text = normalize_text(line.text)
-                if not text:
-                    continue
-                if text == wanted:
-                    score = float(line.score)
-                elif wanted in text:
-                    score = float(line.score) * (len(wanted) / len(text)) ** 0.25
-                else:
+                score = _label_score(line.text, float(line.score), wanted)
+                if score is None:
                     continue
                 bx, by, bw, bh = line.bbox
                 cand = _Candidate(
@@ -413,6 +438,15 @@ class TargetResolver:
             if best.score >= minimum:
                 break
         return best
+
+
+def _label_score(text: str, score: float, wanted: str) -> float | None:
+    """A read line's score as the label: its own for the label alone, lowered for the label inside
+    longer text, None when it does not show the label."""
+    read = normalize_text(text)
+    if not read or wanted not in read:
+        return None
+    return score if read == wanted else score * (len(wanted) / len(read)) ** 0.25
 
 
 def _padded(box: BBox) -> BBox:

@@ -6,9 +6,11 @@ from __future__ import annotations
 import pytest
 
 from rpa_mcp.agent_x11.atspi import Accessibility
+from rpa_mcp.agent_x11.harness import Person, wait_until
 from rpa_mcp.agent_x11.inject import Injector
 from rpa_mcp.agent_x11.screen import Screen
 from rpa_mcp.agent_x11.watch import InputWatch
+from rpa_mcp.errors import InvalidInput
 from rpa_mcp.vision.images import decode_image
 
 pytestmark = pytest.mark.desktop
@@ -101,3 +103,35 @@ def test_only_holders_of_the_displays_cookie_can_connect_to_it(desktop):
     allowed = subprocess.run([sys.executable, "-c", connect], env=desktop.desk.env, capture_output=True, text=True)
     assert allowed.returncode == 0, allowed.stderr
     display.Display(desktop.display).close()  # this process holds the cookie too
+
+
+def test_any_unicode_text_is_typed_exactly_even_when_the_keyboard_map_must_change_midway(desktop):
+    # More characters without a key than the spare keycodes: some are rebound while the text is typed.
+    text = "Zoë Œuvre — 日本語 ΩΨ€ñĳ ok"
+    browser = desktop.browser("/", wait_title="Recherche patient")
+    watch = InputWatch(desktop.display).start()
+    agent = Injector(desktop.display, expect=watch.expect)
+    person = Person(desktop.desk)
+    try:
+        mark = desktop.effects.mark
+        agent.click(*person.point("Rechercher un patient", "entry"))
+        person.find_focused("Rechercher un patient", "entry")
+        agent.type_text(text)
+        agent.combo("enter")
+        effects = desktop.effects.wait_for(lambda es: any(e.kind == "search" for e in es), since=mark)
+        assert [e.detail["q"] for e in effects if e.kind == "search"] == [text]
+        assert watch.foreign_count == 0  # every event announced: none taken for a person's
+        seen = []
+        watch.add_listener(seen.append)
+        with pytest.raises(InvalidInput) as refused:  # more characters without a key than spare keycodes
+            agent.type_text("".join(chr(0x4E00 + i) for i in range(300)))
+        assert refused.value.details["field"] == "params.text"
+        agent.move(5, 5)  # the watch sees this move, and nothing typed before it
+        wait_until(lambda: seen, timeout=20, what="the move")
+        assert [e.name for e in seen] == ["motion"]
+    finally:
+        person.close()
+        agent.close()
+        watch.stop()
+        browser.process.terminate()
+        browser.process.wait(30)

@@ -47,6 +47,7 @@ def test_a_persons_clicks_typing_and_windows_reach_the_server_with_passwords_mas
         desktop.effects.wait_for(lambda es: any(e.kind == "open_record" for e in es), since=mark)
         person.click("Observations", "page tab")
         desktop.effects.wait_for(lambda es: any(e.kind == "tab" for e in es), since=mark)
+        person.find("DURAND Alice — Observations")  # the header names the tab shown, as the title does
         recorder.wait_line("'Observations'")
     finally:
         person.close()

@@ -233,3 +233,57 @@ def test_a_remembered_line_is_read_only_inside_the_targets_box(service):
     engine.label_boxes.remember("Easily", FIELD, (930, 570), (1500, 900, 200, 22))
     res = engine.resolve(SCREEN, {**FIELD, "resolve_order": ["memory"]})
     assert not res.from_memory and engine.ocr.line_shapes == []
+
+
+BUTTON = {"label": "Enregistrer", "rel_x": 0.5, "rel_y": 0.6, "bbox": [900, 620, 160, 44], "window_title": "Easily"}
+
+
+def _found_once(service, ocr):
+    """A first use: the region search finds the label; the click there is validated once."""
+    engine = resolver(service, ocr)
+    first = engine.resolve(SCREEN, {**BUTTON, "resolve_order": ["ocr"]})
+    assert first.resolved and first.method == "hybrid_text_direct" and not first.from_memory
+    service.memory.record_success("Easily", BUTTON, [first.x, first.y])
+    return engine, first
+
+
+def test_before_the_memory_trusts_a_spot_its_last_label_line_is_read_instead_of_a_region(service):
+    ocr = LineOcr([OcrLine("Enregistrer", (300, 150, 90, 20), 0.97)], "Enregistrer")
+    engine, first = _found_once(service, ocr)
+    assert service.memory.lookup("Easily", BUTTON) is None  # one success: not trusted yet
+    regions = len(ocr.shapes)
+    second = engine.resolve(SCREEN, {**BUTTON, "resolve_order": ["ocr"]})
+    assert second.resolved and second.method == "hybrid_text_direct" and not second.from_memory
+    assert (second.x, second.y) == (first.x, first.y)
+    assert len(ocr.shapes) == regions and ocr.line_shapes == [(28, 106)]  # one line recognised, no region
+
+
+def test_a_last_label_line_that_shows_something_else_leaves_the_region_search_to_decide(service):
+    ocr = LineOcr([OcrLine("Enregistrer", (300, 150, 90, 20), 0.97)], "Supprimer")
+    engine, _ = _found_once(service, ocr)
+    regions = len(ocr.shapes)
+    again = engine.resolve(SCREEN, {**BUTTON, "resolve_order": ["ocr"]})
+    assert again.resolved and len(ocr.line_shapes) == 1 and len(ocr.shapes) == regions + 1
+
+
+def test_a_last_label_line_read_with_a_low_score_leaves_the_region_search_to_decide(service):
+    class Blurred(LineOcr):
+        def read_line(self, image):
+            read = super().read_line(image)
+            return OcrLine(read.text, read.bbox, 0.5) if read else None
+
+    ocr = Blurred([OcrLine("Enregistrer", (300, 150, 90, 20), 0.97)], "Enregistrer")
+    engine, _ = _found_once(service, ocr)
+    regions = len(ocr.shapes)
+    again = engine.resolve(SCREEN, {**BUTTON, "resolve_order": ["ocr"]})
+    assert again.resolved and again.score == pytest.approx(0.97) and len(ocr.shapes) == regions + 1
+
+
+def test_a_spot_whose_failures_lowered_its_reliability_is_not_read_first(service):
+    ocr = LineOcr([OcrLine("Enregistrer", (300, 150, 90, 20), 0.97)], "Enregistrer")
+    engine, _ = _found_once(service, ocr)
+    service.memory.record_failure("Easily", BUTTON)  # 1 / (1 + 2) < 0.6
+    assert service.memory.last_success("Easily", BUTTON) is None
+    regions = len(ocr.shapes)
+    engine.resolve(SCREEN, {**BUTTON, "resolve_order": ["ocr"]})
+    assert ocr.line_shapes == [] and len(ocr.shapes) == regions + 1

@@ -61,6 +61,8 @@
       });
       document.querySelectorAll(".panel").forEach(function (p) { p.hidden = p.dataset.panel !== tab; });
       document.title = "Easily — " + body.dataset.pname + " — " + names[tab];
+      const where = document.querySelector("header.bar .where");
+      if (where) where.textContent = body.dataset.pname + " — " + names[tab]; // the header follows the tab
       history.replaceState(null, "", "/patient/" + patient + "/" + tab + location.search);
       log("tab", { tab: tab });
     });
