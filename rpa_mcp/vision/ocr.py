@@ -160,7 +160,8 @@ class RapidOcrEngine:
     @staticmethod
     def _recognize(engine: Any, image: np.ndarray) -> tuple[str, float]:
         """One crop through the recognizer at its own width (the caller holds the lock)."""
-        recognizer = engine._load_rec_model()  # rapidocr 3.x: the TextRecognizer (session + CTC decoder)
+        load = getattr(engine, "_load_rec_model", None)  # rapidocr 3.x: the TextRecognizer (session + CTC decoder)
+        recognizer = load() if load is not None else None
         session, decode = getattr(recognizer, "session", None), getattr(recognizer, "postprocess_op", None)
         if session is None or decode is None:  # pragma: no cover - another rapidocr layout: its own path
             result = engine.recognize_txt([image])
@@ -177,8 +178,8 @@ class RapidOcrEngine:
 
 
 def _digest(image: np.ndarray) -> bytes:
-    """Identity of a crop's pixels (shape included): equal digests read the same text."""
+    """Identity of a crop's pixels (shape and type included): equal digests read the same text."""
     h = hashlib.blake2b(digest_size=16)
-    h.update(repr(image.shape).encode())
+    h.update(f"{image.shape}{image.dtype.str}".encode())
     h.update(np.ascontiguousarray(image).data)
     return h.digest()
