@@ -83,3 +83,19 @@ def test_the_title_bar_is_read_on_its_title_line_not_the_whole_strip() -> None:
     result = ALL_CHECKERS["TitleBarChecker"].check(ctx, "app", {"ocr": True})
     assert result.score == 1.0
     assert len(ocr.shapes) == 1 and ocr.shapes[0][1] < 400  # the title's line, not 1926 px of strip
+
+
+def test_a_typed_line_below_many_unchanged_lines_is_still_the_one_read() -> None:
+    before = np.full((1080, 1920, 3), 235, np.uint8)
+    before[100:700, 300:1000] = 255
+    for row in range(12):  # a long note already written
+        write(before, f"Ligne {row} du compte rendu", 310, 125 + 40 * row)
+    after = before.copy()
+    write(after, "Conclusion normale", 310, 125 + 40 * 12)
+    ocr = RecordingOcr("Conclusion normale")
+    ctx = CheckContext(
+        "type_text", before, after, Target(None, (300, 100, 700, 600)), Expected(text="Conclusion"), Observed(), ocr
+    )
+    result = ALL_CHECKERS["OcrRoiChecker"].check(ctx, "typed", {"frame": "after", "what": "expected_text"})
+    assert result.score == 1.0 and len(ocr.shapes) == 1
+    assert result.crop is not None and result.crop.bbox[1] > 100 + 40 * 11

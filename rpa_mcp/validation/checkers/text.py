@@ -17,7 +17,8 @@ from rpa_mcp.validation.text import (
 from rpa_mcp.vision.images import BBox
 from rpa_mcp.vision.lines import text_lines
 
-TYPED_MAX_LINES = 8  # text lines of a field looked at for the typed text (only the changed ones are read)
+FIELD_MAX_LINES = 64  # text lines of a field looked at for the typed text ...
+TYPED_MAX_LINES = 8  # ... of which at most this many that changed are read
 
 
 class OcrRoiChecker(BaseChecker):
@@ -85,13 +86,13 @@ def _read_typed(ctx: CheckContext, which: Frame, box: BBox) -> tuple[BBox, str]:
     whole box is read as before.
     """
     x, y, w, h = box
-    lines = text_line_boxes(ctx.frame(which)[y : y + h, x : x + w], max_lines=TYPED_MAX_LINES)
+    lines = text_line_boxes(ctx.frame(which)[y : y + h, x : x + w], max_lines=FIELD_MAX_LINES)
     change = ctx.change()
     changed = [
         (x + lx - 2, y + ly - 2, lw + 4, lh + 4)
         for lx, ly, lw, lh in lines
         if (lw, lh) != (w, h) and change.fraction_in((x + lx, y + ly, lw, lh)) > 0.0
-    ]
+    ][:TYPED_MAX_LINES]
     if not changed:
         line = ctx.read_line(which, box)
         return box, line.text if line else ""
