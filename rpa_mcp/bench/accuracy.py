@@ -80,9 +80,14 @@ def screen_set(split: str) -> ScreenSet | None:
 
 
 @cache
+def _ocr() -> RapidOcrEngine:
+    return RapidOcrEngine()
+
+
+@cache
 def _engines() -> tuple[DialogCatalog, DialogService, Validator]:
     catalog = load_dialog_catalog(shipped_dir("catalog") / "dialogs.yaml")
-    ocr = RapidOcrEngine()
+    ocr = _ocr()
     service = DialogService(catalog, ocr)
     settings = Settings()
     validator = build_validator(settings, ocr, service)  # as the server wires it (dialogs locator included)
@@ -96,7 +101,7 @@ def dialog_scores(split: str) -> DialogScores | None:
     if screens is None:
         return None
     catalog, service, _ = _engines()
-    return score_dialogs(screens, service, catalog)
+    return score_dialogs(screens, service, catalog, cold=_ocr().clear_cache)
 
 
 @cache
@@ -105,7 +110,7 @@ def verdict_scores(split: str) -> VerdictScores | None:
     if screens is None:
         return None
     _, _, validator = _engines()
-    return score_verdicts(screens, validator)
+    return score_verdicts(screens, validator, cold=_ocr().clear_cache)
 
 
 def _dialog_metrics(s: DialogScores) -> dict[str, str]:

@@ -28,6 +28,7 @@ from rpa_mcp.ops import build_registry
 from rpa_mcp.ops.dispatch import dispatch
 from rpa_mcp.settings import Settings
 from rpa_mcp.vision.images import decode_base64, decode_image
+from rpa_mcp.vision.ocr import RapidOcrEngine
 
 
 def _median_ms(values: list[float]) -> float:
@@ -50,7 +51,8 @@ async def _run(repeat: int) -> list[str]:
     cases = frames()
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp), jwt_secret="b" * 48, rate_limit_per_minute=10**7)
-        services = build_services(settings)
+        # no memory of read crops: every call (in process or over MCP) reads its frame afresh
+        services = build_services(settings, ocr=RapidOcrEngine(cache_entries=0))
         dialogs = services.dialogs
         token = services.access_tokens.mint("bench", ["operator"])
         registry = build_registry()

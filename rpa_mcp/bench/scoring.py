@@ -2,7 +2,9 @@
 
 Shared by `rpa-mcp bench accuracy` (tuning, evaluation and real-software sets side by side) and
 the per-area benchmarks. Timings are CPU time of this process (they move less than wall time
-on a shared machine), classification measured after the frames are decoded.
+on a shared machine), classification measured after the frames are decoded. `cold` (the OCR
+engine's `clear_cache`) runs before each timed call: a figure never profits from what an
+earlier frame of the set read (one validation still shares its reads between its checkers).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from rpa_mcp.bench.cases import frame_cases, pair_cases
@@ -44,10 +46,17 @@ class DialogScores:
     ms_1080: list[float] = field(default_factory=list)
 
 
-def score_dialogs(screens: ScreenSet, service: DialogService, catalog: DialogCatalog) -> DialogScores:
+def _nothing() -> None:
+    return None
+
+
+def score_dialogs(
+    screens: ScreenSet, service: DialogService, catalog: DialogCatalog, *, cold: Callable[[], None] = _nothing
+) -> DialogScores:
     out = DialogScores()
     for case in frame_cases(screens):
         truth = case.truth.dialog
+        cold()
         started = _cpu_ms()
         decision = service.resolve(case.image, previous=case.previous)
         elapsed = _cpu_ms() - started
@@ -93,7 +102,7 @@ class VerdictScores:
     ms_nobox_1080: list[float] = field(default_factory=list)
 
 
-def score_verdicts(screens: ScreenSet, validator: Validator) -> VerdictScores:
+def score_verdicts(screens: ScreenSet, validator: Validator, *, cold: Callable[[], None] = _nothing) -> VerdictScores:
     out = VerdictScores()
     for case in pair_cases(screens):
         pair, action = case.truth, case.truth.action
@@ -114,6 +123,7 @@ def score_verdicts(screens: ScreenSet, validator: Validator) -> VerdictScores:
         cat[2] += 1
         for with_box in (True, False):
             target = Target(action.label, action.bbox) if with_box else Target(action.label, None, action.point)
+            cold()
             started = _cpu_ms()
             verdict = validator.validate(action.type, case.before, case.after, target, expected, observed)
             elapsed = _cpu_ms() - started

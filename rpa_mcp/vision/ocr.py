@@ -2,16 +2,27 @@
 
 Screen text is data, never instructions. One engine per process, built lazily (import and
 construction cost ~0.6 s). Never OCR a full frame on a hot path: find the region first.
+
+Recognition (`read_line`, `read_lines`) costs in proportion to the width of the recognizer's
+input (48 px high, ~0.08 ms of CPU per column on one thread): each crop is recognised alone at
+its own width (a batch is padded to its widest crop, and the library pads every crop to at least
+320 columns), and what a crop reads is remembered by a digest of its pixels (the same label in
+the frame before and after an action, or read by the classifier then by a checker, is
+recognised once). docs/decisions/ocr-engine.md has the measurements.
 """
 
 from __future__ import annotations
 
+import hashlib
+import math
 import threading
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import cv2
 import numpy as np
 
 from rpa_mcp.errors import Unavailable
@@ -46,15 +57,27 @@ def normalize_text(text: str) -> str:
     return " ".join(stripped.casefold().replace("\u2019", "'").split())
 
 
-BATCH_RATIO = 1.4  # crops whose width/height ratios differ less than this share one inference
+BATCH_RATIO = 1.4  # kept for callers of an older version; recognition no longer batches crops
+REC_HEIGHT = 48  # the recognizer's input height (PP-OCR rec models)
+REC_MIN_WIDTH = 16  # narrower crops are padded to this many columns
+READ_CACHE_ENTRIES = 4096  # recognised crops remembered (a digest and a short string each)
 
 
 class RapidOcrEngine:
     """`rapidocr` 3.x on onnxruntime; the models ship inside its wheel (nothing downloaded)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, cache_entries: int = READ_CACHE_ENTRIES) -> None:
         self._engine: Any = None  # a RapidOCR instance (untyped library): results are read duck-typed
         self._lock = threading.Lock()
+        self._reads: OrderedDict[bytes, tuple[str, float]] = OrderedDict()
+        self._cache_entries = cache_entries
+        self.recognitions = 0  # crops sent to the recognizer (cache misses), for benchmarks
+        self.cache_hits = 0
+
+    def clear_cache(self) -> None:
+        """Forget what crops read (benchmarks measure cold reads)."""
+        with self._lock:
+            self._reads.clear()
 
     def _get(self) -> Any:
         with self._lock:
@@ -109,29 +132,54 @@ class RapidOcrEngine:
         return self.read_lines([image])[0]
 
     def read_lines(self, images: Sequence[np.ndarray]) -> list[OcrLine | None]:
-        """Recognition of several crops, batched by shape: the recognizer pads a batch to its widest
-        crop, so only crops of about the same width-to-height ratio share one inference."""
+        """Recognition of several crops, each at its own width (see the module docstring)."""
         out: list[OcrLine | None] = [None] * len(images)
-        todo = sorted(
-            ((i, im) for i, im in enumerate(images) if im.size and min(im.shape[:2]) >= 4),
-            key=lambda item: item[1].shape[1] / item[1].shape[0],
-        )
-        groups: list[list[tuple[int, np.ndarray]]] = []
-        for item in todo:
-            ratio = item[1].shape[1] / item[1].shape[0]
-            if groups and ratio <= BATCH_RATIO * groups[-1][0][1].shape[1] / groups[-1][0][1].shape[0]:
-                groups[-1].append(item)
-            else:
-                groups.append([item])
-        if not groups:
+        todo = [(i, im) for i, im in enumerate(images) if im.size and min(im.shape[:2]) >= 4]
+        if not todo:
             return out
         engine = self._get()
-        for group in groups:
+        for i, im in todo:
+            key = _digest(im)
             with self._lock:
-                result = engine.recognize_txt([im for _, im in group])
-            txts, scores = result.txts or (), result.scores or ()
-            for (i, im), text, score in zip(group, txts, scores, strict=False):
-                if str(text).strip():
-                    height, width = im.shape[:2]
-                    out[i] = OcrLine(str(text), (0, 0, width, height), float(score))
+                known = self._reads.get(key)
+                if known is not None:
+                    self._reads.move_to_end(key)
+                    self.cache_hits += 1
+                else:
+                    known = self._recognize(engine, im)
+                    self.recognitions += 1
+                    self._reads[key] = known
+                    while len(self._reads) > self._cache_entries:
+                        self._reads.popitem(last=False)
+            text, score = known
+            if text.strip():
+                height, width = im.shape[:2]
+                out[i] = OcrLine(text, (0, 0, width, height), score)
         return out
+
+    @staticmethod
+    def _recognize(engine: Any, image: np.ndarray) -> tuple[str, float]:
+        """One crop through the recognizer at its own width (the caller holds the lock)."""
+        load = getattr(engine, "_load_rec_model", None)  # rapidocr 3.x: the TextRecognizer (session + CTC decoder)
+        recognizer = load() if load is not None else None
+        session, decode = getattr(recognizer, "session", None), getattr(recognizer, "postprocess_op", None)
+        if session is None or decode is None:  # pragma: no cover - another rapidocr layout: its own path
+            result = engine.recognize_txt([image])
+            return str((result.txts or ("",))[0]), float((result.scores or (0.0,))[0])
+        height, width = image.shape[:2]
+        columns = max(REC_MIN_WIDTH, math.ceil(REC_HEIGHT * width / height))
+        resized = cv2.resize(np.ascontiguousarray(image), (columns, REC_HEIGHT)).astype(np.float32)
+        batch = (resized.transpose(2, 0, 1)[np.newaxis] / 127.5 - 1.0).astype(np.float32)
+        lines, _words = decode(
+            session(batch), False, wh_ratio_list=[columns / REC_HEIGHT], max_wh_ratio=columns / REC_HEIGHT
+        )
+        text, score = lines[0]
+        return str(text), float(score)
+
+
+def _digest(image: np.ndarray) -> bytes:
+    """Identity of a crop's pixels (shape and type included): equal digests read the same text."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"{image.shape}{image.dtype.str}".encode())
+    h.update(np.ascontiguousarray(image).data)
+    return h.digest()

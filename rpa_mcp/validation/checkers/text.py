@@ -15,6 +15,10 @@ from rpa_mcp.validation.text import (
     text_line_boxes,
 )
 from rpa_mcp.vision.images import BBox
+from rpa_mcp.vision.lines import text_lines
+
+FIELD_MAX_LINES = 64  # text lines of a field looked at for the typed text ...
+TYPED_MAX_LINES = 8  # ... of which at most this many that changed are read
 
 
 class OcrRoiChecker(BaseChecker):
@@ -41,8 +45,11 @@ class OcrRoiChecker(BaseChecker):
             box = tab_label_box(ctx.target.bbox, shape)
         else:
             box = label_box(ctx.target.bbox, shape)
-        line = ctx.read_line(which, box)
-        read = line.text if line else ""
+        if what == "expected_text":
+            box, read = _read_typed(ctx, which, box)
+        else:
+            line = ctx.read_line(which, box)
+            read = line.text if line else ""
         found = label_matches(read, wanted) if what == "target_label" else text_contains(read, wanted)
         if not found and what == "target_label" and params.get("box") == "tab" and ctx.target.label_bbox is None:
             box, read = read_tab_label(ctx, which, ctx.target.bbox, wanted=wanted)  # an application's wider tab
@@ -67,6 +74,44 @@ class OcrRoiChecker(BaseChecker):
             crop=CropRef(f"target region ({which})", which, box),
             read=read,
         )
+
+
+def _read_typed(ctx: CheckContext, which: Frame, box: BBox) -> tuple[BBox, str]:
+    """What a field holds, read on the text lines of the field that changed (where typing landed).
+
+    A field's box is wider than its text and may hold several lines: recognising all of it costs in
+    proportion to its width, and a multi-line box is no one line. The lines are found without OCR
+    (ink against the field's colour); only those the change map touches are read, top to bottom,
+    and their texts joined. No changed line (nothing typed there, or ink the finder misses): the
+    whole box is read as before.
+    """
+    x, y, w, h = box
+    lines = text_line_boxes(ctx.frame(which)[y : y + h, x : x + w], max_lines=FIELD_MAX_LINES)
+    change = ctx.change()
+    changed = [
+        (x + lx - 2, y + ly - 2, lw + 4, lh + 4)
+        for lx, ly, lw, lh in lines
+        if (lw, lh) != (w, h) and change.fraction_in((x + lx, y + ly, lw, lh)) > 0.0
+    ][:TYPED_MAX_LINES]
+    if not changed:
+        line = ctx.read_line(which, box)
+        return box, line.text if line else ""
+    reads = [ctx.read_line(which, b) for b in changed]
+    text = " ".join(r.text for r in reads if r is not None and r.text)
+    x0, y0 = min(b[0] for b in changed), min(b[1] for b in changed)
+    x1, y1 = max(b[0] + b[2] for b in changed), max(b[1] + b[3] for b in changed)
+    return (x0, y0, x1 - x0, y1 - y0), text
+
+
+def title_line_box(ctx: CheckContext, strip: BBox) -> BBox:
+    """The title's own line inside a title bar strip: the widest text line (icons and window
+    buttons left out), padded a little; the strip itself when no line is found."""
+    x, y, w, h = strip
+    lines = [b for b in text_lines(ctx.after[y : y + h, x : x + w], drop_icons=True) if b[2] >= 2 * b[3]]
+    if not lines:
+        return strip
+    lx, ly, lw, lh = max(lines, key=lambda b: b[2])
+    return around((x + lx, y + ly, lw, lh), ctx.after.shape, 3)
 
 
 def _changed_lines_near(ctx: CheckContext, target: BBox, near: int, max_reads: int = 6) -> list[tuple[BBox, str]]:
@@ -109,7 +154,7 @@ class TitleBarChecker(BaseChecker):
         source = "agent report"
         crop = None
         if title_after is None and params.get("ocr") and ctx.target.bbox is not None and expected.window_title:
-            box = around(ctx.target.bbox, ctx.after.shape, 3)
+            box = title_line_box(ctx, around(ctx.target.bbox, ctx.after.shape, 3))
             line = ctx.read_line("after", box)
             title_after = line.text if line else ""
             source = "OCR of the title bar"

@@ -1,0 +1,49 @@
+"""The OCR adapter: each crop recognised at its own width, and a crop's reading remembered by its pixels."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from rpa_mcp.vision.ocr import RapidOcrEngine, normalize_text
+
+
+def label(text: str, width: int = 220) -> np.ndarray:
+    image = np.full((40, width, 3), 250, np.uint8)
+    cv2.putText(image, text, (8, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (20, 20, 20), 2, cv2.LINE_AA)
+    return image
+
+
+def test_a_short_label_reads_without_padding_to_a_wide_input(shared_ocr: RapidOcrEngine) -> None:
+    (ok,) = shared_ocr.read_lines([label("OK", width=60)])
+    assert ok is not None and normalize_text(ok.text) == "ok"
+
+
+def test_the_same_pixels_are_recognised_once(shared_ocr: RapidOcrEngine) -> None:
+    crop = label("Enregistrer")
+    shared_ocr.clear_cache()
+    before = shared_ocr.recognitions
+    first, again = shared_ocr.read_lines([crop, crop.copy()])
+    assert first is not None and again is not None and first.text == again.text
+    assert normalize_text(first.text) == "enregistrer"
+    assert shared_ocr.recognitions == before + 1  # the copy has the same pixels: read from memory
+    shared_ocr.clear_cache()
+    shared_ocr.read_line(crop)
+    assert shared_ocr.recognitions == before + 2  # forgotten: recognised again
+
+
+def test_different_pixels_are_never_taken_for_a_remembered_crop(shared_ocr: RapidOcrEngine) -> None:
+    yes, no = shared_ocr.read_lines([label("Oui"), label("Non")])
+    assert yes is not None and no is not None
+    assert (normalize_text(yes.text), normalize_text(no.text)) == ("oui", "non")
+
+
+def test_the_memory_of_read_crops_is_bounded() -> None:
+    engine = RapidOcrEngine(cache_entries=1)
+    one, two = label("Annuler"), label("Fermer")
+    engine.read_line(one)
+    engine.read_line(two)  # pushes the first one out
+    engine.read_line(one)
+    assert engine.recognitions == 3 and engine.cache_hits == 0
+    engine.read_line(one)
+    assert engine.cache_hits == 1
