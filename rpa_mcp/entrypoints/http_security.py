@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Iterable
@@ -140,8 +141,10 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
+@functools.lru_cache(maxsize=1024)
 def sdk_user(caller: Caller) -> AuthenticatedUser:
-    """The caller as the MCP SDK identifies a principal (its legacy sessions are bound to it)."""
+    """The caller as the MCP SDK identifies a principal (its legacy sessions are bound to it); one
+    object per caller (callers are immutable; the SDK only reads it)."""
     return AuthenticatedUser(
         AccessToken(
             token="-",  # the SDK never needs the bearer token itself; it is not kept in the scope
