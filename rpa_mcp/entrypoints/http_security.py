@@ -54,6 +54,8 @@ class BodyLimit:
         length = headers.get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > self.max_bytes):
             return await send_json(send, 413, problem(413, "payload-too-large", f"body over {self.max_bytes} bytes"))
+        if length is not None and b"transfer-encoding" not in headers:
+            return await self.app(scope, receive, send)  # framed by its length: no more bytes are delivered
         seen = 0
         started = False
 

@@ -145,6 +145,7 @@ MIN_KEY_BYTES = 32
 KEY_FILE = "audit.key"
 CHECKPOINT_FILE = "audit.head"
 BATCH = 500
+_NO_ARGS = (digest({}), summarize_args({}))
 
 
 @dataclass(frozen=True)
@@ -292,15 +293,19 @@ class AuditLog:
     def _row(
         self, actor: str, operation: str, args: Any, via: str, request_id: str, outcome: str, code: str | None
     ) -> dict[str, Any]:
-        safe = _jsonable(args)
+        if isinstance(args, dict) and not args:  # (most reads take no arguments)
+            args_digest, args_summary = _NO_ARGS
+        else:
+            safe = _jsonable(args)
+            args_digest, args_summary = digest(safe), summarize_args(safe)
         return {
             "request_id": request_id,
             "ts": round(self.clock.now(), 6),
             "actor": actor,
             "via": via,
             "operation": operation,
-            "args_digest": digest(safe),
-            "args_summary": summarize_args(safe),
+            "args_digest": args_digest,
+            "args_summary": args_summary,
             "outcome": outcome,
             "code": code,
         }
