@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+from collections.abc import Sequence
 from pathlib import Path
 
 from rpa_mcp.errors import ConfigurationError
@@ -29,7 +30,7 @@ def fingerprint(key: bytes) -> str:
     return hashlib.sha256(key).hexdigest()[:12]
 
 
-def key_source(settings: Settings, keys: list[bytes]) -> str:
+def key_source(settings: Settings, keys: Sequence[bytes]) -> str:
     """Where the signing key comes from, in words, with its fingerprint (never the key)."""
     where = "RPA_JWT_SECRET" if settings.jwt_secret is not None else str(key_path(settings).resolve())
     return f"{where} (fingerprint {fingerprint(keys[0])})"

@@ -1,8 +1,21 @@
-"""Access tokens (who calls) and confirmation tokens (what was proposed), PyJWT with HS256 pinned."""
+"""Access tokens (who calls) and confirmation tokens (what was proposed), PyJWT with HS256 pinned.
+
+A bearer token is presented again with every request of a client, so `AccessTokens` keeps
+the outcome of a successful check by the exact token string (a bounded cache of
+`VERIFIED_CACHE_SIZE`, least recently used first out): a token seen before costs a lookup
+and its time checks (expiry with no grace, `nbf`/`iat` not ahead, the lifetime cap), all
+against the clock at every call, instead of a signature check. Only tokens that passed
+the full check are kept; a failure is checked in full every time; changing the key ring
+empties the cache.
+"""
 
 from __future__ import annotations
 
 import hmac
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import jwt
@@ -16,9 +29,10 @@ CONFIRM_TYP = "rpa-confirm+jwt"
 ACCESS_TYP = "JWT"
 SKEW_S = 5  # clock skew between replicas, allowed on `nbf` and `iat` only: no token is valid past its `exp`
 DEFAULT_MAX_TTL_S = 30 * 86400
+VERIFIED_CACHE_SIZE = 4096
 
 
-def _decode_any_key(token: str, keys: list[bytes], clock: Clock, **kwargs: Any) -> dict[str, Any]:
+def _decode_any_key(token: str, keys: Sequence[bytes], clock: Clock, **kwargs: Any) -> dict[str, Any]:
     """Try each key (rotation); signature errors fall through, every other error is final.
 
     Time claims are checked against the injected clock (not PyJWT's own): a token is refused from
@@ -34,17 +48,30 @@ def _decode_any_key(token: str, keys: list[bytes], clock: Clock, **kwargs: Any) 
             last = exc
     else:
         raise last or jwt.InvalidSignatureError("no key")
-    now = clock.now()
     for claim in ("exp", "nbf", "iat"):
         if claim in claims and not isinstance(claims[claim], int | float):
             raise jwt.InvalidTokenError(f"{claim} must be a number")
-    if "exp" in claims and claims["exp"] <= now:
-        raise jwt.ExpiredSignatureError("expired")
-    if "nbf" in claims and claims["nbf"] > now + SKEW_S:
-        raise jwt.ImmatureSignatureError("not yet valid")
-    if "iat" in claims and claims["iat"] > now + SKEW_S:
-        raise jwt.ImmatureSignatureError("issued in the future")
+    _check_times(claims.get("exp"), claims.get("nbf"), claims.get("iat"), clock.now())
     return claims
+
+
+def _check_times(exp: float | None, nbf: float | None, iat: float | None, now: float) -> None:
+    if exp is not None and exp <= now:
+        raise jwt.ExpiredSignatureError("expired")
+    if nbf is not None and nbf > now + SKEW_S:
+        raise jwt.ImmatureSignatureError("not yet valid")
+    if iat is not None and iat > now + SKEW_S:
+        raise jwt.ImmatureSignatureError("issued in the future")
+
+
+@dataclass(frozen=True, slots=True)
+class _Verified:
+    """A token that passed the full check: who it is, and the time claims checked again at each use."""
+
+    caller: Caller
+    exp: float
+    iat: float
+    nbf: float | None
 
 
 class AccessTokens:
@@ -52,7 +79,7 @@ class AccessTokens:
 
     def __init__(
         self,
-        keys: list[bytes],
+        keys: Sequence[bytes],
         *,
         issuer: str,
         audience: str,
@@ -60,9 +87,23 @@ class AccessTokens:
         clock: Clock | None = None,
         max_ttl_s: int = DEFAULT_MAX_TTL_S,
     ) -> None:
-        self.keys, self.issuer, self.audience, self.api_token = keys, issuer, audience, api_token
+        self._verified: OrderedDict[str, _Verified] = OrderedDict()
+        self._lock = threading.Lock()
+        self.keys = keys
+        self.issuer, self.audience, self.api_token = issuer, audience, api_token
         self.clock = clock or SystemClock()
         self.max_ttl_s = max_ttl_s  # RPA_ACCESS_TOKEN_MAX_TTL_S: no token lives longer, whoever minted it
+
+    @property
+    def keys(self) -> tuple[bytes, ...]:
+        """The key ring: the first signs, all verify."""
+        return self._keys
+
+    @keys.setter
+    def keys(self, keys: Sequence[bytes]) -> None:
+        with self._lock:
+            self._keys = tuple(keys)
+            self._verified.clear()  # a retired key's tokens must fail from now on
 
     def mint(
         self,
@@ -100,44 +141,75 @@ class AccessTokens:
         """A Caller, or None for anything invalid (no reason leaks to the client)."""
         if self.api_token and hmac.compare_digest(token.encode(), self.api_token.encode()):
             return Caller(subject="agent:api-token", roles=frozenset({"agent"}), auth="api-token")
+        with self._lock:
+            seen = self._verified.get(token)
+            if seen is not None:
+                self._verified.move_to_end(token)
+        if seen is not None:
+            if self._still_valid(seen):
+                return seen.caller
+            with self._lock:
+                self._verified.pop(token, None)
+            return None
+        keys = self._keys
+        caller, times = self._verify_in_full(token, keys)
+        if caller is None or times is None:
+            return None
+        with self._lock:
+            if self._keys is keys:  # not if the key ring changed meanwhile
+                self._verified[token] = times
+                while len(self._verified) > VERIFIED_CACHE_SIZE:
+                    self._verified.popitem(last=False)
+        return caller
+
+    def _still_valid(self, seen: _Verified) -> bool:
+        now = self.clock.now()
+        try:
+            _check_times(seen.exp, seen.nbf, seen.iat, now)
+        except jwt.PyJWTError:
+            return False
+        return seen.exp - now <= self.max_ttl_s + SKEW_S and seen.exp - seen.iat <= self.max_ttl_s
+
+    def _verify_in_full(self, token: str, keys: Sequence[bytes]) -> tuple[Caller | None, _Verified | None]:
         try:
             header = jwt.get_unverified_header(token)
             if header.get("typ") == CONFIRM_TYP:
-                return None  # a confirmation token is never an access token
+                return None, None  # a confirmation token is never an access token
             claims = _decode_any_key(
                 token,
-                self.keys,
+                keys,
                 self.clock,
                 audience=self.audience,
                 issuer=self.issuer,
                 options={"require": ["exp", "iat", "iss", "aud", "sub"]},
             )
         except jwt.PyJWTError:
-            return None
+            return None, None
         if claims["exp"] - claims["iat"] > self.max_ttl_s or claims["exp"] - self.clock.now() > self.max_ttl_s + SKEW_S:
-            return None  # a lifetime over the cap: minted elsewhere or with a stolen key, refused either way
+            return None, None  # a lifetime over the cap: minted elsewhere or with a stolen key, refused either way
         machines = claims.get("machines")
         if machines is not None and not (
             isinstance(machines, list) and machines and all(isinstance(m, str) and m for m in machines)
         ):
-            return None
+            return None, None
         roles = claims.get("roles", [])
         if isinstance(roles, str):
             roles = roles.split()
         if not isinstance(roles, list):
-            return None
-        return Caller(
+            return None, None
+        caller = Caller(
             subject=str(claims["sub"]),
             roles=frozenset(r for r in roles if r in ROLES),
             auth="jwt",
             machines=None if machines is None else frozenset(machines),
         )
+        return caller, _Verified(caller, exp=claims["exp"], iat=claims["iat"], nbf=claims.get("nbf"))
 
 
 class ConfirmationCodec:
     """The confirmation domain's TokenCodec port."""
 
-    def __init__(self, keys: list[bytes], *, issuer: str, audience: str, clock: Clock | None = None) -> None:
+    def __init__(self, keys: Sequence[bytes], *, issuer: str, audience: str, clock: Clock | None = None) -> None:
         self.keys, self.issuer, self.audience = keys, issuer, audience + "/confirm"
         self.clock = clock or SystemClock()
 

@@ -128,6 +128,8 @@ def create_app(
         return JSONResponse(document)
 
     routes: list[BaseRoute] = [
+        # /mcp first: the router tries routes in order, and the REST surface has one per operation
+        *mcp_app.routes,
         Route("/healthz", healthz, methods=["GET"]),
         Route("/.well-known/oauth-protected-resource/mcp", resource_metadata, methods=["GET"]),
         Route("/.well-known/oauth-protected-resource", resource_metadata, methods=["GET"]),

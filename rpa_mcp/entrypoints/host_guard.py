@@ -52,8 +52,31 @@ def matches(value: str, patterns: Iterable[str]) -> bool:
 
 
 class HostOriginGuard:
+    """The verdicts are remembered per (value, port) (at most `MEMORY` of each, the oldest forgotten
+    first): clients send the same few Host and Origin values with every request."""
+
+    MEMORY = 256
+
     def __init__(self, app: ASGIApp, *, hosts: list[str], origins: list[str], default_port: int) -> None:
         self.app, self.hosts, self.origins, self.default_port = app, hosts, origins, default_port
+        self._hosts_seen: dict[tuple[str, str, int], bool] = {}
+        self._origins_seen: dict[tuple[str, int], bool] = {}
+
+    def _host_verdict(self, host: str, scheme: str, port: int) -> bool:
+        key = (host, scheme, port)
+        verdict = self._hosts_seen.get(key)
+        if verdict is None:
+            verdict = self.host_ok(host, scheme, port)
+            _remember(self._hosts_seen, key, verdict, self.MEMORY)
+        return verdict
+
+    def _origin_verdict(self, origin: str, port: int) -> bool:
+        key = (origin, port)
+        verdict = self._origins_seen.get(key)
+        if verdict is None:
+            verdict = self.origin_ok(origin, port)
+            _remember(self._origins_seen, key, verdict, self.MEMORY)
+        return verdict
 
     def _port(self, scope: Scope) -> int:
         server = scope.get("server")
@@ -80,11 +103,17 @@ class HostOriginGuard:
             headers = dict(scope.get("headers") or [])
             port, scheme = self._port(scope), scope.get("scheme", "http")
             host = headers.get(b"host", b"").decode("latin-1")
-            if not self.host_ok(host, scheme, port):
+            if not self._host_verdict(host, scheme, port):
                 return await send_json(
                     send, 421, problem(421, "misdirected-request", f"Host {host[:100]!r} is not this server")
                 )
             origin = headers.get(b"origin")
-            if origin is not None and not self.origin_ok(origin.decode("latin-1"), port):
+            if origin is not None and not self._origin_verdict(origin.decode("latin-1"), port):
                 return await send_json(send, 403, problem(403, "forbidden-origin", "Origin is not allowed"))
         await self.app(scope, receive, send)
+
+
+def _remember(seen: dict[Any, bool], key: Any, verdict: bool, limit: int) -> None:
+    seen[key] = verdict
+    if len(seen) > limit:
+        del seen[next(iter(seen))]  # dicts keep insertion order: the oldest goes

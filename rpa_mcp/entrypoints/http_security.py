@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Iterable
@@ -53,6 +54,8 @@ class BodyLimit:
         length = headers.get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > self.max_bytes):
             return await send_json(send, 413, problem(413, "payload-too-large", f"body over {self.max_bytes} bytes"))
+        if length is not None and b"transfer-encoding" not in headers:
+            return await self.app(scope, receive, send)  # framed by its length: no more bytes are delivered
         seen = 0
         started = False
 
@@ -140,8 +143,10 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
+@functools.lru_cache(maxsize=1024)
 def sdk_user(caller: Caller) -> AuthenticatedUser:
-    """The caller as the MCP SDK identifies a principal (its legacy sessions are bound to it)."""
+    """The caller as the MCP SDK identifies a principal (its legacy sessions are bound to it); one
+    object per caller (callers are immutable; the SDK only reads it)."""
     return AuthenticatedUser(
         AccessToken(
             token="-",  # the SDK never needs the bearer token itself; it is not kept in the scope

@@ -89,8 +89,21 @@ def loads(raw: bytes | str, limits: JsonLimits, *, where: str = "(body)") -> Any
             field=where,
             position=exc.pos,
         ) from None
-    check(value, limits, where=where)
+    if not _checked_while_decoding(raw, text, limits):
+        check(value, limits, where=where)
     return value
+
+
+def _checked_while_decoding(raw: bytes | str, text: str, limits: JsonLimits) -> bool:
+    """Whether decoding alone applied every rule, so `check()` has nothing left to find.
+
+    The decoder's hooks refuse NaN, long numbers and duplicate keys. What remains is depth and
+    lone surrogates: text that opens no more containers than the depth limit cannot nest
+    deeper, and text decoded from valid UTF-8 holds a surrogate only through a `\\u` escape.
+    """
+    if not isinstance(raw, bytes | bytearray) or "\\u" in text:
+        return False
+    return text.count("{") + text.count("[") <= limits.max_depth
 
 
 def check(value: Any, limits: JsonLimits, *, where: str = "(arguments)") -> None:

@@ -11,8 +11,17 @@ How a row gets there:
   inbox rows and queued rows into `audit`, each with `mac = HMAC(key, prev_mac | id | row)`,
   ids contiguous from 1. On PostgreSQL every replica's writer takes the same lock, so there
   is one serialised chain.
-- After each batch the head (id, mac), itself MACed, is written to a checkpoint file outside
-  the database (`RPA_AUDIT_CHECKPOINT`, default `data_dir/audit.head`).
+- The head (id, mac), itself MACed, is written to a checkpoint file outside the database
+  (`RPA_AUDIT_CHECKPOINT`, default `data_dir/audit.head`, with its own fsync): after every
+  batch somebody waits for (an error, a mutation, `flush()`, `close()`), and otherwise at most
+  every `CHECKPOINT_S` seconds and once the writer has had nothing to do for that long.
+
+What is durable when (the contract): a row committed with an operation's write is on disk
+with that write; a row somebody waits for is committed, chained and checkpointed before the
+wait returns; a row nobody waits for (a successful read) is committed within `GROUP_S` and
+covered by the checkpoint within about `CHECKPOINT_S` more. The checkpoint only detects a
+deleted tail: rows chained since the last checkpoint are protected by the chain and the head
+row alone until the next one.
 
 `verify()` detects an edited row (MAC), a deleted or inserted row (ids, prev_mac), re-hashed
 rows (no key, no valid MAC) and a deleted tail (the checkpoint names a row that is gone or
@@ -136,6 +145,7 @@ MIN_KEY_BYTES = 32
 KEY_FILE = "audit.key"
 CHECKPOINT_FILE = "audit.head"
 BATCH = 500
+_NO_ARGS = (digest({}), summarize_args({}))
 
 
 @dataclass(frozen=True)
@@ -172,6 +182,7 @@ def _legacy_hash(prev_hash: str, row: Mapping[str, Any]) -> str:
 class AuditLog:
     IDLE_EXIT_S = 1.0
     GROUP_S = 0.02  # how long rows nobody waits for may gather before they are committed
+    CHECKPOINT_S = 1.0  # how long the checkpoint may lag behind rows nobody waits for
 
     def __init__(
         self,
@@ -201,6 +212,8 @@ class AuditLog:
         self._idle = False  # the writer sleeps until a row comes
         self._closing = False
         self._writer: threading.Thread | None = None
+        self._unwritten: tuple[int, str] | None = None  # a head chained but not checkpointed yet (writer only)
+        self._checkpointed_at = -self.CHECKPOINT_S
         db.add_commit_hook(self._commit_hook)
         if db.query_one("SELECT 1 AS x FROM audit_inbox LIMIT 1") is not None:
             self.flush()  # rows a stopped process committed but did not chain yet
@@ -280,15 +293,19 @@ class AuditLog:
     def _row(
         self, actor: str, operation: str, args: Any, via: str, request_id: str, outcome: str, code: str | None
     ) -> dict[str, Any]:
-        safe = _jsonable(args)
+        if isinstance(args, dict) and not args:  # (most reads take no arguments)
+            args_digest, args_summary = _NO_ARGS
+        else:
+            safe = _jsonable(args)
+            args_digest, args_summary = digest(safe), summarize_args(safe)
         return {
             "request_id": request_id,
             "ts": round(self.clock.now(), 6),
             "actor": actor,
             "via": via,
             "operation": operation,
-            "args_digest": digest(safe),
-            "args_summary": summarize_args(safe),
+            "args_digest": args_digest,
+            "args_summary": args_summary,
             "outcome": outcome,
             "code": code,
         }
@@ -325,30 +342,53 @@ class AuditLog:
 
     def _run(self) -> None:
         while True:
+            quiet: tuple[int, str] | None = None
             with self._wakeup:
                 if not self._pending:
                     self._idle = True
-                    if not self._closing:
-                        self._wakeup.wait(timeout=self.IDLE_EXIT_S)
+                    if not self._closing:  # a checkpoint left to write is written after a quiet spell
+                        self._wakeup.wait(timeout=self.IDLE_EXIT_S if self._unwritten is None else self.CHECKPOINT_S)
                     self._idle = False
                     if not self._pending:
-                        self._writer = None
-                        return
-                if not any(p.done is not None for p in self._pending):
-                    self._wakeup.wait(timeout=self.GROUP_S)  # nobody waits: let the batch grow a little
-                batch = [self._pending.popleft() for _ in range(min(BATCH, len(self._pending)))]
+                        if self._unwritten is None:
+                            self._writer = None
+                            return
+                        quiet, self._unwritten = self._unwritten, None
+                if quiet is None:
+                    if not any(p.done is not None for p in self._pending):
+                        self._wakeup.wait(timeout=self.GROUP_S)  # nobody waits: let the batch grow a little
+                    batch = [self._pending.popleft() for _ in range(min(BATCH, len(self._pending)))]
+            if quiet is not None:
+                self._checkpoint_now(quiet)
+                continue
             error: Exception | None = None
             try:
                 head = self._chain(batch)
             except Exception as exc:  # surfaced to every waiting caller of the batch
                 logger.error("audit batch failed: %r", exc)
                 error, head = exc, None
+            head = head or self._unwritten
             if head is not None:
-                self._write_checkpoint(*head)  # before anyone is told: a flushed log has its checkpoint
+                if self.checkpoint_due(batch):
+                    self._unwritten = None
+                    self._checkpoint_now(head)  # before anyone is told: a flushed log has its checkpoint
+                else:
+                    self._unwritten = head
             for p in batch:
                 p.error = error
                 if p.done is not None:
                     p.done.set()
+
+    def checkpoint_due(self, batch: list[_Pending]) -> bool:
+        """Whether the batch just chained is checkpointed now: somebody waits for it, or the
+        checkpoint is `CHECKPOINT_S` old (else it waits for the next such batch or a quiet spell)."""
+        if any(p.done is not None for p in batch):
+            return True
+        return self.clock.monotonic() - self._checkpointed_at >= self.CHECKPOINT_S
+
+    def _checkpoint_now(self, head: tuple[int, str]) -> None:
+        self._checkpointed_at = self.clock.monotonic()
+        self._write_checkpoint(*head)
 
     def _chain(self, batch: list[_Pending]) -> tuple[int, str] | None:
         """Chain the batch and every inbox row in one transaction; returns the new head.

@@ -17,6 +17,7 @@ with the operation's first write.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
@@ -105,6 +106,12 @@ class Database:
 
     def lock(self, conn: Connection, key: str) -> None:
         """Serialise transactions on `key` until this one ends (a no-op where writes are serialised anyway)."""
+
+    def free_now(self) -> AbstractContextManager[bool]:
+        """Whether a short read may run on the calling thread without waiting: yields True when
+        nothing else uses the store at this instant, and keeps it so for the block. PostgreSQL:
+        never (a query is a network round trip, and a pooled connection may have to be waited for)."""
+        return contextlib.nullcontext(False)
 
     # --- shared ----------------------------------------------------------------------------
     def query_one(self, sql: str, params: Params = ()) -> Row | None:

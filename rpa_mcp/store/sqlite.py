@@ -96,6 +96,18 @@ class SqliteDatabase(Database):
             for cb in after:
                 cb()
 
+    @contextmanager
+    def free_now(self) -> Iterator[bool]:
+        """True when no other thread is in a statement or transaction on the connection (the lock
+        is then held for the block): a read in WAL mode never waits for the audit writer's
+        connection either, so it runs at once."""
+        free = self._lock.acquire(blocking=False)
+        try:
+            yield free
+        finally:
+            if free:
+                self._lock.release()
+
     def query(self, sql: str, params: Params = ()) -> list[Row]:
         with self._lock:
             rows: list[Row] = self._raw.execute(sql, params).fetchall()

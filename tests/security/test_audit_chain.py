@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import threading
 
 import pytest
 
@@ -143,3 +144,43 @@ def test_input_that_cannot_be_audited_is_refused_before_anything_is_written(log)
     ):
         raise AssertionError("the operation must not run")
     assert refused.value.details["field"] == "events[0].ts"
+
+
+def test_rows_nobody_waits_for_are_checkpointed_by_flush_and_a_deleted_tail_is_detected(log, backend):
+    for i in range(4):
+        log.record(actor="alice", operation=f"read{i}", args={}, outcome="ok", wait=False)
+    log.flush()
+    _unprotect(backend)
+    prev = backend.query_one("SELECT mac FROM audit WHERE id = 2")["mac"]
+    backend.execute("DELETE FROM audit WHERE id > 2")
+    backend.execute("UPDATE audit_head SET id = 2, mac = ? WHERE one = 1", (prev,))
+    check = log.verify()
+    assert not check.ok and "deleted" in check.reason
+
+
+def test_the_checkpoint_follows_every_awaited_batch_and_at_most_every_interval_otherwise(log):
+    from rpa_mcp.store.audit import _Pending
+
+    clock = log.clock
+    unawaited, awaited = [_Pending({}, None)], [_Pending({}, threading.Event())]
+    log._checkpoint_now((1, "0" * 64))
+    assert log.checkpoint_due(awaited)
+    assert not log.checkpoint_due(unawaited)
+    clock.advance(log.CHECKPOINT_S)
+    assert log.checkpoint_due(unawaited)
+
+
+def test_a_writer_with_nothing_left_to_do_writes_the_checkpoint_it_owes(backend, tmp_path):
+    log = AuditLog(backend, FakeClock(), key=KEY, checkpoint=tmp_path / "audit.head")
+    log.record(actor="alice", operation="first", args={}, outcome="ok", wait=True)  # checkpointed: awaited
+    log.CHECKPOINT_S = log.IDLE_EXIT_S = 0.01  # (instance values: the writer goes quiet at once)
+    for i in range(3):
+        log.record(actor="alice", operation=f"read{i}", args={}, outcome="ok", wait=False)
+    writer = log._writer
+    assert writer is not None
+    writer.join(timeout=30)  # it ends only once nothing is owed: rows chained, checkpoint written
+    assert not writer.is_alive()
+    assert log._read_checkpoint(tmp_path / "audit.head") == (
+        4,
+        backend.query_one("SELECT mac FROM audit WHERE id = 4")["mac"],
+    )

@@ -133,3 +133,15 @@ def test_the_decoder_accepts_ordinary_json_and_names_each_problem():
     with pytest.raises(MalformedJson, match="NaN"):
         check([1.0, float("-inf")], limits)
     check([[[[[[[1]]]]]]], limits)  # 7 levels + the value
+
+
+def test_decoding_in_one_pass_still_refuses_depth_and_lone_surrogates_past_the_quick_check():
+    limits = JsonLimits(max_depth=4, max_int_digits=20)
+    assert loads(b'{"a": [1, {"b": "\\u00e9"}]}', limits) == {"a": [1, {"b": "é"}]}  # an escape: checked in full
+    assert loads(b'{"a": [1, 2], "b": {"c": "x"}}', limits) == {"a": [1, 2], "b": {"c": "x"}}  # 3 containers
+    with pytest.raises(MalformedJson, match="deeper than 4"):
+        loads(b'{"a": {"b": {"c": {"d": {"e": 1}}}}}', limits)  # 5 containers: depth is measured
+    with pytest.raises(MalformedJson, match="lone surrogate"):
+        loads(b'{"a": "\\udfff"}', limits)
+    with pytest.raises(MalformedJson, match="lone surrogate"):
+        loads('{"a": "\udfff"}', limits)  # text handed over already decoded is always checked in full

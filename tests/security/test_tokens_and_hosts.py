@@ -147,3 +147,18 @@ async def test_configured_names_are_exact_unless_written_with_a_wildcard_port(tm
         other_port = await client.get("/healthz", headers={"host": "rpa.internal:9000"})
         wildcard = await client.get("/healthz", headers={"host": "gateway.internal:9000"})
     assert (exact.status_code, other_port.status_code, wildcard.status_code) == (200, 421, 200)
+
+
+def test_host_and_origin_verdicts_are_remembered_within_a_bound():
+    from rpa_mcp.entrypoints.host_guard import HostOriginGuard
+
+    async def app(scope: object, receive: object, send: object) -> None:
+        return None
+
+    guard = HostOriginGuard(app, hosts=[], origins=[], default_port=8765)
+    guard.MEMORY = 4
+    for port in range(8000, 8010):
+        assert guard._host_verdict(f"127.0.0.1:{port}", "http", 8765) == (port == 8765)
+        assert guard._origin_verdict(f"http://localhost:{port}", 8765) == (port == 8765)
+    assert len(guard._hosts_seen) == 4 and len(guard._origins_seen) == 4
+    assert guard._host_verdict("127.0.0.1:8765", "http", 8765) and not guard._host_verdict("evil:8765", "http", 8765)
