@@ -11,6 +11,7 @@ from mcp import Client, MCPDeprecationWarning
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.integration.conftest import demo_events
+from tests.subscriptions import updates_until
 
 pytestmark = pytest.mark.anyio
 
@@ -19,16 +20,11 @@ async def test_a_modern_listener_hears_understanding_updates(stack):
     events = demo_events("type_observation_save")
     uri = f"rpa://sessions/{events[0]['session_id']}/understanding"
     client = await stack.mcp("operator")
-    heard: list[str] = []
     async with stack.http() as agent:
         assert (await agent.post("/api/v1/traces/stream/event", json=events[0])).status_code == 200
         async with client.listen(resource_subscriptions=[uri]) as sub:
             assert (await agent.post("/api/v1/traces/stream/event", json=events[1:4])).status_code == 200
-            with anyio.fail_after(10):
-                async for event in sub:
-                    heard.append(str(getattr(event, "uri", "")))
-                    if heard[-1] == uri:
-                        break
+            heard = await updates_until(sub, uri, timeout_s=10)
     assert heard and heard[-1] == uri  # the stream ended on the update, not by running dry
     understanding = json.loads((await client.read_resource(uri)).contents[0].text)
     assert understanding["steps"], "the update was sent for a change the listener can read"

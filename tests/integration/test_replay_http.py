@@ -15,6 +15,7 @@ import pytest
 from rpa_mcp.agent_sim import Journal, ReferenceAgent, VirtualDesktop
 from rpa_mcp.ops.registry import Caller
 from rpa_mcp.replay import model as m
+from tests.subscriptions import updates_until
 
 pytestmark = pytest.mark.anyio
 
@@ -260,9 +261,6 @@ async def test_replay_status_updates_reach_a_modern_listener(stack):
         uri = f"rpa://replays/{replay_id}"
         async with llm.listen(resource_subscriptions=[uri]) as sub:
             await drive(stack, reference_agent(http), replay_id)
-            with anyio.fail_after(10):
-                async for event in sub:
-                    if getattr(event, "uri", None) == uri:
-                        break
+            await updates_until(sub, uri, timeout_s=10)
     body = await llm.read_resource(uri)
     assert '"state": "completed"' in body.contents[0].text

@@ -21,6 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 from rpa_mcp.replay import model as m
 from tests.replicas.conftest import AGENT, LOCKOUT_FAILURES, Cluster, Replica
 from tests.replicas.test_three_replicas import Side
+from tests.subscriptions import updates_until
 
 pytestmark = pytest.mark.anyio
 CALL = "/api/v1/tools/get_catalog"
@@ -32,15 +33,10 @@ async def test_an_mcp_client_subscribed_on_one_replica_hears_a_change_made_throu
     replay_id = await side.start()
     uri = f"rpa://replays/{replay_id}"
     http = cluster.client(headers={"Authorization": f"Bearer {cluster.operator_token()}"})
-    heard: list[str] = []
     async with Client(streamable_http_client(f"{b.base}/mcp", http_client=http)) as client:
         async with client.listen(resource_subscriptions=[uri]) as sub:
             await side.call("pause_replay", {"replay_id": replay_id})  # through replica A
-            with anyio.fail_after(60):
-                async for event in sub:
-                    heard.append(str(getattr(event, "uri", "")))
-                    if heard[-1] == uri:
-                        break
+            heard = await updates_until(sub, uri, timeout_s=60)
         assert heard and heard[-1] == uri  # the stream ended on the update, not by running dry
         status = json.loads((await client.read_resource(uri)).contents[0].text)
     assert status["state"] == m.PAUSED  # told once committed: replica B reads the new state

@@ -54,6 +54,14 @@ def test_an_edited_row_is_detected(log, backend):
     assert not check.ok and check.first_bad_id == 3
 
 
+def _delete_tail_and_rewind_head(backend, *, keep: int) -> None:
+    """What an attacker with the database would do: drop the rows after `keep`, point the head at it."""
+    _unprotect(backend)
+    prev = backend.query_one("SELECT mac FROM audit WHERE id = ?", (keep,))["mac"]
+    backend.execute("DELETE FROM audit WHERE id > ?", (keep,))
+    backend.execute("UPDATE audit_head SET id = ?, mac = ? WHERE one = 1", (keep, prev))
+
+
 def test_a_deleted_middle_row_is_detected(log, backend):
     _fill(log)
     _unprotect(backend)
@@ -63,10 +71,7 @@ def test_a_deleted_middle_row_is_detected(log, backend):
 
 def test_a_deleted_tail_is_detected_by_the_checkpoint_even_with_the_head_row_rewound(log, backend):
     _fill(log)
-    _unprotect(backend)
-    prev = backend.query_one("SELECT mac FROM audit WHERE id = 3")["mac"]
-    backend.execute("DELETE FROM audit WHERE id > 3")
-    backend.execute("UPDATE audit_head SET id = 3, mac = ? WHERE one = 1", (prev,))
+    _delete_tail_and_rewind_head(backend, keep=3)
     check = log.verify()
     assert not check.ok and "deleted" in check.reason
 
@@ -150,10 +155,7 @@ def test_rows_nobody_waits_for_are_checkpointed_by_flush_and_a_deleted_tail_is_d
     for i in range(4):
         log.record(actor="alice", operation=f"read{i}", args={}, outcome="ok", wait=False)
     log.flush()
-    _unprotect(backend)
-    prev = backend.query_one("SELECT mac FROM audit WHERE id = 2")["mac"]
-    backend.execute("DELETE FROM audit WHERE id > 2")
-    backend.execute("UPDATE audit_head SET id = 2, mac = ? WHERE one = 1", (prev,))
+    _delete_tail_and_rewind_head(backend, keep=2)
     check = log.verify()
     assert not check.ok and "deleted" in check.reason
 
