@@ -119,11 +119,13 @@ class RapidOcrEngine:
                 except Exception as exc:  # pragma: no cover - depends on the install
                     raise Unavailable(f"OCR engine could not start: {exc}") from exc
                 if self._recognizer is not None:
-                    model = self._recognizer()
+                    model: Path | None = None
                     try:
+                        model = self._recognizer()
                         self._session = _session(model) if model is not None else None
-                        self.recognizer_model = model if model is not None else None
+                        self.recognizer_model = model
                     except Exception as exc:  # a damaged model file: the wheel's model, slower, never wrong
+                        self._session, self.recognizer_model = None, None
                         log.warning("recognizer %s not loaded (%s); the wheel's model is used", model, exc)
             return self._engine
 

@@ -74,7 +74,7 @@ def run(mask: np.ndarray, fixed: int, start: int, step: int, axis: int, gap: int
     if not 0 <= start < limit:
         return start
     lo, hi = max(0, fixed - 2), fixed + 3
-    line = mask[lo:hi, :].any(axis=0) if axis == 1 else mask[:, lo:hi].any(axis=1)
+    line = np.asarray(mask[lo:hi, :].any(axis=0) if axis == 1 else mask[:, lo:hi].any(axis=1))
     seq = line[start:] if step > 0 else line[start::-1]
     if len(seq) > gap:
         # seq[k..k+gap] all without edge: the walk stops there
