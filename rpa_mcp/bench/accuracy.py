@@ -103,7 +103,10 @@ def _engines() -> tuple[DialogCatalog, DialogService, Validator]:
     ocr = _ocr()
     service = DialogService(catalog, _dialog_ocr())
     settings = Settings()
-    validator = build_validator(settings, ocr, service)  # as the server wires it (dialogs locator included)
+    fast = _dialog_ocr()
+    validator = build_validator(
+        settings, ocr, service, fast_ocr=fast if fast is not ocr else None
+    )  # as the server wires it (dialogs locator included)
     validator.warm_up()
     return catalog, service, validator
 

@@ -126,3 +126,14 @@ def test_calibration_measures_every_tensor_the_shipped_ranges_name() -> None:
     assert set(result["tensors"]) == set(shipped["tensors"])
     assert result["source_sha256"] == shipped["source_sha256"] and result["crops"] == len(crops)
     assert json.loads(_dumps(result)) == result
+
+
+def test_the_server_gives_the_dialogs_the_int8_engine_and_the_validator_both(tmp_path: Path) -> None:
+    from rpa_mcp.bootstrap import build_services
+
+    services = build_services(Settings(data_dir=tmp_path / "on", jwt_secret="s" * 40))
+    dialog_engine = services.dialogs.classifier.ocr
+    assert dialog_engine is not services.ocr and services.validator.ocr is services.ocr
+    assert services.validator.fast_ocr is dialog_engine  # labels looked for: int8 first, float to say absent
+    off = build_services(Settings(data_dir=tmp_path / "off", jwt_secret="s" * 40, dialog_ocr_int8=False))
+    assert off.dialogs.classifier.ocr is off.ocr and off.validator.fast_ocr is None
