@@ -45,6 +45,7 @@ from rpa_mcp.store.traces import TraceStore
 from rpa_mcp.validation import Validator
 from rpa_mcp.validation_adapters import build_validator
 from rpa_mcp.vision.budget import FrameCache, ImageWork
+from rpa_mcp.vision.int8 import int8_recognizer
 from rpa_mcp.vision.ocr import OcrEngine, RapidOcrEngine
 
 
@@ -83,6 +84,7 @@ def build_services(
     *,
     clock: Clock | None = None,
     ocr: OcrEngine | None = None,
+    dialog_ocr: OcrEngine | None = None,
     db: Database | None = None,
     notifier: Notifier | None = None,
     replay_validator: ValidatorPort | None = None,
@@ -101,7 +103,10 @@ def build_services(
     db = db or open_database(settings)
     require_current(db)  # refuses an older schema, naming `rpa-mcp db upgrade`
     clock = clock or SystemClock()
+    injected = ocr is not None
     ocr = ocr or RapidOcrEngine()
+    # an injected engine (a test's) reads for the dialogs too; else they get the int8 one
+    dialog_ocr = dialog_ocr or (ocr if injected else build_dialog_ocr(settings, ocr))
     shared_db = db.dialect == "postgres"
     # Replicas tell each other at once over one listening connection: wake-ups and changes.
     bus = PgBus(db) if shared_db else None
@@ -128,9 +133,9 @@ def build_services(
     )
     traces = TraceStore(db)
     dialogs = DialogService.from_catalog_dir(
-        settings.catalog_path, ocr, resolver_enabled=settings.dialog_resolver_enabled
+        settings.catalog_path, dialog_ocr, resolver_enabled=settings.dialog_resolver_enabled
     )
-    validator = build_validator(settings, ocr, dialogs)
+    validator = build_validator(settings, ocr, dialogs, fast_ocr=dialog_ocr if dialog_ocr is not ocr else None)
     frames, image_work = FrameCache(settings.frame_cache_bytes), ImageWork(settings.image_work_slots)
     competences: Competences
     if shared_db:
@@ -206,6 +211,17 @@ def build_services(
         wakeups=wakeups,
         provider_tokens=build_provider_tokens(settings, clock),
     )
+
+
+def build_dialog_ocr(settings: Settings, ocr: OcrEngine) -> OcrEngine:
+    """The dialog classifier's engine: its own, recognising with the int8 recognizer made under
+    data_dir/models at its first read (vision.int8); `ocr` itself when RPA_DIALOG_OCR_INT8=false.
+    The checkers' reads (a target's label, a tab's) stay on the float model: they compare a read
+    label exactly, the classifier fuzzily with the catalog (docs/decisions/ocr-engine.md)."""
+    if not settings.dialog_ocr_int8:
+        return ocr
+    models = settings.data_dir / "models"
+    return RapidOcrEngine(recognizer=lambda: int8_recognizer(models))
 
 
 def audit_key(settings: Settings, *, shared_db: bool) -> bytes:

@@ -104,8 +104,11 @@ class OpenAiJudge:
             raise Unavailable(f"judge model did not answer usably: {exc}") from exc
 
 
-def build_validator(settings: Settings, ocr: OcrEngine, dialogs: _Classifies | None = None) -> Validator:
-    """The validator as the composition root wires it (one line in bootstrap.build_services)."""
+def build_validator(
+    settings: Settings, ocr: OcrEngine, dialogs: _Classifies | None = None, *, fast_ocr: OcrEngine | None = None
+) -> Validator:
+    """The validator as the composition root wires it (one line in bootstrap.build_services).
+    `fast_ocr` (the dialog classifier's int8 engine) reads a label looked for first."""
     judge = None
     if settings.llm_judge_url and settings.llm_judge_model:
         key = settings.llm_judge_api_key.get_secret_value() if settings.llm_judge_api_key else None
@@ -114,6 +117,7 @@ def build_validator(settings: Settings, ocr: OcrEngine, dialogs: _Classifies | N
         load_validator_matrix(settings.catalog_path / MATRIX_FILE),
         ocr,
         dialog_locator=DialogServiceLocator(dialogs) if dialogs is not None else None,
+        fast_ocr=fast_ocr,
         judge=judge,
         enabled=settings.validator_v2_enabled,
         schema_limits=SchemaLimits(settings.max_schema_bytes, settings.max_schema_depth),

@@ -33,13 +33,14 @@ from rpa_mcp.bench.scoring import (
     score_dialogs,
     score_verdicts,
 )
+from rpa_mcp.bootstrap import build_dialog_ocr
 from rpa_mcp.dialogs import DialogService, load_dialog_catalog
 from rpa_mcp.dialogs.catalog import DialogCatalog
 from rpa_mcp.screens.truth import ScreenSet
 from rpa_mcp.settings import Settings, shipped_dir
 from rpa_mcp.validation import Validator
 from rpa_mcp.validation_adapters import build_validator
-from rpa_mcp.vision.ocr import RapidOcrEngine
+from rpa_mcp.vision.ocr import OcrEngine, RapidOcrEngine
 
 Row = dict[str, str]
 REAL_DIR = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "real"
@@ -85,12 +86,27 @@ def _ocr() -> RapidOcrEngine:
 
 
 @cache
+def _dialog_ocr() -> OcrEngine:
+    return build_dialog_ocr(Settings(), _ocr())  # as the server wires it (int8 recognizer unless switched off)
+
+
+def _cold() -> None:
+    """Forget what both engines read: every timed call is cold."""
+    for engine in {id(e): e for e in (_ocr(), _dialog_ocr())}.values():
+        if isinstance(engine, RapidOcrEngine):
+            engine.clear_cache()
+
+
+@cache
 def _engines() -> tuple[DialogCatalog, DialogService, Validator]:
     catalog = load_dialog_catalog(shipped_dir("catalog") / "dialogs.yaml")
     ocr = _ocr()
-    service = DialogService(catalog, ocr)
+    service = DialogService(catalog, _dialog_ocr())
     settings = Settings()
-    validator = build_validator(settings, ocr, service)  # as the server wires it (dialogs locator included)
+    fast = _dialog_ocr()
+    validator = build_validator(
+        settings, ocr, service, fast_ocr=fast if fast is not ocr else None
+    )  # as the server wires it (dialogs locator included)
     validator.warm_up()
     return catalog, service, validator
 
@@ -101,7 +117,7 @@ def dialog_scores(split: str) -> DialogScores | None:
     if screens is None:
         return None
     catalog, service, _ = _engines()
-    return score_dialogs(screens, service, catalog, cold=_ocr().clear_cache)
+    return score_dialogs(screens, service, catalog, cold=_cold)
 
 
 @cache
@@ -110,7 +126,7 @@ def verdict_scores(split: str) -> VerdictScores | None:
     if screens is None:
         return None
     _, _, validator = _engines()
-    return score_verdicts(screens, validator, cold=_ocr().clear_cache)
+    return score_verdicts(screens, validator, cold=_cold)
 
 
 def _dialog_metrics(s: DialogScores) -> dict[str, str]:

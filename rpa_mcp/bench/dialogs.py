@@ -18,9 +18,10 @@ from typing import Any
 
 from rpa_mcp.bench import corpus, summary, timings
 from rpa_mcp.bench.cases import frame_cases
+from rpa_mcp.bootstrap import build_dialog_ocr
 from rpa_mcp.dialogs import DialogService, effective_policy, load_dialog_catalog
 from rpa_mcp.dialogs.locate import iou
-from rpa_mcp.settings import shipped_dir
+from rpa_mcp.settings import Settings, shipped_dir
 from rpa_mcp.vision.ocr import OcrLine, RapidOcrEngine
 
 
@@ -60,7 +61,8 @@ def run(argv: list[str]) -> str:
     screens = corpus()
     cases = frame_cases(screens)
     catalog = load_dialog_catalog(shipped_dir("catalog") / "dialogs.yaml")
-    engine = RapidOcrEngine()
+    engine = build_dialog_ocr(Settings(), RapidOcrEngine())  # as the server wires it (int8 recognizer)
+    assert isinstance(engine, RapidOcrEngine)
     ocr = _CountingOcr(engine)
     service = DialogService(catalog, ocr)
 

@@ -6,6 +6,7 @@ the diff is computed once and a crop is never OCR'd twice.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,6 +102,7 @@ class CheckContext:
     expected: Expected
     observed: Observed
     ocr: OcrEngine
+    fast_ocr: OcrEngine | None = None  # reads a label looked for first (read_label); None: `ocr` only
     diff_settings: DiffSettings = field(default_factory=DiffSettings)
     dialog_locator: DialogLocator | None = None
     judge: JudgePort | None = None
@@ -108,6 +110,7 @@ class CheckContext:
     ocr_calls: int = 0
     _change: ChangeMap | None = None
     _ocr_cache: dict[tuple[Frame, BBox], OcrLine | None] = field(default_factory=dict)
+    _fast_cache: dict[tuple[Frame, BBox], OcrLine | None] = field(default_factory=dict)
     _dialogs: dict[Frame, DialogHit | None] = field(default_factory=dict)
     _gray_cells: dict[Frame, np.ndarray] = field(default_factory=dict)
     _bands: dict[tuple[Frame, BBox], list[OcrLine]] = field(default_factory=dict)
@@ -137,6 +140,23 @@ class CheckContext:
                 self.ocr_calls += 1
                 self._ocr_cache[key] = self.ocr.read_line(self.frame(which)[y : y + h, x : x + w])
         return self._ocr_cache[key]
+
+    def read_label(self, which: Frame, bbox: BBox, shows: Callable[[str], bool]) -> OcrLine | None:
+        """`read_line` of a box where a known label is looked for: the fast engine's reading when
+        `shows` it, else `read_line`'s (a label counts as absent only on the float model's reading:
+        it compares exactly, and the int8 model misses some labels it reads)."""
+        if self.fast_ocr is not None:
+            box = clamp_bbox(bbox, self.after.shape)
+            key = (which, box)
+            if key not in self._fast_cache:
+                x, y, w, h = box
+                self._fast_cache[key] = (
+                    None if w < 4 or h < 4 else self.fast_ocr.read_line(self.frame(which)[y : y + h, x : x + w])
+                )
+            line = self._fast_cache[key]
+            if line is not None and shows(line.text):
+                return line
+        return self.read_line(which, bbox)
 
     def read_band(self, which: Frame, band: BBox, near: tuple[int, int] | None = None) -> list[OcrLine]:
         """The text lines of one band of a frame (memoised); boxes stay band-relative.

@@ -48,6 +48,7 @@ class Validator:
         ocr: OcrEngine,
         *,
         dialog_locator: DialogLocator | None = None,
+        fast_ocr: OcrEngine | None = None,
         judge: JudgePort | None = None,
         checkers: Mapping[str, Checker] | None = None,
         enabled: bool = True,
@@ -57,6 +58,7 @@ class Validator:
         self.matrix = matrix
         self.ocr = ocr
         self.dialog_locator = dialog_locator
+        self.fast_ocr = fast_ocr  # reads labels looked for first (CheckContext.read_label)
         self.judge = judge
         self.checkers: Mapping[str, Checker] = checkers or ALL_CHECKERS
         self.schema_limits = schema_limits or SchemaLimits()  # caller-supplied expected.json_schema
@@ -113,6 +115,7 @@ class Validator:
             expected=expected,
             observed=observed,
             ocr=self.ocr,
+            fast_ocr=self.fast_ocr,
             diff_settings=self.matrix.defaults.diff.settings(),
             dialog_locator=self.dialog_locator,
             judge=self.judge,

@@ -9,17 +9,22 @@ its own width (a batch is padded to its widest crop, and the library pads every 
 320 columns), and what a crop reads is remembered by a digest of its pixels (the same label in
 the frame before and after an action, or read by the classifier then by a checker, is
 recognised once). docs/decisions/ocr-engine.md has the measurements.
+
+An engine may recognise with another ONNX model of the same recognizer (`recognizer`): the dialog
+classifier's engine uses the int8 copy that `vision.int8` makes from the wheel's model.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import threading
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 import cv2
@@ -27,6 +32,8 @@ import numpy as np
 
 from rpa_mcp.errors import Unavailable
 from rpa_mcp.vision.images import BBox
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -66,8 +73,15 @@ READ_CACHE_ENTRIES = 4096  # recognised crops remembered (a digest and a short s
 class RapidOcrEngine:
     """`rapidocr` 3.x on onnxruntime; the models ship inside its wheel (nothing downloaded)."""
 
-    def __init__(self, *, cache_entries: int = READ_CACHE_ENTRIES) -> None:
+    def __init__(
+        self, *, cache_entries: int = READ_CACHE_ENTRIES, recognizer: Callable[[], Path | None] | None = None
+    ) -> None:
+        """`recognizer`: called once, at the first use, for an ONNX model to recognise with instead of
+        the wheel's (the same network and dictionary, e.g. its int8 copy); None from it keeps the wheel's."""
         self._engine: Any = None  # a RapidOCR instance (untyped library): results are read duck-typed
+        self._recognizer = recognizer
+        self._session: Any = None  # an onnxruntime session on `recognizer`'s model, when it gave one
+        self.recognizer_model: Path | None = None  # the model recognition runs on, when not the wheel's
         self._lock = threading.Lock()
         self._reads: OrderedDict[bytes, tuple[str, float]] = OrderedDict()
         self._cache_entries = cache_entries
@@ -104,6 +118,15 @@ class RapidOcrEngine:
                     )
                 except Exception as exc:  # pragma: no cover - depends on the install
                     raise Unavailable(f"OCR engine could not start: {exc}") from exc
+                if self._recognizer is not None:
+                    model: Path | None = None
+                    try:
+                        model = self._recognizer()
+                        self._session = _session(model) if model is not None else None
+                        self.recognizer_model = model
+                    except Exception as exc:  # a damaged model file: the wheel's model, slower, never wrong
+                        self._session, self.recognizer_model = None, None
+                        log.warning("recognizer %s not loaded (%s); the wheel's model is used", model, exc)
             return self._engine
 
     def read(self, image: np.ndarray) -> list[OcrLine]:
@@ -157,8 +180,7 @@ class RapidOcrEngine:
                 out[i] = OcrLine(text, (0, 0, width, height), score)
         return out
 
-    @staticmethod
-    def _recognize(engine: Any, image: np.ndarray) -> tuple[str, float]:
+    def _recognize(self, engine: Any, image: np.ndarray) -> tuple[str, float]:
         """One crop through the recognizer at its own width (the caller holds the lock)."""
         load = getattr(engine, "_load_rec_model", None)  # rapidocr 3.x: the TextRecognizer (session + CTC decoder)
         recognizer = load() if load is not None else None
@@ -166,15 +188,33 @@ class RapidOcrEngine:
         if session is None or decode is None:  # pragma: no cover - another rapidocr layout: its own path
             result = engine.recognize_txt([image])
             return str((result.txts or ("",))[0]), float((result.scores or (0.0,))[0])
-        height, width = image.shape[:2]
-        columns = max(REC_MIN_WIDTH, math.ceil(REC_HEIGHT * width / height))
-        resized = cv2.resize(np.ascontiguousarray(image), (columns, REC_HEIGHT)).astype(np.float32)
-        batch = (resized.transpose(2, 0, 1)[np.newaxis] / 127.5 - 1.0).astype(np.float32)
-        lines, _words = decode(
-            session(batch), False, wh_ratio_list=[columns / REC_HEIGHT], max_wh_ratio=columns / REC_HEIGHT
+        batch = rec_input(image)
+        columns = batch.shape[3]
+        output = (
+            self._session.run(None, {self._session.get_inputs()[0].name: batch})[0] if self._session else session(batch)
         )
+        lines, _words = decode(output, False, wh_ratio_list=[columns / REC_HEIGHT], max_wh_ratio=columns / REC_HEIGHT)
         text, score = lines[0]
         return str(text), float(score)
+
+
+def rec_input(image: np.ndarray) -> np.ndarray:
+    """A crop as the recognizer's input: 48 px high at its own width, scaled to [-1, 1], NCHW."""
+    height, width = image.shape[:2]
+    columns = max(REC_MIN_WIDTH, math.ceil(REC_HEIGHT * width / height))
+    resized = cv2.resize(np.ascontiguousarray(image), (columns, REC_HEIGHT)).astype(np.float32)
+    return (resized.transpose(2, 0, 1)[np.newaxis] / 127.5 - 1.0).astype(np.float32)
+
+
+def _session(model: Path) -> Any:
+    """An onnxruntime session on one thread, as rapidocr's own (docs/decisions/ocr-engine.md)."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    return ort.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
 
 
 def _digest(image: np.ndarray) -> bytes:

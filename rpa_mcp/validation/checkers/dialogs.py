@@ -181,7 +181,8 @@ class DialogClosedChecker(BaseChecker):
         fraction = ctx.change().fraction_in(region)
         closed_share = float(params.get("closed_fraction", 0.15))
         if ctx.target.label:
-            line = ctx.read_line("after", around(button, shape, 3))
+            label = ctx.target.label
+            line = ctx.read_label("after", around(button, shape, 3), lambda text: label_matches(text, label))
             read = line.text if line else ""
             if label_matches(read, ctx.target.label):
                 return self.result(

@@ -48,7 +48,7 @@ class OcrRoiChecker(BaseChecker):
         if what == "expected_text":
             box, read = _read_typed(ctx, which, box)
         else:
-            line = ctx.read_line(which, box)
+            line = ctx.read_label(which, box, lambda text: label_matches(text, wanted))
             read = line.text if line else ""
         found = label_matches(read, wanted) if what == "target_label" else text_contains(read, wanted)
         if not found and what == "target_label" and params.get("box") == "tab" and ctx.target.label_bbox is None:
@@ -268,11 +268,11 @@ def read_tab_label(
     """
     frame: Frame = "before" if which == "before" else "after"
     box = label_box(label_bbox, ctx.after.shape) if label_bbox else tab_label_box(bbox, ctx.after.shape)
-    line = ctx.read_line(frame, box)
+    line = ctx.read_label(frame, box, lambda text: label_matches(text, wanted)) if wanted else ctx.read_line(frame, box)
     read = line.text if line else ""
     if wanted and not label_bbox and not label_matches(read, wanted):
         whole = label_box(bbox, ctx.after.shape)
-        again = ctx.read_line(frame, whole)
+        again = ctx.read_label(frame, whole, lambda text: label_matches(text, wanted))
         if again and label_matches(again.text, wanted):
             return whole, again.text
     return box, read
