@@ -145,7 +145,7 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with mcp_server.session_manager.run(), anyio.create_task_group() as tg:
+        async with mcp_server.session_manager.run(), services.db.async_reads(), anyio.create_task_group() as tg:
             mcp_server.publisher.bind_loop()
             services.wakeups.start()  # wake-ups from the other replicas (LISTEN on PostgreSQL)
             stop = anyio.Event()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 
+import anyio
 import pytest
 
 from rpa_mcp.confirmation.ports import ProposalRecord
@@ -124,6 +125,7 @@ def test_trace_events_are_ordered_deduplicated_and_screenshots_keep_their_bytes(
         traces.save_observer("s1", {"x": 3}, now=3.0, segments_from=None, expect_rev=1)
     assert traces.observer_rev("s1") == 2
     assert traces.list_machines()[0]["active_session_id"] == "s1"
+    assert anyio.run(traces.list_machines_async) == traces.list_machines()  # the small read for the loop
 
 
 def _replay_rows() -> tuple[ReplayRow, list[ActionRow]]:
