@@ -126,7 +126,10 @@ class Interleaved:
 
 
 async def interleaved(bare: _Side, ours: _Side, n: int, block: int) -> Interleaved:
-    """`n` calls per side in alternating blocks of `block` calls (bare-ours, then ours-bare, ...)."""
+    """`n` calls per side in alternating blocks of `block` calls (bare-ours, then ours-bare, ...),
+    after one block per side that is not counted (pools grow to the concurrency, caches fill)."""
+    for side in (bare, ours):
+        await side.block(block)
     got: dict[int, list[float]] = {id(bare): [], id(ours): []}
     cpu = {id(bare): 0.0, id(ours): 0.0}
     ratios: list[float] = []
