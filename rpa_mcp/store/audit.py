@@ -10,7 +10,8 @@ How a row gets there:
 - The same writer chains rows: under the chain's head lock (`audit_head`, one row) it moves
   inbox rows and queued rows into `audit`, each with `mac = HMAC(key, prev_mac | id | row)`,
   ids contiguous from 1. On PostgreSQL every replica's writer takes the same lock, so there
-  is one serialised chain.
+  is one serialised chain; a batch is one pipelined transaction of two round trips (the locked
+  head and the inbox; then one `INSERT` for all its rows, the inbox `DELETE`, the head, `COMMIT`).
 - The head (id, mac), itself MACed, is written to a checkpoint file outside the database
   (`RPA_AUDIT_CHECKPOINT`, default `data_dir/audit.head`, with its own fsync): after every
   batch somebody waits for (an error, a mutation, `flush()`, `close()`), and otherwise at most

@@ -130,7 +130,8 @@ class PostgresDatabase(Database):
         `pipeline=True` (outermost only): the statements, BEGIN and COMMIT included, are sent
         without waiting for each other's results; a `fetchone()`/`fetchall()` waits for the
         results up to its statement. So a transaction that reads once, then writes, costs two
-        round trips. (Every write statement in it counts as a write for the commit hooks.)"""
+        round trips. A statement's error surfaces where its result is read (a fetch, or the end
+        of the block). (Every write statement in it counts as a write for the commit hooks.)"""
         local = self._local
         if local.conn is not None:
             local.depth += 1
@@ -160,9 +161,11 @@ class PostgresDatabase(Database):
                     if self._hooks and conn.wrote:
                         after = [cb for hook in self._hooks if (cb := hook(conn)) is not None]
                     raw.execute("COMMIT")
-            except BaseException:
+            except BaseException as exc:
                 if raw.info.transaction_status in _OPEN:  # (not after a failed COMMIT: it ended the transaction)
                     raw.execute("ROLLBACK")
+                if isinstance(exc, psycopg.errors.IntegrityError):  # a pipelined statement's, read late
+                    raise IntegrityError(str(exc)) from exc
                 raise
             finally:
                 local.conn, local.depth = None, 0

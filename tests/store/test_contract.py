@@ -14,7 +14,7 @@ from rpa_mcp.replay.rows import ActionRow, AttemptRow, ReplayRow, ReportRow
 from rpa_mcp.store import migrations
 from rpa_mcp.store.confirmations import SqliteProposalRepository
 from rpa_mcp.store.coordination import Coordination
-from rpa_mcp.store.db import Database
+from rpa_mcp.store.db import Database, IntegrityError
 from rpa_mcp.store.replay import ReplayRepository
 from rpa_mcp.store.traces import TraceStore
 from rpa_mcp.store.web_sessions import WebSessionStore
@@ -104,6 +104,28 @@ def test_web_sessions_live_expire_and_end(backend):
     sid = store.create("bob", frozenset(), "jwt")
     store.delete(sid)
     assert store.get(sid) is None
+
+
+def test_a_pipelined_transaction_reads_what_it_asked_commits_and_rolls_back_on_a_conflict(backend):
+    backend.execute("CREATE TABLE pipe_t (k TEXT PRIMARY KEY, v INTEGER NOT NULL)")
+    backend.execute("INSERT INTO pipe_t(k, v) VALUES (?, ?)", ("a", 1))
+    with backend.transaction(pipeline=True) as conn:  # two reads sent together, then the writes
+        one = conn.execute("SELECT v FROM pipe_t WHERE k = ?", ("a",))
+        count = conn.execute("SELECT COUNT(*) AS n FROM pipe_t")
+        assert one.fetchone()["v"] == 1 and count.fetchone()["n"] == 1
+        conn.execute("UPDATE pipe_t SET v = ? WHERE k = ?", (2, "a"))
+        conn.execute("INSERT INTO pipe_t(k, v) VALUES (?, ?)", ("b", 5))
+    assert [dict(r) for r in backend.query("SELECT k, v FROM pipe_t ORDER BY k")] == [
+        {"k": "a", "v": 2},
+        {"k": "b", "v": 5},
+    ]
+    with pytest.raises(IntegrityError), backend.transaction(pipeline=True) as conn:
+        conn.execute("UPDATE pipe_t SET v = ? WHERE k = ?", (3, "a"))
+        conn.execute("INSERT INTO pipe_t(k, v) VALUES (?, ?)", ("b", 9))  # b exists: the whole unit fails
+    assert backend.query_one("SELECT v FROM pipe_t WHERE k = ?", ("a",))["v"] == 2
+    with backend.transaction(pipeline=True) as conn:  # and the next one runs normally
+        conn.execute("UPDATE pipe_t SET v = ? WHERE k = ?", (4, "a"))
+    assert backend.query_one("SELECT v FROM pipe_t WHERE k = ?", ("a",))["v"] == 4
 
 
 def test_trace_events_are_ordered_deduplicated_and_screenshots_keep_their_bytes(backend):
