@@ -11,7 +11,8 @@ How a row gets there:
   inbox rows and queued rows into `audit`, each with `mac = HMAC(key, prev_mac | id | row)`,
   ids contiguous from 1. On PostgreSQL every replica's writer takes the same lock, so there
   is one serialised chain; a batch is one pipelined transaction of two round trips (the locked
-  head and the inbox; then one `INSERT` for all its rows, the inbox `DELETE`, the head, `COMMIT`).
+  head and the inbox; then one `INSERT` of arrays for all its rows, the inbox `DELETE`, the head,
+  `COMMIT`).
 - The head (id, mac), itself MACed, is written to a checkpoint file outside the database
   (`RPA_AUDIT_CHECKPOINT`, default `data_dir/audit.head`, with its own fsync): after every
   batch somebody waits for (an error, a mutation, `flush()`, `close()`), and otherwise at most
@@ -145,8 +146,17 @@ ROW_FIELDS = (*FIELDS, "duration_ms")
 MIN_KEY_BYTES = 32
 KEY_FILE = "audit.key"
 CHECKPOINT_FILE = "audit.head"
-BATCH = 500  # rows per transaction: 500 x 15 parameters stays under both backends' limits
-_ROW_PLACEHOLDERS = "(" + ", ".join("?" for _ in range(len(ROW_FIELDS) + 3)) + ")"
+BATCH = 500
+_COLUMNS = ("id", *ROW_FIELDS, "prev_mac", "mac")
+_PG_TYPES = {"id": "bigint", "ts": "double precision", "duration_ms": "double precision"}
+_SQLITE_INSERT = f"INSERT INTO audit ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' for _ in _COLUMNS)})"
+# One array per column: the batch is one statement whose text never changes (parsed and prepared once),
+# not one per row, nor a VALUES list the driver would scan for placeholders at every batch.
+_PG_INSERT = (
+    f"INSERT INTO audit ({', '.join(_COLUMNS)}) SELECT * FROM unnest("
+    + ", ".join(f"?::{_PG_TYPES.get(c, 'text')}[]" for c in _COLUMNS)
+    + ")"
+)
 _NO_ARGS = (digest({}), summarize_args({}))
 
 
@@ -422,17 +432,16 @@ class AuditLog:
                 rows.extend(waiting.values())
                 if not rows:
                     return None
-                values: list[Any] = []
+                values = []
                 for row in rows:
                     last_id += 1
                     mac = row_mac(self.key, prev, last_id, row)
-                    values += (last_id, *[row[k] for k in ROW_FIELDS], prev, mac)
+                    values.append((last_id, *[row[k] for k in ROW_FIELDS], prev, mac))
                     prev = mac
-                conn.execute(  # one statement for the batch (not one per row: each costs the server and the driver)
-                    f"INSERT INTO audit (id, {', '.join(ROW_FIELDS)}, prev_mac, mac) VALUES "
-                    + ", ".join([_ROW_PLACEHOLDERS] * len(rows)),
-                    values,
-                )
+                if self._writer_db.dialect == "postgres":  # one statement of constant text for the batch
+                    conn.execute(_PG_INSERT, [list(column) for column in zip(*values, strict=True)])
+                else:
+                    conn.executemany(_SQLITE_INSERT, values)
                 if inbox:
                     conn.execute(
                         f"DELETE FROM audit_inbox WHERE id IN ({', '.join('?' for _ in inbox)})",
