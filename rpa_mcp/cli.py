@@ -63,7 +63,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from rpa_mcp.auth.keys import key_source
     from rpa_mcp.bootstrap import build_services, public_base_url
-    from rpa_mcp.entrypoints.app import create_app
+    from rpa_mcp.entrypoints.app import create_app, freeze_startup_heap
 
     settings = _settings(args)
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -79,6 +79,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     keys = services.access_tokens.keys
     print(_banner(public_base_url(actual), token, actual, key_source(settings, keys)), flush=True)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    freeze_startup_heap()
     server.run(sockets=[sock])
     return 0
 

@@ -80,7 +80,13 @@ class Settings(BaseSettings):
         "replicas (libpq URL: TLS options such as sslmode/sslrootcert pass through).",
     )
     store_password: SecretStr | None = Field(None, description="PostgreSQL password, when not in RPA_STORE_URL.")
-    store_pool_size: int = Field(10, ge=2, le=200, description="Connections per replica to PostgreSQL.")
+    store_pool_size: int = Field(
+        10,
+        ge=2,
+        le=200,
+        description="Connections per replica to PostgreSQL, in each of its two pools (transactions and worker-thread "
+        "reads; the event loop's small reads), plus one that listens and the watchdog leader's.",
+    )
     audit_key: SecretStr | None = Field(
         None,
         description="HMAC key of the audit chain (>= 32 bytes; never stored in the database). Default: "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 from collections.abc import AsyncIterator
 from functools import partial
@@ -145,7 +146,7 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with mcp_server.session_manager.run(), anyio.create_task_group() as tg:
+        async with mcp_server.session_manager.run(), services.db.async_reads(), anyio.create_task_group() as tg:
             mcp_server.publisher.bind_loop()
             services.wakeups.start()  # wake-ups from the other replicas (LISTEN on PostgreSQL)
             stop = anyio.Event()
@@ -182,6 +183,18 @@ def create_app(
     )
     app.state.mcp_server = mcp_server  # the MCP server object, for in-memory clients (tests, the demo)
     return app
+
+
+def freeze_startup_heap() -> None:
+    """Take every object alive now out of the cyclic garbage collector's generations (`gc.freeze`).
+
+    A full collection walks every tracked object; with the SDK, pydantic's schemas and the
+    registry loaded that took 100-180 ms on the test machine, during which no request moved
+    (every call in flight then, the p99 of eight concurrent MCP clients). What start-up built
+    lives as long as the process: call this once the server is built, just before it serves.
+    """
+    gc.collect()
+    gc.freeze()
 
 
 def bearer_verifier(services: Services) -> Any:

@@ -45,16 +45,6 @@ class Crop(StrictModel):
     bbox: list[int] | None = Field(None, description="Where the crop was taken in the frame: [x, y, w, h].")
 
 
-async def small_read(services: Services, read: Callable[..., T], *args: Any) -> T:
-    """A read of a few rows: on the event loop when the store can answer at once (SQLite with its
-    connection free), else in a worker thread, so the loop never waits for a lock or the network.
-    Only for reads bounded by a small table (one row per workstation), never for a scan of events."""
-    with services.db.free_now() as free:
-        if free:
-            return read(*args)
-    return await anyio.to_thread.run_sync(read, *args)
-
-
 def _screenshot_id(services: Services, arg: ImageArg, field: str) -> str:
     assert arg.ref is not None
     screenshot_id = arg.ref.removeprefix(SCREENSHOT_URI_PREFIX)

@@ -16,7 +16,7 @@ from pydantic import Field, model_validator
 
 from rpa_mcp.confirmation.digest import digest
 from rpa_mcp.errors import PreconditionFailed, RpaError
-from rpa_mcp.ops.common import session_machines, small_read
+from rpa_mcp.ops.common import session_machines
 from rpa_mcp.ops.registry import Http, NoInput, OpContext, Operation, Preview, Resource, StrictModel
 from rpa_mcp.shadow.events import MAX_BATCH
 from rpa_mcp.shadow.ir import step_lines
@@ -154,7 +154,7 @@ class MachinesOut(StrictModel):
 
 
 async def list_machines(ctx: OpContext, args: NoInput) -> MachinesOut:
-    rows = await small_read(ctx.services, _shadow(ctx.services).list_machines)
+    rows = await _shadow(ctx.services).list_machines_async()
     return MachinesOut(machines=[MachineInfo.model_validate(r) for r in rows])
 
 
@@ -476,7 +476,7 @@ async def screenshot_resource(services: Services, screenshot_id: str) -> bytes:
 
 
 async def machines_resource(services: Services) -> str:
-    rows = await anyio.to_thread.run_sync(_shadow(services).list_machines)
+    rows = await _shadow(services).list_machines_async()
     return json.dumps({"machines": rows}, ensure_ascii=False, indent=1)
 
 

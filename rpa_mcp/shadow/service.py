@@ -489,6 +489,10 @@ class ShadowService:
     def list_machines(self) -> list[dict[str, Any]]:
         return self.traces.list_machines()
 
+    async def list_machines_async(self) -> list[dict[str, Any]]:
+        """`list_machines` without leaving the event loop when the store can answer at once."""
+        return await self.traces.list_machines_async()
+
     def list_sessions(self, machine_id: str | None = None, active_only: bool = True) -> list[dict[str, Any]]:
         return self.traces.list_sessions(machine_id, active_only)
 

@@ -10,7 +10,9 @@ How a row gets there:
 - The same writer chains rows: under the chain's head lock (`audit_head`, one row) it moves
   inbox rows and queued rows into `audit`, each with `mac = HMAC(key, prev_mac | id | row)`,
   ids contiguous from 1. On PostgreSQL every replica's writer takes the same lock, so there
-  is one serialised chain.
+  is one serialised chain; a batch is one pipelined transaction of two round trips (the locked
+  head and the inbox; then one `INSERT` of arrays for all its rows, the inbox `DELETE`, the head,
+  `COMMIT`).
 - The head (id, mac), itself MACed, is written to a checkpoint file outside the database
   (`RPA_AUDIT_CHECKPOINT`, default `data_dir/audit.head`, with its own fsync): after every
   batch somebody waits for (an error, a mutation, `flush()`, `close()`), and otherwise at most
@@ -145,6 +147,16 @@ MIN_KEY_BYTES = 32
 KEY_FILE = "audit.key"
 CHECKPOINT_FILE = "audit.head"
 BATCH = 500
+_COLUMNS = ("id", *ROW_FIELDS, "prev_mac", "mac")
+_PG_TYPES = {"id": "bigint", "ts": "double precision", "duration_ms": "double precision"}
+_SQLITE_INSERT = f"INSERT INTO audit ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' for _ in _COLUMNS)})"
+# One array per column: the batch is one statement whose text never changes (parsed and prepared once),
+# not one per row, nor a VALUES list the driver would scan for placeholders at every batch.
+_PG_INSERT = (
+    f"INSERT INTO audit ({', '.join(_COLUMNS)}) SELECT * FROM unnest("
+    + ", ".join(f"?::{_PG_TYPES.get(c, 'text')}[]" for c in _COLUMNS)
+    + ")"
+)
 _NO_ARGS = (digest({}), summarize_args({}))
 
 
@@ -397,16 +409,19 @@ class AuditLog:
         with a write takes the place of its marker in the batch; inbox rows of other replicas
         (or of a stopped process) follow."""
         while True:
-            with self._writer_db.transaction() as conn:
-                head = conn.execute(
+            # pipelined: the head (locked), the inbox, then the writes and the commit: two round trips
+            with self._writer_db.transaction(pipeline=True) as conn:
+                head_cursor = conn.execute(
                     "SELECT id, mac FROM audit_head WHERE one = 1 FOR UPDATE"
                     if self._writer_db.dialect == "postgres"
                     else "SELECT id, mac FROM audit_head WHERE one = 1"
-                ).fetchone()
-                last_id, prev = int(head["id"]), str(head["mac"])
-                inbox = conn.execute(
+                )
+                inbox_cursor = conn.execute(
                     f"SELECT id, {', '.join(ROW_FIELDS)} FROM audit_inbox ORDER BY id LIMIT {BATCH}"
-                ).fetchall()
+                )
+                head = head_cursor.fetchone()
+                inbox = inbox_cursor.fetchall()
+                last_id, prev = int(head["id"]), str(head["mac"])
                 waiting = {int(r["id"]): dict(r) for r in inbox}
                 rows: list[dict[str, Any]] = []
                 for p in batch:
@@ -423,11 +438,10 @@ class AuditLog:
                     mac = row_mac(self.key, prev, last_id, row)
                     values.append((last_id, *[row[k] for k in ROW_FIELDS], prev, mac))
                     prev = mac
-                conn.executemany(
-                    f"INSERT INTO audit (id, {', '.join(ROW_FIELDS)}, prev_mac, mac) "
-                    f"VALUES ({', '.join('?' for _ in range(len(ROW_FIELDS) + 3))})",
-                    values,
-                )
+                if self._writer_db.dialect == "postgres":  # one statement of constant text for the batch
+                    conn.execute(_PG_INSERT, [list(column) for column in zip(*values, strict=True)])
+                else:
+                    conn.executemany(_SQLITE_INSERT, values)
                 if inbox:
                     conn.execute(
                         f"DELETE FROM audit_inbox WHERE id IN ({', '.join('?' for _ in inbox)})",

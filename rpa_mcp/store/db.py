@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+import anyio.to_thread
 
 from rpa_mcp.errors import ConfigurationError, SchemaOutdated
 
@@ -92,7 +94,9 @@ class Database:
         raise TypeError("Database is abstract; use Database(path) or open_database(settings)")
 
     # --- the backend's part ------------------------------------------------------------------
-    def transaction(self, *, savepoint: bool = False) -> AbstractContextManager[Connection]:
+    def transaction(self, *, savepoint: bool = False, pipeline: bool = False) -> AbstractContextManager[Connection]:
+        """One atomic unit (see the module docstring). `pipeline=True` asks a networked backend to
+        send the statements without waiting for each result: read results only where needed."""
         raise NotImplementedError
 
     def query(self, sql: str, params: Params = ()) -> list[Row]:
@@ -112,6 +116,22 @@ class Database:
         nothing else uses the store at this instant, and keeps it so for the block. PostgreSQL:
         never (a query is a network round trip, and a pooled connection may have to be waited for)."""
         return contextlib.nullcontext(False)
+
+    def async_reads(self) -> AbstractAsyncContextManager[None]:
+        """For the block, `aquery` may answer on the running event loop without a worker thread
+        (PostgreSQL: a pool of asyncio connections of its own, opened on this loop). The app's
+        lifespan holds it; outside it `aquery` still works, through a worker thread."""
+        return _nothing()
+
+    async def aquery(self, sql: str, params: Params = ()) -> list[Row]:
+        """A small read for the event loop: a few rows of a small table (one row per workstation),
+        never a scan of events. Answered on the loop when the store can do so without blocking it
+        (SQLite: its connection free at this instant; PostgreSQL: inside `async_reads()`, over an
+        asyncio connection), else in a worker thread: the loop never waits for a lock or the network."""
+        with self.free_now() as free:
+            if free:
+                return self.query(sql, params)
+        return await anyio.to_thread.run_sync(self.query, sql, params)
 
     # --- shared ----------------------------------------------------------------------------
     def query_one(self, sql: str, params: Params = ()) -> Row | None:
@@ -194,6 +214,11 @@ def open_database(settings: Settings, *, auto_upgrade: bool | None = None) -> Da
         )
     db.auto_upgrade = db.is_empty() if auto_upgrade is None else auto_upgrade
     return db
+
+
+@contextlib.asynccontextmanager
+async def _nothing() -> AsyncIterator[None]:
+    yield
 
 
 def split_statements(script: str) -> list[str]:

@@ -56,9 +56,9 @@ class SqliteDatabase(Database):
         self._hooks.append(hook)
 
     @contextmanager
-    def transaction(self, *, savepoint: bool = False) -> Iterator[Connection]:
+    def transaction(self, *, savepoint: bool = False, pipeline: bool = False) -> Iterator[Connection]:
         """One atomic unit; nested calls join the outer transaction (`savepoint=True`: a failed
-        inner block rolls back alone)."""
+        inner block rolls back alone). `pipeline` changes nothing here: statements run in process."""
         with self._lock:
             if self._depth:
                 self._depth += 1

@@ -16,6 +16,12 @@ from typing import Any
 from rpa_mcp.errors import Conflict, NotFound
 from rpa_mcp.store.db import Database, Migrations, postgres_ddl
 
+_MACHINES = (
+    "SELECT m.machine_id, m.first_seen, m.last_seen, "
+    "(SELECT s.session_id FROM trace_sessions s WHERE s.machine_id = m.machine_id AND s.finalized = 0 "
+    " ORDER BY s.last_event_at DESC LIMIT 1) AS active_session_id "
+    "FROM trace_machines m ORDER BY m.last_seen DESC"
+)
 _V1 = """
     CREATE TABLE trace_machines (
         machine_id TEXT PRIMARY KEY,
@@ -147,13 +153,11 @@ class TraceStore:
         self.db.execute("UPDATE trace_sessions SET finalized = 1 WHERE session_id = ?", (session_id,))
 
     def list_machines(self) -> list[dict[str, Any]]:
-        rows = self.db.query(
-            "SELECT m.machine_id, m.first_seen, m.last_seen, "
-            "(SELECT s.session_id FROM trace_sessions s WHERE s.machine_id = m.machine_id AND s.finalized = 0 "
-            " ORDER BY s.last_event_at DESC LIMIT 1) AS active_session_id "
-            "FROM trace_machines m ORDER BY m.last_seen DESC"
-        )
-        return [dict(r) for r in rows]
+        return [dict(r) for r in self.db.query(_MACHINES)]
+
+    async def list_machines_async(self) -> list[dict[str, Any]]:
+        """`list_machines` for the event loop (one row per workstation: a small read)."""
+        return [dict(r) for r in await self.db.aquery(_MACHINES)]
 
     def list_sessions(self, machine_id: str | None = None, active_only: bool = True) -> list[dict[str, Any]]:
         sql, params = "SELECT * FROM trace_sessions WHERE 1 = 1", []

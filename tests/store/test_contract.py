@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 
+import anyio
 import pytest
 
 from rpa_mcp.confirmation.ports import ProposalRecord
@@ -13,7 +14,7 @@ from rpa_mcp.replay.rows import ActionRow, AttemptRow, ReplayRow, ReportRow
 from rpa_mcp.store import migrations
 from rpa_mcp.store.confirmations import SqliteProposalRepository
 from rpa_mcp.store.coordination import Coordination
-from rpa_mcp.store.db import Database
+from rpa_mcp.store.db import Database, IntegrityError
 from rpa_mcp.store.replay import ReplayRepository
 from rpa_mcp.store.traces import TraceStore
 from rpa_mcp.store.web_sessions import WebSessionStore
@@ -105,6 +106,28 @@ def test_web_sessions_live_expire_and_end(backend):
     assert store.get(sid) is None
 
 
+def test_a_pipelined_transaction_reads_what_it_asked_commits_and_rolls_back_on_a_conflict(backend):
+    backend.execute("CREATE TABLE pipe_t (k TEXT PRIMARY KEY, v INTEGER NOT NULL)")
+    backend.execute("INSERT INTO pipe_t(k, v) VALUES (?, ?)", ("a", 1))
+    with backend.transaction(pipeline=True) as conn:  # two reads sent together, then the writes
+        one = conn.execute("SELECT v FROM pipe_t WHERE k = ?", ("a",))
+        count = conn.execute("SELECT COUNT(*) AS n FROM pipe_t")
+        assert one.fetchone()["v"] == 1 and count.fetchone()["n"] == 1
+        conn.execute("UPDATE pipe_t SET v = ? WHERE k = ?", (2, "a"))
+        conn.execute("INSERT INTO pipe_t(k, v) VALUES (?, ?)", ("b", 5))
+    assert [dict(r) for r in backend.query("SELECT k, v FROM pipe_t ORDER BY k")] == [
+        {"k": "a", "v": 2},
+        {"k": "b", "v": 5},
+    ]
+    with pytest.raises(IntegrityError), backend.transaction(pipeline=True) as conn:
+        conn.execute("UPDATE pipe_t SET v = ? WHERE k = ?", (3, "a"))
+        conn.execute("INSERT INTO pipe_t(k, v) VALUES (?, ?)", ("b", 9))  # b exists: the whole unit fails
+    assert backend.query_one("SELECT v FROM pipe_t WHERE k = ?", ("a",))["v"] == 2
+    with backend.transaction(pipeline=True) as conn:  # and the next one runs normally
+        conn.execute("UPDATE pipe_t SET v = ? WHERE k = ?", (4, "a"))
+    assert backend.query_one("SELECT v FROM pipe_t WHERE k = ?", ("a",))["v"] == 4
+
+
 def test_trace_events_are_ordered_deduplicated_and_screenshots_keep_their_bytes(backend):
     traces = TraceStore(backend)
     assert traces.touch_session("s1", "m1", now=1.0, locale=None)
@@ -124,6 +147,7 @@ def test_trace_events_are_ordered_deduplicated_and_screenshots_keep_their_bytes(
         traces.save_observer("s1", {"x": 3}, now=3.0, segments_from=None, expect_rev=1)
     assert traces.observer_rev("s1") == 2
     assert traces.list_machines()[0]["active_session_id"] == "s1"
+    assert anyio.run(traces.list_machines_async) == traces.list_machines()  # the small read for the loop
 
 
 def _replay_rows() -> tuple[ReplayRow, list[ActionRow]]:

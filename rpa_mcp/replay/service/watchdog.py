@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.to_thread
 
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.ports import Leader
@@ -123,13 +124,16 @@ async def run_watchdog(service: ReplayService, stop_event: anyio.Event, *, leade
     """Scan for orphans every `scan_interval_s` until `stop_event` is set (started by the app lifespan).
 
     With several replicas, only the `leader` scans; another one takes over at its next scan
-    when the leader is gone."""
+    when the leader is gone. Asking whether this replica leads is a database call (on a replica
+    that does not lead, a new connection trying the lock): it runs in a worker thread, so the
+    event loop never waits for it. The scan itself stays on the loop: it wakes long polls,
+    whose events belong to the loop."""
     if not service.config.watchdog_enabled:
         return
     interval = service.config.scan_interval_s
     while not stop_event.is_set():
         try:
-            if leader is None or leader.is_leader():
+            if leader is None or await anyio.to_thread.run_sync(leader.is_leader):
                 service.scan_once()
         except Exception as exc:
             m.log_event("watchdog_error", replay_id=None, error=repr(exc))
