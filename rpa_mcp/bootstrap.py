@@ -135,7 +135,7 @@ def build_services(
     dialogs = DialogService.from_catalog_dir(
         settings.catalog_path, dialog_ocr, resolver_enabled=settings.dialog_resolver_enabled
     )
-    validator = build_validator(settings, ocr, dialogs, fast_ocr=dialog_ocr if dialog_ocr is not ocr else None)
+    validator = build_validator(settings, ocr, dialogs, fast_ocr=dialog_ocr)
     frames, image_work = FrameCache(settings.frame_cache_bytes), ImageWork(settings.image_work_slots)
     competences: Competences
     if shared_db:

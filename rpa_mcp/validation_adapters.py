@@ -108,7 +108,7 @@ def build_validator(
     settings: Settings, ocr: OcrEngine, dialogs: _Classifies | None = None, *, fast_ocr: OcrEngine | None = None
 ) -> Validator:
     """The validator as the composition root wires it (one line in bootstrap.build_services).
-    `fast_ocr` (the dialog classifier's int8 engine) reads a label looked for first."""
+    `fast_ocr` (the dialog classifier's engine: int8 unless switched off) reads a label looked for first."""
     judge = None
     if settings.llm_judge_url and settings.llm_judge_model:
         key = settings.llm_judge_api_key.get_secret_value() if settings.llm_judge_api_key else None

@@ -103,10 +103,7 @@ def _engines() -> tuple[DialogCatalog, DialogService, Validator]:
     ocr = _ocr()
     service = DialogService(catalog, _dialog_ocr())
     settings = Settings()
-    fast = _dialog_ocr()
-    validator = build_validator(
-        settings, ocr, service, fast_ocr=fast if fast is not ocr else None
-    )  # as the server wires it (dialogs locator included)
+    validator = build_validator(settings, ocr, service, fast_ocr=_dialog_ocr())  # as the server wires it
     validator.warm_up()
     return catalog, service, validator
 

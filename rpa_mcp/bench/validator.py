@@ -62,7 +62,7 @@ def run(argv: list[str]) -> str:
 
         dialog_ocr = build_dialog_ocr(Settings(), ocr)  # as the server wires it (int8 recognizer)
         locator = DialogServiceLocator(DialogService.from_catalog_dir(shipped_dir("catalog"), dialog_ocr))
-    validator = Validator(matrix, ocr, dialog_locator=locator, fast_ocr=dialog_ocr if dialog_ocr is not ocr else None)
+    validator = Validator(matrix, ocr, dialog_locator=locator, fast_ocr=dialog_ocr)
     validator.warm_up()
 
     def cold() -> None:

@@ -130,33 +130,31 @@ class CheckContext:
 
     def read_line(self, which: Frame, bbox: BBox) -> OcrLine | None:
         """Recognition-only OCR of a tight box (memoised per frame and box)."""
-        box = clamp_bbox(bbox, self.after.shape)
-        key = (which, box)
-        if key not in self._ocr_cache:
-            x, y, w, h = box
-            if w < 4 or h < 4:
-                self._ocr_cache[key] = None
-            else:
-                self.ocr_calls += 1
-                self._ocr_cache[key] = self.ocr.read_line(self.frame(which)[y : y + h, x : x + w])
-        return self._ocr_cache[key]
+        return self._read_once(self.ocr, self._ocr_cache, which, bbox)
 
     def read_label(self, which: Frame, bbox: BBox, shows: Callable[[str], bool]) -> OcrLine | None:
         """`read_line` of a box where a known label is looked for: the fast engine's reading when
         `shows` it, else `read_line`'s (a label counts as absent only on the float model's reading:
         it compares exactly, and the int8 model misses some labels it reads)."""
         if self.fast_ocr is not None:
-            box = clamp_bbox(bbox, self.after.shape)
-            key = (which, box)
-            if key not in self._fast_cache:
-                x, y, w, h = box
-                self._fast_cache[key] = (
-                    None if w < 4 or h < 4 else self.fast_ocr.read_line(self.frame(which)[y : y + h, x : x + w])
-                )
-            line = self._fast_cache[key]
+            line = self._read_once(self.fast_ocr, self._fast_cache, which, bbox)
             if line is not None and shows(line.text):
                 return line
         return self.read_line(which, bbox)
+
+    def _read_once(
+        self, engine: OcrEngine, cache: dict[tuple[Frame, BBox], OcrLine | None], which: Frame, bbox: BBox
+    ) -> OcrLine | None:
+        box = clamp_bbox(bbox, self.after.shape)
+        key = (which, box)
+        if key not in cache:
+            x, y, w, h = box
+            if w < 4 or h < 4:
+                cache[key] = None
+            else:
+                self.ocr_calls += engine is self.ocr  # the float model's reads, as counted before
+                cache[key] = engine.read_line(self.frame(which)[y : y + h, x : x + w])
+        return cache[key]
 
     def read_band(self, which: Frame, band: BBox, near: tuple[int, int] | None = None) -> list[OcrLine]:
         """The text lines of one band of a frame (memoised); boxes stay band-relative.

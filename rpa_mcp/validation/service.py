@@ -58,7 +58,8 @@ class Validator:
         self.matrix = matrix
         self.ocr = ocr
         self.dialog_locator = dialog_locator
-        self.fast_ocr = fast_ocr  # reads labels looked for first (CheckContext.read_label)
+        # reads labels looked for first (CheckContext.read_label); the same engine as `ocr`: nothing to do twice
+        self.fast_ocr = fast_ocr if fast_ocr is not ocr else None
         self.judge = judge
         self.checkers: Mapping[str, Checker] = checkers or ALL_CHECKERS
         self.schema_limits = schema_limits or SchemaLimits()  # caller-supplied expected.json_schema
