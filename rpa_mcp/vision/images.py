@@ -113,6 +113,13 @@ def crop(image: np.ndarray, bbox: BBox, *, margin: int = 0) -> np.ndarray:
     return image[y : y + h, x : x + w]
 
 
+# Screen content (flat colours, text) compresses about as well without PNG's row filters, and
+# encodes ~5x faster: the filter search was most of an evidence crop's cost. The thorough
+# setting is tried before an image is scaled down for its size.
+PNG_FAST = [cv2.IMWRITE_PNG_COMPRESSION, 1, cv2.IMWRITE_PNG_FILTER, cv2.IMWRITE_PNG_FILTER_NONE]
+PNG_SMALL = [cv2.IMWRITE_PNG_COMPRESSION, 6]
+
+
 def encode_png(image: np.ndarray, *, max_side: int = CLIENT_MAX_SIDE, max_bytes: int = CLIENT_MAX_BYTES) -> bytes:
     """PNG bytes within what clients accept: scaled down until both limits hold."""
     if image.size == 0:
@@ -120,11 +127,12 @@ def encode_png(image: np.ndarray, *, max_side: int = CLIENT_MAX_SIDE, max_bytes:
     scale = min(1.0, max_side / max(image.shape[:2]))
     while True:
         scaled = image if scale >= 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        ok, buf = cv2.imencode(".png", scaled, [cv2.IMWRITE_PNG_COMPRESSION, 6])
-        if not ok:
-            raise ImageRejected("PNG encoding failed", field="image")
-        if len(buf) <= max_bytes or min(scaled.shape[:2]) <= 16:
-            return bytes(buf)
+        for params in (PNG_FAST, PNG_SMALL):
+            ok, buf = cv2.imencode(".png", scaled, params)
+            if not ok:
+                raise ImageRejected("PNG encoding failed", field="image")
+            if len(buf) <= max_bytes or min(scaled.shape[:2]) <= 16:
+                return bytes(buf)
         scale *= 0.7
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from rpa_mcp.errors import ImageRejected
-from rpa_mcp.vision.images import decode_base64, decode_image, encode_png, read_header
+from rpa_mcp.vision.images import PNG_FAST, PNG_SMALL, decode_base64, decode_image, encode_png, read_header
 
 
 def png_bomb(width: int = 10_000, height: int = 10_000) -> bytes:
@@ -70,3 +70,18 @@ def test_crops_for_clients_fit_the_size_limits():
     png = encode_png(noisy, max_side=2000, max_bytes=1_000_000)
     decoded = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
     assert len(png) <= 1_000_000 and max(decoded.shape[:2]) <= 2000
+
+
+def test_png_crops_are_lossless_and_try_the_thorough_setting_before_shrinking():
+    screen = np.full((400, 600, 3), 245, np.uint8)
+    cv2.putText(screen, "Enregistrer", (20, 200), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (20, 20, 20), 2)
+    fast = encode_png(screen)
+    assert (cv2.imdecode(np.frombuffer(fast, np.uint8), cv2.IMREAD_COLOR) == screen).all()
+    # a gradient compresses far better with PNG's row filters: a limit the fast setting misses
+    # but the thorough one meets keeps the full size
+    ramp = np.tile(np.arange(600, dtype=np.uint16)[None, :, None] * 7 % 256, (400, 1, 3)).astype(np.uint8)
+    ramp[::2] = 255 - ramp[::2]
+    limit = len(cv2.imencode(".png", ramp, PNG_SMALL)[1])
+    assert len(cv2.imencode(".png", ramp, PNG_FAST)[1]) > limit
+    png = encode_png(ramp, max_bytes=limit)
+    assert cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR).shape == ramp.shape
