@@ -156,13 +156,27 @@ class CheckContext:
                 cache[key] = engine.read_line(self.frame(which)[y : y + h, x : x + w])
         return cache[key]
 
-    def read_band(self, which: Frame, band: BBox, near: tuple[int, int] | None = None) -> list[OcrLine]:
+    def read_band(
+        self,
+        which: Frame,
+        band: BBox,
+        near: tuple[int, int] | None = None,
+        accept: Callable[[list[OcrLine]], bool] | None = None,
+        *,
+        nearest_first: bool = False,
+    ) -> list[OcrLine]:
         """The text lines of one band of a frame (memoised); boxes stay band-relative.
 
         Lines are found with morphology (vision.lines) and only the BAND_READS nearest to `near`
         (frame coordinates; default the band's centre) are recognised, in one batched call: a
         detector network on a 600x120 band costs 10-30x more. The others come back with no text,
         their boxes kept (a tab strip's pitch is measured on them).
+
+        `accept`: the fast engine reads the lines first, and its reading is kept when `accept`
+        says it shows what is looked for; else the lines are read again by `ocr` (as read_label).
+        `nearest_first`: the fast engine reads the nearest line alone before the others, and that
+        reading is kept when `accept` takes it (the others then stay unread: for a caller that
+        wants the nearest line showing the label and nothing about the lines around it).
         """
         box = clamp_bbox(band, self.after.shape)
         key = (which, box)
@@ -179,11 +193,24 @@ class CheckContext:
 
             boxes.sort(key=distance)
             chosen = boxes[:BAND_READS]
-            reads = self.ocr.read_lines([crop(region, (b[0] - 3, b[1] - 3, b[2] + 6, b[3] + 6)) for b in chosen])
-            if chosen:
-                self.ocr_calls += 1
-            lines = [OcrLine(r.text, b, r.score) for b, r in zip(chosen, reads, strict=True) if r is not None]
-            lines += [OcrLine("", b, 0.0) for b in boxes[BAND_READS:]]
+            crops = [crop(region, (b[0] - 3, b[1] - 3, b[2] + 6, b[3] + 6)) for b in chosen]
+
+            def lines_of(reads: list[OcrLine | None]) -> list[OcrLine]:
+                read = [OcrLine(r.text, b, r.score) for b, r in zip(chosen, reads, strict=False) if r is not None]
+                return read + [OcrLine("", b, 0.0) for b in boxes[len(reads) :]]
+
+            lines: list[OcrLine] | None = None
+            if accept is not None and self.fast_ocr is not None and chosen:
+                for count in (1, len(chosen)) if nearest_first and len(chosen) > 1 else (len(chosen),):
+                    # the engine's cache makes the nearest line free the second time
+                    fast = lines_of(self.fast_ocr.read_lines(crops[:count]))
+                    if accept(fast):
+                        lines = fast
+                        break
+            if lines is None:
+                lines = lines_of(self.ocr.read_lines(crops))
+                if chosen:
+                    self.ocr_calls += 1
             self._bands[key] = lines
         return self._bands[key]
 

@@ -159,14 +159,28 @@ def tab_from_label(image: np.ndarray, label: BBox, pitch: int | None = None) -> 
 
 
 def locate_label(ctx: CheckContext, which: Frame, point: tuple[int, int]) -> LabelHit | None:
-    """The target's label read in the band around `point` on one frame (memoised per frame and band)."""
+    """The target's label read in the band around `point` on one frame (memoised per frame and band).
+
+    The fast engine's reading of the band is kept when it shows the label exactly; any other
+    outcome (a near match, nothing) is decided on the float model's reading, as read_label does.
+    Outside tab actions the nearest line is read alone first: when it holds the label exactly it
+    is the line find_label would pick among all (the nearest of the best), and only tabs use
+    the lines around it (the strip's pitch).
+    """
     label = ctx.target.label
     if not label:
         return None
     band = band_around(point, ctx.after.shape)
     if band[2] == 0 or band[3] == 0:
         return None
-    return find_label(ctx.read_band(which, band, near=point), (band[0], band[1]), label, point)
+    origin = (band[0], band[1])
+
+    def exact(lines: list[OcrLine]) -> bool:
+        hit = find_label(lines, origin, label, point)
+        return hit is not None and hit.score >= 1.0
+
+    lines = ctx.read_band(which, band, near=point, accept=exact, nearest_first=ctx.action_type not in TAB_ACTION_TYPES)
+    return find_label(lines, origin, label, point)
 
 
 def element_box(ctx: CheckContext, which: Frame, hit: LabelHit) -> BBox:
