@@ -17,6 +17,7 @@ its own buttons is that box's content, demoted.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import cv2
 import numpy as np
@@ -230,10 +231,34 @@ def _changed_blobs(changed: np.ndarray, limit: int = 3) -> list[BBox]:
     """The largest dialog-sized regions of the change map once nearby changes are joined (the
     lines and buttons of one box are a few tens of pixels apart)."""
     joined = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((BLOB_JOIN, BLOB_JOIN), np.uint8))
-    count, _, stats, _ = cv2.connectedComponentsWithStats((joined > 0).astype(np.uint8), connectivity=8)
-    blobs: list[BBox] = [_trim(changed, (int(x), int(y), int(w), int(h))) for x, y, w, h, _ in stats[1:count]]
+    ranked = _largest(changed, _component_boxes(joined))
+    if len(ranked) > limit and area(ranked[limit - 1]) == area(ranked[limit]):
+        # a tie at the cut is broken by the components' order: take connectedComponents' own
+        count, _, stats, _ = cv2.connectedComponentsWithStats((joined > 0).astype(np.uint8), connectivity=8)
+        ranked = _largest(changed, [(int(x), int(y), int(w), int(h)) for x, y, w, h, _ in stats[1:count]])
+    return ranked[:limit]
+
+
+def _largest(changed: np.ndarray, boxes: list[BBox]) -> list[BBox]:
+    """The trimmed boxes of dialog size, largest first (ties in the given order)."""
+    blobs = [_trim(changed, box) for box in boxes]
     sized = [b for b in blobs if b[2] >= MIN_DIALOG_W and b[3] >= MIN_DIALOG_H]
-    return sorted(sized, key=area, reverse=True)[:limit]
+    return sorted(sized, key=area, reverse=True)
+
+
+def _component_boxes(mask: np.ndarray) -> list[BBox]:
+    """The bounding boxes of the 8-connected components of a mask (those of
+    connectedComponentsWithStats, maybe in another order).
+
+    A component's outer border (findContours: foreground 8-connected; a component in a hole of
+    another is a top-level contour of its own) has the component's box: tracing borders costs
+    ~0.4 ms on a 1080p mask where labelling every pixel costs ~13 ms.
+    """
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hierarchy is None:
+        return []
+    outer = [c for c, (_next, _prev, _child, parent) in zip(contours, hierarchy[0], strict=True) if parent < 0]
+    return [cast(BBox, tuple(int(v) for v in cv2.boundingRect(c))) for c in outer]
 
 
 def _trim(changed: np.ndarray, box: BBox) -> BBox:
@@ -254,8 +279,8 @@ def _changed_mask(gray: np.ndarray, previous: np.ndarray | None) -> tuple[np.nda
     if prev.shape != gray.shape:
         return None, 0.0
     diff = cv2.absdiff(gray, prev)
-    mask = (diff > 24).astype(np.uint8) * 255
-    share = float(mask.mean()) / 255.0
+    _, mask = cv2.threshold(diff, 24, 255, cv2.THRESH_BINARY)
+    share = 255.0 * cv2.countNonZero(mask) / mask.size / 255.0  # as float(mask.mean()) / 255.0, to the bit
     if share < 0.0005 or share > 0.6:  # nothing, or everything (dimmed backdrop): no signal
         return None, share
     return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((15, 15), np.uint8)), share
