@@ -143,6 +143,13 @@ class Database:
         with self.transaction() as conn:
             return conn.execute(sql, params).rowcount
 
+    def statement(self, sql: str, params: Params = ()) -> int:
+        """One write statement as a transaction of its own, outside any open one and without commit
+        hooks; returns its row count. PostgreSQL: one round trip in autocommit (no `BEGIN`/`COMMIT`
+        of their own), committed before it returns. For statements that are atomic alone (a CTE
+        that checks and writes)."""
+        return self.execute(sql, params)
+
     def ping(self) -> bool:
         try:
             return self.query_one("SELECT 1 AS ok") is not None
