@@ -330,9 +330,9 @@ class AuditLog:
         return {
             "request_id": request_id,
             "ts": round(self.clock.now(), 6),
-            "actor": actor,
+            "actor": _storable(actor),
             "via": via,
-            "operation": operation,
+            "operation": _storable(operation),
             "args_digest": args_digest,
             "args_summary": args_summary,
             "outcome": outcome,
@@ -635,6 +635,13 @@ class _Pending:
     done: threading.Event | None
     error: Exception | None = field(default=None)
     inbox_id: int | None = None  # that row's id in audit_inbox
+
+
+def _storable(text: str) -> str:
+    """`text` as every backend stores it: PostgreSQL refuses a NUL character in text, and one such
+    row (a tool name or a token subject sent with one) would fail its whole batch, every other
+    caller's row with it. Each NUL becomes U+FFFD, the replacement character."""
+    return text.replace("\x00", "\ufffd") if "\x00" in text else text
 
 
 def _pg_rows(values: list[tuple[Any, ...]]) -> str:
