@@ -144,10 +144,10 @@ class Database:
             return conn.execute(sql, params).rowcount
 
     def statement(self, sql: str, params: Params = ()) -> int:
-        """One write statement as a transaction of its own, outside any open one and without commit
-        hooks; returns its row count. PostgreSQL: one round trip in autocommit (no `BEGIN`/`COMMIT`
-        of their own), committed before it returns. For statements that are atomic alone (a CTE
-        that checks and writes)."""
+        """One write statement that is atomic alone (a CTE that checks and writes), committed before
+        it returns; returns its row count. PostgreSQL: sent alone in autocommit, one round trip with
+        no `BEGIN`/`COMMIT` of its own and no commit hooks, refused inside an open transaction.
+        SQLite: `execute` (nothing to save in process)."""
         return self.execute(sql, params)
 
     def ping(self) -> bool:
