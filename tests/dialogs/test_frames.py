@@ -171,3 +171,21 @@ def test_a_button_drawn_as_a_link_counts_as_that_button(catalog):
     with_link = classifier.match((400, 300, 456, 294), buttons, [*lines, "Plus de choix"])
     assert without.dialog_id == "unknown"
     assert with_link.dialog_id == "windows-hello" and [b.label for b in with_link.buttons] == ["Annuler"]
+
+
+# --- a button beside another button ----------------------------------------------------------------------
+def test_a_button_that_appears_beside_another_is_no_toast(catalog):
+    before = np.full((HEIGHT, WIDTH, 3), 250, np.uint8)
+    after = before.copy()
+    for x, label, fill in ((300, "Enregistrer", (190, 100, 20)), (470, "Annuler", (255, 255, 255))):
+        cv2.rectangle(after, (x, 500), (x + 150, 548), fill, -1)
+        cv2.rectangle(after, (x, 500), (x + 150, 548), (120, 120, 120), 1)
+        text(after, label, x + 20, 530)
+    found = DialogService(catalog, ScriptedOcr(["Enregistrer"])).classify(after, previous=before)
+    assert not found.found
+    alone = after.copy()
+    alone[495:555, 460:630] = 250  # the same button without its neighbour: a compact new box, read
+    found = DialogService(catalog, ScriptedOcr(["Enregistré", "L'observation a été enregistrée."])).classify(
+        alone, previous=before
+    )
+    assert found.found and found.dialog_id == "easily-toast-saved"

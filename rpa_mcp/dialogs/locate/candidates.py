@@ -12,7 +12,8 @@ Evidence a candidate may carry:
   modal over a dimmed page) and `band` (penalty: its side borders run on, a band of a larger panel).
 
 A box whose title bar ends with minimize, maximize and close is an application's main window, never
-a candidate: its status bar cells would read as a row of buttons.
+a candidate: its status bar cells would read as a row of buttons. A button-sized box beside another
+button is one of a row of buttons (a form's footer that appeared), never a candidate either.
 
 With the previous frame, the regions that changed (nearby changes joined) are candidates too: a
 bubble drawn white on a white page has no outline to find. A box inside a larger new box with
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from rpa_mcp.dialogs.locate.buttons import button_group, button_like
+from rpa_mcp.dialogs.locate.buttons import button_group, button_like, in_a_row
 from rpa_mcp.dialogs.locate.edges import (
     casts_shadow,
     closed_regions,
@@ -134,6 +135,8 @@ def _score(
         return None  # a window, the page or a side panel, not a dialog
     if caption_buttons(edges, cand):
         return None  # an application's main window (minimize, maximize, close)
+    if in_a_row(cand, buttons):
+        return None  # a button beside another one (a form's buttons that appeared), not a toast
     row = button_group(cand, buttons)
     if row and not tall and y + h - max(b[1] + b[3] for b in row) < FOOTER_MIN_GAP:
         # cells flush with the bottom edge: a status bar or tabs, not a dialog's buttons (a region
