@@ -15,6 +15,8 @@ from rpa_mcp.dialogs.locate.frames import caption_buttons, clipped_below
 from rpa_mcp.dialogs.resolver import DialogResolver
 from rpa_mcp.testing import ScriptedOcr
 
+from .test_locate import with_shadow
+
 WIDTH, HEIGHT, TASKBAR = 1000, 700, 48
 DIALOG = (300, 500, 400, 200)  # its lower part is under the taskbar
 
@@ -125,10 +127,10 @@ def test_an_auto_dialog_whose_button_cannot_be_seen_pauses(catalog, buttons):
 
 
 # --- a main window: minimize, maximize and close --------------------------------------------------------
-def window_with_a_status_bar(*, captions: bool) -> np.ndarray:
+def window_with_a_status_bar(*, captions: bool, y: int = 120) -> np.ndarray:
     """An editor window 600x400: title bar, text, a status bar whose cells are framed like buttons."""
-    img = np.full((HEIGHT, WIDTH, 3), (130, 80, 30), np.uint8)
-    x, y, w, h = 200, 120, 600, 400
+    img = np.full((HEIGHT + 400, WIDTH, 3), (130, 80, 30), np.uint8)
+    x, w, h = 200, 600, 400
     cv2.rectangle(img, (x, y), (x + w, y + h), (255, 255, 255), -1)
     cv2.rectangle(img, (x, y), (x + w, y + h), (90, 90, 90), 1)
     cv2.rectangle(img, (x + 1, y + 1), (x + w - 1, y + 30), (32, 32, 32), -1)
@@ -144,7 +146,7 @@ def window_with_a_status_bar(*, captions: bool) -> np.ndarray:
         cv2.rectangle(img, (cx, y + h - 34), (cx + 80, y + h - 10), (235, 235, 235), -1)
         cv2.rectangle(img, (cx, y + h - 34), (cx + 80, y + h - 10), (120, 120, 120), 1)
         text(img, "UTF-8", cx + 14, y + h - 16, 0.45)
-    return img
+    return np.ascontiguousarray(img[:HEIGHT])
 
 
 def test_a_window_with_minimize_maximize_and_close_is_no_candidate():
@@ -159,6 +161,16 @@ def test_the_same_box_with_a_close_cross_only_is_a_dialog():
     assert not caption_buttons(edges, (200, 120, 601, 401))
     region = find_modal(image)
     assert region is not None and "buttons" in region.evidence and iou(region.bbox, (200, 120, 601, 401)) >= 0.9
+
+
+def test_a_main_window_dragged_under_the_taskbar_is_no_candidate():
+    for captions in (True, False):
+        image = with_taskbar(window_with_a_status_bar(captions=captions, y=420))
+        region = find_modal(image)
+        if captions:
+            assert region is None
+        else:  # the same frame with a close cross only: a dialog cut by the taskbar
+            assert region is not None and "clipped" in region.evidence
 
 
 # --- a button drawn as a link ----------------------------------------------------------------------------
@@ -178,14 +190,19 @@ def test_a_button_that_appears_beside_another_is_no_toast(catalog):
     before = np.full((HEIGHT, WIDTH, 3), 250, np.uint8)
     after = before.copy()
     for x, label, fill in ((300, "Enregistrer", (190, 100, 20)), (470, "Annuler", (255, 255, 255))):
-        cv2.rectangle(after, (x, 500), (x + 150, 548), fill, -1)
-        cv2.rectangle(after, (x, 500), (x + 150, 548), (120, 120, 120), 1)
+        cv2.rectangle(after, (x, 500), (x + 150, 558), fill, -1)
+        cv2.rectangle(after, (x, 500), (x + 150, 558), (120, 120, 120), 1)
         text(after, label, x + 20, 530)
     found = DialogService(catalog, ScriptedOcr(["Enregistrer"])).classify(after, previous=before)
     assert not found.found
     alone = after.copy()
-    alone[495:555, 460:630] = 250  # the same button without its neighbour: a compact new box, read
+    alone[495:565, 460:630] = 250  # the same button without its neighbour: a compact new box, read
     found = DialogService(catalog, ScriptedOcr(["Enregistré", "L'observation a été enregistrée."])).classify(
         alone, previous=before
     )
+    assert found.found and found.dialog_id == "easily-toast-saved"
+    floating = after.copy()
+    with_shadow(floating, (300, 500, 150, 58))  # the box beside the button casts a shadow: it floats
+    text(floating, "Enregistre", 320, 530)
+    found = DialogService(catalog, ScriptedOcr(["Enregistré", "L'observation a été enregistrée."])).classify(floating)
     assert found.found and found.dialog_id == "easily-toast-saved"

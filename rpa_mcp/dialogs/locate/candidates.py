@@ -13,7 +13,9 @@ Evidence a candidate may carry:
 
 A box whose title bar ends with minimize, maximize and close is an application's main window, never
 a candidate: its status bar cells would read as a row of buttons. A button-sized box beside another
-button is one of a row of buttons (a form's footer that appeared), never a candidate either.
+button, flat on the page, is one of a row of buttons (a form's footer that appeared), never a
+candidate either (a toast floats: it casts a shadow). A frame cut by the screen is the weakest
+evidence: it ranks after every other kind of candidate.
 
 With the previous frame, the regions that changed (nearby changes joined) are candidates too: a
 bubble drawn white on a white page has no outline to find. A box inside a larger new box with
@@ -56,7 +58,7 @@ CORNER_NEAR = 220  # px from the top or the bottom for a toast
 BLOB_JOIN = 41  # px: changes this close belong to one changed region
 CONTENT_PENALTY = 2.0
 TRIM_SHARE = 0.08  # a changed region's side column with less change than this share of its height is cut
-CLIPPED_SCORE = 2.4  # a dialog cut by the screen: read before the page's panels
+CLIPPED_SCORE = MIN_SCORE  # the weakest evidence: read after every other kind of candidate
 CLIPPED_MAX_SHARE = 0.2
 
 
@@ -133,11 +135,11 @@ def _score(
     share = area(cand) / frame_area
     if share > 0.45 or w > 0.8 * width or h > 0.85 * height or w < (0.5 if tall else 0.6) * h:
         return None  # a window, the page or a side panel, not a dialog
-    if caption_buttons(edges, cand):
-        return None  # an application's main window (minimize, maximize, close)
-    if in_a_row(cand, buttons):
-        return None  # a button beside another one (a form's buttons that appeared), not a toast
+    if in_a_row(cand, buttons) and not casts_shadow(gray, cand):
+        return None  # a button beside another one (a form's buttons that appeared); a toast floats
     row = button_group(cand, buttons)
+    if row and caption_buttons(edges, cand):
+        return None  # an application's main window (minimize, maximize, close) and its status bar
     if row and not tall and y + h - max(b[1] + b[3] for b in row) < FOOTER_MIN_GAP:
         # cells flush with the bottom edge: a status bar or tabs, not a dialog's buttons (a region
         # that changed ends where the change does: at its last button when the page shows through)
@@ -184,6 +186,7 @@ def _score(
         and share <= CLIPPED_MAX_SHARE
         and h >= 2 * MIN_DIALOG_H
         and clipped_below(edges, cand)
+        and not caption_buttons(edges, cand)  # a main window dragged low is still no dialog
     ):
         score = max(score, CLIPPED_SCORE)
         evidence.append("clipped")
