@@ -197,6 +197,8 @@ class DialogClassifier:
                         "a panel of the page: its text names no dialog and it casts no shadow",
                     ),
                 )
+            if found.found and "clipped" in region.evidence:
+                found = replace(found, notes=(*found.notes, "the dialog runs off the screen: its buttons are hidden"))
             if found.found:
                 return replace(found, notes=(*notes, *found.notes))
             notes.extend(found.notes)

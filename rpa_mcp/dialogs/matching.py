@@ -85,6 +85,11 @@ class Matcher:
         self._system = {p.casefold() for p in catalog.system_processes}
         self._titles = {e.id: tuple(c for c in (compact(t) for t in e.titles.all()) if c) for e in self.entries}
         self._labels = {e.id: tuple(tuple(compact(lbl) for lbl in b.labels()) for b in e.buttons) for e in self.entries}
+        self._label_owners: dict[str, set[str]] = {}  # a compact button label -> the entries showing it
+        for entry_id, specs in self._labels.items():
+            for spec in specs:
+                for label in spec:
+                    self._label_owners.setdefault(label, set()).add(entry_id)
         for entry in self.entries:
             for title in entry.titles.all():
                 self._exact.setdefault(normalize_text(title), []).append(entry)
@@ -113,10 +118,15 @@ class Matcher:
         """Every entry's score, best first. `lines` are top-to-bottom text lines (title first)."""
         head = [line for line in lines if len(compact(line)) >= 2][:4]
         body = compact(" ".join(lines) + " " + " ".join(buttons))
+        # a button drawn as a link ("More choices" in Windows Hello) reads as a whole text line of its
+        # own: it counts as that entry's button (never as one to click: only read buttons are)
+        read = {compact(b) for b in buttons}
+        links = [line for line in lines[1:] if (c := compact(line)) in self._label_owners and c not in read]
         out = []
         for entry in self.entries:
             t_score, t_line = self._title_score(entry, head)
-            b_score = self._button_score(entry, buttons)
+            own = [line for line in links if entry.id in self._label_owners[compact(line)]]
+            b_score = self._button_score(entry, [*buttons, *own] if own else buttons)
             keywords = entry.match.body_keywords
             k_score = 1.0 if any(compact(k) and compact(k) in body for k in keywords) else 0.0
             if keywords:

@@ -123,6 +123,13 @@ class DialogResolver:
                 f"{label}: known from the title only; no screenshot to find the button",
                 policy_source=policy.source,
             )
+        if not found.buttons:
+            return Decision(
+                "pause",
+                found,
+                f"{label}: none of its buttons can be seen (the dialog runs off the screen or is covered)",
+                policy_source=policy.source,
+            )
         assert policy.button_key is not None
         index = find_button(entry, policy.button_key, [b.label for b in found.buttons])
         if index is None:

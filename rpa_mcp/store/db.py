@@ -143,6 +143,13 @@ class Database:
         with self.transaction() as conn:
             return conn.execute(sql, params).rowcount
 
+    def statement(self, sql: str, params: Params = ()) -> int:
+        """One write statement that is atomic alone (a CTE that checks and writes), committed before
+        it returns; returns its row count. PostgreSQL: sent alone in autocommit, one round trip with
+        no `BEGIN`/`COMMIT` of its own and no commit hooks, refused inside an open transaction.
+        SQLite: `execute` (nothing to save in process)."""
+        return self.execute(sql, params)
+
     def ping(self) -> bool:
         try:
             return self.query_one("SELECT 1 AS ok") is not None

@@ -203,6 +203,16 @@ class PostgresDatabase(Database):
             self._reads = outer
             await pool.close()
 
+    def statement(self, sql: str, params: Params = ()) -> int:
+        if self._local.conn is not None:
+            raise RuntimeError("statement() runs on its own, never inside a transaction")
+        text = translate(sql)[0] if params else sql
+        with self._pool.connection() as raw:
+            try:
+                return raw.execute(text, params or None).rowcount
+            except psycopg.errors.IntegrityError as exc:
+                raise IntegrityError(str(exc)) from exc
+
     async def aquery(self, sql: str, params: Params = ()) -> list[Row]:
         reads = self._reads
         if reads is None or reads[0] is not _running_loop() or self._local.conn is not None:

@@ -186,3 +186,17 @@ def test_a_writer_with_nothing_left_to_do_writes_the_checkpoint_it_owes(backend,
         4,
         backend.query_one("SELECT mac FROM audit WHERE id = 4")["mac"],
     )
+
+
+def test_a_nul_in_a_tool_name_or_subject_never_costs_the_rows_batched_with_it(log):
+    log.record(actor="alice", operation="list_machines", args={}, outcome="ok", wait=False)
+    log.record(actor="mal\x00lory", operation="no\x00such_tool", args={}, outcome="error", code="x", wait=False)
+    log.record(actor="bob", operation="list_machines", args={}, outcome="ok", wait=False)
+    log.flush()
+    rows = log.rows()
+    assert [(r["actor"], r["operation"]) for r in rows] == [
+        ("alice", "list_machines"),
+        ("mal\ufffdlory", "no\ufffdsuch_tool"),
+        ("bob", "list_machines"),
+    ]
+    assert log.verify().ok

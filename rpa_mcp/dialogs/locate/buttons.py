@@ -54,3 +54,15 @@ def button_group(candidate: BBox, buttons: list[BBox]) -> list[BBox]:
         if len(stack) > 1:
             return sorted(stack, key=lambda b: b[1])
     return [b for b in row if b[1] + b[3] / 2 >= y + 0.45 * h]
+
+
+def in_a_row(box: BBox, buttons: list[BBox]) -> bool:
+    """`box` is shaped like a button and another button stands beside it, on the same line, as tall."""
+    if not button_like([box]):
+        return False
+    x, y, w, h = box
+    for b in buttons:
+        gap = max(b[0] - (x + w), x - (b[0] + b[2]))  # < 0: they overlap horizontally
+        if 0 <= gap <= h and abs(b[1] + b[3] / 2 - (y + h / 2)) <= 8 and abs(b[3] - h) <= 8:
+            return True
+    return False

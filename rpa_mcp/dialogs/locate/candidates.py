@@ -6,8 +6,16 @@ Evidence a candidate may carry:
 - `panel`: a small floating box without buttons (a toast, a notification, a bubble) — shadowed,
   or anchored at the right edge near the top or bottom; the classifier keeps it only when its
   text names a catalog entry, because page cards look the same;
+- `clipped`: a framed panel with a title cut by the bottom of the screen or by the taskbar (a
+  dialog dragged low, its buttons hidden): kept by the classifier on the same terms as a panel;
 - `shadow` and `backdrop` (bonus: a box with buttons much brighter than the page around it, a
   modal over a dimmed page) and `band` (penalty: its side borders run on, a band of a larger panel).
+
+A box whose title bar ends with minimize, maximize and close is an application's main window, never
+a candidate: its status bar cells would read as a row of buttons. A button-sized box beside another
+button, flat on the page, is one of a row of buttons (a form's footer that appeared), never a
+candidate either (a toast floats: it casts a shadow). A frame cut by the screen is the weakest
+evidence: it ranks after every other kind of candidate.
 
 With the previous frame, the regions that changed (nearby changes joined) are candidates too: a
 bubble drawn white on a white page has no outline to find. A box inside a larger new box with
@@ -22,7 +30,7 @@ from typing import cast
 import cv2
 import numpy as np
 
-from rpa_mcp.dialogs.locate.buttons import button_group, button_like
+from rpa_mcp.dialogs.locate.buttons import button_group, button_like, in_a_row
 from rpa_mcp.dialogs.locate.edges import (
     casts_shadow,
     closed_regions,
@@ -33,6 +41,7 @@ from rpa_mcp.dialogs.locate.edges import (
     over_backdrop,
     runs_on,
 )
+from rpa_mcp.dialogs.locate.frames import caption_buttons, clipped_below
 from rpa_mcp.dialogs.locate.geometry import area, flush, inside
 from rpa_mcp.vision.images import BBox
 
@@ -50,6 +59,8 @@ CORNER_NEAR = 220  # px from the top or the bottom for a toast
 BLOB_JOIN = 41  # px: changes this close belong to one changed region
 CONTENT_PENALTY = 2.0
 TRIM_SHARE = 0.08  # a changed region's side column with less change than this share of its height is cut
+CLIPPED_SCORE = MIN_SCORE  # the weakest evidence: read after every other kind of candidate
+CLIPPED_MAX_SHARE = 0.2
 
 
 @dataclass(frozen=True)
@@ -57,7 +68,7 @@ class ModalRegion:
     bbox: BBox  # visible part of the dialog, frame coordinates
     buttons: tuple[BBox, ...]  # its buttons, frame coordinates: a row left to right, a stack top down
     score: float
-    evidence: tuple[str, ...] = ()  # buttons | new | panel | shadow | band
+    evidence: tuple[str, ...] = ()  # buttons | new | panel | clipped | shadow | backdrop | band
 
     @property
     def buttonless(self) -> bool:
@@ -125,7 +136,11 @@ def _score(
     share = area(cand) / frame_area
     if share > 0.45 or w > 0.8 * width or h > 0.85 * height or w < (0.5 if tall else 0.6) * h:
         return None  # a window, the page or a side panel, not a dialog
+    if in_a_row(cand, buttons) and not casts_shadow(gray, cand):
+        return None  # a button beside another one (a form's buttons that appeared); a toast floats
     row = button_group(cand, buttons)
+    if row and caption_buttons(edges, cand):
+        return None  # an application's main window (minimize, maximize, close) and its status bar
     if row and not tall and y + h - max(b[1] + b[3] for b in row) < FOOTER_MIN_GAP:
         # cells flush with the bottom edge: a status bar or tabs, not a dialog's buttons (a region
         # that changed ends where the change does: at its last button when the page shows through)
@@ -166,8 +181,19 @@ def _score(
         if shadow or corner:
             score = max(score, PANEL_SCORE + (0.3 if corner else 0.0))
             evidence.append("panel")
+    if (
+        not {"buttons", "new", "panel"} & set(evidence)
+        and not band
+        and share <= CLIPPED_MAX_SHARE
+        and h >= 2 * MIN_DIALOG_H
+        and clipped_below(edges, cand)
+        and not caption_buttons(edges, cand)  # a main window dragged low is still no dialog
+    ):
+        score = max(score, CLIPPED_SCORE)
+        evidence.append("clipped")
+        row = []  # its buttons are hidden: boxes higher up are its content
     score += 0.5 * min(1.0, share / 0.02)  # very small boxes are rarely dialogs
-    if not {"buttons", "new", "panel"} & set(evidence):
+    if not {"buttons", "new", "panel", "clipped"} & set(evidence):
         return None
     return ModalRegion(cand, tuple(row), score, tuple(evidence))
 
