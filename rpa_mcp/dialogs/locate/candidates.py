@@ -306,7 +306,7 @@ def _changed_mask(gray: np.ndarray, previous: np.ndarray | None) -> tuple[np.nda
         return None, 0.0
     diff = cv2.absdiff(gray, prev)
     _, mask = cv2.threshold(diff, 24, 255, cv2.THRESH_BINARY)
-    share = 255.0 * cv2.countNonZero(mask) / mask.size / 255.0  # as float(mask.mean()) / 255.0, to the bit
+    share = cv2.countNonZero(mask) / mask.size
     if share < 0.0005 or share > 0.6:  # nothing, or everything (dimmed backdrop): no signal
         return None, share
     return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((15, 15), np.uint8)), share
