@@ -25,7 +25,11 @@ How a row gets there:
 What is durable when (the contract): a row committed with an operation's write is on disk
 with that write; a row somebody waits for is committed, chained and checkpointed before the
 wait returns; a row nobody waits for (a successful read) is committed within `GROUP_S` and
-covered by the checkpoint within about `CHECKPOINT_S` more. The checkpoint only detects a
+covered by the checkpoint within about `CHECKPOINT_S` more; when its batch fails (the database
+away for a moment), it is queued again, first, up to `ATTEMPTS` times `RETRY_S` apart and
+more, and only then logged as lost (a caller who waits gets the error at once: its call fails).
+A batch that failed after its commit reached the database is written twice, never lost. The
+checkpoint only detects a
 deleted tail: rows chained since the last checkpoint are protected by the chain and the head
 row alone until the next one.
 
@@ -206,6 +210,8 @@ class AuditLog:
     IDLE_EXIT_S = 1.0
     GROUP_S = 0.02  # how long rows nobody waits for may gather before they are committed
     CHECKPOINT_S = 1.0  # how long the checkpoint may lag behind rows nobody waits for
+    ATTEMPTS = 5  # a row nobody waits for: how many batches it may take part in before it is given up
+    RETRY_S = 0.2  # the pause before a failed batch's rows are tried again (times the attempt)
     SWEEP_S = 1.0  # PostgreSQL: how long inbox rows of other processes may wait for this writer to chain them
 
     def __init__(
@@ -407,6 +413,31 @@ class AuditLog:
                 p.error = error
                 if p.done is not None:
                     p.done.set()
+            if error is not None:
+                self._requeue(batch)  # after the callers who wait were told
+
+    def _requeue(self, batch: list[_Pending]) -> None:
+        """After a failed batch: its rows nobody waits for go back to the head of the queue, in
+        their order, after a pause (the callers who wait get the error); a row that failed
+        `ATTEMPTS` batches is logged and given up. Rows committed with a write stay in the inbox,
+        which a later batch chains."""
+        again = [p for p in batch if p.row is not None and p.done is None]
+        for p in again:
+            p.attempts += 1
+        lost = [p for p in again if p.attempts >= self.ATTEMPTS]
+        for p in lost:
+            assert p.row is not None
+            logger.error(
+                "audit row given up after %d failed batches: %s by %s at %s (%s)",
+                p.attempts, p.row["operation"], p.row["actor"], p.row["ts"], p.row["outcome"],
+            )  # fmt: skip
+        retry = [p for p in again if p.attempts < self.ATTEMPTS]
+        if not retry:
+            return
+        with self._wakeup:
+            self._pending.extendleft(reversed(retry))
+            if not self._closing:
+                self._wakeup.wait(timeout=self.RETRY_S * retry[0].attempts)
 
     def checkpoint_due(self, batch: list[_Pending]) -> bool:
         """Whether the batch just chained is checkpointed now: somebody waits for it, or the
@@ -635,6 +666,7 @@ class _Pending:
     done: threading.Event | None
     error: Exception | None = field(default=None)
     inbox_id: int | None = None  # that row's id in audit_inbox
+    attempts: int = 0  # failed batches this row took part in (rows nobody waits for are tried again)
 
 
 def _storable(text: str) -> str:

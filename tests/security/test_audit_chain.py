@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import threading
@@ -200,3 +201,50 @@ def test_a_nul_in_a_tool_name_or_subject_never_costs_the_rows_batched_with_it(lo
         ("bob", "list_machines"),
     ]
     assert log.verify().ok
+
+
+def _failing_chain(log: AuditLog, failures: int | None):
+    """`log._chain` failing its first `failures` batches (None: every batch), as a database away."""
+    real, calls = log._chain, {"n": 0}
+
+    def chain(batch):
+        calls["n"] += 1
+        if failures is None or calls["n"] <= failures:
+            raise RuntimeError("database unavailable")
+        return real(batch)
+
+    log._chain = chain
+    log.RETRY_S = 0.0
+    return real
+
+
+def test_rows_nobody_waits_for_survive_a_failed_batch_in_their_order(log):
+    _failing_chain(log, failures=1)
+    for i in range(3):
+        log.record(actor="alice", operation=f"op{i}", args={}, outcome="ok", wait=False)
+    with contextlib.suppress(RuntimeError):
+        log.flush()  # its marker may share the failed batch: then it says so
+    log.flush()
+    assert [r["operation"] for r in log.rows()] == ["op0", "op1", "op2"]
+    assert log.verify().ok
+
+
+def test_a_waiting_caller_gets_the_failure_and_its_row_is_not_retried(log):
+    _failing_chain(log, failures=1)
+    with pytest.raises(RuntimeError, match="database unavailable"):
+        log.record(actor="alice", operation="create", args={}, outcome="error", code="x", wait=True)
+    log.flush()
+    assert log.rows() == []  # the caller was told its call failed: nothing is written behind its back
+
+
+def test_a_row_whose_batches_keep_failing_is_logged_then_given_up(log, caplog):
+    real = _failing_chain(log, failures=None)
+    log.ATTEMPTS = 2
+    log.record(actor="alice", operation="list_machines", args={}, outcome="ok", wait=False)
+    for _ in range(2):
+        with pytest.raises(RuntimeError):
+            log.flush()
+    log._chain = real
+    log.flush()  # the writer is past the failed batches (it gives a row up before its next batch)
+    assert "audit row given up after 2 failed batches: list_machines by alice" in caplog.text
+    assert log.rows() == []
