@@ -101,15 +101,24 @@ class DesktopError(RuntimeError):
     """A part of the virtual desktop did not start."""
 
 
-def wait_until(condition: Callable[[], Any], *, timeout: float, what: str, interval: float = 0.05) -> Any:
-    """Poll `condition` until it returns something truthy; DesktopError naming `what` after `timeout`."""
+def wait_until(
+    condition: Callable[[], Any],
+    *,
+    timeout: float,
+    what: str,
+    interval: float = 0.05,
+    seen: Callable[[], str] | None = None,
+) -> Any:
+    """Poll `condition` until it returns something truthy; DesktopError naming `what` after `timeout`
+    (and what `seen` says was there instead, to tell a slow start from a wrong page)."""
     deadline = time.monotonic() + timeout
     while True:
         value = condition()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise DesktopError(f"timed out after {timeout:.0f} s waiting for {what}")
+            instead = f"; seen instead: {seen()}" if seen is not None else ""
+            raise DesktopError(f"timed out after {timeout:.0f} s waiting for {what}{instead}")
         time.sleep(interval)
 
 
@@ -302,8 +311,17 @@ class VirtualDisplay:
                     return info
             return None
 
+        def new_windows() -> str:
+            titles = [
+                f"{info.title!r} ({info.wm_class})" for info in self.windows().windows() if info.wid not in before
+            ]
+            return ", ".join(titles) or "no new window"
+
         info = wait_until(
-            window, timeout=timeout, what=f"a Chromium window{f' titled {wait_title!r}' if wait_title else ''}"
+            window,
+            timeout=timeout,
+            what=f"a Chromium window{f' titled {wait_title!r}' if wait_title else ''}",
+            seen=new_windows,
         )
         return Browser(proc, profile, info.wid)
 
