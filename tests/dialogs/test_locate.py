@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from rpa_mcp.dialogs.locate import find_modal, iou
 
@@ -72,3 +73,30 @@ def test_a_toast_that_appears_on_an_unchanged_page_is_found():
     # names a catalog entry (tests/dialogs/test_resolver.py)
     alone = find_modal(after)
     assert alone is not None and alone.buttonless and "panel" in alone.evidence
+
+
+def _stacked_bubble(scale: float) -> tuple[np.ndarray, tuple[int, int, int, int], int]:
+    """Chromium's permission bubble at a display scale: three full-width pill buttons one above the
+    other (258 px wide at 100 %, 387 px at 150 %), on a light page, casting no shadow of note."""
+    s = scale
+    img = np.full((int(900 * s), int(1600 * s), 3), 246, np.uint8)
+    box = (int(120 * s), int(74 * s), int(300 * s), int(254 * s))
+    x, y, w, h = box
+    cv2.rectangle(img, (x, y), (x + w, y + h), (255, 255, 255), -1)
+    cv2.rectangle(img, (x, y), (x + w, y + h), (200, 200, 200), 1)
+    button_w, button_h = int(258 * s), int(36 * s)
+    for i in range(3):
+        by = y + int((107 + 45 * i) * s)
+        cv2.rectangle(img, (x + int(21 * s), by), (x + int(21 * s) + button_w, by + button_h), (250, 226, 210), -1)
+        cv2.rectangle(img, (x + int(21 * s), by), (x + int(21 * s) + button_w, by + button_h), (220, 190, 170), 1)
+    return img, box, button_w
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.25, 1.5])
+def test_a_stack_of_full_width_buttons_is_found_at_every_display_scale(scale):
+    # at 150 % a bubble's buttons are wider than any dialog's footer button at 100 %
+    image, box, button_w = _stacked_bubble(scale)
+    region = find_modal(image)
+    assert region is not None and iou(region.bbox, box) >= 0.9
+    assert "buttons" in region.evidence and len(region.buttons) == 3
+    assert all(abs(b[2] - button_w) <= 10 for b in region.buttons)  # the edge map widens a box by a few px

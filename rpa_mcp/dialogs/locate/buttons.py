@@ -6,7 +6,9 @@ from rpa_mcp.dialogs.locate.geometry import area, inside, iou
 from rpa_mcp.vision.images import BBox
 
 BUTTON_H = (16, 72)
-BUTTON_W = (34, 360)
+# up to 150 % display scale: Chromium's permission bubble stacks full-width buttons (258 px at 100 %,
+# 387 px at 150 %, a few more once the edge map has widened them)
+BUTTON_W = (34, 420)
 
 
 def button_like(rects: list[BBox]) -> list[BBox]:
