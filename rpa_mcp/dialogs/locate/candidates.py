@@ -30,7 +30,7 @@ from typing import cast
 import cv2
 import numpy as np
 
-from rpa_mcp.dialogs.locate.buttons import button_group, button_like, in_a_row
+from rpa_mcp.dialogs.locate.buttons import button_group, button_like, dedupe, in_a_row
 from rpa_mcp.dialogs.locate.edges import (
     casts_shadow,
     closed_regions,
@@ -41,6 +41,7 @@ from rpa_mcp.dialogs.locate.edges import (
     over_backdrop,
     runs_on,
 )
+from rpa_mcp.dialogs.locate.footer import box_above_footer
 from rpa_mcp.dialogs.locate.frames import caption_buttons, clipped_below
 from rpa_mcp.dialogs.locate.geometry import area, flush, inside
 from rpa_mcp.vision.images import BBox
@@ -101,6 +102,7 @@ def score_candidates(image: np.ndarray, previous: np.ndarray | None = None) -> l
             taller = grow_up(fragment, edges)
             if taller != fragment:
                 candidates.add(taller)
+    candidates.update(_footers(gray, edges, buttons, candidates))
     changed, changed_share = _changed_mask(gray, previous)
     blobs: set[BBox] = set()
     if changed is not None:
@@ -116,6 +118,21 @@ def score_candidates(image: np.ndarray, previous: np.ndarray | None = None) -> l
         if region is not None:
             scored.append(region)
     return [m for m in _demote_content(_demote_windows(scored)) if m.score >= MIN_SCORE]
+
+
+def _footers(gray: np.ndarray, edges: np.ndarray, buttons: list[BBox], boxes: set[BBox]) -> set[BBox]:
+    """Dialogs rebuilt from the buttons no box holds (a dark dialog whose top runs into a toolbar of its
+    own grey has no closed outline, only its footer and sides)."""
+    height, width = gray.shape
+    holders = [b for b in boxes if area(b) < 0.45 * width * height]
+    out: set[BBox] = set()
+    for button in dedupe(buttons):
+        if any(inside(button, b) and button != b for b in holders):
+            continue
+        found = box_above_footer(gray, edges, button)
+        if found is not None and found[2] >= MIN_DIALOG_W and found[3] >= MIN_DIALOG_H:
+            out.add(found)
+    return out
 
 
 def _score(
