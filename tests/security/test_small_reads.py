@@ -91,3 +91,21 @@ async def test_on_postgres_small_reads_inside_async_reads_take_no_worker_thread(
         assert len(hops) == 1
     finally:
         db.close()
+
+
+async def test_on_postgres_cancelled_small_reads_give_their_connections_back(pg_url):
+    from rpa_mcp.store.postgres import PostgresDatabase
+
+    db = PostgresDatabase(pg_url, pool_size=2)
+    try:
+        async with db.async_reads():
+            for _ in range(5):  # more cancelled reads than the pool holds connections
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(db.aquery, "SELECT pg_sleep(2)")
+                    for _ in range(3):
+                        await anyio.sleep(0)  # the read is somewhere between checkout and its reply
+                    tg.cancel_scope.cancel()
+            with anyio.fail_after(60):  # a leaked connection would leave the pool empty: PoolTimeout
+                assert [dict(r) for r in await db.aquery("SELECT 1 AS ok")] == [{"ok": 1}]
+    finally:
+        db.close()
