@@ -7,7 +7,7 @@ The screens read here are French and English: the head, its Softmax and the deco
 classes no such text holds cost ~20 % of a recognition for nothing. The copy keeps the classes of
 one general rule (`kept_character`: Latin letters, ASCII, the Latin-1 signs, typographic
 punctuation, currency and letter-like signs, arrows, geometric shapes; not fitted to any picture)
-— the blank, ~1300 characters and the space — by slicing the head's weight and bias columns (and,
+— the blank, ~1500 characters and the space — by slicing the head's weight and bias columns (and,
 in the int8 copy, the per-column scales of its weight), and carries its own dictionary (the model's
 `character` metadata, which the decoder reads). Everything else in the graph is untouched.
 

@@ -10,8 +10,10 @@ its own width (a batch is padded to its widest crop, and the library pads every 
 the frame before and after an action, or read by the classifier then by a checker, is
 recognised once). docs/decisions/ocr-engine.md has the measurements.
 
-An engine may recognise with another ONNX model of the same recognizer (`recognizer`): the dialog
-classifier's engine uses the int8 copy that `vision.int8` makes from the wheel's model.
+An engine may recognise with another ONNX model of the same recognizer (`recognizer`), decoded over
+that model's own dictionary: the checkers' engine uses the copy of the wheel's model whose head keeps
+the classes of Latin-script text (`vision.latin_head`), the dialog classifier's the same cut of the
+int8 copy that `vision.int8` makes.
 """
 
 from __future__ import annotations
