@@ -77,8 +77,8 @@ class Settings(BaseSettings):
     ocr_latin_head: bool = Field(
         True,
         description="Text recognition uses a copy of the recognizer whose output keeps only the classes of "
-        "Latin-script text (made once under data_dir/models; a read in ~0.87x the CPU time, ~0.78x on the int8 copy); false = the "
-        "recognizer's full dictionary (Chinese, Japanese, Korean characters included).",
+        "Latin-script text (made once under data_dir/models; a read in ~0.87x the CPU time, ~0.78x on the int8 "
+        "copy); false = the recognizer's full dictionary (Chinese, Japanese, Korean characters included).",
     )
     store_url: SecretStr | None = Field(
         None,
