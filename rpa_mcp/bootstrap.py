@@ -45,7 +45,8 @@ from rpa_mcp.store.traces import TraceStore
 from rpa_mcp.validation import Validator
 from rpa_mcp.validation_adapters import build_validator
 from rpa_mcp.vision.budget import FrameCache, ImageWork
-from rpa_mcp.vision.int8 import int8_recognizer
+from rpa_mcp.vision.int8 import int8_recognizer, wheel_model
+from rpa_mcp.vision.latin_head import latin_recognizer
 from rpa_mcp.vision.ocr import OcrEngine, RapidOcrEngine
 
 
@@ -104,7 +105,7 @@ def build_services(
     require_current(db)  # refuses an older schema, naming `rpa-mcp db upgrade`
     clock = clock or SystemClock()
     injected = ocr is not None
-    ocr = ocr or RapidOcrEngine()
+    ocr = ocr or build_ocr(settings)
     # an injected engine (a test's) reads for the dialogs too; else they get the int8 one
     dialog_ocr = dialog_ocr or (ocr if injected else build_dialog_ocr(settings, ocr))
     shared_db = db.dialect == "postgres"
@@ -213,15 +214,30 @@ def build_services(
     )
 
 
+REC_MODEL = "PP-OCRv6_rec_small.onnx"  # rapidocr 3.x's recognizer (its wheel's default)
+
+
+def build_ocr(settings: Settings) -> RapidOcrEngine:
+    """The checkers' engine: the float recognizer, with its Latin head (vision.latin_head, made under
+    data_dir/models at the first read) unless RPA_OCR_LATIN_HEAD=false."""
+    if not settings.ocr_latin_head:
+        return RapidOcrEngine()
+    models = settings.data_dir / "models"
+    return RapidOcrEngine(recognizer=lambda: latin_recognizer(wheel_model(REC_MODEL), models))
+
+
 def build_dialog_ocr(settings: Settings, ocr: OcrEngine) -> OcrEngine:
     """The dialog classifier's engine: its own, recognising with the int8 recognizer made under
-    data_dir/models at its first read (vision.int8); `ocr` itself when RPA_DIALOG_OCR_INT8=false.
+    data_dir/models at its first read (vision.int8), cut to its Latin head like the checkers' one
+    unless RPA_OCR_LATIN_HEAD=false; `ocr` itself when RPA_DIALOG_OCR_INT8=false.
     The checkers' reads (a target's label, a tab's) stay on the float model: they compare a read
     label exactly, the classifier fuzzily with the catalog (docs/decisions/ocr-engine.md)."""
     if not settings.dialog_ocr_int8:
         return ocr
     models = settings.data_dir / "models"
-    return RapidOcrEngine(recognizer=lambda: int8_recognizer(models))
+    if not settings.ocr_latin_head:
+        return RapidOcrEngine(recognizer=lambda: int8_recognizer(models))
+    return RapidOcrEngine(recognizer=lambda: latin_recognizer(int8_recognizer(models), models))
 
 
 def audit_key(settings: Settings, *, shared_db: bool) -> bytes:

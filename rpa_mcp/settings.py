@@ -74,6 +74,12 @@ class Settings(BaseSettings):
         description="The dialog classifier reads with an int8 copy of the text recognizer (made once under "
         "data_dir/models, ~0.6x the CPU time); false = the float model everywhere.",
     )
+    ocr_latin_head: bool = Field(
+        True,
+        description="Text recognition uses a copy of the recognizer whose output keeps only the classes of "
+        "Latin-script text (made once under data_dir/models; a read in ~0.87x the CPU time, ~0.78x on the int8 "
+        "copy); false = the recognizer's full dictionary (Chinese, Japanese, Korean characters included).",
+    )
     store_url: SecretStr | None = Field(
         None,
         description="Empty = SQLite under data_dir; postgresql://user@host:port/db to share one database between "

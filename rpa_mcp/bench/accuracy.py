@@ -33,7 +33,7 @@ from rpa_mcp.bench.scoring import (
     score_dialogs,
     score_verdicts,
 )
-from rpa_mcp.bootstrap import build_dialog_ocr
+from rpa_mcp.bootstrap import build_dialog_ocr, build_ocr
 from rpa_mcp.dialogs import DialogService, load_dialog_catalog
 from rpa_mcp.dialogs.catalog import DialogCatalog
 from rpa_mcp.screens.truth import ScreenSet
@@ -82,7 +82,7 @@ def screen_set(split: str) -> ScreenSet | None:
 
 @cache
 def _ocr() -> RapidOcrEngine:
-    return RapidOcrEngine()
+    return build_ocr(Settings())  # as the server wires it (Latin head unless switched off)
 
 
 @cache

@@ -16,7 +16,7 @@ import numpy as np
 
 from rpa_mcp.bench import corpus, summary, timings
 from rpa_mcp.bench.cases import pair_cases
-from rpa_mcp.bootstrap import build_dialog_ocr
+from rpa_mcp.bootstrap import build_dialog_ocr, build_ocr
 from rpa_mcp.settings import Settings, shipped_dir
 from rpa_mcp.validation import Expected, Observed, Target, Validator, load_validator_matrix
 from rpa_mcp.validation.checkers import ALL_CHECKERS, Checker
@@ -52,7 +52,7 @@ def run(argv: list[str]) -> str:
     parser.add_argument("--no-dialogs", action="store_true", help="do not wire the dialogs classifier")
     args = parser.parse_args(argv)
     screens = corpus()
-    ocr = RapidOcrEngine()
+    ocr = build_ocr(Settings())
     dialog_ocr: OcrEngine = ocr
     matrix = load_validator_matrix(shipped_dir("catalog") / MATRIX_FILE)
     locator = None

@@ -10,8 +10,10 @@ its own width (a batch is padded to its widest crop, and the library pads every 
 the frame before and after an action, or read by the classifier then by a checker, is
 recognised once). docs/decisions/ocr-engine.md has the measurements.
 
-An engine may recognise with another ONNX model of the same recognizer (`recognizer`): the dialog
-classifier's engine uses the int8 copy that `vision.int8` makes from the wheel's model.
+An engine may recognise with another ONNX model of the same recognizer (`recognizer`), decoded over
+that model's own dictionary: the checkers' engine uses the copy of the wheel's model whose head keeps
+the classes of Latin-script text (`vision.latin_head`), the dialog classifier's the same cut of the
+int8 copy that `vision.int8` makes.
 """
 
 from __future__ import annotations
@@ -81,6 +83,8 @@ class RapidOcrEngine:
         self._engine: Any = None  # a RapidOCR instance (untyped library): results are read duck-typed
         self._recognizer = recognizer
         self._session: Any = None  # an onnxruntime session on `recognizer`'s model, when it gave one
+        self._characters: list[str] | None = None  # that model's own dictionary (its `character` metadata)
+        self._decode: Any = None  # rapidocr's CTC decoder over `_characters`, made at the first recognition
         self.recognizer_model: Path | None = None  # the model recognition runs on, when not the wheel's
         self._lock = threading.Lock()
         self._reads: OrderedDict[bytes, tuple[str, float]] = OrderedDict()
@@ -123,9 +127,10 @@ class RapidOcrEngine:
                     try:
                         model = self._recognizer()
                         self._session = _session(model) if model is not None else None
+                        self._characters = _dictionary(self._session) if self._session is not None else None
                         self.recognizer_model = model
                     except Exception as exc:  # a damaged model file: the wheel's model, slower, never wrong
-                        self._session, self.recognizer_model = None, None
+                        self._session, self._characters, self.recognizer_model = None, None, None
                         log.warning("recognizer %s not loaded (%s); the wheel's model is used", model, exc)
             return self._engine
 
@@ -188,6 +193,10 @@ class RapidOcrEngine:
         if session is None or decode is None:  # pragma: no cover - another rapidocr layout: its own path
             result = engine.recognize_txt([image])
             return str((result.txts or ("",))[0]), float((result.scores or (0.0,))[0])
+        if self._session is not None and self._characters is not None:
+            if self._decode is None:  # the wheel's decoder class over this model's dictionary (blank and space added)
+                self._decode = type(decode)(character=list(self._characters))
+            decode = self._decode
         batch = rec_input(image)
         columns = batch.shape[3]
         output = (
@@ -215,6 +224,12 @@ def _session(model: Path) -> Any:
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
     return ort.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
+
+
+def _dictionary(session: Any) -> list[str] | None:
+    """A model's dictionary as rapidocr reads it (metadata `character`, one per line), None without one."""
+    text = session.get_modelmeta().custom_metadata_map.get("character")
+    return str(text).splitlines() if text is not None else None
 
 
 def _digest(image: np.ndarray) -> bytes:
