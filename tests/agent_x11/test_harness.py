@@ -3,6 +3,7 @@ XTEST input that reaches the page, AT-SPI element names, and the RECORD watch of
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from rpa_mcp.agent_x11.atspi import Accessibility
@@ -23,15 +24,22 @@ def _centre(bbox: tuple[int, int, int, int] | None) -> tuple[int, int]:
 
 
 def test_chromium_shows_the_demo_app_and_xtest_input_reaches_it(desktop):
-    browser = desktop.desk.chromium(desktop.app.url, wait_title="Recherche patient")
+    # closed after the test even when it fails: a window left over would take the next test's clicks
+    browser = desktop.browser(wait_title="Recherche patient")
     front = desktop.desk.windows().foreground()
     assert front.wid == browser.wid and front.process == "chromium" and "Easily" in front.title
     screen = Screen(desktop.display)
-    frame = decode_image(screen.png())
+
+    def painted() -> tuple[np.ndarray] | None:
+        frame = decode_image(screen.png())
+        return (frame,) if frame.std() > 5 else None  # a real page, not a blank screen
+
+    # the title is set before the first paint: the page shows a moment later (never a blank screen)
+    (frame,) = wait_until(painted, timeout=30, what="the page painted")
     still = screen.grab()
     in_background = screen.encode_soon(still).result(timeout=60)
     screen.close()
-    assert frame.shape[:2] == (1080, 1920) and frame.std() > 5  # a real page, not a blank screen
+    assert frame.shape[:2] == (1080, 1920)
     assert in_background == screen.encode(still)  # encoded while the agent waits: the same bytes
 
     access = Accessibility(desktop.desk.env["DBUS_SESSION_BUS_ADDRESS"])
@@ -48,8 +56,6 @@ def test_chromium_shows_the_demo_app_and_xtest_input_reaches_it(desktop):
                 break
         assert field is not None and field.name == "Rechercher un patient"
         person.click(*_centre(field.bbox))
-        from rpa_mcp.agent_x11.harness import wait_until
-
         wait_until(
             lambda: (access.find("Rechercher un patient", role="entry") or field).focused, timeout=30, what="focus"
         )
