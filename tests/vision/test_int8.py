@@ -27,18 +27,6 @@ def label(text: str) -> np.ndarray:
     return image
 
 
-@pytest.fixture(scope="module")
-def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("models")
-
-
-@pytest.fixture(scope="module")
-def int8_model(models: Path) -> Path:
-    model = int8.int8_recognizer(models)
-    assert model is not None and model.is_file()
-    return model
-
-
 def test_the_shipped_ranges_belong_to_the_installed_recognizer() -> None:
     calibration = int8.load_ranges()
     source = int8.wheel_model(SOURCE_MODEL)

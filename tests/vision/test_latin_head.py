@@ -18,6 +18,8 @@ from rpa_mcp.settings import Settings
 from rpa_mcp.vision import int8, latin_head
 from rpa_mcp.vision.ocr import RapidOcrEngine
 
+from .test_int8 import label
+
 TEXTS = (
     "Enregistrer les modifications ?",
     "Ne pas enregistrer",
@@ -53,29 +55,14 @@ def rendered(text: str, size: int = 22) -> np.ndarray:
 
 def crops() -> list[np.ndarray]:
     out = [rendered(t) for t in TEXTS]
-    for text in ("OK", "Cancel", "Autoriser"):  # cv2's own font, as a button label
-        image = np.full((40, 24 + 17 * len(text), 3), 245, np.uint8)
-        cv2.putText(image, text, (8, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (25, 25, 25), 2, cv2.LINE_AA)
-        out.append(image)
+    out += [label(text) for text in ("OK", "Cancel", "Autoriser")]  # cv2's own font, as a button label
     return out
-
-
-@pytest.fixture(scope="module")
-def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("models")
 
 
 @pytest.fixture(scope="module")
 def float_latin(models: Path) -> Path:
     model = latin_head.latin_recognizer(int8.wheel_model(REC_MODEL), models)
     assert model is not None and model.is_file() and "latin" in model.name
-    return model
-
-
-@pytest.fixture(scope="module")
-def int8_model(models: Path) -> Path:
-    model = int8.int8_recognizer(models)
-    assert model is not None
     return model
 
 
