@@ -129,6 +129,11 @@ def test_any_unicode_text_is_typed_exactly_even_when_the_keyboard_map_must_chang
         assert watch.foreign_count == 0  # every event announced: none taken for a person's
         seen = []
         watch.add_listener(seen.append)
+        # the watch delivers in order, and may still be delivering the typing above: once this move
+        # arrives, everything before it has, and what follows starts clean
+        agent.move(3, 3)
+        wait_until(lambda: any(e.name == "motion" and (e.x, e.y) == (3, 3) for e in seen), timeout=20, what="a move")
+        seen.clear()
         with pytest.raises(InvalidInput) as refused:  # more characters without a key than spare keycodes
             agent.type_text("".join(chr(0x4E00 + i) for i in range(300)))
         assert refused.value.details["field"] == "params.text"
