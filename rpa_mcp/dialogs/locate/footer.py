@@ -15,7 +15,6 @@ from rpa_mcp.dialogs.locate.edges import run
 from rpa_mcp.vision.images import BBox
 
 BORDER_FILL = 0.9  # share of a row (under the button) or a column (beside it) an edge must cover
-MIN_W = 120  # a dialog's least width (candidates.MIN_DIALOG_W)
 MIN_BUTTONS_W = 2.5  # a dialog is at least this many of its button's widths wide
 MAX_SCREEN_W = 0.8  # a wider box is a window or the page
 FOOTER_DEPTH = 2.2  # button heights: the bottom border lies this close under the button
@@ -34,7 +33,8 @@ def box_above_footer(gray: np.ndarray, edges: np.ndarray, button: BBox) -> BBox 
         return None
     bottom = below + int(full[0]) + 1
     left, right = run(edges, bottom, x, -1, axis=1), run(edges, bottom, x + w - 1, +1, axis=1)
-    if right - left < max(MIN_W, MIN_BUTTONS_W * w) or right - left > MAX_SCREEN_W * width:
+    # (a dialog's least size is the caller's rule, as for every other candidate)
+    if right - left < MIN_BUTTONS_W * w or right - left > MAX_SCREEN_W * width:
         return None
     if left >= x or right <= x + w:
         return None
