@@ -33,6 +33,7 @@ from starlette.routing import Mount
 from rpa_mcp.bench import summary
 from rpa_mcp.bootstrap import build_services
 from rpa_mcp.entrypoints.app import create_app, freeze_startup_heap
+from rpa_mcp.errors import InvalidInput
 from rpa_mcp.settings import Settings
 from rpa_mcp.testing import loopback_socket
 
@@ -145,7 +146,7 @@ async def interleaved(bare: _Side, ours: _Side, n: int, block: int) -> Interleav
     return Interleaved(got[id(bare)], got[id(ours)], ratios, per_call[id(bare)], per_call[id(ours)])
 
 
-async def _run(n: int, store_url: str | None) -> str:
+async def _run(n: int, store_url: str | None, runs: int = 1) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(
             data_dir=Path(tmp), jwt_secret="b" * 48, audit_key="a" * 48, rate_limit_per_minute=10**7,
@@ -167,18 +168,35 @@ async def _run(n: int, store_url: str | None) -> str:
                     _clients(ours_url, token, tool, args, concurrency) as ours_side,
                 ):
                     freeze_startup_heap()  # as `rpa-mcp serve` does once it is built (both servers live here)
-                    got = await interleaved(bare_side, ours_side, n, BLOCK_CALLS)
-                ratio = statistics.median(got.ours) / statistics.median(got.bare)
-                tail = _p99(got.ours) / _p99(got.bare)
-                q1, mid, q3 = _quartiles(got.ratios)
-                lines.append(f"  {concurrency} client(s)  bare  {summary(got.bare)}  cpu {got.cpu_bare_ms:.2f} ms/call")
-                lines.append(f"  {concurrency} client(s)  ours  {summary(got.ours)}  cpu {got.cpu_ours_ms:.2f} ms/call")
-                lines.append(
-                    f"  {concurrency} client(s)  ratio ours/bare: median {ratio:.2f}, p99 {tail:.2f};"
-                    f" per block pair median {mid:.2f} (IQR {q1:.2f}-{q3:.2f}, {len(got.ratios)} pairs)"
-                )
+                    every = [await interleaved(bare_side, ours_side, n, BLOCK_CALLS) for _ in range(runs)]
+                for i, got in enumerate(every):
+                    who = f"  {concurrency} client(s)" + (f" run {i + 1}" if runs > 1 else "")
+                    ratio = statistics.median(got.ours) / statistics.median(got.bare)
+                    tail = _p99(got.ours) / _p99(got.bare)
+                    q1, mid, q3 = _quartiles(got.ratios)
+                    lines.append(f"{who}  bare  {summary(got.bare)}  cpu {got.cpu_bare_ms:.2f} ms/call")
+                    lines.append(f"{who}  ours  {summary(got.ours)}  cpu {got.cpu_ours_ms:.2f} ms/call")
+                    lines.append(
+                        f"{who}  ratio ours/bare: median {ratio:.2f}, p99 {tail:.2f};"
+                        f" per block pair median {mid:.2f} (IQR {q1:.2f}-{q3:.2f}, {len(got.ratios)} pairs)"
+                    )
+                if runs > 1:
+                    lines.append(f"  {concurrency} client(s)  {over_runs(every)}")
         services.db.close()
         return "\n".join(lines)
+
+
+def over_runs(runs: list[Interleaved]) -> str:
+    """The median over runs of each run's ratios (ours / bare, of the medians and of the p99s), with
+    each run's: one run's figure moves with what the machine does meanwhile, the median of several
+    back to back much less."""
+    medians = [statistics.median(r.ours) / statistics.median(r.bare) for r in runs]
+    tails = [_p99(r.ours) / _p99(r.bare) for r in runs]
+    listed = ", ".join(f"{m:.2f}/{t:.2f}" for m, t in zip(medians, tails, strict=True))
+    return (
+        f"over {len(runs)} runs: ratio ours/bare median {statistics.median(medians):.2f},"
+        f" p99 {statistics.median(tails):.2f} (each run median/p99: {listed})"
+    )
 
 
 def _p99(values: list[float]) -> float:
@@ -194,12 +212,21 @@ def _quartiles(values: list[float]) -> tuple[float, float, float]:
 
 
 def run(argv: list[str]) -> str:
-    """`rpa-mcp bench mcp [--rest N] [sqlite|postgres ...]`: both backends by default; N calls per
-    side and client count (default 200), in alternating blocks."""
+    """`rpa-mcp bench mcp [--rest N] [--runs K] [sqlite|postgres ...]`: both backends by default; N
+    calls per side and client count (default 200), in alternating blocks, K times back to back on the
+    same servers and clients (default 1); with K > 1 the median of the runs' ratios is printed too."""
     import contextlib
     import os
     import secrets
 
+    runs = 1
+    if "--runs" in argv:
+        at = argv.index("--runs")
+        value = argv[at + 1] if at + 1 < len(argv) else ""
+        if not value.isdigit() or not 1 <= int(value) <= 50:
+            raise InvalidInput(f"--runs takes a number of runs from 1 to 50, not {value!r}", field="--runs")
+        runs = int(value)
+        argv = [*argv[:at], *argv[at + 2 :]]
     n = next((int(a) for a in argv if a.isdigit()), 200)
     backends = [a for a in argv if a in ("sqlite", "postgres")] or ["sqlite", "postgres"]
     out = []
@@ -211,5 +238,5 @@ def run(argv: list[str]) -> str:
 
                 cluster = os.environ.get("RPA_BENCH_PG_URL") or stack.enter_context(throwaway_cluster())
                 url = create_database(cluster, "bench_mcp_" + secrets.token_hex(4))
-            out.append(anyio.run(_run, n, url))
+            out.append(anyio.run(_run, n, url, runs))
     return "\n".join(out)
