@@ -43,11 +43,47 @@ def test_the_face_is_followed_up_to_where_its_grey_ends():
     assert found is not None and abs(found[1] - DIALOG[1]) <= 3  # the toolbar, not the header's bottom
 
 
-def test_sides_that_meet_a_top_border_rebuild_nothing():
-    # a dialog of another grey than the band shows its whole outline: nothing for the footer to add
-    # (a window half under another window has sides and a top too, and no dialog in it)
-    gray = cv2.cvtColor(dark_confirm(band=FACE + 30), cv2.COLOR_BGR2GRAY)
-    assert box_above_footer(gray, edge_map(gray), BUTTON) is None
+def test_sides_that_meet_a_top_border_of_the_box_s_own_rebuild_nothing():
+    # a box whose whole outline shows (a window half under another window has sides and a top too,
+    # and no dialog in it): nothing for the footer to add
+    img = np.full((700, 1400, 3), PAGE, np.uint8)
+    x, y, w, h = 500, 200, 450, 150
+    cv2.rectangle(img, (x, y), (x + w, y + h), (FACE, FACE, FACE), -1)
+    bx, by, bw, bh = button = (840, 300, 80, 34)
+    cv2.rectangle(img, (bx, by), (bx + bw, by + bh), (250, 200, 160), -1)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    assert box_above_footer(gray, edge_map(gray), button) is None
+
+
+def hung_under_the_toolbar(*, page_line: bool = False) -> np.ndarray:
+    """A dark `confirm()` hung from the toolbar's bottom edge, its top corners too faint to close its
+    outline (the first rows beside it are as dark as its face: its shadow); with `page_line`, a line
+    of the page runs on from its bottom border."""
+    img = np.full((700, 1400, 3), PAGE, np.uint8)
+    img[:60] = TOOLBAR
+    x, y, w, h = DIALOG
+    cv2.rectangle(img, (x, y), (x + w, y + h), (FACE, FACE, FACE), -1)
+    img[60:66, x - 12 : x + w + 13] = FACE  # no side border in the first rows under the toolbar
+    cv2.line(img, (x, y + h), (x + w, y + h), (70, 70, 70), 1)
+    if page_line:
+        cv2.line(img, (20, y + h), (x, y + h), (120, 120, 120), 1)  # a table's rule at the same height
+        cv2.rectangle(img, (60, y + 60), (300, y + 130), (200, 200, 200), 1)  # a panel of the page beside it
+    bx, by, bw, bh = BUTTON
+    cv2.rectangle(img, (bx, by), (bx + bw, by + bh), (250, 200, 160), -1)
+    cv2.putText(img, "OK", (bx + 28, by + 23), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (40, 40, 40), 1)
+    return img
+
+
+def test_a_dialog_hung_from_the_toolbar_s_edge_takes_that_edge_as_its_top():
+    gray = cv2.cvtColor(hung_under_the_toolbar(), cv2.COLOR_BGR2GRAY)
+    found = box_above_footer(gray, edge_map(gray), BUTTON)
+    assert found is not None and iou(found, DIALOG) >= 0.9
+
+
+def test_a_bottom_border_that_runs_on_along_the_page_gives_way_to_the_sides_nearest_the_button():
+    gray = cv2.cvtColor(hung_under_the_toolbar(page_line=True), cv2.COLOR_BGR2GRAY)
+    found = box_above_footer(gray, edge_map(gray), BUTTON)
+    assert found is not None and iou(found, DIALOG) >= 0.9 and abs(found[0] - DIALOG[0]) <= 3
 
 
 def test_a_button_with_no_border_under_it_rebuilds_nothing():
