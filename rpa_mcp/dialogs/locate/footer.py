@@ -65,11 +65,8 @@ def box_above_footer(gray: np.ndarray, edges: np.ndarray, button: BBox) -> BBox 
 
 def _nearest_side(edges: np.ndarray, start: int, stop: int, y0: int, y1: int) -> int | None:
     """The column nearest `start`, going toward `stop`, whose edges cover rows [y0, y1)."""
-    lo, hi = (stop, start + 1) if stop < start else (start, stop + 1)
-    lo, hi = max(0, lo), min(edges.shape[1], hi)
-    if hi <= lo or y1 <= y0:
-        return None
-    covered = np.flatnonzero((edges[y0:y1, lo:hi] > 0).mean(axis=0) >= BORDER_FILL)
+    lo, density = _column_cover(edges, *((stop, start + 1) if stop < start else (start, stop + 1)), y0, y1)
+    covered = np.flatnonzero(density >= BORDER_FILL)
     if covered.size == 0:
         return None
     return lo + int(covered[-1] if stop < start else covered[0])
@@ -87,12 +84,20 @@ def _runs_past(edges: np.ndarray, row: int, left: int, right: int) -> bool:
 
 def _border_column(edges: np.ndarray, x0: int, x1: int, y0: int, y1: int) -> int | None:
     """The column of [x0, x1) most covered by edges over rows [y0, y1), if it is a border."""
-    x0, x1 = max(0, x0), min(edges.shape[1], x1)
-    if x1 <= x0 or y1 <= y0:
+    x0, density = _column_cover(edges, x0, x1, y0, y1)
+    if density.size == 0:
         return None
-    density = (edges[y0:y1, x0:x1] > 0).mean(axis=0)
     best = int(np.argmax(density))
     return x0 + best if density[best] >= BORDER_FILL else None
+
+
+def _column_cover(edges: np.ndarray, x0: int, x1: int, y0: int, y1: int) -> tuple[int, np.ndarray]:
+    """(first column, share of rows [y0, y1) each column of [x0, x1) has an edge in), clipped to the
+    frame; an empty share when nothing is left."""
+    x0, x1 = max(0, x0), min(edges.shape[1], x1)
+    if x1 <= x0 or y1 <= y0:
+        return x0, np.empty(0)
+    return x0, (edges[y0:y1, x0:x1] > 0).mean(axis=0)
 
 
 def _face_climb(gray: np.ndarray, top: int, bottom: int, left: int, right: int) -> int:
