@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
 
-from rpa_mcp.dialogs.locate import find_modal, iou
+from rpa_mcp.dialogs.locate import find_modal, iou, score_candidates
 
 from .helpers import synthetic_dialog
+
+TASKBARS = Path(__file__).resolve().parents[1] / "fixtures" / "taskbars"  # bottoms of generated frames
 
 
 def page(seed: int) -> np.ndarray:
@@ -58,6 +62,24 @@ def test_a_window_status_bar_is_not_a_button_row():
         cv2.rectangle(img, (x0, 522), (x1, 550), (150, 150, 150), 1)
         cv2.putText(img, "Ln 1", (x0 + 8, 542), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 0), 1, cv2.LINE_AA)
     assert find_modal(img) is None
+
+
+@pytest.mark.parametrize("name", ["win11-125.png", "win10-100.png"])
+def test_a_taskbar_along_the_bottom_is_no_candidate(name):
+    # its clock and tray read as a button in a footer, its search box as a shadowed panel: read on every frame
+    strip = cv2.imread(str(TASKBARS / name))
+    height = strip.shape[0]
+    assert [m.bbox for m in score_candidates(strip) if m.bbox[1] + m.bbox[3] >= height - 1] == []
+
+
+def test_a_dialog_above_the_taskbar_is_still_found():
+    dialog, _ = synthetic_dialog(2)  # 1000x700, the dialog at (300, 220, 401, 191)
+    bar = cv2.imread(str(TASKBARS / "win11-125.png"))[-61:]
+    frame = np.full((761, 1920, 3), (120, 80, 30), np.uint8)
+    frame[:700, :1000] = dialog
+    frame[700:] = bar
+    region = find_modal(frame)
+    assert region is not None and iou(region.bbox, (300, 220, 401, 191)) >= 0.9
 
 
 def test_a_toast_that_appears_on_an_unchanged_page_is_found():

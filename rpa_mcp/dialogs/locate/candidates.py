@@ -62,6 +62,7 @@ CONTENT_PENALTY = 2.0
 TRIM_SHARE = 0.08  # a changed region's side column with less change than this share of its height is cut
 CLIPPED_SCORE = MIN_SCORE  # the weakest evidence: read after every other kind of candidate
 CLIPPED_MAX_SHARE = 0.2
+BAR_MAX_H = 2 * MIN_DIALOG_H  # a box this short flush with the frame's bottom is a bar (a clipped dialog shows more)
 
 
 @dataclass(frozen=True)
@@ -153,6 +154,8 @@ def _score(
     share = area(cand) / frame_area
     if share > 0.45 or w > 0.8 * width or h > 0.85 * height or w < (0.5 if tall else 0.6) * h:
         return None  # a window, the page or a side panel, not a dialog
+    if y + h >= height - 1 and h < BAR_MAX_H:
+        return None  # a bar along the screen's bottom (the taskbar, a status bar): dialogs float above it
     if in_a_row(cand, buttons) and not casts_shadow(gray, cand):
         return None  # a button beside another one (a form's buttons that appeared); a toast floats
     row = button_group(cand, buttons)
