@@ -35,6 +35,7 @@ PROCESS_DOUBT = 0.8  # < the resolver's auto threshold
 TIED_CONFIDENCE = 0.7  # < the 0.8 under which more lines are read
 PANEL_TITLE_MIN = 0.8  # a panel without buttons is a dialog only when its title names a catalog entry
 CANDIDATES_READ = 2  # candidates read when the best one is a panel whose text names nothing
+FOOTERS_READ = 2  # and after them, boxes with a footer of buttons still unread (a dialog ranked low)
 INK_CONTRAST = 60  # grey levels between a button's label and its face
 # Evidence that a box is drawn over the page rather than part of it. "new" is not enough: search
 # results appearing under an unchanged search field are new, and a card of the page.
@@ -178,7 +179,7 @@ class DialogClassifier:
         unknown = self.catalog.unknown
         candidates = score_candidates(image, previous)
         notes: list[str] = []
-        for region in candidates[:CANDIDATES_READ]:
+        for region in _to_read(candidates):
             buttons, lines = self.read_region(image, region, max_lines=FIRST_LINES)
             found = self.match(region.bbox, buttons, lines, panel=region.buttonless)
             if not found.found or found.dialog_id == unknown.id or found.confidence < 0.8:
@@ -358,6 +359,13 @@ def ink_box(button: np.ndarray, pad: int = 4) -> np.ndarray:
     x0, x1 = max(0, int(xs.min()) - pad), min(width, int(xs.max()) + pad + 1)
     y0, y1 = max(0, int(ys.min()) - pad), min(height, int(ys.max()) + pad + 1)
     return button[y0:y1, x0:x1]
+
+
+def _to_read(candidates: Sequence[ModalRegion]) -> list[ModalRegion]:
+    """The best candidates, then the next ones with a footer of buttons: a dialog that page cards
+    outrank must still be read before the frame is said to hold none."""
+    footers = [c for c in candidates[CANDIDATES_READ:] if "buttons" in c.evidence]
+    return [*candidates[:CANDIDATES_READ], *footers[:FOOTERS_READ]]
 
 
 def _first(lines: Sequence[str]) -> str | None:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from rpa_mcp.dialogs.locate import find_modal, iou, score_candidates
+from rpa_mcp.dialogs.locate.buttons import button_group
 
 from .helpers import synthetic_dialog
 
@@ -122,3 +123,21 @@ def test_a_stack_of_full_width_buttons_is_found_at_every_display_scale(scale):
     assert region is not None and iou(region.bbox, box) >= 0.9
     assert "buttons" in region.evidence and len(region.buttons) == 3
     assert all(abs(b[2] - button_w) <= 10 for b in region.buttons)  # the edge map widens a box by a few px
+
+
+def test_an_inset_border_makes_no_second_candidate():
+    # a card's border and its inset line close two outlines around the same buttons: one box, read once
+    image, _ = synthetic_dialog(2)
+    cv2.rectangle(image, (304, 224), (696, 406), (60, 60, 60), 1)
+    with_buttons = [m for m in score_candidates(image) if m.buttons]
+    assert len(with_buttons) == 1 and iou(with_buttons[0].bbox, (300, 220, 401, 191)) >= 0.8
+
+
+def test_a_column_of_table_cells_is_no_stack_of_buttons():
+    # a results table's date cells, boxed and one above the other at the left of a wide card
+    card = (277, 335, 1266, 193)
+    cells = [(308, 400, 84, 17), (308, 437, 84, 17), (308, 475, 84, 17)]
+    assert button_group(card, cells) == [(308, 475, 84, 17)]
+    bubble = (120, 74, 300, 254)  # Chromium's permission bubble: full-width buttons, one above the other
+    pills = [(141, 181, 258, 36), (141, 226, 258, 36), (141, 271, 258, 36)]
+    assert button_group(bubble, pills) == pills

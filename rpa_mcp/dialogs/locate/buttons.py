@@ -19,6 +19,9 @@ def button_like(rects: list[BBox]) -> list[BBox]:
     ]
 
 
+STACK_MIN_SPAN = 0.5  # a stack's buttons span at least this share of the box (the bubble's: 86 %)
+
+
 def dedupe(buttons: list[BBox]) -> list[BBox]:
     out: list[BBox] = []
     for b in sorted(buttons, key=area, reverse=True):  # keep the outer box of nested duplicates
@@ -29,7 +32,8 @@ def dedupe(buttons: list[BBox]) -> list[BBox]:
 
 def button_group(candidate: BBox, buttons: list[BBox]) -> list[BBox]:
     """The candidate's buttons: the lowest row in its lower part, or the stack it ends (Chromium's
-    permission bubble: full-width buttons one above the other). Rows left to right, stacks top down."""
+    permission bubble: full-width buttons one above the other). Rows left to right, stacks top down.
+    A stack of narrow boxes at one side of a wide box is a column of a table or a list, no buttons."""
     _x, y, w, h = candidate
     inside_ = dedupe(
         [
@@ -53,7 +57,7 @@ def button_group(candidate: BBox, buttons: list[BBox]) -> list[BBox]:
                 and 0 < top[1] - (b[1] + b[3]) <= 1.5 * top[3]
             ):
                 stack.append(b)
-        if len(stack) > 1:
+        if len(stack) > 1 and row[0][2] >= STACK_MIN_SPAN * w:
             return sorted(stack, key=lambda b: b[1])
     return [b for b in row if b[1] + b[3] / 2 >= y + 0.45 * h]
 

@@ -62,6 +62,7 @@ CONTENT_PENALTY = 2.0
 TRIM_SHARE = 0.08  # a changed region's side column with less change than this share of its height is cut
 CLIPPED_SCORE = MIN_SCORE  # the weakest evidence: read after every other kind of candidate
 CLIPPED_MAX_SHARE = 0.2
+TWIN_GAP = 10  # px: two candidates with the same buttons whose sides are all this close are one box
 BAR_MAX_H = 2 * MIN_DIALOG_H  # a box this short flush with the frame's bottom is a bar (a clipped dialog shows more)
 
 
@@ -118,7 +119,23 @@ def score_candidates(image: np.ndarray, previous: np.ndarray | None = None) -> l
         region = _score(cand, gray, edges, buttons, changed, changed_share, frame_area, tall=cand in blobs)
         if region is not None:
             scored.append(region)
-    return [m for m in _demote_content(_demote_windows(scored)) if m.score >= MIN_SCORE]
+    return _drop_twins([m for m in _demote_content(_demote_windows(scored)) if m.score >= MIN_SCORE])
+
+
+def _drop_twins(ranked: list[ModalRegion]) -> list[ModalRegion]:
+    """The outer and inner outline of one box (a card's border and its inset) with the same buttons
+    are one candidate: reading both would spend a read on the same text and push the next one out."""
+    kept: list[ModalRegion] = []
+    for region in ranked:
+        if not any(k.buttons and k.buttons == region.buttons and _twins(k.bbox, region.bbox) for k in kept):
+            kept.append(region)
+    return kept
+
+
+def _twins(a: BBox, b: BBox) -> bool:
+    edges_a = (a[0], a[1], a[0] + a[2], a[1] + a[3])
+    edges_b = (b[0], b[1], b[0] + b[2], b[1] + b[3])
+    return all(abs(p - q) <= TWIN_GAP for p, q in zip(edges_a, edges_b, strict=True))
 
 
 def _footers(gray: np.ndarray, edges: np.ndarray, buttons: list[BBox], boxes: set[BBox]) -> set[BBox]:
