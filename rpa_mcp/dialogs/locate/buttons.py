@@ -9,6 +9,7 @@ BUTTON_H = (16, 72)
 # up to 150 % display scale: Chromium's permission bubble stacks full-width buttons (258 px at 100 %,
 # 387 px at 150 %, a few more once the edge map has widened them)
 BUTTON_W = (34, 420)
+STACK_MIN_SPAN = 0.5  # a stack's buttons span at least this share of the box (the bubble's: 86 %)
 
 
 def button_like(rects: list[BBox]) -> list[BBox]:
@@ -17,9 +18,6 @@ def button_like(rects: list[BBox]) -> list[BBox]:
         for r in rects
         if BUTTON_H[0] <= r[3] <= BUTTON_H[1] and BUTTON_W[0] <= r[2] <= BUTTON_W[1] and r[2] >= 1.2 * r[3]
     ]
-
-
-STACK_MIN_SPAN = 0.5  # a stack's buttons span at least this share of the box (the bubble's: 86 %)
 
 
 def dedupe(buttons: list[BBox]) -> list[BBox]:
