@@ -43,7 +43,7 @@ from rpa_mcp.dialogs.locate.edges import (
 )
 from rpa_mcp.dialogs.locate.footer import box_above_footer
 from rpa_mcp.dialogs.locate.frames import caption_buttons, clipped_below
-from rpa_mcp.dialogs.locate.geometry import area, flush, inside
+from rpa_mcp.dialogs.locate.geometry import area, flush, inside, same_box
 from rpa_mcp.vision.images import BBox
 
 MIN_DIALOG_W, MIN_DIALOG_H = 120, 50
@@ -127,15 +127,9 @@ def _drop_twins(ranked: list[ModalRegion]) -> list[ModalRegion]:
     are one candidate: reading both would spend a read on the same text and push the next one out."""
     kept: list[ModalRegion] = []
     for region in ranked:
-        if not any(k.buttons and k.buttons == region.buttons and _twins(k.bbox, region.bbox) for k in kept):
+        if not any(k.buttons and k.buttons == region.buttons and same_box(k.bbox, region.bbox, TWIN_GAP) for k in kept):
             kept.append(region)
     return kept
-
-
-def _twins(a: BBox, b: BBox) -> bool:
-    edges_a = (a[0], a[1], a[0] + a[2], a[1] + a[3])
-    edges_b = (b[0], b[1], b[0] + b[2], b[1] + b[3])
-    return all(abs(p - q) <= TWIN_GAP for p, q in zip(edges_a, edges_b, strict=True))
 
 
 def _footers(gray: np.ndarray, edges: np.ndarray, buttons: list[BBox], boxes: set[BBox]) -> set[BBox]:

@@ -23,6 +23,16 @@ def flush(inner: BBox, outer: BBox, tol: int = 8) -> bool:
     return abs(inner[0] - outer[0]) <= tol or abs(inner[0] + inner[2] - outer[0] - outer[2]) <= tol
 
 
+def same_box(a: BBox, b: BBox, tol: int) -> bool:
+    """Every side of `a` within `tol` px of the same side of `b` (an outline and its inset)."""
+    return (
+        abs(a[0] - b[0]) <= tol
+        and abs(a[1] - b[1]) <= tol
+        and abs(a[0] + a[2] - b[0] - b[2]) <= tol
+        and abs(a[1] + a[3] - b[1] - b[3]) <= tol
+    )
+
+
 def iou(a: BBox, b: BBox) -> float:
     x0, y0 = max(a[0], b[0]), max(a[1], b[1])
     x1, y1 = min(a[0] + a[2], b[0] + b[2]), min(a[1] + a[3], b[1] + b[3])
