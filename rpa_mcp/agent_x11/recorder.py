@@ -6,12 +6,16 @@ exposes them. What is sent:
 
 - `focus` when the foreground window or its title changes;
 - `click` / `double_click` / `right_click` with the element under the pointer and the
-  screenshot taken **before** the press (the latest frame captured while the screen was
-  settled: after each input, and while the pointer moves);
+  screenshot of the screen **before** the press (`FrameKeeper`: the last frame grabbed before
+  the moment the X server stamped on the press);
 - `type` for a burst of typed characters (flushed at a click, a non-character key, a window
   change or a pause); `key` for Enter, Tab, Backspace, Escape and combos (`ctrl+s`), with the
   screenshot before it;
 - `scroll` for wheel clicks.
+
+Every event's `ts` is the moment its input happened (X server time on this machine's clock,
+`ServerClock`), not the moment it is sent: the server's segmentation measures the person's
+pauses, not the recorder's delays (docs/decisions/x11-agent.md).
 
 In a password field (AT-SPI role "password text") the typed text never leaves the machine: it
 is replaced by the server's mask and the event says `is_password: true`.
@@ -34,6 +38,7 @@ import numpy as np
 from Xlib import X
 
 from rpa_mcp.agent_x11.atspi import Accessibility, Element
+from rpa_mcp.agent_x11.clock import ServerClock
 from rpa_mcp.agent_x11.keys import KeyTranslator
 from rpa_mcp.agent_x11.screen import Screen
 from rpa_mcp.agent_x11.watch import InputWatch, RawInput
@@ -45,8 +50,11 @@ EVENT_PATH = "/api/v1/traces/stream/event"
 DOUBLE_CLICK_S = 0.4
 DOUBLE_CLICK_PX = 6
 TYPE_FLUSH_S = 1.0
-SETTLE_S = (0.25, 0.7, 1.5)  # captures after an input: the screen as it settles
+SETTLE_S = 5.0  # after an input the screen is grabbed often this long: what it did is seen
+SETTLE_EVERY_S = 0.2
 MOTION_FRAME_EVERY_S = 0.15
+IDLE_FRAME_EVERY_S = 1.0
+KEEP_FRAMES = 8
 WINDOW_QUIET_S = 0.5  # a window change is sent between inputs once it is this old
 SCROLL_BUTTONS = {4: ("vertical", 1), 5: ("vertical", -1), 6: ("horizontal", 1), 7: ("horizontal", -1)}
 Say = Callable[[str], None]
@@ -54,18 +62,27 @@ Say = Callable[[str], None]
 
 @dataclass
 class _Frame:
-    at: float
+    at: float  # time.monotonic() when the grab had returned: the screen showed this by then
     image: np.ndarray
 
 
 class FrameKeeper:
-    """Keeps the latest settled frame: captured a moment after each input and while the pointer moves."""
+    """The screen as it last looked: grabbed often while a person acts, once a second otherwise.
+
+    After each input the screen is grabbed every `SETTLE_EVERY_S` for `SETTLE_S` (a page loads,
+    a dialog opens), while the pointer moves every `MOTION_FRAME_EVERY_S`, and otherwise every
+    `IDLE_FRAME_EVERY_S` (a screen that changes on its own). Only frames that differ from the one
+    before are kept, each with the moment its grab returned: `before(t)` is then the screen as
+    it was shown just before t, whatever happened after.
+    """
 
     def __init__(self, screen: Screen) -> None:
         self.screen = screen
         self._lock = threading.Lock()
         self._frames: list[_Frame] = []
-        self._due: list[float] = [time.monotonic()]
+        self._due = time.monotonic()
+        self._settle_until = 0.0
+        self._last_grab = 0.0
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="x11-frames", daemon=True)
@@ -82,15 +99,15 @@ class FrameKeeper:
     def input_seen(self, motion: bool) -> None:
         now = time.monotonic()
         with self._lock:
-            last = self._frames[-1].at if self._frames else 0.0
-            if motion and now - last >= MOTION_FRAME_EVERY_S:
-                self._due = [now]
-            else:
-                self._due = [now + d for d in SETTLE_S]
+            if not motion:
+                self._settle_until = now + SETTLE_S
+                self._due = min(self._due, now + SETTLE_EVERY_S)
+            elif now - self._last_grab >= MOTION_FRAME_EVERY_S:
+                self._due = now
         self._wake.set()
 
     def before(self, moment: float) -> np.ndarray | None:
-        """The latest frame captured before `moment` (time.monotonic())."""
+        """The latest frame whose grab returned before `moment` (time.monotonic())."""
         with self._lock:
             older = [f for f in self._frames if f.at < moment]
             return older[-1].image if older else None
@@ -98,25 +115,28 @@ class FrameKeeper:
     def _run(self) -> None:
         while not self._stop.is_set():
             with self._lock:
-                due = self._due[0] if self._due else None
-            if due is None:
-                self._wake.wait(1.0)
-                self._wake.clear()
-                continue
-            delay = due - time.monotonic()
+                delay = self._due - time.monotonic()
             if delay > 0:
                 self._wake.wait(delay)
                 self._wake.clear()
                 continue
-            started = time.monotonic()
             try:
                 image = self.screen.grab()
             except Exception:  # the display went away: the recorder ends on its own
                 logger.exception("x11_frame_grab_failed")
                 return
+            done = time.monotonic()
+            self.keep(image, done)
             with self._lock:
-                self._frames = [*self._frames[-5:], _Frame(started, image)]
-                self._due = [d for d in self._due if d > started]
+                every = SETTLE_EVERY_S if done < self._settle_until else IDLE_FRAME_EVERY_S
+                self._due = done + every
+
+    def keep(self, image: np.ndarray, done: float) -> None:
+        """A grab that returned at `done`: kept when the screen shows something new."""
+        with self._lock:
+            if not self._frames or not np.array_equal(self._frames[-1].image, image):
+                self._frames = [*self._frames[-(KEEP_FRAMES - 1) :], _Frame(done, image)]
+            self._last_grab = done
 
 
 class EventSender:
@@ -200,7 +220,8 @@ class Recorder:
     ) -> None:
         self.machine_id, self.session_id, self.locale = machine_id, session_id, locale
         self.say = say or (lambda text: None)
-        self.tracker = WindowTracker(display_name)
+        self.clock = ServerClock()
+        self.tracker = WindowTracker(display_name, clock=self.clock)
         self.screen = Screen(display_name)
         self.frames = FrameKeeper(self.screen)
         self.watch = InputWatch(display_name)
@@ -212,6 +233,7 @@ class Recorder:
         self._window_time = -1  # X time of the last window change already sent as a focus event
         self._typed: list[str] = []
         self._typed_at = 0.0
+        self._typed_ms = 0  # X time of the last character typed
         self._typed_window: WindowInfo | None = None
         self._secret: Element | None = None
         self._last_click: tuple[float, int, int] | None = None
@@ -267,23 +289,27 @@ class Recorder:
             return
         self._capturing += 1
         try:
+            frame = None
+            if (raw.kind == X.ButtonPress and raw.detail in (1, 3)) or raw.kind == X.KeyPress:
+                pressed = self.clock.monotonic(raw.time_ms)
+                frame = self.frames.before(pressed if pressed is not None else raw.received)
+            self.tracker.catch_up(raw.time_ms)
             window = self.tracker.at(raw.time_ms)
-            item = _Captured(raw, window)
+            item = _Captured(raw, window, frame=frame)
             if raw.kind == X.ButtonPress and raw.detail in (1, 3):
                 item.element = self.access.element_at(raw.x, raw.y, window.title if window else None)
-            if (raw.kind == X.ButtonPress and raw.detail in (1, 3)) or raw.kind == X.KeyPress:
-                item.frame = self.frames.before(raw.received)
             self.captured.put(item)
         finally:
             self._capturing -= 1
 
     # --- events ---------------------------------------------------------------------------------------
-    def _base(self, kind: str, window: WindowInfo | None) -> dict[str, Any]:
+    def _base(self, kind: str, window: WindowInfo | None, time_ms: int) -> dict[str, Any]:
+        """An event stamped with the moment it happened (X time `time_ms`), not when it is sent."""
         event: dict[str, Any] = {
             "session_id": self.session_id,
             "machine_id": self.machine_id,
             "event_id": f"{self.session_id}-{next(self._ids)}",
-            "ts": time.time(),
+            "ts": round(self.clock.wall(time_ms), 3),
             "type": kind,
             "window_title": window.title if window else None,
             "app": window.process if window else None,
@@ -318,7 +344,7 @@ class Recorder:
             self._flush_typing()
             self._secret = None
             if window is not None and (window.title or window.process):
-                self._emit(self._base("focus", window))
+                self._emit(self._base("focus", window, t))
                 self.say(f"window: {window.title!r} ({window.process})")
 
     def _handle(self, item: _Captured) -> None:
@@ -327,7 +353,8 @@ class Recorder:
         if raw.kind == X.ButtonPress and raw.detail in SCROLL_BUTTONS:
             self._flush_typing()
             axis, sign = SCROLL_BUTTONS[raw.detail]
-            event = self._base("scroll", item.window) | {"x": raw.x, "y": raw.y, "delta": sign, "axis": axis}
+            where = {"x": raw.x, "y": raw.y, "delta": sign, "axis": axis}
+            event = self._base("scroll", item.window, raw.time_ms) | where
             self._emit(event)
         elif raw.kind == X.ButtonPress and raw.detail in (1, 3):
             self._click(item)
@@ -348,7 +375,7 @@ class Recorder:
         ):
             kind = "double_click"
         self._last_click = (raw.received, raw.x, raw.y) if kind == "click" else None
-        event = self._base(kind, item.window) | {
+        event = self._base(kind, item.window, raw.time_ms) | {
             "x": raw.x,
             "y": raw.y,
             "button": "right" if raw.detail == 3 else "left",
@@ -372,9 +399,10 @@ class Recorder:
                 self._typed_window = item.window
             self._typed.append(key.char or " ")
             self._typed_at = time.monotonic()
+            self._typed_ms = item.raw.time_ms
             return
         self._flush_typing()
-        event = self._base("key", item.window) | {"keys": key.combo}
+        event = self._base("key", item.window, item.raw.time_ms) | {"keys": key.combo}
         if self._secret is not None:
             event |= {"is_password": True, "element": self._secret.as_event_element()}
         shot = self._shot(item.frame)
@@ -390,7 +418,7 @@ class Recorder:
             return
         text = "".join(self._typed)
         self._typed = []
-        event = self._base("type", self._typed_window) | {"text": text}
+        event = self._base("type", self._typed_window, self._typed_ms) | {"text": text}
         if self._secret is not None:
             event |= {"text": MASK, "is_password": True, "element": self._secret.as_event_element()}
             self.say(f"typed {len(text)} character(s) in a password field (masked)")

@@ -8,6 +8,7 @@ never an exception.
 
 from __future__ import annotations
 
+import select
 import threading
 import time
 from dataclasses import dataclass
@@ -16,6 +17,10 @@ from typing import Any
 
 from Xlib import X, Xatom, display, error
 from Xlib.protocol import event as xevent
+
+from rpa_mcp.agent_x11.clock import WRAP, ServerClock
+
+CATCH_UP_S = 2.0  # how long an input waits for the window changes before it to be read
 
 
 @dataclass(frozen=True)
@@ -110,6 +115,13 @@ class Windows:
         origin = window.translate_coords(self.root, 0, 0)
         return (-int(origin.x), -int(origin.y), int(geo.width), int(geo.height))
 
+    def touch(self, wid: int, atom: int) -> None:
+        """Change a property of `wid`: the server notifies it, stamped, after every earlier change."""
+        with self._lock:
+            window = self.display.create_resource_object("window", wid)
+            window.change_property(atom, Xatom.CARDINAL, 32, [0])
+            self.display.flush()
+
     def foreground(self) -> WindowInfo | None:
         return self.info(self.active_window())
 
@@ -174,18 +186,30 @@ class WindowTracker:
     """The foreground window over time, from PropertyNotify events (X server time, like RECORD's).
 
     `at(t)` answers "which window was in front at X time t", so an input event is attributed to
-    the window it went to, even when it is processed after the window changed.
+    the window it went to, even when it is processed after the window changed. `catch_up(t)`
+    first makes sure every change the server made before `t` is in the history: it changes a
+    property on a window of its own and waits for that notification, which the server sends
+    after every earlier one (its stamp also sets the `clock`).
     """
 
-    def __init__(self, display_name: str | None = None) -> None:
+    def __init__(self, display_name: str | None = None, *, clock: ServerClock | None = None) -> None:
         self.windows = Windows(display_name)
+        self.clock = clock or ServerClock()
         self._conn = display.Display(display_name)
         self._root = self._conn.screen().root
         self._active_atom = self._conn.intern_atom("_NET_ACTIVE_WINDOW")
         self._name_atoms = {self._conn.intern_atom("_NET_WM_NAME"), self._conn.intern_atom("WM_NAME")}
-        self._lock = threading.Lock()
+        self._probe = self._root.create_window(
+            0, 0, 1, 1, 0, X.CopyFromParent, X.InputOnly, X.CopyFromParent, event_mask=X.PropertyChangeMask
+        )
+        self._probe_atom = self._conn.intern_atom("_RPA_MCP_CLOCK")
+        self._cond = threading.Condition()
         # (X time of the change, the window, time.monotonic() when this tracker saw it)
         self._entries: list[tuple[int, WindowInfo | None, float]] = [(0, self.windows.foreground(), 0.0)]
+        self._caught_up: int | None = None  # X time up to which every change is in `_entries`
+        self._barriers = 0
+        self._probe_lock = threading.Lock()
+        self._probe_sent = 0.0
         self._watched: int | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="x11-window-tracker", daemon=True)
@@ -196,6 +220,11 @@ class WindowTracker:
         self._watch(first.wid if first else None)
         self._conn.sync()
         self._thread.start()
+        if self.catch_up(None):  # reads the server's clock before any input is stamped
+            with self._cond:  # the window in front at the start is dated from the start
+                _, first, seen = self._entries[0]
+                started = min([self._caught_up or 0, *(t for t, _, _ in self._entries[1:])])
+                self._entries[0] = (started, first, seen)
         return self
 
     def stop(self) -> None:
@@ -206,11 +235,11 @@ class WindowTracker:
 
     @property
     def history(self) -> list[tuple[int, WindowInfo | None]]:
-        with self._lock:
+        with self._cond:
             return [(t, info) for t, info, _ in self._entries]
 
     def at(self, time_ms: int) -> WindowInfo | None:
-        with self._lock:
+        with self._cond:
             current = self._entries[0][1]
             for t, info, _ in self._entries:
                 if t > time_ms:
@@ -221,12 +250,25 @@ class WindowTracker:
     def since(self, time_ms: int, *, seen_before: float | None = None) -> list[tuple[int, WindowInfo | None]]:
         """Changes after X time `time_ms`; with `seen_before`, only those this tracker saw before that
         monotonic time (a change seen just now may be the effect of an input not yet delivered)."""
-        with self._lock:
+        with self._cond:
             return [
                 (t, info)
                 for t, info, seen in self._entries
                 if t > time_ms and (seen_before is None or seen < seen_before)
             ]
+
+    def catch_up(self, time_ms: int | None, timeout: float = CATCH_UP_S) -> bool:
+        """Wait until every change the server made up to X time `time_ms` (None: up to now) is in
+        the history; False when the server did not answer within `timeout` seconds."""
+        with self._probe_lock:
+            with self._cond:
+                if time_ms is not None and self._caught_up is not None and not _later(time_ms, self._caught_up):
+                    return True
+                seen = self._barriers
+            self._probe_sent = time.monotonic()
+            self.windows.touch(self._probe.id, self._probe_atom)
+            with self._cond:
+                return self._cond.wait_for(lambda: self._barriers > seen, timeout)
 
     def _watch(self, wid: int | None) -> None:
         if wid and wid != self._watched:
@@ -239,17 +281,32 @@ class WindowTracker:
     def _run(self) -> None:
         while not self._stop.is_set():
             if not self._conn.pending_events():
-                self._stop.wait(0.02)
+                select.select([self._conn.fileno()], [], [], 0.1)
                 continue
             ev = self._conn.next_event()
+            if self._is_barrier(ev):
+                self._passed(int(ev.time))
+                continue
             if not self._relevant(ev):
                 continue
-            time_ms, info = self._read_after(int(ev.time))
+            time_ms, info, barriers = self._read_after(int(ev.time))
             self._watch(info.wid if info else None)
-            with self._lock:
+            with self._cond:
                 if _key(self._entries[-1][1]) != _key(info):
                     self._entries.append((time_ms, info, time.monotonic()))
                     del self._entries[:-200]
+            for stamp in barriers:  # after the change they follow is in the history
+                self._passed(stamp)
+
+    def _is_barrier(self, ev: Any) -> bool:
+        return bool(ev.type == X.PropertyNotify and ev.window.id == self._probe.id and ev.atom == self._probe_atom)
+
+    def _passed(self, stamp: int) -> None:
+        self.clock.observe(stamp, self._probe_sent)
+        with self._cond:
+            self._caught_up = stamp
+            self._barriers += 1
+            self._cond.notify_all()
 
     def _relevant(self, ev: Any) -> bool:
         if ev.type != X.PropertyNotify:
@@ -257,26 +314,34 @@ class WindowTracker:
         is_active = ev.window.id == self._root.id and ev.atom == self._active_atom
         return is_active or (ev.window.id == self._watched and ev.atom in self._name_atoms)
 
-    def _read_after(self, time_ms: int) -> tuple[int, WindowInfo | None]:
+    def _read_after(self, time_ms: int) -> tuple[int, WindowInfo | None, list[int]]:
         """The foreground window as it is after the change notified at `time_ms`, stamped with the
-        time of the latest change it reflects.
+        time of the latest change it reflects, and the barriers passed meanwhile.
 
         The window is read now, on another connection, so it may already show a later change (the
         person clicked a tab that retitled the window). A round trip on the event connection after
         the read brings every notification of a change made before the read: if one came, the read
         is stamped with that later time (read again), never with the earlier one.
         """
+        barriers: list[int] = []
         while True:
             info = self.windows.foreground()
             self._conn.sync()
             later = None
             while self._conn.pending_events():
                 ev = self._conn.next_event()
-                if self._relevant(ev):
+                if self._is_barrier(ev):
+                    barriers.append(int(ev.time))
+                elif self._relevant(ev):
                     later = int(ev.time)
             if later is None:
-                return time_ms, info
+                return time_ms, info, barriers
             time_ms = later
+
+
+def _later(a: int, b: int) -> bool:
+    """X time `a` after `b`, across the 32-bit wrap."""
+    return 0 < (a - b) % WRAP < WRAP // 2
 
 
 def _key(info: WindowInfo | None) -> tuple[int, str] | None:

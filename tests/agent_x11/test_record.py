@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -28,6 +29,7 @@ def test_a_persons_clicks_typing_and_windows_reach_the_server_with_passwords_mas
 
     person = Person(desktop.desk, pace=pace)
     shadow = rpa_server.services.shadow
+    begun = time.time()
     try:
         recorder.wait_line("recording session")
         wait_until(lambda: shadow.traces.get_session(session), timeout=30, what="the first (focus) event on the server")
@@ -49,6 +51,7 @@ def test_a_persons_clicks_typing_and_windows_reach_the_server_with_passwords_mas
         desktop.effects.wait_for(lambda es: any(e.kind == "tab" for e in es), since=mark)
         person.find("DURAND Alice — Observations")  # the header names the tab shown, as the title does
         recorder.wait_line("'Observations'")
+        ended = time.time()
     finally:
         person.close()
         status = recorder.stop()
@@ -82,6 +85,11 @@ def test_a_persons_clicks_typing_and_windows_reach_the_server_with_passwords_mas
     assert any(e["type"] == "key" and e["keys"] == "enter" for e in events)
     titles = {e.get("window_title") for e in events if e["type"] == "focus"}
     assert any("Recherche patient" in (t or "") for t in titles) and any("DURAND Alice" in (t or "") for t in titles)
+    # each event is dated when it happened, not when the recorder got round to sending it
+    stamps = [e["ts"] for e in events if e["type"] != "focus"]
+    assert stamps == sorted(stamps) and begun <= stamps[0] and stamps[-1] <= ended
+    record_opened = next(e["ts"] for e in events if e["type"] == "focus" and "DURAND Alice" in e["window_title"])
+    assert clicks[3]["ts"] < record_opened <= ended  # the record opened after the click that opened it
 
     steps = shadow.understanding(session)["steps"]
     intents = [s["intent"] for s in steps]

@@ -1,0 +1,69 @@
+"""The foreground window over time and the server's clock, on a real X display (Xvfb, openbox)."""
+
+from __future__ import annotations
+
+import queue
+import time
+
+import pytest
+from Xlib import X, Xatom, display
+
+from rpa_mcp.agent_x11.harness import wait_until
+from rpa_mcp.agent_x11.inject import Injector
+from rpa_mcp.agent_x11.watch import InputWatch, RawInput
+from rpa_mcp.agent_x11.windows import WindowTracker
+
+pytestmark = pytest.mark.desktop
+
+
+class TitledWindow:
+    """A plain window of another client, that retitles itself."""
+
+    def __init__(self, display_name: str, title: str) -> None:
+        self.conn = display.Display(display_name)
+        root = self.conn.screen().root
+        self.window = root.create_window(100, 100, 400, 300, 0, X.CopyFromParent, X.InputOutput, X.CopyFromParent)
+        self.retitle(title)
+        self.window.map()
+        self.conn.sync()
+
+    def retitle(self, title: str) -> None:
+        utf8 = self.conn.intern_atom("UTF8_STRING")
+        self.window.change_property(self.conn.intern_atom("_NET_WM_NAME"), utf8, 8, title.encode())
+        self.window.change_property(Xatom.WM_NAME, Xatom.STRING, 8, title.encode("latin-1", "replace"))
+        self.conn.sync()  # processed by the server: any input injected after it is stamped later
+
+    def close(self) -> None:
+        self.window.destroy()
+        self.conn.close()
+
+
+def test_an_input_sees_every_window_change_made_before_it_and_is_dated_on_this_machines_clock(desktop):
+    tracker = WindowTracker(desktop.display).start()
+    moves: queue.Queue[RawInput] = queue.Queue()
+    watch = InputWatch(desktop.display)
+    watch.add_listener(lambda raw: moves.put(raw) if raw.kind == X.MotionNotify else None)
+    watch.start()
+    hands = Injector(desktop.display)
+    window = TitledWindow(desktop.display, "Dossier — Synthèse")
+    try:
+        wait_until(lambda: "Synthèse" in (tracker.windows.foreground() or _Untitled).title, timeout=30, what="focus")
+        for n, title in enumerate(["Dossier — Observations", "Dossier — Prescriptions", "Dossier — Synthèse"]):
+            window.retitle(title)
+            sent = time.monotonic()
+            hands.move(300 + n, 300)  # processed after the retitle: stamped after it
+            raw = moves.get(timeout=30)
+            assert tracker.catch_up(raw.time_ms)
+            # the change is in the history the moment the input is handled, however late the tracker was
+            assert tracker.at(raw.time_ms).title == title
+            moment = tracker.clock.monotonic(raw.time_ms)
+            assert moment is not None and sent - 1.0 < moment <= raw.received
+    finally:
+        window.close()
+        hands.close()
+        watch.stop()
+        tracker.stop()
+
+
+class _Untitled:
+    title = ""
