@@ -18,7 +18,7 @@ WRAP = 1 << 32  # X time is a 32-bit count of milliseconds
 RESOLUTION_S = 0.005  # a stamp is whole milliseconds of a clock that may be read coarsely: that much early
 
 
-def _delta_ms(later: int, earlier: int) -> int:
+def delta_ms(later: int, earlier: int) -> int:
     """`later - earlier` across the 32-bit wrap (49.7 days)."""
     delta = (later - earlier) % WRAP
     return delta - WRAP if delta >= WRAP // 2 else delta
@@ -41,7 +41,7 @@ class ServerClock:
                 self._ref = (server_ms, earliest)
                 return
             ref_ms, ref_mono = self._ref
-            if earliest > ref_mono + _delta_ms(server_ms, ref_ms) / 1000:
+            if earliest > ref_mono + delta_ms(server_ms, ref_ms) / 1000:
                 self._ref = (server_ms, earliest)
 
     def monotonic(self, server_ms: int) -> float | None:
@@ -50,7 +50,7 @@ class ServerClock:
             if self._ref is None:
                 return None
             ref_ms, ref_mono = self._ref
-        return ref_mono + _delta_ms(server_ms, ref_ms) / 1000
+        return ref_mono + delta_ms(server_ms, ref_ms) / 1000
 
     def wall(self, server_ms: int) -> float:
         """Epoch seconds of `server_ms` (now, when the clock has not been read yet)."""

@@ -18,7 +18,7 @@ from typing import Any
 from Xlib import X, Xatom, display, error
 from Xlib.protocol import event as xevent
 
-from rpa_mcp.agent_x11.clock import WRAP, ServerClock
+from rpa_mcp.agent_x11.clock import ServerClock, delta_ms
 
 CATCH_UP_S = 2.0  # how long an input waits for the window changes before it to be read
 
@@ -262,7 +262,7 @@ class WindowTracker:
         the history; False when the server did not answer within `timeout` seconds."""
         with self._probe_lock:
             with self._cond:
-                if time_ms is not None and self._caught_up is not None and not _later(time_ms, self._caught_up):
+                if time_ms is not None and self._caught_up is not None and delta_ms(time_ms, self._caught_up) <= 0:
                     return True
                 seen = self._barriers
             self._probe_sent = time.monotonic()
@@ -337,11 +337,6 @@ class WindowTracker:
             if later is None:
                 return time_ms, info, barriers
             time_ms = later
-
-
-def _later(a: int, b: int) -> bool:
-    """X time `a` after `b`, across the 32-bit wrap."""
-    return 0 < (a - b) % WRAP < WRAP // 2
 
 
 def _key(info: WindowInfo | None) -> tuple[int, str] | None:

@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from rpa_mcp.agent_x11.clock import RESOLUTION_S, WRAP, ServerClock
+from rpa_mcp.agent_x11.clock import RESOLUTION_S, WRAP, ServerClock, delta_ms
 from rpa_mcp.agent_x11.recorder import KEEP_FRAMES, FrameKeeper
 
 
@@ -70,3 +70,9 @@ def test_a_screen_that_did_not_change_keeps_the_moment_it_was_first_seen():
         keeper.keep(frame(i), float(i + 1))
     assert keeper.before(1.5) is None  # only the last few frames are held
     assert keeper.before(100.0)[0, 0, 0] == 2 + 2 * KEEP_FRAMES
+
+
+def test_a_stamp_just_after_the_wrap_is_later() -> None:
+    assert delta_ms(5, WRAP - 5) == 10
+    assert delta_ms(WRAP - 5, 5) == -10
+    assert delta_ms(7, 7) == 0
