@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from rpa_mcp.screens import canonical
-from rpa_mcp.screens.corpus import render_frame, render_pair
+from rpa_mcp.screens import canonical, corpus
+from rpa_mcp.screens.corpus import PairSpec, render_frame, render_pair
+from rpa_mcp.screens.look import Look
 from rpa_mcp.screens.render import Renderer
+from rpa_mcp.screens.truth import ElementTruth
 from tests.conftest import CHROMIUM, require_chromium
 from tests.screens import ASSETS, SCREENS, SCREENS_DIR
 
@@ -69,6 +73,27 @@ def test_the_generator_renders_the_committed_truth_again() -> None:
     old = SCREENS.pair(pair_spec.name)
     assert pair.action.label == old.action.label and _close(pair.action.bbox, old.action.bbox)
     assert [t.label for t in pair.after.tabs] == [t.label for t in old.after.tabs]
+
+
+@pytest.mark.browser
+def test_a_form_on_the_shortest_page_keeps_its_save_button_in_view() -> None:
+    """1920x1080 at 150 % is a 1280x720 page and 1366x768 a short one: the note form shrinks its text
+    box instead of leaving its buttons off the frame or under the taskbar."""
+    require_chromium()
+    looks = [Look(scale=1.5, width=1920, height=1080, browser="edge"), Look(width=1366, height=768, browser="chrome")]
+    with Renderer(str(CHROMIUM)) as renderer:
+        for look in looks:
+            for seed in (1, 2):  # the bookmarks bar is drawn at one of them
+                spec = PairSpec(f"save-toast-{seed}", "save-toast", look, seed)
+                _b, _a, pair = render_pair(renderer, spec, "tuning")  # raises on a target out of view
+                assert pair.before.element("save-button").visible > 0.99
+
+
+def test_the_generator_refuses_a_pair_whose_target_is_out_of_view() -> None:
+    pair = SCREENS.pair("p-tab-closed")
+    before = replace(pair.before, elements={"save-button": ElementTruth("Save", (224, 1060, 108, 34), visible=0.4)})
+    with pytest.raises(ValueError, match=r"'save-button' at .* not in view on the 1920x1080 frame"):
+        corpus.check_in_view("save-toast-00", ("element", "save-button"), before)
 
 
 def _close(a: object, b: object, tol: int = 3) -> bool:

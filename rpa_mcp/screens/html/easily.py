@@ -160,16 +160,24 @@ def synthese(look: Look, width: float) -> str:
     )
 
 
+MAIN_TOP = 100  # the page's main part starts under the header and the patient banner (.ez .main)
+TEXT_MIN_H = 72  # two lines of the note
+
+
 def observation(
     look: Look,
     width: float,
+    height: float = 1e9,
     *,
     modified: bool = True,
     lines: Sequence[str] = (),
     date: str = "12/03/2025",
     doctor: str = "Dr Claire MARTIN",
 ) -> str:
-    """The note form: text box at page (224, 259) 1356x329, Save at (224, 605) (screen y 369 and 715 when maximised)."""
+    """The note form: text box at page (224, 259) 1356x329, Save at (224, 605) (screen y 369 and 715 when maximised).
+
+    On a short page (`height`: the page's height) the text box shrinks so that its buttons stay in
+    view, as a form laid out for the window does."""
     body = "".join(f"<div style='height:24px'>{esc(line)}</div>" for line in lines)
     star = " *" if modified else ""
     badge = (
@@ -180,18 +188,20 @@ def observation(
     )
     right = width - 224
     text_w = min(1356, right - 330)
+    text_h = max(TEXT_MIN_H, min(329, height - MAIN_TOP - 159 - 17 - 34 - 16))
+    buttons_y = 159 + text_h + 17
     return (
         f"<h2 style='position:absolute;left:0;top:18px'>{look.t('Medical note of', 'Observation médicale du')} {date}{star}{badge}</h2>"
         f"<div style='position:absolute;left:0;top:60px;color:#55626f;font-size:12px'>{look.t('Author', 'Auteur')}</div>"
         f"<div class='field' style='{px(0, 76, 360, 32)}'>{esc(doctor)} — {look.t('Cardiology', 'Cardiologie')}</div>"
         f"<div style='position:absolute;left:0;top:140px;color:#55626f;font-size:12px'>{look.t('Note text', 'Texte de l’observation')}</div>"
         f"<div class='field' {attrs(data_gt_el='note', data_label=look.t('Note text', 'Texte de l’observation'))} "
-        f"style='{px(0, 159, text_w, 329)}padding:12px 12px;line-height:24px'>{body}</div>"
+        f"style='{px(0, 159, text_w, text_h)}padding:12px 12px;line-height:24px'>{body}</div>"
         f"<div class='btn pri' {attrs(data_gt_el='save-button', data_label=look.t('Save', 'Enregistrer'))} "
-        f"style='{px(0, 505, 108, 34)}'>{look.t('Save', 'Enregistrer')}</div>"
-        f"<div class='btn' style='{px(116, 505, 90, 34)}'>{look.t('Cancel', 'Annuler')}</div>"
-        f"<div class='btn' style='{px(text_w - 180, 505, 180, 34)}'>{look.t('Delete draft', 'Supprimer le brouillon')}</div>"
-        f"<div class='card' style='{px(text_w + 16, 60, max(160, right - text_w - 40), 470)}'><h3>{look.t('History', 'Historique')}</h3>"
+        f"style='{px(0, buttons_y, 108, 34)}'>{look.t('Save', 'Enregistrer')}</div>"
+        f"<div class='btn' style='{px(116, buttons_y, 90, 34)}'>{look.t('Cancel', 'Annuler')}</div>"
+        f"<div class='btn' style='{px(text_w - 180, buttons_y, 180, 34)}'>{look.t('Delete draft', 'Supprimer le brouillon')}</div>"
+        f"<div class='card' style='{px(text_w + 16, 60, max(160, right - text_w - 40), buttons_y - 35)}'><h3>{look.t('History', 'Historique')}</h3>"
         "11/03/2025 17:45 — IDE S. LEROY<br>11/03/2025 10:05 — Dr P. BERNARD<br>10/03/2025 22:30 — Interne J. ROUX</div>"
     )
 

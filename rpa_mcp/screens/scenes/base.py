@@ -140,7 +140,7 @@ def easily_page(ctx: Ctx, key: str, geo: BrowserGeometry, *, modified: bool = Tr
     look = ctx.look
     who = patient(ctx)
     if key == "observation":
-        main = easily.observation(look, geo.page_w, modified=modified, lines=lines)
+        main = easily.observation(look, geo.page_w, geo.page_h, modified=modified, lines=lines)
     else:
         main = easily.PAGES[key](look, geo.page_w)
     header = easily.HEADER_COLOURS[0] if ctx.canonical else ctx.rng.choice(easily.HEADER_COLOURS)
