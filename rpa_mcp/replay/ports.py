@@ -23,6 +23,7 @@ from rpa_mcp.replay.rows import (
     ReplaySummary,
     ReportRow,
 )
+from rpa_mcp.validation.model import CropPolicy
 from rpa_mcp.vision.ocr import OcrLine
 
 
@@ -89,7 +90,8 @@ class ValidatorPort(Protocol):
     """Judges an action's real effect from the screens before and after it (the validation area).
 
     `target`, `expected` and `observed` are the validation area's `Target`, `Expected` and
-    `Observed`. It may raise: the action is then held for a person as unverified.
+    `Observed`; `crops` which verdicts carry evidence crops (`CropPolicy`). It may raise: the
+    action is then held for a person as unverified.
     """
 
     def validate(
@@ -100,6 +102,8 @@ class ValidatorPort(Protocol):
         target: Any = None,
         expected: Any = None,
         observed: Any = None,
+        *,
+        crops: CropPolicy = "always",
     ) -> Any: ...
 
 

@@ -10,6 +10,8 @@ from rpa_mcp.vision.images import BBox
 
 Frame = Literal["before", "after"]
 BoxSource = Literal["given", "located", "guessed"]
+# which verdicts carry evidence crops: every one, all but a SUCCESS (a replay shows none for it), none
+CropPolicy = Literal["always", "unless_success", "never"]
 
 
 class VerdictKind(StrEnum):

@@ -22,6 +22,7 @@ from rpa_mcp.validation.locate import resolve_target, widen_label_box
 from rpa_mcp.validation.matrix import MATRIX_FILE, ActionSpec, ValidatorMatrix, load_validator_matrix
 from rpa_mcp.validation.model import (
     CheckResult,
+    CropPolicy,
     CropRef,
     EvidenceCrop,
     Expected,
@@ -81,7 +82,7 @@ class Validator:
         expected: Expected | None = None,
         observed: Observed | None = None,
         *,
-        include_crops: bool = True,
+        crops: CropPolicy = "always",
     ) -> Verdict:
         started = time.perf_counter()
         spec = self.matrix.action(action_type)
@@ -131,8 +132,8 @@ class Validator:
                 verdict.confidence = round(verdict.confidence * GUESSED_BOX_FACTOR, 3)
                 verdict.reason += "; judged through a box guessed around the click (label not found near it)"
         verdict.action_type = action_type
-        if include_crops:
-            verdict.crops = self._crops(ctx, verdict)
+        if crops == "always" or (crops == "unless_success" and verdict.verdict is not VerdictKind.SUCCESS):
+            verdict.crops = self._crops(ctx, verdict)  # PNG encodings: a few ms each
         verdict.total_ms = round((time.perf_counter() - started) * 1000.0, 3)
         return verdict
 

@@ -49,12 +49,22 @@ class FakeValidator:
         self.script: list[Verdict] = []
         self.by_type: dict[str, Verdict] = {}
         self.calls: list[str] = []
+        self.crops: list[str] = []  # the crop policy of each call
         self.error: Exception | None = None
 
     def validate(
-        self, action_type: str, before: Any, after: Any, target: Any = None, expected: Any = None, observed: Any = None
+        self,
+        action_type: str,
+        before: Any,
+        after: Any,
+        target: Any = None,
+        expected: Any = None,
+        observed: Any = None,
+        *,
+        crops: str = "always",
     ) -> Verdict:
         self.calls.append(action_type)
+        self.crops.append(crops)
         if self.error is not None:
             raise self.error
         if self.script:

@@ -151,3 +151,13 @@ async def test_a_dialog_in_its_own_window_is_resolved_with_that_window_title_and
     await run(service, agent, clock, steps(1))
     assert services.dialogs.context["window_title"] == "MédiDossier"
     assert services.dialogs.context["process"] == "notepad.exe"
+
+
+async def test_a_success_is_validated_without_evidence_crops_unless_the_agent_saw_no_change(
+    service, services, agent, clock
+):
+    _, replay, _ = await run(service, agent, clock, steps(1))
+    assert replay["state"] == m.COMPLETED and services.validator.crops == ["unless_success"]
+    agent.result_for["click_anchor"] = {"warning": "no_screen_change"}
+    await run(service, agent, clock, steps(1))
+    assert services.validator.crops[-1] == "always"  # the retry or the pause shows the validator's crops

@@ -80,6 +80,16 @@ def test_evidence_crops_are_small_pngs_of_regions_never_the_full_frame(validator
         assert crop.bbox != (0, 0, p.after.shape[1], p.after.shape[0])
 
 
+def test_a_replay_asks_for_no_crops_of_a_success_and_gets_those_of_a_failure(validator: Validator) -> None:
+    ok, wrong = load_pair("p-tab-switch-ok"), load_pair("p-wrong-tab")
+    success = validator.validate("switch_tab", ok.before, ok.after, ok.target, crops="unless_success")
+    assert success.verdict is VerdictKind.SUCCESS and success.crops == []
+    failure = validator.validate("switch_tab", wrong.before, wrong.after, wrong.target, crops="unless_success")
+    assert failure.verdict is VerdictKind.FAILURE and failure.crops
+    assert validator.validate("switch_tab", ok.before, ok.after, ok.target).crops  # "always", the tool's default
+    assert validator.validate("switch_tab", wrong.before, wrong.after, wrong.target, crops="never").crops == []
+
+
 def test_checkers_run_only_while_the_verdict_is_undecided(validator: Validator) -> None:
     p = load_pair("p-no-change-1366")
     verdict = validator.validate(p.action_type, p.before, p.after, p.target)

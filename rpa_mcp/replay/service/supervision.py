@@ -32,6 +32,7 @@ from rpa_mcp.replay.service.evidence import (
     verdict_crops,
 )
 from rpa_mcp.replay.wire import ActionResult
+from rpa_mcp.validation.model import CropPolicy
 from rpa_mcp.vision.images import decode_base64, decode_image
 
 
@@ -152,8 +153,11 @@ class Supervisor:
             },
             recorded=target,
         )
+        warned_no_change = (msg.warning or "").lower() == "no_screen_change"
         try:
-            verdict = self.validator.validate(a.action_type, before, after, vt, ve, vo)
+            # a success is shown by the crop around the click alone, unless the agent saw no change
+            policy: CropPolicy = "always" if warned_no_change else "unless_success"
+            verdict = self.validator.validate(a.action_type, before, after, vt, ve, vo, crops=policy)
         except Exception as exc:
             reason = exc.message if isinstance(exc, RpaError) else repr(exc)
             _log_attempt("verify_error", a, msg, error=reason)
@@ -170,11 +174,11 @@ class Supervisor:
         _log_attempt(
             "verify", a, msg, agent_success=True, final=kind, failure_category=category, checkers=vdict["evidence"]
         )
-        no_change = category == "NO_VISUAL_CHANGE" or (msg.warning or "").lower() == "no_screen_change"
+        no_change = category == "NO_VISUAL_CHANGE" or warned_no_change
         clicked = crops_around(after, point, None, box_size=CLICK_BOX, label=CLICK_LABEL) if point else []
-        crops = (verdict_crops(verdict) or crops_around(after, point, bbox)) + clicked
         if kind == "SUCCESS" and not no_change:
             return Decision(m.ACKED, "success", verdict=vdict, evidence=clicked)
+        crops = (verdict_crops(verdict) or crops_around(after, point, bbox)) + clicked
         if (no_change and kind != "FAILURE") or category == "NO_VISUAL_CHANGE":
             if not a.success_strict:
                 return Decision(
