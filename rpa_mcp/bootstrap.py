@@ -10,6 +10,7 @@ engine, notifier, validator, dialog resolver, grounding model or language model 
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from rpa_mcp.auth.keys import load_signing_keys
@@ -45,9 +46,12 @@ from rpa_mcp.store.traces import TraceStore
 from rpa_mcp.validation import Validator
 from rpa_mcp.validation_adapters import build_validator
 from rpa_mcp.vision.budget import FrameCache, ImageWork
+from rpa_mcp.vision.cpu import fast_int8_dot
 from rpa_mcp.vision.int8 import int8_recognizer, wheel_model
 from rpa_mcp.vision.latin_head import latin_recognizer
 from rpa_mcp.vision.ocr import OcrEngine, RapidOcrEngine
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -226,13 +230,26 @@ def build_ocr(settings: Settings) -> RapidOcrEngine:
     return RapidOcrEngine(recognizer=lambda: latin_recognizer(wheel_model(REC_MODEL), models))
 
 
+def use_int8(settings: Settings) -> bool:
+    """RPA_DIALOG_OCR_INT8 as given, or for `auto` whether this CPU runs int8 fast (vision.cpu)."""
+    if settings.dialog_ocr_int8 != "auto":
+        return bool(settings.dialog_ocr_int8)
+    fast = fast_int8_dot()
+    log.info(
+        "dialog OCR: %s (RPA_DIALOG_OCR_INT8=auto)",
+        "int8 recognizer" if fast else "float recognizer, this CPU has no int8 dot-product instructions",
+    )
+    return fast
+
+
 def build_dialog_ocr(settings: Settings, ocr: OcrEngine) -> OcrEngine:
     """The dialog classifier's engine: its own, recognising with the int8 recognizer made under
     data_dir/models at its first read (vision.int8), cut to its Latin head like the checkers' one
-    unless RPA_OCR_LATIN_HEAD=false; `ocr` itself when RPA_DIALOG_OCR_INT8=false.
+    unless RPA_OCR_LATIN_HEAD=false; `ocr` itself when RPA_DIALOG_OCR_INT8=false (or `auto` on a
+    CPU without int8 dot-product instructions).
     The checkers' reads (a target's label, a tab's) stay on the float model: they compare a read
     label exactly, the classifier fuzzily with the catalog (docs/decisions/ocr-engine.md)."""
-    if not settings.dialog_ocr_int8:
+    if not use_int8(settings):
         return ocr
     models = settings.data_dir / "models"
     if not settings.ocr_latin_head:

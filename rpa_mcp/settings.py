@@ -69,10 +69,11 @@ class Settings(BaseSettings):
     watchdog_max_resends: int = Field(2, ge=0, le=10)
     validator_v2_enabled: bool = True
     dialog_resolver_enabled: bool = True
-    dialog_ocr_int8: bool = Field(
-        True,
+    dialog_ocr_int8: bool | Literal["auto"] = Field(
+        "auto",
         description="The dialog classifier reads with an int8 copy of the text recognizer (made once under "
-        "data_dir/models, ~0.6x the CPU time); false = the float model everywhere.",
+        "data_dir/models, ~0.6x the CPU time on a CPU with int8 dot-product instructions: AVX-512 VNNI, "
+        "AVX-VNNI, Arm dotprod); auto = only on such a CPU (elsewhere it is no faster); true/false force it.",
     )
     ocr_latin_head: bool = Field(
         True,

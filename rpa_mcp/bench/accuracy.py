@@ -87,7 +87,7 @@ def _ocr() -> RapidOcrEngine:
 
 @cache
 def _dialog_ocr() -> OcrEngine:
-    return build_dialog_ocr(Settings(), _ocr())  # as the server wires it (int8 recognizer unless switched off)
+    return build_dialog_ocr(Settings(), _ocr())  # as the server wires it (int8 where the CPU runs it fast)
 
 
 def _cold() -> None:

@@ -61,7 +61,7 @@ def run(argv: list[str]) -> str:
     screens = corpus()
     cases = frame_cases(screens)
     catalog = load_dialog_catalog(shipped_dir("catalog") / "dialogs.yaml")
-    engine = build_dialog_ocr(Settings(), RapidOcrEngine())  # as the server wires it (int8 recognizer)
+    engine = build_dialog_ocr(Settings(), RapidOcrEngine())  # as the server wires it (int8 where the CPU runs it fast)
     assert isinstance(engine, RapidOcrEngine)
     ocr = _CountingOcr(engine)
     service = DialogService(catalog, ocr)

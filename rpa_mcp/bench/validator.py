@@ -60,7 +60,7 @@ def run(argv: list[str]) -> str:
         from rpa_mcp.dialogs.service import DialogService
         from rpa_mcp.validation_adapters import DialogServiceLocator
 
-        dialog_ocr = build_dialog_ocr(Settings(), ocr)  # as the server wires it (int8 recognizer)
+        dialog_ocr = build_dialog_ocr(Settings(), ocr)  # as the server wires it (int8 where the CPU runs it fast)
         locator = DialogServiceLocator(DialogService.from_catalog_dir(shipped_dir("catalog"), dialog_ocr))
     validator = Validator(matrix, ocr, dialog_locator=locator, fast_ocr=dialog_ocr)
     validator.warm_up()

@@ -102,7 +102,7 @@ def test_no_recognizer_given_reads_with_the_wheel_model() -> None:
 
 
 def test_the_dialog_engine_is_int8_unless_switched_off(tmp_path: Path, shared_ocr: RapidOcrEngine) -> None:
-    on = build_dialog_ocr(Settings(data_dir=tmp_path), shared_ocr)
+    on = build_dialog_ocr(Settings(data_dir=tmp_path, dialog_ocr_int8=True), shared_ocr)
     assert isinstance(on, RapidOcrEngine) and on is not shared_ocr
     assert build_dialog_ocr(Settings(data_dir=tmp_path, dialog_ocr_int8=False), shared_ocr) is shared_ocr
 
@@ -119,7 +119,7 @@ def test_calibration_measures_every_tensor_the_shipped_ranges_name() -> None:
 def test_the_server_gives_the_dialogs_the_int8_engine_and_the_validator_both(tmp_path: Path) -> None:
     from rpa_mcp.bootstrap import build_services
 
-    services = build_services(Settings(data_dir=tmp_path / "on", jwt_secret="s" * 40))
+    services = build_services(Settings(data_dir=tmp_path / "on", jwt_secret="s" * 40, dialog_ocr_int8=True))
     dialog_engine = services.dialogs.classifier.ocr
     assert dialog_engine is not services.ocr and services.validator.ocr is services.ocr
     assert services.validator.fast_ocr is dialog_engine  # labels looked for: int8 first, float to say absent

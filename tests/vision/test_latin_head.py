@@ -163,14 +163,14 @@ def test_a_model_without_such_a_head_is_kept_as_it_is(tmp_path: Path, caplog: py
 
 
 def test_the_engines_use_the_latin_head_unless_switched_off(tmp_path: Path) -> None:
-    on = Settings(data_dir=tmp_path / "on")
+    on = Settings(data_dir=tmp_path / "on", dialog_ocr_int8=True)
     checkers, dialogs = build_ocr(on), build_dialog_ocr(on, build_ocr(on))
     assert isinstance(dialogs, RapidOcrEngine)
     assert checkers.read_line(crops()[2]) is not None and dialogs.read_line(crops()[2]) is not None
     assert checkers.recognizer_model is not None and "latin" in checkers.recognizer_model.name
     assert dialogs.recognizer_model is not None and "int8" in dialogs.recognizer_model.name
     assert "latin" in dialogs.recognizer_model.name
-    off = Settings(data_dir=tmp_path / "off", ocr_latin_head=False)
+    off = Settings(data_dir=tmp_path / "off", ocr_latin_head=False, dialog_ocr_int8=True)
     plain, fast = build_ocr(off), build_dialog_ocr(off, build_ocr(off))
     assert isinstance(fast, RapidOcrEngine)
     assert plain.read_line(crops()[2]) is not None and fast.read_line(crops()[2]) is not None
