@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from rpa_mcp.dialogs.locate import find_modal, iou, score_candidates
-from rpa_mcp.dialogs.locate.buttons import button_group
+from rpa_mcp.dialogs.locate.buttons import button_group, button_like
+from rpa_mcp.dialogs.locate.edges import closed_regions, edge_map, hollow
 
 from .helpers import synthetic_dialog
 
@@ -141,3 +142,22 @@ def test_a_column_of_table_cells_is_no_stack_of_buttons():
     bubble = (120, 74, 300, 254)  # Chromium's permission bubble: full-width buttons, one above the other
     pills = [(141, 181, 258, 36), (141, 226, 258, 36), (141, 271, 258, 36)]
     assert button_group(bubble, pills) == pills
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.5])
+def test_a_word_on_a_card_is_no_button_but_a_framed_label_is(scale):
+    """Once the edge map is dilated a short word is a solid closed blob the size of a button: it is
+    not taken for one (its card would be read as a dialog), while a framed button's face stays flat."""
+    image = np.full((200, 600, 3), 255, np.uint8)
+    size = 0.55 * scale
+    cv2.putText(image, "2008", (40, 60), cv2.FONT_HERSHEY_SIMPLEX, size, (40, 40, 40), 1, cv2.LINE_AA)
+    h, w = round(28 * scale), round(90 * scale)
+    cv2.rectangle(image, (300, 40), (300 + w, 40 + h), (120, 120, 120), 1)
+    cv2.putText(image, "Save", (300 + w // 4, 40 + 2 * h // 3), cv2.FONT_HERSHEY_SIMPLEX, size, (0, 0, 0), 1)
+    edges = edge_map(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    boxes = button_like(closed_regions(edges, 30, 14))
+    word = [b for b in boxes if b[0] < 200]
+    framed = [b for b in boxes if b[0] >= 290]
+    assert word and framed, boxes  # both look like buttons by their outline alone
+    assert not any(hollow(edges, b) for b in word)
+    assert any(hollow(edges, b) for b in framed)

@@ -37,6 +37,7 @@ from rpa_mcp.dialogs.locate.edges import (
     complete_occluded,
     edge_map,
     grow_up,
+    hollow,
     merge_bands,
     over_backdrop,
     runs_on,
@@ -89,7 +90,7 @@ def score_candidates(image: np.ndarray, previous: np.ndarray | None = None) -> l
     height, width = gray.shape
     edges = edge_map(gray)
     regions = closed_regions(edges, 30, 14)
-    buttons = button_like(regions)
+    buttons = [b for b in button_like(regions) if hollow(edges, b)]
     bands = [r for r in regions if r[2] >= 60 and r[3] >= 20]
     candidates = {r for r in merge_bands(bands) if r[2] >= MIN_DIALOG_W and r[3] >= MIN_DIALOG_H}
     for fragment in list(candidates):

@@ -12,6 +12,8 @@ SHADOW_MIN = 4.0  # grey levels a drop shadow darkens the strip just outside the
 BAND_ONE_SIDE, BAND_BOTH_SIDES = 0.9, 0.6  # border continuation that makes a box a band of a panel
 RECT_FILL, PILL_FILL = 0.85, 0.78  # share of its bounding box a region's outline must enclose
 PILL_MAX_H = 72  # a button's height at most (buttons.BUTTON_H)
+HOLLOW_RING = 4  # px of a button's frame (border, focus ring) left out of its face
+HOLLOW_MAX = 0.8  # share of a button's face the edge map may cover (its label); a word's blob covers more
 BACKDROP_STEP = 40  # grey levels a modal's face stands above the dimmed page around it
 
 
@@ -38,6 +40,14 @@ def closed_regions(edges: np.ndarray, min_w: int, min_h: int) -> list[BBox]:
         x0, y0 = max(0, x - 1), max(0, y - 1)
         out.add((x0, y0, min(width, x + w + 1) - x0, min(height, y + h + 1) - y0))
     return list(out)
+
+
+def hollow(edges: np.ndarray, box: BBox, *, ring: int = HOLLOW_RING, most: float = HOLLOW_MAX) -> bool:
+    """Inside its frame the box is mostly flat (a button: its face around a label), not the solid
+    blob of edges the glyphs of a word make once the edge map is dilated."""
+    x, y, w, h = box
+    inner = edges[y + ring : y + h - ring, x + ring : x + w - ring]
+    return inner.size == 0 or bool(np.count_nonzero(inner) <= most * inner.size)
 
 
 def merge_bands(rects: list[BBox], tol: int = 5) -> list[BBox]:
