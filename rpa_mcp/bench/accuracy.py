@@ -178,6 +178,7 @@ def _verdict_metrics(s: VerdictScores) -> dict[str, str]:
         "pairs not scored (target off the frame)": str(len(s.unscored)),
         "whole validation, 1080p, CPU median, box": median(s.ms_box_1080),
         "whole validation, 1080p, CPU median, no box": median(s.ms_nobox_1080),
+        "  the same with a box, as a replay step (no crops for a SUCCESS)": median(s.ms_step_1080),
     }
     for category, (ok_box, ok_nobox, n) in sorted(s.by_category.items()):
         out[f"  {category} (box / no box)"] = f"{ok_box}/{n} / {ok_nobox}/{n}"

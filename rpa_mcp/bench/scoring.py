@@ -100,6 +100,7 @@ class VerdictScores:
     unscored: list[str] = field(default_factory=list)  # pairs whose target lies off the frame (a set's fault)
     ms_box_1080: list[float] = field(default_factory=list)
     ms_nobox_1080: list[float] = field(default_factory=list)
+    ms_step_1080: list[float] = field(default_factory=list)  # with a box, as a replay step asks (crops unless SUCCESS)
 
 
 def score_verdicts(screens: ScreenSet, validator: Validator, *, cold: Callable[[], None] = _nothing) -> VerdictScores:
@@ -139,6 +140,14 @@ def score_verdicts(screens: ScreenSet, validator: Validator, *, cold: Callable[[
                 cat[1] += right
             if verdict.verdict is VerdictKind.SUCCESS and pair.verdict != "SUCCESS":
                 out.false_success.append(f"{pair.id} ({'box' if with_box else 'no box'}): {verdict.rule}")
+            if with_box and pair.before.size == (1920, 1080):
+                cold()
+                started = _cpu_ms()
+                as_step = validator.validate(
+                    action.type, case.before, case.after, target, expected, observed, crops="unless_success"
+                )
+                out.ms_step_1080.append(_cpu_ms() - started)
+                assert as_step.verdict is verdict.verdict, f"{pair.id}: the crop policy changed the verdict"
             if not right:
                 out.misses.append(
                     f"{pair.id} ({'box' if with_box else 'no box'}): want {want[0]}/{want[1]} got {got[0]}/{got[1]}"
