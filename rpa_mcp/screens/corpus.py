@@ -113,11 +113,11 @@ def _target(ref: tuple[str, str], before: FrameTruth) -> tuple[str | None, Any, 
     raise KeyError(kind)
 
 
-def check_in_view(name: str, ref: tuple[str, str], before: FrameTruth) -> None:
-    """A generator fault, loud: the target a person clicks lies on the frame, and an element of the
-    page is not clipped by its window nor covered by the taskbar."""
+def check_in_view(name: str, ref: tuple[str, str], bbox: Any, before: FrameTruth) -> None:
+    """A generator fault, loud: the target a person clicks (`ref`, at `bbox`) lies on the frame, and
+    an element of the page is not clipped by its window nor covered by the taskbar."""
     width, height = before.size
-    _label, (x, y, w, h), _point, _label_box = _target(ref, before)
+    x, y, w, h = bbox
     visible = before.element(ref[1]).visible if ref[0] == "element" else 1.0
     if x < 0 or y < 0 or x + w > width or y + h > height or visible < 0.9:
         raise ValueError(
@@ -133,7 +133,7 @@ def render_pair(renderer: Renderer, spec: PairSpec, split: Split) -> tuple[bytes
     png_a, after = _render_frame(renderer, scene.after, f"{spec.name}.after.png", spec.seed, strict=False)
     label, bbox, point, label_bbox = _target(scene.target, before)
     width, height = before.size
-    check_in_view(spec.name, scene.target, before)
+    check_in_view(spec.name, scene.target, bbox, before)
     truth = PairTruth(
         id=spec.name,
         category=scene.category,

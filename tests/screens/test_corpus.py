@@ -93,7 +93,7 @@ def test_the_generator_refuses_a_pair_whose_target_is_out_of_view() -> None:
     pair = SCREENS.pair("p-tab-closed")
     before = replace(pair.before, elements={"save-button": ElementTruth("Save", (224, 1060, 108, 34), visible=0.4)})
     with pytest.raises(ValueError, match=r"'save-button' at .* not in view on the 1920x1080 frame"):
-        corpus.check_in_view("save-toast-00", ("element", "save-button"), before)
+        corpus.check_in_view("save-toast-00", ("element", "save-button"), (224, 1060, 108, 34), before)
 
 
 def _close(a: object, b: object, tol: int = 3) -> bool:

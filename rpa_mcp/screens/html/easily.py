@@ -161,7 +161,8 @@ def synthese(look: Look, width: float) -> str:
 
 
 MAIN_TOP = 100  # the page's main part starts under the header and the patient banner (.ez .main)
-TEXT_MIN_H = 72  # two lines of the note
+TEXT_TOP, TEXT_MIN_H, TEXT_MAX_H = 159, 72, 329  # the note's text box: at most its 1080p height, two lines at least
+BUTTONS_GAP, BUTTON_H, BOTTOM_MARGIN = 17, 34, 16
 
 
 def observation(
@@ -188,8 +189,8 @@ def observation(
     )
     right = width - 224
     text_w = min(1356, right - 330)
-    text_h = max(TEXT_MIN_H, min(329, height - MAIN_TOP - 159 - 17 - 34 - 16))
-    buttons_y = 159 + text_h + 17
+    text_h = max(TEXT_MIN_H, min(TEXT_MAX_H, height - MAIN_TOP - TEXT_TOP - BUTTONS_GAP - BUTTON_H - BOTTOM_MARGIN))
+    buttons_y = TEXT_TOP + text_h + BUTTONS_GAP
     return (
         f"<h2 style='position:absolute;left:0;top:18px'>{look.t('Medical note of', 'Observation médicale du')} {date}{star}{badge}</h2>"
         f"<div style='position:absolute;left:0;top:60px;color:#55626f;font-size:12px'>{look.t('Author', 'Auteur')}</div>"
