@@ -52,6 +52,8 @@ DOUBLE_CLICK_PX = 6
 TYPE_FLUSH_S = 1.0
 SETTLE_S = 5.0  # after an input the screen is grabbed often this long: what it did is seen
 SETTLE_EVERY_S = 0.2
+QUICK_S = 0.6  # ... and very often at first, when a page redraws and the next click may follow it at once
+QUICK_EVERY_S = 0.05
 MOTION_FRAME_EVERY_S = 0.15
 IDLE_FRAME_EVERY_S = 1.0
 KEEP_FRAMES = 8
@@ -69,8 +71,10 @@ class _Frame:
 class FrameKeeper:
     """The screen as it last looked: grabbed often while a person acts, once a second otherwise.
 
-    After each input the screen is grabbed every `SETTLE_EVERY_S` for `SETTLE_S` (a page loads,
-    a dialog opens), while the pointer moves every `MOTION_FRAME_EVERY_S`, and otherwise every
+    After each input the screen is grabbed every `QUICK_EVERY_S` for `QUICK_S` (results drawn
+    under the pointer are in a frame before a fast person's next click), then every
+    `SETTLE_EVERY_S` until `SETTLE_S` (a page loads, a dialog opens), while the pointer moves every
+    `MOTION_FRAME_EVERY_S`, and otherwise every
     `IDLE_FRAME_EVERY_S` (a screen that changes on its own). Only frames that differ from the one
     before are kept, each with the moment its grab returned: `before(t)` is then the screen as
     it was shown just before t, whatever happened after.
@@ -82,6 +86,7 @@ class FrameKeeper:
         self._frames: list[_Frame] = []
         self._due = time.monotonic()
         self._settle_until = 0.0
+        self._quick_until = 0.0
         self._last_grab = 0.0
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -101,7 +106,8 @@ class FrameKeeper:
         with self._lock:
             if not motion:
                 self._settle_until = now + SETTLE_S
-                self._due = min(self._due, now + SETTLE_EVERY_S)
+                self._quick_until = now + QUICK_S
+                self._due = min(self._due, now + QUICK_EVERY_S)
             elif now - self._last_grab >= MOTION_FRAME_EVERY_S:
                 self._due = now
         self._wake.set()
@@ -128,8 +134,13 @@ class FrameKeeper:
             done = time.monotonic()
             self.keep(image, done)
             with self._lock:
-                every = SETTLE_EVERY_S if done < self._settle_until else IDLE_FRAME_EVERY_S
-                self._due = done + every
+                self._due = done + self.every(done)
+
+    def every(self, now: float) -> float:
+        """The wait before the next grab: short just after an input, longer while it settles, a second idle."""
+        if now < self._quick_until:
+            return QUICK_EVERY_S
+        return SETTLE_EVERY_S if now < self._settle_until else IDLE_FRAME_EVERY_S
 
     def keep(self, image: np.ndarray, done: float) -> None:
         """A grab that returned at `done`: kept when the screen shows something new."""

@@ -7,7 +7,15 @@ import time
 import numpy as np
 
 from rpa_mcp.agent_x11.clock import RESOLUTION_S, WRAP, ServerClock, delta_ms
-from rpa_mcp.agent_x11.recorder import KEEP_FRAMES, FrameKeeper
+from rpa_mcp.agent_x11.recorder import (
+    IDLE_FRAME_EVERY_S,
+    KEEP_FRAMES,
+    QUICK_EVERY_S,
+    QUICK_S,
+    SETTLE_EVERY_S,
+    SETTLE_S,
+    FrameKeeper,
+)
 
 
 class NoScreen:
@@ -76,3 +84,13 @@ def test_a_stamp_just_after_the_wrap_is_later() -> None:
     assert delta_ms(5, WRAP - 5) == 10
     assert delta_ms(WRAP - 5, 5) == -10
     assert delta_ms(7, 7) == 0
+
+
+def test_the_screen_is_grabbed_very_often_just_after_an_input_then_less():
+    keeper = FrameKeeper(NoScreen())  # type: ignore[arg-type]
+    before = time.monotonic()
+    keeper.input_seen(False)
+    after = time.monotonic()
+    assert keeper.every(before) == QUICK_EVERY_S  # results drawn now are in a frame before the next click
+    assert keeper.every(after + QUICK_S + 0.01) == SETTLE_EVERY_S
+    assert keeper.every(after + SETTLE_S + 0.01) == IDLE_FRAME_EVERY_S
