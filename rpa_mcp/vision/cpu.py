@@ -2,7 +2,7 @@
 
 onnxruntime's int8 kernels gain their speed from dot-product instructions on bytes: AVX-512 VNNI
 or AVX-VNNI on x86-64, the dot-product extension on Arm. Without them an int8 recognition costs
-what a float one does (measured: 1.05x on an AVX2 machine, 0.64x with AVX-512 VNNI; see
+what a float one does or more (measured: 1.09-1.12x per read on an AVX2 machine, 0.64x with AVX-512 VNNI; see
 docs/decisions/ocr-engine.md), and reading with it first then again with the float model costs
 more than the float model alone.
 """
