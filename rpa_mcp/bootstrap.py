@@ -224,10 +224,11 @@ REC_MODEL = "PP-OCRv6_rec_small.onnx"  # rapidocr 3.x's recognizer (its wheel's 
 def build_ocr(settings: Settings) -> RapidOcrEngine:
     """The checkers' engine: the float recognizer, with its Latin head (vision.latin_head, made under
     data_dir/models at the first read) unless RPA_OCR_LATIN_HEAD=false."""
+    threads = settings.ocr_threads
     if not settings.ocr_latin_head:
-        return RapidOcrEngine()
+        return RapidOcrEngine(threads=threads)
     models = settings.data_dir / "models"
-    return RapidOcrEngine(recognizer=lambda: latin_recognizer(wheel_model(REC_MODEL), models))
+    return RapidOcrEngine(recognizer=lambda: latin_recognizer(wheel_model(REC_MODEL), models), threads=threads)
 
 
 def use_int8(settings: Settings) -> bool:
@@ -252,9 +253,10 @@ def build_dialog_ocr(settings: Settings, ocr: OcrEngine) -> OcrEngine:
     if not use_int8(settings):
         return ocr
     models = settings.data_dir / "models"
+    threads = settings.ocr_threads
     if not settings.ocr_latin_head:
-        return RapidOcrEngine(recognizer=lambda: int8_recognizer(models))
-    return RapidOcrEngine(recognizer=lambda: latin_recognizer(int8_recognizer(models), models))
+        return RapidOcrEngine(recognizer=lambda: int8_recognizer(models), threads=threads)
+    return RapidOcrEngine(recognizer=lambda: latin_recognizer(int8_recognizer(models), models), threads=threads)
 
 
 def audit_key(settings: Settings, *, shared_db: bool) -> bytes:

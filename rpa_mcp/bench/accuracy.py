@@ -138,6 +138,7 @@ def _dialog_metrics(s: DialogScores) -> dict[str, str]:
         "dialog box IoU, median": f"{ious[len(ious) // 2]:.2f}" if ious else "—",
         "frames without a dialog reported as one": f"{len(s.false_positives)}/{s.without}",
         "classify, 1080p, CPU median after decode": median(s.ms_1080),
+        "  the same, wall time": median(s.wall_ms_1080),
     }
     for cat, name in CATEGORY_NAMES.items():
         ok, n = s.by_category.get(cat, [0, 0])
@@ -179,6 +180,7 @@ def _verdict_metrics(s: VerdictScores) -> dict[str, str]:
         "whole validation, 1080p, CPU median, box": median(s.ms_box_1080),
         "whole validation, 1080p, CPU median, no box": median(s.ms_nobox_1080),
         "  the same with a box, as a replay step (no crops for a SUCCESS)": median(s.ms_step_1080),
+        "  wall time, box / no box": f"{median(s.wall_ms_box_1080)} / {median(s.wall_ms_nobox_1080)}",
     }
     for category, (ok_box, ok_nobox, n) in sorted(s.by_category.items()):
         out[f"  {category} (box / no box)"] = f"{ok_box}/{n} / {ok_nobox}/{n}"

@@ -30,6 +30,17 @@ def _cpu_ms() -> float:
     return time.process_time() * 1000.0
 
 
+class _Timed:
+    """CPU time of the process (every thread) and wall time of one call, in milliseconds."""
+
+    def __enter__(self) -> _Timed:
+        self._cpu, self._wall = _cpu_ms(), time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cpu, self.wall = _cpu_ms() - self._cpu, (time.perf_counter() - self._wall) * 1000.0
+
+
 @dataclass
 class DialogScores:
     n: int = 0  # frames with a dialog
@@ -44,6 +55,7 @@ class DialogScores:
     by_category: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
     misses: list[str] = field(default_factory=list)
     ms_1080: list[float] = field(default_factory=list)
+    wall_ms_1080: list[float] = field(default_factory=list)
 
 
 def _nothing() -> None:
@@ -57,11 +69,11 @@ def score_dialogs(
     for case in frame_cases(screens):
         truth = case.truth.dialog
         cold()
-        started = _cpu_ms()
-        decision = service.resolve(case.image, previous=case.previous)
-        elapsed = _cpu_ms() - started
+        with _Timed() as timed:
+            decision = service.resolve(case.image, previous=case.previous)
         if case.truth.size == (1920, 1080):
-            out.ms_1080.append(elapsed)
+            out.ms_1080.append(timed.cpu)
+            out.wall_ms_1080.append(timed.wall)
         got = decision.classification
         if truth is None:
             out.without += 1
@@ -101,6 +113,8 @@ class VerdictScores:
     ms_box_1080: list[float] = field(default_factory=list)
     ms_nobox_1080: list[float] = field(default_factory=list)
     ms_step_1080: list[float] = field(default_factory=list)  # with a box, as a replay step asks (crops unless SUCCESS)
+    wall_ms_box_1080: list[float] = field(default_factory=list)
+    wall_ms_nobox_1080: list[float] = field(default_factory=list)
 
 
 def score_verdicts(screens: ScreenSet, validator: Validator, *, cold: Callable[[], None] = _nothing) -> VerdictScores:
@@ -125,11 +139,11 @@ def score_verdicts(screens: ScreenSet, validator: Validator, *, cold: Callable[[
         for with_box in (True, False):
             target = Target(action.label, action.bbox) if with_box else Target(action.label, None, action.point)
             cold()
-            started = _cpu_ms()
-            verdict = validator.validate(action.type, case.before, case.after, target, expected, observed)
-            elapsed = _cpu_ms() - started
+            with _Timed() as timed:
+                verdict = validator.validate(action.type, case.before, case.after, target, expected, observed)
             if pair.before.size == (1920, 1080):
-                (out.ms_box_1080 if with_box else out.ms_nobox_1080).append(elapsed)
+                (out.ms_box_1080 if with_box else out.ms_nobox_1080).append(timed.cpu)
+                (out.wall_ms_box_1080 if with_box else out.wall_ms_nobox_1080).append(timed.wall)
             got = (verdict.verdict.value, verdict.failure_category.value if verdict.failure_category else None)
             right = got == want
             if with_box:

@@ -70,16 +70,25 @@ BATCH_RATIO = 1.4  # kept for callers of an older version; recognition no longer
 REC_HEIGHT = 48  # the recognizer's input height (PP-OCR rec models)
 REC_MIN_WIDTH = 16  # narrower crops are padded to this many columns
 READ_CACHE_ENTRIES = 4096  # recognised crops remembered (a digest and a short string each)
+MAX_THREADS = 16  # onnxruntime threads per inference (RPA_OCR_THREADS)
 
 
 class RapidOcrEngine:
     """`rapidocr` 3.x on onnxruntime; the models ship inside its wheel (nothing downloaded)."""
 
     def __init__(
-        self, *, cache_entries: int = READ_CACHE_ENTRIES, recognizer: Callable[[], Path | None] | None = None
+        self,
+        *,
+        cache_entries: int = READ_CACHE_ENTRIES,
+        recognizer: Callable[[], Path | None] | None = None,
+        threads: int = 1,
     ) -> None:
         """`recognizer`: called once, at the first use, for an ONNX model to recognise with instead of
-        the wheel's (the same network and dictionary, e.g. its int8 copy); None from it keeps the wheel's."""
+        the wheel's (the same network and dictionary, e.g. its int8 copy); None from it keeps the wheel's.
+        `threads`: onnxruntime threads per inference (RPA_OCR_THREADS; docs/decisions/ocr-engine.md)."""
+        if not 1 <= threads <= MAX_THREADS:
+            raise ValueError(f"threads must be from 1 to {MAX_THREADS}, not {threads}")
+        self.threads = threads
         self._engine: Any = None  # a RapidOCR instance (untyped library): results are read duck-typed
         self._recognizer = recognizer
         self._session: Any = None  # an onnxruntime session on `recognizer`'s model, when it gave one
@@ -113,10 +122,10 @@ class RapidOcrEngine:
                             "Global.log_level": "error",
                             "Det.limit_type": "max",
                             "Det.limit_side_len": 960,
-                            # one thread per inference: on a shared 2-core machine onnxruntime's
-                            # thread pool spins (2x the CPU for a slower answer); concurrency
-                            # comes from requests (docs/decisions/ocr-engine.md)
-                            "EngineConfig.onnxruntime.intra_op_num_threads": 1,
+                            # one thread per inference by default: on a shared 2-core machine
+                            # onnxruntime's thread pool spins (2x the CPU for a slower answer);
+                            # concurrency comes from requests (docs/decisions/ocr-engine.md)
+                            "EngineConfig.onnxruntime.intra_op_num_threads": self.threads,
                             "EngineConfig.onnxruntime.inter_op_num_threads": 1,
                         }
                     )
@@ -126,7 +135,7 @@ class RapidOcrEngine:
                     model: Path | None = None
                     try:
                         model = self._recognizer()
-                        self._session = _session(model) if model is not None else None
+                        self._session = _session(model, self.threads) if model is not None else None
                         self._characters = _dictionary(self._session) if self._session is not None else None
                         self.recognizer_model = model
                     except Exception as exc:  # a damaged model file: the wheel's model, slower, never wrong
@@ -215,12 +224,13 @@ def rec_input(image: np.ndarray) -> np.ndarray:
     return (resized.transpose(2, 0, 1)[np.newaxis] / 127.5 - 1.0).astype(np.float32)
 
 
-def _session(model: Path) -> Any:
-    """An onnxruntime session on one thread, as rapidocr's own (docs/decisions/ocr-engine.md)."""
+def _session(model: Path, threads: int = 1) -> Any:
+    """An onnxruntime session on `threads` threads (one by default, as rapidocr's own; with more, its
+    pool spins between a frame's short inferences, as onnxruntime does by default: docs/decisions/ocr-engine.md)."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
+    options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
     return ort.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rpa_mcp.bench import accuracy, segmentation
-from rpa_mcp.bench.scoring import target_on_frame
+from rpa_mcp.bench.scoring import DialogScores, VerdictScores, target_on_frame
 
 
 def test_the_segmentation_figures_of_both_halves_are_a_section(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -36,3 +36,12 @@ def test_a_real_column_is_printed_only_when_a_row_has_one() -> None:
 )
 def test_a_pair_whose_click_lies_off_the_frame_is_not_scored(point, bbox, ok) -> None:
     assert target_on_frame(point, bbox, (1600, 900)) is ok
+
+
+def test_the_timings_are_printed_as_cpu_and_as_wall_time() -> None:
+    dialogs = DialogScores(ms_1080=[150.0, 140.0, 160.0], wall_ms_1080=[95.0, 90.0, 99.0])
+    shown = accuracy._dialog_metrics(dialogs)
+    assert shown["classify, 1080p, CPU median after decode"] == "150 ms"
+    assert shown["  the same, wall time"] == "95 ms"
+    verdicts = VerdictScores(ms_box_1080=[130.0], wall_ms_box_1080=[80.0], wall_ms_nobox_1080=[120.0, 124.0])
+    assert accuracy._verdict_metrics(verdicts)["  wall time, box / no box"] == "80 ms / 122 ms"
