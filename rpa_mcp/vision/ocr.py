@@ -122,9 +122,9 @@ class RapidOcrEngine:
                             "Global.log_level": "error",
                             "Det.limit_type": "max",
                             "Det.limit_side_len": 960,
-                            # one thread per inference by default: on a shared 2-core machine
-                            # onnxruntime's thread pool spins (2x the CPU for a slower answer);
-                            # concurrency comes from requests (docs/decisions/ocr-engine.md)
+                            # one thread per inference by default (RPA_OCR_THREADS): a second one
+                            # answers in ~0.7x the time for ~1.4x the CPU; a server's concurrency
+                            # comes from requests (docs/decisions/ocr-engine.md)
                             "EngineConfig.onnxruntime.intra_op_num_threads": self.threads,
                             "EngineConfig.onnxruntime.inter_op_num_threads": 1,
                         }
