@@ -49,7 +49,7 @@ from rpa_mcp.vision.budget import FrameCache, ImageWork
 from rpa_mcp.vision.cpu import fast_int8_dot
 from rpa_mcp.vision.int8 import int8_recognizer, wheel_model
 from rpa_mcp.vision.latin_head import latin_recognizer
-from rpa_mcp.vision.ocr import OcrEngine, RapidOcrEngine
+from rpa_mcp.vision.ocr import OcrEngine, RapidOcrEngine, default_workers
 
 log = logging.getLogger(__name__)
 
@@ -224,11 +224,18 @@ REC_MODEL = "PP-OCRv6_rec_small.onnx"  # rapidocr 3.x's recognizer (its wheel's 
 def build_ocr(settings: Settings) -> RapidOcrEngine:
     """The checkers' engine: the float recognizer, with its Latin head (vision.latin_head, made under
     data_dir/models at the first read) unless RPA_OCR_LATIN_HEAD=false."""
-    threads = settings.ocr_threads
+    threads, workers = settings.ocr_threads, ocr_workers(settings)
     if not settings.ocr_latin_head:
-        return RapidOcrEngine(threads=threads)
+        return RapidOcrEngine(threads=threads, workers=workers)
     models = settings.data_dir / "models"
-    return RapidOcrEngine(recognizer=lambda: latin_recognizer(wheel_model(REC_MODEL), models), threads=threads)
+    return RapidOcrEngine(
+        recognizer=lambda: latin_recognizer(wheel_model(REC_MODEL), models), threads=threads, workers=workers
+    )
+
+
+def ocr_workers(settings: Settings) -> int:
+    """RPA_OCR_WORKERS, or for 0 the CPUs this process may use, at most four (vision.ocr)."""
+    return settings.ocr_workers or default_workers()
 
 
 def use_int8(settings: Settings) -> bool:
@@ -253,10 +260,12 @@ def build_dialog_ocr(settings: Settings, ocr: OcrEngine) -> OcrEngine:
     if not use_int8(settings):
         return ocr
     models = settings.data_dir / "models"
-    threads = settings.ocr_threads
+    threads, workers = settings.ocr_threads, ocr_workers(settings)
     if not settings.ocr_latin_head:
-        return RapidOcrEngine(recognizer=lambda: int8_recognizer(models), threads=threads)
-    return RapidOcrEngine(recognizer=lambda: latin_recognizer(int8_recognizer(models), models), threads=threads)
+        return RapidOcrEngine(recognizer=lambda: int8_recognizer(models), threads=threads, workers=workers)
+    return RapidOcrEngine(
+        recognizer=lambda: latin_recognizer(int8_recognizer(models), models), threads=threads, workers=workers
+    )
 
 
 def audit_key(settings: Settings, *, shared_db: bool) -> bytes:

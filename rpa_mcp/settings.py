@@ -89,6 +89,14 @@ class Settings(BaseSettings):
         "for a server validating for several workstations at once; 2 on a 2-core server that serves one "
         "workstation classifies and validates in ~0.65-0.8x the wall time for ~1.25-1.65x the CPU.",
     )
+    ocr_workers: int = Field(
+        0,
+        ge=0,
+        le=16,
+        description="Crops of one classification or check recognised at once, each on its own thread (one "
+        "inference per crop either way: the same readings, the same CPU). 0 (default) = the CPUs this process "
+        "may use, at most 4; 1 = one after the other.",
+    )
     store_url: SecretStr | None = Field(
         None,
         description="Empty = SQLite under data_dir; postgresql://user@host:port/db to share one database between "

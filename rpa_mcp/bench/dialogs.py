@@ -18,7 +18,7 @@ from typing import Any
 
 from rpa_mcp.bench import corpus, summary, timings
 from rpa_mcp.bench.cases import frame_cases
-from rpa_mcp.bootstrap import build_dialog_ocr
+from rpa_mcp.bootstrap import build_dialog_ocr, build_ocr
 from rpa_mcp.dialogs import DialogService, effective_policy, load_dialog_catalog
 from rpa_mcp.dialogs.locate import iou
 from rpa_mcp.settings import Settings, shipped_dir
@@ -61,7 +61,8 @@ def run(argv: list[str]) -> str:
     screens = corpus()
     cases = frame_cases(screens)
     catalog = load_dialog_catalog(shipped_dir("catalog") / "dialogs.yaml")
-    engine = build_dialog_ocr(Settings(), RapidOcrEngine())  # as the server wires it (int8 where the CPU runs it fast)
+    # as the server wires it (int8 where the CPU runs it fast, crops shared out between the CPUs)
+    engine = build_dialog_ocr(Settings(), build_ocr(Settings()))
     assert isinstance(engine, RapidOcrEngine)
     ocr = _CountingOcr(engine)
     service = DialogService(catalog, ocr)

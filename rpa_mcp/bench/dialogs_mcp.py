@@ -21,7 +21,7 @@ import cv2
 
 from rpa_mcp.bench import corpus
 from rpa_mcp.bench.mcp import _calls, serving
-from rpa_mcp.bootstrap import build_services
+from rpa_mcp.bootstrap import build_services, ocr_workers
 from rpa_mcp.entrypoints.app import create_app
 from rpa_mcp.identity import Caller
 from rpa_mcp.ops import build_registry
@@ -52,7 +52,7 @@ async def _run(repeat: int) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp), jwt_secret="b" * 48, rate_limit_per_minute=10**7)
         # no memory of read crops: every call (in process or over MCP) reads its frame afresh
-        services = build_services(settings, ocr=RapidOcrEngine(cache_entries=0))
+        services = build_services(settings, ocr=RapidOcrEngine(cache_entries=0, workers=ocr_workers(settings)))
         dialogs = services.dialogs
         token = services.access_tokens.mint("bench", ["operator"])
         registry = build_registry()

@@ -8,7 +8,10 @@ input (48 px high, ~0.08 ms of CPU per column on one thread): each crop is recog
 its own width (a batch is padded to its widest crop, and the library pads every crop to at least
 320 columns), and what a crop reads is remembered by a digest of its pixels (the same label in
 the frame before and after an action, or read by the classifier then by a checker, is
-recognised once). docs/decisions/ocr-engine.md has the measurements.
+recognised once). The crops of one call are recognised `workers` at a time, each on its own
+thread: one inference per crop either way, so the CPU is the same and the readings too, and a
+dialog's five crops take about half the wall time on two cores. docs/decisions/ocr-engine.md
+has the measurements.
 
 An engine may recognise with another ONNX model of the same recognizer (`recognizer`), decoded over
 that model's own dictionary: the checkers' engine uses the copy of the wheel's model whose head keeps
@@ -21,10 +24,12 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
+import os
 import threading
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -71,6 +76,17 @@ REC_HEIGHT = 48  # the recognizer's input height (PP-OCR rec models)
 REC_MIN_WIDTH = 16  # narrower crops are padded to this many columns
 READ_CACHE_ENTRIES = 4096  # recognised crops remembered (a digest and a short string each)
 MAX_THREADS = 16  # onnxruntime threads per inference (RPA_OCR_THREADS)
+MAX_WORKERS = 16  # crops of one call recognised at once (RPA_OCR_WORKERS)
+AUTO_WORKERS = 4  # at most this many by default: a frame has a median of four or five crops to read
+
+
+def default_workers() -> int:
+    """The CPUs this process may run on, at most AUTO_WORKERS (RPA_OCR_WORKERS=0)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(AUTO_WORKERS, cpus))
 
 
 class RapidOcrEngine:
@@ -82,13 +98,19 @@ class RapidOcrEngine:
         cache_entries: int = READ_CACHE_ENTRIES,
         recognizer: Callable[[], Path | None] | None = None,
         threads: int = 1,
+        workers: int = 1,
     ) -> None:
         """`recognizer`: called once, at the first use, for an ONNX model to recognise with instead of
         the wheel's (the same network and dictionary, e.g. its int8 copy); None from it keeps the wheel's.
-        `threads`: onnxruntime threads per inference (RPA_OCR_THREADS; docs/decisions/ocr-engine.md)."""
+        `threads`: onnxruntime threads per inference (RPA_OCR_THREADS); `workers`: crops of one
+        `read_lines` call recognised at once (RPA_OCR_WORKERS; docs/decisions/ocr-engine.md)."""
         if not 1 <= threads <= MAX_THREADS:
             raise ValueError(f"threads must be from 1 to {MAX_THREADS}, not {threads}")
+        if not 1 <= workers <= MAX_WORKERS:
+            raise ValueError(f"workers must be from 1 to {MAX_WORKERS}, not {workers}")
         self.threads = threads
+        self.workers = workers
+        self._pool: ThreadPoolExecutor | None = None  # made at the first call with crops to share out
         self._engine: Any = None  # a RapidOCR instance (untyped library): results are read duck-typed
         self._recognizer = recognizer
         self._session: Any = None  # an onnxruntime session on `recognizer`'s model, when it gave one
@@ -171,39 +193,69 @@ class RapidOcrEngine:
     def read_lines(self, images: Sequence[np.ndarray]) -> list[OcrLine | None]:
         """Recognition of several crops, each at its own width (see the module docstring)."""
         out: list[OcrLine | None] = [None] * len(images)
-        todo = [(i, im) for i, im in enumerate(images) if im.size and min(im.shape[:2]) >= 4]
+        todo = [(i, im, _digest(im)) for i, im in enumerate(images) if im.size and min(im.shape[:2]) >= 4]
         if not todo:
             return out
         engine = self._get()
-        for i, im in todo:
-            key = _digest(im)
-            with self._lock:
-                known = self._reads.get(key)
-                if known is not None:
+        known: dict[bytes, tuple[str, float]] = {}
+        misses: dict[bytes, np.ndarray] = {}  # a crop twice in one call is recognised once
+        with self._lock:
+            for _i, im, key in todo:
+                read = self._reads.get(key)
+                if read is not None:
                     self._reads.move_to_end(key)
                     self.cache_hits += 1
-                else:
-                    known = self._recognize(engine, im)
-                    self.recognitions += 1
-                    self._reads[key] = known
-                    while len(self._reads) > self._cache_entries:
-                        self._reads.popitem(last=False)
-            text, score = known
+                    known[key] = read
+                elif key not in misses:
+                    misses[key] = im
+            if misses:
+                self._recognizer_of(engine)  # loaded once, before any worker needs it
+        for key, read in zip(misses, self._recognize_all(engine, list(misses.values())), strict=True):
+            known[key] = read
+        with self._lock:
+            for key in misses:
+                self._reads[key] = known[key]
+                self._reads.move_to_end(key)
+            self.recognitions += len(misses)
+            while len(self._reads) > self._cache_entries:
+                self._reads.popitem(last=False)
+        for i, im, key in todo:
+            text, score = known[key]
             if text.strip():
                 height, width = im.shape[:2]
                 out[i] = OcrLine(text, (0, 0, width, height), score)
         return out
 
+    def _recognize_all(self, engine: Any, crops: list[np.ndarray]) -> list[tuple[str, float]]:
+        """Each crop through the recognizer alone, `workers` at a time (onnxruntime runs a session's
+        inferences concurrently and releases the GIL meanwhile), the widest first so the last to finish
+        is a short one; the readings in the order of `crops`."""
+        if self.workers == 1 or len(crops) == 1:
+            return [self._recognize(engine, im) for im in crops]
+        if self._pool is None:
+            with self._lock:
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="ocr")
+        widest_first = sorted(range(len(crops)), key=lambda i: -crops[i].shape[1] / crops[i].shape[0])
+        futures = {i: self._pool.submit(self._recognize, engine, crops[i]) for i in widest_first}
+        return [futures[i].result() for i in range(len(crops))]
+
+    @staticmethod
+    def _recognizer_of(engine: Any) -> Any:
+        """rapidocr 3.x's TextRecognizer (session + CTC decoder), loaded at the first call; None elsewhere."""
+        load = getattr(engine, "_load_rec_model", None)
+        return load() if load is not None else None
+
     def _recognize(self, engine: Any, image: np.ndarray) -> tuple[str, float]:
-        """One crop through the recognizer at its own width (the caller holds the lock)."""
-        load = getattr(engine, "_load_rec_model", None)  # rapidocr 3.x: the TextRecognizer (session + CTC decoder)
-        recognizer = load() if load is not None else None
+        """One crop through the recognizer at its own width (safe from several threads at once)."""
+        recognizer = self._recognizer_of(engine)
         session, decode = getattr(recognizer, "session", None), getattr(recognizer, "postprocess_op", None)
         if session is None or decode is None:  # pragma: no cover - another rapidocr layout: its own path
             result = engine.recognize_txt([image])
             return str((result.txts or ("",))[0]), float((result.scores or (0.0,))[0])
         if self._session is not None and self._characters is not None:
-            if self._decode is None:  # the wheel's decoder class over this model's dictionary (blank and space added)
+            if self._decode is None:  # the wheel's decoder class over this model's dictionary (blank and space
+                # added); two workers may both make it: the same decoder, the last one kept
                 self._decode = type(decode)(character=list(self._characters))
             decode = self._decode
         batch = rec_input(image)
