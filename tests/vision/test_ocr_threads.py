@@ -4,28 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pydantic
-import pytest
-
 from rpa_mcp.bootstrap import build_dialog_ocr, build_ocr
 from rpa_mcp.settings import Settings
 from rpa_mcp.vision.ocr import RapidOcrEngine
 
 from .test_int8 import label
-
-
-@pytest.mark.parametrize("value", ["0", "17", "two"])
-def test_a_thread_count_out_of_range_is_refused_with_the_setting_named(
-    monkeypatch: pytest.MonkeyPatch, value: str
-) -> None:
-    monkeypatch.setenv("RPA_OCR_THREADS", value)
-    with pytest.raises(pydantic.ValidationError, match="ocr_threads"):
-        Settings()
-
-
-def test_the_engine_refuses_a_thread_count_it_cannot_run() -> None:
-    with pytest.raises(ValueError, match="threads must be from 1 to 16, not 0"):
-        RapidOcrEngine(threads=0)
 
 
 def test_both_engines_recognise_on_the_configured_threads_and_read_the_same(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""RPA_OCR_WORKERS: the crops of one call recognised at once, the same readings in the same order."""
+"""RPA_OCR_WORKERS: a call's crops recognised at once, the same readings in order; engine counts bounded."""
 
 from __future__ import annotations
 
@@ -19,18 +19,24 @@ from .test_int8 import label
 WORDS = ["Enregistrer", "Annuler", "Oui", "Non", "Fermer la fenêtre"]
 
 
-@pytest.mark.parametrize("value", ["-1", "17", "many"])
-def test_a_worker_count_out_of_range_is_refused_with_the_setting_named(
-    monkeypatch: pytest.MonkeyPatch, value: str
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [("ocr_workers", "-1"), ("ocr_workers", "17"), ("ocr_workers", "many"),
+     ("ocr_threads", "0"), ("ocr_threads", "17"), ("ocr_threads", "two")],
+)  # fmt: skip
+def test_an_engine_setting_out_of_range_is_refused_with_the_setting_named(
+    monkeypatch: pytest.MonkeyPatch, setting: str, value: str
 ) -> None:
-    monkeypatch.setenv("RPA_OCR_WORKERS", value)
-    with pytest.raises(pydantic.ValidationError, match="ocr_workers"):
+    monkeypatch.setenv(f"RPA_{setting.upper()}", value)
+    with pytest.raises(pydantic.ValidationError, match=setting):
         Settings()
 
 
-def test_the_engine_refuses_a_worker_count_it_cannot_run() -> None:
-    with pytest.raises(ValueError, match="workers must be from 1 to 16, not 0"):
-        RapidOcrEngine(workers=0)
+@pytest.mark.parametrize(("argument", "message"), [("workers", "workers must be from 1 to 16, not 0"),
+                                                   ("threads", "threads must be from 1 to 16, not 0")])  # fmt: skip
+def test_the_engine_refuses_a_count_it_cannot_run(argument: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        RapidOcrEngine(**{argument: 0})
 
 
 @pytest.mark.parametrize(("cpus", "expected"), [(1, 1), (2, 2), (8, 4)])
