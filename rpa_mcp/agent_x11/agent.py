@@ -103,6 +103,7 @@ class X11Agent:
             if entry.result is not None:
                 self.dedup.put(entry.action_id, entry.attempt_id, entry.result)
         self._armed: dict[str, int] = {}  # replay_id -> count of a person's inputs already accounted for
+        self._foreign_seen: dict[str, int] = {}  # attempt_id -> a person's input count its result was judged on
         self._offset = 0.0
         self._ocr: Any = None
         self.idle = False  # waiting in the long poll: nothing journaled, nothing under way
@@ -263,7 +264,7 @@ class X11Agent:
                 refusal = self._focus(action)
                 if refusal is not None:
                     self.say(f"paused: {refusal}")
-                    return self._not_executed(action, refusal, False, before=png_before)
+                    return self._refused(action, refusal, foreign_before, png_before)
                 self._mark("resolved")
             else:
                 needs_point = kind in CLICKS | DOUBLE_CLICKS | RIGHT_CLICKS | {"scroll", "save"} | TYPING
@@ -273,14 +274,14 @@ class X11Agent:
                     if not found.found:
                         reason = f"target_not_resolved: {found.method}: {found.reason}"
                         self.say(f"paused: {reason}")
-                        return self._not_executed(action, reason, False, before=png_before)
+                        return self._refused(action, reason, foreign_before, png_before)
                     position = (int(found.x or 0), int(found.y or 0))
                 elif needs_point and action.target is not None:
                     position = locate.recorded_point(action, self.windows.size)
                     self._mark("resolved")
                 self._inject(kind, action, position, frame_before)
         except InvalidInput as exc:
-            return self._not_executed(action, f"INVALID_ACTION: {exc.message}", False, before=png_before)
+            return self._refused(action, f"INVALID_ACTION: {exc.message}", foreign_before, png_before)
         self._mark("injected")
         frame_after, encoding = self._settle(frame_before, action, encode=True) if executed else (frame_before, None)
         self._mark("settled")
@@ -288,7 +289,9 @@ class X11Agent:
         png_after = encoding.result() if encoding is not None else self._encode(frame_after)
         self._last_shot = (frame_after, png_after)
         self._mark("encoded")
-        human = self.watch.foreign_count > foreign_before
+        foreign_after = self.watch.foreign_count
+        self._foreign_seen[action.attempt_id] = foreign_after
+        human = foreign_after > foreign_before
         if human:
             self.say("a person touched the mouse or keyboard during this action")
         result = ActionResult(
@@ -431,6 +434,13 @@ class X11Agent:
         return last, (encoding[1] if encoding is not None and encoding[0] is last else None)
 
     # --- results --------------------------------------------------------------------------------------
+    def _refused(self, action: NextAction, reason: str, foreign_before: int, before: bytes) -> dict[str, Any]:
+        """Not carried out; a person's input since the attempt began makes it a takeover, not a failure."""
+        human = self.watch.foreign_count > foreign_before
+        if human:
+            self.say("a person touched the mouse or keyboard during this action")
+        return self._not_executed(action, reason, False, human=human, before=before)
+
     def _not_executed(
         self,
         action: NextAction,
@@ -489,8 +499,11 @@ class X11Agent:
                 self.journal.reported(result["action_id"], result["attempt_id"])
                 self.dedup.put(result["action_id"], result["attempt_id"], without_images(result))
                 replay = result["replay_id"]
+                # a person's input after the count this result was judged on is not forgiven: the next action sees it
+                seen = self._foreign_seen.pop(result["attempt_id"], None)
                 if ack.replay_state == "running":
-                    self._armed[replay] = self.watch.foreign_count if not result.get("human_takeover") else 0
+                    counted = self.watch.foreign_count if seen is None else seen
+                    self._armed[replay] = counted if not result.get("human_takeover") else 0
                 else:
                     self._armed.pop(replay, None)
                     if ack.replay_state == "paused":

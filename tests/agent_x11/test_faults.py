@@ -204,7 +204,7 @@ def test_a_person_moving_the_mouse_takes_over_and_resume_revalidates_the_screen(
     steps = [
         # long enough for the person to take over during it, however loaded the machine: the agent ends
         # the wait as soon as a person's input arrives, and waits it again once resumed
-        step(1, "Attendre l'affichage", "wait", None, None, params={"duration_s": 12}, before=search, after=search),
+        step(1, "Attendre l'affichage", "wait", None, None, params={"duration_s": 20}, before=search, after=search),
         seen_step(person, 2, "Saisir 'Rechercher un patient'", "type_text", "Rechercher un patient", "entry",
                   params={"text": "SIMON Louis", "submit_key": "enter"}, before=search, after=search),
     ]  # fmt: skip
