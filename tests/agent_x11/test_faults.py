@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import base64
 import signal
+import threading
 
 import httpx2
 import pytest
 
 from rpa_mcp.agent_sim.journal import Journal
+from rpa_mcp.agent_x11.agent import X11Agent
 from rpa_mcp.agent_x11.harness import Person, wait_until
+from rpa_mcp.agent_x11.locate import Located
 from rpa_mcp.demo_app import patient_by_id
 from tests.agent_x11.conftest import AGENT_TOKEN
 from tests.agent_x11.replaying import Replays
@@ -40,6 +43,42 @@ def start_agent(desktop, server, tmp_path, *extra: str):
     agent = desktop.agent(agent_args(server, tmp_path / "journal.sqlite", *extra))
     agent.wait_line("polling for actions")
     return agent
+
+
+@pytest.fixture
+def agent_in_thread(desktop, tmp_path):
+    """agent_in_thread(server) -> (agent, start): agent-x11 in a thread of the test, started by `start()`.
+
+    In process, a step of the agent can be wrapped so that a person's input arrives exactly inside it."""
+    running: list[tuple[X11Agent, threading.Thread, threading.Event]] = []
+
+    def make(server):
+        lines: list[str] = []
+        agent = X11Agent(url=server.url, token=AGENT_TOKEN, machine_id=MACHINE, display_name=desktop.display,
+                         journal=Journal(tmp_path / "journal.sqlite"), say=lines.append, poll_wait_s=2.0)  # fmt: skip
+        stop = threading.Event()
+        thread = threading.Thread(target=agent.run, args=(stop,), name="agent-x11", daemon=True)
+        running.append((agent, thread, stop))
+
+        def start() -> None:
+            thread.start()
+            wait_until(lambda: any("polling for actions" in line for line in lines), timeout=60, what="the agent")
+
+        return agent, start
+
+    yield make
+    for agent, thread, stop in running:
+        stop.set()
+        thread.join(60)
+        agent.close()
+        agent.journal.close()
+
+
+def person_input_seen(agent: X11Agent, person: Person) -> None:
+    """The person moves the mouse; returns once the agent's watch has counted it (no sleep)."""
+    seen = agent.watch.foreign_count
+    person.hands.move(900, 600)
+    wait_until(lambda: agent.watch.foreign_count > seen, timeout=30, what="the agent to see the person's input")
 
 
 @pytest.fixture
@@ -237,3 +276,69 @@ def test_a_person_moving_the_mouse_takes_over_and_resume_revalidates_the_screen(
     assert status["state"] == "completed", (status["pause_reason"], status["pause_detail"], status["actions"])
     searches = [e.detail["q"] for e in desktop.effects.since(mark) if e.kind == "search"]
     assert searches == ["SIMON Louis"]
+
+
+def test_a_person_taking_the_mouse_while_the_target_is_searched_is_a_takeover_and_the_step_is_sent_again(
+    desktop, rpa_server, person, drive, agent_in_thread, tmp_path
+):
+    search = "Easily — Recherche patient" + CHROMIUM
+    browser = desktop.browser("/", wait_title="Recherche patient")
+    steps = [
+        seen_step(person, 1, "Saisir 'Rechercher un patient'", "type_text", "Rechercher un patient", "entry",
+                  params={"text": "SIMON Louis", "submit_key": "enter"}, before=search, after=search),
+    ]  # fmt: skip
+    agent, start = agent_in_thread(rpa_server)
+    locate_for_real = agent._locate
+
+    def searched_while_the_person_takes_the_mouse(*args):
+        agent._locate = locate_for_real  # once: the step sent again after resume is located for real
+        person_input_seen(agent, person)
+        return Located(None, None, "ocr", "not found while the person moved the mouse")
+
+    agent._locate = searched_while_the_person_takes_the_mouse
+    start()
+    mark = desktop.effects.mark
+    replays, replay_id = drive(rpa_server, "Recherche", steps)
+    status = replays.wait_stopped(replay_id)
+    # not "needs help" with the action given up: the person took over, the step waits for the resume
+    assert status["state"] == "paused" and status["pause_reason"] == "HUMAN_TAKEOVER", status
+    assert status["actions"][0]["state"] == "PENDING", status["actions"]
+
+    front = desktop.desk.wait_foreground(lambda w: w.wid == browser.wid)
+    shot = base64.b64encode(desktop.desk.screenshot(tmp_path / "now.png").read_bytes()).decode()
+    replays.resume(replay_id, screenshot={"png_base64": shot}, window_title=front.title)
+    status = replays.wait_stopped(replay_id)
+    assert status["state"] == "completed", (status["pause_reason"], status["pause_detail"], status["actions"])
+    assert [e.detail["q"] for e in desktop.effects.since(mark) if e.kind == "search"] == ["SIMON Louis"]
+
+
+def test_a_person_s_input_before_the_server_answers_a_result_stops_the_next_action(
+    desktop, rpa_server, person, drive, agent_in_thread
+):
+    search = "Easily — Recherche patient" + CHROMIUM
+    desktop.browser("/", wait_title="Recherche patient")
+    steps = [
+        step(1, "Attendre l'affichage", "wait", None, None, params={"duration_s": 0.5}, before=search, after=search),
+        seen_step(person, 2, "Saisir 'Rechercher un patient'", "type_text", "Rechercher un patient", "entry",
+                  params={"text": "SIMON Louis", "submit_key": "enter"}, before=search, after=search),
+    ]  # fmt: skip
+    agent, start = agent_in_thread(rpa_server)
+    post_for_real = agent._post
+    touched: list[bool] = []
+
+    def answered_then_touched(kind, body):
+        ack = post_for_real(kind, body)
+        if kind == "result" and ack is not None and not touched:
+            touched.append(True)  # the wait's result is judged and answered; the person moves before it is read
+            person_input_seen(agent, person)
+        return ack
+
+    agent._post = answered_then_touched
+    start()
+    mark = desktop.effects.mark
+    replays, replay_id = drive(rpa_server, "Recherche", steps)
+    status = replays.wait_stopped(replay_id)
+    assert touched
+    assert status["state"] == "paused" and status["pause_reason"] == "HUMAN_TAKEOVER", status
+    assert status["done"] == 1, status["actions"]  # the wait was carried out; the typing never began
+    assert not [e for e in desktop.effects.since(mark) if e.kind == "search"]
