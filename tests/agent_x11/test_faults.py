@@ -78,6 +78,7 @@ def person_input_seen(agent: X11Agent, person: Person) -> None:
     """The person moves the mouse; returns once the agent's watch has counted it (no sleep)."""
     seen = agent.watch.foreign_count
     person.hands.move(900, 600)
+    person.hands.move(903, 604)  # a move to where the pointer already is may make no event: one of these moves it
     wait_until(lambda: agent.watch.foreign_count > seen, timeout=30, what="the agent to see the person's input")
 
 
@@ -257,6 +258,7 @@ def test_a_person_moving_the_mouse_takes_over_and_resume_revalidates_the_screen(
     desktop.desk.windows().activate(pacs.wid)  # the person looks at the PACS ...
     desktop.desk.wait_foreground(lambda w: w.wid == pacs.wid)
     person.hands.move(900, 600)  # ... and takes the mouse
+    person.hands.move(903, 604)  # (one of the two moves moves the pointer, wherever it was)
     status = replays.wait_stopped(replay_id)
     assert status["state"] == "paused" and status["pause_reason"] == "HUMAN_TAKEOVER", status
     assert status["done"] == 0, status["actions"]  # the wait the person cut short is not taken as carried out
