@@ -436,7 +436,8 @@ class X11Agent:
     # --- results --------------------------------------------------------------------------------------
     def _refused(self, action: NextAction, reason: str, foreign_before: int, before: bytes) -> dict[str, Any]:
         """Not carried out; a person's input since the attempt began makes it a takeover, not a failure."""
-        human = self.watch.foreign_count > foreign_before
+        counted = self._foreign_seen[action.attempt_id] = self.watch.foreign_count
+        human = counted > foreign_before
         if human:
             self.say("a person touched the mouse or keyboard during this action")
         return self._not_executed(action, reason, False, human=human, before=before)
