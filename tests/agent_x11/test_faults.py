@@ -18,6 +18,7 @@ from rpa_mcp.agent_sim.journal import Journal
 from rpa_mcp.agent_x11.agent import X11Agent
 from rpa_mcp.agent_x11.harness import Person, wait_until
 from rpa_mcp.agent_x11.locate import Located
+from rpa_mcp.agent_x11.rig import RunningAgent
 from rpa_mcp.demo_app import patient_by_id
 from tests.agent_x11.conftest import AGENT_TOKEN
 from tests.agent_x11.replaying import Replays
@@ -50,7 +51,7 @@ def agent_in_thread(desktop, tmp_path):
     """agent_in_thread(server) -> (agent, start): agent-x11 in a thread of the test, started by `start()`.
 
     In process, a step of the agent can be wrapped so that a person's input arrives exactly inside it."""
-    running: list[tuple[X11Agent, threading.Thread, threading.Event]] = []
+    running: list[RunningAgent] = []
 
     def make(server):
         lines: list[str] = []
@@ -58,7 +59,7 @@ def agent_in_thread(desktop, tmp_path):
                          journal=Journal(tmp_path / "journal.sqlite"), say=lines.append, poll_wait_s=2.0)  # fmt: skip
         stop = threading.Event()
         thread = threading.Thread(target=agent.run, args=(stop,), name="agent-x11", daemon=True)
-        running.append((agent, thread, stop))
+        running.append(RunningAgent(agent, thread, stop, lines))
 
         def start() -> None:
             thread.start()
@@ -67,18 +68,20 @@ def agent_in_thread(desktop, tmp_path):
         return agent, start
 
     yield make
-    for agent, thread, stop in running:
-        stop.set()
-        thread.join(60)
-        agent.close()
-        agent.journal.close()
+    for agent in running:
+        agent.stop()
+
+
+def take_the_mouse(person: Person) -> None:
+    """The person moves the mouse: a move to where the pointer already is makes no event, one of these two moves it."""
+    person.hands.move(900, 600)
+    person.hands.move(903, 604)
 
 
 def person_input_seen(agent: X11Agent, person: Person) -> None:
     """The person moves the mouse; returns once the agent's watch has counted it (no sleep)."""
     seen = agent.watch.foreign_count
-    person.hands.move(900, 600)
-    person.hands.move(903, 604)  # a move to where the pointer already is may make no event: one of these moves it
+    take_the_mouse(person)
     wait_until(lambda: agent.watch.foreign_count > seen, timeout=30, what="the agent to see the person's input")
 
 
@@ -257,8 +260,7 @@ def test_a_person_moving_the_mouse_takes_over_and_resume_revalidates_the_screen(
     agent.wait_line("executing step 1/2 wait")
     desktop.desk.windows().activate(pacs.wid)  # the person looks at the PACS ...
     desktop.desk.wait_foreground(lambda w: w.wid == pacs.wid)
-    person.hands.move(900, 600)  # ... and takes the mouse
-    person.hands.move(903, 604)  # (one of the two moves moves the pointer, wherever it was)
+    take_the_mouse(person)  # ... and takes the mouse
     status = replays.wait_stopped(replay_id)
     assert status["state"] == "paused" and status["pause_reason"] == "HUMAN_TAKEOVER", status
     assert status["done"] == 0, status["actions"]  # the wait the person cut short is not taken as carried out
