@@ -46,6 +46,7 @@ def text_lines(
         if 8 <= bh <= 70 and bw >= 6 and bw >= 0.4 * bh:
             boxes.extend(_split_stacked(mask, (x, y, bw, bh)))
     lines = _join_lines(boxes)
+    lines = [b for b in lines if not any(_icon_beside(b, other) for other in lines if other is not b)]
     lines.sort(key=lambda b: (b[1], b[0]))
     return lines[:max_lines]
 
@@ -66,6 +67,18 @@ def _split_stacked(mask: np.ndarray, box: BBox, min_h: int = 22) -> list[BBox]:
     return [(x, y, w, cut), (x, y + cut, w, h - cut)]
 
 
+def _icon_beside(icon: BBox, text: BBox) -> bool:
+    """Whether `icon` is a square blob at least twice as tall as `text`, which sits level with it
+    and close beside it: a notification's badge or a message box's symbol beside its lines (it
+    would otherwise join them into one box as tall as the icon, which reads as nothing)."""
+    ix, iy, iw, ih = icon
+    x, y, w, h = text
+    square = ih >= ICON_MIN and 0.7 * ih <= iw <= 1.4 * ih
+    level = y >= iy - 2 and y + h <= iy + ih + 2
+    gap = max(x - (ix + iw), ix - (x + w))
+    return square and ih >= 2 * h and level and gap <= 1.2 * ih
+
+
 def _join_lines(boxes: list[BBox]) -> list[BBox]:
     """Merge boxes on the same text line separated by a word gap."""
     boxes = sorted(boxes, key=lambda b: b[0])
@@ -74,7 +87,8 @@ def _join_lines(boxes: list[BBox]) -> list[BBox]:
         for line in out:
             lx, ly, lw, lh = line
             overlap = min(ly + lh, y + h) - max(ly, y)
-            if overlap >= 0.6 * min(lh, h) and x - (lx + lw) <= 1.2 * max(lh, h):
+            apart = _icon_beside((lx, ly, lw, lh), (x, y, w, h)) or _icon_beside((x, y, w, h), (lx, ly, lw, lh))
+            if overlap >= 0.6 * min(lh, h) and x - (lx + lw) <= 1.2 * max(lh, h) and not apart:
                 x1, y1 = max(lx + lw, x + w), max(ly + lh, y + h)
                 line[0], line[1] = min(lx, x), min(ly, y)
                 line[2], line[3] = x1 - line[0], y1 - line[1]
