@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-import cv2
 import numpy as np
 
 from rpa_mcp.dialogs.catalog import DialogCatalog, DialogEntry
 from rpa_mcp.dialogs.locate import ModalRegion, score_candidates, text_lines
 from rpa_mcp.dialogs.matching import ACCEPT_SCORE, Matcher, process_name
 from rpa_mcp.vision.images import BBox, crop
+from rpa_mcp.vision.lines import ink_box
 from rpa_mcp.vision.ocr import OcrEngine
 
 MAX_LINES = 5  # text lines read per dialog (title + first body lines); each costs one recognition
@@ -36,7 +36,6 @@ TIED_CONFIDENCE = 0.7  # < the 0.8 under which more lines are read
 PANEL_TITLE_MIN = 0.8  # a panel without buttons is a dialog only when its title names a catalog entry
 CANDIDATES_READ = 2  # candidates read when the best one is a panel whose text names nothing
 FOOTERS_READ = 2  # and after them, boxes with a footer of buttons still unread (a dialog ranked low)
-INK_CONTRAST = 60  # grey levels between a button's label and its face
 # Evidence that a box is drawn over the page rather than part of it. "new" is not enough: search
 # results appearing under an unchanged search field are new, and a card of the page.
 FLOATING = frozenset({"shadow", "backdrop"})
@@ -341,24 +340,6 @@ class DialogClassifier:
             tuple(lines),
             tuple(notes),
         )
-
-
-def ink_box(button: np.ndarray, pad: int = 4) -> np.ndarray:
-    """The part of a button crop that holds its label: a pill's rounded ends and a frame's corners
-    read as letters ('Autriser pendant')."""
-    if button.size == 0:
-        return button
-    gray = cv2.cvtColor(button, cv2.COLOR_BGR2GRAY).astype(np.int16)
-    ink = np.abs(gray - int(np.median(gray))) > INK_CONTRAST
-    ink[:2, :] = ink[-2:, :] = False  # the frame itself
-    ink[:, :2] = ink[:, -2:] = False
-    ys, xs = np.nonzero(ink)
-    if xs.size < 8:
-        return button
-    height, width = gray.shape
-    x0, x1 = max(0, int(xs.min()) - pad), min(width, int(xs.max()) + pad + 1)
-    y0, y1 = max(0, int(ys.min()) - pad), min(height, int(ys.max()) + pad + 1)
-    return button[y0:y1, x0:x1]
 
 
 def _to_read(candidates: Sequence[ModalRegion]) -> list[ModalRegion]:

@@ -17,7 +17,7 @@ from rpa_mcp.validation.caller_schema import SchemaLimits
 from rpa_mcp.validation.model import Expected, Frame, Observed, Target
 from rpa_mcp.validation.ports import DialogHit, DialogLocator, JudgePort
 from rpa_mcp.vision.images import BBox, clamp_bbox, crop
-from rpa_mcp.vision.lines import text_lines
+from rpa_mcp.vision.lines import ink_box, text_lines
 from rpa_mcp.vision.ocr import OcrEngine, OcrLine
 
 CELL = 8  # change map resolution (px per cell side)
@@ -129,7 +129,8 @@ class CheckContext:
         return self._change
 
     def read_line(self, which: Frame, bbox: BBox) -> OcrLine | None:
-        """Recognition-only OCR of a tight box (memoised per frame and box)."""
+        """Recognition-only OCR of a tight box (memoised per frame and box): of its letters, 4 px
+        around them (vision.lines.ink_box), so that a label small in a tall box fills the height."""
         return self._read_once(self.ocr, self._ocr_cache, which, bbox)
 
     def read_label(self, which: Frame, bbox: BBox, shows: Callable[[str], bool]) -> OcrLine | None:
@@ -153,7 +154,7 @@ class CheckContext:
                 cache[key] = None
             else:
                 self.ocr_calls += engine is self.ocr  # the float model's reads, as counted before
-                cache[key] = engine.read_line(self.frame(which)[y : y + h, x : x + w])
+                cache[key] = engine.read_line(ink_box(self.frame(which)[y : y + h, x : x + w]))
         return cache[key]
 
     def read_band(

@@ -12,6 +12,7 @@ import numpy as np
 from rpa_mcp.vision.images import BBox
 
 ICON_MIN = 14  # px: a square blob this tall is an icon, not a glyph
+INK_CONTRAST = 60  # grey levels between a label's letters and the face they are drawn on
 
 
 def text_lines(
@@ -96,3 +97,22 @@ def _join_lines(boxes: list[BBox]) -> list[BBox]:
         else:
             out.append([x, y, w, h])
     return [(a, b, c, d) for a, b, c, d in out]
+
+
+def ink_box(label: np.ndarray, pad: int = 4) -> np.ndarray:
+    """The part of a label's crop that holds its letters, `pad` px around them: a pill's rounded
+    ends and a frame's corners read as letters ('Autriser pendant'), and a label small in a tall
+    box (a tab's, a label's) reads worse than the same label filling the recognizer's height."""
+    if label.size == 0:
+        return label
+    gray = cv2.cvtColor(label, cv2.COLOR_BGR2GRAY).astype(np.int16)
+    ink = np.abs(gray - int(np.median(gray))) > INK_CONTRAST
+    ink[:2, :] = ink[-2:, :] = False  # the frame itself
+    ink[:, :2] = ink[:, -2:] = False
+    ys, xs = np.nonzero(ink)
+    if xs.size < 8:
+        return label
+    height, width = gray.shape
+    x0, x1 = max(0, int(xs.min()) - pad), min(width, int(xs.max()) + pad + 1)
+    y0, y1 = max(0, int(ys.min()) - pad), min(height, int(ys.max()) + pad + 1)
+    return label[y0:y1, x0:x1]
