@@ -79,6 +79,44 @@ def test_dialog_presence_trusts_the_dialog_locator_and_ignores_skip_dialogs() ->
     assert result.score == pytest.approx(0.92) and result.facts["dialog_id"] == "easily-session-expired"
 
 
+def test_a_dialog_drawn_where_the_page_was_is_judged_without_classifying_the_frame_before() -> None:
+    modal = DialogHit((600, 400, 400, 200), "browser-js-alert", "B", "pause", "127.0.0.1 says", 0.9)
+    before, after = frame(), frame()
+    after[400:600, 600:1000] = 90  # a tenth of its box or more changed: not the dialog of before
+    locator = FakeDialogLocator(before=modal, after=modal)
+    result = check("DialogPresenceChecker", ctx(before, after, dialog_locator=locator), classifier="always")
+    assert result.score >= 0.8 and "appeared" in result.detail
+    assert locator.calls == 1  # the AFTER frame only
+
+
+def test_a_dialog_unchanged_in_place_is_judged_on_its_pixels() -> None:
+    modal = DialogHit((600, 400, 400, 200), "browser-leave-site", "B", "pause", "Leave site?", 0.95)
+    locator = FakeDialogLocator(before=modal, after=modal)
+    result = check("DialogPresenceChecker", ctx(frame(), frame(), dialog_locator=locator), classifier="always")
+    assert result.score >= 0.9 and result.facts["blocking"] is True and "before the action" in result.detail
+    assert locator.calls == 1  # its box did not change by a pixel: no need to classify the frame before
+
+
+def test_a_dialog_whose_box_changed_a_little_is_compared_with_the_frame_before() -> None:
+    modal = DialogHit((600, 400, 400, 200), "browser-leave-site", "B", "pause", "Leave site?", 0.95)
+    before, after = frame(), frame()
+    after[560:580, 880:980] = 90  # a button's hover: between a hundredth and a tenth of the box
+    locator = FakeDialogLocator(before=modal, after=modal)
+    result = check("DialogPresenceChecker", ctx(before, after, dialog_locator=locator), classifier="always")
+    assert result.score >= 0.9 and result.facts["blocking"] is True
+    assert locator.calls == 2
+
+
+def test_a_click_inside_a_new_dialog_still_asks_whether_one_was_there_before() -> None:
+    modal = DialogHit((600, 400, 400, 200), "browser-leave-site", "B", "pause", "Leave site?", 0.95)
+    before, after = frame(), frame()
+    after[400:600, 600:1000] = 90
+    locator = FakeDialogLocator(before=None, after=modal)
+    c = ctx(before, after, dialog_locator=locator, target=Target("Leave", (900, 560, 80, 24)))
+    result = check("DialogPresenceChecker", c, classifier="always")
+    assert result.score >= 0.8 and locator.calls == 2  # opened where the click landed: its effect
+
+
 def test_dialog_presence_finds_a_modal_over_a_dimmed_page_without_a_locator() -> None:
     before = frame()
     after = (before * 0.6).astype(np.uint8)

@@ -26,6 +26,10 @@ DIM_LEVEL = 12  # grey levels an overlay takes off the page behind a modal
 MIN_DIMMED_SHARE = 0.30
 NEW_LEVEL = 16  # grey levels off the dimmed page that make a cell new content
 MIN_HOLE_SHARE = 0.004
+# A tenth of a dialog's box changed: it is not the dialog that was there before, unchanged in place
+# (a focus ring, a hover, a caret change far less), so the BEFORE frame need not be classified.
+APPEARED_MIN_CHANGE = 0.10
+STAYED_MAX_CHANGE = 0.01  # ... and at most a hundredth changed: the same dialog, where it was
 MODAL_MIN_W, MODAL_MIN_H = 120, 50  # smallest dialog (as the dialogs area's locator)
 
 
@@ -105,6 +109,13 @@ class DialogPresenceChecker(BaseChecker):
                 )
             point = click_point(ctx.target)
             on_it = point is not None and contains(hit.bbox, (point[0], point[1], 1, 1))
+            if not on_it and hit.dialog_id:
+                # the pixels of its box decide when they can, instead of classifying the frame before
+                changed = ctx.change().fraction_in(hit.bbox)
+                if changed >= APPEARED_MIN_CHANGE:
+                    return self._appeared(signal, hit, crop, facts)
+                if changed <= STAYED_MAX_CHANGE:
+                    return self._stayed(signal, hit, crop, facts)
             # only a dialog that was there before can have been acted on: one that opened where the
             # click landed (a leave-site prompt over the link that asked for it) is the click's effect
             previous = ctx.dialog("before")
@@ -113,22 +124,8 @@ class DialogPresenceChecker(BaseChecker):
                     signal, 0.0, f"the action was on dialog {hit.dialog_id!r} ({list(hit.bbox)})", crop=crop, **facts
                 )
             if previous is not None and previous.dialog_id == hit.dialog_id and _iou(previous.bbox, hit.bbox) > 0.8:
-                return self.result(
-                    signal,
-                    max(0.9, hit.confidence),
-                    f"dialog {hit.dialog_id!r} was on screen before the action and still is at {list(hit.bbox)}: "
-                    "the action could not reach what is behind it",
-                    crop=crop,
-                    blocking=True,
-                    **facts,
-                )
-            return self.result(
-                signal,
-                max(hit.confidence, 0.8) if hit.dialog_id else hit.confidence,
-                f"dialog {hit.dialog_id!r} ({hit.title!r}) appeared at {list(hit.bbox)}",
-                crop=crop,
-                **facts,
-            )
+                return self._stayed(signal, hit, crop, facts)
+            return self._appeared(signal, hit, crop, facts)
         overlay = find_modal_overlay(ctx)
         if overlay is not None:
             return self.result(
@@ -141,6 +138,26 @@ class DialogPresenceChecker(BaseChecker):
             )
         source = "no dialog classifier wired; " if ctx.dialog_locator is None else "no dialog found by the classifier; "
         return self.result(signal, 0.0, f"{source}no modal overlay detected")
+
+    def _stayed(self, signal: str, hit: DialogHit, crop: CropRef, facts: dict[str, object]) -> CheckResult:
+        return self.result(
+            signal,
+            max(0.9, hit.confidence),
+            f"dialog {hit.dialog_id!r} was on screen before the action and still is at {list(hit.bbox)}: "
+            "the action could not reach what is behind it",
+            crop=crop,
+            blocking=True,
+            **facts,
+        )
+
+    def _appeared(self, signal: str, hit: DialogHit, crop: CropRef, facts: dict[str, object]) -> CheckResult:
+        return self.result(
+            signal,
+            max(hit.confidence, 0.8) if hit.dialog_id else hit.confidence,
+            f"dialog {hit.dialog_id!r} ({hit.title!r}) appeared at {list(hit.bbox)}",
+            crop=crop,
+            **facts,
+        )
 
 
 def _facts(hit: DialogHit, source: str) -> dict[str, object]:
