@@ -126,7 +126,7 @@ def encode_png(image: np.ndarray, *, max_side: int = CLIENT_MAX_SIDE, max_bytes:
         raise ImageRejected("cannot encode an empty crop", field="image")
     scale = min(1.0, max_side / max(image.shape[:2]))
     while True:
-        scaled = image if scale >= 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        scaled = image if scale >= 1.0 else shrink(image, scale)
         for params in (PNG_FAST, PNG_SMALL):
             ok, buf = cv2.imencode(".png", scaled, params)
             if not ok:
@@ -134,6 +134,22 @@ def encode_png(image: np.ndarray, *, max_side: int = CLIENT_MAX_SIDE, max_bytes:
             if len(buf) <= max_bytes or min(scaled.shape[:2]) <= 16:
                 return bytes(buf)
         scale *= 0.7
+
+
+def shrink(image: np.ndarray, scale: float) -> np.ndarray:
+    """`image` scaled down by `scale` (< 1): by the largest whole factor first, where OpenCV's area
+    filter averages blocks of pixels (~1 ms for a page-sized region, against ~10 at a fractional
+    scale), then by what is left (under 2x) linearly."""
+    height, width = image.shape[:2]
+    size = (max(1, round(width * scale)), max(1, round(height * scale)))
+    whole = int(1 / scale)
+    if whole >= 2:
+        image = cv2.resize(
+            np.ascontiguousarray(image), (max(1, width // whole), max(1, height // whole)), interpolation=cv2.INTER_AREA
+        )
+    if (image.shape[1], image.shape[0]) != size:
+        image = cv2.resize(np.ascontiguousarray(image), size, interpolation=cv2.INTER_LINEAR)
+    return image
 
 
 def encode_png_base64(image: np.ndarray, **limits: int) -> str:

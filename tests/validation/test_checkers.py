@@ -79,6 +79,16 @@ def test_dialog_presence_trusts_the_dialog_locator_and_ignores_skip_dialogs() ->
     assert result.score == pytest.approx(0.92) and result.facts["dialog_id"] == "easily-session-expired"
 
 
+def test_a_box_s_changed_share_is_the_change_map_s_whether_the_map_is_made_or_not() -> None:
+    before, after = frame(), frame()
+    after[400:500, 600:1000] = 90  # a quarter of the box below
+    box = (600, 400, 400, 400)
+    alone = ctx(before, after).changed_share(box)
+    with_map = ctx(before, after)
+    with_map.change()
+    assert alone == pytest.approx(0.25) and with_map.changed_share(box) == pytest.approx(0.25)
+
+
 def test_a_dialog_drawn_where_the_page_was_is_judged_without_classifying_the_frame_before() -> None:
     modal = DialogHit((600, 400, 400, 200), "browser-js-alert", "B", "pause", "127.0.0.1 says", 0.9)
     before, after = frame(), frame()

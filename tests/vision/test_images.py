@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from rpa_mcp.errors import ImageRejected
-from rpa_mcp.vision.images import PNG_FAST, PNG_SMALL, decode_base64, decode_image, encode_png, read_header
+from rpa_mcp.vision.images import PNG_FAST, PNG_SMALL, decode_base64, decode_image, encode_png, read_header, shrink
 
 
 def png_bomb(width: int = 10_000, height: int = 10_000) -> bytes:
@@ -85,3 +85,20 @@ def test_png_crops_are_lossless_and_try_the_thorough_setting_before_shrinking():
     assert len(cv2.imencode(".png", ramp, PNG_FAST)[1]) > limit
     png = encode_png(ramp, max_bytes=limit)
     assert cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR).shape == ramp.shape
+
+
+def test_a_page_sized_crop_is_shrunk_like_the_area_filter_does_it():
+    page = np.full((916, 1860, 3), 245, np.uint8)
+    for row in range(40, 900, 30):
+        cv2.putText(
+            page, "Compte rendu - Radiologie thoracique", (20, row), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (20, 20, 20), 1
+        )
+    for scale in (960 / 1860, 0.34, 0.2):
+        got = shrink(page, scale)
+        reference = cv2.resize(page, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        assert got.shape[:2] == (round(916 * scale), round(1860 * scale))
+        common = (min(got.shape[0], reference.shape[0]), min(got.shape[1], reference.shape[1]))
+        diff = np.abs(got[: common[0], : common[1]].astype(int) - reference[: common[0], : common[1]].astype(int))
+        assert diff.mean() < 3, (scale, diff.mean())  # grey levels: the same picture
+    decoded = cv2.imdecode(np.frombuffer(encode_png(page, max_side=960), np.uint8), cv2.IMREAD_COLOR)
+    assert max(decoded.shape[:2]) <= 960

@@ -111,7 +111,7 @@ class DialogPresenceChecker(BaseChecker):
             on_it = point is not None and contains(hit.bbox, (point[0], point[1], 1, 1))
             if not on_it and hit.dialog_id:
                 # the pixels of its box decide when they can, instead of classifying the frame before
-                changed = ctx.change().fraction_in(hit.bbox)
+                changed = ctx.changed_share(hit.bbox)
                 if changed >= APPEARED_MIN_CHANGE:
                     return self._appeared(signal, hit, crop, facts)
                 if changed <= STAYED_MAX_CHANGE:
