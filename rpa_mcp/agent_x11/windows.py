@@ -262,7 +262,9 @@ class WindowTracker:
         the history; False when the server did not answer within `timeout` seconds."""
         with self._probe_lock:
             with self._cond:
-                if time_ms is not None and self._caught_up is not None and delta_ms(time_ms, self._caught_up) <= 0:
+                # strictly older than the last barrier: a change stamped in the barrier's own
+                # millisecond may have been made after it, and `at` counts it before the input
+                if time_ms is not None and self._caught_up is not None and delta_ms(time_ms, self._caught_up) < 0:
                     return True
                 seen = self._barriers
             self._probe_sent = time.monotonic()

@@ -38,6 +38,23 @@ class TitledWindow:
         self.conn.close()
 
 
+def test_an_input_stamped_in_the_last_barrier_s_millisecond_waits_for_a_new_one(desktop):
+    """A change and an input may share the millisecond of the barrier before them: only an input
+    strictly older than the barrier is known to have every change before it in the history."""
+    tracker = WindowTracker(desktop.display).start()
+    try:
+        assert tracker.catch_up(None)
+        barrier = tracker._caught_up
+        assert barrier is not None
+        passed = tracker._barriers
+        assert tracker.catch_up(barrier)
+        assert tracker._barriers == passed + 1  # a new probe went round, the last one was not trusted
+        assert tracker.catch_up(barrier - 1)
+        assert tracker._barriers == passed + 1  # older than the barrier: already in the history
+    finally:
+        tracker.stop()
+
+
 def test_an_input_sees_every_window_change_made_before_it_and_is_dated_on_this_machines_clock(desktop):
     tracker = WindowTracker(desktop.display).start()
     moves: queue.Queue[RawInput] = queue.Queue()
