@@ -89,8 +89,9 @@ def _join_lines(boxes: list[BBox]) -> list[BBox]:
         for line in out:
             lx, ly, lw, lh = line
             overlap = min(ly + lh, y + h) - max(ly, y)
-            apart = _icon_beside((lx, ly, lw, lh), (x, y, w, h)) or _icon_beside((x, y, w, h), (lx, ly, lw, lh))
-            if overlap >= 0.6 * min(lh, h) and x - (lx + lw) <= 1.2 * max(lh, h) and not apart:
+            near = overlap >= 0.6 * min(lh, h) and x - (lx + lw) <= 1.2 * max(lh, h)
+            line_box, box = (lx, ly, lw, lh), (x, y, w, h)
+            if near and not (_icon_beside(line_box, box) or _icon_beside(box, line_box)):
                 x1, y1 = max(lx + lw, x + w), max(ly + lh, y + h)
                 line[0], line[1] = min(lx, x), min(ly, y)
                 line[2], line[3] = x1 - line[0], y1 - line[1]
