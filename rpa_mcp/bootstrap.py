@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 
 from rpa_mcp.auth.keys import load_signing_keys
 from rpa_mcp.auth.provider import ProviderAccessTokens, ProviderKeys
@@ -260,11 +261,16 @@ def build_dialog_ocr(settings: Settings, ocr: OcrEngine) -> OcrEngine:
     if not use_int8(settings):
         return ocr
     models = settings.data_dir / "models"
-    threads, workers = settings.ocr_threads, ocr_workers(settings)
-    if not settings.ocr_latin_head:
-        return RapidOcrEngine(recognizer=lambda: int8_recognizer(models), threads=threads, workers=workers)
+
+    def recognizer() -> Path | None:
+        model = int8_recognizer(models)
+        return latin_recognizer(model, models) if settings.ocr_latin_head else model
+
     return RapidOcrEngine(
-        recognizer=lambda: latin_recognizer(int8_recognizer(models), models), threads=threads, workers=workers
+        recognizer=recognizer,
+        threads=settings.ocr_threads,
+        workers=ocr_workers(settings),
+        width=settings.dialog_ocr_width,
     )
 
 

@@ -75,6 +75,13 @@ class Settings(BaseSettings):
         "data_dir/models, ~0.6x the CPU time on a CPU with int8 dot-product instructions: AVX-512 VNNI, "
         "AVX-VNNI, Arm dotprod); auto = only on such a CPU (elsewhere it is no faster); true/false force it.",
     )
+    dialog_ocr_width: float = Field(
+        0.8,
+        ge=0.5,
+        le=1.0,
+        description="The dialog classifier's engine recognises a crop at this share of its own width (text "
+        "narrowed: the recognizer's cost is linear in its input's width); 1 reads at full width.",
+    )
     ocr_latin_head: bool = Field(
         True,
         description="Text recognition uses a copy of the recognizer whose output keeps only the classes of "

@@ -77,6 +77,7 @@ REC_MIN_WIDTH = 16  # narrower crops are padded to this many columns
 READ_CACHE_ENTRIES = 4096  # recognised crops remembered (a digest and a short string each)
 MAX_THREADS = 16  # onnxruntime threads per inference (RPA_OCR_THREADS)
 MAX_WORKERS = 16  # crops of one call recognised at once (RPA_OCR_WORKERS)
+MIN_WIDTH_SHARE = 0.5  # narrower inputs than half a crop's own width read garbage
 AUTO_WORKERS = 4  # at most this many by default: a frame has a median of four or five crops to read
 
 
@@ -99,16 +100,21 @@ class RapidOcrEngine:
         recognizer: Callable[[], Path | None] | None = None,
         threads: int = 1,
         workers: int = 1,
+        width: float = 1.0,
     ) -> None:
         """`recognizer`: called once, at the first use, for an ONNX model to recognise with instead of
         the wheel's (the same network and dictionary, e.g. its int8 copy); None from it keeps the wheel's.
         `threads`: onnxruntime threads per inference (RPA_OCR_THREADS); `workers`: crops of one
-        `read_lines` call recognised at once (RPA_OCR_WORKERS; docs/decisions/ocr-engine.md)."""
+        `read_lines` call recognised at once (RPA_OCR_WORKERS; docs/decisions/ocr-engine.md); `width`: the
+        recognizer's input width as a share of a crop's own (below 1, text narrowed for less CPU)."""
         if not 1 <= threads <= MAX_THREADS:
             raise ValueError(f"threads must be from 1 to {MAX_THREADS}, not {threads}")
         if not 1 <= workers <= MAX_WORKERS:
             raise ValueError(f"workers must be from 1 to {MAX_WORKERS}, not {workers}")
+        if not MIN_WIDTH_SHARE <= width <= 1.0:
+            raise ValueError(f"width must be from {MIN_WIDTH_SHARE} to 1, not {width}")
         self.threads = threads
+        self.width = width
         self.workers = workers
         self._pool: ThreadPoolExecutor | None = None  # made at the first call with crops to share out
         self._engine: Any = None  # a RapidOCR instance (untyped library): results are read duck-typed
@@ -258,7 +264,7 @@ class RapidOcrEngine:
                 # added); two workers may both make it: the same decoder, the last one kept
                 self._decode = type(decode)(character=list(self._characters))
             decode = self._decode
-        batch = rec_input(image)
+        batch = rec_input(image, self.width)
         columns = batch.shape[3]
         output = (
             self._session.run(None, {self._session.get_inputs()[0].name: batch})[0] if self._session else session(batch)
@@ -268,10 +274,10 @@ class RapidOcrEngine:
         return str(text), float(score)
 
 
-def rec_input(image: np.ndarray) -> np.ndarray:
-    """A crop as the recognizer's input: 48 px high at its own width, scaled to [-1, 1], NCHW."""
-    height, width = image.shape[:2]
-    columns = max(REC_MIN_WIDTH, math.ceil(REC_HEIGHT * width / height))
+def rec_input(image: np.ndarray, width: float = 1.0) -> np.ndarray:
+    """A crop as the recognizer's input: 48 px high at `width` times its own width, scaled to [-1, 1], NCHW."""
+    rows, cols = image.shape[:2]
+    columns = max(REC_MIN_WIDTH, math.ceil(round(width * REC_HEIGHT * cols / rows, 6)))  # 0.8 x 480 is 384
     resized = cv2.resize(np.ascontiguousarray(image), (columns, REC_HEIGHT)).astype(np.float32)
     return (resized.transpose(2, 0, 1)[np.newaxis] / 127.5 - 1.0).astype(np.float32)
 
