@@ -142,6 +142,40 @@ def test_dialog_closed_uses_the_classifiers_box_when_given() -> None:
     assert result.score == 0.0 and "still" in result.detail
 
 
+def answered_dialog() -> tuple[np.ndarray, np.ndarray, DialogHit, Target]:
+    hit = DialogHit((600, 400, 400, 200), "easily-save-confirm", "C", "confirm", "Enregistrer ?", 0.95)
+    before, after = frame(), frame()
+    before[400:600, 600:1000] = 200  # the dialog, gone after
+    before[560:584, 900:980] = 120  # its button
+    return before, after, hit, Target("Enregistrer", (900, 560, 80, 24))
+
+
+def test_a_dialog_gone_with_its_button_is_closed_without_classifying_the_frame_before() -> None:
+    before, after, hit, button = answered_dialog()
+    locator = FakeDialogLocator(before=hit, after=None)
+    result = check("DialogClosedChecker", ctx(before, after, target=button, dialog_locator=locator))
+    assert result.score == 1.0 and "no dialog after" in result.detail
+    assert locator.calls == 1  # the AFTER frame only
+
+
+def test_a_button_still_written_sends_the_checker_to_the_dialog_of_before() -> None:
+    before, after, hit, button = answered_dialog()
+    after[:] = before  # nothing closed
+    locator = FakeDialogLocator(before=hit, after=None)  # the classifier missed it after
+    ocr = FakeOcr([OcrLine("Enregistrer", (0, 0, 80, 24), 0.99)])
+    result = check("DialogClosedChecker", ctx(before, after, target=button, dialog_locator=locator, ocr=ocr))
+    assert result.score == 0.0 and "still on screen" in result.detail and locator.calls == 2
+
+
+def test_a_button_gone_from_surroundings_that_hardly_changed_is_judged_on_the_dialog_of_before() -> None:
+    before, after, hit, button = answered_dialog()
+    after[:] = before
+    after[560:584, 900:980] = 200  # only the button went (a redraw): its surroundings did not close
+    locator = FakeDialogLocator(before=hit, after=None)
+    result = check("DialogClosedChecker", ctx(before, after, target=button, dialog_locator=locator))
+    assert locator.calls == 2 and "no dialog after, button" not in result.detail
+
+
 def test_title_bar_compares_the_observed_application() -> None:
     moved = Observed("Dossier - MédiDossier - Microsoft Edge", "Visionneuse PACS — DURAND — RX", "pacs.exe")
     same = Observed("Dossier - MédiDossier - Microsoft Edge", "Imagerie - MédiDossier - Microsoft Edge")

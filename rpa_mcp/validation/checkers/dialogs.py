@@ -174,8 +174,9 @@ def _facts(hit: DialogHit, source: str) -> dict[str, object]:
 class DialogClosedChecker(BaseChecker):
     """Is the answered dialog gone? Judged inside the dialog's box (or around the clicked button).
 
-    Evidence, cheapest first: the classifier's dialog box still there after; the button label
-    still written at the button; the share of changed pixels inside the dialog region.
+    Evidence, cheapest first: no dialog after, the button label gone and its surroundings changed
+    (the dialog before then need not be found); the classifier's dialog box still there after; the
+    button label still written at the button; the share of changed pixels inside the dialog region.
     """
 
     name = "DialogClosedChecker"
@@ -185,28 +186,44 @@ class DialogClosedChecker(BaseChecker):
             return self.not_applicable(signal, "no button/dialog bbox")
         shape = ctx.after.shape
         button = ctx.target.bbox
+        margin = max(2 * button[3], int(params.get("margin", 24)))
+        closed_share = float(params.get("closed_fraction", 0.15))
+        label = ctx.target.label or ""
+        still = ctx.dialog("after")
+
+        def read_button() -> str:  # memoised by the context: read at most once
+            line = ctx.read_label("after", around(button, shape, 3), lambda text: label_matches(text, label))
+            return line.text if line else ""
+
+        if still is None and label and not label_matches(read := read_button(), label):
+            # No dialog after and the button gone: when its surroundings changed as a closing dialog's
+            # do, where the dialog stood before adds nothing (finding it costs a classification).
+            nearby = around(button, shape, margin)
+            fraction = ctx.change().fraction_in(nearby)
+            if fraction >= closed_share:
+                return self.result(
+                    signal,
+                    1.0,
+                    f"no dialog after, button {label!r} gone (reads {read!r}) and {fraction:.1%} of the "
+                    "region around the clicked button changed",
+                    crop=CropRef("dialog region (after)", "after", nearby),
+                )
         dialog = ctx.dialog("before")
         if dialog is not None and contains(dialog.bbox, button):
             region, source = dialog.bbox, "dialog bbox from the classifier"
         else:
-            margin = max(2 * button[3], int(params.get("margin", 24)))
             region, source = around(button, shape, margin), "region around the clicked button"
         crop = CropRef("dialog region (after)", "after", region)
-        still = ctx.dialog("after")
         if dialog is not None and still is not None and _iou(dialog.bbox, still.bbox) > 0.6:
             return self.result(signal, 0.0, f"dialog {still.dialog_id!r} still at {list(still.bbox)}", crop=crop)
         fraction = ctx.change().fraction_in(region)
-        closed_share = float(params.get("closed_fraction", 0.15))
-        if ctx.target.label:
-            label = ctx.target.label
-            line = ctx.read_label("after", around(button, shape, 3), lambda text: label_matches(text, label))
-            read = line.text if line else ""
-            if label_matches(read, ctx.target.label):
+        if label:
+            read = read_button()
+            if label_matches(read, label):
                 return self.result(
                     signal,
                     0.0,
-                    f"button {ctx.target.label!r} still on screen at {list(button)}; "
-                    f"{fraction:.1%} of the {source} changed",
+                    f"button {label!r} still on screen at {list(button)}; {fraction:.1%} of the {source} changed",
                     crop=crop,
                     read=read,
                 )
@@ -214,7 +231,7 @@ class DialogClosedChecker(BaseChecker):
                 return self.result(
                     signal,
                     1.0,
-                    f"button {ctx.target.label!r} gone (reads {read!r}) and {fraction:.1%} of the {source} changed",
+                    f"button {label!r} gone (reads {read!r}) and {fraction:.1%} of the {source} changed",
                     crop=crop,
                 )
             # Gone: no dialog after, or only one elsewhere (the toast a save shows is not the answered dialog).
@@ -225,7 +242,7 @@ class DialogClosedChecker(BaseChecker):
                     0.9,
                     f"the classifier found dialog {dialog.dialog_id!r} before and "
                     f"{'no dialog' if still is None else repr(still.dialog_id) + ' elsewhere'} after; button "
-                    f"{ctx.target.label!r} not read any more ({read!r}); {fraction:.1%} of the {source} changed",
+                    f"{label!r} not read any more ({read!r}); {fraction:.1%} of the {source} changed",
                     crop=crop,
                 )
             return self.result(
