@@ -254,8 +254,9 @@ def use_int8(settings: Settings) -> bool:
 def build_dialog_ocr(settings: Settings, ocr: OcrEngine) -> OcrEngine:
     """The dialog classifier's engine: its own, recognising with the int8 recognizer made under
     data_dir/models at its first read (vision.int8), cut to its Latin head like the checkers' one
-    unless RPA_OCR_LATIN_HEAD=false; `ocr` itself when RPA_DIALOG_OCR_INT8=false (or `auto` on a
-    CPU without int8 dot-product instructions).
+    unless RPA_OCR_LATIN_HEAD=false, reading crops narrowed to RPA_DIALOG_OCR_WIDTH of their width;
+    `ocr` itself (full width) when RPA_DIALOG_OCR_INT8=false (or `auto` on a CPU without int8
+    dot-product instructions).
     The checkers' reads (a target's label, a tab's) stay on the float model: they compare a read
     label exactly, the classifier fuzzily with the catalog (docs/decisions/ocr-engine.md)."""
     if not use_int8(settings):

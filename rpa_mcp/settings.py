@@ -80,7 +80,8 @@ class Settings(BaseSettings):
         ge=0.5,
         le=1.0,
         description="The dialog classifier's engine recognises a crop at this share of its own width (text "
-        "narrowed: the recognizer's cost is linear in its input's width); 1 reads at full width.",
+        "narrowed: the recognizer's cost is linear in its input's width); 1 reads at full width. Only for the "
+        "classifier's own int8 engine (see dialog_ocr_int8); the checkers' reads stay at full width.",
     )
     ocr_latin_head: bool = Field(
         True,
