@@ -296,14 +296,16 @@ class VirtualDisplay:
         argv += extra or []
         argv += [f"--app={url}"] if app_mode else [url]
         env = {**self.env, "LANGUAGE": lang, "LANG": "fr_FR.UTF-8" if lang == "fr" else "en_US.UTF-8"}
-        before = set(self.windows().client_list())
+        # a window is known by its id and its process: the X server may hand a browser that just quit
+        # its client's id range to the next one, whose first window then has the same id
+        before = {(info.wid, info.pid) for info in self.windows().windows()}
         proc = self.spawn(argv, log=f"chromium-{profile.name}", env=env)
 
         def window() -> Any:
             if proc.poll() is not None:
                 raise DesktopError(f"chromium exited with status {proc.returncode} (see {self.workdir}/chromium-*.log)")
             for info in self.windows().windows():
-                if info.wid in before:
+                if (info.wid, info.pid) in before:
                     continue
                 if wait_title is None and info.title and "chromium" in (info.wm_class or "").lower():
                     return info
@@ -312,9 +314,8 @@ class VirtualDisplay:
             return None
 
         def new_windows() -> str:
-            titles = [
-                f"{info.title!r} ({info.wm_class})" for info in self.windows().windows() if info.wid not in before
-            ]
+            fresh = [info for info in self.windows().windows() if (info.wid, info.pid) not in before]
+            titles = [f"{info.title!r} ({info.wm_class})" for info in fresh]
             return ", ".join(titles) or "no new window"
 
         info = wait_until(
