@@ -59,13 +59,13 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from rpa_mcp.auth.keys import key_source
     from rpa_mcp.bootstrap import build_services, public_base_url
     from rpa_mcp.entrypoints.app import create_app, freeze_startup_heap
+    from rpa_mcp.entrypoints.http_server import HttpLimits, ensure_open_files, serve
 
     settings = _settings(args)
+    ensure_open_files(HttpLimits.from_settings(settings))  # refused here, before anything heavy loads
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     services = build_services(settings)
     app = create_app(settings, services=services)  # refuses to start before anything is printed
@@ -78,9 +78,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     token = services.access_tokens.mint("operator", ["operator"], ttl_s=12 * 3600) if on_terminal else None
     keys = services.access_tokens.keys
     print(_banner(public_base_url(actual), token, actual, key_source(settings, keys)), flush=True)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     freeze_startup_heap()
-    server.run(sockets=[sock])
+    serve(app, sock, settings)
     return 0
 
 

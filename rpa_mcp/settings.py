@@ -149,6 +149,29 @@ class Settings(BaseSettings):
     max_request_pixels: int = Field(
         80_000_000, ge=1, description="Pixels of all images of one request together (a batch of screenshots)."
     )
+    # --- the HTTP server's connections (docs/decisions/http-server.md); a reverse proxy keeps the same
+    http_header_timeout_s: float = Field(
+        10.0, gt=0, le=300, description="A request's line and headers must arrive within this (s); else 408, closed."
+    )
+    http_body_timeout_s: float = Field(
+        30.0, gt=0, le=3600, description="A request's whole body must arrive within this after its head (s); else 408."
+    )
+    http_idle_timeout_s: float = Field(
+        5.0,
+        gt=0,
+        le=300,
+        description="A connection that sends nothing this long (new, or after an answer) is closed (s).",
+    )
+    http_max_connections: int = Field(
+        1000, ge=1, le=100_000, description="Open connections, all clients together; one more is answered 503."
+    )
+    http_max_connections_per_address: int = Field(
+        100,
+        ge=1,
+        le=100_000,
+        description="Open connections from one client address; one more is answered 503 (behind a reverse proxy, "
+        "every client has the proxy's address: set at least the proxy's upstream connections).",
+    )
     mcp_max_sessions: int = Field(1000, ge=1, description="Open legacy (2025-11-25) MCP sessions, all identities.")
     mcp_sessions_per_identity: int = Field(
         16, ge=1, description="Open legacy MCP sessions per identity; a new one closes that identity's oldest."

@@ -69,8 +69,11 @@ class ServerProcess:
 
 
 @contextlib.contextmanager
-def server_process(data_dir: Path, **env: str) -> Iterator[ServerProcess]:
-    """`rpa_mcp` served by uvicorn in a child process; `env` holds extra RPA_* settings."""
+def server_process(data_dir: Path, *, plain: bool = False, **env: str) -> Iterator[ServerProcess]:
+    """`rpa_mcp` served as `rpa-mcp serve` does in a child process; `env` holds extra RPA_* settings.
+
+    `plain`: served by uvicorn without the connection guard (the figures before it).
+    """
     data_dir.mkdir(parents=True, exist_ok=True)
     sock = loopback_socket()
     sock.listen(512)
@@ -87,7 +90,7 @@ def server_process(data_dir: Path, **env: str) -> Iterator[ServerProcess]:
     log_path = data_dir / "server.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "rpa_mcp.bench.server", str(sock.fileno())],
+            [sys.executable, "-m", "rpa_mcp.bench.server", str(sock.fileno()), *(["--plain"] if plain else [])],
             env=child_env,
             stdin=subprocess.DEVNULL,
             stdout=log,
@@ -117,13 +120,17 @@ def main(argv: list[str]) -> int:
 
     from rpa_mcp.bootstrap import build_services
     from rpa_mcp.entrypoints.app import create_app
+    from rpa_mcp.entrypoints.http_server import serve
     from rpa_mcp.settings import Settings
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     sock = socket.socket(fileno=int(argv[0]))
     settings = Settings()
     app = create_app(settings, services=build_services(settings))
-    uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on")).run(sockets=[sock])
+    if "--plain" in argv:
+        uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on")).run(sockets=[sock])
+    else:
+        serve(app, sock, settings)
     return 0
 
 
