@@ -142,7 +142,13 @@ def build_services(
         settings.catalog_path, dialog_ocr, resolver_enabled=settings.dialog_resolver_enabled
     )
     validator = build_validator(settings, ocr, dialogs, fast_ocr=dialog_ocr)
-    frames, image_work = FrameCache(settings.frame_cache_bytes), ImageWork(settings.image_work_slots)
+    frames = FrameCache(settings.frame_cache_bytes)
+    image_work = ImageWork(
+        settings.image_work_slots,
+        reserved=min(settings.image_work_reserved_slots, settings.image_work_slots - 1),
+        per_identity=settings.image_work_per_identity,
+        queue_per_identity=settings.image_work_queue_per_identity,
+    )
     competences: Competences
     if shared_db:
         competences = DbCompetenceStore(db, clock, root=settings.data_dir / "competences")  # shared by the replicas

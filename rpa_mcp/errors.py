@@ -17,6 +17,7 @@ and tests depend on them); `retryable` says whether the same request may succeed
     ├── Unauthenticated               unauthenticated                 401
     ├── Forbidden                     forbidden                       403
     ├── RateLimited                   rate-limited                    429  retryable
+    │   └── ImageWorkBusy             image-work-busy                 429  retryable
     ├── ToolQuotaExceeded             tool-quota-exceeded             429
     ├── ConfirmationError             confirmation-invalid            403
     │   ├── TokenExpired              confirmation-expired            403
@@ -138,6 +139,12 @@ class RateLimited(RpaError):
     def __init__(self, message: str, *, retry_after_s: float, **details: Any) -> None:
         super().__init__(message, retry_after_s=round(retry_after_s, 3), **details)
         self.retry_after_s = retry_after_s
+
+
+class ImageWorkBusy(RateLimited):
+    """This identity already has its share of image operations running or waiting; retry after `retry_after_s`."""
+
+    code = "image-work-busy"
 
 
 # --- confirmation (propose/apply) ------------------------------------------------------

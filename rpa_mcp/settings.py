@@ -145,7 +145,24 @@ class Settings(BaseSettings):
     frame_cache_bytes: int = Field(
         256 * 1024 * 1024, ge=0, description="Decoded screenshots kept in memory, all sessions together (bytes, LRU)."
     )
-    image_work_slots: int = Field(2, ge=1, le=64, description="Image decodes/analyses running at once; others wait.")
+    image_work_slots: int = Field(3, ge=1, le=64, description="Image decodes/analyses running at once; others wait.")
+    image_work_reserved_slots: int = Field(
+        1,
+        ge=0,
+        le=63,
+        description="Of the image-work slots, this many only for agents (validation, target resolution, "
+        "observation, a replay's check of a reported action); at most slots - 1.",
+    )
+    image_work_per_identity: int = Field(
+        1, ge=1, le=64, description="Image operations one identity runs at once (its other calls wait their turn)."
+    )
+    image_work_queue_per_identity: int = Field(
+        4,
+        ge=0,
+        le=1000,
+        description="Image operations one identity may have waiting; one more is refused 429 image-work-busy "
+        "with Retry-After.",
+    )
     max_request_pixels: int = Field(
         80_000_000, ge=1, description="Pixels of all images of one request together (a batch of screenshots)."
     )

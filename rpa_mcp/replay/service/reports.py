@@ -55,8 +55,8 @@ class Reports(ReplayCore):
         # Heavy work (decode, validator, dialog resolver) happens outside the write lock; the
         # write below is conditional on the attempt being still current, so a racing watchdog
         # or a concurrent duplicate cannot both win.
-        # decode + validation: one unit of image work, bounded like all of it (RPA_IMAGE_WORK_SLOTS)
-        decision, screen = await self.image_work.run(self.supervisor.decide, a, replay, msg)
+        # decode + validation: one unit of image work, in the agents' lane (their reserved slots)
+        decision, screen = await self.image_work.run(self.supervisor.decide, a, replay, msg, lane="agents")
         now = self.time.now()
         with self.store.atomic():
             if not self.store.add_report(
