@@ -219,7 +219,10 @@ async def measure(args: argparse.Namespace) -> str:
     if "memory" not in only:
         return "\n".join(lines)
     with tempfile.TemporaryDirectory() as tmp:
-        limits = {"RPA_MAX_IMAGE_PIXELS": str(max(40_000_000, side * side))}
+        limits = {
+            "RPA_MAX_IMAGE_PIXELS": str(max(40_000_000, side * side)),
+            "RPA_IMAGE_WORK_QUEUE_PER_IDENTITY": "16",  # one identity's 8 and 6 calls at once: memory, not fairness
+        }
         with server_process(Path(tmp) / "server", env=limits) as server:
             async with httpx2.AsyncClient(base_url=server.base, timeout=600) as client:
                 (await client.get("/healthz")).raise_for_status()

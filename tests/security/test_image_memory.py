@@ -101,6 +101,7 @@ async def test_a_real_server_keeps_its_memory_within_the_frame_budget(tmp_path):
         "RPA_MAX_IMAGE_PIXELS": str(side * side),
         "RPA_FRAME_CACHE_BYTES": str(64 * MIB),
         "RPA_IMAGE_WORK_SLOTS": "1",
+        "RPA_IMAGE_WORK_QUEUE_PER_IDENTITY": "16",  # one agent's 16 sessions at once: memory, not fairness
     }
     bomb = png(side, side)
     with server_process(tmp_path / "server", **limits) as server:
