@@ -3,7 +3,7 @@
 A viewer keeps `calls` classify_dialog calls in flight, each with a near-limit screenshot
 (6300x6300 = 39.7 Mpx, a dialog drawn on it); a 429 is retried 0.2 s later. Meanwhile an
 operator's small call (a 640x400 dialog) is timed one after the other, and an agent's
-validate_action too. Each figure is measured twice on a real server in a child process:
+validate_action too (after one warm-up call: the first classification builds the OCR engine). Each figure is measured twice on a real server in a child process:
 with the image work shared as before (2 slots, no share per identity, nothing reserved) and
 with this server's defaults (`RPA_IMAGE_WORK_*`).
 """
@@ -63,6 +63,7 @@ async def under_flood(server: ServerProcess, calls: int) -> list[str]:
     frame = {"png_base64": dialog_png(640, 400)}
     validation = {"action_type": "click_anchor", "before": frame, "after": frame}
     async with httpx2.AsyncClient(base_url=server.base, timeout=600) as client:
+        await timed(client, CLASSIFY, big, viewer)  # warm-up: the first classification builds the OCR engine
         alone = [(await timed(client, CLASSIFY, small, person))[0] for _ in range(SAMPLES)]
         flood_ms, _ = await timed(client, CLASSIFY, big, viewer)
         done = anyio.Event()

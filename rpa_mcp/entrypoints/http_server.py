@@ -284,6 +284,7 @@ def server_config(app: Any, limits: HttpLimits, **options: Any) -> uvicorn.Confi
         http=guarded_h11(ConnectionGate(limits)),
         timeout_keep_alive=math.ceil(limits.idle_timeout_s) + 1,
         h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+        ws="none",  # no WebSocket route; an upgrade would leave the guard's count
         log_level="warning",
         **options,
     )
