@@ -104,11 +104,13 @@ async def run_image_work(ctx: OpContext, fn: Callable[..., T], *args: Any) -> T:
 
     An agent's work (validation, target resolution, observation) may use the slots reserved for
     agents; anyone else's shares the others. One identity over its share is refused at once
-    (429 image-work-busy, retryable).
+    (429 image-work-busy, retryable). The static agent token (`RPA_API_TOKEN`) is one credential
+    for many workstations, not one identity's: its work is bounded by the slots only.
     """
     caller = ctx.caller
     lane: Lane = "agents" if "agent" in caller.roles else "people"
-    return await ctx.services.image_work.run(fn, *args, identity=caller.subject, lane=lane)
+    identity = None if caller.auth == "api-token" else caller.subject
+    return await ctx.services.image_work.run(fn, *args, identity=identity, lane=lane)
 
 
 async def session_machines(ctx: OpContext, session_ids: Iterable[Any]) -> set[str]:

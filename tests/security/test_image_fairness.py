@@ -21,7 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 from rpa_mcp.bootstrap import Services
 from rpa_mcp.entrypoints.app import create_app
 from tests.conftest import token_for
-from tests.security.conftest import client_for, image_arg, make_services, png
+from tests.security.conftest import AGENT_TOKEN, client_for, image_arg, make_services, png
 
 pytestmark = pytest.mark.anyio
 SAFETY_S = 30
@@ -101,4 +101,16 @@ async def test_the_agents_reserved_slot_validates_while_people_hold_every_other(
                 validated = await agent.post(
                     "/api/v1/validate", json={"action_type": "click_anchor", "before": frame, "after": frame}
                 )
+    assert validated.status_code == 200
+
+
+async def test_the_static_agent_token_is_not_one_identitys_share(tmp_path):
+    """RPA_API_TOKEN serves many workstations: its calls are bounded by the slots, not by one share."""
+    services = make_services(tmp_path)
+    frame = image_arg(png(320, 200))
+    with anyio.fail_after(SAFETY_S):
+        async with flooder_holding_its_share(services, "agent:api-token"), client_for(services, AGENT_TOKEN) as agent:
+            validated = await agent.post(
+                "/api/v1/validate", json={"action_type": "click_anchor", "before": frame, "after": frame}
+            )
     assert validated.status_code == 200
