@@ -3,9 +3,10 @@
 A viewer keeps `calls` classify_dialog calls in flight, each with a near-limit screenshot
 (6300x6300 = 39.7 Mpx, a dialog drawn on it); a 429 is retried 0.2 s later. Meanwhile an
 operator's small call (a 640x400 dialog) is timed one after the other, and an agent's
-validate_action too (after one warm-up call: the first classification builds the OCR engine). Each figure is measured twice on a real server in a child process:
-with the image work shared as before (2 slots, no share per identity, nothing reserved) and
-with this server's defaults (`RPA_IMAGE_WORK_*`).
+validate_action too, after one warm-up call (the first classification builds the OCR engine).
+Each figure is measured twice on a real server in a child process: with the image work shared
+as before (2 slots, no share per identity, nothing reserved) and with this server's defaults
+(`RPA_IMAGE_WORK_*`).
 """
 
 from __future__ import annotations
