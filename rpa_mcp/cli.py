@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
+from pydantic_settings import SettingsError
 
 from rpa_mcp import __version__
 from rpa_mcp.errors import RpaError
@@ -59,19 +60,38 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from rpa_mcp import startup
+
+    for warning in startup.unknown_names(os.environ):
+        print(f"rpa-mcp: warning: {warning}", file=sys.stderr)
+    settings = _settings(args)
+    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    lock = startup.lock_data_dir(settings)  # one server per SQLite data folder
+    try:
+        return _serve(settings)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _serve(settings: Settings) -> int:
     import uvicorn
 
+    from rpa_mcp import startup
     from rpa_mcp.auth.keys import key_source
     from rpa_mcp.bootstrap import build_services, public_base_url
     from rpa_mcp.entrypoints.app import create_app, freeze_startup_heap
 
-    settings = _settings(args)
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    services = build_services(settings)
-    app = create_app(settings, services=services)  # refuses to start before anything is printed
-    sock = bind(settings.host, settings.port)
+    sock = bind(settings.host, settings.port)  # a busy port is said before the models load
     port = sock.getsockname()[1]
     actual = settings if port == settings.port else settings.model_copy(update={"port": port})
+    try:
+        startup.probe_database(settings)
+        services = build_services(actual)
+        app = create_app(actual, services=services)  # refuses to start before anything is printed
+    except BaseException:
+        sock.close()
+        raise
     # The operator token goes to a person's terminal only: when the output is redirected (a log file,
     # a service manager's journal), none is minted or printed.
     on_terminal = sys.stdout.isatty() and not settings.auth_disabled
@@ -88,7 +108,7 @@ def _banner(base: str, token: str | None, settings: Settings, key: str) -> str:
     url = f"{base}/mcp"
     if token is None:
         auth = "DISABLED (local development)" if settings.auth_disabled else "bearer tokens"
-        return f"""rpa-mcp {__version__} — MCP endpoint: {url}
+        return f"""rpa-mcp {__version__} — MCP endpoint: {url}   operator console: {base}/console
 data dir: {settings.data_dir.resolve()}   auth: {auth}
 signing key: {key}
 The operator token is printed on a terminal only (this output is not one, and may be a log).
@@ -111,7 +131,7 @@ Mint a token: rpa-mcp token --sub <name> --role operator   (client set-up: docs/
     auth = (
         "DISABLED (local development)" if settings.auth_disabled else "bearer tokens (operator token below, valid 12 h)"
     )
-    return f"""rpa-mcp {__version__} — MCP endpoint: {url}
+    return f"""rpa-mcp {__version__} — MCP endpoint: {url}   operator console: {base}/console
 data dir: {settings.data_dir.resolve()}   auth: {auth}
 signing key: {key}
 
@@ -297,10 +317,10 @@ def _guarded(run: Callable[[], int]) -> int:
         return _fail(str(exc))
     except RpaError as exc:
         return _fail(exc.message)
-    except ValidationError as exc:  # a setting read from the environment (RPA_...) is invalid
-        err = exc.errors(include_url=False)[0]
-        name = "RPA_" + str(err["loc"][0]).upper() if err["loc"] else "a setting"
-        return _fail(f"{name}: {err['msg']} (see docs/reference/settings.md)")
+    except (ValidationError, SettingsError) as exc:  # a setting read from the environment (RPA_...) is invalid
+        from rpa_mcp.startup import describe_settings_error
+
+        return _fail(describe_settings_error(exc))
     except Exception as exc:
         if os.environ.get("RPA_LOG_LEVEL", "").upper() == "DEBUG":
             raise

@@ -21,6 +21,7 @@ from rpa_mcp import __version__
 from rpa_mcp.bootstrap import Services, build_services, public_base_url
 from rpa_mcp.console import console_routes
 from rpa_mcp.console.oidc import build_sign_in
+from rpa_mcp.entrypoints.home import home_endpoint
 from rpa_mcp.entrypoints.host_guard import HostOriginGuard
 from rpa_mcp.entrypoints.http_security import BearerAuth, BodyLimit
 from rpa_mcp.entrypoints.mcp import build_mcp_server
@@ -132,6 +133,7 @@ def create_app(
         # /mcp first: the router tries routes in order, and the REST surface has one per operation
         *mcp_app.routes,
         Route("/healthz", healthz, methods=["GET"]),
+        Route("/", home_endpoint(base), methods=["GET"]),
         Route("/.well-known/oauth-protected-resource/mcp", resource_metadata, methods=["GET"]),
         Route("/.well-known/oauth-protected-resource", resource_metadata, methods=["GET"]),
         *rest_routes(registry, services, extra=[Route(OPENAPI_PATH, openapi, methods=["GET"])]),
