@@ -20,6 +20,7 @@ from typing import Any
 
 import jwt
 
+from rpa_mcp.auth.keys import fingerprint
 from rpa_mcp.clock import Clock, SystemClock
 from rpa_mcp.errors import ConfirmationError, TokenExpired
 from rpa_mcp.identity import ROLES, Caller
@@ -135,7 +136,9 @@ class AccessTokens:
         }
         if machines is not None:
             claims["machines"] = sorted({m.strip() for m in machines})
-        return jwt.encode(claims, self.keys[0], algorithm=ALGORITHM, headers={"typ": ACCESS_TYP})
+        # `kid`: the signing key's public fingerprint, so that a refusal can say which key signed it
+        headers = {"typ": ACCESS_TYP, "kid": fingerprint(self.keys[0])}
+        return jwt.encode(claims, self.keys[0], algorithm=ALGORITHM, headers=headers)
 
     def verify(self, token: str) -> Caller | None:
         """A Caller, or None for anything invalid (no reason leaks to the client)."""

@@ -18,6 +18,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Mount, Route
 
 from rpa_mcp import __version__
+from rpa_mcp.auth.explain import explain as explain_refusal
 from rpa_mcp.bootstrap import Services, build_services, public_base_url
 from rpa_mcp.console import console_routes
 from rpa_mcp.console.oidc import build_sign_in
@@ -179,6 +180,7 @@ def create_app(
                 verify=verify,
                 resource_metadata_url=metadata_url,
                 throttle=services.sign_in_throttle,
+                explain=None if verify is None else partial(explain_refusal, tokens=services.access_tokens),
             ),
             Middleware(McpBodyGuard, path="/mcp", max_bytes=settings.max_body_bytes, limits=limits_of(settings)),
         ],
