@@ -24,6 +24,7 @@ from rpa_mcp.competences.ports import Competences
 from rpa_mcp.confirmation.service import ConfirmationService
 from rpa_mcp.dialogs.service import DialogService
 from rpa_mcp.llm import build_action_runner, build_target_locator
+from rpa_mcp.metrics_prometheus import PrometheusMetrics
 from rpa_mcp.notify import Notifier
 from rpa_mcp.ops.ratelimit import RateLimiter
 from rpa_mcp.replay.model import ReplayConfig
@@ -83,6 +84,7 @@ class Services:
     leadership: Leadership
     wakeups: LocalWakeBus | PgWakeBus  # its start() also starts the change relay's listener (PostgreSQL)
     provider_tokens: ProviderAccessTokens | None  # the identity provider's access tokens, if configured
+    metrics: PrometheusMetrics  # counted by the replay engine and the image work, read at GET /metrics
 
 
 def build_services(
@@ -142,7 +144,11 @@ def build_services(
         settings.catalog_path, dialog_ocr, resolver_enabled=settings.dialog_resolver_enabled
     )
     validator = build_validator(settings, ocr, dialogs, fast_ocr=dialog_ocr)
-    frames, image_work = FrameCache(settings.frame_cache_bytes), ImageWork(settings.image_work_slots)
+    replays = ReplayRepository(db)
+    image_work = ImageWork(settings.image_work_slots)
+    metrics = PrometheusMetrics(queue=replays.open_action_counts, running=lambda: image_work.running)
+    image_work.metrics = metrics
+    frames = FrameCache(settings.frame_cache_bytes)
     competences: Competences
     if shared_db:
         competences = DbCompetenceStore(db, clock, root=settings.data_dir / "competences")  # shared by the replicas
@@ -199,7 +205,7 @@ def build_services(
         vlm=vlm,
         server_actions=server_actions,
         replay=ReplayService(
-            ReplayRepository(db),
+            replays,
             clock=clock,
             config=ReplayConfig.from_settings(settings),
             thresholds=load_thresholds(settings.catalog_path / "thresholds.yaml"),
@@ -211,11 +217,13 @@ def build_services(
             server_actions=server_actions,
             wakeups=wakeups if shared_db else None,  # one process: its own events suffice
             image_work=image_work,
+            metrics=metrics,
         ),
         coordination=coordination,
         leadership=Leadership(db),
         wakeups=wakeups,
         provider_tokens=build_provider_tokens(settings, clock),
+        metrics=metrics,
     )
 
 

@@ -28,6 +28,7 @@ from rpa_mcp.entrypoints.http_security import BearerAuth, BodyLimit
 from rpa_mcp.entrypoints.mcp import build_mcp_server
 from rpa_mcp.entrypoints.mcp_body import McpBodyGuard
 from rpa_mcp.entrypoints.mcp_sessions import mcp_http_app
+from rpa_mcp.entrypoints.metrics_route import METRICS_PATH, metrics_endpoint
 from rpa_mcp.entrypoints.openapi import OPENAPI_PATH, openapi_document
 from rpa_mcp.entrypoints.rest import rest_routes
 from rpa_mcp.errors import StartupRefused
@@ -135,6 +136,7 @@ def create_app(
         *mcp_app.routes,
         Route("/healthz", healthz, methods=["GET"]),
         Route("/", home_endpoint(base), methods=["GET"]),
+        Route(METRICS_PATH, metrics_endpoint(services.metrics), methods=["GET"]),
         Route("/.well-known/oauth-protected-resource/mcp", resource_metadata, methods=["GET"]),
         Route("/.well-known/oauth-protected-resource", resource_metadata, methods=["GET"]),
         *rest_routes(registry, services, extra=[Route(OPENAPI_PATH, openapi, methods=["GET"])]),

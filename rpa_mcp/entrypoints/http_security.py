@@ -18,7 +18,7 @@ from rpa_mcp.identity import ROLES, Caller
 Scope = dict[str, Any]
 ASGIApp = Callable[[Scope, Any, Any], Awaitable[None]]
 PUBLIC_PATHS = ("/healthz", "/.well-known/")
-PROTECTED_PREFIXES = ("/mcp", "/api/")
+PROTECTED_PREFIXES = ("/mcp", "/api/", "/metrics")
 
 
 async def send_json(send: Any, status: int, body: dict[str, Any], headers: Iterable[tuple[str, str]] = ()) -> None:

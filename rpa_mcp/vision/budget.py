@@ -16,6 +16,7 @@ clients send:
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
@@ -25,6 +26,7 @@ import anyio.to_thread
 import numpy as np
 
 from rpa_mcp.errors import ImageRejected
+from rpa_mcp.metrics import Metrics, NoMetrics
 from rpa_mcp.vision.images import ImageHeader
 
 T = TypeVar("T")
@@ -83,17 +85,20 @@ class FrameCache:
 class ImageWork:
     """At most `slots` image work units at once, each in a worker thread; waiting costs no thread."""
 
-    def __init__(self, slots: int) -> None:
+    def __init__(self, slots: int, *, metrics: Metrics | None = None) -> None:
         self.slots = slots
+        self.metrics: Metrics = metrics or NoMetrics()  # each unit's wait for a slot is observed
         self._limiter = anyio.CapacityLimiter(slots)
         self._lock = threading.Lock()
         self.running = 0
         self.peak = 0
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        return await anyio.to_thread.run_sync(self._counted, fn, args, limiter=self._limiter)
+        asked = time.perf_counter()
+        return await anyio.to_thread.run_sync(self._counted, fn, args, asked, limiter=self._limiter)
 
-    def _counted(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+    def _counted(self, fn: Callable[..., T], args: tuple[Any, ...], asked: float) -> T:
+        self.metrics.image_work_waited(time.perf_counter() - asked)
         with self._lock:
             self.running += 1
             self.peak = max(self.peak, self.running)
