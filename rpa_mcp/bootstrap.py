@@ -43,6 +43,7 @@ from rpa_mcp.store.db import Database, open_database
 from rpa_mcp.store.migrations import require_current
 from rpa_mcp.store.notify import LocalWakeBus, PgBus, PgChangeRelay, PgWakeBus, wake_bus
 from rpa_mcp.store.replay import ReplayRepository
+from rpa_mcp.store.revocations import TokenRevocations
 from rpa_mcp.store.sign_in_failures import SharedSignInThrottle
 from rpa_mcp.store.traces import TraceStore
 from rpa_mcp.validation import Validator
@@ -171,6 +172,7 @@ def build_services(
             api_token=settings.api_token.get_secret_value() if settings.api_token else None,
             clock=clock,
             max_ttl_s=settings.access_token_max_ttl_s,
+            revoked_at=TokenRevocations(db, clock).revoked_at,
         ),
         audit=audit,
         rate_limiter=rate_limiter,

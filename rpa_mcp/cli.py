@@ -177,6 +177,38 @@ def cmd_token(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_revoke(args: argparse.Namespace) -> int:
+    """Refuse every token of a subject issued until now (a workstation's, a person's), on every replica."""
+    import getpass
+    import time
+
+    from rpa_mcp.clock import SystemClock
+    from rpa_mcp.store.db import open_database
+    from rpa_mcp.store.migrations import require_current
+    from rpa_mcp.store.revocations import REFRESH_S, TokenRevocations
+
+    if not args.list and not args.subject:
+        raise CliError("name the subject whose tokens to revoke (rpa-mcp revoke ws-pc-12), or pass --list")
+    settings = Settings()
+    db = open_database(settings)
+    try:
+        require_current(db)
+        revocations = TokenRevocations(db, SystemClock())
+        if args.list:
+            for subject, at in revocations.listed().items():
+                print(f"{subject}\t{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(at))}")
+            return 0
+        # the row keeps who and when (`rpa-mcp revoke --list`); the audit chain is the server's own to write
+        at = revocations.revoke(args.subject, by=f"cli:{getpass.getuser()}")
+    finally:
+        db.close()
+    print(
+        f"revoked every token of {args.subject} issued until {time.strftime('%H:%M:%S', time.gmtime(at))} UTC; "
+        f"running servers refuse them within {REFRESH_S:.0f} s. A token minted from now on is accepted."
+    )
+    return 0
+
+
 def cmd_audit(args: argparse.Namespace) -> int:
     from rpa_mcp.bootstrap import audit_key
     from rpa_mcp.clock import SystemClock
@@ -365,6 +397,12 @@ def _main(argv: list[str]) -> int:
         help="create the signing key in the data folder if there is none (otherwise a missing key is an error)",
     )
     token.set_defaults(fn=cmd_token)
+    revoke = sub.add_parser(
+        "revoke", help="refuse every token of a subject issued until now (a workstation's agent token, a person's)"
+    )
+    revoke.add_argument("subject", nargs="?", help="the --sub the tokens were minted with (e.g. ws-pc-12)")
+    revoke.add_argument("--list", action="store_true", help="list the revoked subjects and when")
+    revoke.set_defaults(fn=cmd_revoke)
     audit = sub.add_parser("audit", help="audit log tools")
     audit.add_argument("action", choices=["verify"])
     audit.add_argument(

@@ -88,6 +88,13 @@ def _claims_refusal(claims: dict[str, Any], tokens: AccessTokens) -> Refusal:
             "lifetime-too-long",
             f"the token lives longer than {tokens.max_ttl_s} s (RPA_ACCESS_TOKEN_MAX_TTL_S); mint a shorter one",
         )
+    subject, iat = claims.get("sub"), claims.get("iat")
+    if isinstance(subject, str) and isinstance(iat, int | float) and tokens.is_revoked(subject, iat):
+        return Refusal(
+            "revoked",
+            f"the tokens of {subject[:60]!r} issued until its revocation are refused (rpa-mcp revoke); "
+            f"mint a new one: rpa-mcp token --sub {subject[:60]} --role ROLE",
+        )
     return Refusal("invalid", f"the token is not valid here (not yet valid, or a malformed claim); mint one: {MINT}")
 
 
