@@ -55,8 +55,12 @@ class Settings(BaseSettings):
     host: str = Field("127.0.0.1", description="Bind address.")
     port: int = Field(8765, ge=0, le=65535, description="Bind port (0 = any free port).")
     public_url: str | None = Field(None, description="Externally visible base URL (behind a proxy).")
-    allowed_hosts: NameList = Field(default_factory=list, description="Extra Host values accepted (DNS rebinding).")
-    allowed_origins: NameList = Field(default_factory=list, description="Extra Origin values accepted.")
+    allowed_hosts: NameList = Field(
+        default_factory=list, description="Extra Host values accepted (DNS rebinding), comma-separated."
+    )
+    allowed_origins: NameList = Field(
+        default_factory=list, description="Extra Origin values accepted, comma-separated."
+    )
     jwt_secret: SecretStr | None = Field(None, description="Signing key(s), comma-separated: first signs, all verify.")
     jwt_issuer: str = Field("rpa-mcp", description="`iss` of access and confirmation tokens.")
     jwt_audience: str = Field("rpa-mcp", description="`aud` of access tokens.")
