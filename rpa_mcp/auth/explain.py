@@ -100,10 +100,16 @@ def _claims_refusal(claims: dict[str, Any], tokens: AccessTokens) -> Refusal:
 
 def _signed_here(token: str, tokens: AccessTokens) -> bool:
     """Whether one of the server's keys made the signature (the claims are not checked here)."""
-    unchecked: Any = {"verify_exp": False, "verify_nbf": False, "verify_iat": False, "verify_aud": False}
+    unchecked: Any = {
+        "verify_exp": False,
+        "verify_nbf": False,
+        "verify_iat": False,
+        "verify_aud": False,
+        "verify_iss": False,
+    }
     for key in tokens.keys:
         try:
-            jwt.decode(token, key, algorithms=[ALGORITHM], options={**unchecked, "verify_iss": False})
+            jwt.decode(token, key, algorithms=[ALGORITHM], options=unchecked)
         except jwt.InvalidSignatureError:
             continue
         except jwt.PyJWTError:
