@@ -85,10 +85,10 @@ class DataDirLock:
 def lock_data_dir(settings: Settings) -> DataDirLock | None:
     """The lock of an SQLite data folder, or a ConfigurationError when another server holds it.
 
-    With PostgreSQL (RPA_STORE_URL) replicas share the database by design and keep only their
-    audit checkpoint in their folder: no lock is taken.
+    With PostgreSQL (RPA_STORE_URL=postgresql://...) replicas share the database by design and
+    keep only their audit checkpoint in their folder: no lock is taken.
     """
-    if settings.store_url is not None:
+    if uses_postgres(settings):
         return None
     folder = settings.data_dir
     folder.mkdir(parents=True, exist_ok=True)
@@ -111,10 +111,15 @@ def lock_data_dir(settings: Settings) -> DataDirLock | None:
     return DataDirLock(handle, path)
 
 
+def uses_postgres(settings: Settings) -> bool:
+    url = settings.store_url.get_secret_value().strip() if settings.store_url else ""
+    return url.startswith(("postgresql://", "postgres://"))
+
+
 def probe_database(settings: Settings, *, timeout_s: int = DB_PROBE_S) -> None:
     """Nothing for SQLite; for PostgreSQL, one connection within `timeout_s` per address, or a
     ConfigurationError naming the server (never the password) and libpq's reason."""
-    if settings.store_url is None:
+    if not uses_postgres(settings):
         return
     import psycopg
     from psycopg.conninfo import conninfo_to_dict

@@ -82,6 +82,14 @@ def test_replicas_on_postgresql_take_no_folder_lock(tmp_path):
     assert startup.lock_data_dir(settings) is None
 
 
+def test_an_sqlite_url_is_locked_and_not_probed_as_postgresql(tmp_path):
+    settings = Settings(data_dir=tmp_path, jwt_secret=SECRET, store_url=f"sqlite:///{tmp_path / 'x.sqlite3'}")
+    startup.probe_database(settings)  # nothing to reach
+    held = startup.lock_data_dir(settings)
+    assert held is not None
+    held.release()
+
+
 def test_serve_on_a_locked_folder_is_one_line_and_builds_nothing(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("RPA_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("RPA_JWT_SECRET", SECRET)
