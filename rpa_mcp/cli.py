@@ -59,11 +59,17 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _warn_unknown_names() -> None:
+    from rpa_mcp.startup import unknown_names
+
+    for warning in unknown_names(os.environ):
+        print(f"rpa-mcp: warning: {warning}", file=sys.stderr)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from rpa_mcp import startup
 
-    for warning in startup.unknown_names(os.environ):
-        print(f"rpa-mcp: warning: {warning}", file=sys.stderr)
+    _warn_unknown_names()
     settings = _settings(args)
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     lock = startup.lock_data_dir(settings)  # one server per SQLite data folder
@@ -154,6 +160,7 @@ def cmd_token(args: argparse.Namespace) -> int:
     from rpa_mcp.auth.keys import key_source, load_signing_keys
     from rpa_mcp.auth.tokens import AccessTokens
 
+    _warn_unknown_names()  # a misspelt RPA_JWT_SECRET would mint with another key
     settings = Settings()
     keys = load_signing_keys(settings, create=args.init)
     tokens = AccessTokens(

@@ -62,6 +62,15 @@ def test_serve_warns_of_a_misspelt_name_before_anything_else(tmp_path, monkeypat
     assert len(lines) == 2 and "RPA_WATCHDOG_ENABLED" in lines[0] and "RPA_PORT" in lines[1]
 
 
+def test_token_warns_of_a_misspelt_secret_on_stderr_only(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("RPA_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("RPA_JWT_SECRET", SECRET)
+    monkeypatch.setenv("RPA_JWT_SECERT", "typo")
+    assert main(["token", "--sub", "alice", "--role", "operator"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.count("\n") == 1 and "RPA_JWT_SECRET?" in captured.err
+
+
 def test_a_second_server_on_one_data_folder_is_refused(tmp_path):
     settings = Settings(data_dir=tmp_path / "data", jwt_secret=SECRET)
     first = startup.lock_data_dir(settings)
