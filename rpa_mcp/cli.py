@@ -81,18 +81,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _serve(settings: Settings) -> int:
-    import uvicorn
-
     from rpa_mcp import startup
-    from rpa_mcp.auth.keys import key_source
-    from rpa_mcp.bootstrap import build_services, public_base_url
-    from rpa_mcp.entrypoints.app import create_app, freeze_startup_heap
 
-    sock = bind(settings.host, settings.port)  # a busy port is said before the models load
+    sock = bind(settings.host, settings.port)  # a busy port is said before the models (and their libraries) load
     port = sock.getsockname()[1]
     actual = settings if port == settings.port else settings.model_copy(update={"port": port})
     try:
         startup.probe_database(settings)
+        import uvicorn
+
+        from rpa_mcp.auth.keys import key_source
+        from rpa_mcp.bootstrap import build_services, public_base_url
+        from rpa_mcp.entrypoints.app import create_app, freeze_startup_heap
+
         services = build_services(actual)
         app = create_app(actual, services=services)  # refuses to start before anything is printed
     except BaseException:

@@ -184,3 +184,27 @@ def test_the_banner_names_the_console():
 
 def _never(*args: object, **kwargs: object) -> object:
     raise AssertionError("the services (and the text models) must not be built before the checks pass")
+
+
+def test_a_busy_port_is_said_before_the_vision_libraries_are_even_imported(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    script = (
+        "import sys; from rpa_mcp.cli import main; rc = main(['serve', '--port', sys.argv[1]]); "
+        "print(rc, sorted(m for m in ('rpa_mcp.bootstrap', 'onnxruntime', 'rapidocr') if m in sys.modules))"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RPA_")}
+    env |= {"RPA_DATA_DIR": str(tmp_path), "RPA_JWT_SECRET": SECRET}
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(busy.getsockname()[1])], env=env, capture_output=True, text=True
+        )
+    finally:
+        busy.close()
+    assert done.stdout.strip() == "2 []", done.stderr
+    assert "already in use" in done.stderr
