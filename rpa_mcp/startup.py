@@ -111,9 +111,12 @@ def lock_data_dir(settings: Settings) -> DataDirLock | None:
     return DataDirLock(handle, path)
 
 
+def store_url(settings: Settings) -> str:
+    return settings.store_url.get_secret_value().strip() if settings.store_url else ""
+
+
 def uses_postgres(settings: Settings) -> bool:
-    url = settings.store_url.get_secret_value().strip() if settings.store_url else ""
-    return url.startswith(("postgresql://", "postgres://"))
+    return store_url(settings).startswith(("postgresql://", "postgres://"))
 
 
 def probe_database(settings: Settings, *, timeout_s: int = DB_PROBE_S) -> None:
@@ -124,7 +127,7 @@ def probe_database(settings: Settings, *, timeout_s: int = DB_PROBE_S) -> None:
     import psycopg
     from psycopg.conninfo import conninfo_to_dict
 
-    url = settings.store_url.get_secret_value()
+    url = store_url(settings)
     password = settings.store_password.get_secret_value() if settings.store_password else None
     try:
         where = conninfo_to_dict(url)
