@@ -6,15 +6,18 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 RiskLevel = Literal["read", "draft", "write", "act", "dangerous"]
 ApprovalMode = Literal["token", "human"]
 PACKAGE_DIR = Path(__file__).resolve().parent
+# A list setting: `a,b` or a JSON list `["a","b"]` in the environment.
+NameList = Annotated[list[str], NoDecode]
 
 
 def is_loopback_host(host: str) -> bool:
@@ -52,8 +55,12 @@ class Settings(BaseSettings):
     host: str = Field("127.0.0.1", description="Bind address.")
     port: int = Field(8765, ge=0, le=65535, description="Bind port (0 = any free port).")
     public_url: str | None = Field(None, description="Externally visible base URL (behind a proxy).")
-    allowed_hosts: list[str] = Field(default_factory=list, description="Extra Host values accepted (DNS rebinding).")
-    allowed_origins: list[str] = Field(default_factory=list, description="Extra Origin values accepted.")
+    allowed_hosts: NameList = Field(
+        default_factory=list, description="Extra Host values accepted (DNS rebinding), comma-separated."
+    )
+    allowed_origins: NameList = Field(
+        default_factory=list, description="Extra Origin values accepted, comma-separated."
+    )
     jwt_secret: SecretStr | None = Field(None, description="Signing key(s), comma-separated: first signs, all verify.")
     jwt_issuer: str = Field("rpa-mcp", description="`iss` of access and confirmation tokens.")
     jwt_audience: str = Field("rpa-mcp", description="`aud` of access tokens.")
@@ -218,12 +225,22 @@ class Settings(BaseSettings):
     oidc_client_secret: SecretStr | None = Field(None, description="The console's client secret.")
     oidc_roles_claim: str = Field("roles", description="Claim carrying the roles (dotted path: realm_access.roles).")
     oidc_audience: str | None = Field(None, description="`aud` of provider access tokens (default: <public url>/mcp).")
-    oidc_algorithms: list[str] = Field(["RS256", "ES256"], description="Signature algorithms accepted (pinned).")
+    oidc_algorithms: NameList = Field(["RS256", "ES256"], description="Signature algorithms accepted (pinned).")
     oidc_scopes: str = Field("openid profile email", description="Scopes asked at console sign-in.")
     console_token_sign_in: bool | None = Field(
         None, description="Console sign-in with a pasted access token (default: only when no OIDC is configured)."
     )
     oidc_keys_cache_s: float = Field(300.0, gt=0, description="How long the provider's metadata and keys are cached.")
+
+    @field_validator("allowed_hosts", "allowed_origins", "oidc_algorithms", mode="before")
+    @classmethod
+    def _split_list(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        if text.startswith("["):
+            return json.loads(text)  # a malformed JSON list is a ValueError naming the setting
+        return [part.strip() for part in text.split(",") if part.strip()]
 
     @field_validator("approval")
     @classmethod

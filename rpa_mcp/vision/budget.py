@@ -29,6 +29,7 @@ import anyio.to_thread
 import numpy as np
 
 from rpa_mcp.errors import ImageRejected, ImageWorkBusy
+from rpa_mcp.metrics import Metrics, NoMetrics
 from rpa_mcp.vision.images import ImageHeader
 
 T = TypeVar("T")
@@ -116,10 +117,12 @@ class ImageWork:
         per_identity: int | None = None,
         queue_per_identity: int = 0,
         monotonic: Callable[[], float] = time.monotonic,
+        metrics: Metrics | None = None,
     ) -> None:
         if not 0 <= reserved < slots:
             raise ValueError(f"reserved image-work slots ({reserved}) must be fewer than the slots ({slots})")
         self.slots, self.reserved = slots, reserved
+        self.metrics: Metrics = metrics or NoMetrics()  # each unit's wait for a slot is observed
         self.per_identity = per_identity or slots
         self.queue_per_identity = queue_per_identity
         self._all = anyio.Semaphore(slots)
@@ -137,6 +140,7 @@ class ImageWork:
         return share.calls if share is not None else 0
 
     async def run(self, fn: Callable[..., T], *args: Any, identity: str | None = None, lane: Lane = "agents") -> T:
+        asked = time.perf_counter()
         share = self._admit(identity) if identity is not None else None
         try:
             async with contextlib.AsyncExitStack() as held:
@@ -146,6 +150,7 @@ class ImageWork:
                     await held.enter_async_context(self._people)
                 await held.enter_async_context(self._all)
                 started = self._monotonic()
+                self.metrics.image_work_waited(time.perf_counter() - asked)
                 try:
                     return await anyio.to_thread.run_sync(self._counted, fn, args)
                 finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from rpa_mcp.errors import Conflict
@@ -56,7 +57,9 @@ class Reports(ReplayCore):
         # write below is conditional on the attempt being still current, so a racing watchdog
         # or a concurrent duplicate cannot both win.
         # decode + validation: one unit of image work, in the agents' lane (their reserved slots)
+        asked = time.perf_counter()
         decision, screen = await self.image_work.run(self.supervisor.decide, a, replay, msg, lane="agents")
+        self.metrics.verdict_seconds(time.perf_counter() - asked)
         now = self.time.now()
         with self.store.atomic():
             if not self.store.add_report(
