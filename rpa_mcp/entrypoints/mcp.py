@@ -30,7 +30,9 @@ from mcp.server.mcpserver import Context, MCPServer, RequestStateSecurity
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.mcpserver.prompts.base import Prompt, PromptArgument
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated, ToolsListChanged
+from mcp.shared.exceptions import MCPError
 from mcp.types import (
+    INVALID_REQUEST,
     CallToolResult,
     CompleteRequestParams,
     CompleteResult,
@@ -334,6 +336,9 @@ def build_mcp_server(registry: Registry, services: Services, *, local_caller: Ca
     # The SDK's completion decorator does not hand the request (the caller's identity) to the handler, and its
     # MCPServer has no public hook for the other methods; register them on its low-level server.
     async def set_level(ctx: Any, params: SetLevelRequestParams) -> EmptyResult:
+        """The process-wide log level: an operator's setting (every other caller is refused, nothing changes)."""
+        if not server.caller_from(ctx).has_any({"operator"}):
+            raise MCPError(INVALID_REQUEST, "logging/setLevel needs the operator role", {"code": "forbidden"})
         logging.getLogger("rpa_mcp").setLevel(params.level.upper())
         return EmptyResult()
 
