@@ -13,6 +13,7 @@ import base64
 from pydantic import Field
 
 from rpa_mcp.errors import InternalError, NotFound
+from rpa_mcp.ops import scope
 from rpa_mcp.ops.registry import OpContext, Operation, Resource, StrictModel
 
 
@@ -54,6 +55,7 @@ async def read_resource(ctx: OpContext, args: ReadResourceInput) -> ReadResource
     if ctx.registry is None:
         raise InternalError("read_resource runs through dispatch(), which gives it the registry")
     spec, params = find(ctx.registry.resources, args.uri)
+    await scope.check_resource(spec, ctx, params)  # its roles; a token bound to machines reads only theirs
     content = await spec.read(ctx.services, **params)
     if isinstance(content, bytes):
         return ReadResourceOutput(
@@ -61,7 +63,9 @@ async def read_resource(ctx: OpContext, args: ReadResourceInput) -> ReadResource
             mime_type=sniff_image(content) or spec.mime_type,
             data_base64=base64.b64encode(content).decode("ascii"),
         )
-    return ReadResourceOutput(uri=args.uri, mime_type=spec.mime_type, text=content)
+    return ReadResourceOutput(
+        uri=args.uri, mime_type=spec.mime_type, text=scope.visible_text(ctx.caller, spec.rows, content)
+    )
 
 
 READ_RESOURCE = Operation(
