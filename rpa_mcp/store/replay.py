@@ -336,11 +336,13 @@ class ReplayRepository:
 
     def scrub_secrets(self, replay_id: str) -> int:
         """Once a replay has ended: drop secret values ({{secret:…}} params, masked text) from its rows."""
-        changed = 0
+        changed, scrubbed_run = 0, False
         with self.db.transaction() as conn:
             run = conn.execute("SELECT params, variables FROM replay_runs WHERE replay_id = ?", (replay_id,)).fetchone()
             if run is not None:
                 params, variables = (json.dumps(redact(json.loads(run[k] or "{}"))) for k in ("params", "variables"))
+                if (params, variables) != (run["params"], run["variables"]):
+                    scrubbed_run = True
                 conn.execute(
                     "UPDATE replay_runs SET params = ?, variables = ? WHERE replay_id = ?",
                     (params, variables, replay_id),
@@ -356,6 +358,8 @@ class ReplayRepository:
                         (json.dumps(action_params), replay_id, row["action_id"]),
                     )
                     changed += 1
+        if changed or scrubbed_run:
+            self.db.forget_scrubbed()  # no copy of the values left in the write-ahead log
         return changed
 
     def count_attempts(self, replay_id: str) -> int:
