@@ -57,6 +57,7 @@ from rpa_mcp.errors import RpaError
 from rpa_mcp.identity import Caller
 from rpa_mcp.ops.dispatch import dispatch
 from rpa_mcp.ops.registry import Operation, Registry
+from rpa_mcp.ops.resources import check_readable
 
 logger = logging.getLogger(__name__)
 TOOL_CACHE_SIZE = 1024
@@ -343,6 +344,10 @@ def build_mcp_server(registry: Registry, services: Services, *, local_caller: Ca
         return EmptyResult()
 
     async def subscribe(ctx: Any, params: SubscribeRequestParams) -> EmptyResult:
+        try:  # changes are told only of what the caller may read
+            await check_readable(registry, services, server.caller_from(ctx), str(params.uri))
+        except RpaError as exc:
+            raise MCPError(INVALID_REQUEST, f"[{exc.code}] {exc.message}", {"code": exc.code}) from exc
         publisher.remember(ctx.session).add(str(params.uri))
         return EmptyResult()
 

@@ -9,12 +9,17 @@ read them too. The resources themselves are declared by each area (`RESOURCES`).
 from __future__ import annotations
 
 import base64
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from rpa_mcp.errors import InternalError, NotFound
+from rpa_mcp.errors import Forbidden, InternalError, NotFound
+from rpa_mcp.identity import Caller
 from rpa_mcp.ops import scope
-from rpa_mcp.ops.registry import OpContext, Operation, Resource, StrictModel
+from rpa_mcp.ops.registry import OpContext, Operation, Registry, Resource, StrictModel
+
+if TYPE_CHECKING:
+    from rpa_mcp.bootstrap import Services
 
 
 class ReadResourceInput(StrictModel):
@@ -40,6 +45,15 @@ def find(resources: list[Resource], uri: str) -> tuple[Resource, dict[str, str]]
         if params is not None:
             return spec, params
     raise NotFound(f"no resource {uri!r}; list them with resources/list", uri=uri)
+
+
+async def check_readable(registry: Registry, services: Services, caller: Caller, uri: str) -> None:
+    """What `read_resource` checks before reading, for a subscription: a caller is told of changes to
+    what it may read only (a token bound to machines: not another machine's session or replay)."""
+    if not caller.has_any(READ_RESOURCE.allowed_roles):
+        raise Forbidden("reading resources needs a role that reads", uri=uri)
+    spec, params = find(registry.resources, uri)
+    await scope.check_resource(spec, OpContext(caller=caller, services=services, registry=registry), params)
 
 
 def sniff_image(data: bytes) -> str | None:

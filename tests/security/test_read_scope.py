@@ -13,11 +13,12 @@ import json
 import re
 import time
 import typing
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from mcp import Client, MCPError
+from mcp import Client, MCPDeprecationWarning, MCPError
 from mcp.types import PromptReference
 
 from rpa_mcp.entrypoints.mcp import build_mcp_server
@@ -281,3 +282,16 @@ async def test_over_mcp_resources_and_completions_show_a_bound_agent_its_worksta
     assert alpha.typed in own.text
     assert [m["machine_id"] for m in json.loads(machines.text)["machines"]] == [alpha.machine]
     assert sessions.completion.values == [alpha.session]
+
+
+async def test_a_bound_agent_cannot_subscribe_to_another_machines_resource(services, stations):
+    alpha, bravo = stations
+    caller = Caller("agent-alpha", frozenset({"agent"}), machines=frozenset({alpha.machine}))
+    server = build_mcp_server(build_registry(), services, local_caller=caller)
+    async with Client(server, mode="legacy") as client:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)  # resources/subscribe is deprecated (SEP-2575)
+            await client.subscribe_resource(f"rpa://sessions/{alpha.session}/understanding")
+            with pytest.raises(MCPError) as refused:
+                await client.subscribe_resource(f"rpa://sessions/{bravo.session}/understanding")
+    assert refused.value.data == {"code": "not-found"}
