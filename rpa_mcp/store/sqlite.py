@@ -15,6 +15,8 @@ from typing import Any
 from rpa_mcp.store.db import CommitHook, Connection, Cursor, Database, IntegrityError, Params, Row, split_statements
 
 logger = logging.getLogger(__name__)
+BUSY_TIMEOUT_MS = 10_000
+CHECKPOINT_WAIT_MS = 250
 
 
 class _Conn:
@@ -68,12 +70,12 @@ class SqliteDatabase(Database):
         self._lock = threading.RLock()
         self._depth = 0
         self._hooks: list[CommitHook] = []
-        self._checkpoint = False  # a scrub committed in the open transaction: checkpoint after COMMIT
+        self._checkpoint = False  # a scrub's old pages are still in the WAL: checkpoint after the next COMMIT
         for pragma in (
             "journal_mode=WAL",
             "synchronous=FULL",
             "foreign_keys=ON",
-            "busy_timeout=10000",
+            f"busy_timeout={BUSY_TIMEOUT_MS}",
             "secure_delete=ON",  # freed cells and pages are zeroed: a scrubbed secret leaves no copy behind
         ):
             self._raw.execute(f"PRAGMA {pragma}")
@@ -123,8 +125,7 @@ class SqliteDatabase(Database):
             finally:
                 self._depth = 0
             if self._checkpoint:
-                self._checkpoint = False
-                self._truncate_wal()
+                self._truncate_wal(wait_ms=0)  # owed by an earlier scrub, or by this transaction's
             for cb in after:
                 cb()
 
@@ -133,14 +134,22 @@ class SqliteDatabase(Database):
             if self._depth:
                 self._checkpoint = True  # the old copies are still needed until the transaction commits
             else:
-                self._truncate_wal()
+                self._truncate_wal(wait_ms=CHECKPOINT_WAIT_MS)
 
-    def _truncate_wal(self) -> None:
+    def _truncate_wal(self, *, wait_ms: int) -> None:
         """Copy the WAL into the database and empty it (it held the pages as they were before a scrub).
-        A reader still on an older snapshot makes it wait (busy_timeout), then give up until the next one."""
-        busy = self._raw.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        if busy and busy[0]:
-            logger.warning("the write-ahead log could not be emptied after a scrub: a reader holds it")
+
+        It waits at most `wait_ms` for a reader of another connection still on an older snapshot;
+        then it is retried, without waiting, after each commit until it succeeds: a scrub never
+        stalls its caller long, and a long reader (a backup) never slows the writes."""
+        self._raw.execute(f"PRAGMA busy_timeout={wait_ms}")
+        try:
+            busy = self._raw.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        finally:
+            self._raw.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        self._checkpoint = bool(busy and busy[0])
+        if self._checkpoint:
+            logger.info("the write-ahead log could not be emptied after a scrub yet: retried after the next commit")
 
     @contextmanager
     def free_now(self) -> Iterator[bool]:
