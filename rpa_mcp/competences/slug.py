@@ -18,10 +18,11 @@ def slugify(name: str, *, field: str = "name") -> str:
     Names holding '..', a path separator or NUL are refused outright rather than folded,
     so a name can never be read as a path; so are names with no letter or digit and
     names whose slug would exceed 80 characters (truncating could merge two competences).
+    The check runs on the name as Unicode folds it (NFKC): a full-width '．．／' is '../'.
     """
     if not isinstance(name, str) or not name.strip():
         raise InvalidInput("a competence needs a non-empty name", field=field)
-    if any(bad in name for bad in _FORBIDDEN):
+    if any(bad in unicodedata.normalize("NFKC", name) for bad in _FORBIDDEN):
         raise InvalidInput(f"{name!r} is not a competence name: no '..', '/', '\\' or NUL", field=field)
     decomposed = unicodedata.normalize("NFKD", name)
     ascii_only = "".join(c for c in decomposed if not unicodedata.combining(c)).encode("ascii", "ignore").decode()

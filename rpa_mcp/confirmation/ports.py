@@ -43,11 +43,16 @@ class ProposalRepository(Protocol):
     def get(self, jti: str) -> ProposalRecord | None: ...
 
     def decide(self, jti: str, *, status: str, approver: str, at: float) -> bool:
-        """Pending -> approved/rejected; False when it was not pending (conditional write)."""
+        """Pending -> approved/rejected; False when it was not pending (conditional write). A rejected
+        proposal's secret values are scrubbed with the decision."""
         ...
 
     def consume(self, jti: str, *, at: float) -> bool:
-        """Mark used; True for exactly one caller (atomic)."""
+        """Mark used and scrub secret values; True for exactly one caller (atomic)."""
+        ...
+
+    def scrub_expired(self, *, after: float, before: float) -> int:
+        """Scrub secret values of the proposals that expired unused in [after, before); how many changed."""
         ...
 
     def pending(self, *, now: float) -> list[ProposalRecord]: ...

@@ -98,6 +98,7 @@ class ConfirmationService:
         changed: Callable[[str], None] = lambda uri: None,
     ) -> None:
         self.repo, self.codec, self.clock, self.ttl_s = repo, codec, clock, ttl_s
+        self._swept_until = 0.0  # expired proposals before this were scrubbed (scrub_expired)
         self.approval_modes, self.approval_base_url, self.audit = approval_modes, approval_base_url.rstrip("/"), audit
         self.changed = changed  # told APPROVALS_URI when the list of requests waiting for a person changes
 
@@ -169,8 +170,9 @@ class ConfirmationService:
             raise ConfirmationError("no proposal is stored for this token; propose again")
         if record.operation != operation or record.subject != caller:
             raise ConfirmationError("the stored proposal does not match this token")
-        if record.args_digest != claims.get("args_sha256") or digest(record.args) != record.args_digest:
+        if record.args_digest != claims.get("args_sha256"):
             raise ArgumentsChanged("the arguments differ from the ones proposed; propose again")
+        # (a used, expired or rejected proposal's secret values are scrubbed: say why it is over first)
         if record.consumed_at is not None:
             raise TokenAlreadyUsed("this token was already used; each confirmation works once")
         if record.expires_at < self.clock.now() - 5:
@@ -182,6 +184,8 @@ class ConfirmationService:
             )
         if record.approval_status == "rejected":
             raise ApprovalRejected(f"a person rejected this request ({record.approver}); nothing was done")
+        if digest(record.args) != record.args_digest:
+            raise ArgumentsChanged("the arguments differ from the ones proposed; propose again")
         return record
 
     def check_binding(self, record: ProposalRecord, binding: dict[str, Any]) -> None:
@@ -198,6 +202,14 @@ class ConfirmationService:
         )
         if record.approval_mode == "human":
             self.changed(APPROVALS_URI)
+
+    def scrub_expired(self) -> int:
+        """Scrub the secret values of the proposals that expired unused since the last sweep (after the
+        grace apply gives); how many were scrubbed. The first sweep of a process looks at every one."""
+        before = self.clock.now() - 5
+        scrubbed = self.repo.scrub_expired(after=self._swept_until, before=before)
+        self._swept_until = before
+        return scrubbed
 
     # --- human approval -------------------------------------------------------------
     def list_pending(self) -> list[ApprovalView]:

@@ -20,6 +20,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from rpa_mcp import __version__
 from rpa_mcp.auth.explain import explain as explain_refusal
 from rpa_mcp.bootstrap import Services, build_services, public_base_url
+from rpa_mcp.confirmation.sweep import run_scrub_sweep
 from rpa_mcp.console import console_routes
 from rpa_mcp.console.oidc import build_sign_in
 from rpa_mcp.entrypoints.home import home_endpoint
@@ -157,6 +158,7 @@ def create_app(
             stop = anyio.Event()
             if settings.watchdog_enabled:  # one replica at a time scans (the leader)
                 tg.start_soon(partial(run_watchdog, services.replay, stop, leader=services.leadership))
+            tg.start_soon(run_scrub_sweep, services.confirmations, stop)  # expired proposals keep no secret
             try:
                 yield
             finally:

@@ -30,7 +30,9 @@ from mcp.server.mcpserver import Context, MCPServer, RequestStateSecurity
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.mcpserver.prompts.base import Prompt, PromptArgument
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated, ToolsListChanged
+from mcp.shared.exceptions import MCPError
 from mcp.types import (
+    INVALID_REQUEST,
     CallToolResult,
     CompleteRequestParams,
     CompleteResult,
@@ -55,6 +57,7 @@ from rpa_mcp.errors import RpaError
 from rpa_mcp.identity import Caller
 from rpa_mcp.ops.dispatch import dispatch
 from rpa_mcp.ops.registry import Operation, Registry
+from rpa_mcp.ops.resources import check_readable
 
 logger = logging.getLogger(__name__)
 TOOL_CACHE_SIZE = 1024
@@ -334,10 +337,17 @@ def build_mcp_server(registry: Registry, services: Services, *, local_caller: Ca
     # The SDK's completion decorator does not hand the request (the caller's identity) to the handler, and its
     # MCPServer has no public hook for the other methods; register them on its low-level server.
     async def set_level(ctx: Any, params: SetLevelRequestParams) -> EmptyResult:
+        """The process-wide log level: an operator's setting (every other caller is refused, nothing changes)."""
+        if not server.caller_from(ctx).has_any({"operator"}):
+            raise MCPError(INVALID_REQUEST, "logging/setLevel needs the operator role", {"code": "forbidden"})
         logging.getLogger("rpa_mcp").setLevel(params.level.upper())
         return EmptyResult()
 
     async def subscribe(ctx: Any, params: SubscribeRequestParams) -> EmptyResult:
+        try:  # changes are told only of what the caller may read
+            await check_readable(registry, services, server.caller_from(ctx), str(params.uri))
+        except RpaError as exc:
+            raise MCPError(INVALID_REQUEST, f"[{exc.code}] {exc.message}", {"code": exc.code}) from exc
         publisher.remember(ctx.session).add(str(params.uri))
         return EmptyResult()
 

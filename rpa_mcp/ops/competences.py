@@ -16,7 +16,7 @@ from rpa_mcp.competences import yamlio
 from rpa_mcp.competences.ports import Competences
 from rpa_mcp.competences.slug import slugify
 from rpa_mcp.errors import InvalidInput
-from rpa_mcp.ops.registry import OpContext, Operation, Preview, StrictModel
+from rpa_mcp.ops.registry import OpContext, Operation, Preview, Resource, StrictModel
 from rpa_mcp.ops.run_competence import tool_name
 
 if TYPE_CHECKING:
@@ -277,20 +277,26 @@ async def competences_resource(services: Services) -> str:
     )
 
 
+# People read the competences (the workflows of every workstation, with the values of their
+# demonstrations); a desktop agent has no use for them.
+PEOPLE = frozenset({"operator", "viewer", "approver"})
+
 RESOURCES = (
-    (
+    Resource(
         "rpa://competences/{status}/{name}",
         "competence",
         "A competence's current version as YAML (status: candidate or validated; name: its slug).",
         "application/yaml",
         competence_resource,
+        roles=PEOPLE,
     ),
-    (
+    Resource(
         "rpa://competences",
         "competences",
         "Every competence (name, status, version, steps) and the files that could not be read.",
         "application/yaml",
         competences_resource,
+        roles=PEOPLE,
     ),
 )
 
@@ -307,6 +313,7 @@ OPERATIONS: tuple[Operation, ...] = (
         risk="read",
         handler=list_competences,
         idempotent=True,
+        roles=PEOPLE,
     ),
     Operation(
         name="get_competence",
@@ -317,6 +324,7 @@ OPERATIONS: tuple[Operation, ...] = (
         risk="read",
         handler=get_competence,
         idempotent=True,
+        roles=PEOPLE,
     ),
     Operation(
         name="delete_competence",

@@ -114,6 +114,11 @@ class Operation:
     audit_args: Callable[[dict[str, Any]], Any] | None = None  # what the audit row keeps of the raw arguments
     # The workstations a request acts for; a token bound to machines may act only for those (dispatch checks).
     machines: Callable[[OpContext, Any], Awaitable[Iterable[str | None]]] | None = None
+    # A read: the workstations whose data it returns (None: the entity named does not exist); a token bound
+    # to machines reads only theirs, others are not-found (ops/scope.py). `rows`: the output field listing
+    # items with a `machine_id`, of which such a token sees only its machines'.
+    reads: Callable[[OpContext, Any], Awaitable[Iterable[str | None]]] | None = None
+    rows: str | None = None
 
     @property
     def allowed_roles(self) -> frozenset[str]:
@@ -196,6 +201,12 @@ class Resource:
     description: str
     mime_type: str
     read: ResourceReader  # async (services, **params) -> str | bytes
+    # Who may read it (default: every role that may call read_resource); whose data it is (async
+    # (services, **params) -> machines, None for an entity that does not exist); the JSON field listing
+    # items with a `machine_id`. A token bound to machines reads only theirs (ops/scope.py).
+    roles: frozenset[str] | None = None
+    owners: Callable[..., Awaitable[Iterable[str | None]]] | None = None
+    rows: str | None = None
 
     @classmethod
     def of(cls, spec: Resource | tuple[str, str, str, str, ResourceReader]) -> Resource:

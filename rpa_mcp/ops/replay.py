@@ -13,7 +13,8 @@ from pydantic import Field, field_validator
 from rpa_mcp.competences import LoadedCompetence
 from rpa_mcp.errors import InvalidInput, NotFound, PreconditionFailed
 from rpa_mcp.ops.common import Crop, ImageArg, load_image, replay_machines
-from rpa_mcp.ops.registry import Http, OpContext, Operation, Preview, StrictModel, Surface
+from rpa_mcp.ops.registry import Http, OpContext, Operation, Preview, Resource, StrictModel, Surface
+from rpa_mcp.ops.scope import replay_owners
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service import ReplayService
@@ -261,7 +262,10 @@ async def get_replay_status(ctx: OpContext, args: ReplayIdInput) -> ReplayStatus
 
 
 async def list_replays(ctx: OpContext, args: ListReplaysInput) -> ListReplaysOutput:
-    rows = service_of(ctx).store.list_replays(states=[args.state] if args.state else None, limit=args.limit)
+    # (dispatch keeps a machine-bound token's rows only; asking the store for those gives it `limit` of them)
+    rows = service_of(ctx).store.list_replays(
+        states=[args.state] if args.state else None, limit=args.limit, machines=ctx.caller.machines
+    )
     return ListReplaysOutput(
         replays=[ReplaySummary.model_validate({k: r[k] for k in ReplaySummary.model_fields}) for r in rows]
     )
@@ -394,6 +398,10 @@ async def _replay_machine(ctx: OpContext, args: ReplayIdInput) -> set[str]:
     return await replay_machines(ctx, args.replay_id)
 
 
+async def _read_replay(ctx: OpContext, args: ReplayIdInput) -> set[str | None]:
+    return await replay_owners(ctx.services, args.replay_id)
+
+
 OPERATIONS: tuple[Operation, ...] = (
     START_REPLAY,
     Operation(
@@ -406,6 +414,7 @@ OPERATIONS: tuple[Operation, ...] = (
         risk="read",
         handler=get_replay_status,
         idempotent=True,
+        reads=_read_replay,
         http=(Http("GET", "/api/v1/replay/{replay_id}"),),
     ),
     Operation(
@@ -417,6 +426,7 @@ OPERATIONS: tuple[Operation, ...] = (
         risk="read",
         handler=list_replays,
         idempotent=True,
+        rows="replays",
     ),
     Operation(
         name="pause_replay",
@@ -466,11 +476,12 @@ OPERATIONS: tuple[Operation, ...] = (
 )
 
 RESOURCES = (
-    (
+    Resource(
         "rpa://replays/{replay_id}",
         "replay",
         "A replay's status (state, actions, verdicts, pause reason) as JSON.",
         "application/json",
         _replay_resource,
+        owners=replay_owners,
     ),
 )

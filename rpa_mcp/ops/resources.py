@@ -9,11 +9,17 @@ read them too. The resources themselves are declared by each area (`RESOURCES`).
 from __future__ import annotations
 
 import base64
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from rpa_mcp.errors import InternalError, NotFound
-from rpa_mcp.ops.registry import OpContext, Operation, Resource, StrictModel
+from rpa_mcp.errors import Forbidden, InternalError, NotFound
+from rpa_mcp.identity import Caller
+from rpa_mcp.ops import scope
+from rpa_mcp.ops.registry import OpContext, Operation, Registry, Resource, StrictModel
+
+if TYPE_CHECKING:
+    from rpa_mcp.bootstrap import Services
 
 
 class ReadResourceInput(StrictModel):
@@ -41,6 +47,15 @@ def find(resources: list[Resource], uri: str) -> tuple[Resource, dict[str, str]]
     raise NotFound(f"no resource {uri!r}; list them with resources/list", uri=uri)
 
 
+async def check_readable(registry: Registry, services: Services, caller: Caller, uri: str) -> None:
+    """What `read_resource` checks before reading, for a subscription: a caller is told of changes to
+    what it may read only (a token bound to machines: not another machine's session or replay)."""
+    if not caller.has_any(READ_RESOURCE.allowed_roles):
+        raise Forbidden("reading resources needs a role that reads", uri=uri)
+    spec, params = find(registry.resources, uri)
+    await scope.check_resource(spec, OpContext(caller=caller, services=services, registry=registry), params)
+
+
 def sniff_image(data: bytes) -> str | None:
     """The real type of image bytes (a JPEG screenshot stays image/jpeg)."""
     if data.startswith(b"\x89PNG\r\n\x1a\n"):
@@ -54,6 +69,7 @@ async def read_resource(ctx: OpContext, args: ReadResourceInput) -> ReadResource
     if ctx.registry is None:
         raise InternalError("read_resource runs through dispatch(), which gives it the registry")
     spec, params = find(ctx.registry.resources, args.uri)
+    await scope.check_resource(spec, ctx, params)  # its roles; a token bound to machines reads only theirs
     content = await spec.read(ctx.services, **params)
     if isinstance(content, bytes):
         return ReadResourceOutput(
@@ -61,7 +77,9 @@ async def read_resource(ctx: OpContext, args: ReadResourceInput) -> ReadResource
             mime_type=sniff_image(content) or spec.mime_type,
             data_base64=base64.b64encode(content).decode("ascii"),
         )
-    return ReadResourceOutput(uri=args.uri, mime_type=spec.mime_type, text=content)
+    return ReadResourceOutput(
+        uri=args.uri, mime_type=spec.mime_type, text=scope.visible_text(ctx.caller, spec.rows, content)
+    )
 
 
 READ_RESOURCE = Operation(

@@ -16,8 +16,9 @@ from pydantic import Field, model_validator
 
 from rpa_mcp.confirmation.digest import digest
 from rpa_mcp.errors import PreconditionFailed, RpaError
-from rpa_mcp.ops.common import run_image_work, session_machines
+from rpa_mcp.ops.common import SCREENSHOT_URI_PREFIX, run_image_work, session_machines
 from rpa_mcp.ops.registry import Http, NoInput, OpContext, Operation, Preview, Resource, StrictModel
+from rpa_mcp.ops.scope import screenshot_owners, session_owners
 from rpa_mcp.shadow.events import MAX_BATCH
 from rpa_mcp.shadow.ir import step_lines
 
@@ -460,6 +461,14 @@ async def persist_competence(ctx: OpContext, args: PersistInput) -> PersistOut:
 
 
 # --- resources --------------------------------------------------------------------------------
+async def _session_owner(services: Services, session_id: str) -> set[str | None]:
+    return await session_owners(services, [session_id])
+
+
+async def _screenshot_owner(services: Services, screenshot_id: str) -> set[str | None]:
+    return await screenshot_owners(services, [screenshot_id])
+
+
 async def understanding_resource(services: Services, session_id: str) -> str:
     data = await anyio.to_thread.run_sync(_understanding, services, session_id, None)
     return json.dumps(data, ensure_ascii=False, indent=1)
@@ -487,6 +496,7 @@ RESOURCES = (
         "A shadow session's steps, current step and notifications (updated as steps appear).",
         "application/json",
         understanding_resource,
+        owners=_session_owner,
     ),
     Resource(
         "rpa://sessions/{session_id}/events",
@@ -494,6 +504,7 @@ RESOURCES = (
         "The events the agent streamed for a session (screenshots as rpa://screenshots/ references).",
         "application/json",
         events_resource,
+        owners=_session_owner,
     ),
     Resource(
         "rpa://screenshots/{screenshot_id}",
@@ -501,6 +512,7 @@ RESOURCES = (
         "A screenshot or anchor crop uploaded by the agent or kept by the observer (PNG, or JPEG as sent).",
         "image/png",
         screenshot_resource,
+        owners=_screenshot_owner,
     ),
     Resource(
         "rpa://machines",
@@ -508,6 +520,7 @@ RESOURCES = (
         "Machines that streamed events, with their active session.",
         "application/json",
         machines_resource,
+        rows="machines",
     ),
 )
 
@@ -516,10 +529,17 @@ DRAFT_ROLES = frozenset({"operator", "agent"})
 
 # --- the machines a request acts for (a machine-bound agent token may act for its own only) ---------------
 async def _events_machines(ctx: OpContext, args: IngestInput) -> set[str]:
-    """Every machine the events claim, and the machine of every session they write into."""
+    """Every machine the events claim, the machine of every session they write into, and of every
+    screenshot they refer to (an earlier upload of another machine is not this one's to reuse)."""
     events = [ev for ev in args.events if isinstance(ev, dict)]
     claimed = {ev["machine_id"] for ev in events if isinstance(ev.get("machine_id"), str)}
-    return claimed | await session_machines(ctx, (ev.get("session_id") for ev in events))
+    refs = {str(r).removeprefix(SCREENSHOT_URI_PREFIX) for ev in events if (r := ev.get("screenshot_ref"))}
+    shots = {m or "an unknown machine" for m in await screenshot_owners(ctx.services, refs)} if refs else set()
+    return claimed | shots | await session_machines(ctx, (ev.get("session_id") for ev in events))
+
+
+async def _read_session(ctx: OpContext, args: UnderstandingInput) -> set[str | None]:
+    return await session_owners(ctx.services, [args.session_id])
 
 
 async def _session_machine(ctx: OpContext, args: Any) -> set[str]:
@@ -543,6 +563,7 @@ OPERATIONS = (
         risk="read",
         handler=list_machines,
         idempotent=True,
+        rows="machines",
         http=(Http("GET", "/api/v1/traces/stream/machines"),),
     ),
     Operation(
@@ -554,6 +575,7 @@ OPERATIONS = (
         risk="read",
         handler=list_sessions,
         idempotent=True,
+        rows="sessions",
         http=(Http("GET", "/api/v1/traces/stream/sessions"),),
     ),
     Operation(
@@ -594,6 +616,7 @@ OPERATIONS = (
         risk="read",
         handler=get_understanding,
         idempotent=True,
+        reads=_read_session,
         http=(Http("GET", "/api/v1/shadow/{session_id}/understanding"),),
     ),
     Operation(

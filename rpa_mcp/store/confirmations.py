@@ -67,14 +67,22 @@ class SqliteProposalRepository:
         return _record(row) if row else None
 
     def decide(self, jti: str, *, status: str, approver: str, at: float) -> bool:
-        return (
-            self.db.execute(
-                "UPDATE proposals SET approval_status = ?, approver = ?, decided_at = ? "
+        """Pending -> approved/rejected (once); a rejected proposal's secret values are scrubbed at once."""
+        with self.db.transaction() as conn:
+            row = conn.execute(
+                "SELECT args_json FROM proposals WHERE jti = ? AND approval_status = 'pending'", (jti,)
+            ).fetchone()
+            if row is None:
+                return False
+            args = row["args_json"] if status != "rejected" else _scrubbed(row["args_json"])
+            changed = conn.execute(
+                "UPDATE proposals SET approval_status = ?, approver = ?, decided_at = ?, args_json = ? "
                 "WHERE jti = ? AND approval_status = 'pending'",
-                (status, approver, at, jti),
-            )
-            == 1
-        )
+                (status, approver, at, args, jti),
+            ).rowcount
+        if changed == 1 and args != row["args_json"]:
+            self.db.forget_scrubbed()
+        return bool(changed == 1)
 
     def consume(self, jti: str, *, at: float) -> bool:
         """Mark used (one winner) and scrub secret values from the stored arguments: no longer needed."""
@@ -84,12 +92,35 @@ class SqliteProposalRepository:
             ).fetchone()
             if row is None:
                 return False
-            scrubbed = json.dumps(redact(json.loads(row["args_json"])), ensure_ascii=False)
+            scrubbed = _scrubbed(row["args_json"])
             changed = conn.execute(
                 "UPDATE proposals SET consumed_at = ?, args_json = ? WHERE jti = ? AND consumed_at IS NULL",
                 (at, scrubbed, jti),
             ).rowcount
-            return bool(changed == 1)
+        if changed == 1 and scrubbed != row["args_json"]:
+            self.db.forget_scrubbed()
+        return bool(changed == 1)
+
+    def scrub_expired(self, *, after: float, before: float) -> int:
+        """Scrub the secret values of the proposals that expired unused in [after, before); how many changed.
+
+        The sweep passes the end of its previous window as `after`, so each row is read once.
+        """
+        changed = 0
+        with self.db.transaction() as conn:
+            rows = conn.execute(
+                "SELECT jti, args_json FROM proposals WHERE consumed_at IS NULL AND expires_at >= ? AND expires_at < ?",
+                (after, before),
+            ).fetchall()
+            for row in rows:
+                scrubbed = _scrubbed(row["args_json"])
+                if scrubbed != row["args_json"]:
+                    changed += conn.execute(
+                        "UPDATE proposals SET args_json = ? WHERE jti = ?", (scrubbed, row["jti"])
+                    ).rowcount
+        if changed:
+            self.db.forget_scrubbed()
+        return changed
 
     def pending(self, *, now: float) -> list[ProposalRecord]:
         rows = self.db.query(
@@ -98,6 +129,11 @@ class SqliteProposalRepository:
             (now,),
         )
         return [_record(r) for r in rows]
+
+
+def _scrubbed(args_json: str) -> str:
+    """Stored arguments with their secret values replaced by the redaction mark."""
+    return json.dumps(redact(json.loads(args_json)), ensure_ascii=False)
 
 
 def _record(row: Row) -> ProposalRecord:

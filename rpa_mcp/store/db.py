@@ -111,6 +111,12 @@ class Database:
     def lock(self, conn: Connection, key: str) -> None:
         """Serialise transactions on `key` until this one ends (a no-op where writes are serialised anyway)."""
 
+    def forget_scrubbed(self) -> None:
+        """Secrets were just overwritten: leave no older copy in the files the backend keeps (SQLite: the
+        write-ahead log is checkpointed and truncated once the transaction commits; freed space is zeroed
+        as it is freed, `secure_delete`). PostgreSQL keeps old row versions until VACUUM: nothing to do
+        from here (docs/operations.md)."""
+
     def free_now(self) -> AbstractContextManager[bool]:
         """Whether a short read may run on the calling thread without waiting: yields True when
         nothing else uses the store at this instant, and keeps it so for the block. PostgreSQL:

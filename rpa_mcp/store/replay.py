@@ -10,7 +10,7 @@ as those types; an update naming a column the row type does not have is refused.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -201,15 +201,21 @@ class ReplayRepository:
     def get_replay(self, replay_id: str) -> ReplayRow | None:
         return _decode(ReplayRow, self.db.query_one("SELECT * FROM replay_runs WHERE replay_id = ?", (replay_id,)))
 
-    def list_replays(self, *, states: Sequence[str] | None = None, limit: int = 100) -> list[ReplaySummary]:
+    def list_replays(
+        self, *, states: Sequence[str] | None = None, limit: int = 100, machines: Collection[str] | None = None
+    ) -> list[ReplaySummary]:
+        """The newest replays (in `states`; on `machines` only, when given)."""
         sql = (
             "SELECT replay_id, competence, version, machine_id, state, pause_reason, steps_total, created_at, "
-            "updated_at, finished_at FROM replay_runs"
+            "updated_at, finished_at FROM replay_runs WHERE 1 = 1"
         )
         params: list[Any] = []
         if states:
-            sql += f" WHERE state IN ({', '.join('?' for _ in states)})"
+            sql += f" AND state IN ({', '.join('?' for _ in states)})"
             params.extend(states)
+        if machines is not None:
+            sql += f" AND machine_id IN ({', '.join('?' for _ in machines) or 'NULL'})"
+            params.extend(sorted(machines))
         sql += " ORDER BY created_at DESC LIMIT ?"
         params.append(limit)
         return _decoded(ReplaySummary, self.db.query(sql, params))
@@ -340,11 +346,13 @@ class ReplayRepository:
 
     def scrub_secrets(self, replay_id: str) -> int:
         """Once a replay has ended: drop secret values ({{secret:…}} params, masked text) from its rows."""
-        changed = 0
+        changed, scrubbed_run = 0, False
         with self.db.transaction() as conn:
             run = conn.execute("SELECT params, variables FROM replay_runs WHERE replay_id = ?", (replay_id,)).fetchone()
             if run is not None:
                 params, variables = (json.dumps(redact(json.loads(run[k] or "{}"))) for k in ("params", "variables"))
+                if (params, variables) != (run["params"], run["variables"]):
+                    scrubbed_run = True
                 conn.execute(
                     "UPDATE replay_runs SET params = ?, variables = ? WHERE replay_id = ?",
                     (params, variables, replay_id),
@@ -360,6 +368,8 @@ class ReplayRepository:
                         (json.dumps(action_params), replay_id, row["action_id"]),
                     )
                     changed += 1
+        if changed or scrubbed_run:
+            self.db.forget_scrubbed()  # no copy of the values left in the write-ahead log
         return changed
 
     def count_attempts(self, replay_id: str) -> int:

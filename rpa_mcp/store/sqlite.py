@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -10,6 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from rpa_mcp.store.db import CommitHook, Connection, Cursor, Database, IntegrityError, Params, Row, split_statements
+
+logger = logging.getLogger(__name__)
+BUSY_TIMEOUT_MS = 10_000
+CHECKPOINT_WAIT_MS = 250
 
 
 class _Conn:
@@ -33,6 +40,22 @@ class _Conn:
             raise IntegrityError(str(exc)) from exc
 
 
+def owner_only(path: Path) -> None:
+    """The database and its -wal/-shm files readable by their owner only (0600): they hold what people typed.
+
+    SQLite creates the -wal and -shm files with the mode of the database file, so the database is
+    created 0600 before SQLite opens it; files an older version left readable are narrowed.
+    """
+    try:
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    except OSError:
+        return  # SQLite reports what it cannot open
+    for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        with contextlib.suppress(OSError):  # absent, or another owner's (then theirs to set)
+            if file.stat().st_mode & 0o077:
+                file.chmod(0o600)
+
+
 class SqliteDatabase(Database):
     dialect = "sqlite"
 
@@ -40,13 +63,21 @@ class SqliteDatabase(Database):
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            owner_only(Path(self.path))
         self._raw = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10.0)
         self._raw.row_factory = sqlite3.Row
         self._conn = _Conn(self._raw)
         self._lock = threading.RLock()
         self._depth = 0
         self._hooks: list[CommitHook] = []
-        for pragma in ("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON", "busy_timeout=10000"):
+        self._checkpoint = False  # a scrub's old pages are still in the WAL: checkpoint after the next COMMIT
+        for pragma in (
+            "journal_mode=WAL",
+            "synchronous=FULL",
+            "foreign_keys=ON",
+            f"busy_timeout={BUSY_TIMEOUT_MS}",
+            "secure_delete=ON",  # freed cells and pages are zeroed: a scrubbed secret leaves no copy behind
+        ):
             self._raw.execute(f"PRAGMA {pragma}")
         self._raw.execute(
             "CREATE TABLE IF NOT EXISTS schema_versions (area TEXT PRIMARY KEY, version INTEGER NOT NULL)"
@@ -93,8 +124,32 @@ class SqliteDatabase(Database):
                 self._raw.execute("COMMIT")
             finally:
                 self._depth = 0
+            if self._checkpoint:
+                self._truncate_wal(wait_ms=0)  # owed by an earlier scrub, or by this transaction's
             for cb in after:
                 cb()
+
+    def forget_scrubbed(self) -> None:
+        with self._lock:
+            if self._depth:
+                self._checkpoint = True  # the old copies are still needed until the transaction commits
+            else:
+                self._truncate_wal(wait_ms=CHECKPOINT_WAIT_MS)
+
+    def _truncate_wal(self, *, wait_ms: int) -> None:
+        """Copy the WAL into the database and empty it (it held the pages as they were before a scrub).
+
+        It waits at most `wait_ms` for a reader of another connection still on an older snapshot;
+        then it is retried, without waiting, after each commit until it succeeds: a scrub never
+        stalls its caller long, and a long reader (a backup) never slows the writes."""
+        self._raw.execute(f"PRAGMA busy_timeout={wait_ms}")
+        try:
+            busy = self._raw.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        finally:
+            self._raw.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        self._checkpoint = bool(busy and busy[0])
+        if self._checkpoint:
+            logger.info("the write-ahead log could not be emptied after a scrub yet: retried after the next commit")
 
     @contextmanager
     def free_now(self) -> Iterator[bool]:

@@ -156,7 +156,7 @@ async def test_promote_shows_the_diff_and_tells_clients_the_tools_changed(env: A
 async def test_the_competence_resource_returns_its_yaml(env: Any) -> None:
     services, _ = env
     services.competences.save("Sortie patient", ir("Sortie patient"), status="validated")
-    uri, _, _, mime, read = RESOURCES[0]
+    uri, mime, read = RESOURCES[0].uri, RESOURCES[0].mime_type, RESOURCES[0].read
     assert uri == "rpa://competences/{status}/{name}" and mime == "application/yaml"
     text = await read(services, status="validated", name="sortie-patient")
     assert yaml.safe_load(text)["name"] == "Sortie patient"
@@ -164,5 +164,5 @@ async def test_the_competence_resource_returns_its_yaml(env: Any) -> None:
         with pytest.raises(RpaError) as err:
             await read(services, status=status, name=name)
         assert err.value.code == "invalid-input"
-    listing = yaml.safe_load(await RESOURCES[1][4](services))
+    listing = yaml.safe_load(await RESOURCES[1].read(services))
     assert listing["competences"][0]["uri"] == "rpa://competences/validated/sortie-patient"

@@ -41,6 +41,14 @@ def test_a_name_whose_slug_exceeds_80_characters_is_refused() -> None:
     assert err.value.details["field"] == "name"
 
 
+@pytest.mark.parametrize("name", ["\uff0e\uff0e\uff0fetc", "a\uff0fb", "a\uff3cb", "\u2025x", "\u2024\u2024\u2215x"])
+def test_names_that_unicode_folds_into_a_path_are_refused(store: CompetenceStore, name: str) -> None:
+    with pytest.raises(InvalidInput) as err:  # full-width '．．／', two-dot leader, division slash...
+        store.save(name, ir())
+    assert err.value.details["field"] == "name"
+    assert not (store.root / "candidate").exists() or files_in(store.root / "candidate") == []
+
+
 # --- saving and versions -----------------------------------------------------------------
 def test_first_save_writes_the_current_file_as_version_1(store: CompetenceStore) -> None:
     saved = store.save("Admission patient", ir(), machine_id="PC-URG-01")

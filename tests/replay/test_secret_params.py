@@ -48,3 +48,9 @@ def test_expected_window_titles_take_the_patient_replayed_but_never_a_secret(ser
     planned = service.plan([step], {"patient": "MARTIN Jules", "secret:code_pin": "0042"})
     assert planned[0]["expected"]["window_after"] == "Easily — MARTIN Jules — Synthèse {{secret:code_pin}}"
     assert planned[0]["expected"]["window_before"] == "Easily — Recherche patient"
+
+
+def test_a_step_that_types_a_secret_is_marked_secret_even_when_its_flag_is_missing(service: ReplayService) -> None:
+    step = {"index": 1, "action_type": "type_text", "params": {"text": "PIN {{secret:code_pin}}"}}
+    planned = service.plan([step], {"secret:code_pin": "0042"})
+    assert planned[0]["params"] == {"text": "PIN 0042", "secret": True}  # hidden in previews, scrubbed at the end

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 
 import anyio
@@ -70,6 +71,20 @@ def test_proposals_round_trip_and_decide_once(backend):
     assert repo.decide("j1", status="approved", approver="bob", at=2.0)
     assert not repo.decide("j1", status="rejected", approver="eve", at=3.0)
     assert [p.jti for p in repo.pending(now=1.0)] == []
+
+
+def test_a_rejected_or_expired_proposal_keeps_no_secret_value(backend):
+    repo = SqliteProposalRepository(backend)
+    repo.insert(_proposal("rejected"))
+    repo.insert(_proposal("expired"))
+    repo.insert(dataclasses.replace(_proposal("valid"), expires_at=200.0))
+    assert repo.decide("rejected", status="rejected", approver="bob", at=2.0)
+    assert repo.get("rejected").args == {"k": "v", "password": "[redacted]"}
+    assert repo.get("expired").args["password"] == "pw"
+    assert repo.scrub_expired(after=0.0, before=150.0) == 1  # the rejected one was scrubbed already
+    assert repo.get("expired").args == {"k": "v", "password": "[redacted]"}
+    assert repo.get("valid").args["password"] == "pw"  # not expired yet
+    assert repo.scrub_expired(after=150.0, before=150.0) == 0
 
 
 def test_fifty_concurrent_consumes_of_one_token_on_two_replicas_have_one_winner(backend):

@@ -42,6 +42,8 @@ class Planning(ReplayCore):
             if isinstance(target, dict):  # a row chosen by its label; never a secret (targets are shown)
                 target = _substitute(target, {k: v for k, v in (params or {}).items() if not k.startswith("secret:")})
             step_params = _substitute(dict(step_d.get("params") or {}), params or {})
+            if _secret_placeholders(step_d.get("params") or {}):  # it types a secret, flagged or not: hidden, scrubbed
+                step_params["secret"] = True
             for name in dict.fromkeys(_secret_placeholders(step_params)):
                 missing.setdefault(name, []).append(int(step_d.get("index", i)))
             idempotent = bool(
