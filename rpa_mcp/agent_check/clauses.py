@@ -63,8 +63,9 @@ def _reached(clause: Clause, attempt: Dispatched | None) -> Dispatched | None:
     if attempt is None:
         clause.fail("not reached: the agent did not poll for this step")
     else:
+        params = f" {attempt.action['params']}" if attempt.action["params"] else ""
         clause.evidence.append(
-            f"sent: {attempt.action['attempt_id']} wait {attempt.action['params'] or ''} "
+            f"sent: {attempt.action['attempt_id']} wait{params} "
             f"not_after=server_now{attempt.action['not_after'] - attempt.action['server_now']:+.0f}s "
             f"(server clock {attempt.delivery.clock_offset_s:+.0f}s from real time)"
         )
@@ -125,7 +126,8 @@ def protocol_header(c: Clause, j: Judge) -> None:
     c.evidence.append(f"X-Replay-Protocol-Version values seen: {', '.join(seen) or 'none'}")
     if not j.run.exchanges or seen != [str(PROTOCOL_VERSION)]:
         c.fail(
-            f"every request must carry X-Replay-Protocol-Version: {PROTOCOL_VERSION} (v1 agents pause on every lost report)"
+            f"every request must carry X-Replay-Protocol-Version: {PROTOCOL_VERSION} "
+            "(a v1 agent's lost report always pauses the replay)"
         )
 
 

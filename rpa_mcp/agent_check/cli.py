@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         machine_id=args.machine_id,
     )
     try:
-        sock = socket.create_server((parts.hostname, parts.port or 80))
+        sock = socket.create_server((parts.hostname, 80 if parts.port is None else parts.port))
     except OSError as exc:
         print(f"agent-check: cannot listen on {args.url}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE

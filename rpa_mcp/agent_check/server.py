@@ -73,7 +73,8 @@ class Exchange:
         sent = ", ".join(f"{f}={self.body[f]!r}" for f in fields if f in self.body)
         got = f"{self.status}"
         if self.answer:
-            got += " " + ", ".join(f"{k}={v!r}" for k, v in self.answer.items() if k in ("status", "proceed", "code"))
+            shown = ("status", "code", "proceed") if self.kind == "start" else ("status", "code")
+            got += " " + ", ".join(f"{k}={v!r}" for k, v in self.answer.items() if k in shown)
         return f"#{self.seq} POST {self.kind} ({sent}) -> {got}"
 
 
