@@ -145,8 +145,6 @@ def long_poll(c: Clause, j: Judge) -> None:
     c.evidence.append(f"wait values: {', '.join(sorted({str(w) for w in waits}))}")
     if not any(e.delivery == 1 for e in polls):
         c.fail("after a 204 No Content the agent did not poll again")
-    if polls and all(float(str(w or 0)) == 0.0 for w in waits if w is not None):
-        c.fail("never a long poll (wait > 0): the agent would hammer the server")
     if any(e.status == 422 for e in polls):
         c.fail("a poll without machine_id or with wait outside 0..60")
 
@@ -295,20 +293,19 @@ def echo_ids(c: Clause, j: Judge) -> None:
 
 
 def stop_resending(c: Clause, j: Judge) -> None:
-    acked: dict[str, int] = {}
-    redelivered = {
-        f"{e.answer['action_id']}/{e.answer['attempt_id']}": e.seq
-        for e in j.run.exchanges
-        if e.kind == "poll" and e.status == 200 and e.answer
-    }
+    acked: dict[str, int] = {}  # attempt -> seq of the last 2xx answer to its result
+    delivered: dict[str, int] = {}  # attempt -> seq of the last poll that delivered it
     extra = 0
-    for e in (e for e in j.run.exchanges if e.kind == "result"):
-        k = e.key or ""
-        if k in acked and redelivered.get(k, 0) < acked[k] < e.seq:
+    for e in j.run.exchanges:
+        if e.kind == "poll" and e.status == 200 and e.answer:
+            delivered[f"{e.answer['action_id']}/{e.answer['attempt_id']}"] = e.seq
+        if e.kind != "result" or e.key is None:
+            continue
+        if e.key in acked and acked[e.key] > delivered.get(e.key, 0):
             extra += 1
             c.fail(f"re-sent after an acknowledgement: {e.line()}")
         if e.status == 200:
-            acked[k] = e.seq
+            acked[e.key] = e.seq
     c.evidence.append(f"{extra} results re-sent after a 2xx ReportAck")
 
 

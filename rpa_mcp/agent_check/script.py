@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 StartPolicy = Literal["grant", "paused", "unanswered_once"]
-ResultPolicy = Literal["accept", "lost_until_next"]
+ResultPolicy = Literal["accept", "lost"]
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ def conformance_script(*, long_action_s: float, pause_hold_s: float) -> tuple[De
         Delivery("long-poll", hold_s=0.0),
         Delivery("ack-order", "A"),
         Delivery("duplicate-delivery", "A"),  # the same attempt again: a retried poll
-        Delivery("result-retried", "B", result="lost_until_next"),  # its result never reaches the server...
+        Delivery("result-retried", "B", result="lost"),  # its result is lost (503, 503, then late)...
         Delivery("resend-after-start", "B", attempt=2),  # ...which dispatches a new attempt
         Delivery("start-refused", "C", start="paused"),  # a person paused the replay meanwhile
         Delivery("pause", hold_s=pause_hold_s),

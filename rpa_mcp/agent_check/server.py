@@ -34,6 +34,7 @@ from rpa_mcp.replay.wire import (
     StartAck,
 )
 
+LOST_RESULTS = 2  # results of a `lost` attempt answered 503 before it is fenced off
 MODELS: dict[str, type[BaseModel]] = {
     "receipt": ReceiptAck,
     "start": StartAck,
@@ -86,8 +87,11 @@ class Dispatched:
     index: int
     action: dict[str, Any]
     poll_seq: int
+    receipts: int = 0
     starts: int = 0
+    results_lost: int = 0
     result_acked: bool = False
+    fenced: bool = False  # the scripted watchdog gave up on this attempt: its reports are late
 
 
 @dataclass
@@ -204,10 +208,14 @@ class Conformance:
 
     def _answer(self, exchange: Exchange, kind: str) -> Response:
         latest = self._latest(exchange.body)
-        if latest is None or latest.action["attempt_id"] != exchange.body["attempt_id"]:
+        if latest is None or latest.fenced or latest.action["attempt_id"] != exchange.body["attempt_id"]:
             known = any(d.action["attempt_id"] == exchange.body["attempt_id"] for d in self.dispatched)
             return _ack(exchange, "late" if known else "unknown", proceed=False)
         policy = latest.delivery
+        if kind == "receipt":
+            latest.receipts += 1
+            if latest.receipts > 1:
+                return _ack(exchange, "duplicate", proceed=latest.starts == 0)
         if kind == "start":
             latest.starts += 1
             if policy.start == "paused":
@@ -217,7 +225,11 @@ class Conformance:
             if latest.starts > 1 or policy.start == "unanswered_once":
                 return _ack(exchange, "duplicate", proceed=False, reason="this attempt was already started once")
         if kind == "result":
-            if policy.result == "lost_until_next":  # until a new attempt fences it off (then: late)
+            if policy.result == "lost":  # twice; then the scripted watchdog resends (late from then on)
+                latest.results_lost += 1
+                if latest.results_lost > LOST_RESULTS:
+                    latest.fenced = True
+                    return _ack(exchange, "late", proceed=False, reason="the action was dispatched again")
                 return _problem(exchange, 503, "unavailable", "the server could not answer; try again", retryable=True)
             if latest.result_acked:
                 return _ack(exchange, "duplicate")

@@ -11,7 +11,7 @@ import httpx2
 import pytest
 
 from rpa_mcp.agent_check import Clause, Conformance, conformance_script, judge
-from rpa_mcp.agent_sim import Journal, ReferenceAgent, VirtualDesktop
+from rpa_mcp.agent_sim import FaultPlan, Journal, ReferenceAgent, VirtualDesktop
 from rpa_mcp.agent_sim.fixtures import ImageResolver
 from rpa_mcp.replay.wire import PROTOCOL_HEADER
 
@@ -128,3 +128,36 @@ async def test_a_message_with_an_unknown_field_is_refused_with_the_field_named()
     assert response.status_code == 422
     assert response.json()["details"]["field"] == "colour"
     assert not {c.name: c for c in judge(run)}["bodies-valid"].passed
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        ({"guard_action_id": False}, {"resend-after-start"}),  # re-runs an action it already executed
+        ({"faults": FaultPlan.parse(["duplicate_report@1"])}, {"stop-resending"}),
+        ({"faults": FaultPlan.parse(["clock_skew:value=7200"])}, set()),  # a skewed clock corrected by server_now
+    ],
+)
+async def test_one_broken_habit_fails_exactly_its_clause(
+    tmp_path: Path, options: dict[str, Any], expected: set[str]
+) -> None:
+    clauses = await check(conformance(), reference_agent(tmp_path, **options))
+    assert failed(clauses) == expected
+
+
+async def test_the_scripted_server_fences_like_the_real_one() -> None:
+    """A second start of one attempt is `duplicate, proceed=false`; a report of an unknown attempt is `unknown`."""
+    run = conformance()
+    transport = httpx2.ASGITransport(app=run.app())
+    headers = {"Authorization": f"Bearer {TOKEN}", PROTOCOL_HEADER: "2"}
+    async with httpx2.AsyncClient(transport=transport, base_url="http://check.test", headers=headers) as client:
+        params = {"machine_id": MACHINE, "wait": 0}
+        assert (await client.get("/api/v1/replay/next", params=params)).status_code == 204
+        action = (await client.get("/api/v1/replay/next", params=params)).json()
+        ref = {k: action[k] for k in ("replay_id", "action_id", "attempt_id")}
+        first = (await client.post("/api/v1/replay/start", json=ref)).json()
+        again = (await client.post("/api/v1/replay/start", json=ref)).json()
+        stranger = (await client.post("/api/v1/replay/start", json=ref | {"attempt_id": "never-sent"})).json()
+    assert (first["status"], first["proceed"]) == ("accepted", True)
+    assert (again["status"], again["proceed"]) == ("duplicate", False)
+    assert (stranger["status"], stranger["proceed"]) == ("unknown", False)
