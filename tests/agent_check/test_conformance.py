@@ -13,7 +13,7 @@ import pytest
 from rpa_mcp.agent_check import Clause, Conformance, conformance_script, judge
 from rpa_mcp.agent_sim import FaultPlan, Journal, ReferenceAgent, VirtualDesktop
 from rpa_mcp.agent_sim.fixtures import ImageResolver
-from rpa_mcp.replay.wire import PROTOCOL_HEADER
+from rpa_mcp.replay.wire import PROTOCOL_HEADER, NextAction, ReportAck
 
 from .naive_agent import NaiveAgent
 
@@ -72,6 +72,11 @@ async def test_the_reference_agent_passes_every_clause(tmp_path: Path) -> None:
     assert failed(clauses) == set(), "\n".join(line for c in clauses.values() for line in c.evidence)
     assert run.machine_id == MACHINE
     assert len(run.dispatched) == sum(1 for d in run.script if d.action)
+    for e in run.exchanges:  # the scripted server itself speaks the contract
+        if e.status == 200:
+            (NextAction if e.kind == "poll" else ReportAck).model_validate(e.answer)
+        elif e.status >= 400:
+            assert e.answer is not None and {"type", "status", "code", "retryable"} <= set(e.answer)
 
 
 async def test_a_rerun_with_the_same_journal_passes_too(tmp_path: Path) -> None:
