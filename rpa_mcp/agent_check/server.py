@@ -147,6 +147,7 @@ class Conformance:
         if self.machine_id is None:
             self.machine_id = machine
         if machine != self.machine_id:  # another agent: nothing for it
+            await anyio.sleep(min(wait, self.final_hold_s))
             exchange.status = 204
             return Response(status_code=204)
         self.connected.set()

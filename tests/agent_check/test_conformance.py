@@ -130,9 +130,13 @@ async def test_a_message_with_an_unknown_field_is_refused_with_the_field_named()
     async with httpx2.AsyncClient(transport=transport, base_url="http://check.test", headers=headers) as client:
         body = {"replay_id": "r", "action_id": "a", "attempt_id": "t", "colour": "red"}
         response = await client.post("/api/v1/replay/receipt", json=body)
+        elsewhere = await client.post("/api/v1/replay/results", json=body)
     assert response.status_code == 422
     assert response.json()["details"]["field"] == "colour"
-    assert not {c.name: c for c in judge(run)}["bodies-valid"].passed
+    assert (elsewhere.status_code, elsewhere.json()["code"]) == (404, "not-found")
+    clause = {c.name: c for c in judge(run)}["bodies-valid"]
+    assert not clause.passed
+    assert any("/api/v1/replay/results" in line for line in clause.evidence)
 
 
 @pytest.mark.parametrize(
