@@ -37,9 +37,8 @@ class Judge:
     def __init__(self, run: Conformance) -> None:
         self.run = run
 
-    def delivery(self, clause: str, nth: int = 0) -> Dispatched | None:
-        found = [d for d in self.run.dispatched if d.delivery.clause == clause]
-        return found[nth] if len(found) > nth else None
+    def delivery(self, clause: str) -> Dispatched | None:
+        return next((d for d in self.run.dispatched if d.delivery.clause == clause), None)
 
     def messages(self, attempt: Dispatched, kinds: tuple[str, ...], *, after: int = 0) -> list[Exchange]:
         k = f"{attempt.action['action_id']}/{attempt.action['attempt_id']}"
@@ -108,6 +107,9 @@ def _executed(clause: Clause, j: Judge, attempt: Dispatched) -> list[Exchange]:
         clause.fail("the result does not say executed=true, success=true for a wait")
     if [e for e in msgs if e.kind == "start"][1:]:
         clause.fail("more than one /start for one attempt")
+    start = next(e.seq for e in msgs if e.kind == "start")
+    if any(e.kind == "heartbeat" and not start < e.seq < first_result.seq for e in msgs):
+        clause.fail("a heartbeat outside the execution (before the start or after the result)")
     return msgs
 
 
