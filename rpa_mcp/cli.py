@@ -1,4 +1,5 @@
-"""`rpa-mcp serve | token | audit verify | db | competences | catalog check | bench | agent-sim | agent-x11 | demo`.
+"""`rpa-mcp serve | token | audit verify | db | competences | catalog check | bench | agent-sim | agent-x11 |
+agent-check | demo`.
 
 Every error a person can meet here is one line on stderr and a non-zero exit status (2 for
 a usage or configuration problem, 1 for a failed check); a traceback only with
@@ -381,6 +382,8 @@ def _main(argv: list[str]) -> int:
         return int(importlib.import_module("rpa_mcp.agent_x11.cli").main(argv[1:]))
     if argv and argv[0] == "demo":
         return int(importlib.import_module("rpa_mcp.demo").main(argv[1:]))
+    if argv and argv[0] == "agent-check":
+        return int(importlib.import_module("rpa_mcp.agent_check.cli").main(argv[1:]))
     parser = argparse.ArgumentParser(prog="rpa-mcp", description="MCP server for supervised desktop RPA.")
     parser.add_argument("--version", action="version", version=__version__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -450,6 +453,7 @@ def _main(argv: list[str]) -> int:
     sub.add_parser("agent-sim", help="run the reference desktop agent (see rpa-mcp agent-sim --help)")
     sub.add_parser("agent-x11", help="the desktop agent on a real X11 desktop (see rpa-mcp agent-x11 --help)")
     sub.add_parser("demo", help="run the end-to-end story over real HTTP")
+    sub.add_parser("agent-check", help="check a desktop agent against the replay wire contract (see --help)")
     args = parser.parse_args(argv)
     result: int = args.fn(args)
     return result
