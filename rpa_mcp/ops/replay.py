@@ -97,9 +97,31 @@ class ReplayStatusOutput(StrictModel):
     pause_reason: str | None = Field(None, description="Why it is paused (stable name), when it is.")
     pause_detail: dict[str, Any] | None = Field(None, description="Facts behind the pause.")
     what_you_can_do: list[str] = Field(description="What a person can do now.")
-    current_action: ActionHistory | None = Field(None, description="The action in progress or waiting.")
+    outcome: str = Field(
+        description="What the run means: completed, completed_unverified, halted_before_effect (nothing "
+        "irreversible sent: safe to run again), reconciliation_required (an irreversible step was sent and the run "
+        "did not verifiably finish: check the record), verified; running or paused (or cancelled, an action still "
+        "in flight) while it has not ended."
+    )
+    meaning: str = Field(description="The outcome in one sentence for a person.")
+    steps_done: int = Field(description="Workflow steps whose outcome was seen (verified); never a paused one.")
+    irreversible_sent: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Irreversible steps (save, validate, sign, send, delete, dispense) that may have been executed: "
+        "index, intent, whether their outcome was seen, evidence labels.",
+    )
+    unverified_steps: list[int] = Field(default_factory=list, description="Steps whose outcome was not seen.")
+    uncheckable_steps: list[int] = Field(
+        default_factory=list, description="Steps declared uncheckable (shown at approval)."
+    )
+    if_stopped_now: str | None = Field(
+        None, description="While not ended: halted_before_effect or reconciliation_required, if it stopped now."
+    )
+    current_action: ActionHistory | None = Field(
+        None, description="The action in progress or waiting; while paused, the paused one (even once abandoned)."
+    )
     steps_total: int = Field(description="Actions planned at start.")
-    done: int = Field(description="Actions finished (ACKED or ABANDONED).")
+    done: int = Field(description="Actions finished (ACKED or ABANDONED), verified or not: see steps_done.")
     actions: list[ActionHistory] = Field(description="Every action with its verdict and evidence.")
     created_at: float = Field(description="Epoch seconds.")
     updated_at: float = Field(description="Epoch seconds.")
