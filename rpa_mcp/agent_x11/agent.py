@@ -277,6 +277,10 @@ class X11Agent:
                         return self._refused(action, reason, foreign_before, png_before)
                     position = (int(found.x or 0), int(found.y or 0))
                 elif needs_point and action.target is not None:
+                    if action.irreversible and kind in CLICKS | DOUBLE_CLICKS | RIGHT_CLICKS:
+                        reason = "target_not_resolved: irreversible step: never clicked at its recorded position alone"
+                        self.say(f"paused: {reason}")
+                        return self._refused(action, reason, foreign_before, png_before)
                     position = locate.recorded_point(action, self.windows.size)
                     self._mark("resolved")
                 self._inject(kind, action, position, frame_before)

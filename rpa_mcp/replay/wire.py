@@ -88,6 +88,11 @@ class NextAction(WireModel):
     idempotent: bool = Field(False, description="Safe to execute twice (the server may resend after a start).")
     success_strict: bool = Field(False, description="A click that changes nothing on screen is a failure.")
     resend: int = Field(0, description="0 for the first dispatch, 1.. for resends of the same action.")
+    irreversible: bool = Field(
+        False,
+        description="The step saves, validates, signs, sends, deletes or dispenses: never click it at its recorded "
+        "position alone; when its label or anchor cannot be found, do not execute it (report target_not_resolved).",
+    )
 
 
 # --- agent -> server ----------------------------------------------------------------------

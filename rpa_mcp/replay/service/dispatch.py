@@ -5,6 +5,7 @@ from __future__ import annotations
 import anyio
 
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.outcomes import is_irreversible
 from rpa_mcp.replay.rows import ActionRow, AttemptRow
 from rpa_mcp.replay.service.core import ReplayCore, new_id
 from rpa_mcp.replay.wire import PROTOCOL_VERSION, NextAction, WireTarget
@@ -120,6 +121,10 @@ class Dispatch(ReplayCore):
         total = self.store.get_replay(a.replay_id)
         target = a.target
         wire_target = None
+        irreversible = is_irreversible(a)
+        if isinstance(target, dict) and irreversible:
+            # found where it is now, never at a recorded spot: recorded pixels are not a resolution
+            target = {k: v for k, v in target.items() if k not in ("x", "y", "uia")} | {"step_class": "irreversible"}
         if isinstance(target, dict):
             rel_x = target.get("rel_x", target.get("x_pct"))
             rel_y = target.get("rel_y", target.get("y_pct"))
@@ -148,4 +153,5 @@ class Dispatch(ReplayCore):
             idempotent=bool(a.idempotent),
             success_strict=bool(a.success_strict),
             resend=max(0, a.dispatches - 1),
+            irreversible=irreversible,
         )
