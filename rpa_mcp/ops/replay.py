@@ -15,6 +15,7 @@ from rpa_mcp.errors import InvalidInput, NotFound, PreconditionFailed
 from rpa_mcp.ops.common import Crop, ImageArg, load_image, replay_machines
 from rpa_mcp.ops.registry import Http, OpContext, Operation, Preview, StrictModel, Surface
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.outcomes import IRREVERSIBLE
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service import ReplayService
 
@@ -203,17 +204,24 @@ async def _start_preview(ctx: OpContext, args: StartReplayInput) -> Preview:
         for a in planned
         if a["action_type"] == "type_text"
     ]
+    irreversible = [f"{a['step_index']}. {a['intent']}" for a in planned if a["expected"]["step_class"] == IRREVERSIBLE]
+    uncheckable = [f"{a['step_index']}. {a['intent']}" for a in planned if a["expected"]["uncheckable"]]
     summary = (
         f"Replay competence '{loaded.name}' version {loaded.version} ({loaded.status}, {len(steps)} "
         f"steps) on machine {machine}, supervised: every action is verified and the replay pauses when unsure."
+        + (f" Irreversible steps: {'; '.join(irreversible)}." if irreversible else "")
+        + (f" Outcome not checkable on screen (the run ends completed_unverified at best): {'; '.join(uncheckable)}."
+           if uncheckable else "")
         + (f" It will type: {'; '.join(typed)}." if typed else "")
-    )
+    )  # fmt: skip
     return Preview(
         summary=summary,
         details={
             "competence": loaded.name,
             "version": loaded.version,
             "status": loaded.status,
+            "irreversible_steps": irreversible,
+            "uncheckable_steps": uncheckable,
             "steps": len(steps),
             "first_steps": intents,
             "machine_id": machine,
