@@ -312,6 +312,7 @@ class X11Agent:
             human_takeover=human,
             executed=executed,
             duration_ms=int((time.monotonic() - started) * 1000),
+            phases_ms=self._phases(),
         )
         return result.model_dump(mode="json", exclude_none=True)
 
@@ -493,6 +494,16 @@ class X11Agent:
         self._mark("reported")
         ref = {"action_id": action.action_id, "attempt_id": action.attempt_id, "action_type": action.action_type}
         self.timings.append(ref | {"step_index": action.step_index, **self._notes, **self._marks})
+
+    def _phases(self) -> dict[str, float]:
+        """The phases of the evidence bundle, from this attempt's marks (those that happened)."""
+        spans = {"resolve": ("shot", "resolved"), "inject": ("resolved", "injected"), "settle": ("injected", "settled")}
+        marks = self._marks
+        return {
+            name: round((marks[end] - marks[begin]) * 1000, 1)
+            for name, (begin, end) in spans.items()
+            if begin in marks and end in marks
+        }
 
     def _mark(self, name: str) -> None:
         self._marks[name] = time.time()

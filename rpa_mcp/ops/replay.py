@@ -105,6 +105,11 @@ class ReplayStatusOutput(StrictModel):
         "in flight) while it has not ended."
     )
     meaning: str = Field(description="The outcome in one sentence for a person.")
+    evidence_sha256: str | None = Field(
+        None,
+        description="Once ended: SHA-256 of the run's evidence bundle (rpa://replays/<id>/evidence), recorded in the "
+        "audit chain.",
+    )
     steps_done: int = Field(description="Workflow steps whose outcome was seen (verified); never a paused one.")
     irreversible_sent: list[dict[str, Any]] = Field(
         default_factory=list,
@@ -198,6 +203,8 @@ async def _start_preview(ctx: OpContext, args: StartReplayInput) -> Preview:
     steps = loaded.workflow.get("steps") or []
     declared = loaded.workflow.get("parameters") or []
     planned = service_of(ctx).plan(steps, args.params, declared)  # validates every step, changes nothing
+    # the workstation is connected and shows what the first step needs, or nothing is done (checked again on apply)
+    readiness = service_of(ctx).preflight(machine, planned)
     intents = [str(s.get("intent", s.get("action_type"))) for s in steps[:8]]
     typed = [
         f"step {a['step_index']}: {'a secret (hidden)' if a['params'].get('secret') else repr(_capped(a['params']))}"
@@ -220,6 +227,7 @@ async def _start_preview(ctx: OpContext, args: StartReplayInput) -> Preview:
             "competence": loaded.name,
             "version": loaded.version,
             "status": loaded.status,
+            "workstation": readiness,
             "irreversible_steps": irreversible,
             "uncheckable_steps": uncheckable,
             "steps": len(steps),
@@ -406,6 +414,11 @@ async def _replay_resource(services: Services, replay_id: str) -> str:
     return json.dumps(status, ensure_ascii=False, default=str, indent=1)
 
 
+async def _evidence_resource(services: Services, replay_id: str) -> str:
+    bundle = services.replay.evidence_bundle(replay_id)
+    return json.dumps(bundle, ensure_ascii=False, default=str, indent=1)
+
+
 START_REPLAY = Operation(
     name="start_replay",
     title="Start a supervised replay",
@@ -502,5 +515,13 @@ RESOURCES = (
         "A replay's status (state, actions, verdicts, pause reason) as JSON.",
         "application/json",
         _replay_resource,
+    ),
+    (
+        "rpa://replays/{replay_id}/evidence",
+        "replay-evidence",
+        "A replay's evidence bundle (per step: phase timings, verdicts, checkers, text read back, crops by "
+        "SHA-256), its digest now and the digest recorded in the audit chain when the run ended (intact: equal).",
+        "application/json",
+        _evidence_resource,
     ),
 )

@@ -163,6 +163,11 @@ class ActionResult(_AttemptRef):
         True, description="false: the agent did NOT inject any input for this attempt (expired, refused)."
     )
     duration_ms: int | None = Field(None, ge=0, description="How long the execution took on the agent.")
+    phases_ms: dict[str, float] | None = Field(
+        None,
+        description="Milliseconds per phase on the agent (resolve, identity, inject, settle), for the run's "
+        "evidence bundle.",
+    )
 
 
 class ReportAck(WireModel):

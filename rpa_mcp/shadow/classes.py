@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 StepClass = Literal["navigation", "input", "irreversible"]
 STEP_CLASSES: tuple[str, ...] = ("navigation", "input", "irreversible")
@@ -76,7 +76,7 @@ def step_class_of(step: Mapping[str, Any]) -> StepClass:
     """A workflow step's class: the one it declares (built, or set by a person), else classified now."""
     declared = step.get("step_class")
     if declared in STEP_CLASSES:
-        return declared  # type: ignore[return-value]  # checked against STEP_CLASSES just above
+        return cast(StepClass, declared)
     target = step.get("target")
     label = None
     if isinstance(target, Mapping):

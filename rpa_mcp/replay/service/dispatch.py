@@ -15,6 +15,7 @@ class Dispatch(ReplayCore):
     async def next_action(self, machine_id: str, *, wait: float = 0.0, protocol_version: int = 1) -> NextAction | None:
         """The action for this machine, as soon as one is ready (or None after `wait` seconds)."""
         deadline = anyio.current_time() + max(0.0, wait)
+        self._polled(machine_id)  # the workstation is connected (what a replay's preflight asks)
         while True:
             event = self._event(machine_id)  # taken BEFORE the check: a wake-up in between is not lost
             action = self._claim(machine_id, protocol_version)

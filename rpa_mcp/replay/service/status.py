@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.bundle import build_bundle, digest
 from rpa_mcp.replay.outcomes import MEANING, RECONCILIATION_REQUIRED, ReplayOutcome, current_action, outcome_of
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service.core import ReplayCore
@@ -42,6 +43,7 @@ def _replay_facts(replay: ReplayRow) -> dict[str, Any]:
         "state": replay.state,
         "pause_reason": reason,
         "pause_detail": replay.pause_detail if reason else None,
+        "evidence_sha256": replay.evidence_sha256,
     }
 
 
@@ -119,6 +121,19 @@ class Status(ReplayCore):
             "created_at": replay.created_at,
             "updated_at": replay.updated_at,
             "finished_at": replay.finished_at,
+        }
+
+    def evidence_bundle(self, replay_id: str) -> dict[str, Any]:
+        """The run's evidence bundle, its digest now, and the digest recorded (in the audit chain) when it ended."""
+        replay = self._require(replay_id)
+        actions = self.store.actions(replay_id)
+        bundle = build_bundle(replay, actions, outcome_of(replay, actions))
+        sha = digest(bundle)
+        return {
+            "bundle": bundle,
+            "sha256": sha,
+            "recorded_sha256": replay.evidence_sha256,
+            "intact": None if replay.evidence_sha256 is None else sha == replay.evidence_sha256,
         }
 
     def evidence(self, replay_id: str, action_id: str) -> list[dict[str, Any]]:
