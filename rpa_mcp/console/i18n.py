@@ -237,7 +237,6 @@ FR: dict[str, str] = {
     "skip": "ignorer",
     "Application": "Application",
     # --- outcomes, step classes, evidence
-    "Outcome": "Issue",
     "Steps verified": "Étapes vérifiées",
     "Evidence bundle": "Dossier de preuves",
     "Irreversible steps": "Étapes irréversibles",

@@ -66,6 +66,11 @@ class ReplayIdInput(StrictModel):
 class ReplayStateOutput(StrictModel):
     replay_id: str = Field(description="The replay.")
     state: str = Field(description="running, paused, completed, failed or cancelled.")
+    outcome: str | None = Field(
+        None,
+        description="What the run means: completed, completed_unverified, halted_before_effect, "
+        "reconciliation_required; running, paused or cancelled (an action in flight) while not ended.",
+    )
     pause_reason: str | None = Field(None, description="Why it is paused, when it is.")
     what_you_can_do: list[str] = Field(description="What a person can do now.")
 
@@ -171,6 +176,7 @@ class ReplaySummary(StrictModel):
     version: int | None = Field(None, description="Version replayed.")
     machine_id: str | None = Field(None, description="Machine.")
     state: str = Field(description="State.")
+    outcome: str | None = Field(None, description="Once ended: completed, halted_before_effect, ...")
     pause_reason: str | None = Field(None, description="Pause reason, when paused.")
     steps_total: int = Field(description="Actions planned.")
     created_at: float = Field(description="Epoch seconds.")
@@ -290,7 +296,11 @@ async def start_replay(ctx: OpContext, args: StartReplayInput) -> StartReplayOut
 def _state_out(service: ReplayService, replay_id: str) -> ReplayStateOutput:
     st = service.status(replay_id, with_crops=False)
     return ReplayStateOutput(
-        replay_id=replay_id, state=st["state"], pause_reason=st["pause_reason"], what_you_can_do=st["what_you_can_do"]
+        replay_id=replay_id,
+        state=st["state"],
+        outcome=st["outcome"],
+        pause_reason=st["pause_reason"],
+        what_you_can_do=st["what_you_can_do"],
     )
 
 
