@@ -127,10 +127,12 @@ class X11Agent:
         while not stop.is_set() and (max_actions is None or handled < max_actions):
             try:
                 self.flush_outbox()
-                if not said_polling:
+                if said_polling:
+                    action = self.poll()
+                else:  # a first poll answered at once: once said, the server knows this workstation is there
+                    action = self.poll(wait=0.0)
                     self.say(f"polling for actions for machine {self.machine_id}")
                     said_polling = True
-                action = self.poll()
             except httpx2.TransportError as exc:
                 self.say(f"server unreachable ({exc.__class__.__name__}); retrying in {backoff:.1f} s")
                 stop.wait(backoff)
@@ -142,11 +144,12 @@ class X11Agent:
                 self.handle(action)
                 said_polling = False
 
-    def poll(self) -> NextAction | None:
+    def poll(self, wait: float | None = None) -> NextAction | None:
         self.idle = True  # a stop request may interrupt the long poll (never an action)
+        wait = self.poll_wait_s if wait is None else wait
         try:
             response = self.client.get(
-                NEXT_PATH, params={"machine_id": self.machine_id, "wait": self.poll_wait_s}, headers=self.headers
+                NEXT_PATH, params={"machine_id": self.machine_id, "wait": wait}, headers=self.headers
             )
         finally:
             self.idle = False
