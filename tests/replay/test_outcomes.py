@@ -115,6 +115,7 @@ async def test_agent_killed_after_an_irreversible_start_requires_reconciliation_
     status = service.status(rid)
     assert (status["state"], status["pause_reason"]) == (m.PAUSED, m.OUTCOME_UNKNOWN)
     assert status["if_stopped_now"] == "reconciliation_required"
+    assert any("check the record of step 2" in line for line in status["what_you_can_do"])
     await service.answer(rid, "abort")
     status = service.status(rid)
     assert status["outcome"] == "reconciliation_required"

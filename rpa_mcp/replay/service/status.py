@@ -154,6 +154,15 @@ def _options(replay: ReplayRow, current: ActionRow | None, outcome: ReplayOutcom
         return ["pause_replay to stop dispatching after the current action", "cancel_replay to stop for good"]
     reason = replay.pause_reason or m.USER_PAUSE
     out = [m.PAUSE_HELP.get(reason, "")]
+    stopped = outcome.if_stopped_now
+    out.append(
+        f"Stopped now it would end {stopped}: "
+        + (
+            "check the record of " + ", ".join(f"step {e.index}" for e in outcome.effects)
+            if outcome.effects
+            else "nothing irreversible was sent"
+        )
+    )
     needs_answer = current is not None and (
         current.state == m.HELD or (current.state == m.ORPHAN and not current.resend_allowed)
     )
