@@ -251,6 +251,17 @@ class ReplayRepository:
         params = [_encode(v, k) for k, v in changes.items()] + [now, replay_id, *expect_states]
         return self.db.execute(sql, params) == 1
 
+    def set_outcome_once(self, replay_id: str, *, outcome: str, evidence_sha256: str, now: float) -> bool:
+        """A finished run's outcome and evidence digest, written by one writer only (the first)."""
+        return (
+            self.db.execute(
+                "UPDATE replay_runs SET outcome = ?, evidence_sha256 = ?, updated_at = ?, rev = rev + 1 "
+                "WHERE replay_id = ? AND outcome IS NULL",
+                (outcome, evidence_sha256, now, replay_id),
+            )
+            == 1
+        )
+
     # --- workstations ------------------------------------------------------------------------
     def machine_polled(self, machine_id: str, *, now: float) -> None:
         self.db.execute(

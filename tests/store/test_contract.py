@@ -205,7 +205,8 @@ def test_a_workstation_s_last_poll_and_last_screen_are_kept_apart_and_a_run_s_ou
     assert machine.screenshot == b"\x89PNG" and machine.window_title == "MédiDossier"
     run, actions = _replay_rows()
     repo.insert_replay(run, actions)
-    assert repo.update_replay("r1", expect_states=("running",), now=3.0, outcome="completed", evidence_sha256="a" * 64)
+    assert repo.set_outcome_once("r1", outcome="completed", evidence_sha256="a" * 64, now=3.0)
+    assert not repo.set_outcome_once("r1", outcome="halted_before_effect", evidence_sha256="b" * 64, now=4.0)
     assert repo.get_replay("r1").evidence_sha256 == "a" * 64 and repo.list_replays()[0].outcome == "completed"
 
 

@@ -174,10 +174,8 @@ class ReplayCore:
         if not outcome.ended:
             return  # cancelled with an action in flight: its report ends it
         sha = digest(build_bundle(replay, actions, outcome))
-        if not self.store.update_replay(
-            replay_id, expect_states=(replay.state,), now=self.time.now(), outcome=outcome.word, evidence_sha256=sha
-        ):
-            return
+        if not self.store.set_outcome_once(replay_id, outcome=outcome.word, evidence_sha256=sha, now=self.time.now()):
+            return  # another writer (replica) recorded it
         m.log_event("replay_ended", replay_id=replay_id, outcome=outcome.word, evidence_sha256=sha)
         self.ledger.replay_ended(
             replay_id,
