@@ -35,7 +35,7 @@ from rpa_mcp.replay.unconfigured import NoServerActionRunner, NoVlmLocator
 from rpa_mcp.settings import Settings
 from rpa_mcp.shadow.calibration import Calibration
 from rpa_mcp.shadow.service import ShadowService
-from rpa_mcp.store.audit import CHECKPOINT_FILE, KEY_FILE, AuditLog, load_audit_key
+from rpa_mcp.store.audit import CHECKPOINT_FILE, KEY_FILE, AuditLog, AuditRunLedger, load_audit_key
 from rpa_mcp.store.competences import DbCompetenceStore
 from rpa_mcp.store.confirmations import SqliteProposalRepository
 from rpa_mcp.store.coordination import Coordination, Leadership, SharedRateLimiter
@@ -222,6 +222,7 @@ def build_services(
             ocr=ocr,
             vlm=vlm,
             server_actions=server_actions,
+            ledger=AuditRunLedger(audit),
             wakeups=wakeups if shared_db else None,  # one process: its own events suffice
             image_work=image_work,
             metrics=metrics,

@@ -148,7 +148,7 @@ async def _wait_for(
     shown: tuple[int, int] | None = None
     while time.monotonic() < deadline:
         status = await _status(mcp, story, replay_id)
-        seen = (min(status.get("done", 0), status.get("steps_total", 0)), status.get("steps_total", 0))
+        seen = (min(status.get("steps_done", 0), status.get("steps_total", 0)), status.get("steps_total", 0))
         if seen != shown:
             story.progress(label, *seen)
             shown = seen
@@ -355,6 +355,7 @@ async def _replay(story: Story, st: dict[str, Any], name: str) -> None:
     mcp, agent, desktop = st["mcp"], st["agent"], st["desktop"]
     story.step("Later, the PACS viewer is in front of the record. Nurse: « Rejoue l'observation. »")
     desktop.goto("pacs")
+    await agent.poll_once()  # the agent asks for replay actions: the workstation is connected (checked first)
     proposal = await mcp.call("propose_start_replay", {"competence": name, "machine_id": MACHINE})
     if not story.expect(bool(proposal.get("token")), "replay proposed", json.dumps(proposal)[:300]):
         raise StoryFailed("no replay proposal")
@@ -451,6 +452,14 @@ async def _supervise(story: Story, st: dict[str, Any], replay_id: str, timeout: 
     story.say(f"evidence available to the client: {crops} PNG crop(s) of the regions that mattered")
     cancelled = await mcp.call("cancel_replay", {"replay_id": replay_id})
     story.say(f"the nurse cancels the replay → {cancelled.get('state', cancelled.get('status', _err(cancelled)))}")
+    ended = await _status(mcp, story, replay_id)
+    sent = ", ".join(f"step {e['index']} « {e['intent']} »" for e in ended.get("irreversible_sent") or [])
+    story.say(f"outcome: {ended.get('outcome')} — {ended.get('meaning')}")
+    story.expect(
+        ended.get("outcome") == "reconciliation_required" and bool(sent),
+        f"the run ends reconciliation_required, naming what was saved: {sent}",
+        json.dumps({k: ended.get(k) for k in ("outcome", "irreversible_sent")}, ensure_ascii=False)[:400],
+    )
 
 
 def _b64(data: bytes) -> str:

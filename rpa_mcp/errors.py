@@ -14,6 +14,7 @@ and tests depend on them); `retryable` says whether the same request may succeed
     ├── MethodNotAllowed              method-not-allowed              405
     ├── Conflict                      conflict                        409
     ├── PreconditionFailed            precondition-failed             409
+    │   └── WorkstationNotReady       workstation-not-ready           409  retryable
     ├── Unauthenticated               unauthenticated                 401
     ├── Forbidden                     forbidden                       403
     ├── RateLimited                   rate-limited                    429  retryable
@@ -112,6 +113,13 @@ class PreconditionFailed(RpaError):
 
     code = "precondition-failed"
     http_status = 409
+
+
+class WorkstationNotReady(PreconditionFailed):
+    """A replay refused before its first input: the workstation is not connected or not showing what it needs."""
+
+    code = "workstation-not-ready"
+    retryable = True
 
 
 # --- identity and limits ------------------------------------------------------------

@@ -74,6 +74,17 @@ class Settings(BaseSettings):
     watchdog_orphan_timeout_s: float = Field(30.0, gt=0)
     watchdog_scan_interval_s: float = Field(10.0, gt=0)
     watchdog_max_resends: int = Field(2, ge=0, le=10)
+    replay_preflight: bool = Field(
+        True,
+        description="Refuse a replay before its first input when the workstation is not connected or does not show "
+        "what the first step needs (window, screen size, target), from its last poll and report.",
+    )
+    replay_presence_s: float = Field(
+        90.0, gt=0, description="A workstation that has not polled for replay actions for longer is not connected."
+    )
+    replay_screen_fresh_s: float = Field(
+        120.0, gt=0, description="The workstation's last reported screen is checked when it is at most this old."
+    )
     validator_v2_enabled: bool = True
     dialog_resolver_enabled: bool = True
     dialog_ocr_int8: bool | Literal["auto"] = Field(

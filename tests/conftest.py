@@ -46,7 +46,14 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    return Settings(data_dir=tmp_path / "data", jwt_secret=SECRET, api_token="agent-static-token-0123456789")
+    # A replay's preflight (workstation connected, first step on screen) has its own tests
+    # (tests/replay/test_preflight.py) and runs in the demo; here no agent polls before a proposal.
+    return Settings(
+        data_dir=tmp_path / "data",
+        jwt_secret=SECRET,
+        api_token="agent-static-token-0123456789",
+        replay_preflight=False,
+    )
 
 
 @pytest.fixture

@@ -44,7 +44,8 @@ class Outcome:
 
 
 def resolve_position(desktop: VirtualDesktop, action: NextAction) -> tuple[int, int] | None:
-    """Server-resolved x/y first, then the agent's own vision (label), then the recorded fraction."""
+    """Server-resolved x/y first, then the agent's own vision (label), then the recorded fraction
+    (never for an irreversible step)."""
     target = action.target
     if target is None:
         return None
@@ -54,6 +55,8 @@ def resolve_position(desktop: VirtualDesktop, action: NextAction) -> tuple[int, 
         found = desktop.find_label(target.label)
         if found is not None:
             return found
+    if action.irreversible:
+        return None  # an irreversible step is never clicked at its recorded position alone
     if target.rel_x is not None and target.rel_y is not None:
         width, height = desktop.size
         rel_x, rel_y = (v / 100.0 if v > 1.0 else v for v in (target.rel_x, target.rel_y))  # tolerate percents

@@ -127,10 +127,12 @@ class X11Agent:
         while not stop.is_set() and (max_actions is None or handled < max_actions):
             try:
                 self.flush_outbox()
-                if not said_polling:
+                if said_polling:
+                    action = self.poll()
+                else:  # a first poll answered at once: once said, the server knows this workstation is there
+                    action = self.poll(wait=0.0)
                     self.say(f"polling for actions for machine {self.machine_id}")
                     said_polling = True
-                action = self.poll()
             except httpx2.TransportError as exc:
                 self.say(f"server unreachable ({exc.__class__.__name__}); retrying in {backoff:.1f} s")
                 stop.wait(backoff)
@@ -142,11 +144,12 @@ class X11Agent:
                 self.handle(action)
                 said_polling = False
 
-    def poll(self) -> NextAction | None:
+    def poll(self, wait: float | None = None) -> NextAction | None:
         self.idle = True  # a stop request may interrupt the long poll (never an action)
+        wait = self.poll_wait_s if wait is None else wait
         try:
             response = self.client.get(
-                NEXT_PATH, params={"machine_id": self.machine_id, "wait": self.poll_wait_s}, headers=self.headers
+                NEXT_PATH, params={"machine_id": self.machine_id, "wait": wait}, headers=self.headers
             )
         finally:
             self.idle = False
@@ -277,6 +280,10 @@ class X11Agent:
                         return self._refused(action, reason, foreign_before, png_before)
                     position = (int(found.x or 0), int(found.y or 0))
                 elif needs_point and action.target is not None:
+                    if action.irreversible and kind in CLICKS | DOUBLE_CLICKS | RIGHT_CLICKS:
+                        reason = "target_not_resolved: irreversible step: never clicked at its recorded position alone"
+                        self.say(f"paused: {reason}")
+                        return self._refused(action, reason, foreign_before, png_before)
                     position = locate.recorded_point(action, self.windows.size)
                     self._mark("resolved")
                 self._inject(kind, action, position, frame_before)
@@ -308,6 +315,7 @@ class X11Agent:
             human_takeover=human,
             executed=executed,
             duration_ms=int((time.monotonic() - started) * 1000),
+            phases_ms=self._phases(),
         )
         return result.model_dump(mode="json", exclude_none=True)
 
@@ -489,6 +497,16 @@ class X11Agent:
         self._mark("reported")
         ref = {"action_id": action.action_id, "attempt_id": action.attempt_id, "action_type": action.action_type}
         self.timings.append(ref | {"step_index": action.step_index, **self._notes, **self._marks})
+
+    def _phases(self) -> dict[str, float]:
+        """The phases of the evidence bundle, from this attempt's marks (those that happened)."""
+        spans = {"resolve": ("shot", "resolved"), "inject": ("resolved", "injected"), "settle": ("injected", "settled")}
+        marks = self._marks
+        return {
+            name: round((marks[end] - marks[begin]) * 1000, 1)
+            for name, (begin, end) in spans.items()
+            if begin in marks and end in marks
+        }
 
     def _mark(self, name: str) -> None:
         self._marks[name] = time.time()

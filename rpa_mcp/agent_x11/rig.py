@@ -17,6 +17,7 @@ import logging
 import re
 import secrets
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -249,4 +250,7 @@ class Rig:
         running = RunningAgent(agent, thread, stop, lines)
         thread.start()
         self._stops.append(running.stop)
+        deadline = time.monotonic() + 30.0  # its first poll reached the server: a replay may be proposed
+        while not any("polling for actions" in line for line in lines) and time.monotonic() < deadline:
+            time.sleep(0.05)
         return running

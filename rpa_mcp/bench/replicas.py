@@ -116,6 +116,7 @@ async def _servers(root: Path, n: int, pg_url: str | None) -> AsyncIterator[list
                 "RPA_AUDIT_KEY": AUDIT_KEY,
                 "RPA_API_TOKEN": AGENT,
                 "RPA_APPROVAL": "token",
+                "RPA_REPLAY_PREFLIGHT": "false",  # replays start before the agents poll: the queue is measured
                 "RPA_RATE_LIMIT_PER_MINUTE": "10000000",
                 "RPA_LOG_LEVEL": "WARNING",
             }

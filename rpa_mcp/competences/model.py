@@ -53,6 +53,12 @@ class CompetenceStep(_Strict):
         default_factory=lambda: StepExpected.model_validate({}),
         description="Evidence seen after the step when it was observed, checked when it is replayed.",
     )
+    step_class: Literal["navigation", "input", "irreversible"] | None = Field(
+        None, description="navigation, input or irreversible (save, validate, sign, send, delete, dispense)."
+    )
+    uncheckable: bool = Field(
+        False, description="A person declared that this step's outcome cannot be checked on screen (shown at approval)."
+    )
 
 
 class Competence(_Strict):

@@ -128,6 +128,7 @@ def console_routes(
         Route("/console/replays", replays.index, methods=["GET"]),
         Route("/console/replays/{replay_id}", replays.detail, methods=["GET"]),
         Route("/console/replays/{replay_id}/crops/{action_id}/{n:int}", replays.crop, methods=["GET"]),
+        Route("/console/replays/{replay_id}/evidence.json", replays.evidence_bundle, methods=["GET"]),
         Route("/console/replays/{replay_id}/{verb}", replays.act, methods=["POST"]),
         Route("/console/live/replays/{replay_id}", replays.live, methods=["GET"]),
         Route("/console/approvals", approvals.pending, methods=["GET"]),

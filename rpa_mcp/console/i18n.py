@@ -236,6 +236,21 @@ FR: dict[str, str] = {
     "pause": "pause",
     "skip": "ignorer",
     "Application": "Application",
+    # --- outcomes, step classes, evidence
+    "Steps verified": "Étapes vérifiées",
+    "Evidence bundle": "Dossier de preuves",
+    "Irreversible steps": "Étapes irréversibles",
+    "Irreversible steps sent": "Étapes irréversibles envoyées",
+    "outcome seen": "résultat constaté",
+    "outcome not known: check the record": "résultat inconnu : vérifier le dossier",
+    "irreversible": "irréversible",
+    "uncheckable": "invérifiable",
+    "Steps whose outcome cannot be checked": "Étapes dont le résultat ne peut être vérifié",
+    "These steps save, validate, sign, send, delete or dispense: a run stopped after one of them needs a person "
+    "to check the record.": "Ces étapes enregistrent, valident, signent, envoient, suppriment ou dispensent : une "
+    "exécution arrêtée après l'une d'elles demande qu'une personne vérifie le dossier.",
+    "Declared uncheckable by a person: a run that goes through ends completed_unverified, not completed.": "Déclarées "
+    "invérifiables par une personne : une exécution qui va jusqu'au bout finit completed_unverified, pas completed.",
 }
 
 

@@ -16,6 +16,7 @@ from rpa_mcp.ops.common import Crop, ImageArg, load_image, replay_machines
 from rpa_mcp.ops.registry import Http, OpContext, Operation, Preview, Resource, StrictModel, Surface
 from rpa_mcp.ops.scope import replay_owners
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.outcomes import IRREVERSIBLE
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service import ReplayService
 
@@ -66,6 +67,11 @@ class ReplayIdInput(StrictModel):
 class ReplayStateOutput(StrictModel):
     replay_id: str = Field(description="The replay.")
     state: str = Field(description="running, paused, completed, failed or cancelled.")
+    outcome: str | None = Field(
+        None,
+        description="What the run means: completed, completed_unverified, halted_before_effect, "
+        "reconciliation_required; running, paused or cancelled (an action in flight) while not ended.",
+    )
     pause_reason: str | None = Field(None, description="Why it is paused, when it is.")
     what_you_can_do: list[str] = Field(description="What a person can do now.")
 
@@ -98,9 +104,36 @@ class ReplayStatusOutput(StrictModel):
     pause_reason: str | None = Field(None, description="Why it is paused (stable name), when it is.")
     pause_detail: dict[str, Any] | None = Field(None, description="Facts behind the pause.")
     what_you_can_do: list[str] = Field(description="What a person can do now.")
-    current_action: ActionHistory | None = Field(None, description="The action in progress or waiting.")
+    outcome: str = Field(
+        description="What the run means: completed, completed_unverified, halted_before_effect (nothing "
+        "irreversible sent: safe to run again), reconciliation_required (an irreversible step was sent and the run "
+        "did not verifiably finish: check the record), verified; running or paused (or cancelled, an action still "
+        "in flight) while it has not ended."
+    )
+    meaning: str = Field(description="The outcome in one sentence for a person.")
+    evidence_sha256: str | None = Field(
+        None,
+        description="Once ended: SHA-256 of the run's evidence bundle (rpa://replays/<id>/evidence), recorded in the "
+        "audit chain.",
+    )
+    steps_done: int = Field(description="Workflow steps whose outcome was seen (verified); never a paused one.")
+    irreversible_sent: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Irreversible steps (save, validate, sign, send, delete, dispense) that may have been executed: "
+        "index, intent, whether their outcome was seen, evidence labels.",
+    )
+    unverified_steps: list[int] = Field(default_factory=list, description="Steps whose outcome was not seen.")
+    uncheckable_steps: list[int] = Field(
+        default_factory=list, description="Steps declared uncheckable (shown at approval)."
+    )
+    if_stopped_now: str | None = Field(
+        None, description="While not ended: halted_before_effect or reconciliation_required, if it stopped now."
+    )
+    current_action: ActionHistory | None = Field(
+        None, description="The action in progress or waiting; while paused, the paused one (even once abandoned)."
+    )
     steps_total: int = Field(description="Actions planned at start.")
-    done: int = Field(description="Actions finished (ACKED or ABANDONED).")
+    done: int = Field(description="Actions finished (ACKED or ABANDONED), verified or not: see steps_done.")
     actions: list[ActionHistory] = Field(description="Every action with its verdict and evidence.")
     created_at: float = Field(description="Epoch seconds.")
     updated_at: float = Field(description="Epoch seconds.")
@@ -144,6 +177,7 @@ class ReplaySummary(StrictModel):
     version: int | None = Field(None, description="Version replayed.")
     machine_id: str | None = Field(None, description="Machine.")
     state: str = Field(description="State.")
+    outcome: str | None = Field(None, description="Once ended: completed, halted_before_effect, ...")
     pause_reason: str | None = Field(None, description="Pause reason, when paused.")
     steps_total: int = Field(description="Actions planned.")
     created_at: float = Field(description="Epoch seconds.")
@@ -176,23 +210,33 @@ async def _start_preview(ctx: OpContext, args: StartReplayInput) -> Preview:
     steps = loaded.workflow.get("steps") or []
     declared = loaded.workflow.get("parameters") or []
     planned = service_of(ctx).plan(steps, args.params, declared)  # validates every step, changes nothing
+    # the workstation is connected and shows what the first step needs, or nothing is done (checked again on apply)
+    readiness = service_of(ctx).preflight(machine, planned)
     intents = [str(s.get("intent", s.get("action_type"))) for s in steps[:8]]
     typed = [
         f"step {a['step_index']}: {'a secret (hidden)' if a['params'].get('secret') else repr(_capped(a['params']))}"
         for a in planned
         if a["action_type"] == "type_text"
     ]
+    irreversible = [f"{a['step_index']}. {a['intent']}" for a in planned if a["expected"]["step_class"] == IRREVERSIBLE]
+    uncheckable = [f"{a['step_index']}. {a['intent']}" for a in planned if a["expected"]["uncheckable"]]
     summary = (
         f"Replay competence '{loaded.name}' version {loaded.version} ({loaded.status}, {len(steps)} "
         f"steps) on machine {machine}, supervised: every action is verified and the replay pauses when unsure."
+        + (f" Irreversible steps: {'; '.join(irreversible)}." if irreversible else "")
+        + (f" Outcome not checkable on screen (the run ends completed_unverified at best): {'; '.join(uncheckable)}."
+           if uncheckable else "")
         + (f" It will type: {'; '.join(typed)}." if typed else "")
-    )
+    )  # fmt: skip
     return Preview(
         summary=summary,
         details={
             "competence": loaded.name,
             "version": loaded.version,
             "status": loaded.status,
+            "workstation": readiness,
+            "irreversible_steps": irreversible,
+            "uncheckable_steps": uncheckable,
             "steps": len(steps),
             "first_steps": intents,
             "machine_id": machine,
@@ -253,7 +297,11 @@ async def start_replay(ctx: OpContext, args: StartReplayInput) -> StartReplayOut
 def _state_out(service: ReplayService, replay_id: str) -> ReplayStateOutput:
     st = service.status(replay_id, with_crops=False)
     return ReplayStateOutput(
-        replay_id=replay_id, state=st["state"], pause_reason=st["pause_reason"], what_you_can_do=st["what_you_can_do"]
+        replay_id=replay_id,
+        state=st["state"],
+        outcome=st["outcome"],
+        pause_reason=st["pause_reason"],
+        what_you_can_do=st["what_you_can_do"],
     )
 
 
@@ -380,6 +428,11 @@ async def _replay_resource(services: Services, replay_id: str) -> str:
     return json.dumps(status, ensure_ascii=False, default=str, indent=1)
 
 
+async def _evidence_resource(services: Services, replay_id: str) -> str:
+    bundle = services.replay.evidence_bundle(replay_id)
+    return json.dumps(bundle, ensure_ascii=False, default=str, indent=1)
+
+
 START_REPLAY = Operation(
     name="start_replay",
     title="Start a supervised replay",
@@ -483,5 +536,13 @@ RESOURCES = (
         "application/json",
         _replay_resource,
         owners=replay_owners,
+    ),
+    (
+        "rpa://replays/{replay_id}/evidence",
+        "replay-evidence",
+        "A replay's evidence bundle (per step: phase timings, verdicts, checkers, text read back, crops by "
+        "SHA-256), its digest now and the digest recorded in the audit chain when the run ended (intact: equal).",
+        "application/json",
+        _evidence_resource,
     ),
 )

@@ -98,6 +98,12 @@ class StepOut(StrictModel):
         default_factory=list, description="What to offer the person about this step (remove a detour, a parameter)."
     )
     parameter: StepParameter | None = Field(None, description="The workflow parameter this step uses, if any.")
+    step_class: Literal["navigation", "input", "irreversible"] = Field(
+        "navigation",
+        description="irreversible (saves, validates, signs, sends, deletes, dispenses), input or navigation; "
+        "change it with shadow_feedback set_class.",
+    )
+    uncheckable: bool = Field(False, description="A person declared its outcome cannot be checked on screen.")
     updated_at: float = Field(description="Server time of the step's last change (epoch seconds).")
     original_intent: str | None = Field(None, description="The inferred intent, when a person corrected it.")
 
@@ -242,12 +248,15 @@ async def get_understanding(ctx: OpContext, args: UnderstandingInput) -> Underst
 # --- feedback ---------------------------------------------------------------------------------
 class FeedbackInput(StrictModel):
     session_id: str = Field(max_length=128, description=SESSION_DESC)
-    action: Literal["validate", "correct", "undo", "cancel", "merge_next", "split", "parameterize"] = Field(
-        description=(
-            "validate (one step, or all when step_index is omitted), correct (needs step_index and new_intent), "
-            "undo (drop step_index), cancel (drop everything), merge_next (step_index with the next one), "
-            "split (step_index at at_event_index), parameterize (step_index and name: the value the step typed, "
-            "or the row it chose by its label, becomes the workflow parameter {{name}})."
+    action: Literal["validate", "correct", "undo", "cancel", "merge_next", "split", "parameterize", "set_class"] = (
+        Field(
+            description=(
+                "validate (one step, or all when step_index is omitted), correct (needs step_index and new_intent), "
+                "undo (drop step_index), cancel (drop everything), merge_next (step_index with the next one), "
+                "split (step_index at at_event_index), parameterize (step_index and name: the value the step typed, "
+                "or the row it chose by its label, becomes the workflow parameter {{name}}), set_class (step_index "
+                "and step_class and/or uncheckable)."
+            )
         )
     )
     step_index: int | None = Field(None, description="The step, counted from 1 as shown.")
@@ -261,6 +270,16 @@ class FeedbackInput(StrictModel):
     )
     description: str | None = Field(
         None, max_length=300, description="For parameterize: what the value is, in the person's words."
+    )
+    step_class: Literal["navigation", "input", "irreversible"] | None = Field(
+        None,
+        description="For set_class: irreversible (it saves, validates, signs, sends, deletes or dispenses: never "
+        "clicked at its recorded position alone, named when a run stops after it), input or navigation.",
+    )
+    uncheckable: bool | None = Field(
+        None,
+        description="For set_class: true when the step's outcome cannot be checked on screen (shown at approval; "
+        "a run then ends completed_unverified at best).",
     )
 
 
@@ -286,6 +305,8 @@ async def shadow_feedback(ctx: OpContext, args: FeedbackInput) -> FeedbackOut:
             at_event_index=args.at_event_index,
             name=args.name,
             description=args.description,
+            step_class=args.step_class,
+            uncheckable=args.uncheckable,
         )
 
     return FeedbackOut.model_validate(await anyio.to_thread.run_sync(run))
@@ -623,8 +644,8 @@ OPERATIONS = (
         name="shadow_feedback",
         title="Correct the understanding",
         description="Apply the person's feedback on the steps: validate, correct, undo, cancel, merge_next, "
-        "split, parameterize. A feedback that does not apply is answered feedback_rejected with the reason and "
-        "changes nothing.",
+        "split, parameterize, set_class. A feedback that does not apply is answered feedback_rejected with the "
+        "reason and changes nothing.",
         input=FeedbackInput,
         output=FeedbackOut,
         risk="draft",

@@ -104,6 +104,9 @@ class ReplayConfig:
     dialog_resolver_enabled: bool = True
     watchdog_enabled: bool = True
     max_image_pixels: int = 40_000_000
+    preflight: bool = True
+    presence_s: float = 90.0
+    screen_fresh_s: float = 120.0
 
     @classmethod
     def from_settings(cls, settings: Any) -> ReplayConfig:
@@ -115,6 +118,9 @@ class ReplayConfig:
             dialog_resolver_enabled=settings.dialog_resolver_enabled,
             watchdog_enabled=settings.watchdog_enabled,
             max_image_pixels=settings.max_image_pixels,
+            preflight=settings.replay_preflight,
+            presence_s=settings.replay_presence_s,
+            screen_fresh_s=settings.replay_screen_fresh_s,
         )
 
 

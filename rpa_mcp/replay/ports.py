@@ -18,6 +18,7 @@ from rpa_mcp.replay.rows import (
     ActionRow,
     AttemptRow,
     LeaseRow,
+    MachineRow,
     MemoryRow,
     ReplayRow,
     ReplaySummary,
@@ -33,6 +34,14 @@ class _Any:
 
 
 ANY: Any = _Any()  # "do not check the attempt id" in ReplayStore.update_action
+
+
+class RunLedger(Protocol):
+    """Where the end of a run is recorded for good (the audit chain): its outcome and evidence digest."""
+
+    def replay_ended(
+        self, replay_id: str, *, outcome: str, evidence_sha256: str, competence: str, machine_id: str | None
+    ) -> None: ...
 
 
 class ReplayStore(Protocol):
@@ -75,6 +84,12 @@ class ReplayStore(Protocol):
     def has_accepted(self, replay_id: str, action_id: str, attempt_id: str, kind: str) -> bool: ...
     def reports(self, replay_id: str, action_id: str | None = None) -> list[ReportRow]: ...
     def known_action(self, replay_id: str, action_id: str) -> bool: ...
+    def set_outcome_once(self, replay_id: str, *, outcome: str, evidence_sha256: str, now: float) -> bool: ...
+    def machine_polled(self, machine_id: str, *, now: float) -> None: ...
+    def machine_screen(
+        self, machine_id: str, *, now: float, window_title: str | None, size: tuple[int, int] | None, png: bytes
+    ) -> None: ...
+    def get_machine(self, machine_id: str) -> MachineRow | None: ...
     def memory_get(self, signature: str, key: str) -> MemoryRow | None: ...
     def memory_put(
         self, signature: str, key: str, *, x: int, y: int, successes: int, failures: int, now: float

@@ -14,6 +14,8 @@ Before the memory trusts a spot, OCR first recognises the label's line where it 
 the last validated success there (one line instead of a region); a line that does not read the
 label, or no such line, leaves the region search to run as before.
 Template matching looks in a local window around the recorded position, then a wider one.
+An irreversible step's spec (`step_class: irreversible`) is only found by its label or anchor:
+recorded coordinates (`uia`) and a remembered spot of a target without a label are not used.
 """
 
 from __future__ import annotations
@@ -271,6 +273,10 @@ class TargetResolver:
         return res
 
     def _run(self, method: str, image: np.ndarray, spec: Mapping[str, Any], title: str | None) -> _Candidate | None:
+        if spec.get("step_class") == "irreversible" and (
+            method == "uia" or (method == "memory" and not (spec.get("label") or spec.get("by_text")))
+        ):
+            return None  # a position alone never clicks an irreversible step
         if method == "memory":
             if self.memory is None:
                 return None

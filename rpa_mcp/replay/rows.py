@@ -61,6 +61,21 @@ class ReplayRow(_Row):
     last_screenshot: bytes | None = None
     last_screenshot_at: float | None = None
     rev: int = 0
+    outcome: str | None = None  # the outcome word once the run ended (recorded once, with the audit row)
+    evidence_sha256: str | None = None  # digest of its evidence bundle, recorded in the audit chain
+
+
+@dataclass(frozen=True, slots=True)
+class MachineRow(_Row):
+    """What the server last knew of a workstation: its last poll, its last reported screen."""
+
+    machine_id: str
+    polled_at: float | None = None
+    reported_at: float | None = None
+    window_title: str | None = None
+    screen_w: int | None = None
+    screen_h: int | None = None
+    screenshot: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +93,7 @@ class ReplaySummary(_Row):
     updated_at: float = 0.0
     finished_at: float | None = None
     variables: dict[str, Any] = field(default_factory=dict)
+    outcome: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -88,6 +88,11 @@ class NextAction(WireModel):
     idempotent: bool = Field(False, description="Safe to execute twice (the server may resend after a start).")
     success_strict: bool = Field(False, description="A click that changes nothing on screen is a failure.")
     resend: int = Field(0, description="0 for the first dispatch, 1.. for resends of the same action.")
+    irreversible: bool = Field(
+        False,
+        description="The step saves, validates, signs, sends, deletes or dispenses: never click it at its recorded "
+        "position alone; when its label or anchor cannot be found, do not execute it (report target_not_resolved).",
+    )
 
 
 # --- agent -> server ----------------------------------------------------------------------
@@ -158,6 +163,11 @@ class ActionResult(_AttemptRef):
         True, description="false: the agent did NOT inject any input for this attempt (expired, refused)."
     )
     duration_ms: int | None = Field(None, ge=0, description="How long the execution took on the agent.")
+    phases_ms: dict[str, float] | None = Field(
+        None,
+        description="Milliseconds per phase on the agent (resolve, identity, inject, settle), for the run's "
+        "evidence bundle.",
+    )
 
 
 class ReportAck(WireModel):

@@ -7,6 +7,9 @@ to relay) leaves the understanding exactly as it was.
 (or the label of the row it chose) a workflow parameter ``{{name}}``: the step must have such
 a value, a secret cannot be one (it already is a ``{{secret:…}}``), and one name stands for
 one value (two steps may share a parameter only when they used the same value).
+
+``set_class`` (`step_index`, `step_class` and/or `uncheckable`) changes a step's class
+(navigation, input, irreversible) or declares that its outcome cannot be checked on screen.
 """
 
 from __future__ import annotations
@@ -14,11 +17,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+from rpa_mcp.shadow.classes import STEP_CLASSES
 from rpa_mcp.shadow.parameters import classify, name_problem, type_of
 from rpa_mcp.shadow.segment import Segment
 
-FeedbackAction = Literal["validate", "correct", "undo", "cancel", "merge_next", "split", "parameterize"]
-ACTIONS: tuple[str, ...] = ("validate", "correct", "undo", "cancel", "merge_next", "split", "parameterize")
+FeedbackAction = Literal["validate", "correct", "undo", "cancel", "merge_next", "split", "parameterize", "set_class"]
+ACTIONS: tuple[str, ...] = (
+    "validate", "correct", "undo", "cancel", "merge_next", "split", "parameterize", "set_class"
+)  # fmt: skip
 MAX_INTENT = 200
 MAX_DESCRIPTION = 300
 
@@ -41,6 +47,8 @@ def apply_feedback(
     steps: Sequence[Mapping[str, Any]] | None = None,
     event_types: Mapping[int, str] | None = None,
     now: float = 0.0,
+    step_class: str | None = None,
+    uncheckable: bool | None = None,
 ) -> tuple[list[Segment], str]:
     """Returns the new segments and a one-line summary of what changed.
 
@@ -48,6 +56,7 @@ def apply_feedback(
     """
     _check_arguments(action, step_index, new_intent, at_event_index)
     _check_parameter_arguments(action, name, description)
+    _check_class_arguments(action, step_index, step_class, uncheckable)
     segs = [Segment.from_dict(s.to_dict()) for s in segments]
     if action == "cancel":
         return [], f"cancelled: {len(segs)} step(s) dropped"
@@ -76,6 +85,16 @@ def apply_feedback(
         seg.parameter = _parameter(steps, step_index, name, description)
         seg.updated_at = now
         return segs, f"step {step_index} now uses the parameter {{{{{name}}}}}"
+    if action == "set_class":
+        if step_class is not None:
+            seg.step_class = step_class
+        if uncheckable is not None:
+            seg.uncheckable = uncheckable
+        seg.updated_at = now
+        said = [f"class {step_class}"] if step_class else []
+        if uncheckable is not None:
+            said.append("outcome not checkable on screen" if uncheckable else "outcome checkable on screen")
+        return segs, f"step {step_index}: {', '.join(said)}"
     if action == "merge_next":
         if step_index == len(segs):
             raise FeedbackRejected(f"step {step_index} is the last step: there is no next step to merge it with")
@@ -136,6 +155,21 @@ def _retype(seg: Segment, event_types: Mapping[int, str] | None) -> None:
     seg.newlines = [i for i in seg.newlines if i in seg.events]
     seg.submit = seg.submit if seg.submit in seg.events else None
     seg.enter = seg.enter if seg.enter in seg.events else None
+
+
+def _check_class_arguments(
+    action: str, step_index: int | None, step_class: str | None, uncheckable: bool | None
+) -> None:
+    if action != "set_class":
+        if step_class is not None or uncheckable is not None:
+            raise FeedbackRejected(f"step_class and uncheckable are only used with action=set_class, not {action}")
+        return
+    if step_index is None:
+        raise FeedbackRejected("set_class needs step_index (which step, counted from 1)")
+    if step_class is None and uncheckable is None:
+        raise FeedbackRejected("set_class needs step_class (navigation, input or irreversible) or uncheckable")
+    if step_class is not None and step_class not in STEP_CLASSES:
+        raise FeedbackRejected(f"step_class {step_class!r} is not a class: use one of {', '.join(STEP_CLASSES)}")
 
 
 def _check_parameter_arguments(action: str, name: str | None, description: str | None) -> None:

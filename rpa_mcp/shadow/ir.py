@@ -2,7 +2,9 @@
 
 Besides a step's action, target and value, each step keeps its ``expected`` evidence ({window_title?,
 text?}: a new title, a toast seen after it, the fields the validator's `expected` takes),
-and the IR declares the ``parameters`` its steps use as ``{{name}}``.
+and the IR declares the ``parameters`` its steps use as ``{{name}}``. Each step has its class
+(``step_class``: navigation, input or irreversible) and whether a person declared its outcome
+``uncheckable`` on screen (shown at approval; such a run ends ``completed_unverified`` at best).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from rpa_mcp.shadow.classes import step_class_of
 from rpa_mcp.shadow.parameters import declared
 
 IR_VERSION = 1
@@ -67,6 +70,8 @@ def ir_step(index: int, step: dict[str, Any]) -> dict[str, Any]:
         "success_strict": action in ALWAYS_STRICT or (action == "click_anchor" and changed_window),
         "wait_after_ms": WAIT_AFTER_MS.get(action, 500),
         "expected_modals": [],
+        "step_class": step_class_of(step),
+        "uncheckable": bool(step.get("uncheckable")),
     }
 
 

@@ -44,6 +44,8 @@ class Segment:
     collapsed: int = 0  # events folded in as noise
     detour: dict[str, Any] | None = None  # {"visited", "visited_app", "back_to", "app", "shot_before"}
     parameter: dict[str, Any] | None = None  # {"name", "description"}: set by the parameterize feedback
+    step_class: str | None = None  # navigation | input | irreversible: set by the set_class feedback
+    uncheckable: bool = False  # a person declared its outcome cannot be checked on screen
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}

@@ -507,6 +507,8 @@ class ShadowService:
         at_event_index: int | None = None,
         name: str | None = None,
         description: str | None = None,
+        step_class: str | None = None,
+        uncheckable: bool | None = None,
     ) -> dict[str, Any]:
         args = {
             "step_index": step_index,
@@ -514,6 +516,8 @@ class ShadowService:
             "at_event_index": at_event_index,
             "name": name,
             "description": description,
+            "step_class": step_class,
+            "uncheckable": uncheckable,
         }
         args = {k: v for k, v in args.items() if v is not None}
         with self._lock:
@@ -537,6 +541,8 @@ class ShadowService:
                     steps=steps,
                     event_types=types,
                     now=now,
+                    step_class=step_class,
+                    uncheckable=uncheckable,
                 )
             except FeedbackRejected as rejected:
                 self.traces.add_feedback(

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from rpa_mcp.shadow.calibration import Calibration
+from rpa_mcp.shadow.classes import step_class_of
 from rpa_mcp.shadow.elements import is_button, screen_title
 from rpa_mcp.shadow.events import normalize_keys
 from rpa_mcp.shadow.intents import describe
@@ -117,6 +118,9 @@ def derive_steps(
             "expected": expected,
             "suggestions": suggestions,
             "parameter": parameter,
+            "step_class": seg.step_class
+            or step_class_of({"action_type": d.action_type, "target": target, "intent": intent, "params": params}),
+            "uncheckable": seg.uncheckable,
             "updated_at": seg.updated_at,
         }
         if seg.intent:

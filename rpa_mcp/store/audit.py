@@ -706,3 +706,30 @@ def _contains(text: str) -> str:
     """A LIKE pattern (escape character `!`) matching values that contain `text`, case-insensitively."""
     escaped = text.lower().replace("!", "!!").replace("%", "!%").replace("_", "!_")
     return f"%{escaped}%"
+
+
+class AuditRunLedger:
+    """The replay engine's `RunLedger`: the end of a run is a row of the audit chain (operation
+    `replay_ended`, with its outcome and the SHA-256 of its evidence bundle), so the bundle cannot
+    be changed afterwards without the change showing against the chain."""
+
+    def __init__(self, audit: AuditLog) -> None:
+        self.audit = audit
+
+    def replay_ended(
+        self, replay_id: str, *, outcome: str, evidence_sha256: str, competence: str, machine_id: str | None
+    ) -> None:
+        self.audit.record(
+            actor="replay-engine",
+            operation="replay_ended",
+            args={
+                "replay_id": replay_id,
+                "competence": competence,
+                "machine_id": machine_id,
+                "outcome": outcome,
+                "evidence_sha256": evidence_sha256,
+            },
+            outcome=outcome,
+            via="replay",
+            wait=False,
+        )

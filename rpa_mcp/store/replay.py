@@ -20,6 +20,7 @@ from rpa_mcp.replay.rows import (
     ActionRow,
     AttemptRow,
     LeaseRow,
+    MachineRow,
     MemoryRow,
     ReplayRow,
     ReplaySummary,
@@ -123,7 +124,21 @@ _V1 = """
         PRIMARY KEY (signature, target_key)
     )
     """
-MIGRATIONS = Migrations(sqlite=(_V1,), postgres=(postgres_ddl(_V1),))
+# The outcome word and evidence digest of an ended run; what the server last knew of each workstation.
+_V2 = """
+    ALTER TABLE replay_runs ADD COLUMN outcome TEXT;
+    ALTER TABLE replay_runs ADD COLUMN evidence_sha256 TEXT;
+    CREATE TABLE replay_machines (
+        machine_id TEXT PRIMARY KEY,
+        polled_at REAL,
+        reported_at REAL,
+        window_title TEXT,
+        screen_w INTEGER,
+        screen_h INTEGER,
+        screenshot BLOB
+    )
+    """
+MIGRATIONS = Migrations(sqlite=(_V1, _V2), postgres=(postgres_ddl(_V1), postgres_ddl(_V2)))
 
 _JSON_COLUMNS = frozenset(
     {"pause_detail", "params", "variables", "target", "expected", "result", "verdict", "evidence", "body"}
@@ -207,7 +222,7 @@ class ReplayRepository:
         """The newest replays (in `states`; on `machines` only, when given)."""
         sql = (
             "SELECT replay_id, competence, version, machine_id, state, pause_reason, steps_total, created_at, "
-            "updated_at, finished_at FROM replay_runs WHERE 1 = 1"
+            "updated_at, finished_at, outcome FROM replay_runs WHERE 1 = 1"
         )
         params: list[Any] = []
         if states:
@@ -251,6 +266,46 @@ class ReplayRepository:
         )
         params = [_encode(v, k) for k, v in changes.items()] + [now, replay_id, *expect_states]
         return self.db.execute(sql, params) == 1
+
+    def set_outcome_once(self, replay_id: str, *, outcome: str, evidence_sha256: str, now: float) -> bool:
+        """A finished run's outcome and evidence digest, written by one writer only (the first)."""
+        return (
+            self.db.execute(
+                "UPDATE replay_runs SET outcome = ?, evidence_sha256 = ?, updated_at = ?, rev = rev + 1 "
+                "WHERE replay_id = ? AND outcome IS NULL",
+                (outcome, evidence_sha256, now, replay_id),
+            )
+            == 1
+        )
+
+    # --- workstations ------------------------------------------------------------------------
+    def machine_polled(self, machine_id: str, *, now: float) -> None:
+        self.db.execute(
+            "INSERT INTO replay_machines (machine_id, polled_at) VALUES (?, ?) "
+            "ON CONFLICT (machine_id) DO UPDATE SET polled_at = excluded.polled_at",
+            (machine_id, now),
+        )
+
+    def machine_screen(
+        self, machine_id: str, *, now: float, window_title: str | None, size: tuple[int, int] | None, png: bytes
+    ) -> None:
+        w, h = size or (None, None)
+        self.db.execute(
+            "INSERT INTO replay_machines (machine_id, reported_at, window_title, screen_w, screen_h, screenshot) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (machine_id) DO UPDATE SET reported_at = excluded.reported_at, "
+            "window_title = excluded.window_title, screen_w = excluded.screen_w, screen_h = excluded.screen_h, "
+            "screenshot = excluded.screenshot",
+            (machine_id, now, window_title, w, h, png),
+        )
+
+    def get_machine(self, machine_id: str) -> MachineRow | None:
+        row = self.db.query_one("SELECT * FROM replay_machines WHERE machine_id = ?", (machine_id,))
+        if row is None:
+            return None
+        out = dict(row)
+        if out.get("screenshot") is not None:
+            out["screenshot"] = bytes(out["screenshot"])
+        return MachineRow(**out)
 
     # --- actions ----------------------------------------------------------------------------
     def get_action(self, replay_id: str, action_id: str) -> ActionRow | None:

@@ -40,6 +40,9 @@ def test_a_replay_completes_with_every_effect_once_and_every_verdict_success(des
     assert status["state"] == "completed", (status.get("pause_reason"), status.get("pause_detail"), agent.lines[-12:])
     verdicts = [a.get("verdict") for a in status["actions"]]
     assert all(v == "SUCCESS" for v in verdicts), status["actions"]
+    assert (status["outcome"], status["steps_done"]) == ("completed", status["steps_total"]), status["outcome"]
+    assert [e["intent"] for e in status["irreversible_sent"]], status["irreversible_sent"]  # the save is named
+    assert replays.tool("read_resource", uri=f"rpa://replays/{replay_id}/evidence")["text"].count('"intact": true')
     effects = desktop.effects.since(mark)
     assert [e.detail["text"] for e in effects if e.kind == "save"] == [note]
     assert [e.detail["q"] for e in effects if e.kind == "search"] == ["DURAND Alice"]

@@ -189,3 +189,21 @@ async def test_a_new_version_from_an_observation_shows_its_steps_added_removed_a
     kinds = re.findall(r'<tr class="change (\w+)">', page)
     assert kinds == ["changed", "added"], kinds
     assert "<del>Ouvrir l&#39;éditeur</del>" in page  # the old intent, struck out beside the new one
+
+
+async def test_a_replay_approval_lists_the_irreversible_and_uncheckable_steps_first(
+    browser: Browser, services: Services
+) -> None:
+    steps = [*ADMISSION, ("Save the admission", "Enregistrer", {})]
+    ir = workflow(services, "Admission", steps)
+    ir["steps"][2]["uncheckable"] = True
+    services.competences.save("Admission", ir, machine_id=MACHINE)
+    proposal = await call(services, "propose_start_replay", {"competence": "Admission", "params": {"patient": "X"}})
+    assert proposal["details"]["irreversible_steps"] == ["3. Save the admission"]
+    assert "3. Save the admission" in proposal["summary"]
+    browser.sign_in("carol", "approver")
+    page = browser.get(f"/console/approvals/{jti_of(proposal)}").text
+    irreversible = page.index('id="irreversible-steps"')
+    assert irreversible < page.index('<tr class="step">')
+    assert "Save the admission" in page[irreversible : page.index('id="uncheckable-steps"')]
+    assert "Open the record" in page[page.index('id="uncheckable-steps"') : page.index('<tr class="step">')]

@@ -64,6 +64,10 @@ async def test_the_timeline_shows_every_action_with_its_crops_checkers_and_where
     image = browser.get(crop[1])
     assert image.status_code == 200 and image.content[:4] == b"\x89PNG"
     assert 'id="answers"' not in page  # a viewer has no buttons
+    assert 'id="replay-outcome" class="badge completed"' in page
+    bundle = browser.get(f"/console/replays/{replay_id}/evidence.json")
+    assert bundle.status_code == 200 and "attachment" in bundle.headers["content-disposition"]
+    assert bundle.json()["intact"] is True and len(bundle.json()["bundle"]["steps"]) == 2
 
 
 async def test_a_validation_failure_pauses_in_plain_words_and_skip_from_the_page_continues(

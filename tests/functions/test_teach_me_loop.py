@@ -155,7 +155,9 @@ async def test_teach_me_through_function_calling_then_the_same_audit_trail_throu
 
     # the same calls through MCP, in the order the loop executed them, on a fresh server
     executed = [r for r in result.records if r.status == "executed"]
-    settings_b = Settings(data_dir=tmp_path / "b", jwt_secret=SECRET, api_token="agent-static-token-0123456789")
+    settings_b = Settings(
+        data_dir=tmp_path / "b", jwt_secret=SECRET, api_token="agent-static-token-0123456789", replay_preflight=False
+    )
     services_b = build_services(settings_b, clock=FakeClock(), ocr=shared_ocr)
     await agent_streams(services_b, registry, events[:1])
     server = build_mcp_server(registry, services_b, local_caller=NURSE)

@@ -33,6 +33,7 @@ def _env(data: Path, port: int) -> dict[str, str]:
     env |= {
         "RPA_DATA_DIR": str(data),
         "RPA_PORT": str(port),
+        "RPA_REPLAY_PREFLIGHT": "false",  # the replay starts before the agent's first poll here
         "RPA_JWT_SECRET": SECRET,
         "RPA_API_TOKEN": AGENT,
         "RPA_APPROVAL": "token",

@@ -102,6 +102,16 @@ class RecordingNotifier:
         self.uris.append("tools_changed")
 
 
+class RecordingLedger:
+    """The audit chain's side of a run's end: every call, in order."""
+
+    def __init__(self) -> None:
+        self.ended: list[dict[str, Any]] = []
+
+    def replay_ended(self, replay_id: str, **facts: Any) -> None:
+        self.ended.append({"replay_id": replay_id, **facts})
+
+
 class JumpClock(FakeClock):
     def jump_wall(self, seconds: float) -> None:
         self._now += seconds
@@ -116,6 +126,7 @@ def make_services(tmp_path: Path, **overrides: Any) -> SimpleNamespace:
         clock=overrides.pop("clock", None) or JumpClock(),
         ocr=overrides.pop("ocr", None) or FakeOcr(),
         notifier=RecordingNotifier(),
+        ledger=RecordingLedger(),
         validator=FakeValidator(),
         dialogs=FakeDialogs(),
         vlm=overrides.pop("vlm", None) or NoVlmLocator(),
@@ -137,6 +148,7 @@ def make_service(services: SimpleNamespace) -> ReplayService:
         ocr=services.ocr,
         vlm=services.vlm,
         server_actions=services.server_actions,
+        ledger=services.ledger,
     )
 
 

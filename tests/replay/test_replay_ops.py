@@ -58,6 +58,7 @@ def ctx(services, service):
 
 async def test_start_replay_preview_binds_the_competence_version_and_changes_nothing(ctx, service):
     args = ops.StartReplayInput(competence="Ouvrir imagerie", params={"who": "Dupont"})
+    await agent_ops_module.replay_next(ctx, NextActionRequest(machine_id="pc-1", wait=0))  # the workstation polls
     preview = await ops._start_preview(ctx, args)
     assert preview.binding == {"competence": "ouvrir-imagerie", "version": 3, "sha256": "abc"}
     assert "version 3" in preview.summary and "pc-1" in preview.summary

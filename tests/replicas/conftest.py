@@ -115,6 +115,7 @@ def _env(url: str, data: Path, port: int, public_port: int) -> dict[str, str]:
         "RPA_AUDIT_KEY": AUDIT_KEY,
         "RPA_API_TOKEN": AGENT,
         "RPA_APPROVAL": "token",
+        "RPA_REPLAY_PREFLIGHT": "false",  # replays start before the agents poll here
         "RPA_WATCHDOG_SCAN_INTERVAL_S": "0.5",
         "RPA_WATCHDOG_ORPHAN_TIMEOUT_S": "4",
         "RPA_RATE_LIMIT_PER_MINUTE": "100000",

@@ -209,6 +209,22 @@ def test_replay_transitions_are_compare_and_set_on_state_and_attempt(backend):
     assert repo.get_replay("r1")["pause_detail"] == {"why": 1} and repo.next_seq_after("r1", 0.0) == 1.0
 
 
+def test_a_workstation_s_last_poll_and_last_screen_are_kept_apart_and_a_run_s_outcome_once(backend):
+    repo = ReplayRepository(backend)
+    assert repo.get_machine("m1") is None
+    repo.machine_polled("m1", now=1.0)
+    repo.machine_screen("m1", now=2.0, window_title="MédiDossier", size=(1280, 720), png=b"\x89PNG")
+    repo.machine_polled("m1", now=3.0)  # a poll leaves the screen as it was
+    machine = repo.get_machine("m1")
+    assert machine is not None and (machine.polled_at, machine.reported_at, machine.screen_w) == (3.0, 2.0, 1280)
+    assert machine.screenshot == b"\x89PNG" and machine.window_title == "MédiDossier"
+    run, actions = _replay_rows()
+    repo.insert_replay(run, actions)
+    assert repo.set_outcome_once("r1", outcome="completed", evidence_sha256="a" * 64, now=3.0)
+    assert not repo.set_outcome_once("r1", outcome="halted_before_effect", evidence_sha256="b" * 64, now=4.0)
+    assert repo.get_replay("r1").evidence_sha256 == "a" * 64 and repo.list_replays()[0].outcome == "completed"
+
+
 def test_an_accepted_report_is_recorded_once_even_inside_a_larger_transaction(backend):
     repo = ReplayRepository(backend)
     run, actions = _replay_rows()

@@ -45,6 +45,7 @@ def _engine(services: Any, wakeups: Any) -> ReplayService:
         ocr=services.ocr,
         vlm=services.vlm,
         server_actions=services.server_actions,
+        ledger=services.ledger,
         wakeups=wakeups,
     )
 

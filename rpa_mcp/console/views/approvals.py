@@ -22,9 +22,19 @@ from rpa_mcp.console.compare import compare_steps
 from rpa_mcp.console.live import ChangeFeed, Patch, sse_stream
 from rpa_mcp.errors import RpaError
 from rpa_mcp.ops.redaction import redact
+from rpa_mcp.shadow.classes import step_class_of
 from rpa_mcp.store.console import ProposalTokens
 
 JTI_RE = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+
+
+def flagged_steps(steps: list[dict[str, Any]] | None) -> dict[str, list[dict[str, Any]]]:
+    """The steps an approver reads first: the irreversible ones, then those whose outcome cannot be checked."""
+    steps = steps or []
+    return {
+        "irreversible_steps": [s for s in steps if step_class_of(s) == "irreversible"],
+        "uncheckable_steps": [s for s in steps if s.get("uncheckable")],
+    }
 
 
 class Approvals:
@@ -85,6 +95,7 @@ class Approvals:
         """Steps, difference and replay facts for the proposal, read through the registry."""
         args = self.confirmations.repo.get(view.jti).args if view else {}
         details = view.details or {}
+        new: list[dict[str, Any]] | None = None
         out: dict[str, Any] = {
             "steps": None,
             "changes": None,
@@ -116,7 +127,9 @@ class Approvals:
             validated = await self._candidate(person, str(args.get("name")), "validated")
             if candidate is not None:
                 old = (validated or {}).get("workflow", {}).get("steps") or []
-                out["changes"] = compare_steps(old, candidate["workflow"].get("steps") or [])
+                new = candidate["workflow"].get("steps") or []
+                out["changes"] = compare_steps(old, new)
+        out.update(flagged_steps(out["steps"] if out["steps"] is not None else new))
         return out
 
     async def _built_steps(self, args: dict[str, Any]) -> list[dict[str, Any]] | None:

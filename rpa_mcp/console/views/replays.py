@@ -10,6 +10,7 @@ then `apply_resume_replay`): the person's answer is the approval, recorded in th
 from __future__ import annotations
 
 import base64
+import json
 import re
 from typing import Any
 
@@ -54,7 +55,8 @@ def head_signature(timeline: dict[str, Any]) -> tuple[Any, ...]:
     return (
         timeline["state"],
         timeline["pause_reason"],
-        timeline["done"],
+        timeline["outcome"],
+        timeline["steps_done"],
         timeline["current_action_id"],
         timeline["needs_answer"],
     )
@@ -112,6 +114,28 @@ class Replays:
             return Response(status_code=404)
         data = base64.b64decode(crops[n]["data_base64"])
         return Response(data, media_type="image/png", headers={"cache-control": "private, max-age=3600"})
+
+    async def evidence_bundle(self, request: Request) -> Response:
+        """The run's evidence bundle as a JSON download (its digest is in the audit chain)."""
+        person = guard(self.base, request)
+        if isinstance(person, Response):
+            return person
+        replay_id = request.path_params["replay_id"]
+        if not ID_RE.match(replay_id) or self.service is None:
+            return Response(status_code=404)
+        try:
+            bundle = await anyio.to_thread.run_sync(self.service.evidence_bundle, replay_id)
+        except NotFound:
+            return Response(status_code=404)
+        body = json.dumps(bundle, ensure_ascii=False, default=str, indent=1).encode()
+        return Response(
+            body,
+            media_type="application/json",
+            headers={
+                "content-disposition": f'attachment; filename="evidence-{replay_id}.json"',
+                "cache-control": "private, no-store",
+            },
+        )
 
     # --- live ---------------------------------------------------------------------------------------
     async def live(self, request: Request) -> Response:

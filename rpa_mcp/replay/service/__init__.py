@@ -10,6 +10,7 @@ Modules, one concept each:
 
     core            shared state, wake-ups of the long poll, fencing, the pause write
     planning        workflow steps -> action rows; start
+    preflight       refuse before the first input: workstation connected, first step's screen shown
     dispatch        the long poll and the claim of an action (one in flight per machine)
     acks            receipt / start acks and heartbeats
     reports         an agent's result -> one conditional write
@@ -18,7 +19,7 @@ Modules, one concept each:
     pauses          pause, cancel, resume, answer a pause
     server_actions  extract_text / t2a_decision at the head of the queue, completion
     watchdog        expired leases -> resend, OUTCOME_UNKNOWN or ABANDONED; the scan loop
-    status          get_replay_status's story
+    status          get_replay_status's story (its outcome word: replay.outcomes)
 """
 
 from rpa_mcp.replay.service.engine import ReplayService

@@ -17,11 +17,14 @@ import anyio
 from rpa_mcp.errors import NotFound
 from rpa_mcp.metrics import Metrics, NoMetrics
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.bundle import build_bundle, digest
 from rpa_mcp.replay.memory import TargetMemory
+from rpa_mcp.replay.outcomes import outcome_of
 from rpa_mcp.replay.ports import (
     ChangeNotifier,
     DialogResolverPort,
     ReplayStore,
+    RunLedger,
     ServerActionRunner,
     TextReader,
     ValidatorPort,
@@ -58,6 +61,7 @@ class ReplayCore:
         ocr: TextReader,
         vlm: VlmLocator,
         server_actions: ServerActionRunner,
+        ledger: RunLedger,
         wakeups: WakeBus | None = None,
         image_work: ImageWork | None = None,
         metrics: Metrics | None = None,
@@ -69,11 +73,13 @@ class ReplayCore:
         self.notifier = notifier
         self.ocr = ocr
         self.server_actions = server_actions
+        self.ledger = ledger
         self.time = m.ServerTime(clock)
         self.memory = TargetMemory(store, self.time)
         self.resolver = TargetResolver(ocr=ocr, memory=self.memory, thresholds=thresholds, vlm=vlm)
         self.supervisor = Supervisor(config, validator=validator, dialogs=dialogs)
         self._events: dict[str | None, anyio.Event] = {}
+        self._poll_written: dict[str, float] = {}  # machine -> when its last poll was written (this replica)
         # Wake-ups shared with the other replicas (LISTEN/NOTIFY on PostgreSQL); None in one process.
         self.wakeups = wakeups
         if wakeups is not None:
@@ -162,5 +168,35 @@ class ReplayCore:
             )
         return won
 
+    def _ended(self, replay_id: str) -> None:
+        """Once a finished run's outcome is final: record it with its evidence digest (replay row, audit chain)."""
+        replay = self.store.get_replay(replay_id)
+        if replay is None or replay.state not in m.TERMINAL_REPLAY_STATES or replay.outcome is not None:
+            return
+        actions = self.store.actions(replay_id)
+        outcome = outcome_of(replay, actions)
+        if not outcome.ended:
+            return  # cancelled with an action in flight: its report ends it
+        sha = digest(build_bundle(replay, actions, outcome))
+        if not self.store.set_outcome_once(replay_id, outcome=outcome.word, evidence_sha256=sha, now=self.time.now()):
+            return  # another writer (replica) recorded it
+        m.log_event("replay_ended", replay_id=replay_id, outcome=outcome.word, evidence_sha256=sha)
+        self.metrics.replay_ended(outcome.word)
+        self.ledger.replay_ended(
+            replay_id,
+            outcome=outcome.word,
+            evidence_sha256=sha,
+            competence=replay.competence,
+            machine_id=replay.machine_id,
+        )
+
     def _advance(self, replay_id: str) -> None:  # pragma: no cover - provided by ServerActions
+        raise NotImplementedError
+
+    def _polled(self, machine_id: str) -> None:  # pragma: no cover - provided by Preflight
+        raise NotImplementedError
+
+    def _reported_screen(
+        self, machine_id: str | None, window_title: str | None, png: bytes
+    ) -> None:  # pragma: no cover
         raise NotImplementedError

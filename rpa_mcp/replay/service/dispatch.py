@@ -5,6 +5,7 @@ from __future__ import annotations
 import anyio
 
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.outcomes import is_irreversible
 from rpa_mcp.replay.rows import ActionRow, AttemptRow
 from rpa_mcp.replay.service.core import ReplayCore, new_id
 from rpa_mcp.replay.wire import PROTOCOL_VERSION, NextAction, WireTarget
@@ -14,6 +15,7 @@ class Dispatch(ReplayCore):
     async def next_action(self, machine_id: str, *, wait: float = 0.0, protocol_version: int = 1) -> NextAction | None:
         """The action for this machine, as soon as one is ready (or None after `wait` seconds)."""
         deadline = anyio.current_time() + max(0.0, wait)
+        self._polled(machine_id)  # the workstation is connected (what a replay's preflight asks)
         while True:
             event = self._event(machine_id)  # taken BEFORE the check: a wake-up in between is not lost
             action = self._claim(machine_id, protocol_version)
@@ -120,6 +122,10 @@ class Dispatch(ReplayCore):
         total = self.store.get_replay(a.replay_id)
         target = a.target
         wire_target = None
+        irreversible = is_irreversible(a)
+        if isinstance(target, dict) and irreversible:
+            # found where it is now, never at a recorded spot: recorded pixels are not a resolution
+            target = {k: v for k, v in target.items() if k not in ("x", "y", "uia")} | {"step_class": "irreversible"}
         if isinstance(target, dict):
             rel_x = target.get("rel_x", target.get("x_pct"))
             rel_y = target.get("rel_y", target.get("y_pct"))
@@ -148,4 +154,5 @@ class Dispatch(ReplayCore):
             idempotent=bool(a.idempotent),
             success_strict=bool(a.success_strict),
             resend=max(0, a.dispatches - 1),
+            irreversible=irreversible,
         )

@@ -37,7 +37,10 @@ def checker_evidence(evidence: Any) -> list[Any] | None:
     out = []
     for item in evidence:
         if hasattr(item, "checker") and hasattr(item, "score"):
+            read = (getattr(item, "facts", None) or {}).get("read")  # the text read back (evidence bundle)
             item = {k: getattr(item, k, None) for k in ("checker", "signal", "score", "detail", "duration_ms")}
+            if isinstance(read, str) and read:
+                item["read"] = read[:500]
         elif hasattr(item, "model_dump"):
             item = item.model_dump(mode="json")
         elif not isinstance(item, dict | str | int | float):

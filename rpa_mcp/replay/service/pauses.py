@@ -46,7 +46,7 @@ class Pauses(ReplayCore):
             n = self.store.abandon_open(replay_id, now=now, outcome="cancelled", keep_inflight=True)
             self.store.scrub_secrets(replay_id)
         m.log_event("replay_cancelled", replay_id=replay_id, by=by, abandoned=n)
-        self.metrics.replay_ended(m.CANCELLED)
+        self._ended(replay_id)
         self._changed(replay_id)
         return self._require(replay_id)
 
@@ -102,7 +102,8 @@ class Pauses(ReplayCore):
             )
         target = a.target if isinstance(a.target, dict) else None
         if target and not a.server_side and (target.get("label") or target.get("anchor_png_base64")):
-            res = self.resolver.resolve(screenshot, target, window_title=window_title)
+            spec = {**target, "step_class": a.expected.get("step_class")}  # an irreversible one: no position alone
+            res = self.resolver.resolve(screenshot, spec, window_title=window_title)
             if not res.resolved:
                 raise PreconditionFailed(
                     f"the next action's target is not on the screen: {res.reason}", method=res.method

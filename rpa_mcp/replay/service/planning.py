@@ -18,6 +18,7 @@ from rpa_mcp.errors import InvalidInput
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service.core import ReplayCore, new_id
+from rpa_mcp.shadow.classes import step_class_of
 
 
 class Planning(ReplayCore):
@@ -66,6 +67,8 @@ class Planning(ReplayCore):
                         "text": (step_d.get("expected") or {}).get("text"),
                         "expected_modals": step_d.get("expected_modals") or [],
                         "wait_after_ms": step_d.get("wait_after_ms") or 0,
+                        "step_class": step_class_of(step_d),
+                        "uncheckable": bool(step_d.get("uncheckable")),
                     },
                     "idempotent": int(idempotent),
                     "success_strict": int(bool(step_d.get("success_strict"))),

@@ -57,9 +57,11 @@ class Reports(ReplayCore):
         # write below is conditional on the attempt being still current, so a racing watchdog
         # or a concurrent duplicate cannot both win.
         # decode + validation: one unit of image work, in the agents' lane (their reserved slots)
-        asked = time.perf_counter()
+        validating = time.perf_counter()
         decision, screen = await self.image_work.run(self.supervisor.decide, a, replay, msg, lane="agents")
-        self.metrics.verdict_seconds(time.perf_counter() - asked)
+        self.metrics.verdict_seconds(time.perf_counter() - validating)
+        if decision.verdict is not None:  # the validate phase of the evidence bundle
+            decision.verdict["duration_ms"] = round((time.perf_counter() - validating) * 1000, 2)
         now = self.time.now()
         with self.store.atomic():
             if not self.store.add_report(
@@ -104,6 +106,7 @@ class Reports(ReplayCore):
                 raise Conflict("the action changed while its report was processed; send the report again")
             self.store.set_attempt_status(msg.attempt_id, "reported")
             if screen is not None:
+                self._reported_screen(a.machine_id, msg.window_title, screen)
                 self.store.update_replay(
                     a.replay_id,
                     expect_states=(replay.state,),
@@ -165,6 +168,8 @@ class Reports(ReplayCore):
                 )
             self._memory_feedback(a, msg, decision)
         self._advance(a.replay_id)
+        if replay.state in m.TERMINAL_REPLAY_STATES:  # the report of an action in flight at cancel ends the run
+            self._ended(a.replay_id)
         self._wake(a.machine_id)
         self._changed(a.replay_id)
         return ReportAck(status="accepted", replay_state=self._replay_state(a.replay_id))

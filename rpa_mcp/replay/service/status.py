@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.bundle import build_bundle, digest
+from rpa_mcp.replay.outcomes import MEANING, RECONCILIATION_REQUIRED, ReplayOutcome, current_action, outcome_of
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service.core import ReplayCore
 from rpa_mcp.replay.service.evidence import CLICK_LABEL
@@ -41,6 +43,7 @@ def _replay_facts(replay: ReplayRow) -> dict[str, Any]:
         "state": replay.state,
         "pause_reason": reason,
         "pause_detail": replay.pause_detail if reason else None,
+        "evidence_sha256": replay.evidence_sha256,
     }
 
 
@@ -48,7 +51,7 @@ class Status(ReplayCore):
     def status(self, replay_id: str, *, with_crops: bool = True) -> dict[str, Any]:
         replay = self._require(replay_id)
         actions = self.store.actions(replay_id)
-        current = next((a for a in actions if a.state in m.OPEN_ACTION_STATES), None)
+        current = current_action(replay, actions)
         history = []
         for a in actions:
             verdict = a.verdict or {}
@@ -61,9 +64,11 @@ class Status(ReplayCore):
                     "evidence": [c for c in a.evidence or [] if c.get("label") != CLICK_LABEL] if show_crops else [],
                 }
             )
+        outcome = outcome_of(replay, actions)
         return {
             **_replay_facts(replay),
-            "what_you_can_do": _options(replay, current),
+            **outcome.as_dict(),
+            "what_you_can_do": _options(replay, current, outcome),
             "current_action": next((h for h in history if current and h["action_id"] == current.action_id), None),
             "steps_total": replay.steps_total,
             "done": sum(1 for a in actions if a.state in m.TERMINAL_ACTION_STATES),
@@ -77,8 +82,10 @@ class Status(ReplayCore):
         """Everything a person watching the replay sees: every action with its target, where it was
         clicked, each checker's verdict and time, and every evidence crop (successes included)."""
         replay = self._require(replay_id)
+        rows = self.store.actions(replay_id)
+        paused = current_action(replay, rows)
         actions, needs_answer, seen_open = [], False, False
-        for a in self.store.actions(replay_id):
+        for a in rows:
             if not seen_open and a.state in m.OPEN_ACTION_STATES:
                 seen_open = True
                 needs_answer = a.state == m.HELD or (a.state == m.ORPHAN and not a.resend_allowed)
@@ -102,10 +109,10 @@ class Status(ReplayCore):
                     "updated_at": a.updated_at,
                 }
             )
-        current = next((a for a in actions if a["state"] in m.OPEN_ACTION_STATES), None)
         return {
             **_replay_facts(replay),
-            "current_action_id": current["action_id"] if current else None,
+            **outcome_of(replay, rows).as_dict(),
+            "current_action_id": paused.action_id if paused else None,
             "needs_answer": needs_answer,
             "steps_total": replay.steps_total,
             "done": sum(1 for a in actions if a["state"] in m.TERMINAL_ACTION_STATES),
@@ -116,21 +123,46 @@ class Status(ReplayCore):
             "finished_at": replay.finished_at,
         }
 
+    def evidence_bundle(self, replay_id: str) -> dict[str, Any]:
+        """The run's evidence bundle, its digest now, and the digest recorded (in the audit chain) when it ended."""
+        replay = self._require(replay_id)
+        actions = self.store.actions(replay_id)
+        bundle = build_bundle(replay, actions, outcome_of(replay, actions))
+        sha = digest(bundle)
+        return {
+            "bundle": bundle,
+            "sha256": sha,
+            "recorded_sha256": replay.evidence_sha256,
+            "intact": None if replay.evidence_sha256 is None else sha == replay.evidence_sha256,
+        }
+
     def evidence(self, replay_id: str, action_id: str) -> list[dict[str, Any]]:
         """The evidence crops of one action (PNG, base64), for a page that shows them one by one."""
         action = self.store.get_action(replay_id, action_id)
         return list(action.evidence or []) if action else []
 
 
-def _options(replay: ReplayRow, current: ActionRow | None) -> list[str]:
+def _options(replay: ReplayRow, current: ActionRow | None, outcome: ReplayOutcome) -> list[str]:
     """What a person can do now, in words (get_replay_status)."""
     state = replay.state
     if state in m.TERMINAL_REPLAY_STATES:
-        return [f"Nothing: the replay is {state}."]
+        out = [f"The replay ended {outcome.word}: {MEANING[outcome.word]}"]
+        if outcome.word == RECONCILIATION_REQUIRED:
+            out += [f"Check the record for step {e.index} '{e.intent}'" for e in outcome.effects]
+        return out
     if state == m.RUNNING:
         return ["pause_replay to stop dispatching after the current action", "cancel_replay to stop for good"]
     reason = replay.pause_reason or m.USER_PAUSE
     out = [m.PAUSE_HELP.get(reason, "")]
+    stopped = outcome.if_stopped_now
+    out.append(
+        f"Stopped now it would end {stopped}: "
+        + (
+            "check the record of " + ", ".join(f"step {e.index}" for e in outcome.effects)
+            if outcome.effects
+            else "nothing irreversible was sent"
+        )
+    )
     needs_answer = current is not None and (
         current.state == m.HELD or (current.state == m.ORPHAN and not current.resend_allowed)
     )

@@ -21,6 +21,7 @@ class Watchdog(ReplayCore):
         """Orphan every expired lease and decide its fate. Safe when several scanners run at once."""
         now = self.time.now()
         handled = 0
+        ended: list[str] = []  # cancelled runs whose last action in flight was given up: their outcome is final
         for row in self.store.expired_leases(now):
             woke = None
             with self.store.atomic():
@@ -53,6 +54,7 @@ class Watchdog(ReplayCore):
                 assert replay is not None
                 if replay.state in m.TERMINAL_REPLAY_STATES:
                     self._update_orphan(a, now, state=m.ABANDONED, outcome=a.outcome or "no_report_after_cancel")
+                    ended.append(a.replay_id)
                     continue
                 may_have_run = a.journal == m.J_STARTED or (a.protocol_version < 2)
                 if may_have_run and not a.idempotent:
@@ -106,6 +108,8 @@ class Watchdog(ReplayCore):
                     woke = a.machine_id
             self._wake(woke)
             self._changed(row.replay_id)
+        for replay_id in ended:
+            self._ended(replay_id)
         return handled
 
     def _update_orphan(self, a: ActionRow, now: float, **changes: Any) -> None:

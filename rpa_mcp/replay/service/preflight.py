@@ -1,0 +1,117 @@
+"""Refuse before the first input: is the workstation there, and does it show what the first step needs?
+
+What the server knows of a workstation when a replay is asked for (`replay_machines`):
+- when it last polled for replay actions (`polled_at`, written at most every few seconds):
+  older than `presence_s` (RPA_REPLAY_PRESENCE_S) and the workstation is not connected;
+- the last screen it reported with an action's result (`reported_at`, its foreground window
+  title, the screenshot and its size). When that report is at most `screen_fresh_s` old
+  (RPA_REPLAY_SCREEN_FRESH_S), the first step is checked against it: the window it expects is
+  in front, the screen is at least as large as the recorded one, its target is found there.
+  An older report is not evidence of the screen now: only the connection is checked, and the
+  first step's own resolution (which pauses before any input) guards it.
+
+A refusal changes nothing (no replay row, no action dispatched) and says "nothing was executed".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rpa_mcp.errors import RpaError, WorkstationNotReady
+from rpa_mcp.replay import model as m
+from rpa_mcp.replay.service.core import ReplayCore
+from rpa_mcp.vision.images import decode_image
+
+POLL_WRITE_EVERY_S = 5.0  # a workstation's poll is written at most this often (per replica)
+# The first step brings the expected window itself: its "window before" is not a precondition.
+BRINGS_ITS_WINDOW = frozenset({"focus_window", "open_application", "navigate_url", "switch_tab"})
+
+
+class Preflight(ReplayCore):
+    def _polled(self, machine_id: str) -> None:
+        now = self.time.now()
+        if now - self._poll_written.get(machine_id, -1e18) < POLL_WRITE_EVERY_S:
+            return
+        self._poll_written[machine_id] = now
+        self.store.machine_polled(machine_id, now=now)
+
+    def _reported_screen(self, machine_id: str | None, window_title: str | None, png: bytes) -> None:
+        if machine_id:
+            self.store.machine_screen(
+                machine_id, now=self.time.now(), window_title=window_title, size=png_size(png), png=png
+            )
+
+    def preflight(self, machine_id: str, planned: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """What was checked (for the preview), or WorkstationNotReady naming what is missing."""
+        if not self.config.preflight:
+            return {"checked": False, "why": "switched off (RPA_REPLAY_PREFLIGHT=false)"}
+        now = self.time.now()
+        machine = self.store.get_machine(machine_id)
+        if machine is None or machine.polled_at is None or now - machine.polled_at > self.config.presence_s:
+            seen = "never" if machine is None or machine.polled_at is None else f"{now - machine.polled_at:.0f} s ago"
+            _refuse(machine_id, [f"the workstation {machine_id} is not connected (last poll: {seen})"])
+        assert machine is not None
+        first = next((a for a in planned if not a.get("server_side")), None)
+        fresh = (
+            machine.reported_at is not None
+            and now - machine.reported_at <= self.config.screen_fresh_s
+            and machine.screenshot is not None
+        )
+        if first is None or not fresh:
+            why = "no step on the desktop" if first is None else "no recent screen from the workstation"
+            return {"checked": True, "connected": True, "screen_checked": False, "why": why}
+        missing = self._first_step_gaps(machine, first)
+        if missing:
+            _refuse(machine_id, missing)
+        return {"checked": True, "connected": True, "screen_checked": True, "window_title": machine.window_title}
+
+    def _first_step_gaps(self, machine: Any, first: Mapping[str, Any]) -> list[str]:
+        missing = []
+        found = first.get("target")
+        target: dict[str, Any] = found if isinstance(found, dict) else {}
+        expected = first.get("expected") or {}
+        wanted = target.get("window_title") or expected.get("window_before")
+        if (
+            first.get("action_type") not in BRINGS_ITS_WINDOW
+            and isinstance(wanted, str)
+            and wanted
+            and machine.window_title is not None
+            and m.screen_signature(wanted) != m.screen_signature(machine.window_title)
+        ):
+            missing.append(f"the window {wanted!r} is not in front (the workstation shows {machine.window_title!r})")
+        frame = target.get("frame_size")
+        if isinstance(frame, list | tuple) and len(frame) == 2 and machine.screen_w and machine.screen_h:
+            fw, fh = int(frame[0]), int(frame[1])
+            if machine.screen_w < fw or machine.screen_h < fh:
+                missing.append(
+                    f"the screen is {machine.screen_w}x{machine.screen_h}, smaller than the recorded {fw}x{fh}"
+                )
+        if not missing and (target.get("label") or target.get("by_text") or target.get("anchor_png_base64")):
+            try:
+                image = decode_image(machine.screenshot, max_pixels=self.config.max_image_pixels)
+            except RpaError as exc:
+                return [f"the workstation's last screen cannot be read ({exc.message})"]
+            spec = {**target, "step_class": expected.get("step_class")}
+            res = self.resolver.resolve(image, spec, window_title=machine.window_title)
+            if not res.resolved:
+                label = target.get("label") or target.get("by_text") or "its anchor"
+                missing.append(f"the first step's target {label!r} is not on the screen ({res.reason})")
+        return missing
+
+
+def _refuse(machine_id: str, missing: list[str]) -> None:
+    m.log_event("replay_refused", replay_id=None, machine_id=machine_id, missing=missing)
+    raise WorkstationNotReady(
+        f"refused before the first input: {'; '.join(missing)}. Nothing was executed.",
+        machine_id=machine_id,
+        missing=missing,
+        executed=0,
+    )
+
+
+def png_size(png: bytes) -> tuple[int, int] | None:
+    """Width and height from a PNG's header (no decoding)."""
+    if len(png) >= 24 and png[:8] == b"\x89PNG\r\n\x1a\n" and png[12:16] == b"IHDR":
+        return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    return None

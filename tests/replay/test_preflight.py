@@ -1,0 +1,139 @@
+"""A replay is refused before its first input when the workstation is not there or not showing what it needs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from rpa_mcp.bootstrap import build_services
+from rpa_mcp.errors import WorkstationNotReady
+from rpa_mcp.ops import build_registry
+from rpa_mcp.ops.dispatch import dispatch
+from rpa_mcp.ops.registry import Caller
+from rpa_mcp.replay.service import ReplayService
+from rpa_mcp.settings import Settings
+from rpa_mcp.testing import FakeClock
+from rpa_mcp.vision.ocr import OcrLine
+from tests.replay.kit import make_service, make_services
+
+pytestmark = pytest.mark.anyio
+
+STEP = {
+    "index": 1,
+    "intent": "Ouvrir le dossier",
+    "action_type": "click_anchor",
+    "target": {
+        "label": "Dossier",
+        "window_title": "MédiDossier",
+        "frame_size": [1280, 720],
+        "rel_x": 0.5,
+        "rel_y": 0.5,
+    },
+}
+
+
+def png(width: int = 1280, height: int = 720) -> bytes:
+    ok, buf = cv2.imencode(".png", np.full((height, width, 3), 240, np.uint8))
+    assert ok
+    return bytes(buf)
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Any:
+    services = make_services(tmp_path, settings={"replay_preflight": True})
+    return services, make_service(services)
+
+
+def refusal(service: ReplayService, *steps: dict[str, Any]) -> WorkstationNotReady:
+    with pytest.raises(WorkstationNotReady) as caught:
+        service.preflight("pc-1", service.plan(list(steps) or [STEP]))
+    assert caught.value.code == "workstation-not-ready" and caught.value.details["executed"] == 0
+    return caught.value
+
+
+async def test_a_workstation_that_never_polled_is_refused_naming_it(live: Any) -> None:
+    _, service = live
+    error = refusal(service)
+    assert error.details["machine_id"] == "pc-1" and "pc-1" in error.details["missing"][0]
+
+
+async def test_a_workstation_silent_for_too_long_is_refused(live: Any) -> None:
+    services, service = live
+    await service.next_action("pc-1")
+    assert service.preflight("pc-1", service.plan([STEP]))["connected"] is True
+    services.clock.advance(service.config.presence_s + 1)
+    refusal(service)
+
+
+async def test_without_a_recent_screen_only_the_connection_is_checked(live: Any) -> None:
+    services, service = live
+    service.store.machine_screen(
+        "pc-1", now=service.time.now(), window_title="PACS", size=(800, 600), png=png(800, 600)
+    )
+    services.clock.advance(service.config.screen_fresh_s + 1)
+    await service.next_action("pc-1")
+    assert service.preflight("pc-1", service.plan([STEP]))["screen_checked"] is False
+
+
+async def test_the_first_steps_window_must_be_in_front(live: Any) -> None:
+    services, service = live
+    await service.next_action("pc-1")
+    services.ocr.lines = [OcrLine(text="Dossier", bbox=(600, 350, 80, 20), score=0.99)]
+    service.store.machine_screen(
+        "pc-1", now=service.time.now(), window_title="PACS Viewer", size=(1280, 720), png=png()
+    )
+    assert "PACS Viewer" in refusal(service).details["missing"][0]
+    service.store.machine_screen(
+        "pc-1", now=service.time.now(), window_title="MédiDossier", size=(1280, 720), png=png()
+    )
+    assert service.preflight("pc-1", service.plan([STEP]))["screen_checked"] is True
+
+
+async def test_a_screen_smaller_than_the_recorded_one_is_refused(live: Any) -> None:
+    _, service = live
+    await service.next_action("pc-1")
+    service.store.machine_screen(
+        "pc-1", now=service.time.now(), window_title="MédiDossier", size=(1024, 600), png=png(1024, 600)
+    )
+    assert "1024x600" in refusal(service).details["missing"][0]
+
+
+async def test_the_first_target_must_be_found_on_the_last_screen(live: Any) -> None:
+    services, service = live
+    await service.next_action("pc-1")
+    service.store.machine_screen(
+        "pc-1", now=service.time.now(), window_title="MédiDossier", size=(1280, 720), png=png()
+    )
+    services.ocr.lines = []
+    assert "'Dossier'" in refusal(service).details["missing"][0]
+
+
+async def test_a_refused_apply_leaves_no_replay_dispatches_nothing_and_keeps_its_token(tmp_path: Path) -> None:
+    clock = FakeClock(start=1_800_000_000.0)
+    settings = Settings(
+        data_dir=tmp_path / "data", jwt_secret="k" * 64, replay_preflight=True, approval="write=token,act=token"
+    )
+    services = build_services(settings, clock=clock)
+    registry = build_registry()
+    caller = Caller("nurse", frozenset({"operator"}))
+    services.competences.save("Admission", {"name": "Admission", "version": 1, "steps": [STEP]}, machine_id="pc-1")
+
+    async def call(name: str, args: dict[str, Any]) -> Any:
+        return await dispatch(registry, services, name, args, caller, surface="rest")
+
+    with pytest.raises(WorkstationNotReady):
+        await call("propose_start_replay", {"competence": "Admission"})
+    await services.replay.next_action("pc-1")  # the agent polls: connected
+    proposal = await call("propose_start_replay", {"competence": "Admission"})
+    assert proposal["details"]["workstation"]["connected"] is True
+    clock.advance(services.replay.config.presence_s + 1)  # then goes silent before the apply
+    with pytest.raises(WorkstationNotReady):
+        await call("apply_start_replay", {"token": proposal["token"]})
+    assert services.replay.store.list_replays() == []
+    await services.replay.next_action("pc-1")
+    started = await call("apply_start_replay", {"token": proposal["token"]})  # the token was not spent
+    assert started["status"] == "running"
