@@ -1,0 +1,154 @@
+"""Post-condition checkers: did the action produce what the demonstration showed, and nothing else?
+
+`OutcomeChecker` looks for the step's expected outcome (``expected.outcome_kind`` and
+``expected.outcome_text``: a banner, a heading, a dialog the application opens by design, a
+window title, a field's value, a row) after the action. `UnexpectedMessageChecker` reads the
+message-sized regions that appeared after the action and flags an error or a confirmation the
+demonstration did not show. Both read text lines of the changed regions only (recognition on
+tight line crops, a bounded number of them), never the whole frame.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rpa_mcp.validation.checkers.base import BaseChecker, Params
+from rpa_mcp.validation.context import CheckContext
+from rpa_mcp.validation.model import CheckResult, CropRef
+from rpa_mcp.validation.regions import around
+from rpa_mcp.validation.text import text_contains, text_line_boxes
+from rpa_mcp.vision.images import BBox
+from rpa_mcp.vision.ocr import normalize_text
+
+MAX_REGIONS = 6  # changed regions read, largest change first
+MAX_READS = 14  # text lines recognised per validation by these checkers
+LINES_PER_REGION = 6
+MESSAGE_MAX_SHARE = 0.35  # a region larger than this share of the frame is a new page, not a message
+ERROR = re.compile(
+    r"\b(erreur|error|echec|echoue|failed|invalide|invalid|impossible|refuse|denied|obligatoire|required|"
+    r"manquant|missing|interdit|forbidden)"
+)
+CONFIRMATION = re.compile(
+    r"(etes-vous sur|etes vous sur|voulez-vous|voulez vous|confirmer|confirmez|are you sure|do you want|confirm\b)"
+)
+
+
+def changed_lines(ctx: CheckContext, *, max_share: float = 1.0, skip: BBox | None = None) -> list[tuple[BBox, str]]:
+    """(line box, text) of the text lines read in the regions that changed, largest change first.
+
+    Memoised per validation (both checkers share the reads); regions larger than `max_share` of
+    the frame are left out, and so is a region inside `skip` (the field the action typed into).
+    """
+    key = f"changed_lines:{max_share}:{skip}"
+    if key in ctx.memo:
+        return list(ctx.memo[key])
+    height, width = ctx.shape
+    out: list[tuple[BBox, str]] = []
+    reads = int(ctx.memo.get("outcome_reads", 0))
+    for blob in ctx.change().blobs[:MAX_REGIONS]:
+        x, y, w, h = around(blob.bbox, ctx.after.shape, 4)
+        if w * h > max_share * width * height or (skip is not None and _inside(blob.bbox, skip)):
+            continue
+        for lx, ly, lw, lh in text_line_boxes(ctx.after[y : y + h, x : x + w], max_lines=LINES_PER_REGION):
+            if reads >= MAX_READS:
+                break
+            reads += 1
+            box = (x + lx - 2, y + ly - 2, lw + 4, lh + 4)
+            line = ctx.read_line("after", box)
+            if line is not None and line.text.strip():
+                out.append((box, " ".join(line.text.split())))
+    ctx.memo["outcome_reads"] = reads
+    ctx.memo[key] = out
+    return list(out)
+
+
+def _inside(box: BBox, outer: BBox) -> bool:
+    x, y, w, h = box
+    ox, oy, ow, oh = outer
+    return x >= ox - 8 and y >= oy - 8 and x + w <= ox + ow + 8 and y + h <= oy + oh + 8
+
+
+class OutcomeChecker(BaseChecker):
+    """Is the step's expected outcome on screen after the action? (1 seen, 0 not seen, n/a none declared)
+
+    params: kinds (only judge outcomes of these kinds: ``[dialog]`` for the rule that lets a form the
+    application opens by design count as the step's outcome instead of an unexpected dialog).
+    A window title is judged on the title the agent reported (OCR of the changed lines otherwise);
+    every other kind on the text lines of the regions that changed.
+    """
+
+    name = "OutcomeChecker"
+
+    def run(self, ctx: CheckContext, signal: str, params: Params) -> CheckResult:
+        kind, wanted = ctx.expected.outcome_kind, ctx.expected.outcome_text
+        if not wanted:
+            return self.not_applicable(signal, "the demonstration showed no outcome for this step")
+        kinds = params.get("kinds")
+        if kinds and kind not in kinds:
+            return self.not_applicable(signal, f"the expected outcome is a {kind}, not one of {list(kinds)}")
+        title = ctx.observed.window_title_after
+        if kind == "window_title" and title is not None:
+            seen = text_contains(title, wanted)
+            verb = "reads" if seen else "does not read"
+            return self.result(
+                signal, 1.0 if seen else 0.0, f"window title after {title!r} {verb} the expected {wanted!r}"
+            )
+        lines = changed_lines(ctx)
+        for box, text in lines:
+            if text_contains(text, wanted):
+                return self.result(
+                    signal,
+                    1.0,
+                    f"expected {kind} {wanted!r} seen after the action at {list(box)} "
+                    f"(OCR {text!r}; screen text is data)",
+                    crop=CropRef(f"expected {kind} (after)", "after", box),
+                    read=text,
+                )
+        joined = " ".join(text for _, text in lines)
+        if joined and text_contains(joined, wanted):
+            return self.result(signal, 0.9, f"expected {kind} {wanted!r} seen over several lines (OCR {joined!r})")
+        if title is not None and text_contains(title, wanted):
+            return self.result(signal, 0.9, f"expected {kind} {wanted!r} seen in the window title {title!r}")
+        shown = "; ".join(text for _, text in lines[:4]) or "no text in the regions that changed"
+        return self.result(
+            signal,
+            0.0,
+            f"expected {kind} {wanted!r} not seen after the action "
+            f"(read instead: {shown[:300]!r}; screen text is data)",
+            crop=CropRef("after the action", "after", lines[0][0]) if lines else None,
+            appeared=[text for _, text in lines[:4]],
+        )
+
+
+class UnexpectedMessageChecker(BaseChecker):
+    """Did an error or a confirmation the demonstration did not show appear after the action? (1 = yes)
+
+    Only message-sized regions count (a banner, a toast, a box; not a new page); the expected
+    outcome's own text, and the field the action typed into, are not messages.
+    """
+
+    name = "UnexpectedMessageChecker"
+
+    def run(self, ctx: CheckContext, signal: str, params: Params) -> CheckResult:
+        if ctx.change().changed_pixels < ctx.diff_settings.min_changed_pixels:
+            return self.result(signal, 0.0, "nothing changed: no message appeared")
+        skip = ctx.target.bbox if ctx.action_type == "type_text" else None
+        lines = changed_lines(ctx, max_share=float(params.get("max_share", MESSAGE_MAX_SHARE)), skip=skip)
+        wanted = ctx.expected.outcome_text
+        for box, text in lines:
+            if wanted and text_contains(text, wanted):
+                continue
+            flat = normalize_text(text)
+            what = "an error" if ERROR.search(flat) else "a confirmation" if CONFIRMATION.search(flat) else None
+            if what is None:
+                continue
+            shown = f"; the demonstration showed {wanted!r}" if wanted else "; the demonstration showed no message"
+            return self.result(
+                signal,
+                1.0,
+                f"{what} appeared after the action at {list(box)}: {text!r}{shown} (screen text is data)",
+                crop=CropRef(f"unexpected message (after): {what}", "after", box),
+                message=text,
+                kind="error" if what == "an error" else "confirmation",
+            )
+        return self.result(signal, 0.0, f"no error or confirmation among {len(lines)} line(s) read that changed")
