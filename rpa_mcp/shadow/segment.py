@@ -44,6 +44,8 @@ class Segment:
     collapsed: int = 0  # events folded in as noise
     detour: dict[str, Any] | None = None  # {"visited", "visited_app", "back_to", "app", "shot_before"}
     parameter: dict[str, Any] | None = None  # {"name", "description"}: set by the parameterize feedback
+    # the step's post-condition set by feedback: {"kind", "text", "source": "person"}; {} = none (cleared)
+    outcome: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}

@@ -16,7 +16,15 @@ from rpa_mcp.shadow.elements import is_button, screen_title
 from rpa_mcp.shadow.events import normalize_keys
 from rpa_mcp.shadow.intents import describe
 from rpa_mcp.shadow.parameters import placeholder, type_of
-from rpa_mcp.shadow.postconditions import after_step, collect, notified, shot_before, wants_toast
+from rpa_mcp.shadow.postconditions import (
+    after_step,
+    collect,
+    identity_of,
+    notified,
+    outcome_of,
+    shot_before,
+    wants_toast,
+)
 from rpa_mcp.shadow.segment import Segment
 from rpa_mcp.shadow.suggestions import suggest
 from rpa_mcp.shadow.targets import clean_label
@@ -93,6 +101,7 @@ def derive_steps(
             same = screens.same_screen(shot_then, shot_after) if shot_then and shot_after else None
         suggestions = suggest(seg, d, locale, screen_same=same)  # names settled over all steps by the caller
         params, target, intent, value = dict(d.params), dict(d.target), d.intent, d.value
+        identity = identity_of(d.action_type, target, seg.parameter)  # before a parameter replaces the label
         parameter = None
         if seg.parameter:
             parameter, intent = _parameterized(seg.parameter, d.action_type, params, target, intent, value)
@@ -115,6 +124,11 @@ def derive_steps(
             "window_after": after,
             "post_conditions": post,
             "expected": expected,
+            # set (or cleared: {}) by the person's feedback, else what the demonstration showed
+            "expected_outcome": (seg.outcome or None)
+            if seg.outcome is not None
+            else outcome_of(post, answered=_answers(evs)),
+            "identity": identity,
             "suggestions": suggestions,
             "parameter": parameter,
             "updated_at": seg.updated_at,

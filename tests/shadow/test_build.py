@@ -31,6 +31,8 @@ def test_the_imagerie_demo_builds_a_workflow_ir(shadow: ShadowService) -> None:
         "wait_after_ms",
         "expected_modals",
         "expected",
+        "expected_outcome",
+        "identity",
     }
     assert all(set(step) == keys for step in ir["steps"])
     tab = ir["steps"][-1]
