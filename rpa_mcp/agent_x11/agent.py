@@ -40,6 +40,7 @@ from rpa_mcp.agent_x11.screen import Screen
 from rpa_mcp.agent_x11.watch import InputWatch
 from rpa_mcp.agent_x11.windows import WindowInfo, Windows
 from rpa_mcp.errors import InvalidInput
+from rpa_mcp.replay import identity
 from rpa_mcp.replay.wire import PROTOCOL_HEADER, ActionResult, NextAction, ReportAck, SystemDialog
 
 logger = logging.getLogger(__name__)
@@ -277,6 +278,12 @@ class X11Agent:
                         return self._refused(action, reason, foreign_before, png_before)
                     position = (int(found.x or 0), int(found.y or 0))
                 elif needs_point and action.target is not None:
+                    if identity.identity_of(locate.spec_of(action)) is not None:
+                        reason = (
+                            "target_not_resolved: a record-selecting step is never clicked at its recorded position"
+                        )
+                        self.say(f"paused: {reason}")
+                        return self._refused(action, reason, foreign_before, png_before)
                     position = locate.recorded_point(action, self.windows.size)
                     self._mark("resolved")
                 self._inject(kind, action, position, frame_before)

@@ -7,6 +7,10 @@ a drift guard against the recorded position); a rejected candidate does not stop
 cascade, but when nothing passes the answer is `resolved=false` with the first rejection's
 `method=rejected_low_score_*|rejected_drift_*` and its reason.
 
+A record-selecting target (``identity`` in its spec: rpa_mcp.replay.identity) is accepted only when
+the line at the hit reads the record the person chose; otherwise the answer is `resolved=false`,
+`method=identity_mismatch`, with both texts in the reason (the step is never clicked).
+
 OCR never reads a full frame when a recorded position exists: it reads a window around it.
 A remembered position is used only where its label is read again; where that label's line was
 last read is kept (`LabelBoxes`), so the check recognises one line instead of a target's box.
@@ -31,6 +35,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from rpa_mcp.errors import InternalError, RpaError
+from rpa_mcp.replay import identity
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.label_boxes import LabelBoxes
 from rpa_mcp.replay.memory import TargetMemory
@@ -238,6 +243,14 @@ class TargetResolver:
                     "reason": reason or None,
                 }
             )
+            if ok and identity.identity_of(spec) is not None:
+                seen = self._identity(image, spec, cand)
+                tried[-1]["identity_read"] = seen.read
+                if not seen.ok:  # the record there is not the one the person chose: never clicked
+                    res = Resolution(
+                        False, None, None, "identity_mismatch", round(cand.score, 4), seen.reason, tried=tried
+                    )
+                    return self._exit(res, started, replay_id, action_id)
             if ok:
                 if cand.line_box is not None:
                     self.label_boxes.remember(title, spec, (cand.x, cand.y), cand.line_box)
@@ -340,6 +353,11 @@ class TargetResolver:
         x0, y0, bw, bh = box
         read = self.ocr.read_line(image[y0 : y0 + bh, x0 : x0 + bw])
         return read is not None and wanted in normalize_text(read.text)
+
+    def _identity(self, image: np.ndarray, spec: Mapping[str, Any], cand: _Candidate) -> identity.IdentityCheck:
+        """The record's line at the candidate, read and compared with the identity the person saw."""
+        height = cand.line_box[3] if cand.line_box is not None else 0
+        return identity.check(identity.row_text(self.ocr, image, cand.x, cand.y, height=height), spec)
 
     # --- OCR ----------------------------------------------------------------------------------
     def _last_line(self, image: np.ndarray, spec: Mapping[str, Any], title: str | None) -> _Candidate | None:
