@@ -19,6 +19,7 @@ from rpa_mcp.errors import PreconditionFailed, RpaError
 from rpa_mcp.ops.common import session_machines
 from rpa_mcp.ops.registry import Http, NoInput, OpContext, Operation, Preview, Resource, StrictModel
 from rpa_mcp.shadow.events import MAX_BATCH
+from rpa_mcp.shadow.feedback import FeedbackAction
 from rpa_mcp.shadow.ir import step_lines
 from rpa_mcp.validation.model import OutcomeKind
 
@@ -260,12 +261,14 @@ async def get_understanding(ctx: OpContext, args: UnderstandingInput) -> Underst
 # --- feedback ---------------------------------------------------------------------------------
 class FeedbackInput(StrictModel):
     session_id: str = Field(max_length=128, description=SESSION_DESC)
-    action: Literal["validate", "correct", "undo", "cancel", "merge_next", "split", "parameterize"] = Field(
+    action: FeedbackAction = Field(
         description=(
             "validate (one step, or all when step_index is omitted), correct (needs step_index and new_intent), "
             "undo (drop step_index), cancel (drop everything), merge_next (step_index with the next one), "
             "split (step_index at at_event_index), parameterize (step_index and name: the value the step typed, "
-            "or the row it chose by its label, becomes the workflow parameter {{name}})."
+            "or the row it chose by its label, becomes the workflow parameter {{name}}), set_outcome (step_index "
+            "and outcome_text: what the application shows once the step is done; a replay counts the step done "
+            "only when it is seen), clear_outcome (step_index: the step shows nothing checkable)."
         )
     )
     step_index: int | None = Field(None, description="The step, counted from 1 as shown.")
@@ -279,6 +282,15 @@ class FeedbackInput(StrictModel):
     )
     description: str | None = Field(
         None, max_length=300, description="For parameterize: what the value is, in the person's words."
+    )
+    outcome_text: str | None = Field(
+        None,
+        max_length=500,
+        description="For set_outcome: the text that shows the step worked (a banner, a heading, a dialog's title, a "
+        "window title, a field's value, a row); a parameter may appear as {{name}}.",
+    )
+    outcome_kind: OutcomeKind | None = Field(
+        None, description="For set_outcome: message (default), heading, dialog, window_title, field_value or row."
     )
 
 
@@ -304,6 +316,8 @@ async def shadow_feedback(ctx: OpContext, args: FeedbackInput) -> FeedbackOut:
             at_event_index=args.at_event_index,
             name=args.name,
             description=args.description,
+            outcome_text=args.outcome_text,
+            outcome_kind=args.outcome_kind,
         )
 
     return FeedbackOut.model_validate(await anyio.to_thread.run_sync(run))

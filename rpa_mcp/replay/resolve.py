@@ -217,6 +217,7 @@ class TargetResolver:
         )
         tried: list[dict[str, Any]] = []
         first_rejection: Resolution | None = None
+        mismatch: Resolution | None = None  # a hit on another record: said first when nothing else passes
         for method in order:
             try:
                 cand = self._run(method, image, spec, title)
@@ -246,11 +247,13 @@ class TargetResolver:
             if ok and identity.identity_of(spec) is not None:
                 seen = self._identity(image, spec, cand)
                 tried[-1]["identity_read"] = seen.read
-                if not seen.ok:  # the record there is not the one the person chose: never clicked
-                    res = Resolution(
-                        False, None, None, "identity_mismatch", round(cand.score, 4), seen.reason, tried=tried
-                    )
-                    return self._exit(res, started, replay_id, action_id)
+                if not seen.ok:  # the record there is not the one the person chose: never clicked there
+                    tried[-1] |= {"accepted": False, "reason": seen.reason}
+                    if mismatch is None:
+                        mismatch = Resolution(
+                            False, None, None, "identity_mismatch", round(cand.score, 4), seen.reason, tried=tried
+                        )
+                    continue
             if ok:
                 if cand.line_box is not None:
                     self.label_boxes.remember(title, spec, (cand.x, cand.y), cand.line_box)
@@ -260,8 +263,10 @@ class TargetResolver:
                 return self._exit(res, started, replay_id, action_id)
             if first_rejection is None:
                 first_rejection = Resolution(False, None, None, name, round(cand.score, 4), reason, tried=tried)
-        res = first_rejection or Resolution(
-            False, method="not_found", reason="no method found the target on this screen", tried=tried
+        res = (
+            mismatch
+            or first_rejection
+            or Resolution(False, method="not_found", reason="no method found the target on this screen", tried=tried)
         )
         res.tried = tried
         return self._exit(res, started, replay_id, action_id)

@@ -12,11 +12,12 @@ another patient expects that patient.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from rpa_mcp.shadow.parameters import classify, declared
+from rpa_mcp.vision.text_match import ANY_WORDS
 
 IR_VERSION = 1
 WAIT_AFTER_MS = {
@@ -77,15 +78,24 @@ def ir_step(index: int, step: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+PARAMETER_TARGET_DROPS = ("bbox", "frame_size", "anchor_ref", "anchor_offset", "x_pct", "y_pct")
 MIN_TEMPLATED = 3  # shorter demonstrated values (a '2', 'Le') are not replaced in texts
 # A name typed as a parameter ('FAURE') is often shown with the first name after it ('FAURE Céline'):
 # those words belong to the demonstrated patient too, so they go with the placeholder.
-FOLLOWING_NAME = r"(?:[ \t]+[A-ZÀ-Ý][a-zà-ÿ]+(?:-[A-ZÀ-Ý][a-zà-ÿ]+)?){0,2}"
+# They become ANY_WORDS, which matches whatever the run's record shows there.
+FOLLOWING_NAME = r"(?P<rest>(?:[ \t]+[A-ZÀ-Ý][a-zà-ÿ]+(?:-[A-ZÀ-Ý][a-zà-ÿ]+)?){1,2})?"
 
 
 def _value_pattern(example: str) -> str:
     value = rf"(?<!\w)(?i:{re.escape(example)})(?!\w)"  # any case: typed 'faure', shown 'FAURE'
     return value + (FOLLOWING_NAME if classify(example) == "name" else "")
+
+
+def _placed(mark: str, wildcard: bool) -> Callable[[re.Match[str]], str]:
+    def place(found: re.Match[str]) -> str:
+        return mark + (f" {ANY_WORDS}" if wildcard and found.groupdict().get("rest") else "")
+
+    return place
 
 
 def templated(steps: list[dict[str, Any]], parameters: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -99,11 +109,12 @@ def templated(steps: list[dict[str, Any]], parameters: Sequence[dict[str, Any]])
     if not marks:
         return steps
 
-    def sub(text: Any) -> Any:
+    def sub(text: Any, wildcard: bool = True) -> Any:
+        """Expected texts keep ANY_WORDS where the record's other words were; a label to look for does not."""
         if not isinstance(text, str):
             return text
         for pattern, mark in marks:
-            text = pattern.sub(mark, text)
+            text = pattern.sub(_placed(mark, wildcard), text)
         return text
 
     for step in steps:
@@ -112,8 +123,21 @@ def templated(steps: list[dict[str, Any]], parameters: Sequence[dict[str, Any]])
         step["expected"] = {k: sub(v) for k, v in step["expected"].items()}
         if step.get("expected_outcome"):
             step["expected_outcome"]["text"] = sub(step["expected_outcome"]["text"])
-        if isinstance(step["target"].get("window_title"), str):
-            step["target"]["window_title"] = sub(step["target"]["window_title"])
+        target = step["target"]
+        if isinstance(target.get("window_title"), str):
+            target["window_title"] = sub(target["window_title"])
+        if step.get("identity") and isinstance(target.get("label"), str) and sub(target["label"]) != target["label"]:
+            # a record chosen by the parameter's value: found by that value, never by the demonstrated row's
+            # place or picture, and read before the click
+            # the row's other words (first name, birth date) are the demonstrated patient's: the label is the
+            # run's value alone, the rest is read on the row by the identity check
+            label = " ".join(re.findall(r"\{\{[a-z][a-z0-9_]*\}\}", sub(target["label"], False)))
+            target["label"] = target["by_text"] = label
+            if isinstance(target.get("element"), dict):
+                element = target["element"].items()
+                target["element"] = {k: v for k, v in element if k not in ("bbox", "rect")} | {"name": label}
+            for key in PARAMETER_TARGET_DROPS:
+                target.pop(key, None)
     return steps
 
 

@@ -92,7 +92,16 @@ def test_a_position_given_by_another_method_is_read_before_it_is_trusted(resolve
     """The accessibility tree (or a remembered spot) points at the first row: it holds another patient."""
     spec = step("MOREL", uia={"x": 140, "y": ROW_Y[0] - 10, "score": 0.99}, resolve_order=["uia"])
     res = resolver.resolve(result_list("FAURE", "MOREL"), spec)
-    assert not res.resolved and res.method == "identity_mismatch" and "FAURE" in (res.reason or "")
+    assert res.tried[0]["method"] == "uia" and res.tried[0]["accepted"] is False
+    assert "FAURE" in res.tried[0]["reason"]
+    assert res.resolved and res.method == "hybrid_text_direct" and abs(res.y - (ROW_Y[1] - 10)) <= 14
+
+
+def test_another_patient_at_the_only_position_found_is_a_mismatch_with_both_texts(resolver: TargetResolver) -> None:
+    spec = step("MOREL", uia={"x": 140, "y": ROW_Y[0] - 10, "score": 0.99}, resolve_order=["uia"])
+    res = resolver.resolve(result_list("FAURE", "DURAND"), spec)
+    assert not res.resolved and res.method == "identity_mismatch"
+    assert "MOREL" in (res.reason or "") and "FAURE" in (res.reason or "")
 
 
 def test_an_unreadable_row_with_another_patient_there_is_never_selected(resolver: TargetResolver) -> None:
