@@ -18,17 +18,21 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from rpa_mcp.validation.text import text_line_boxes
 from rpa_mcp.vision.images import clamp_bbox
 from rpa_mcp.vision.ocr import OcrLine, normalize_text
 
 ROW_HALF_WIDTH = 520  # px either side of the click read as the record's line
 ROW_MIN_HALF_HEIGHT = 14
+MAX_RUNS = 12  # text runs of the band (cells of a grid row) recognised at most
 MISMATCH = "IDENTITY_MISMATCH"
 _WORD = re.compile(r"[^\W_]+")
 
 
 class LineReader(Protocol):
-    def read(self, image: np.ndarray) -> list[OcrLine]: ...
+    def read_line(self, image: np.ndarray) -> OcrLine | None:
+        """Recognition only, on one line's crop."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -66,17 +70,25 @@ def _all_words(seen: str, identity: str) -> bool:
 
 
 def row_text(ocr: LineReader, image: np.ndarray, x: int, y: int, *, height: int = 0) -> str:
-    """The text of the line through (x, y): what a person reads on that row, left to right."""
+    """The text of the line through (x, y): what a person reads on that row, left to right.
+
+    The band through the point is cut into its text runs (cells, words apart) by their ink, without
+    OCR; only the runs the point's line crosses are recognised, each on its own crop.
+    """
     half = max(ROW_MIN_HALF_HEIGHT, height // 2 + 4)
     x0, y0, w, h = clamp_bbox((x - ROW_HALF_WIDTH, y - half, 2 * ROW_HALF_WIDTH, 2 * half), image.shape)
     if w <= 4 or h <= 4:
         return ""
-    lines = [
-        line
-        for line in ocr.read(image[y0 : y0 + h, x0 : x0 + w])
-        if line.bbox[1] <= (y - y0) <= line.bbox[1] + line.bbox[3] + 4 and line.text.strip()
-    ]
-    return " ".join(" ".join(line.text.split()) for line in sorted(lines, key=lambda ln: ln.bbox[0]))
+    band = image[y0 : y0 + h, x0 : x0 + w]
+    found = text_line_boxes(band, max_lines=4 * MAX_RUNS)
+    runs = [b for b in found if b[1] - 4 <= y - y0 <= b[1] + b[3] + 4][:MAX_RUNS]
+    texts = []
+    for bx, by, bw, bh in sorted(runs):
+        cx, cy, cw, ch = clamp_bbox((bx - 3, by - 3, bw + 6, bh + 6), band.shape)
+        line = ocr.read_line(band[cy : cy + ch, cx : cx + cw])
+        if line is not None and line.text.strip():
+            texts.append(" ".join(line.text.split()))
+    return " ".join(texts)
 
 
 def check(read: str, spec: Mapping[str, Any]) -> IdentityCheck:
