@@ -120,3 +120,25 @@ def test_a_window_title_outcome_is_judged_on_the_title_the_agent_reported(bare_v
 def test_keys_and_saves_check_the_outcome_too(bare_validator: Validator, action_type: str) -> None:
     verdict = bare_validator.validate(action_type, form(), banner(ERROR, (40, 40, 190)), VALIDER, outcome())
     assert (verdict.verdict, verdict.failure_category) == (VerdictKind.FAILURE, FailureCategory.UNEXPECTED_OUTCOME)
+
+
+def form_panel() -> np.ndarray:
+    """A form the application opens by design: many lines, one of them a note on required fields."""
+    img = form()
+    cv2.rectangle(img, (300, 80), (1000, 460), (255, 255, 255), -1)
+    for i, line in enumerate(["Nouvelle dispensation", "Patient", "Medicament", "Quantite", "Date"]):
+        _text(img, line, 330, 130 + 50 * i)
+    _text(img, "* Champs obligatoires", 330, 430)
+    return img
+
+
+def test_a_form_whose_note_names_required_fields_is_not_an_error(bare_validator: Validator) -> None:
+    verdict = bare_validator.validate("click_anchor", form(), form_panel(), VALIDER)
+    unexpected = next(r for r in verdict.evidence if r.signal == "unexpected")
+    assert unexpected.score == 0.0 and verdict.verdict is VerdictKind.SUCCESS
+
+
+def test_a_form_the_demonstration_showed_is_the_steps_outcome(bare_validator: Validator) -> None:
+    wanted = Expected(outcome_kind="dialog", outcome_text="Nouvelle dispensation")
+    verdict = bare_validator.validate("click_anchor", form(), form_panel(), VALIDER, wanted)
+    assert (verdict.verdict, verdict.rule) == (VerdictKind.SUCCESS, "expected-dialog")

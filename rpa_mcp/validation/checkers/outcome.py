@@ -24,6 +24,9 @@ MAX_REGIONS = 6  # changed regions read, largest change first
 MAX_READS = 14  # text lines recognised per validation by these checkers
 LINES_PER_REGION = 6
 MESSAGE_MAX_SHARE = 0.35  # a region larger than this share of the frame is a new page, not a message
+MESSAGE_MAX_LINES = 4  # ... and changes holding more text lines together are a form or a page
+CLUSTER_GAP = 90  # px between changed regions that belong to one thing on screen
+CLUSTER_BLOBS = 40  # changed regions looked at when grouping them
 ERROR = re.compile(
     r"\b(erreur|error|echec|echoue|failed|invalide|invalid|impossible|refuse|denied|obligatoire|required|"
     r"manquant|missing|interdit|forbidden)"
@@ -33,33 +36,68 @@ CONFIRMATION = re.compile(
 )
 
 
-def changed_lines(ctx: CheckContext, *, max_share: float = 1.0, skip: BBox | None = None) -> list[tuple[BBox, str]]:
-    """(line box, text) of the text lines read in the regions that changed, largest change first.
-
-    Memoised per validation (both checkers share the reads); regions larger than `max_share` of
-    the frame are left out, and so is a region inside `skip` (the field the action typed into).
-    """
-    key = f"changed_lines:{max_share}:{skip}"
-    if key in ctx.memo:
-        return list(ctx.memo[key])
-    height, width = ctx.shape
-    out: list[tuple[BBox, str]] = []
-    reads = int(ctx.memo.get("outcome_reads", 0))
+def changed_regions(ctx: CheckContext) -> list[tuple[BBox, int, list[tuple[BBox, str]]]]:
+    """(region, its number of text lines, [(line box, text)...]) of the regions that changed, largest
+    change first; at most MAX_READS lines recognised in all. Memoised per validation."""
+    if "changed_regions" in ctx.memo:
+        return list(ctx.memo["changed_regions"])
+    out: list[tuple[BBox, int, list[tuple[BBox, str]]]] = []
+    reads = 0
     for blob in ctx.change().blobs[:MAX_REGIONS]:
         x, y, w, h = around(blob.bbox, ctx.after.shape, 4)
-        if w * h > max_share * width * height or (skip is not None and _inside(blob.bbox, skip)):
-            continue
-        for lx, ly, lw, lh in text_line_boxes(ctx.after[y : y + h, x : x + w], max_lines=LINES_PER_REGION):
+        boxes = text_line_boxes(ctx.after[y : y + h, x : x + w], max_lines=LINES_PER_REGION + 1)
+        lines: list[tuple[BBox, str]] = []
+        for lx, ly, lw, lh in boxes[:LINES_PER_REGION]:
             if reads >= MAX_READS:
                 break
             reads += 1
             box = (x + lx - 2, y + ly - 2, lw + 4, lh + 4)
             line = ctx.read_line("after", box)
             if line is not None and line.text.strip():
-                out.append((box, " ".join(line.text.split())))
-    ctx.memo["outcome_reads"] = reads
-    ctx.memo[key] = out
+                lines.append((box, " ".join(line.text.split())))
+        out.append(((x, y, w, h), len(boxes), lines))
+    ctx.memo["changed_regions"] = out
     return list(out)
+
+
+def changed_lines(
+    ctx: CheckContext, *, max_share: float = 1.0, skip: BBox | None = None, max_lines: int | None = None
+) -> list[tuple[BBox, str]]:
+    """(line box, text) of the lines read in the regions that changed, largest change first: regions
+    larger than `max_share` of the frame, among changes holding more than `max_lines` text lines
+    together (`lines_around`), or inside `skip` (the field the action typed into) left out."""
+    height, width = ctx.shape
+    return [
+        line
+        for (x, y, w, h), _count, lines in changed_regions(ctx)
+        if w * h <= max_share * width * height
+        and (max_lines is None or lines_around(ctx, (x, y, w, h)) <= max_lines)
+        and (skip is None or not _inside((x, y, w, h), skip))
+        for line in lines
+    ]
+
+
+def lines_around(ctx: CheckContext, region: BBox) -> int:
+    """Text lines of the changes that hang together with `region` (each within CLUSTER_GAP px of the
+    next): one for a banner, a few for a box, many for a form or a page (whose own notes on required
+    fields are no error). Counted by ink, without OCR."""
+    blobs = [around(b.bbox, ctx.after.shape, 4) for b in ctx.change().blobs[:CLUSTER_BLOBS]]
+    cluster, todo = {region}, [region]
+    while todo:
+        box = todo.pop()
+        for other in blobs:
+            if other not in cluster and _gap(box, other) <= CLUSTER_GAP:
+                cluster.add(other)
+                todo.append(other)
+    x0, y0 = min(b[0] for b in cluster), min(b[1] for b in cluster)
+    x1, y1 = max(b[0] + b[2] for b in cluster), max(b[1] + b[3] for b in cluster)
+    return len(text_line_boxes(ctx.after[y0:y1, x0:x1], max_lines=MESSAGE_MAX_LINES + 1))
+
+
+def _gap(a: BBox, b: BBox) -> int:
+    dx = max(b[0] - (a[0] + a[2]), a[0] - (b[0] + b[2]), 0)
+    dy = max(b[1] - (a[1] + a[3]), a[1] - (b[1] + b[3]), 0)
+    return max(dx, dy)
 
 
 def _inside(box: BBox, outer: BBox) -> bool:
@@ -123,8 +161,9 @@ class OutcomeChecker(BaseChecker):
 class UnexpectedMessageChecker(BaseChecker):
     """Did an error or a confirmation the demonstration did not show appear after the action? (1 = yes)
 
-    Only message-sized regions count (a banner, a toast, a box; not a new page); the expected
-    outcome's own text, and the field the action typed into, are not messages.
+    Only message-sized regions count (a banner, a toast, a box of a few lines; not a new page nor a
+    form whose notes say which fields are required); the expected outcome's own text, and the field
+    the action typed into, are not messages.
     """
 
     name = "UnexpectedMessageChecker"
@@ -133,7 +172,8 @@ class UnexpectedMessageChecker(BaseChecker):
         if ctx.change().changed_pixels < ctx.diff_settings.min_changed_pixels:
             return self.result(signal, 0.0, "nothing changed: no message appeared")
         skip = ctx.target.bbox if ctx.action_type == "type_text" else None
-        lines = changed_lines(ctx, max_share=float(params.get("max_share", MESSAGE_MAX_SHARE)), skip=skip)
+        share = float(params.get("max_share", MESSAGE_MAX_SHARE))
+        lines = changed_lines(ctx, max_share=share, skip=skip, max_lines=MESSAGE_MAX_LINES)
         wanted = ctx.expected.outcome_text
         for box, text in lines:
             if wanted and text_contains(text, wanted):
