@@ -36,51 +36,49 @@ CONFIRMATION = re.compile(
 )
 
 
-def changed_regions(ctx: CheckContext) -> list[tuple[BBox, int, list[tuple[BBox, str]]]]:
-    """(region, its number of text lines, [(line box, text)...]) of the regions that changed, largest
-    change first; at most MAX_READS lines recognised in all. Memoised per validation."""
-    if "changed_regions" in ctx.memo:
-        return list(ctx.memo["changed_regions"])
-    out: list[tuple[BBox, int, list[tuple[BBox, str]]]] = []
-    reads = 0
+def changed_lines(
+    ctx: CheckContext, *, max_share: float = 1.0, skip: BBox | None = None, max_lines: int | None = None
+) -> list[tuple[BBox, str]]:
+    """(line box, text) of the text lines in the regions that changed, largest change first.
+
+    Regions larger than `max_share` of the frame, among changes holding more than `max_lines` text
+    lines together (`lines_around`), or inside `skip` (the field the action typed into) are left out
+    before anything is read. At most MAX_READS lines are recognised per validation, in all; a line
+    read for one checker is not read again for the other.
+    """
+    height, width = ctx.shape
+    out: list[tuple[BBox, str]] = []
     for blob in ctx.change().blobs[:MAX_REGIONS]:
-        x, y, w, h = around(blob.bbox, ctx.after.shape, 4)
-        boxes = text_line_boxes(ctx.after[y : y + h, x : x + w], max_lines=LINES_PER_REGION + 1)
+        region = around(blob.bbox, ctx.after.shape, 4)
+        if region[2] * region[3] > max_share * width * height or (skip is not None and _inside(region, skip)):
+            continue
+        if max_lines is not None and lines_around(ctx, region) > max_lines:
+            continue
+        out.extend(_read_region(ctx, region))
+    return out
+
+
+def _read_region(ctx: CheckContext, region: BBox) -> list[tuple[BBox, str]]:
+    key = f"outcome_lines:{region}"
+    if key not in ctx.memo:
+        x, y, w, h = region
         lines: list[tuple[BBox, str]] = []
-        for lx, ly, lw, lh in boxes[:LINES_PER_REGION]:
-            if reads >= MAX_READS:
+        for lx, ly, lw, lh in text_line_boxes(ctx.after[y : y + h, x : x + w], max_lines=LINES_PER_REGION):
+            if ctx.memo.get("outcome_reads", 0) >= MAX_READS:
                 break
-            reads += 1
+            ctx.memo["outcome_reads"] = ctx.memo.get("outcome_reads", 0) + 1
             box = (x + lx - 2, y + ly - 2, lw + 4, lh + 4)
             line = ctx.read_line("after", box)
             if line is not None and line.text.strip():
                 lines.append((box, " ".join(line.text.split())))
-        out.append(((x, y, w, h), len(boxes), lines))
-    ctx.memo["changed_regions"] = out
-    return list(out)
-
-
-def changed_lines(
-    ctx: CheckContext, *, max_share: float = 1.0, skip: BBox | None = None, max_lines: int | None = None
-) -> list[tuple[BBox, str]]:
-    """(line box, text) of the lines read in the regions that changed, largest change first: regions
-    larger than `max_share` of the frame, among changes holding more than `max_lines` text lines
-    together (`lines_around`), or inside `skip` (the field the action typed into) left out."""
-    height, width = ctx.shape
-    return [
-        line
-        for (x, y, w, h), _count, lines in changed_regions(ctx)
-        if w * h <= max_share * width * height
-        and (max_lines is None or lines_around(ctx, (x, y, w, h)) <= max_lines)
-        and (skip is None or not _inside((x, y, w, h), skip))
-        for line in lines
-    ]
+        ctx.memo[key] = lines
+    return list(ctx.memo[key])
 
 
 def lines_around(ctx: CheckContext, region: BBox) -> int:
     """Text lines of the changes that hang together with `region` (each within CLUSTER_GAP px of the
     next): one for a banner, a few for a box, many for a form or a page (whose own notes on required
-    fields are no error). Counted by ink, without OCR."""
+    fields are no error). Counted by ink, without OCR; memoised per group."""
     blobs = [around(b.bbox, ctx.after.shape, 4) for b in ctx.change().blobs[:CLUSTER_BLOBS]]
     cluster, todo = {region}, [region]
     while todo:
@@ -91,7 +89,14 @@ def lines_around(ctx: CheckContext, region: BBox) -> int:
                 todo.append(other)
     x0, y0 = min(b[0] for b in cluster), min(b[1] for b in cluster)
     x1, y1 = max(b[0] + b[2] for b in cluster), max(b[1] + b[3] for b in cluster)
-    return len(text_line_boxes(ctx.after[y0:y1, x0:x1], max_lines=MESSAGE_MAX_LINES + 1))
+    key = f"lines_around:{(x0, y0, x1, y1)}"
+    if key not in ctx.memo:
+        height, width = ctx.shape
+        if (x1 - x0) * (y1 - y0) > MESSAGE_MAX_SHARE * width * height:
+            ctx.memo[key] = MESSAGE_MAX_LINES + 1  # changes spread over a page: not one message
+        else:
+            ctx.memo[key] = len(text_line_boxes(ctx.after[y0:y1, x0:x1], max_lines=MESSAGE_MAX_LINES + 1))
+    return int(ctx.memo[key])
 
 
 def _gap(a: BBox, b: BBox) -> int:
@@ -131,9 +136,11 @@ class OutcomeChecker(BaseChecker):
             return self.result(
                 signal, 1.0 if seen else 0.0, f"window title after {title!r} {verb} the expected {wanted!r}"
             )
-        lines = changed_lines(ctx)
-        for box, text in lines:
-            if text_contains(text, wanted):
+        lines: list[tuple[BBox, str]] = []
+        for blob in ctx.change().blobs[:MAX_REGIONS]:  # region by region: the first one showing it ends the search
+            lines.extend(_read_region(ctx, around(blob.bbox, ctx.after.shape, 4)))
+            box, text = next(((b, t) for b, t in lines if text_contains(t, wanted)), ((0, 0, 0, 0), ""))
+            if text:
                 return self.result(
                     signal,
                     1.0,
