@@ -125,11 +125,12 @@ MAX_IDENTITY = 200
 
 
 def outcome_of(found: Sequence[dict[str, str]], *, answered: bool = False) -> dict[str, str] | None:
-    """The step's post-condition: a message it showed first, else the window title it led to.
+    """The step's post-condition: a message it showed first, else a form or dialog it opened inside its
+    window, else the window title it led to.
 
     A step that answered a dialog (its window closed and the one behind came back) has none of its own.
     """
-    for kind, label in (("toast", "message"), ("window_title", "window_title")):
+    for kind, label in (("toast", "message"), ("dialog_opened", "dialog"), ("window_title", "window_title")):
         for item in found:
             if item["kind"] == kind and item.get("text"):
                 if kind == "window_title" and answered and any(f["kind"] == "dialog_closed" for f in found):

@@ -40,6 +40,10 @@ class Screens(Protocol):
         """A success message that appeared between two screenshots (cached on event `idx`)."""
         ...
 
+    def opened(self, idx: int, before: str, after: str, exclude: list[int] | None) -> str | None:
+        """The title of a form or dialog that opened over an unchanged screen (cached on event `idx`)."""
+        ...
+
     def same_screen(self, a: str, b: str) -> bool | None:
         """Whether two screenshots show the same screen (None: cannot tell)."""
         ...
@@ -80,12 +84,14 @@ def derive_steps(
         notes, shot_after = after_step(rows, last_pos)
         notes = notified(evs) + notes
         actions = [(i, e, f) for i, e, f in evs if e.get("type") != "screenshot"]
-        toast = None
+        toast = opened = None
         if screens is not None and shot_after and actions and wants_toast(d.action_type, actions):
             principal = next((x for x in reversed(actions) if x[1].get("type") != "focus"), actions[-1])
             shot = shot_before(rows, position.get(principal[0]), principal[2])
             if shot and shot != shot_after:
                 toast = screens.toast(actions[-1][0], shot, shot_after, d.target.get("bbox"))
+                if toast is None and after == before:  # a form opened inside the same window
+                    opened = screens.opened(actions[-1][0], shot, shot_after, d.target.get("bbox"))
         post, expected = collect(
             action_type=d.action_type,
             window_before=before,
@@ -95,6 +101,8 @@ def derive_steps(
             toast=toast,
             answered=_answers(evs),
         )
+        if opened:
+            post.append({"kind": "dialog_opened", "text": opened})
         same = None
         if seg.kind == "detour" and screens is not None:
             shot_then = (seg.detour or {}).get("shot_before")

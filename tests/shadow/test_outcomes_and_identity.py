@@ -112,3 +112,35 @@ def _planner() -> Any:
     from rpa_mcp.settings import Settings
 
     return SimpleNamespace(config=m.ReplayConfig.from_settings(Settings()))
+
+
+def _png(panel: bool) -> str:
+    import base64
+
+    import cv2
+    import numpy as np
+
+    image = np.full((540, 960, 3), 235, np.uint8)
+    cv2.rectangle(image, (0, 0), (960, 40), (90, 60, 30), -1)
+    if panel:  # the application's own form, opened over the page
+        cv2.rectangle(image, (280, 100), (740, 420), (255, 255, 255), -1)
+        cv2.rectangle(image, (280, 100), (740, 420), (80, 80, 80), 2)
+        cv2.putText(image, "Nouvelle dispensation", (300, 140), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (20, 20, 20), 2)
+    return base64.b64encode(cv2.imencode(".png", image)[1].tobytes()).decode("ascii")
+
+
+def test_a_form_the_application_opened_in_its_window_is_the_steps_outcome(make_service: Any) -> None:
+    from rpa_mcp.testing import FakeOcr
+    from rpa_mcp.vision.ocr import OcrLine
+
+    shadow = make_service(ocr=FakeOcr(lines=[OcrLine("Nouvelle dispensation", (16, 20, 260, 26), 0.97)]))
+    button = {"name": "Dispenser", "role": "Button"}
+    shadow.ingest(
+        [
+            ev("click", 1.0, x=100, y=300, element=button, screenshot=_png(False), **EDGE),
+            ev("screenshot", 2.0, screenshot=_png(True), **EDGE),
+        ]
+    )
+    step = shadow.understanding("s1")["steps"][0]
+    assert {"kind": "dialog_opened", "text": "Nouvelle dispensation"} in step["post_conditions"]
+    assert step["expected_outcome"] == {"kind": "dialog", "text": "Nouvelle dispensation", "source": "demonstration"}
