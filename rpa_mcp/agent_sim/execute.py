@@ -8,6 +8,7 @@ from typing import Any
 from rpa_mcp.agent_sim.desktop import VirtualDesktop
 from rpa_mcp.replay import identity
 from rpa_mcp.replay.wire import NextAction
+from rpa_mcp.vision.text_match import title_matches
 
 # action types of the validator matrix (catalog/validator_matrix.yaml) and their plain aliases
 DOUBLE_CLICKS = {"double_click", "double_click_anchor"}
@@ -110,7 +111,7 @@ def inject(desktop: VirtualDesktop, action: NextAction) -> Outcome:
         return Outcome(True, True, position=position, duration_s=duration)
     if kind == "focus_window" and position is None:
         wanted = action.target.window_title if action.target else None
-        if wanted and wanted != desktop.window_title:
+        if wanted and not title_matches(desktop.window_title, wanted):
             return Outcome(False, False, f"WINDOW_NOT_FOUND: {wanted!r} is not on this desktop", True)
         return Outcome(False, True, duration_s=duration)
     if kind in CLICKS or kind in DOUBLE_CLICKS or kind in RIGHT_CLICKS or kind in ("save", "focus_window"):

@@ -42,6 +42,7 @@ from rpa_mcp.agent_x11.windows import WindowInfo, Windows
 from rpa_mcp.errors import InvalidInput
 from rpa_mcp.replay import identity
 from rpa_mcp.replay.wire import PROTOCOL_HEADER, ActionResult, NextAction, ReportAck, SystemDialog
+from rpa_mcp.vision.text_match import ANY_WORDS, title_matches
 
 logger = logging.getLogger(__name__)
 Say = Callable[[str], None]
@@ -340,6 +341,8 @@ class X11Agent:
         window = next((w for w in windows if w.title == wanted), None) or next(
             (w for w in windows if w.title and (wanted in w.title or w.title in wanted)), None
         )
+        if window is None and ANY_WORDS in wanted:  # the record's other words are whatever this run's shows
+            window = next((w for w in windows if w.title and title_matches(w.title, wanted)), None)
         if window is None:
             return f"target_not_resolved: no window titled {wanted!r} is open"
         if self.windows.active_window() != window.wid:

@@ -15,3 +15,16 @@ ANY_WORDS = "{{*}}"
 def parts(expected: str) -> list[str]:
     """The fixed parts of an expected text, in order (the text itself when it holds no ANY_WORDS)."""
     return [p for p in expected.split(ANY_WORDS) if p.strip()] if ANY_WORDS in expected else [expected]
+
+
+def title_matches(title: str, wanted: str) -> bool:
+    """A window's title is the wanted one: equal, or holding each fixed part of it in order."""
+    if title == wanted:
+        return True
+    at = 0
+    for part in parts(wanted):
+        found = title.find(part.strip(), at)
+        if found < 0:
+            return False
+        at = found + len(part.strip())
+    return ANY_WORDS in wanted

@@ -98,3 +98,15 @@ async def test_an_unreadable_row_is_never_taken_for_the_intended_record(harness:
     await harness.agent().poll_once()
     assert "IDENTITY_MISMATCH" in harness.server.results[action_id]["error"]
     assert harness.desktop.agent_inputs() == []
+
+
+async def test_a_window_whose_title_names_this_runs_patient_is_the_one_to_bring_back(harness: Harness) -> None:
+    harness.desktop = result_list("MOREL")
+    harness.desktop.click(500, ROW_Y[0], source="human")  # the record of this run's patient is open
+    ok = harness.server.enqueue("focus_window", target={"window_title": "Dossier MOREL {{*}} - DPI"})
+    other = harness.server.enqueue("focus_window", target={"window_title": "Dossier FAURE {{*}} - DPI"})
+    agent = harness.agent()
+    await agent.poll_once()
+    await agent.poll_once()
+    assert harness.server.results[ok]["success"] is True
+    assert "WINDOW_NOT_FOUND" in harness.server.results[other]["error"]
