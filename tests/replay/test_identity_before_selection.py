@@ -13,7 +13,7 @@ import pytest
 
 from rpa_mcp.replay import identity
 from rpa_mcp.replay.resolve import TargetResolver, load_thresholds
-from rpa_mcp.replay.service.planning import _identity
+from rpa_mcp.replay.service.planning import record_identity
 from rpa_mcp.replay.unconfigured import NoVlmLocator
 from rpa_mcp.settings import shipped_dir
 
@@ -51,7 +51,7 @@ def step(patient: str, row: int = 0, **target: object) -> dict[str, object]:
         **target,
     }
     filled = {k: (v.replace("{{patient}}", patient) if isinstance(v, str) else v) for k, v in spec.items()}
-    return {**filled, **_identity("{{patient}} Jean 12/03/1950", {"patient": patient})}
+    return {**filled, **record_identity("{{patient}} Jean 12/03/1950", {"patient": patient})}
 
 
 @pytest.fixture

@@ -44,7 +44,10 @@ class Planning(ReplayCore):
             if isinstance(target, dict):  # a row chosen by its label; never a secret (targets are shown)
                 target = _substitute(target, {k: v for k, v in (params or {}).items() if not k.startswith("secret:")})
             if step_d.get("identity"):  # a record chosen by who it is: compared before the click
-                target = {**(target if isinstance(target, dict) else {}), **_identity(step_d["identity"], params or {})}
+                target = {
+                    **(target if isinstance(target, dict) else {}),
+                    **record_identity(step_d["identity"], params or {}),
+                }
             step_params = _substitute(dict(step_d.get("params") or {}), params or {})
             for name in dict.fromkeys(_secret_placeholders(step_params)):
                 missing.setdefault(name, []).append(int(step_d.get("index", i)))
@@ -211,7 +214,7 @@ def _title(title: Any, values: Mapping[str, Any]) -> Any:
 PLACEHOLDER = re.compile(r"\{\{\s*([a-z][a-z0-9_]*)\s*\}\}")
 
 
-def _identity(template: Any, values: Mapping[str, Any]) -> dict[str, Any]:
+def record_identity(template: Any, values: Mapping[str, Any]) -> dict[str, Any]:
     """The target's identity for this run: the text with the run's values, and those values (what must be read)."""
     text = str(template)
     used = [str(values[name]) for name in PLACEHOLDER.findall(text) if name in values]
