@@ -143,6 +143,14 @@ class VirtualDesktop:
                 return x + w // 2, y + h // 2
         return None
 
+    def text_at(self, x: int, y: int) -> str:
+        """The agent's own reading of the line at a point: the whole text of the element there, or ''."""
+        top = self.top_dialog
+        if top is not None:
+            return next((b.label for b in top.buttons if _inside(b.bbox, x, y)), "")
+        hotspot = self._hotspot_at(x, y)
+        return (hotspot.text or hotspot.label) if hotspot is not None else ""
+
     # --- input ----------------------------------------------------------------------------
     def before_action(self) -> None:
         """Called by the agent before it injects input: pops `before_action` triggers."""

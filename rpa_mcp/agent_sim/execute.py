@@ -6,7 +6,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from rpa_mcp.agent_sim.desktop import VirtualDesktop
+from rpa_mcp.replay import identity
 from rpa_mcp.replay.wire import NextAction
+from rpa_mcp.vision.text_match import title_matches
 
 # action types of the validator matrix (catalog/validator_matrix.yaml) and their plain aliases
 DOUBLE_CLICKS = {"double_click", "double_click_anchor"}
@@ -57,6 +59,8 @@ def resolve_position(desktop: VirtualDesktop, action: NextAction) -> tuple[int, 
             return found
     if action.irreversible:
         return None  # an irreversible step is never clicked at its recorded position alone
+    if identity.identity_of(target.spec) is not None:
+        return None  # a record is chosen by who it is: never at its recorded position alone
     if target.rel_x is not None and target.rel_y is not None:
         width, height = desktop.size
         rel_x, rel_y = (v / 100.0 if v > 1.0 else v for v in (target.rel_x, target.rel_y))  # tolerate percents
@@ -110,12 +114,16 @@ def inject(desktop: VirtualDesktop, action: NextAction) -> Outcome:
         return Outcome(True, True, position=position, duration_s=duration)
     if kind == "focus_window" and position is None:
         wanted = action.target.window_title if action.target else None
-        if wanted and wanted != desktop.window_title:
+        if wanted and not title_matches(desktop.window_title, wanted):
             return Outcome(False, False, f"WINDOW_NOT_FOUND: {wanted!r} is not on this desktop", True)
         return Outcome(False, True, duration_s=duration)
     if kind in CLICKS or kind in DOUBLE_CLICKS or kind in RIGHT_CLICKS or kind in ("save", "focus_window"):
         if position is None:
             return Outcome(False, False, "TARGET_NOT_RESOLVED: no coordinates and the label is not on screen", True)
+        if action.target is not None and identity.identity_of(action.target.spec) is not None:
+            seen = identity.check(desktop.text_at(*position), action.target.spec)
+            if not seen.ok:  # read before any input: the record there is not the one the person chose
+                return Outcome(False, False, seen.reason, False)
         click_kind = "double_click" if kind in DOUBLE_CLICKS else "right_click" if kind in RIGHT_CLICKS else "click"
         desktop.click(*position, kind=click_kind)
         return Outcome(True, True, position=position, duration_s=duration)

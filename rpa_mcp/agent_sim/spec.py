@@ -56,6 +56,9 @@ class Hotspot(SpecModel):
     screen: str
     bbox: BBox
     label: str = Field(description="Visible text of the element (what the agent's vision resolves).")
+    text: str | None = Field(
+        None, description="Everything written on the element's line (a result row's name, birth date, identifier)."
+    )
     on_click: OnClick = Field(default_factory=OnClick)
 
 

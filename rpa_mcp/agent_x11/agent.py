@@ -40,7 +40,9 @@ from rpa_mcp.agent_x11.screen import Screen
 from rpa_mcp.agent_x11.watch import InputWatch
 from rpa_mcp.agent_x11.windows import WindowInfo, Windows
 from rpa_mcp.errors import InvalidInput
+from rpa_mcp.replay import identity
 from rpa_mcp.replay.wire import PROTOCOL_HEADER, ActionResult, NextAction, ReportAck, SystemDialog
+from rpa_mcp.vision.text_match import ANY_WORDS, title_matches
 
 logger = logging.getLogger(__name__)
 Say = Callable[[str], None]
@@ -280,8 +282,14 @@ class X11Agent:
                         return self._refused(action, reason, foreign_before, png_before)
                     position = (int(found.x or 0), int(found.y or 0))
                 elif needs_point and action.target is not None:
+                    reason = None
                     if action.irreversible and kind in CLICKS | DOUBLE_CLICKS | RIGHT_CLICKS:
                         reason = "target_not_resolved: irreversible step: never clicked at its recorded position alone"
+                    elif identity.identity_of(locate.spec_of(action)) is not None:
+                        reason = (
+                            "target_not_resolved: a record-selecting step is never clicked at its recorded position"
+                        )
+                    if reason is not None:
                         self.say(f"paused: {reason}")
                         return self._refused(action, reason, foreign_before, png_before)
                     position = locate.recorded_point(action, self.windows.size)
@@ -341,6 +349,8 @@ class X11Agent:
         window = next((w for w in windows if w.title == wanted), None) or next(
             (w for w in windows if w.title and (wanted in w.title or w.title in wanted)), None
         )
+        if window is None and ANY_WORDS in wanted:  # the record's other words are whatever this run's shows
+            window = next((w for w in windows if w.title and title_matches(w.title, wanted)), None)
         if window is None:
             return f"target_not_resolved: no window titled {wanted!r} is open"
         if self.windows.active_window() != window.wid:

@@ -4,7 +4,9 @@ Order: coordinates the server already put on the action; then `POST /api/v1/reso
 (memory, OCR, template, behind the server's quality guard) or, with `--resolve local`, OCR of
 this agent's own screenshot around the recorded position; the recorded position alone only for
 a target that has nothing to look for (no label). A target with a label that cannot be found is
-not clicked: the agent reports `target_not_resolved` and the replay pauses.
+not clicked: the agent reports `target_not_resolved` and the replay pauses. A record-selecting
+target (``identity`` in its spec) is clicked only where its line reads that record, never at the
+recorded position alone.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 import httpx2
 import numpy as np
 
+from rpa_mcp.replay import identity
 from rpa_mcp.replay.wire import NextAction
 from rpa_mcp.vision.ocr import OcrEngine, normalize_text
 
@@ -95,4 +98,8 @@ def locate_locally(ocr: OcrEngine, action: NextAction, frame: np.ndarray) -> Loc
             best = (distance, cx, cy)
     if best is None:
         return Located(None, None, "ocr_not_found", f"{label!r} is not on the screen")
+    if identity.identity_of(spec) is not None:  # a record: its line must read the one the person chose
+        seen = identity.check(identity.row_text(ocr, frame, best[1], best[2]), spec)
+        if not seen.ok:
+            return Located(None, None, "identity_mismatch", seen.reason)
     return Located(best[1], best[2], "agent_ocr")

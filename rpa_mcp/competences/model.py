@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from rpa_mcp.validation.model import OutcomeKind
+
 MAX_STEPS = 1000
 
 
@@ -26,6 +28,18 @@ class CompetenceSource(_Strict):
 class StepExpected(_Strict):
     window_title: str | None = Field(None, max_length=1000, description="Window title once the step is done.")
     text: str | None = Field(None, max_length=500, description="Text that appears (a toast such as 'Enregistré').")
+
+
+class StepOutcome(_Strict):
+    kind: OutcomeKind = Field(
+        "message",
+        description="message (banner, toast), heading (a new page), dialog (a form opened by design), "
+        "window_title, field_value or row.",
+    )
+    text: str = Field(min_length=1, max_length=500, description="What shows it; parameters as {{name}}.")
+    source: Literal["demonstration", "person"] = Field(
+        "demonstration", description="Seen after the person's action, or set by feedback."
+    )
 
 
 class CompetenceParameter(_Strict):
@@ -58,6 +72,15 @@ class CompetenceStep(_Strict):
     )
     uncheckable: bool = Field(
         False, description="A person declared that this step's outcome cannot be checked on screen (shown at approval)."
+    )
+    expected_outcome: StepOutcome | None = Field(
+        None, description="The step's post-condition: a replayed step succeeds only when it is seen again."
+    )
+    identity: str | None = Field(
+        None,
+        max_length=500,
+        description="A record-selecting step: the identity text the person saw (name, identifier, birth date; "
+        "parameters as {{name}}), compared with the target's text before the click.",
     )
 
 

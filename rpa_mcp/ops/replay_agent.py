@@ -45,7 +45,10 @@ class ResolveTargetOutput(StrictModel):
     resolved: bool = Field(description="False when nothing passed the quality guard.")
     x: int | None = Field(None, description="Pixel X to act at.")
     y: int | None = Field(None, description="Pixel Y to act at.")
-    method: str = Field(description="Method that resolved, or rejected_low_score_*/rejected_drift_*/not_found.")
+    method: str = Field(
+        description="Method that resolved, or rejected_low_score_*/rejected_drift_*/not_found, or identity_mismatch "
+        "(a record-selecting target where another record, or an unreadable line, is: never click it)."
+    )
     score: float | None = Field(None, description="Score of the method (0..1).")
     reason: str | None = Field(None, description="Why it was rejected, when it was.")
     from_memory: bool = Field(False, description="The target memory answered.")

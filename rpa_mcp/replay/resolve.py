@@ -7,6 +7,10 @@ a drift guard against the recorded position); a rejected candidate does not stop
 cascade, but when nothing passes the answer is `resolved=false` with the first rejection's
 `method=rejected_low_score_*|rejected_drift_*` and its reason.
 
+A record-selecting target (``identity`` in its spec: rpa_mcp.replay.identity) is accepted only when
+the line at the hit reads the record the person chose; otherwise the answer is `resolved=false`,
+`method=identity_mismatch`, with both texts in the reason (the step is never clicked).
+
 OCR never reads a full frame when a recorded position exists: it reads a window around it.
 A remembered position is used only where its label is read again; where that label's line was
 last read is kept (`LabelBoxes`), so the check recognises one line instead of a target's box.
@@ -33,6 +37,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from rpa_mcp.errors import InternalError, RpaError
+from rpa_mcp.replay import identity
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.label_boxes import LabelBoxes
 from rpa_mcp.replay.memory import TargetMemory
@@ -214,6 +219,7 @@ class TargetResolver:
         )
         tried: list[dict[str, Any]] = []
         first_rejection: Resolution | None = None
+        mismatch: Resolution | None = None  # a hit on another record: said first when nothing else passes
         for method in order:
             try:
                 cand = self._run(method, image, spec, title)
@@ -240,6 +246,16 @@ class TargetResolver:
                     "reason": reason or None,
                 }
             )
+            if ok and identity.identity_of(spec) is not None:
+                seen = self._identity(image, spec, cand)
+                tried[-1]["identity_read"] = seen.read
+                if not seen.ok:  # the record there is not the one the person chose: never clicked there
+                    tried[-1] |= {"accepted": False, "reason": seen.reason}
+                    if mismatch is None:
+                        mismatch = Resolution(
+                            False, None, None, "identity_mismatch", round(cand.score, 4), seen.reason, tried=tried
+                        )
+                    continue
             if ok:
                 if cand.line_box is not None:
                     self.label_boxes.remember(title, spec, (cand.x, cand.y), cand.line_box)
@@ -249,8 +265,10 @@ class TargetResolver:
                 return self._exit(res, started, replay_id, action_id)
             if first_rejection is None:
                 first_rejection = Resolution(False, None, None, name, round(cand.score, 4), reason, tried=tried)
-        res = first_rejection or Resolution(
-            False, method="not_found", reason="no method found the target on this screen", tried=tried
+        res = (
+            mismatch
+            or first_rejection
+            or Resolution(False, method="not_found", reason="no method found the target on this screen", tried=tried)
         )
         res.tried = tried
         return self._exit(res, started, replay_id, action_id)
@@ -346,6 +364,11 @@ class TargetResolver:
         x0, y0, bw, bh = box
         read = self.ocr.read_line(image[y0 : y0 + bh, x0 : x0 + bw])
         return read is not None and wanted in normalize_text(read.text)
+
+    def _identity(self, image: np.ndarray, spec: Mapping[str, Any], cand: _Candidate) -> identity.IdentityCheck:
+        """The record's line at the candidate, read and compared with the identity the person saw."""
+        height = cand.line_box[3] if cand.line_box is not None else 0
+        return identity.check(identity.row_text(self.ocr, image, cand.x, cand.y, height=height), spec)
 
     # --- OCR ----------------------------------------------------------------------------------
     def _last_line(self, image: np.ndarray, spec: Mapping[str, Any], title: str | None) -> _Candidate | None:

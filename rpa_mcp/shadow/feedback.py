@@ -10,22 +10,36 @@ one value (two steps may share a parameter only when they used the same value).
 
 ``set_class`` (`step_index`, `step_class` and/or `uncheckable`) changes a step's class
 (navigation, input, irreversible) or declares that its outcome cannot be checked on screen.
+``set_outcome`` (`step_index`, `outcome_text`, optional `outcome_kind`: message, heading, dialog,
+window_title, field_value, row) says what the step must show to count as done at replay (a
+parameter may appear as ``{{name}}``); ``clear_outcome`` says the step shows nothing checkable.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from rpa_mcp.shadow.classes import STEP_CLASSES
 from rpa_mcp.shadow.parameters import classify, name_problem, type_of
 from rpa_mcp.shadow.segment import Segment
+from rpa_mcp.validation.model import OUTCOME_KINDS
 
-FeedbackAction = Literal["validate", "correct", "undo", "cancel", "merge_next", "split", "parameterize", "set_class"]
-ACTIONS: tuple[str, ...] = (
-    "validate", "correct", "undo", "cancel", "merge_next", "split", "parameterize", "set_class"
-)  # fmt: skip
+FeedbackAction = Literal[
+    "validate",
+    "correct",
+    "undo",
+    "cancel",
+    "merge_next",
+    "split",
+    "parameterize",
+    "set_class",
+    "set_outcome",
+    "clear_outcome",
+]
+ACTIONS: tuple[str, ...] = get_args(FeedbackAction)
 MAX_INTENT = 200
+MAX_OUTCOME = 500
 MAX_DESCRIPTION = 300
 
 
@@ -49,6 +63,8 @@ def apply_feedback(
     now: float = 0.0,
     step_class: str | None = None,
     uncheckable: bool | None = None,
+    outcome_text: str | None = None,
+    outcome_kind: str | None = None,
 ) -> tuple[list[Segment], str]:
     """Returns the new segments and a one-line summary of what changed.
 
@@ -57,6 +73,7 @@ def apply_feedback(
     _check_arguments(action, step_index, new_intent, at_event_index)
     _check_parameter_arguments(action, name, description)
     _check_class_arguments(action, step_index, step_class, uncheckable)
+    _check_outcome_arguments(action, step_index, outcome_text, outcome_kind)
     segs = [Segment.from_dict(s.to_dict()) for s in segments]
     if action == "cancel":
         return [], f"cancelled: {len(segs)} step(s) dropped"
@@ -95,6 +112,14 @@ def apply_feedback(
         if uncheckable is not None:
             said.append("outcome not checkable on screen" if uncheckable else "outcome checkable on screen")
         return segs, f"step {step_index}: {', '.join(said)}"
+    if action == "set_outcome":
+        assert outcome_text is not None
+        text, kind = " ".join(outcome_text.split()), outcome_kind or "message"
+        seg.outcome, seg.updated_at = {"kind": kind, "text": text, "source": "person"}, now
+        return segs, f"step {step_index} is done when this {kind.replace('_', ' ')} is seen: {text!r}"
+    if action == "clear_outcome":
+        seg.outcome, seg.updated_at = {}, now
+        return segs, f"step {step_index} has no outcome to check: a replay cannot verify it"
     if action == "merge_next":
         if step_index == len(segs):
             raise FeedbackRejected(f"step {step_index} is the last step: there is no next step to merge it with")
@@ -184,6 +209,29 @@ def _check_parameter_arguments(action: str, name: str | None, description: str |
         raise FeedbackRejected(problem)
     if description is not None and len(description) > MAX_DESCRIPTION:
         raise FeedbackRejected(f"description is too long ({len(description)} characters, at most {MAX_DESCRIPTION})")
+
+
+def _check_outcome_arguments(
+    action: str, step_index: int | None, outcome_text: str | None, outcome_kind: str | None
+) -> None:
+    if action not in ("set_outcome", "clear_outcome"):
+        if outcome_text is not None or outcome_kind is not None:
+            raise FeedbackRejected(f"outcome_text and outcome_kind are only used with action=set_outcome, not {action}")
+        return
+    if step_index is None:
+        raise FeedbackRejected(f"{action} needs step_index (which step's outcome, counted from 1)")
+    if action == "clear_outcome":
+        if outcome_text is not None or outcome_kind is not None:
+            raise FeedbackRejected("clear_outcome takes only step_index: use set_outcome to give an outcome")
+        return
+    if outcome_text is None or not outcome_text.strip():
+        raise FeedbackRejected(
+            "set_outcome needs outcome_text: what the application shows once the step is done, e.g. 'Enregistré'"
+        )
+    if len(outcome_text) > MAX_OUTCOME:
+        raise FeedbackRejected(f"outcome_text is too long ({len(outcome_text)} characters, at most {MAX_OUTCOME})")
+    if outcome_kind is not None and outcome_kind not in OUTCOME_KINDS:
+        raise FeedbackRejected(f"unknown outcome_kind {outcome_kind!r}: use one of {', '.join(OUTCOME_KINDS)}")
 
 
 def _parameter(

@@ -7,7 +7,9 @@
   (`rpa_mcp.shadow.toasts`).
 
 They become the IR step's ``expected`` ({window_title, text}: the fields the validator's
-`expected` takes), checked when the workflow is replayed.
+`expected` takes) and its ``expected_outcome`` ({kind, text}: the post-condition a replayed step
+must show again to count as done; `outcome_of`). A step that selects a record keeps the identity
+text the person saw (`identity_of`), compared with the target's text before the click at replay.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rpa_mcp.shadow.elements import is_button, is_notification, screen_title
+from rpa_mcp.shadow.elements import TAB_ROLES, is_button, is_notification, is_row, role_of, screen_title
 from rpa_mcp.shadow.events import normalize_keys
+from rpa_mcp.shadow.parameters import classify
 from rpa_mcp.shadow.targets import plain_text
 
 SCREENSHOT_URI = "rpa://screenshots/"
@@ -114,3 +117,44 @@ def collect(
 def _only_unsaved_mark(before: str | None, after: str) -> bool:
     """Typing in Notepad adds '*' to the title: that is not evidence of anything."""
     return bool(before) and screen_title(before) == screen_title(after) and after.lstrip().startswith("*")
+
+
+RECORD_KINDS = frozenset({"name", "identifier"})
+SELECTING_ACTIONS = frozenset({"click_anchor", "double_click_anchor", "switch_tab"})
+MAX_IDENTITY = 200
+
+
+def outcome_of(found: Sequence[dict[str, str]], *, answered: bool = False) -> dict[str, str] | None:
+    """The step's post-condition: a message it showed first, else a form or dialog it opened inside its
+    window, else the window title it led to.
+
+    A step that answered a dialog (its window closed and the one behind came back) has none of its own.
+    """
+    for kind, label in (("toast", "message"), ("dialog_opened", "dialog"), ("window_title", "window_title")):
+        for item in found:
+            if item["kind"] == kind and item.get("text"):
+                if kind == "window_title" and answered and any(f["kind"] == "dialog_closed" for f in found):
+                    return None
+                return {"kind": label, "text": item["text"], "source": "demonstration"}
+    return None
+
+
+def identity_of(action_type: str, target: dict[str, Any], parameter: dict[str, Any] | None) -> str | None:
+    """The identity text of a step that selects a record: a result row, a search result, a tab or a
+    banner naming a patient (its element's whole name, else its label); None for any other step.
+
+    A step is record-selecting when its element is a row or a cell, when it chooses an item by a value
+    made a parameter, or when its label reads like a person's name or an identifier.
+    """
+    if action_type not in SELECTING_ACTIONS:
+        return None
+    element = target.get("element") if isinstance(target.get("element"), dict) else None
+    name = plain_text((element or {}).get("name"))
+    label = plain_text(target.get("label") or target.get("by_text"))
+    text = name or label
+    if not text:
+        return None
+    row = is_row(element) or (role_of(element) in TAB_ROLES and classify(text) in RECORD_KINDS)
+    if row or parameter is not None or classify(label) in RECORD_KINDS:
+        return text[:MAX_IDENTITY]
+    return None

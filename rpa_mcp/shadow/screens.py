@@ -14,7 +14,7 @@ import numpy as np
 
 from rpa_mcp.errors import RpaError
 from rpa_mcp.shadow.ports import TraceRepository
-from rpa_mcp.shadow.toasts import BOTTOM_BAND, PIXEL_THRESHOLD, read_toast
+from rpa_mcp.shadow.toasts import BOTTOM_BAND, PIXEL_THRESHOLD, read_opened, read_toast
 from rpa_mcp.vision.images import decode_image
 from rpa_mcp.vision.ocr import OcrEngine
 
@@ -61,6 +61,26 @@ class StoredScreens:
             except RpaError as exc:
                 logger.warning("reading a toast failed: %s", exc.message)
         facts["toast"] = {"pair": [before, after], "text": text}
+        self.traces.update_facts(self.session_id, idx, facts)
+        return text
+
+    def opened(self, idx: int, before: str, after: str, exclude: list[int] | None) -> str | None:
+        rows = self.traces.events(self.session_id, idx, idx + 1)
+        if not rows:
+            return None
+        facts = rows[0]["facts"]
+        cached = facts.get("opened")
+        if isinstance(cached, dict) and cached.get("pair") == [before, after]:
+            return str(cached["text"]) if cached.get("text") else None
+        a, b = self._frame(before), self._frame(after)
+        text = None
+        if a is not None and b is not None and a.shape == b.shape:
+            box = (int(exclude[0]), int(exclude[1]), int(exclude[2]), int(exclude[3])) if exclude else None
+            try:
+                text = read_opened(a, b, self.ocr, exclude=box)
+            except RpaError as exc:
+                logger.warning("reading an opened box failed: %s", exc.message)
+        facts["opened"] = {"pair": [before, after], "text": text}
         self.traces.update_facts(self.session_id, idx, facts)
         return text
 

@@ -46,6 +46,8 @@ class Segment:
     parameter: dict[str, Any] | None = None  # {"name", "description"}: set by the parameterize feedback
     step_class: str | None = None  # navigation | input | irreversible: set by the set_class feedback
     uncheckable: bool = False  # a person declared its outcome cannot be checked on screen
+    # the step's post-condition set by feedback: {"kind", "text", "source": "person"}; {} = none (cleared)
+    outcome: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}

@@ -509,6 +509,8 @@ class ShadowService:
         description: str | None = None,
         step_class: str | None = None,
         uncheckable: bool | None = None,
+        outcome_text: str | None = None,
+        outcome_kind: str | None = None,
     ) -> dict[str, Any]:
         args = {
             "step_index": step_index,
@@ -518,6 +520,8 @@ class ShadowService:
             "description": description,
             "step_class": step_class,
             "uncheckable": uncheckable,
+            "outcome_text": outcome_text,
+            "outcome_kind": outcome_kind,
         }
         args = {k: v for k, v in args.items() if v is not None}
         with self._lock:
@@ -543,6 +547,8 @@ class ShadowService:
                     now=now,
                     step_class=step_class,
                     uncheckable=uncheckable,
+                    outcome_text=outcome_text,
+                    outcome_kind=outcome_kind,
                 )
             except FeedbackRejected as rejected:
                 self.traces.add_feedback(
@@ -713,7 +719,10 @@ class ShadowService:
         if cached and cached.version == state.version and cached.locale == locale:
             return cached.steps
         reuse = cached.by_key if cached and cached.locale == locale else {}
-        keys = [(tuple(seg.events), seg.status, seg.intent, seg.updated_at) for seg in state.segments]
+        keys = [
+            (tuple(seg.events), seg.status, seg.intent, seg.updated_at, repr(seg.parameter), repr(seg.outcome))
+            for seg in state.segments
+        ]  # what feedback changes is in the key: a step parameterized in the same clock tick is derived again
         last = len(keys) - 2
         todo = [p for p, key in enumerate(keys) if key not in reuse or p >= last]
         fresh: dict[int, dict[str, Any]] = {}

@@ -17,7 +17,15 @@ from rpa_mcp.shadow.elements import is_button, screen_title
 from rpa_mcp.shadow.events import normalize_keys
 from rpa_mcp.shadow.intents import describe
 from rpa_mcp.shadow.parameters import placeholder, type_of
-from rpa_mcp.shadow.postconditions import after_step, collect, notified, shot_before, wants_toast
+from rpa_mcp.shadow.postconditions import (
+    after_step,
+    collect,
+    identity_of,
+    notified,
+    outcome_of,
+    shot_before,
+    wants_toast,
+)
 from rpa_mcp.shadow.segment import Segment
 from rpa_mcp.shadow.suggestions import suggest
 from rpa_mcp.shadow.targets import clean_label
@@ -31,6 +39,10 @@ class Screens(Protocol):
 
     def toast(self, idx: int, before: str, after: str, exclude: list[int] | None) -> str | None:
         """A success message that appeared between two screenshots (cached on event `idx`)."""
+        ...
+
+    def opened(self, idx: int, before: str, after: str, exclude: list[int] | None) -> str | None:
+        """The title of a form or dialog that opened over an unchanged screen (cached on event `idx`)."""
         ...
 
     def same_screen(self, a: str, b: str) -> bool | None:
@@ -73,12 +85,14 @@ def derive_steps(
         notes, shot_after = after_step(rows, last_pos)
         notes = notified(evs) + notes
         actions = [(i, e, f) for i, e, f in evs if e.get("type") != "screenshot"]
-        toast = None
+        toast = opened = None
         if screens is not None and shot_after and actions and wants_toast(d.action_type, actions):
             principal = next((x for x in reversed(actions) if x[1].get("type") != "focus"), actions[-1])
             shot = shot_before(rows, position.get(principal[0]), principal[2])
             if shot and shot != shot_after:
                 toast = screens.toast(actions[-1][0], shot, shot_after, d.target.get("bbox"))
+                if toast is None and after == before:  # a form opened inside the same window
+                    opened = screens.opened(actions[-1][0], shot, shot_after, d.target.get("bbox"))
         post, expected = collect(
             action_type=d.action_type,
             window_before=before,
@@ -88,12 +102,15 @@ def derive_steps(
             toast=toast,
             answered=_answers(evs),
         )
+        if opened:
+            post.append({"kind": "dialog_opened", "text": opened})
         same = None
         if seg.kind == "detour" and screens is not None:
             shot_then = (seg.detour or {}).get("shot_before")
             same = screens.same_screen(shot_then, shot_after) if shot_then and shot_after else None
         suggestions = suggest(seg, d, locale, screen_same=same)  # names settled over all steps by the caller
         params, target, intent, value = dict(d.params), dict(d.target), d.intent, d.value
+        identity = identity_of(d.action_type, target, seg.parameter)  # before a parameter replaces the label
         parameter = None
         if seg.parameter:
             parameter, intent = _parameterized(seg.parameter, d.action_type, params, target, intent, value)
@@ -116,6 +133,11 @@ def derive_steps(
             "window_after": after,
             "post_conditions": post,
             "expected": expected,
+            # set (or cleared: {}) by the person's feedback, else what the demonstration showed
+            "expected_outcome": (seg.outcome or None)
+            if seg.outcome is not None
+            else outcome_of(post, answered=_answers(evs)),
+            "identity": identity,
             "suggestions": suggestions,
             "parameter": parameter,
             "step_class": seg.step_class

@@ -6,6 +6,10 @@ OCR. Its text is kept only when it reads like a success ("enregistré", "saved",
 ...) and not like an error: it becomes the step's expected evidence, which the validator
 checks when the workflow is replayed. OCR runs on the changed boxes only, never on the
 whole frame, and at most on `MAX_BOXES` of them.
+
+`read_opened` finds a box the step opened over a screen that otherwise stayed as it was (a form, a
+dialog the application shows by design: larger than a message, smaller than a page) and reads its
+title, its first line: the step's expected outcome, a dialog expected at replay.
 """
 
 from __future__ import annotations
@@ -66,3 +70,29 @@ def read_toast(before: np.ndarray, after: np.ndarray, ocr: OcrEngine, *, exclude
         if text and len(text) <= MAX_TEXT and SUCCESS.search(folded) and not FAILURE.search(folded):
             return text
     return None
+
+
+OPENED_MIN_SHARE = 0.03  # an opened box covers at least this share of the frame ...
+OPENED_MAX_SHARE = 0.6  # ... and at most this one (more is a new page)
+OPENED_MAX_OUTSIDE = 0.1  # share of the changed pixels allowed outside it (the screen behind stayed)
+TITLE_BAND = 90  # px at the top of the box where its title is read
+TITLE_MIN_SCORE = 0.9
+
+
+def read_opened(before: np.ndarray, after: np.ndarray, ocr: OcrEngine, *, exclude: BBox | None = None) -> str | None:
+    """The title of a box (a form, a dialog) that opened between the two frames over an unchanged screen."""
+    boxes = changed_boxes(before, after, exclude=exclude)
+    if not boxes:
+        return None
+    h, w = after.shape[:2]
+    x, y, bw, bh = boxes[0]
+    if not OPENED_MIN_SHARE * w * h <= bw * bh <= OPENED_MAX_SHARE * w * h:
+        return None
+    diff = cv2.absdiff(before, after).max(axis=2) > PIXEL_THRESHOLD
+    inside = int(diff[y : y + bh, x : x + bw].sum())
+    if diff.sum() - inside > OPENED_MAX_OUTSIDE * max(1, int(diff.sum())):
+        return None
+    top = after[y : y + min(bh, TITLE_BAND), x : x + bw]
+    lines = sorted((ln for ln in ocr.read(top) if ln.score >= TITLE_MIN_SCORE), key=lambda ln: (ln.bbox[1], ln.bbox[0]))
+    text = " ".join(lines[0].text.split()) if lines else ""
+    return text if 3 <= len(text) <= MAX_TEXT and not FAILURE.search(normalize_text(text)) else None

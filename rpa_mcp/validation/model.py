@@ -12,6 +12,10 @@ Frame = Literal["before", "after"]
 BoxSource = Literal["given", "located", "guessed"]
 # which verdicts carry evidence crops: every one, all but a SUCCESS (a replay shows none for it), none
 CropPolicy = Literal["always", "unless_success", "never"]
+# what a step's post-condition is: a banner/toast, a new page's heading, a dialog or form opened by
+# design, a changed window title, a field's new value, a row that appeared
+OutcomeKind = Literal["message", "heading", "dialog", "window_title", "field_value", "row"]
+OUTCOME_KINDS: tuple[str, ...] = ("message", "heading", "dialog", "window_title", "field_value", "row")
 
 
 class VerdictKind(StrEnum):
@@ -30,6 +34,11 @@ class FailureCategory(StrEnum):
     TEXT_MISMATCH = "TEXT_MISMATCH"
     SCHEMA_INVALID = "SCHEMA_INVALID"
     TIMEOUT = "TIMEOUT"
+    # a message, banner or box the demonstration did not show (an error, a confirmation), or the
+    # outcome it showed missing after the action
+    UNEXPECTED_OUTCOME = "UNEXPECTED_OUTCOME"
+    # the record's identity text read before a selection differs from the one demonstrated
+    IDENTITY_MISMATCH = "IDENTITY_MISMATCH"
 
 
 @dataclass(frozen=True)
@@ -69,6 +78,10 @@ class Expected:
     json_schema: dict[str, Any] | None = None
     output: Any = None
     has_output: bool = False  # `output` may legitimately be None / null
+    # the step's post-condition from the demonstration (templated with the run's parameters):
+    # kind = message | heading | dialog | window_title | field_value | row; text = what shows it
+    outcome_kind: str | None = None
+    outcome_text: str | None = None
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ import numpy as np
 
 from rpa_mcp.vision.images import BBox
 from rpa_mcp.vision.ocr import normalize_text
+from rpa_mcp.vision.text_match import parts
 
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 # Glyphs a recognizer reads from tab decorations (favicon, close cross) at the ends of a label.
@@ -47,7 +48,16 @@ def label_matches(read: str | None, label: str) -> bool:
 
 
 def text_contains(read: str | None, expected: str) -> bool:
-    return bool(read) and compact(expected) in compact(read or "")
+    """`expected` is written in `read` (compacted); an ANY_WORDS in it stands for whatever is there."""
+    if not read:
+        return False
+    got, start = compact(read), 0
+    for part in parts(expected):
+        at = got.find(compact(part), start)
+        if at < 0:
+            return False
+        start = at + len(compact(part))
+    return True
 
 
 def has_modified_marker(read: str | None) -> bool:

@@ -207,3 +207,19 @@ async def test_a_replay_approval_lists_the_irreversible_and_uncheckable_steps_fi
     assert irreversible < page.index('<tr class="step">')
     assert "Save the admission" in page[irreversible : page.index('id="uncheckable-steps"')]
     assert "Open the record" in page[page.index('id="uncheckable-steps"') : page.index('<tr class="step">')]
+
+
+async def test_a_replay_approval_shows_each_steps_expected_outcome_and_identity(
+    browser: Browser, services: Services
+) -> None:
+    ir = workflow(services, "Admission", ADMISSION)
+    ir["steps"][2] |= {
+        "expected_outcome": {"kind": "window_title", "text": "Admission — {{patient}} {{*}}"},
+        "identity": "{{patient}} {{*}} 02/11/1962",
+    }
+    services.competences.save("Admission", ir, machine_id=MACHINE)
+    proposal = await call(services, "propose_start_replay", {"competence": "Admission", "params": {"patient": "MOREL"}})
+    browser.sign_in("carol", "approver")
+    rows = re.findall(r'<tr class="step">(.*?)</tr>', browser.get(f"/console/approvals/{jti_of(proposal)}").text, re.S)
+    assert "none: not checkable" in rows[0]
+    assert "Admission — {{patient}} {{*}}" in rows[2] and "identity read before the click" in rows[2]

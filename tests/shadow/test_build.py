@@ -33,6 +33,8 @@ def test_the_imagerie_demo_builds_a_workflow_ir(shadow: ShadowService) -> None:
         "expected",
         "step_class",
         "uncheckable",
+        "expected_outcome",
+        "identity",
     }
     assert all(set(step) == keys for step in ir["steps"])
     tab = ir["steps"][-1]

@@ -127,13 +127,15 @@ def validator_args(
     text: str | None,
     observed: dict[str, Any],
     recorded: dict[str, Any] | None = None,
+    outcome: dict[str, Any] | None = None,
 ) -> tuple[Target, Expected, Observed]:
     """Target/Expected/Observed of the validation area.
 
     `recorded`: the step's target as recorded (`rel_x`/`rel_y` or `x_pct`/`y_pct` fractions, `x`/`y`
     pixels, `window_title`). Without a box and without the agent's `actual_position`, the recorded
     position is where the validator looks for the label itself; the recorded window title is the
-    application that must be in front after the action.
+    application that must be in front after the action. `outcome`: the step's post-condition from the
+    demonstration ({kind, text}, its parameters already filled in).
     """
     h, w = after_shape[:2]
     box: BBox | None = None  # the recorded box clamped to the AFTER frame
@@ -148,7 +150,13 @@ def validator_args(
     # Without a recorded box the validator locates the label around the click point itself.
     return (
         Target(label=label, bbox=box, point=point),
-        Expected(window_title=window_title, text=text, application_title=application),
+        Expected(
+            window_title=window_title,
+            text=text,
+            application_title=application,
+            outcome_kind=str(outcome.get("kind") or "message") if outcome and outcome.get("text") else None,
+            outcome_text=str(outcome["text"]) if outcome and outcome.get("text") else None,
+        ),
         Observed(**observed),
     )
 

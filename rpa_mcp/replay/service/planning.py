@@ -1,7 +1,9 @@
 """Starting a replay: workflow IR steps -> planned action rows (with their resend policy).
 
-Step params, targets and expected window titles may hold ``{{name}}`` placeholders, filled
-from the start_replay params (a title never takes a secret: titles are shown and logged).
+Step params, targets, expected window titles, post-conditions (``expected_outcome``) and a record's
+``identity`` may hold ``{{name}}`` placeholders, filled from the start_replay params (a title never
+takes a secret: titles are shown and logged). A step's identity goes into its target as
+``identity`` and ``identity_values`` (the run's values that must be read on the record's line).
 A ``{{secret:<name>}}`` placeholder (a password typed while observed, never recorded)
 must be given: a replay without it is refused, naming the parameter (``secret:mot_de_passe``).
 So must every parameter the workflow declares (``parameters: [{name, type, required}]``), with
@@ -42,6 +44,11 @@ class Planning(ReplayCore):
                 target = {"label": target}
             if isinstance(target, dict):  # a row chosen by its label; never a secret (targets are shown)
                 target = _substitute(target, {k: v for k, v in (params or {}).items() if not k.startswith("secret:")})
+            if step_d.get("identity"):  # a record chosen by who it is: compared before the click
+                target = {
+                    **(target if isinstance(target, dict) else {}),
+                    **record_identity(step_d["identity"], params or {}),
+                }
             step_params = _substitute(dict(step_d.get("params") or {}), params or {})
             if _secret_placeholders(step_d.get("params") or {}):  # it types a secret, flagged or not: hidden, scrubbed
                 step_params["secret"] = True
@@ -64,8 +71,9 @@ class Planning(ReplayCore):
                     "expected": {
                         "window_before": _title(step_d.get("expected_window_before"), params or {}),
                         "window_after": _title(step_d.get("expected_window_after"), params or {}),
-                        "text": (step_d.get("expected") or {}).get("text"),
+                        "text": _title((step_d.get("expected") or {}).get("text"), params or {}),
                         "expected_modals": step_d.get("expected_modals") or [],
+                        "outcome": _outcome(step_d.get("expected_outcome"), params or {}),
                         "wait_after_ms": step_d.get("wait_after_ms") or 0,
                         "step_class": step_class_of(step_d),
                         "uncheckable": bool(step_d.get("uncheckable")),
@@ -206,6 +214,26 @@ def _title(title: Any, values: Mapping[str, Any]) -> Any:
     """An expected window title with its public placeholders filled (the record of the patient replayed)."""
     public = {k: v for k, v in values.items() if not str(k).startswith("secret:")}
     return _substitute({"title": title}, public)["title"] if isinstance(title, str) else title
+
+
+PLACEHOLDER = re.compile(r"\{\{\s*([a-z][a-z0-9_]*)\s*\}\}")
+
+
+def record_identity(template: Any, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The target's identity for this run: the text with the run's values, and those values (what must be read)."""
+    text = str(template)
+    used = [str(values[name]) for name in PLACEHOLDER.findall(text) if name in values]
+    public = {k: v for k, v in values.items() if not str(k).startswith("secret:")}
+    return {"identity": _substitute({"t": text}, public)["t"], "identity_values": used}
+
+
+def _outcome(outcome: Any, values: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The step's post-condition with its public placeholders filled (the patient of this run, not the
+    demonstration's); None when the demonstration showed none."""
+    if not isinstance(outcome, Mapping) or not outcome.get("text"):
+        return None
+    public = {k: v for k, v in values.items() if not str(k).startswith("secret:")}
+    return _substitute({"kind": outcome.get("kind") or "message", "text": str(outcome["text"])}, public)
 
 
 def _substitute(params: dict[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:

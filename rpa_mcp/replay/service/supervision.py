@@ -15,6 +15,7 @@ import numpy as np
 
 from rpa_mcp.errors import RpaError
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.identity import MISMATCH
 from rpa_mcp.replay.ports import DialogResolverPort, ValidatorPort
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service.evidence import (
@@ -89,7 +90,7 @@ class Supervisor:
                 m.ABANDONED,
                 "not_executed",
                 pause=m.PAUSED_NEED_HELP,
-                pause_detail={"error": msg.error or "the agent did not execute the action"},
+                pause_detail={"error": msg.error or "the agent did not execute the action", **_identity(msg.error)},
             ), screen_bytes
         if cancelled:
             # cancel never interrupts an action in flight; its report is recorded when it comes
@@ -152,6 +153,7 @@ class Supervisor:
                 "process_after": msg.process_after,
             },
             recorded=target,
+            outcome=a.expected.get("outcome"),  # the post-condition the demonstration showed
         )
         warned_no_change = (msg.warning or "").lower() == "no_screen_change"
         try:
@@ -288,6 +290,13 @@ class Supervisor:
                 evidence=dcrops,
             )
         return _held_for_dialog(vdict, dcrops, detail)
+
+
+def _identity(error: str | None) -> dict[str, Any]:
+    """A record whose identity did not match was never clicked: say so, with the category."""
+    if not error or MISMATCH not in error:
+        return {}
+    return {"failure_category": MISMATCH, "executed": False, "why": "the record at the target is not the one chosen"}
 
 
 def _sysdlg(msg: ActionResult) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rpa_mcp.validation.checkers.base import BaseChecker, Checker, Params
 from rpa_mcp.validation.checkers.dialogs import DialogClosedChecker, DialogPresenceChecker
 from rpa_mcp.validation.checkers.other import JsonSchemaChecker, LlmJudgeChecker
+from rpa_mcp.validation.checkers.outcome import OutcomeChecker, UnexpectedMessageChecker
 from rpa_mcp.validation.checkers.pixels import PhashChecker, PixelDiffChecker
 from rpa_mcp.validation.checkers.tabs import TabAbsenceChecker, TabActiveChecker
 from rpa_mcp.validation.checkers.text import OcrRoiChecker, SaveSuccessChecker, TitleBarChecker
@@ -23,6 +24,8 @@ ALL_CHECKERS: dict[str, Checker] = {
         DialogPresenceChecker(),
         DialogClosedChecker(),
         LlmJudgeChecker(),
+        OutcomeChecker(),
+        UnexpectedMessageChecker(),
     )
 }
 
@@ -35,6 +38,7 @@ __all__ = [
     "JsonSchemaChecker",
     "LlmJudgeChecker",
     "OcrRoiChecker",
+    "OutcomeChecker",
     "Params",
     "PhashChecker",
     "PixelDiffChecker",
@@ -42,4 +46,5 @@ __all__ = [
     "TabAbsenceChecker",
     "TabActiveChecker",
     "TitleBarChecker",
+    "UnexpectedMessageChecker",
 ]

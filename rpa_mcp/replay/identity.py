@@ -1,0 +1,106 @@
+"""Identity before selection: a record is chosen by who it is, not by where it was.
+
+A step that selects a record (a row of a result list, a search result, a patient banner, a tab
+naming a patient) carries in its target the identity text the person saw (``identity``, its
+parameters already filled in by the planning) and the run's values that stand in it
+(``identity_values``). Before the click, the text of the line at the resolved point is read and
+compared: every run value must be there as whole words (another patient whose name merely
+starts the same is not the one); an identity without parameters must be there entirely. A
+mismatch, or a line that cannot be read, stops the step before any input (IDENTITY_MISMATCH).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from rpa_mcp.validation.text import text_line_boxes
+from rpa_mcp.vision.images import clamp_bbox
+from rpa_mcp.vision.ocr import OcrLine, normalize_text
+
+ROW_HALF_WIDTH = 520  # px either side of the click read as the record's line
+ROW_MIN_HALF_HEIGHT = 14
+MAX_RUNS = 12  # text runs of the band (cells of a grid row) recognised at most
+MISMATCH = "IDENTITY_MISMATCH"
+_WORD = re.compile(r"[^\W_]+")
+
+
+class LineReader(Protocol):
+    def read_line(self, image: np.ndarray) -> OcrLine | None:
+        """Recognition only, on one line's crop."""
+        ...
+
+
+@dataclass(frozen=True)
+class IdentityCheck:
+    ok: bool
+    expected: str
+    read: str
+    reason: str = ""
+
+
+def identity_of(spec: Mapping[str, Any]) -> tuple[str, list[str]] | None:
+    """(identity text, run values in it) of a record-selecting target; None for any other target."""
+    identity = spec.get("identity")
+    if not isinstance(identity, str) or not identity.strip():
+        return None
+    values = [str(v) for v in spec.get("identity_values") or [] if str(v).strip()]
+    return identity, values
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(normalize_text(text))
+
+
+def matches(read: str, identity: str, values: Sequence[str]) -> bool:
+    """Every run value (else every word of the identity) is a whole word sequence of the text read."""
+    seen = f" {' '.join(words(read))} "
+    if values:
+        return all(bool(words(v)) and f" {' '.join(words(v))} " in seen for v in values)
+    return _all_words(seen, identity)
+
+
+def _all_words(seen: str, identity: str) -> bool:
+    expected = words(identity)
+    return bool(expected) and all(f" {w} " in seen for w in expected)
+
+
+def row_text(ocr: LineReader, image: np.ndarray, x: int, y: int, *, height: int = 0) -> str:
+    """The text of the line through (x, y): what a person reads on that row, left to right.
+
+    The band through the point is cut into its text runs (cells, words apart) by their ink, without
+    OCR; only the runs the point's line crosses are recognised, each on its own crop.
+    """
+    half = max(ROW_MIN_HALF_HEIGHT, height // 2 + 4)
+    x0, y0, w, h = clamp_bbox((x - ROW_HALF_WIDTH, y - half, 2 * ROW_HALF_WIDTH, 2 * half), image.shape)
+    if w <= 4 or h <= 4:
+        return ""
+    band = image[y0 : y0 + h, x0 : x0 + w]
+    found = text_line_boxes(band, max_lines=4 * MAX_RUNS)
+    runs = [b for b in found if b[1] - 4 <= y - y0 <= b[1] + b[3] + 4][:MAX_RUNS]
+    texts = []
+    for bx, by, bw, bh in sorted(runs):
+        cx, cy, cw, ch = clamp_bbox((bx - 3, by - 3, bw + 6, bh + 6), band.shape)
+        line = ocr.read_line(band[cy : cy + ch, cx : cx + cw])
+        if line is not None and line.text.strip():
+            texts.append(" ".join(line.text.split()))
+    return " ".join(texts)
+
+
+def check(read: str, spec: Mapping[str, Any]) -> IdentityCheck:
+    """Compare what was read at the target with the identity the person saw (after the planning filled it)."""
+    found = identity_of(spec)
+    if found is None:
+        return IdentityCheck(True, "", read)
+    identity, values = found
+    if not read.strip():
+        return IdentityCheck(
+            False, identity, read, f"{MISMATCH}: the record's line could not be read; expected {identity!r}"
+        )
+    if matches(read, identity, values):
+        return IdentityCheck(True, identity, read)
+    return IdentityCheck(False, identity, read, f"{MISMATCH}: expected {identity!r}, the target reads {read!r}")

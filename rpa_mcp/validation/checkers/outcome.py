@@ -1,0 +1,201 @@
+"""Post-condition checkers: did the action produce what the demonstration showed, and nothing else?
+
+`OutcomeChecker` looks for the step's expected outcome (``expected.outcome_kind`` and
+``expected.outcome_text``: a banner, a heading, a dialog the application opens by design, a
+window title, a field's value, a row) after the action. `UnexpectedMessageChecker` reads the
+message-sized regions that appeared after the action and flags an error or a confirmation the
+demonstration did not show. Both read text lines of the changed regions only (recognition on
+tight line crops, a bounded number of them), never the whole frame.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rpa_mcp.validation.checkers.base import BaseChecker, Params
+from rpa_mcp.validation.context import CheckContext
+from rpa_mcp.validation.model import CheckResult, CropRef
+from rpa_mcp.validation.regions import around
+from rpa_mcp.validation.text import text_contains, text_line_boxes
+from rpa_mcp.vision.images import BBox
+from rpa_mcp.vision.ocr import normalize_text
+
+MAX_REGIONS = 6  # changed regions read, largest change first
+MAX_READS = 14  # text lines recognised per validation by these checkers
+LINES_PER_REGION = 6
+MESSAGE_MAX_SHARE = 0.35  # a region larger than this share of the frame is a new page, not a message
+MESSAGE_MAX_LINES = 4  # ... and changes holding more text lines together are a form or a page
+CLUSTER_GAP = 90  # px between changed regions that belong to one thing on screen
+CLUSTER_BLOBS = 40  # changed regions looked at when grouping them
+ERROR = re.compile(
+    r"\b(erreur|error|echec|echoue|failed|invalide|invalid|impossible|refuse|denied|obligatoire|required|"
+    r"manquant|missing|interdit|forbidden)"
+)
+CONFIRMATION = re.compile(
+    r"(etes-vous sur|etes vous sur|voulez-vous|voulez vous|confirmer|confirmez|are you sure|do you want|confirm\b)"
+)
+
+
+def changed_lines(
+    ctx: CheckContext, *, max_share: float = 1.0, skip: BBox | None = None, max_lines: int | None = None
+) -> list[tuple[BBox, str]]:
+    """(line box, text) of the text lines in the regions that changed, largest change first.
+
+    Regions larger than `max_share` of the frame, among changes holding more than `max_lines` text
+    lines together (`lines_around`), or inside `skip` (the field the action typed into) are left out
+    before anything is read. At most MAX_READS lines are recognised per validation, in all; a line
+    read for one checker is not read again for the other.
+    """
+    height, width = ctx.shape
+    out: list[tuple[BBox, str]] = []
+    for blob in ctx.change().blobs[:MAX_REGIONS]:
+        region = around(blob.bbox, ctx.after.shape, 4)
+        if region[2] * region[3] > max_share * width * height or (skip is not None and _inside(region, skip)):
+            continue
+        if max_lines is not None and lines_around(ctx, region) > max_lines:
+            continue
+        out.extend(_read_region(ctx, region))
+    return out
+
+
+def _read_region(ctx: CheckContext, region: BBox) -> list[tuple[BBox, str]]:
+    key = f"outcome_lines:{region}"
+    if key not in ctx.memo:
+        x, y, w, h = region
+        lines: list[tuple[BBox, str]] = []
+        for lx, ly, lw, lh in text_line_boxes(ctx.after[y : y + h, x : x + w], max_lines=LINES_PER_REGION):
+            if ctx.memo.get("outcome_reads", 0) >= MAX_READS:
+                break
+            ctx.memo["outcome_reads"] = ctx.memo.get("outcome_reads", 0) + 1
+            box = (x + lx - 2, y + ly - 2, lw + 4, lh + 4)
+            line = ctx.read_line("after", box)
+            if line is not None and line.text.strip():
+                lines.append((box, " ".join(line.text.split())))
+        ctx.memo[key] = lines
+    return list(ctx.memo[key])
+
+
+def lines_around(ctx: CheckContext, region: BBox) -> int:
+    """Text lines of the changes that hang together with `region` (each within CLUSTER_GAP px of the
+    next): one for a banner, a few for a box, many for a form or a page (whose own notes on required
+    fields are no error). Counted by ink, without OCR; memoised per group."""
+    blobs = [around(b.bbox, ctx.after.shape, 4) for b in ctx.change().blobs[:CLUSTER_BLOBS]]
+    cluster, todo = {region}, [region]
+    while todo:
+        box = todo.pop()
+        for other in blobs:
+            if other not in cluster and _gap(box, other) <= CLUSTER_GAP:
+                cluster.add(other)
+                todo.append(other)
+    x0, y0 = min(b[0] for b in cluster), min(b[1] for b in cluster)
+    x1, y1 = max(b[0] + b[2] for b in cluster), max(b[1] + b[3] for b in cluster)
+    key = f"lines_around:{(x0, y0, x1, y1)}"
+    if key not in ctx.memo:
+        height, width = ctx.shape
+        if (x1 - x0) * (y1 - y0) > MESSAGE_MAX_SHARE * width * height:
+            ctx.memo[key] = MESSAGE_MAX_LINES + 1  # changes spread over a page: not one message
+        else:
+            ctx.memo[key] = len(text_line_boxes(ctx.after[y0:y1, x0:x1], max_lines=MESSAGE_MAX_LINES + 1))
+    return int(ctx.memo[key])
+
+
+def _gap(a: BBox, b: BBox) -> int:
+    dx = max(b[0] - (a[0] + a[2]), a[0] - (b[0] + b[2]), 0)
+    dy = max(b[1] - (a[1] + a[3]), a[1] - (b[1] + b[3]), 0)
+    return max(dx, dy)
+
+
+def _inside(box: BBox, outer: BBox) -> bool:
+    x, y, w, h = box
+    ox, oy, ow, oh = outer
+    return x >= ox - 8 and y >= oy - 8 and x + w <= ox + ow + 8 and y + h <= oy + oh + 8
+
+
+class OutcomeChecker(BaseChecker):
+    """Is the step's expected outcome on screen after the action? (1 seen, 0 not seen, n/a none declared)
+
+    params: kinds (only judge outcomes of these kinds: ``[dialog]`` for the rule that lets a form the
+    application opens by design count as the step's outcome instead of an unexpected dialog).
+    A window title is judged on the title the agent reported (OCR of the changed lines otherwise);
+    every other kind on the text lines of the regions that changed.
+    """
+
+    name = "OutcomeChecker"
+
+    def run(self, ctx: CheckContext, signal: str, params: Params) -> CheckResult:
+        kind, wanted = ctx.expected.outcome_kind, ctx.expected.outcome_text
+        if not wanted:
+            return self.not_applicable(signal, "the demonstration showed no outcome for this step")
+        kinds = params.get("kinds")
+        if kinds and kind not in kinds:
+            return self.not_applicable(signal, f"the expected outcome is a {kind}, not one of {list(kinds)}")
+        title = ctx.observed.window_title_after
+        if kind == "window_title" and title is not None:
+            seen = text_contains(title, wanted)
+            verb = "reads" if seen else "does not read"
+            return self.result(
+                signal, 1.0 if seen else 0.0, f"window title after {title!r} {verb} the expected {wanted!r}"
+            )
+        lines: list[tuple[BBox, str]] = []
+        for blob in ctx.change().blobs[:MAX_REGIONS]:  # region by region: the first one showing it ends the search
+            lines.extend(_read_region(ctx, around(blob.bbox, ctx.after.shape, 4)))
+            box, text = next(((b, t) for b, t in lines if text_contains(t, wanted)), ((0, 0, 0, 0), ""))
+            if text:
+                return self.result(
+                    signal,
+                    1.0,
+                    f"expected {kind} {wanted!r} seen after the action at {list(box)} "
+                    f"(OCR {text!r}; screen text is data)",
+                    crop=CropRef(f"expected {kind} (after)", "after", box),
+                    read=text,
+                )
+        joined = " ".join(text for _, text in lines)
+        if joined and text_contains(joined, wanted):
+            return self.result(signal, 0.9, f"expected {kind} {wanted!r} seen over several lines (OCR {joined!r})")
+        if title is not None and text_contains(title, wanted):
+            return self.result(signal, 0.9, f"expected {kind} {wanted!r} seen in the window title {title!r}")
+        shown = "; ".join(text for _, text in lines[:4]) or "no text in the regions that changed"
+        return self.result(
+            signal,
+            0.0,
+            f"expected {kind} {wanted!r} not seen after the action "
+            f"(read instead: {shown[:300]!r}; screen text is data)",
+            crop=CropRef("after the action", "after", lines[0][0]) if lines else None,
+            appeared=[text for _, text in lines[:4]],
+        )
+
+
+class UnexpectedMessageChecker(BaseChecker):
+    """Did an error or a confirmation the demonstration did not show appear after the action? (1 = yes)
+
+    Only message-sized regions count (a banner, a toast, a box of a few lines; not a new page nor a
+    form whose notes say which fields are required); the expected outcome's own text, and the field
+    the action typed into, are not messages.
+    """
+
+    name = "UnexpectedMessageChecker"
+
+    def run(self, ctx: CheckContext, signal: str, params: Params) -> CheckResult:
+        if ctx.change().changed_pixels < ctx.diff_settings.min_changed_pixels:
+            return self.result(signal, 0.0, "nothing changed: no message appeared")
+        skip = ctx.target.bbox if ctx.action_type == "type_text" else None
+        share = float(params.get("max_share", MESSAGE_MAX_SHARE))
+        lines = changed_lines(ctx, max_share=share, skip=skip, max_lines=MESSAGE_MAX_LINES)
+        wanted = ctx.expected.outcome_text
+        for box, text in lines:
+            if wanted and text_contains(text, wanted):
+                continue
+            flat = normalize_text(text)
+            what = "an error" if ERROR.search(flat) else "a confirmation" if CONFIRMATION.search(flat) else None
+            if what is None:
+                continue
+            shown = f"; the demonstration showed {wanted!r}" if wanted else "; the demonstration showed no message"
+            return self.result(
+                signal,
+                1.0,
+                f"{what} appeared after the action at {list(box)}: {text!r}{shown} (screen text is data)",
+                crop=CropRef(f"unexpected message (after): {what}", "after", box),
+                message=text,
+                kind="error" if what == "an error" else "confirmation",
+            )
+        return self.result(signal, 0.0, f"no error or confirmation among {len(lines)} line(s) read that changed")

@@ -1,0 +1,117 @@
+"""Identity before selection: a patient's record is chosen by who it is, never by where it was.
+
+The result list is drawn here and read with the real OCR engine; the resolver (which the desktop
+agent asks before it clicks) reads the record's line at the hit and compares it with the identity
+the person saw, with the run's parameter filled in.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from rpa_mcp.replay import identity
+from rpa_mcp.replay.resolve import TargetResolver, load_thresholds
+from rpa_mcp.replay.service.planning import record_identity
+from rpa_mcp.replay.unconfigured import NoVlmLocator
+from rpa_mcp.settings import shipped_dir
+
+W, H = 1280, 720
+ROW_Y = [200, 250, 300, 350]  # baselines of the result rows
+COLUMNS = (100, 330, 520, 760)  # surname, first name, birth date, identifier: one grid cell each
+PATIENTS = {
+    "MOREL": ("MOREL", "Jean", "12/03/1950", "48213"),
+    "FAURE": ("FAURE", "Celine", "02/11/1962", "77120"),
+    "DURAND": ("DURAND", "Alice", "30/05/1981", "10457"),
+    "MORELLO": ("MORELLO", "Anne", "14/07/1990", "55501"),
+}
+
+
+def result_list(*names: str | None) -> np.ndarray:
+    """One row per name, top to bottom; None leaves a row that cannot be read (a grey smear)."""
+    img = np.full((H, W, 3), 250, np.uint8)
+    cv2.putText(img, "Resultats de la recherche", (80, 140), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (30, 30, 30), 2)
+    for y, name in zip(ROW_Y, names, strict=False):
+        if name is None:
+            cv2.rectangle(img, (90, y - 22), (900, y + 6), (200, 200, 200), -1)
+            continue
+        for x, cell in zip(COLUMNS, PATIENTS[name], strict=True):
+            cv2.putText(img, cell, (x, y), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (30, 30, 30), 2, cv2.LINE_AA)
+    return img
+
+
+def step(patient: str, row: int = 0, **target: object) -> dict[str, object]:
+    """The row chosen in the demonstration (the first one), as the planning hands it to the agent."""
+    spec: dict[str, object] = {
+        "label": "{{patient}}",
+        "rel_x": 140 / W,
+        "rel_y": (ROW_Y[row] - 10) / H,
+        "resolve_order": ["ocr"],
+        **target,
+    }
+    filled = {k: (v.replace("{{patient}}", patient) if isinstance(v, str) else v) for k, v in spec.items()}
+    return {**filled, **record_identity("{{patient}} Jean 12/03/1950", {"patient": patient})}
+
+
+@pytest.fixture
+def resolver(shared_ocr: object) -> TargetResolver:
+    return TargetResolver(
+        ocr=shared_ocr,  # type: ignore[arg-type]  # the suite's RapidOCR engine
+        memory=None,
+        thresholds=load_thresholds(shipped_dir("catalog") / "thresholds.yaml"),
+        vlm=NoVlmLocator(),
+    )
+
+
+def test_the_identity_takes_the_runs_value_and_keeps_what_must_be_read() -> None:
+    planned = step("DURAND")
+    assert planned["identity"] == "DURAND Jean 12/03/1950" and planned["identity_values"] == ["DURAND"]
+
+
+def test_a_reordered_result_list_resolves_to_the_intended_record(resolver: TargetResolver) -> None:
+    res = resolver.resolve(result_list("FAURE", "DURAND", "MOREL"), step("MOREL"))
+    assert res.resolved and abs(res.y - (ROW_Y[2] - 10)) <= 14  # the third row, not the recorded first
+    assert "MOREL" in res.tried[-1]["identity_read"]
+
+
+def test_another_patient_whose_name_starts_the_same_is_never_selected(resolver: TargetResolver) -> None:
+    res = resolver.resolve(result_list("MORELLO", "FAURE"), step("MOREL"))
+    assert not res.resolved and res.method == "identity_mismatch"
+    assert identity.MISMATCH in (res.reason or "") and "MORELLO" in (res.reason or "")
+
+
+def test_the_intended_patient_absent_with_another_at_the_recorded_position_is_not_resolved(
+    resolver: TargetResolver,
+) -> None:
+    res = resolver.resolve(result_list("FAURE", "DURAND"), step("MOREL"))
+    assert not res.resolved and res.x is None
+
+
+def test_a_position_given_by_another_method_is_read_before_it_is_trusted(resolver: TargetResolver) -> None:
+    """The accessibility tree (or a remembered spot) points at the first row: it holds another patient."""
+    spec = step("MOREL", uia={"x": 140, "y": ROW_Y[0] - 10, "score": 0.99}, resolve_order=["uia"])
+    res = resolver.resolve(result_list("FAURE", "MOREL"), spec)
+    assert res.tried[0]["method"] == "uia" and res.tried[0]["accepted"] is False
+    assert "FAURE" in res.tried[0]["reason"]
+    assert res.resolved and res.method == "hybrid_text_direct" and abs(res.y - (ROW_Y[1] - 10)) <= 14
+
+
+def test_another_patient_at_the_only_position_found_is_a_mismatch_with_both_texts(resolver: TargetResolver) -> None:
+    spec = step("MOREL", uia={"x": 140, "y": ROW_Y[0] - 10, "score": 0.99}, resolve_order=["uia"])
+    res = resolver.resolve(result_list("FAURE", "DURAND"), spec)
+    assert not res.resolved and res.method == "identity_mismatch"
+    assert "MOREL" in (res.reason or "") and "FAURE" in (res.reason or "")
+
+
+def test_an_unreadable_row_with_another_patient_there_is_never_selected(resolver: TargetResolver) -> None:
+    spec = step("MOREL", uia={"x": 140, "y": ROW_Y[0] - 10, "score": 0.99}, resolve_order=["uia"])
+    res = resolver.resolve(result_list(None, "FAURE"), spec)
+    assert not res.resolved and res.method == "identity_mismatch"
+    assert "could not be read" in (res.reason or "")
+
+
+def test_a_record_without_parameters_must_be_read_whole() -> None:
+    fixed = {"identity": "FAURE Celine", "identity_values": []}
+    assert identity.check("FAURE Celine 02/11/1962", fixed).ok
+    assert not identity.check("FAURE Jean 01/01/1940", fixed).ok
