@@ -35,8 +35,12 @@ async def test_a_pause_and_a_completion_are_counted_with_their_reason_and_outcom
     assert sample(metrics, "rpa_replays_ended_total", outcome=m.COMPLETED) == 0
     await service.answer(rid, "click:Oui")
     await drain(service, [agent], clock)
-    assert service.store.get_replay(rid)["state"] == m.COMPLETED
-    assert sample(metrics, "rpa_replays_ended_total", outcome=m.COMPLETED) == 1
+    ended = service.store.get_replay(rid)
+    assert ended["state"] == m.COMPLETED
+    # a dialog answered by a person is a step not seen: the run ends without a claim of `completed`
+    assert ended["outcome"] == "halted_before_effect"
+    assert sample(metrics, "rpa_replays_ended_total", outcome="halted_before_effect") == 1
+    assert sample(metrics, "rpa_replays_ended_total", outcome=m.COMPLETED) == 0
     reports = len([a for a in service.store.actions(rid) if a["state"] == m.ACKED])
     assert sample(metrics, "rpa_verdict_seconds_count") >= reports >= 3
     assert sample(metrics, "rpa_image_work_wait_seconds_count") >= reports
@@ -47,5 +51,5 @@ async def test_a_cancelled_replay_is_counted_once(service, metrics):
     rid = await service.start(steps=steps(3), competence="c", version=1, machine_id="pc-1")
     await service.cancel(rid, by="olga")
     await service.cancel(rid, by="olga")  # already ended: not counted again
-    assert sample(metrics, "rpa_replays_ended_total", outcome=m.CANCELLED) == 1
+    assert sample(metrics, "rpa_replays_ended_total", outcome="halted_before_effect") == 1
     assert b"rpa_replays_ended_total" in metrics.render()
