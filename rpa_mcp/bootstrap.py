@@ -14,6 +14,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from rpa_mcp.auth.console_credentials import ConsoleCredentials
 from rpa_mcp.auth.keys import load_signing_keys
 from rpa_mcp.auth.provider import ProviderAccessTokens, ProviderKeys
 from rpa_mcp.auth.throttle import FailedSignIns, SignInThrottle
@@ -65,6 +66,7 @@ class Services:
     ocr: OcrEngine
     notifier: Notifier
     access_tokens: AccessTokens
+    console_credentials: ConsoleCredentials  # what people paste to sign in to the console (development)
     audit: AuditLog
     rate_limiter: RateLimiter | SharedRateLimiter
     sign_in_throttle: FailedSignIns  # failed sign-ins per address (bearer tokens and the console)
@@ -166,6 +168,13 @@ def build_services(
             clock=clock,
             max_ttl_s=settings.access_token_max_ttl_s,
         ),
+        console_credentials=ConsoleCredentials(
+            keys,
+            issuer=settings.jwt_issuer,
+            audience=settings.jwt_audience,
+            clock=clock,
+            max_ttl_s=settings.access_token_max_ttl_s,
+        ),
         audit=audit,
         rate_limiter=rate_limiter,
         sign_in_throttle=sign_in_throttle(settings, db, clock),
@@ -180,6 +189,7 @@ def build_services(
             approval_base_url=public_base_url(settings),
             audit=audit,
             changed=notifier.resource_updated,
+            links=settings.linked_identities,
         ),
         competences=competences,
         traces=traces,

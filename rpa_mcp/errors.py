@@ -15,6 +15,7 @@ and tests depend on them); `retryable` says whether the same request may succeed
     ├── Conflict                      conflict                        409
     ├── PreconditionFailed            precondition-failed             409
     ├── Unauthenticated               unauthenticated                 401
+    │   └── ConsoleCredentialRefused  console-credential-refused      401
     ├── Forbidden                     forbidden                       403
     ├── RateLimited                   rate-limited                    429  retryable
     ├── ToolQuotaExceeded             tool-quota-exceeded             429
@@ -119,6 +120,12 @@ class Unauthenticated(RpaError):
 
     code = "unauthenticated"
     http_status = 401
+
+
+class ConsoleCredentialRefused(Unauthenticated):
+    """A console sign-in credential was sent to /mcp or /api/v1, which take access tokens only (`rpa-mcp token`)."""
+
+    code = "console-credential-refused"
 
 
 class Forbidden(RpaError):

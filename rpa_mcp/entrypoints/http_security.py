@@ -11,13 +11,19 @@ from typing import Any
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 
+from rpa_mcp.auth.console_credentials import is_console_credential
 from rpa_mcp.auth.throttle import FailedSignIns, count_failure
+from rpa_mcp.errors import ConsoleCredentialRefused
 from rpa_mcp.identity import ROLES, Caller
 
 Scope = dict[str, Any]
 ASGIApp = Callable[[Scope, Any, Any], Awaitable[None]]
 PUBLIC_PATHS = ("/healthz", "/.well-known/")
 PROTECTED_PREFIXES = ("/mcp", "/api/")
+CONSOLE_CREDENTIAL_HERE = (
+    "a console sign-in credential is not an access token: /mcp and /api/v1 take access tokens "
+    "(rpa-mcp token --sub NAME --role ROLE)"
+)
 
 
 async def send_json(send: Any, status: int, body: dict[str, Any], headers: Iterable[tuple[str, str]] = ()) -> None:
@@ -129,16 +135,11 @@ class BearerAuth:
                         [("retry-after", str(max(1, int(retry + 0.999))))],
                     )
             error = "invalid_token" if token else "invalid_request"
-            challenge = (
-                f'Bearer error="{error}", error_description="a valid bearer token is required", '
-                f'resource_metadata="{self.metadata_url}"'
-            )
-            return await send_json(
-                send,
-                401,
-                problem(401, "unauthenticated", "a valid bearer token is required"),
-                [("www-authenticate", challenge)],
-            )
+            code, detail = "unauthenticated", "a valid bearer token is required"
+            if token and is_console_credential(token):  # a person's console sign-in, never an API credential
+                code, detail = ConsoleCredentialRefused.code, CONSOLE_CREDENTIAL_HERE
+            challenge = f'Bearer error="{error}", error_description="{detail}", resource_metadata="{self.metadata_url}"'
+            return await send_json(send, 401, problem(401, code, detail), [("www-authenticate", challenge)])
         scope["rpa.caller"], scope["user"] = found, sdk_user(found)
         await self.app(scope, receive, send)
 

@@ -92,6 +92,7 @@ async def console(tmp_path: Path, serve: Callable[..., Any], monkeypatch: pytest
         oidc_client_secret="s3cret",
         oidc_audience=AUDIENCE,
         console_token_sign_in=True,
+        identity_links=f"o.petit@rpa-mcp = o.petit@{provider.issuer}",  # his assistant's token and his account
     )
     services = build_services(settings)
     base = await serve(create_app(services=services))
