@@ -239,3 +239,19 @@ def test_identity_links_are_checked_when_the_server_starts() -> None:
     links = Settings(identity_links=f"chef@hopital.fr@rpa-mcp = u-1@{IDP}/").linked_identities
     assert links.same_person(Identity("rpa-mcp", "chef@hopital.fr"), Identity(IDP, "u-1"))
     assert not links.same_person(Identity("rpa-mcp", "chef@hopital.fr"), Identity(IDP, "u-2"))
+
+
+def test_console_sessions_opened_before_the_upgrade_end(tmp_path: Path) -> None:
+    """They may have been opened with an access token: the schema step that adds the issuer ends them."""
+    from rpa_mcp.store.db import Database, Migrations
+    from rpa_mcp.store.web_sessions import MIGRATIONS, WebSessionStore
+    from rpa_mcp.testing import FakeClock
+
+    db = Database(str(tmp_path / "old.sqlite3"))
+    db.migrate("web", Migrations(sqlite=MIGRATIONS.sqlite[:1], postgres=MIGRATIONS.postgres[:1]))
+    db.execute(
+        "INSERT INTO web_sessions VALUES (?,?,?,?,?,?,?,?)",
+        ("h" * 64, "agent:claude", '["operator"]', "jwt", "00" * 32, 0.0, 0.0, 1e12),
+    )
+    WebSessionStore(db, FakeClock())
+    assert db.query("SELECT * FROM web_sessions") == []
