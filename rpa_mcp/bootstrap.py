@@ -25,6 +25,7 @@ from rpa_mcp.competences.ports import Competences
 from rpa_mcp.confirmation.service import ConfirmationService
 from rpa_mcp.dialogs.service import DialogService
 from rpa_mcp.llm import build_action_runner, build_target_locator
+from rpa_mcp.metrics_prometheus import PrometheusMetrics
 from rpa_mcp.notify import Notifier
 from rpa_mcp.ops.ratelimit import RateLimiter
 from rpa_mcp.replay.model import ReplayConfig
@@ -43,6 +44,7 @@ from rpa_mcp.store.db import Database, open_database
 from rpa_mcp.store.migrations import require_current
 from rpa_mcp.store.notify import LocalWakeBus, PgBus, PgChangeRelay, PgWakeBus, wake_bus
 from rpa_mcp.store.replay import ReplayRepository
+from rpa_mcp.store.revocations import TokenRevocations
 from rpa_mcp.store.sign_in_failures import SharedSignInThrottle
 from rpa_mcp.store.traces import TraceStore
 from rpa_mcp.validation import Validator
@@ -85,6 +87,7 @@ class Services:
     leadership: Leadership
     wakeups: LocalWakeBus | PgWakeBus  # its start() also starts the change relay's listener (PostgreSQL)
     provider_tokens: ProviderAccessTokens | None  # the identity provider's access tokens, if configured
+    metrics: PrometheusMetrics  # counted by the replay engine and the image work, read at GET /metrics
 
 
 def build_services(
@@ -144,7 +147,16 @@ def build_services(
         settings.catalog_path, dialog_ocr, resolver_enabled=settings.dialog_resolver_enabled
     )
     validator = build_validator(settings, ocr, dialogs, fast_ocr=dialog_ocr)
-    frames, image_work = FrameCache(settings.frame_cache_bytes), ImageWork(settings.image_work_slots)
+    replays = ReplayRepository(db)
+    image_work = ImageWork(
+        settings.image_work_slots,
+        reserved=min(settings.image_work_reserved_slots, settings.image_work_slots - 1),
+        per_identity=settings.image_work_per_identity,
+        queue_per_identity=settings.image_work_queue_per_identity,
+    )
+    metrics = PrometheusMetrics(queue=replays.open_action_counts, running=lambda: image_work.running)
+    image_work.metrics = metrics
+    frames = FrameCache(settings.frame_cache_bytes)
     competences: Competences
     if shared_db:
         competences = DbCompetenceStore(db, clock, root=settings.data_dir / "competences")  # shared by the replicas
@@ -154,6 +166,7 @@ def build_services(
         competences = files
     vlm = vlm or build_target_locator(settings) or NoVlmLocator()
     server_actions = server_actions or build_action_runner(settings) or NoServerActionRunner()
+    revocations = TokenRevocations(db, clock)
     return Services(
         settings=settings,
         db=db,
@@ -167,6 +180,7 @@ def build_services(
             api_token=settings.api_token.get_secret_value() if settings.api_token else None,
             clock=clock,
             max_ttl_s=settings.access_token_max_ttl_s,
+            revoked_at=revocations.revoked_at,
         ),
         console_credentials=ConsoleCredentials(
             keys,
@@ -174,6 +188,7 @@ def build_services(
             audience=settings.jwt_audience,
             clock=clock,
             max_ttl_s=settings.access_token_max_ttl_s,
+            revoked_at=revocations.revoked_at,  # `rpa-mcp revoke NAME` ends a person's credentials too
         ),
         audit=audit,
         rate_limiter=rate_limiter,
@@ -209,7 +224,7 @@ def build_services(
         vlm=vlm,
         server_actions=server_actions,
         replay=ReplayService(
-            ReplayRepository(db),
+            replays,
             clock=clock,
             config=ReplayConfig.from_settings(settings),
             thresholds=load_thresholds(settings.catalog_path / "thresholds.yaml"),
@@ -221,11 +236,13 @@ def build_services(
             server_actions=server_actions,
             wakeups=wakeups if shared_db else None,  # one process: its own events suffice
             image_work=image_work,
+            metrics=metrics,
         ),
         coordination=coordination,
         leadership=Leadership(db),
         wakeups=wakeups,
         provider_tokens=build_provider_tokens(settings, clock),
+        metrics=metrics,
     )
 
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
+from pydantic_settings import SettingsError
 
 from rpa_mcp import __version__
 from rpa_mcp.errors import RpaError
@@ -58,29 +59,55 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _warn_unknown_names() -> None:
+    from rpa_mcp.startup import unknown_names
+
+    for warning in unknown_names(os.environ):
+        print(f"rpa-mcp: warning: {warning}", file=sys.stderr)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
-    import uvicorn
+    from rpa_mcp import startup
+    from rpa_mcp.entrypoints.http_server import HttpLimits, ensure_open_files
 
-    from rpa_mcp.auth.keys import key_source
-    from rpa_mcp.bootstrap import build_services, public_base_url
-    from rpa_mcp.entrypoints.app import create_app, freeze_startup_heap
-
+    _warn_unknown_names()
     settings = _settings(args)
+    ensure_open_files(HttpLimits.from_settings(settings))  # refused here, before anything heavy loads
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    services = build_services(settings)
-    app = create_app(settings, services=services)  # refuses to start before anything is printed
-    sock = bind(settings.host, settings.port)
+    lock = startup.lock_data_dir(settings)  # one server per SQLite data folder
+    try:
+        return _serve(settings)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _serve(settings: Settings) -> int:
+    from rpa_mcp import startup
+
+    sock = bind(settings.host, settings.port)  # a busy port is said before the models (and their libraries) load
     port = sock.getsockname()[1]
     actual = settings if port == settings.port else settings.model_copy(update={"port": port})
+    try:
+        startup.probe_database(settings)
+        from rpa_mcp.auth.keys import key_source
+        from rpa_mcp.bootstrap import build_services, public_base_url
+        from rpa_mcp.entrypoints.app import create_app, freeze_startup_heap
+        from rpa_mcp.entrypoints.http_server import serve
+
+        services = build_services(actual)
+        app = create_app(actual, services=services)  # refuses to start before anything is printed
+    except BaseException:
+        sock.close()
+        raise
     # The operator token goes to a person's terminal only: when the output is redirected (a log file,
     # a service manager's journal), none is minted or printed.
     on_terminal = sys.stdout.isatty() and not settings.auth_disabled
     token = services.access_tokens.mint("operator", ["operator"], ttl_s=12 * 3600) if on_terminal else None
     keys = services.access_tokens.keys
     print(_banner(public_base_url(actual), token, actual, key_source(settings, keys)), flush=True)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     freeze_startup_heap()
-    server.run(sockets=[sock])
+    serve(app, sock, settings)
     return 0
 
 
@@ -88,7 +115,7 @@ def _banner(base: str, token: str | None, settings: Settings, key: str) -> str:
     url = f"{base}/mcp"
     if token is None:
         auth = "DISABLED (local development)" if settings.auth_disabled else "bearer tokens"
-        return f"""rpa-mcp {__version__} — MCP endpoint: {url}
+        return f"""rpa-mcp {__version__} — MCP endpoint: {url}   operator console: {base}/console
 data dir: {settings.data_dir.resolve()}   auth: {auth}
 signing key: {key}
 The operator token is printed on a terminal only (this output is not one, and may be a log).
@@ -112,7 +139,7 @@ Console sign-in (development): rpa-mcp token --console --sub <name> --role appro
     auth = (
         "DISABLED (local development)" if settings.auth_disabled else "bearer tokens (operator token below, valid 12 h)"
     )
-    return f"""rpa-mcp {__version__} — MCP endpoint: {url}
+    return f"""rpa-mcp {__version__} — MCP endpoint: {url}   operator console: {base}/console
 data dir: {settings.data_dir.resolve()}   auth: {auth}
 signing key: {key}
 
@@ -139,6 +166,7 @@ def cmd_token(args: argparse.Namespace) -> int:
     from rpa_mcp.auth.keys import key_source, load_signing_keys
     from rpa_mcp.auth.tokens import AccessTokens
 
+    _warn_unknown_names()  # a misspelt RPA_JWT_SECRET would mint with another key
     settings = Settings()
     keys = load_signing_keys(settings, create=args.init)
     tokens = AccessTokens(
@@ -169,6 +197,38 @@ def cmd_token(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     print(token)
+    return 0
+
+
+def cmd_revoke(args: argparse.Namespace) -> int:
+    """Refuse every token of a subject issued until now (a workstation's, a person's), on every replica."""
+    import getpass
+    import time
+
+    from rpa_mcp.clock import SystemClock
+    from rpa_mcp.store.db import open_database
+    from rpa_mcp.store.migrations import require_current
+    from rpa_mcp.store.revocations import REFRESH_S, TokenRevocations
+
+    if not args.list and not args.subject:
+        raise CliError("name the subject whose tokens to revoke (rpa-mcp revoke ws-pc-12), or pass --list")
+    settings = Settings()
+    db = open_database(settings)
+    try:
+        require_current(db)
+        revocations = TokenRevocations(db, SystemClock())
+        if args.list:
+            for subject, at in revocations.listed().items():
+                print(f"{subject}\t{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(at))}")
+            return 0
+        # the row keeps who and when (`rpa-mcp revoke --list`); the audit chain is the server's own to write
+        at = revocations.revoke(args.subject, by=f"cli:{getpass.getuser()}")
+    finally:
+        db.close()
+    print(
+        f"revoked every token of {args.subject} issued until {time.strftime('%H:%M:%S', time.gmtime(at))} UTC; "
+        f"running servers refuse them within {REFRESH_S:.0f} s. A token minted from now on is accepted."
+    )
     return 0
 
 
@@ -312,10 +372,10 @@ def _guarded(run: Callable[[], int]) -> int:
         return _fail(str(exc))
     except RpaError as exc:
         return _fail(exc.message)
-    except ValidationError as exc:  # a setting read from the environment (RPA_...) is invalid
-        err = exc.errors(include_url=False)[0]
-        name = "RPA_" + str(err["loc"][0]).upper() if err["loc"] else "a setting"
-        return _fail(f"{name}: {err['msg']} (see docs/reference/settings.md)")
+    except (ValidationError, SettingsError) as exc:  # a setting read from the environment (RPA_...) is invalid
+        from rpa_mcp.startup import describe_settings_error
+
+        return _fail(describe_settings_error(exc))
     except Exception as exc:
         if os.environ.get("RPA_LOG_LEVEL", "").upper() == "DEBUG":
             raise
@@ -368,6 +428,12 @@ def _main(argv: list[str]) -> int:
         help="create the signing key in the data folder if there is none (otherwise a missing key is an error)",
     )
     token.set_defaults(fn=cmd_token)
+    revoke = sub.add_parser(
+        "revoke", help="refuse every token of a subject issued until now (a workstation's agent token, a person's)"
+    )
+    revoke.add_argument("subject", nargs="?", help="the --sub the tokens were minted with (e.g. ws-pc-12)")
+    revoke.add_argument("--list", action="store_true", help="list the revoked subjects and when")
+    revoke.set_defaults(fn=cmd_revoke)
     audit = sub.add_parser("audit", help="audit log tools")
     audit.add_argument("action", choices=["verify"])
     audit.add_argument(

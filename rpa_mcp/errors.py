@@ -15,9 +15,9 @@ and tests depend on them); `retryable` says whether the same request may succeed
     ├── Conflict                      conflict                        409
     ├── PreconditionFailed            precondition-failed             409
     ├── Unauthenticated               unauthenticated                 401
-    │   └── ConsoleCredentialRefused  console-credential-refused      401
     ├── Forbidden                     forbidden                       403
     ├── RateLimited                   rate-limited                    429  retryable
+    │   └── ImageWorkBusy             image-work-busy                 429  retryable
     ├── ToolQuotaExceeded             tool-quota-exceeded             429
     ├── ConfirmationError             confirmation-invalid            403
     │   ├── TokenExpired              confirmation-expired            403
@@ -122,12 +122,6 @@ class Unauthenticated(RpaError):
     http_status = 401
 
 
-class ConsoleCredentialRefused(Unauthenticated):
-    """A console sign-in credential was sent to /mcp or /api/v1, which take access tokens only (`rpa-mcp token`)."""
-
-    code = "console-credential-refused"
-
-
 class Forbidden(RpaError):
     """The caller's roles do not allow this operation (or this machine); the message names the roles needed."""
 
@@ -145,6 +139,12 @@ class RateLimited(RpaError):
     def __init__(self, message: str, *, retry_after_s: float, **details: Any) -> None:
         super().__init__(message, retry_after_s=round(retry_after_s, 3), **details)
         self.retry_after_s = retry_after_s
+
+
+class ImageWorkBusy(RateLimited):
+    """This identity already has its share of image operations running or waiting; retry after `retry_after_s`."""
+
+    code = "image-work-busy"
 
 
 # --- confirmation (propose/apply) ------------------------------------------------------

@@ -6,17 +6,20 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from rpa_mcp.identity import IdentityLinks
 
 RiskLevel = Literal["read", "draft", "write", "act", "dangerous"]
 ApprovalMode = Literal["token", "human"]
 PACKAGE_DIR = Path(__file__).resolve().parent
+# A list setting: `a,b` or a JSON list `["a","b"]` in the environment.
+NameList = Annotated[list[str], NoDecode]
 
 
 def is_loopback_host(host: str) -> bool:
@@ -54,8 +57,12 @@ class Settings(BaseSettings):
     host: str = Field("127.0.0.1", description="Bind address.")
     port: int = Field(8765, ge=0, le=65535, description="Bind port (0 = any free port).")
     public_url: str | None = Field(None, description="Externally visible base URL (behind a proxy).")
-    allowed_hosts: list[str] = Field(default_factory=list, description="Extra Host values accepted (DNS rebinding).")
-    allowed_origins: list[str] = Field(default_factory=list, description="Extra Origin values accepted.")
+    allowed_hosts: NameList = Field(
+        default_factory=list, description="Extra Host values accepted (DNS rebinding), comma-separated."
+    )
+    allowed_origins: NameList = Field(
+        default_factory=list, description="Extra Origin values accepted, comma-separated."
+    )
     jwt_secret: SecretStr | None = Field(None, description="Signing key(s), comma-separated: first signs, all verify.")
     jwt_issuer: str = Field("rpa-mcp", description="`iss` of access and confirmation tokens.")
     jwt_audience: str = Field("rpa-mcp", description="`aud` of access tokens.")
@@ -147,9 +154,49 @@ class Settings(BaseSettings):
     frame_cache_bytes: int = Field(
         256 * 1024 * 1024, ge=0, description="Decoded screenshots kept in memory, all sessions together (bytes, LRU)."
     )
-    image_work_slots: int = Field(2, ge=1, le=64, description="Image decodes/analyses running at once; others wait.")
+    image_work_slots: int = Field(3, ge=1, le=64, description="Image decodes/analyses running at once; others wait.")
+    image_work_reserved_slots: int = Field(
+        1,
+        ge=0,
+        le=63,
+        description="Of the image-work slots, this many only for agents (validation, target resolution, "
+        "observation, a replay's check of a reported action); at most slots - 1.",
+    )
+    image_work_per_identity: int = Field(
+        1, ge=1, le=64, description="Image operations one identity runs at once (its other calls wait their turn)."
+    )
+    image_work_queue_per_identity: int = Field(
+        4,
+        ge=0,
+        le=1000,
+        description="Image operations one identity may have waiting; one more is refused 429 image-work-busy "
+        "with Retry-After.",
+    )
     max_request_pixels: int = Field(
         80_000_000, ge=1, description="Pixels of all images of one request together (a batch of screenshots)."
+    )
+    # --- the HTTP server's connections (docs/decisions/http-server.md); a reverse proxy keeps the same
+    http_header_timeout_s: float = Field(
+        10.0, gt=0, le=300, description="A request's line and headers must arrive within this (s); else 408, closed."
+    )
+    http_body_timeout_s: float = Field(
+        30.0, gt=0, le=3600, description="A request's whole body must arrive within this after its head (s); else 408."
+    )
+    http_idle_timeout_s: float = Field(
+        5.0,
+        gt=0,
+        le=300,
+        description="A connection that sends nothing this long (new, or after an answer) is closed (s).",
+    )
+    http_max_connections: int = Field(
+        1000, ge=1, le=100_000, description="Open connections, all clients together; one more is answered 503."
+    )
+    http_max_connections_per_address: int = Field(
+        100,
+        ge=1,
+        le=100_000,
+        description="Open connections from one client address; one more is answered 503 (behind a reverse proxy, "
+        "every client has the proxy's address: set at least the proxy's upstream connections).",
     )
     mcp_max_sessions: int = Field(1000, ge=1, description="Open legacy (2025-11-25) MCP sessions, all identities.")
     mcp_sessions_per_identity: int = Field(
@@ -180,7 +227,7 @@ class Settings(BaseSettings):
     oidc_client_secret: SecretStr | None = Field(None, description="The console's client secret.")
     oidc_roles_claim: str = Field("roles", description="Claim carrying the roles (dotted path: realm_access.roles).")
     oidc_audience: str | None = Field(None, description="`aud` of provider access tokens (default: <public url>/mcp).")
-    oidc_algorithms: list[str] = Field(["RS256", "ES256"], description="Signature algorithms accepted (pinned).")
+    oidc_algorithms: NameList = Field(["RS256", "ES256"], description="Signature algorithms accepted (pinned).")
     oidc_scopes: str = Field("openid profile email", description="Scopes asked at console sign-in.")
     console_token_sign_in: bool | None = Field(
         None,
@@ -194,6 +241,16 @@ class Settings(BaseSettings):
         "(SUBJECT@ISSUER; `=` within a person, `;` between people).",
     )
     oidc_keys_cache_s: float = Field(300.0, gt=0, description="How long the provider's metadata and keys are cached.")
+
+    @field_validator("allowed_hosts", "allowed_origins", "oidc_algorithms", mode="before")
+    @classmethod
+    def _split_list(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        if text.startswith("["):
+            return json.loads(text)  # a malformed JSON list is a ValueError naming the setting
+        return [part.strip() for part in text.split(",") if part.strip()]
 
     @field_validator("approval")
     @classmethod

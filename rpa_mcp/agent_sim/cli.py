@@ -1,9 +1,10 @@
 """`rpa-mcp agent-sim`: run the reference agent on a virtual desktop against a real server.
 
-    rpa-mcp agent-sim --url http://127.0.0.1:8765 --token T --machine-id M --desktop incident \\
+    rpa-mcp agent-sim --url http://127.0.0.1:8765 --token-file F --machine-id M --desktop incident \\
         [--v1] [--faults "lose_report@2;die_mid_action@3"] [--start-screen pacs]
 
-The token defaults to the `api_token` setting (RPA_API_TOKEN); an agent token is minted with
+The token comes from --token-file, else $RPA_AGENT_TOKEN, else the `api_token` setting
+(RPA_API_TOKEN); `--token T` works but shows the token in the process list. An agent token is minted with
 `rpa-mcp token --sub NAME --role agent` in the server's folder. The agent says on stderr what it
 does (connected, waiting, received, executed, reported). A simulated crash (fault) ends the
 process with status 3 unless `--restart-on-crash N` restarts the agent on the same journal.
@@ -25,6 +26,7 @@ from rpa_mcp.agent_sim.agent import AgentCrashed, ReferenceAgent
 from rpa_mcp.agent_sim.desktop import VirtualDesktop
 from rpa_mcp.agent_sim.faults import FAULT_KINDS, FaultPlan
 from rpa_mcp.agent_sim.journal import Journal
+from rpa_mcp.agent_token import add_token_options, agent_token
 from rpa_mcp.errors import RpaError
 from rpa_mcp.settings import Settings
 
@@ -36,7 +38,7 @@ DISMISS_LABELS = ("no", "non", "cancel", "annuler")
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rpa-mcp agent-sim", description="Reference desktop agent on a virtual desktop.")
     p.add_argument("--url", required=True, help="Server base URL (http://127.0.0.1:8765).")
-    p.add_argument("--token", default=None, help="Bearer token (default: the RPA_API_TOKEN setting).")
+    add_token_options(p)
     p.add_argument("--machine-id", required=True, help="Machine id this agent polls for.")
     p.add_argument("--desktop", default="incident", help="Desktop name (rpa_mcp/agent_sim/desktops) or a YAML path.")
     p.add_argument("--start-screen", default=None, help="Screen to start on (default: the desktop's start).")
@@ -78,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
 def _hint(exc: RpaError) -> str:
     if exc.code == "unauthenticated":
         return (
-            "; pass --token with an agent token (rpa-mcp token --sub NAME --role agent, run in the server's "
+            "; pass --token-file (or set RPA_AGENT_TOKEN) with an agent token "
+            "(rpa-mcp token --sub NAME --role agent, run in the server's "
             "folder) or set RPA_API_TOKEN as the server has it"
         )
     if exc.code == "forbidden":
@@ -88,7 +91,11 @@ def _hint(exc: RpaError) -> str:
 
 async def _run(args: argparse.Namespace) -> int:
     settings = Settings()
-    token = args.token or (settings.api_token.get_secret_value() if settings.api_token else None)
+    token = agent_token(
+        args,
+        fallback=lambda: settings.api_token.get_secret_value() if settings.api_token else None,
+        warn=lambda text: print(f"agent-sim: warning: {text}", file=sys.stderr),
+    )
     desktop = VirtualDesktop.load(args.desktop, images_dir=args.images_dir, start=args.start_screen)
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", args.machine_id)[:80] or "machine"
     journal_path = args.journal or settings.data_dir / "agent_sim" / f"{slug}.journal.sqlite"

@@ -592,7 +592,7 @@ def run_agent(args: argparse.Namespace, *, say: Say) -> int:
     stop = threading.Event()
     agent = X11Agent(
         url=args.url,
-        token=_token(args.token),
+        token=_token(args),
         machine_id=args.machine_id,
         display_name=display,
         journal=journal,

@@ -1,9 +1,10 @@
 """`rpa-mcp agent-x11` (replay) and `rpa-mcp agent-x11 record` (observation) on a real X11 desktop.
 
-    rpa-mcp agent-x11 --url URL --token T --machine-id M [--display :N] [--journal PATH]
-    rpa-mcp agent-x11 record --url URL --token T --machine-id M [--session-id S] [--display :N]
+    rpa-mcp agent-x11 --url URL --token-file F --machine-id M [--display :N] [--journal PATH]
+    rpa-mcp agent-x11 record --url URL --token-file F --machine-id M [--session-id S] [--display :N]
 
-The token defaults to the `api_token` setting (RPA_API_TOKEN). Both say what they do on stderr.
+The token comes from --token-file, else $RPA_AGENT_TOKEN, else the `api_token` setting
+(RPA_API_TOKEN). Both say what they do on stderr.
 They need the optional extra: `pip install rpa-mcp[x11]`.
 """
 
@@ -18,6 +19,8 @@ import threading
 import time
 from pathlib import Path
 
+from rpa_mcp.agent_token import add_token_options, agent_token
+
 EXIT_REFUSED = 4
 
 
@@ -27,7 +30,7 @@ def say(text: str) -> None:
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--url", required=True, help="Server base URL (http://127.0.0.1:8765).")
-    p.add_argument("--token", default=None, help="Bearer token (default: the RPA_API_TOKEN setting).")
+    add_token_options(p)
     p.add_argument("--machine-id", required=True, help="This workstation's machine id.")
     p.add_argument("--display", default=None, help="X display (default: $DISPLAY).")
 
@@ -58,9 +61,11 @@ def replay_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _token(given: str | None) -> str | None:
-    if given:
-        return given
+def _token(args: argparse.Namespace) -> str | None:
+    return agent_token(args, fallback=_api_token_setting, warn=lambda text: say(f"warning: {text}"))
+
+
+def _api_token_setting() -> str | None:
     from rpa_mcp.settings import Settings
 
     secret = Settings().api_token
@@ -104,7 +109,7 @@ def record(args: argparse.Namespace) -> int:
         signal.signal(sig, lambda *_: stop.set())
     recorder = Recorder(
         url=args.url,
-        token=_token(args.token),
+        token=_token(args),
         machine_id=args.machine_id,
         session_id=session,
         display_name=display,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from base64 import urlsafe_b64decode
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jwt
@@ -52,10 +52,12 @@ class ConsoleCredentials:
         audience: str,
         clock: Clock | None = None,
         max_ttl_s: int = DEFAULT_MAX_TTL_S,
+        revoked_at: Callable[[str], float | None] | None = None,
     ) -> None:
         self.keys, self.issuer, self.audience = tuple(keys), issuer, console_audience(audience)
         self.clock = clock or SystemClock()
         self.max_ttl_s = max_ttl_s
+        self.revoked_at = revoked_at  # `rpa-mcp revoke`: a subject's credentials issued until then are refused
 
     def mint(self, subject: str, roles: list[str], *, ttl_s: int = 3600, now: float | None = None) -> str:
         """A credential for one person; only the roles of people."""
@@ -101,6 +103,9 @@ class ConsoleCredentials:
             return None
         roles = claims.get("roles")
         if not isinstance(roles, list) or not str(claims["sub"]).strip():
+            return None
+        revoked = self.revoked_at(str(claims["sub"])) if self.revoked_at is not None else None
+        if revoked is not None and claims["iat"] <= revoked:
             return None
         return Caller(
             subject=str(claims["sub"]),

@@ -14,12 +14,13 @@ from __future__ import annotations
 import hmac
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import jwt
 
+from rpa_mcp.auth.keys import fingerprint
 from rpa_mcp.clock import Clock, SystemClock
 from rpa_mcp.errors import ConfirmationError, TokenExpired
 from rpa_mcp.identity import ROLES, Caller
@@ -92,8 +93,11 @@ class AccessTokens:
         api_token: str | None = None,
         clock: Clock | None = None,
         max_ttl_s: int = DEFAULT_MAX_TTL_S,
+        revoked_at: Callable[[str], float | None] | None = None,
     ) -> None:
         self._verified: OrderedDict[str, _Verified] = OrderedDict()
+        # when a subject's tokens were revoked (`rpa-mcp revoke`): those issued until then are refused
+        self.revoked_at = revoked_at
         self._lock = threading.Lock()
         self.keys = keys
         self.issuer, self.audience, self.api_token = issuer, audience, api_token
@@ -141,7 +145,9 @@ class AccessTokens:
         }
         if machines is not None:
             claims["machines"] = sorted({m.strip() for m in machines})
-        return jwt.encode(claims, self.keys[0], algorithm=ALGORITHM, headers={"typ": ACCESS_TYP})
+        # `kid`: the signing key's public fingerprint, so that a refusal can say which key signed it
+        headers = {"typ": ACCESS_TYP, "kid": fingerprint(self.keys[0])}
+        return jwt.encode(claims, self.keys[0], algorithm=ALGORITHM, headers=headers)
 
     def verify(self, token: str) -> Caller | None:
         """A Caller, or None for anything invalid (no reason leaks to the client)."""
@@ -152,14 +158,14 @@ class AccessTokens:
             if seen is not None:
                 self._verified.move_to_end(token)
         if seen is not None:
-            if self._still_valid(seen):
+            if self._still_valid(seen) and not self.is_revoked(seen.caller.subject, seen.iat):
                 return seen.caller
             with self._lock:
                 self._verified.pop(token, None)
             return None
         keys = self._keys
         caller, times = self._verify_in_full(token, keys)
-        if caller is None or times is None:
+        if caller is None or times is None or self.is_revoked(caller.subject, times.iat):
             return None
         with self._lock:
             if self._keys is keys:  # not if the key ring changed meanwhile
@@ -167,6 +173,11 @@ class AccessTokens:
                 while len(self._verified) > VERIFIED_CACHE_SIZE:
                     self._verified.popitem(last=False)
         return caller
+
+    def is_revoked(self, subject: str, issued_at: float) -> bool:
+        """Whether `subject`'s tokens issued at `issued_at` were revoked since."""
+        revoked = self.revoked_at(subject) if self.revoked_at is not None else None
+        return revoked is not None and issued_at <= revoked
 
     def _still_valid(self, seen: _Verified) -> bool:
         now = self.clock.now()

@@ -7,8 +7,12 @@
    (`^(a+)+$` against 400 x 20,000 "a" + "!") are in flight, against idle `/healthz`.
 3. Throughput of 16 concurrent ingest clients (batches of 20 events, a 1280x720 screenshot
    every 5th event), events per second and request latency.
+4. Slow and idle clients (`rpa_mcp.bench.slow_clients`): 2,000 connections from one address,
+   `/healthz` and an authenticated call from another, for each HTTP set-up.
+5. Fair image work (`rpa_mcp.bench.image_flood`): one caller floods classify_dialog with
+   near-limit images, another's small call is timed.
 
-    rpa-mcp bench hardening [--rest --side 6320 --seconds 10]
+    rpa-mcp bench hardening [--rest --side 6320 --seconds 10 --connections 2000 --only slow,images]
 
 Figures on a shared machine are noisy: compare within one run (the ratios), not across runs.
 """
@@ -29,7 +33,7 @@ import cv2
 import httpx2
 import numpy as np
 
-from rpa_mcp.bench import summary
+from rpa_mcp.bench import image_flood, slow_clients, summary
 from rpa_mcp.bench.server import ServerProcess, server_process
 
 MIB = 1024 * 1024
@@ -205,11 +209,21 @@ async def ingest_throughput(server: ServerProcess, client: httpx2.AsyncClient, s
     ]
 
 
-async def measure(side: int, seconds: float) -> str:
+async def measure(args: argparse.Namespace) -> str:
+    side, seconds, only = args.side, args.seconds, set(args.only.split(","))
     lines: list[str] = []
+    if "slow" in only:
+        lines += await slow_clients.measure(args.connections, args.flood_seconds, args.http.split(","))
+    if "images" in only:
+        lines += await image_flood.measure(args.flooder_calls)
+    if "memory" not in only:
+        return "\n".join(lines)
     with tempfile.TemporaryDirectory() as tmp:
-        limits = {"RPA_MAX_IMAGE_PIXELS": str(max(40_000_000, side * side))}
-        with server_process(Path(tmp) / "server", **limits) as server:
+        limits = {
+            "RPA_MAX_IMAGE_PIXELS": str(max(40_000_000, side * side)),
+            "RPA_IMAGE_WORK_QUEUE_PER_IDENTITY": "16",  # one identity's 8 and 6 calls at once: memory, not fairness
+        }
+        with server_process(Path(tmp) / "server", env=limits) as server:
             async with httpx2.AsyncClient(base_url=server.base, timeout=600) as client:
                 (await client.get("/healthz")).raise_for_status()
                 lines += await image_probes(server, client, side)
@@ -222,5 +236,12 @@ def run(argv: list[str]) -> str:
     parser = argparse.ArgumentParser(prog="rpa-mcp bench hardening")
     parser.add_argument("--side", type=int, default=6320, help="side of the near-limit PNG (default 6320)")
     parser.add_argument("--seconds", type=float, default=10.0, help="duration of the ingest run (default 10)")
+    parser.add_argument(
+        "--only", default="memory,slow,images", help="sections: memory (1-3), slow (4), images (5); default all"
+    )
+    parser.add_argument("--connections", type=int, default=2000, help="slow/idle connections (default 2000)")
+    parser.add_argument("--flood-seconds", type=float, default=20.0, help="duration of the slow-client flood")
+    parser.add_argument("--http", default="plain,options,guarded", help="HTTP set-ups to compare (default all)")
+    parser.add_argument("--flooder-calls", type=int, default=6, help="concurrent calls of the image flooder")
     args = parser.parse_args(argv)
-    return anyio.run(measure, args.side, args.seconds)
+    return anyio.run(measure, args)

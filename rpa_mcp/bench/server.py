@@ -14,7 +14,9 @@ until the child serves it (no polling for readiness), and no other process can t
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import resource
 import secrets
 import subprocess
 import sys
@@ -68,9 +70,26 @@ class ServerProcess:
         return self.log_path.read_text(errors="replace")
 
 
+def _soft_open_files(limit: int) -> None:
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
+
+
 @contextlib.contextmanager
-def server_process(data_dir: Path, **env: str) -> Iterator[ServerProcess]:
-    """`rpa_mcp` served by uvicorn in a child process; `env` holds extra RPA_* settings."""
+def server_process(
+    data_dir: Path,
+    *,
+    http: str = "guarded",
+    open_files: int | None = None,
+    env: dict[str, str] | None = None,
+    **more: str,
+) -> Iterator[ServerProcess]:
+    """`rpa_mcp` served as `rpa-mcp serve` does in a child process; `env` and `more` hold extra RPA_* settings.
+
+    `http`: "guarded" (as `rpa-mcp serve`), or uvicorn without the connection guard: "plain" (its
+    defaults), "options" (its own limits: limit_concurrency, timeout_keep_alive). `open_files`: the
+    child's soft open-file limit at start (a system service's usual 1024, say).
+    """
     data_dir.mkdir(parents=True, exist_ok=True)
     sock = loopback_socket()
     sock.listen(512)
@@ -82,17 +101,19 @@ def server_process(data_dir: Path, **env: str) -> Iterator[ServerProcess]:
         "RPA_JWT_SECRET": secret,
         "RPA_API_TOKEN": agent_token,
         "RPA_WATCHDOG_ENABLED": "false",
-        **env,
+        **(env or {}),
+        **more,
     }
     log_path = data_dir / "server.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "rpa_mcp.bench.server", str(sock.fileno())],
+            [sys.executable, "-m", "rpa_mcp.bench.server", str(sock.fileno()), http],
             env=child_env,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
             pass_fds=(sock.fileno(),),
+            preexec_fn=None if open_files is None else functools.partial(_soft_open_files, open_files),
         )
     port = sock.getsockname()[1]
     sock.close()  # the child holds its own copy
@@ -111,19 +132,37 @@ def server_process(data_dir: Path, **env: str) -> Iterator[ServerProcess]:
 def main(argv: list[str]) -> int:
     """Child side: serve the app built from the environment on the inherited socket."""
     import logging
+    import math
     import socket
 
     import uvicorn
 
     from rpa_mcp.bootstrap import build_services
-    from rpa_mcp.entrypoints.app import create_app
+    from rpa_mcp.entrypoints.app import create_app, freeze_startup_heap
+    from rpa_mcp.entrypoints.http_server import HttpLimits, serve
     from rpa_mcp.settings import Settings
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     sock = socket.socket(fileno=int(argv[0]))
     settings = Settings()
     app = create_app(settings, services=build_services(settings))
-    uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on")).run(sockets=[sock])
+    http = argv[1] if len(argv) > 1 else "guarded"
+    if http == "plain":
+        uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on")).run(sockets=[sock])
+    elif http == "options":  # uvicorn's own limits, set as the guard's caps and idle deadline
+        limits = HttpLimits.from_settings(settings)
+        config = uvicorn.Config(
+            app,
+            log_level="warning",
+            lifespan="on",
+            limit_concurrency=limits.max_connections,
+            timeout_keep_alive=math.ceil(limits.idle_timeout_s),
+            h11_max_incomplete_event_size=16 * 1024,
+        )
+        uvicorn.Server(config).run(sockets=[sock])
+    else:
+        freeze_startup_heap()  # as `rpa-mcp serve`
+        serve(app, sock, settings)
     return 0
 
 

@@ -18,14 +18,17 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Mount, Route
 
 from rpa_mcp import __version__
+from rpa_mcp.auth.explain import explain as explain_refusal
 from rpa_mcp.bootstrap import Services, build_services, public_base_url
 from rpa_mcp.console import console_routes
 from rpa_mcp.console.oidc import build_sign_in
+from rpa_mcp.entrypoints.home import home_endpoint
 from rpa_mcp.entrypoints.host_guard import HostOriginGuard
 from rpa_mcp.entrypoints.http_security import BearerAuth, BodyLimit
 from rpa_mcp.entrypoints.mcp import build_mcp_server
 from rpa_mcp.entrypoints.mcp_body import McpBodyGuard
 from rpa_mcp.entrypoints.mcp_sessions import mcp_http_app
+from rpa_mcp.entrypoints.metrics_route import METRICS_PATH, metrics_endpoint
 from rpa_mcp.entrypoints.openapi import OPENAPI_PATH, openapi_document
 from rpa_mcp.entrypoints.rest import rest_routes
 from rpa_mcp.errors import StartupRefused
@@ -132,6 +135,8 @@ def create_app(
         # /mcp first: the router tries routes in order, and the REST surface has one per operation
         *mcp_app.routes,
         Route("/healthz", healthz, methods=["GET"]),
+        Route("/", home_endpoint(base), methods=["GET"]),
+        Route(METRICS_PATH, metrics_endpoint(services.metrics), methods=["GET"]),
         Route("/.well-known/oauth-protected-resource/mcp", resource_metadata, methods=["GET"]),
         Route("/.well-known/oauth-protected-resource", resource_metadata, methods=["GET"]),
         *rest_routes(registry, services, extra=[Route(OPENAPI_PATH, openapi, methods=["GET"])]),
@@ -178,6 +183,7 @@ def create_app(
                 verify=verify,
                 resource_metadata_url=metadata_url,
                 throttle=services.sign_in_throttle,
+                explain=None if verify is None else partial(explain_refusal, tokens=services.access_tokens),
             ),
             Middleware(McpBodyGuard, path="/mcp", max_bytes=settings.max_body_bytes, limits=limits_of(settings)),
         ],

@@ -104,12 +104,18 @@ class HostOriginGuard:
             port, scheme = self._port(scope), scope.get("scheme", "http")
             host = headers.get(b"host", b"").decode("latin-1")
             if not self._host_verdict(host, scheme, port):
-                return await send_json(
-                    send, 421, problem(421, "misdirected-request", f"Host {host[:100]!r} is not this server")
+                detail = (
+                    f"Host {host[:100]!r} is not this server: set RPA_PUBLIC_URL to the URL clients use, "
+                    "or add the name to RPA_ALLOWED_HOSTS (comma-separated)"
                 )
+                return await send_json(send, 421, problem(421, "misdirected-request", detail))
             origin = headers.get(b"origin")
             if origin is not None and not self._origin_verdict(origin.decode("latin-1"), port):
-                return await send_json(send, 403, problem(403, "forbidden-origin", "Origin is not allowed"))
+                detail = (
+                    f"Origin {origin.decode('latin-1')[:100]!r} is not allowed: set RPA_PUBLIC_URL to the URL "
+                    "browsers use, or add the origin to RPA_ALLOWED_ORIGINS (comma-separated)"
+                )
+                return await send_json(send, 403, problem(403, "forbidden-origin", detail))
         await self.app(scope, receive, send)
 
 

@@ -11,19 +11,14 @@ from typing import Any
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 
-from rpa_mcp.auth.console_credentials import is_console_credential
+from rpa_mcp.auth.explain import Refusal
 from rpa_mcp.auth.throttle import FailedSignIns, count_failure
-from rpa_mcp.errors import ConsoleCredentialRefused
 from rpa_mcp.identity import ROLES, Caller
 
 Scope = dict[str, Any]
 ASGIApp = Callable[[Scope, Any, Any], Awaitable[None]]
 PUBLIC_PATHS = ("/healthz", "/.well-known/")
-PROTECTED_PREFIXES = ("/mcp", "/api/")
-CONSOLE_CREDENTIAL_HERE = (
-    "a console sign-in credential is not an access token: /mcp and /api/v1 take access tokens "
-    "(rpa-mcp token --sub NAME --role ROLE)"
-)
+PROTECTED_PREFIXES = ("/mcp", "/api/", "/metrics")
 
 
 async def send_json(send: Any, status: int, body: dict[str, Any], headers: Iterable[tuple[str, str]] = ()) -> None:
@@ -105,8 +100,10 @@ class BearerAuth:
         verify: Callable[[str], Caller | Awaitable[Caller | None] | None] | None,
         resource_metadata_url: str,
         throttle: FailedSignIns,
+        explain: Callable[[str], Refusal] | None = None,
     ) -> None:
         self.app, self.verify, self.metadata_url, self.throttle = app, verify, resource_metadata_url, throttle
+        self.explain = explain  # why a presented token failed, said in the 401
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         path = scope.get("path", "")
@@ -134,14 +131,24 @@ class BearerAuth:
                         problem(429, "rate-limited", "too many failed sign-ins from this address; retry later"),
                         [("retry-after", str(max(1, int(retry + 0.999))))],
                     )
-            error = "invalid_token" if token else "invalid_request"
-            code, detail = "unauthenticated", "a valid bearer token is required"
-            if token and is_console_credential(token):  # a person's console sign-in, never an API credential
-                code, detail = ConsoleCredentialRefused.code, CONSOLE_CREDENTIAL_HERE
-            challenge = f'Bearer error="{error}", error_description="{detail}", resource_metadata="{self.metadata_url}"'
-            return await send_json(send, 401, problem(401, code, detail), [("www-authenticate", challenge)])
+            refusal = self.explain(token) if self.explain is not None and token else None
+            return await send_json(send, 401, *unauthenticated(refusal, self.metadata_url, presented=bool(token)))
         scope["rpa.caller"], scope["user"] = found, sdk_user(found)
         await self.app(scope, receive, send)
+
+
+def unauthenticated(
+    refusal: Refusal | None, metadata_url: str, *, presented: bool
+) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """The 401's body and its WWW-Authenticate challenge: the reason a token failed, when one was presented."""
+    detail = refusal.detail if refusal is not None else "a valid bearer token is required"
+    error = "invalid_token" if presented else "invalid_request"
+    said = "".join(c if " " <= c <= "~" and c not in '"\\' else "?" for c in detail)  # a quoted-string
+    challenge = f'Bearer error="{error}", error_description="{said}", resource_metadata="{metadata_url}"'
+    body = problem(401, "unauthenticated", detail)
+    if refusal is not None:
+        body["reason"] = refusal.reason
+    return body, [("www-authenticate", challenge)]
 
 
 @functools.lru_cache(maxsize=1024)

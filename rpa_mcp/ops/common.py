@@ -11,6 +11,7 @@ from pydantic import Field, model_validator
 
 from rpa_mcp.errors import InvalidInput
 from rpa_mcp.ops.registry import StrictModel
+from rpa_mcp.vision.budget import Lane
 from rpa_mcp.vision.images import decode_base64, decode_image
 
 if TYPE_CHECKING:
@@ -77,7 +78,8 @@ async def with_images(ctx: OpContext, fn: Callable[..., T], *images: tuple[Image
     """Decode `images` and run `fn(*arrays)` as ONE unit of image work, off the event loop.
 
     At most RPA_IMAGE_WORK_SLOTS units run at once (the others wait without holding a frame), so
-    concurrent requests with near-limit images cannot add up to gigabytes of decoded pixels.
+    concurrent requests with near-limit images cannot add up to gigabytes of decoded pixels; each
+    caller within its share (`run_image_work`).
     """
     services = ctx.services
 
@@ -94,7 +96,21 @@ async def with_images(ctx: OpContext, fn: Callable[..., T], *images: tuple[Image
             arrays.append(decoded[key])
         return fn(*arrays)
 
-    return await services.image_work.run(unit)
+    return await run_image_work(ctx, unit)
+
+
+async def run_image_work(ctx: OpContext, fn: Callable[..., T], *args: Any) -> T:
+    """`fn(*args)` as one unit of image work in the caller's share (`ImageWork`).
+
+    An agent's work (validation, target resolution, observation) may use the slots reserved for
+    agents; anyone else's shares the others. One identity over its share is refused at once
+    (429 image-work-busy, retryable). The static agent token (`RPA_API_TOKEN`) is one credential
+    for many workstations, not one identity's: its work is bounded by the slots only.
+    """
+    caller = ctx.caller
+    lane: Lane = "agents" if "agent" in caller.roles else "people"
+    identity = None if caller.auth == "api-token" else caller.subject
+    return await ctx.services.image_work.run(fn, *args, identity=identity, lane=lane)
 
 
 async def session_machines(ctx: OpContext, session_ids: Iterable[Any]) -> set[str]:

@@ -16,7 +16,7 @@ from pydantic import Field, model_validator
 
 from rpa_mcp.confirmation.digest import digest
 from rpa_mcp.errors import PreconditionFailed, RpaError
-from rpa_mcp.ops.common import session_machines
+from rpa_mcp.ops.common import run_image_work, session_machines
 from rpa_mcp.ops.registry import Http, NoInput, OpContext, Operation, Preview, Resource, StrictModel
 from rpa_mcp.shadow.events import MAX_BATCH
 from rpa_mcp.shadow.ir import step_lines
@@ -362,7 +362,7 @@ def audit_view(arguments: dict[str, Any]) -> dict[str, Any]:
 async def ingest_events(ctx: OpContext, args: IngestInput) -> IngestOut:
     shadow = _shadow(ctx.services)
     if any(isinstance(ev, dict) and ev.get("screenshot") for ev in args.events):  # decodes: one unit of image work
-        return IngestOut.model_validate(await ctx.services.image_work.run(shadow.ingest, args.events))
+        return IngestOut.model_validate(await run_image_work(ctx, shadow.ingest, args.events))
     return IngestOut.model_validate(await anyio.to_thread.run_sync(shadow.ingest, args.events))
 
 

@@ -10,6 +10,7 @@ from rpa_mcp.store import (
     console,
     coordination,
     replay,
+    revocations,
     sign_in_failures,
     traces,
     web_sessions,
@@ -27,6 +28,7 @@ AREAS: dict[str, Migrations] = {
     "console-logins": console.MIGRATIONS,
     "console-tokens": console.TOKEN_MIGRATIONS,
     "sign-in-failures": sign_in_failures.MIGRATIONS,
+    "token-revocations": revocations.MIGRATIONS,
 }
 
 

@@ -214,6 +214,16 @@ class ReplayRepository:
         params.append(limit)
         return _decoded(ReplaySummary, self.db.query(sql, params))
 
+    def open_action_counts(self) -> dict[str, int]:
+        """Actions not yet finished, by state, over every replay (the queue depth a monitor reads)."""
+        rows = self.db.query(
+            "SELECT state, COUNT(*) AS n FROM replay_actions WHERE state IN (?, ?, ?, ?) GROUP BY state",
+            ("PENDING", "DISPATCHED", "ORPHAN", "HELD"),
+        )
+        counts = dict.fromkeys(("PENDING", "DISPATCHED", "ORPHAN", "HELD"), 0)
+        counts.update({str(row["state"]): int(row["n"]) for row in rows})
+        return counts
+
     def runnable_replays(self, machine_id: str) -> list[ReplaySummary]:
         # PostgreSQL: a replay another replica is changing right now is skipped, not waited for
         # (its commit wakes the pollers again).

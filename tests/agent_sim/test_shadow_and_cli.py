@@ -68,8 +68,11 @@ def test_cli_runs_the_agent_over_real_http_and_says_what_it_does(
     caplog.set_level(logging.INFO, logger="rpa_mcp.agent_sim")
     action_id = server.enqueue(target={"label": "Imagerie", "x": 436, "y": 24})
     journal = tmp_path / "j.sqlite"
-    argv = ["--url", url, "--token", TOKEN, "--machine-id", MACHINE, "--journal", str(journal), "--wait", "0"]
-    assert main([*argv, "--max-actions", "1"]) == 0
+    token_file = tmp_path / "agent.token"
+    token_file.write_text(TOKEN + "\n")
+    token_file.chmod(0o600)
+    argv = ["--url", url, "--token-file", str(token_file), "--machine-id", MACHINE, "--journal", str(journal)]
+    assert main([*argv, "--wait", "0", "--max-actions", "1"]) == 0
     assert server.kinds() == ["receipt", "start", "result"]
     assert "Imagerie" in server.results[action_id]["window_title"]
     said = [r.getMessage() for r in caplog.records if r.name.startswith("rpa_mcp.agent_sim")]

@@ -118,7 +118,7 @@ async def test_a_console_credential_is_refused_on_mcp_and_the_rest_api_with_its_
         mcp = await api.post("/mcp", json=initialize, headers={"accept": "application/json, text/event-stream"})
     for response in (rest, mcp):
         assert response.status_code == 401
-        assert response.json()["code"] == "console-credential-refused"
+        assert (response.json()["code"], response.json()["reason"]) == ("unauthenticated", "console-credential")
         assert 'error="invalid_token"' in response.headers["www-authenticate"]
     assert services.access_tokens.verify(credential) is None
 
@@ -255,3 +255,14 @@ def test_console_sessions_opened_before_the_upgrade_end(tmp_path: Path) -> None:
     )
     WebSessionStore(db, FakeClock())
     assert db.query("SELECT * FROM web_sessions") == []
+
+
+def test_a_revoked_persons_console_credential_no_longer_signs_in(services: Services) -> None:
+    from rpa_mcp.store.revocations import TokenRevocations
+
+    credential = console_credential_for(services, "olivia", "operator")
+    assert services.console_credentials.verify(credential) is not None
+    TokenRevocations(services.db, services.clock).revoke("olivia")
+    services.clock.advance(10)  # type: ignore[attr-defined]  # FakeClock; past the revocations' cache
+    assert services.console_credentials.verify(credential) is None
+    assert services.console_credentials.verify(console_credential_for(services, "olivia", "operator")) is not None

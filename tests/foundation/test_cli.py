@@ -86,6 +86,7 @@ def test_serve_on_a_busy_port_says_so_in_one_line_and_prints_nothing_else(tmp_pa
 def test_a_refused_start_is_one_line_and_a_non_zero_exit(tmp_path, monkeypatch, capsys, env, said):
     monkeypatch.setenv("RPA_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("RPA_JWT_SECRET", SECRET)
+    monkeypatch.setenv("RPA_PORT", "0")  # the port is bound before these checks: any free one
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     assert main(["serve"]) == 2

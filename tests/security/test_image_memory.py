@@ -66,7 +66,7 @@ async def test_the_frames_of_many_sessions_share_one_byte_budget(tmp_path):
 
 
 async def test_concurrent_image_work_never_exceeds_its_slots(tmp_path):
-    services = make_services(tmp_path, image_work_slots=2)
+    services = make_services(tmp_path, image_work_slots=2, image_work_queue_per_identity=8)  # one caller, 8 at once
     frame = image_arg(png(1600, 1200))
     body = {"action_type": "click_anchor", "before": frame, "after": frame, "target": {"bbox": [10, 10, 50, 20]}}
     statuses: list[int] = []
@@ -101,6 +101,7 @@ async def test_a_real_server_keeps_its_memory_within_the_frame_budget(tmp_path):
         "RPA_MAX_IMAGE_PIXELS": str(side * side),
         "RPA_FRAME_CACHE_BYTES": str(64 * MIB),
         "RPA_IMAGE_WORK_SLOTS": "1",
+        "RPA_IMAGE_WORK_QUEUE_PER_IDENTITY": "16",  # one agent's 16 sessions at once: memory, not fairness
     }
     bomb = png(side, side)
     with server_process(tmp_path / "server", **limits) as server:

@@ -15,6 +15,7 @@ from typing import Any
 import anyio
 
 from rpa_mcp.errors import NotFound
+from rpa_mcp.metrics import Metrics, NoMetrics
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.memory import TargetMemory
 from rpa_mcp.replay.ports import (
@@ -59,8 +60,10 @@ class ReplayCore:
         server_actions: ServerActionRunner,
         wakeups: WakeBus | None = None,
         image_work: ImageWork | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.store = store
+        self.metrics: Metrics = metrics or NoMetrics()  # replays ended, pauses, verdict latency
         self.image_work = image_work or ImageWork(2)  # shared with the other image work of the server
         self.config = config
         self.notifier = notifier
@@ -153,6 +156,7 @@ class ReplayCore:
             replay_id, expect_states=from_states, now=now, state=m.PAUSED, pause_reason=reason, pause_detail=detail
         )
         if won:
+            self.metrics.replay_paused(reason)
             m.log_event(
                 "replay_paused", replay_id=replay_id, action_id=detail.get("action_id"), reason=reason, detail=detail
             )

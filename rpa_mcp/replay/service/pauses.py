@@ -46,6 +46,7 @@ class Pauses(ReplayCore):
             n = self.store.abandon_open(replay_id, now=now, outcome="cancelled", keep_inflight=True)
             self.store.scrub_secrets(replay_id)
         m.log_event("replay_cancelled", replay_id=replay_id, by=by, abandoned=n)
+        self.metrics.replay_ended(m.CANCELLED)
         self._changed(replay_id)
         return self._require(replay_id)
 

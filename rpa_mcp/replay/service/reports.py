@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from rpa_mcp.errors import Conflict
@@ -55,8 +56,10 @@ class Reports(ReplayCore):
         # Heavy work (decode, validator, dialog resolver) happens outside the write lock; the
         # write below is conditional on the attempt being still current, so a racing watchdog
         # or a concurrent duplicate cannot both win.
-        # decode + validation: one unit of image work, bounded like all of it (RPA_IMAGE_WORK_SLOTS)
-        decision, screen = await self.image_work.run(self.supervisor.decide, a, replay, msg)
+        # decode + validation: one unit of image work, in the agents' lane (their reserved slots)
+        asked = time.perf_counter()
+        decision, screen = await self.image_work.run(self.supervisor.decide, a, replay, msg, lane="agents")
+        self.metrics.verdict_seconds(time.perf_counter() - asked)
         now = self.time.now()
         with self.store.atomic():
             if not self.store.add_report(

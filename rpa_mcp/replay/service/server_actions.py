@@ -34,6 +34,7 @@ class ServerActions(ReplayCore):
                     purged = self.store.purge_attempts(replay_id)
                     self.store.scrub_secrets(replay_id)
                     m.log_event("replay_completed", replay_id=replay_id, purged_attempts=purged)
+                    self.metrics.replay_ended(m.COMPLETED)
                     self._changed(replay_id)
                 return
             if not (a.server_side and a.state == m.PENDING):
