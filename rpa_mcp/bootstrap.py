@@ -14,6 +14,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from rpa_mcp.auth.console_credentials import ConsoleCredentials
 from rpa_mcp.auth.keys import load_signing_keys
 from rpa_mcp.auth.provider import ProviderAccessTokens, ProviderKeys
 from rpa_mcp.auth.throttle import FailedSignIns, SignInThrottle
@@ -67,6 +68,7 @@ class Services:
     ocr: OcrEngine
     notifier: Notifier
     access_tokens: AccessTokens
+    console_credentials: ConsoleCredentials  # what people paste to sign in to the console (development)
     audit: AuditLog
     rate_limiter: RateLimiter | SharedRateLimiter
     sign_in_throttle: FailedSignIns  # failed sign-ins per address (bearer tokens and the console)
@@ -164,6 +166,7 @@ def build_services(
         competences = files
     vlm = vlm or build_target_locator(settings) or NoVlmLocator()
     server_actions = server_actions or build_action_runner(settings) or NoServerActionRunner()
+    revocations = TokenRevocations(db, clock)
     return Services(
         settings=settings,
         db=db,
@@ -177,7 +180,15 @@ def build_services(
             api_token=settings.api_token.get_secret_value() if settings.api_token else None,
             clock=clock,
             max_ttl_s=settings.access_token_max_ttl_s,
-            revoked_at=TokenRevocations(db, clock).revoked_at,
+            revoked_at=revocations.revoked_at,
+        ),
+        console_credentials=ConsoleCredentials(
+            keys,
+            issuer=settings.jwt_issuer,
+            audience=settings.jwt_audience,
+            clock=clock,
+            max_ttl_s=settings.access_token_max_ttl_s,
+            revoked_at=revocations.revoked_at,  # `rpa-mcp revoke NAME` ends a person's credentials too
         ),
         audit=audit,
         rate_limiter=rate_limiter,
@@ -193,6 +204,7 @@ def build_services(
             approval_base_url=public_base_url(settings),
             audit=audit,
             changed=notifier.resource_updated,
+            links=settings.linked_identities,
         ),
         competences=competences,
         traces=traces,

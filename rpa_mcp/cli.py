@@ -121,6 +121,7 @@ data dir: {settings.data_dir.resolve()}   auth: {auth}
 signing key: {key}
 The operator token is printed on a terminal only (this output is not one, and may be a log).
 Mint a token: rpa-mcp token --sub <name> --role operator   (client set-up: docs/clients.md)
+Console sign-in (development): rpa-mcp token --console --sub <name> --role approver
 """
     cursor = json.dumps(
         {"mcpServers": {"rpa": {"url": url, "headers": {"Authorization": f"Bearer {token}"}}}}, indent=2
@@ -155,10 +156,14 @@ Claude Desktop (claude_desktop_config.json, through mcp-remote):
 MCP Inspector CLI:
 npx @modelcontextprotocol/inspector --cli {url} --transport http \\
     --header "Authorization: Bearer {token}" --method tools/list
+
+The console ({base}/console) does not take this token: a person signs in there with the identity
+provider, or (development) with a console credential: rpa-mcp token --console --sub <name> --role approver
 """
 
 
 def cmd_token(args: argparse.Namespace) -> int:
+    from rpa_mcp.auth.console_credentials import ConsoleCredentials
     from rpa_mcp.auth.keys import key_source, load_signing_keys
     from rpa_mcp.auth.tokens import AccessTokens
 
@@ -173,8 +178,18 @@ def cmd_token(args: argparse.Namespace) -> int:
     )
     if args.machine and "agent" not in args.role:
         raise CliError("--machine binds an agent token to workstations; add --role agent")
+    if args.console and args.machine:
+        raise CliError("--machine binds an agent's access token; a console credential is a person's")
     try:
-        token = tokens.mint(args.sub, args.role, ttl_s=args.ttl, machines=args.machine or None)
+        if args.console:
+            token = ConsoleCredentials(
+                keys,
+                issuer=settings.jwt_issuer,
+                audience=settings.jwt_audience,
+                max_ttl_s=settings.access_token_max_ttl_s,
+            ).mint(args.sub, args.role, ttl_s=args.ttl)
+        else:
+            token = tokens.mint(args.sub, args.role, ttl_s=args.ttl, machines=args.machine or None)
     except ValueError as exc:
         raise CliError(str(exc)) from exc
     print(
@@ -391,7 +406,9 @@ def _main(argv: list[str]) -> int:
     serve.add_argument("--host")
     serve.add_argument("--port", type=int)
     serve.set_defaults(fn=cmd_serve)
-    token = sub.add_parser("token", help="mint an access token (printed alone on stdout)")
+    token = sub.add_parser(
+        "token", help="mint an access token for /mcp and /api/v1, or a console credential (printed alone on stdout)"
+    )
     token.add_argument("--sub", required=True, help="who the token identifies")
     token.add_argument("--role", required=True, action="append", choices=["operator", "viewer", "agent", "approver"])
     token.add_argument("--ttl", type=int, default=3600, help="lifetime in seconds (default 3600)")
@@ -401,6 +418,12 @@ def _main(argv: list[str]) -> int:
         default=[],
         metavar="MACHINE_ID",
         help="bind an agent token to this workstation (repeatable): it then acts for these machines only",
+    )
+    token.add_argument(
+        "--console",
+        action="store_true",
+        help="a person's credential for the console's sign-in (roles operator, approver, viewer), refused on "
+        "/mcp and /api/v1; an access token is refused at the console",
     )
     token.add_argument(
         "--init",

@@ -198,7 +198,7 @@ async def run_story(story: Story, *, fast: bool, data_dir: Path) -> None:
     app = create_app(settings, services=services, registry=registry)
     base = f"http://127.0.0.1:{port}"
     operator = services.access_tokens.mint("nurse-alice", ["operator"], ttl_s=3600)
-    approver = services.access_tokens.mint("dr-martin", ["approver"], ttl_s=3600)
+    approver = services.console_credentials.mint("dr-martin", ["approver"], ttl_s=3600)  # signs in to the console
 
     story.step(f"Server up at {base}/mcp (data dir {data_dir}); {len(registry.operations)} operations registered.")
     async with _server(app, sock), contextlib.AsyncExitStack() as stack:
@@ -342,13 +342,17 @@ async def _teach(story: Story, st: dict[str, Any], sid: str) -> str:
 
 
 async def _approve(story: Story, st: dict[str, Any], approval_url: str) -> None:
-    """A second person (role approver) opens the approval page and approves, over HTTP."""
-    services = st["services"]
-    jti = approval_url.rstrip("/").rsplit("/", 1)[-1]
-    from rpa_mcp.identity import Caller
+    """A second person (role approver) signs in to the console with a console credential and approves, over HTTP."""
+    from rpa_mcp.agent_x11.rig import approve_in_console
 
-    view = services.confirmations.decide(jti, Caller("dr-martin", frozenset({"approver"}), via="web"), True)
-    story.say(f"dr-martin (approver) approved on {approval_url} → {view.status}")
+    jti = approval_url.rstrip("/").rsplit("/", 1)[-1]
+    try:
+        await anyio.to_thread.run_sync(approve_in_console, st["base"], st["approver"], approval_url)
+    except RuntimeError as exc:
+        story.expect(False, "approved in the console", str(exc))
+        raise StoryFailed("the approval in the console failed") from exc
+    view = st["services"].confirmations.get_approval(jti)
+    story.say(f"dr-martin (approver) signed in to the console, approved {jti} there → {view.status}")
 
 
 async def _replay(story: Story, st: dict[str, Any], name: str) -> None:

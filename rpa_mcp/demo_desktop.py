@@ -59,8 +59,8 @@ async def _propose_apply(story: Story, rig: Any, mcp: Mcp, name: str, args: dict
     if proposal.get("approval_mode") == "human":
         early = await mcp.call(f"apply_{name}", {"token": proposal["token"]})
         story.expect((early.get("error") or {}).get("code") == "approval-pending", "apply waits for a person")
-        token = rig.token("dr-martin", "approver")
-        await anyio.to_thread.run_sync(approve_in_console, rig.url, token, str(proposal["approval_url"]))
+        credential = rig.console_credential("dr-martin", "approver")
+        await anyio.to_thread.run_sync(approve_in_console, rig.url, credential, str(proposal["approval_url"]))
         jti = str(proposal["approval_url"]).rstrip("/").rsplit("/", 1)[-1]
         story.say(f"dr-martin (approver) signed in to the console and approved it at {rig.url}/console/approvals/{jti}")
     return await _call(mcp, f"apply_{name}", {"token": proposal["token"]})

@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from rpa_mcp.identity import IdentityLinks
+
 RiskLevel = Literal["read", "draft", "write", "act", "dangerous"]
 ApprovalMode = Literal["token", "human"]
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -239,7 +241,15 @@ class Settings(BaseSettings):
     oidc_algorithms: NameList = Field(["RS256", "ES256"], description="Signature algorithms accepted (pinned).")
     oidc_scopes: str = Field("openid profile email", description="Scopes asked at console sign-in.")
     console_token_sign_in: bool | None = Field(
-        None, description="Console sign-in with a pasted access token (default: only when no OIDC is configured)."
+        None,
+        description="Console sign-in with a pasted console credential (`rpa-mcp token --console`; "
+        "default: only when no OIDC is configured). API access tokens are never accepted there.",
+    )
+    identity_links: str = Field(
+        "",
+        description="Identities of one person, counted as one for the approver-is-not-the-proposer rule: "
+        "`alice@rpa-mcp = 8c1f@https://idp.example; bob@rpa-mcp = 77ab@https://idp.example` "
+        "(SUBJECT@ISSUER; `=` within a person, `;` between people).",
     )
     oidc_keys_cache_s: float = Field(300.0, gt=0, description="How long the provider's metadata and keys are cached.")
 
@@ -259,9 +269,22 @@ class Settings(BaseSettings):
         _parse_approval(value)
         return value
 
+    @field_validator("identity_links")
+    @classmethod
+    def _check_identity_links(cls, value: str) -> str:
+        try:
+            IdentityLinks.parse(value)
+        except ValueError as exc:
+            raise ValueError(f"RPA_IDENTITY_LINKS: {exc}") from exc
+        return value
+
     @property
     def approval_modes(self) -> dict[str, ApprovalMode]:
         return _parse_approval(self.approval)
+
+    @property
+    def linked_identities(self) -> IdentityLinks:
+        return IdentityLinks.parse(self.identity_links)
 
     @property
     def is_loopback(self) -> bool:

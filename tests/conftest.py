@@ -75,7 +75,13 @@ def shared_ocr() -> Any:
 
 
 def token_for(services: Services, subject: str, *roles: str, ttl_s: int = 3600) -> str:
+    """An access token (for /mcp and /api/v1)."""
     return str(services.access_tokens.mint(subject, list(roles), ttl_s=ttl_s, now=services.clock.now()))
+
+
+def console_credential_for(services: Services, subject: str, *roles: str, ttl_s: int = 3600) -> str:
+    """A person's console credential (for the console's sign-in, development)."""
+    return services.console_credentials.mint(subject, list(roles), ttl_s=ttl_s, now=services.clock.now())
 
 
 @pytest.fixture

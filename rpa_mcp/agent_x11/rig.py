@@ -44,8 +44,8 @@ class ReplayLog(logging.Handler):
             self.lines.append((record.created, record.getMessage()))
 
 
-def approve_in_console(url: str, token: str, approval_url: str) -> None:
-    """A second person signs in to the console with their own token and approves, CSRF and all."""
+def approve_in_console(url: str, credential: str, approval_url: str) -> None:
+    """A second person signs in to the console with their own console credential and approves, CSRF and all."""
     jti = approval_url.rstrip("/").rsplit("/", 1)[-1]
     origin = {"origin": url}
     with httpx2.Client(base_url=url, timeout=60, follow_redirects=False) as page:
@@ -55,7 +55,7 @@ def approve_in_console(url: str, token: str, approval_url: str) -> None:
             raise RuntimeError(f"the console's sign-in page has no login_csrf field (HTTP {login.status_code})")
         signed = page.post(
             "/console/login",
-            data={"token": token, "login_csrf": nonce[1], "next": f"/console/approvals/{jti}"},
+            data={"token": credential, "login_csrf": nonce[1], "next": f"/console/approvals/{jti}"},
             headers=origin,
         )
         if signed.status_code not in (200, 303):
@@ -93,7 +93,9 @@ class Tools:
     def propose_apply(self, operation: str, /, **args: Any) -> dict[str, Any]:
         proposal = self.call(f"propose_{operation}", **args)
         if proposal.get("approval_mode") == "human":
-            approve_in_console(self.rig.url, self.rig.token("dr-martin", "approver"), str(proposal["approval_url"]))
+            approve_in_console(
+                self.rig.url, self.rig.console_credential("dr-martin", "approver"), str(proposal["approval_url"])
+            )
         return self.call(f"apply_{operation}", token=proposal["token"])
 
     def wait_stopped(self, replay_id: str, *, timeout: float = 300.0) -> dict[str, Any]:
@@ -197,7 +199,12 @@ class Rig:
 
     # --- people, windows, agents -------------------------------------------------------------------
     def token(self, subject: str, *roles: str) -> str:
+        """An access token (for /mcp and /api/v1)."""
         return str(self.services.access_tokens.mint(subject, list(roles), ttl_s=3600))
+
+    def console_credential(self, subject: str, *roles: str) -> str:
+        """A person's credential for the console's sign-in."""
+        return self.services.console_credentials.mint(subject, list(roles), ttl_s=3600)
 
     def tools(self, subject: str = "nurse-alice", *roles: str) -> Tools:
         tools = Tools(self, subject, *roles)

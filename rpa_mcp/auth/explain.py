@@ -16,7 +16,7 @@ from typing import Any
 import jwt
 
 from rpa_mcp.auth.keys import fingerprint
-from rpa_mcp.auth.tokens import ALGORITHM, CONFIRM_TYP, AccessTokens
+from rpa_mcp.auth.tokens import ALGORITHM, CONFIRM_TYP, CONSOLE_TYP, AccessTokens
 
 MINT = "rpa-mcp token --sub NAME --role ROLE"
 
@@ -44,6 +44,12 @@ def explain(token: str, tokens: AccessTokens) -> Refusal:
     server_key = fingerprint(tokens.keys[0])
     if header.get("typ") == CONFIRM_TYP:
         return Refusal("confirmation-token", "this is a confirmation token, not an access token: send it to apply_*")
+    if header.get("typ") == CONSOLE_TYP:
+        return Refusal(
+            "console-credential",
+            f"this is a person's console sign-in credential, never an access token: /mcp and /api/v1 take "
+            f"access tokens ({MINT})",
+        )
     if header.get("alg") != ALGORITHM:
         return Refusal(
             "other-signer",

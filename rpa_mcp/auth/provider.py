@@ -207,4 +207,6 @@ class ProviderAccessTokens:
             logger.warning("identity provider unavailable while checking a token: %s", exc)
             return None
         claims = decoded.claims
-        return Caller(subject=str(claims["sub"]), roles=roles_from(claims, self.roles_claim), auth="oidc")
+        return Caller(
+            subject=str(claims["sub"]), roles=roles_from(claims, self.roles_claim), auth="oidc", issuer=self.issuer
+        )

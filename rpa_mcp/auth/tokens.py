@@ -27,6 +27,7 @@ from rpa_mcp.identity import ROLES, Caller
 
 ALGORITHM = "HS256"
 CONFIRM_TYP = "rpa-confirm+jwt"
+CONSOLE_TYP = "rpa-console+jwt"  # a person's console credential (auth/console_credentials.py): never an access token
 ACCESS_TYP = "JWT"
 SKEW_S = 5  # clock skew between replicas, allowed on `nbf` and `iat` only: no token is valid past its `exp`
 DEFAULT_MAX_TTL_S = 30 * 86400
@@ -54,6 +55,11 @@ def _decode_any_key(token: str, keys: Sequence[bytes], clock: Clock, **kwargs: A
             raise jwt.InvalidTokenError(f"{claim} must be a number")
     _check_times(claims.get("exp"), claims.get("nbf"), claims.get("iat"), clock.now())
     return claims
+
+
+def decode_signed(token: str, keys: Sequence[bytes], clock: Clock, **kwargs: Any) -> dict[str, Any]:
+    """The claims of a token signed by one of `keys` (PyJWT's `audience`, `issuer`, `options` apply)."""
+    return _decode_any_key(token, keys, clock, **kwargs)
 
 
 def _check_times(exp: float | None, nbf: float | None, iat: float | None, now: float) -> None:
@@ -146,7 +152,7 @@ class AccessTokens:
     def verify(self, token: str) -> Caller | None:
         """A Caller, or None for anything invalid (no reason leaks to the client)."""
         if self.api_token and hmac.compare_digest(token.encode(), self.api_token.encode()):
-            return Caller(subject="agent:api-token", roles=frozenset({"agent"}), auth="api-token")
+            return Caller(subject="agent:api-token", roles=frozenset({"agent"}), auth="api-token", issuer=self.issuer)
         with self._lock:
             seen = self._verified.get(token)
             if seen is not None:
@@ -184,8 +190,8 @@ class AccessTokens:
     def _verify_in_full(self, token: str, keys: Sequence[bytes]) -> tuple[Caller | None, _Verified | None]:
         try:
             header = jwt.get_unverified_header(token)
-            if header.get("typ") == CONFIRM_TYP:
-                return None, None  # a confirmation token is never an access token
+            if header.get("typ") in (CONFIRM_TYP, CONSOLE_TYP):
+                return None, None  # a confirmation token or a console credential is never an access token
             claims = _decode_any_key(
                 token,
                 keys,
@@ -213,6 +219,7 @@ class AccessTokens:
             roles=frozenset(r for r in roles if r in ROLES),
             auth="jwt",
             machines=None if machines is None else frozenset(machines),
+            issuer=str(claims["iss"]),
         )
         return caller, _Verified(caller, exp=claims["exp"], iat=claims["iat"], nbf=claims.get("nbf"))
 

@@ -163,7 +163,7 @@ async def _run(args: argparse.Namespace) -> str:
         services = bench.services
         app = create_app(services=services)
         base, (server, sock) = await _serve(app)
-        token = services.access_tokens.mint("bench-person", ["operator", "approver"])
+        token = services.console_credentials.mint("bench-person", ["operator", "approver"])  # a person's
         lines: list[str] = []
         async with anyio.create_task_group() as tg:
             tg.start_soon(server.serve, [sock])

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from rpa_mcp.identity import Identity
+
 
 class TokenCodec(Protocol):
     def encode(self, claims: dict[str, Any]) -> str:
@@ -30,11 +32,17 @@ class ProposalRecord:
     diff: str | None
     approval_mode: str  # token | human
     approval_status: str  # not_required | pending | approved | rejected
-    approver: str | None
+    approver: str | None  # the approver's identity, written subject@issuer
     decided_at: float | None
     created_at: float
     expires_at: float
     consumed_at: float | None
+    issuer: str = ""  # who vouches for the proposer's subject: (issuer, subject) is the proposer
+    via: str = ""  # the surface it was proposed on: mcp | rest | functions | web (the console, by a person)
+
+    @property
+    def proposer(self) -> Identity:
+        return Identity(self.issuer, self.subject)
 
 
 class ProposalRepository(Protocol):

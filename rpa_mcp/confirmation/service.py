@@ -2,6 +2,11 @@
 
 The token proves the request was not altered or replayed; the approval record proves a
 person (not the LLM client's identity) agreed, when the risk level asks for it.
+
+A person approves in the console only (`via == "web"`: a console session, opened with OIDC or
+a console credential, never with an access token). Identities compare as (issuer, subject), and
+identities tied together by `IdentityLinks` are one person: the person who proposed a request
+cannot approve it under another of their identities.
 """
 
 from __future__ import annotations
@@ -27,18 +32,27 @@ from rpa_mcp.errors import (
     TokenOtherCaller,
     TokenOtherOperation,
 )
+from rpa_mcp.identity import Identity, IdentityLinks
 
 APPROVER_ROLES = frozenset({"approver", "operator"})
 APPROVALS_URI = "rpa://approvals"  # what changes when a request starts or stops waiting for a person
+CONSOLE = "web"  # the surface of a person signed in to the console
 # Operations a person may propose and approve in one gesture from the console: answering a paused
 # replay on its own timeline (retry, skip, click a dialog's button, abort, resume). The person's
-# answer is the approval; every other proposal needs someone other than its proposer.
+# answer is the approval, for a proposal they made in the console a moment before; a proposal made
+# over an API (by the LLM client, whoever holds its token) needs the approval of another person.
 IN_PERSON_OPERATIONS = frozenset({"answer_pause", "resume_replay"})
 
 
 class Actor(Protocol):
-    subject: str
-    roles: frozenset[str]
+    @property
+    def subject(self) -> str: ...
+    @property
+    def roles(self) -> frozenset[str]: ...
+    @property
+    def via(self) -> str: ...
+    @property
+    def identity(self) -> Identity: ...
 
 
 @dataclass(frozen=True)
@@ -56,7 +70,7 @@ class ApprovalView:
     jti: str
     operation: str
     risk: str
-    proposer: str
+    proposer: Identity
     summary: str
     details: dict[str, Any]
     diff: str | None
@@ -72,7 +86,7 @@ class ApprovalView:
             r.jti,
             r.operation,
             r.risk,
-            r.subject,
+            r.proposer,
             r.summary,
             r.details,
             r.diff,
@@ -96,9 +110,11 @@ class ConfirmationService:
         approval_base_url: str,
         audit: AuditPort,
         changed: Callable[[str], None] = lambda uri: None,
+        links: IdentityLinks | None = None,
     ) -> None:
         self.repo, self.codec, self.clock, self.ttl_s = repo, codec, clock, ttl_s
         self._swept_until = 0.0  # expired proposals before this were scrubbed (scrub_expired)
+        self.links = links if links is not None else IdentityLinks()  # RPA_IDENTITY_LINKS: identities of one person
         self.approval_modes, self.approval_base_url, self.audit = approval_modes, approval_base_url.rstrip("/"), audit
         self.changed = changed  # told APPROVALS_URI when the list of requests waiting for a person changes
 
@@ -114,7 +130,10 @@ class ConfirmationService:
         details: dict[str, Any],
         diff: str | None,
         binding: dict[str, Any],
+        issuer: str = "",
+        via: str = "",
     ) -> Proposal:
+        """A proposal by `proposer` (a subject of `issuer`), made on surface `via`."""
         now = self.clock.now()
         jti = secrets.token_urlsafe(18)
         mode = self.approval_modes.get(risk, "human")
@@ -136,6 +155,8 @@ class ConfirmationService:
             created_at=now,
             expires_at=now + self.ttl_s,
             consumed_at=None,
+            issuer=issuer,
+            via=via,
         )
         self.repo.insert(record)
         token = self.codec.encode(
@@ -156,7 +177,7 @@ class ConfirmationService:
         return Proposal(jti, token, record.expires_at, mode, record.approval_status, url)
 
     # --- apply --------------------------------------------------------------------
-    def check(self, token: str, *, operation: str, caller: str) -> ProposalRecord:
+    def check(self, token: str, *, operation: str, caller: str, issuer: str = "") -> ProposalRecord:
         """Everything apply verifies before consuming; returns the stored proposal."""
         claims = self.codec.decode(token)
         if claims.get("sub") != caller:
@@ -170,6 +191,8 @@ class ConfirmationService:
             raise ConfirmationError("no proposal is stored for this token; propose again")
         if record.operation != operation or record.subject != caller:
             raise ConfirmationError("the stored proposal does not match this token")
+        if record.issuer != issuer:
+            raise TokenOtherCaller("this token was issued to the same name from another issuer; propose again yourself")
         if record.args_digest != claims.get("args_sha256"):
             raise ArgumentsChanged("the arguments differ from the ones proposed; propose again")
         # (a used, expired or rejected proposal's secret values are scrubbed: say why it is over first)
@@ -224,51 +247,67 @@ class ConfirmationService:
     def approve_in_person(self, jti: str, person: Actor) -> ApprovalView:
         """A person answering a paused replay from the console: their own proposal, approved by that answer.
 
-        Only for IN_PERSON_OPERATIONS, only by the proposer (a signed-in person with the approver or
-        operator role), only while pending. Audited as an approval like any other.
+        Only for IN_PERSON_OPERATIONS, only for a proposal made in the console, only by the identity
+        that proposed it (a signed-in person with the approver or operator role), only while pending.
+        Audited as an approval like any other.
         """
-        record = self.repo.get(jti)
-        if record is None:
-            raise NotFound(f"no proposal {jti!r}", jti=jti)
+        record = self._record(jti)
         if record.operation not in IN_PERSON_OPERATIONS:
             raise Forbidden(f"{record.operation} needs the approval of another person")
-        if record.subject != person.subject or not (person.roles & APPROVER_ROLES):
+        if person.via != CONSOLE:
+            raise Forbidden("an answer is given in person in the console, signed in as a person")
+        if record.via != CONSOLE:
+            raise Forbidden(
+                f"this request was proposed over {record.via or 'an API'}: another person approves it at its "
+                "approval page; to answer yourself, use the buttons of the replay's page"
+            )
+        if record.proposer != person.identity or not (person.roles & APPROVER_ROLES):
             raise Forbidden("only the person who answered, with the approver or operator role, approves in person")
         if record.approval_mode != "human":
             return ApprovalView.of(record)
-        if record.expires_at < self.clock.now():
-            raise TokenExpired("this proposal expired; it must be proposed again")
-        if not self.repo.decide(jti, status="approved", approver=person.subject, at=self.clock.now()):
-            raise Conflict(f"this proposal was already {self.get_approval(jti).status}")
-        self.audit.record(
-            actor=person.subject,
-            operation=f"approve:{record.operation}",
-            args={"jti": jti, "proposer": record.subject, "in_person": True},
-            outcome="approved",
-        )
-        self.changed(APPROVALS_URI)
-        return self.get_approval(jti)
+        return self._settle(record, person, approve=True, in_person=True)
 
     def decide(self, jti: str, approver: Actor, approve: bool) -> ApprovalView:
+        record = self._record(jti)
+        if approver.via != CONSOLE:
+            raise Forbidden("a request is approved in the console, by a person signed in there")
+        if not (approver.roles & APPROVER_ROLES):
+            raise Forbidden("approving needs the approver or operator role")
+        if self.links.same_person(record.proposer, approver.identity):
+            raise Forbidden(
+                "the person who proposed a request cannot approve it, under any of their identities; ask another person"
+            )
+        if record.approval_mode != "human":
+            raise Conflict("this proposal does not need a person's approval")
+        return self._settle(record, approver, approve=approve, in_person=False)
+
+    def proposed_by(self, view: ApprovalView, person: Actor) -> bool:
+        """Whether `person` is the one who proposed (under this identity or one linked to it)."""
+        return self.links.same_person(view.proposer, person.identity)
+
+    def _record(self, jti: str) -> ProposalRecord:
         record = self.repo.get(jti)
         if record is None:
             raise NotFound(f"no proposal {jti!r}", jti=jti)
-        if not (approver.roles & APPROVER_ROLES):
-            raise Forbidden("approving needs the approver or operator role")
-        if approver.subject == record.subject:
-            raise Forbidden("the identity that proposed a request cannot approve it; ask another person")
-        if record.approval_mode != "human":
-            raise Conflict("this proposal does not need a person's approval")
+        return record
+
+    def _settle(self, record: ProposalRecord, person: Actor, *, approve: bool, in_person: bool) -> ApprovalView:
+        """Pending -> approved/rejected by `person`, recorded as subject@issuer, audited."""
         if record.expires_at < self.clock.now():
             raise TokenExpired("this proposal expired; it must be proposed again")
         status = "approved" if approve else "rejected"
-        if not self.repo.decide(jti, status=status, approver=approver.subject, at=self.clock.now()):
-            raise Conflict(f"this proposal was already {self.get_approval(jti).status}")
+        who = str(person.identity)
+        if not self.repo.decide(record.jti, status=status, approver=who, at=self.clock.now()):
+            raise Conflict(f"this proposal was already {self.get_approval(record.jti).status}")
+        args: dict[str, Any] = {"jti": record.jti, "proposer": str(record.proposer)}
+        if in_person:
+            args["in_person"] = True
         self.audit.record(
-            actor=approver.subject,
+            actor=who,
             operation=f"{'approve' if approve else 'reject'}:{record.operation}",
-            args={"jti": jti, "proposer": record.subject},
+            args=args,
             outcome=status,
+            via=CONSOLE,
         )
         self.changed(APPROVALS_URI)
-        return self.get_approval(jti)
+        return self.get_approval(record.jti)

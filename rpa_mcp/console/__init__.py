@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from rpa_mcp.auth.console_credentials import ConsoleCredentials
 from rpa_mcp.console.base import LANG_COOKIE, ConsoleBase, guard, safe_next
 from rpa_mcp.console.i18n import LANGUAGES
 from rpa_mcp.console.live import ChangeFeed
@@ -48,20 +49,25 @@ def _static_files() -> dict[str, tuple[bytes, str]]:
 def console_routes(
     services: Any,
     registry: Registry,
-    verify_access_token: VerifyToken | None,
+    credentials: ConsoleCredentials | None,
     *,
+    access_token: VerifyToken | None = None,
     oidc: OidcSignIn | None = None,
     session_ttl_s: float = 8 * 3600,
     session_idle_s: float = 30 * 60,
 ) -> list[BaseRoute]:
-    """Routes of the console (and the old /approvals URLs, redirected to it)."""
+    """Routes of the console (and the old /approvals URLs, redirected to it).
+
+    People sign in with OIDC, or with a console credential when `credentials` is given; never with
+    an access token (`access_token` only tells them apart, to say so).
+    """
     files = _static_files()
     version = hashlib.sha256(b"".join(body for body, _ in files.values())).hexdigest()[:12]
     sessions = WebSessionStore(services.db, services.clock, ttl_s=session_ttl_s, idle_s=session_idle_s)
     base = ConsoleBase(services, registry, sessions, static_version=version)
     feed = ChangeFeed(services.notifier)
     tokens = ProposalTokens(services.db, services.clock)
-    signin = SignIn(base, verify_access_token, oidc, PendingLogins(services.db, services.clock))
+    signin = SignIn(base, credentials, oidc, PendingLogins(services.db, services.clock), access_token=access_token)
     approvals, competences = Approvals(base, tokens, feed), Competences(base, tokens)
     machines, replays, audit, dialogs = Machines(base, feed), Replays(base, feed), Audit(base), Dialogs(base)
 

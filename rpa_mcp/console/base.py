@@ -82,7 +82,8 @@ class Person:
         return bool(self.session.roles & roles)
 
     def caller(self) -> Caller:
-        return Caller(self.session.subject, self.session.roles, via="web", auth=self.session.auth)
+        session = self.session
+        return Caller(session.subject, session.roles, via="web", auth=session.auth, issuer=session.issuer)
 
 
 def safe_next(target: str | None, default: str = "/console") -> str:

@@ -30,19 +30,20 @@ FR: dict[str, str] = {
     "Sign in to the console": "Connexion à la console",
     "Sign in with {provider}": "Se connecter avec {provider}",
     "Your hospital account": "Votre compte de l'hôpital",
-    "Sign in with an access token (development)": "Se connecter avec un jeton d'accès (développement)",
-    "Paste your own access token (the one issued to you as an operator, approver or viewer, never the token of the "
-    "assistant that asked for approval).": "Collez votre propre jeton d'accès (celui qui vous a été délivré comme "
-    "opérateur, valideur ou lecteur, jamais le jeton de l'assistant qui a demandé la validation).",
-    "To get a personal token, ask an administrator of this server to run: rpa-mcp token --sub YOUR-NAME --role "
-    "approver": "Pour obtenir un jeton personnel, demandez à un administrateur de ce serveur de lancer : rpa-mcp "
-    "token --sub VOTRE-NOM --role approver",
+    "Sign in with a console credential (development)": "Se connecter avec un identifiant de console (développement)",
+    "Paste your own console credential (minted for you as an operator, approver or viewer). An access token for /mcp "
+    "or /api/v1, such as the assistant's, is refused here.": "Collez votre propre identifiant de console (délivré à "
+    "votre nom comme opérateur, valideur ou lecteur). Un jeton d'accès pour /mcp ou /api/v1, comme celui de "
+    "l'assistant, est refusé ici.",
+    "To get a console credential, ask an administrator of this server to run: rpa-mcp token --console --sub "
+    "YOUR-NAME --role approver": "Pour obtenir un identifiant de console, demandez à un administrateur de ce serveur "
+    "de lancer : rpa-mcp token --console --sub VOTRE-NOM --role approver",
     "Or sign in with your hospital account above.": "Ou connectez-vous avec votre compte de l'hôpital ci-dessus.",
     "An administrator can also set up single sign-on with the hospital's accounts (RPA_OIDC_ISSUER, see "
     "docs/console.md); a button for it then appears here.": "Un administrateur peut aussi mettre en place la "
     "connexion unique avec les comptes de l'hôpital (RPA_OIDC_ISSUER, voir docs/console.md) ; un bouton apparaît "
     "alors ici.",
-    "Access token": "Jeton d'accès",
+    "Console credential": "Identifiant de console",
     "You need to sign in to see this page.": "Vous devez vous connecter pour voir cette page.",
     "Please sign in": "Veuillez vous connecter",
     # --- refusals
@@ -57,8 +58,15 @@ FR: dict[str, str] = {
     "serveur.",
     "The form is missing its security token or it does not match; reload the page.": "Le jeton de sécurité du "
     "formulaire manque ou ne correspond pas ; rechargez la page.",
-    "That token was not accepted (unknown, expired or malformed).": "Ce jeton n'a pas été accepté (inconnu, expiré "
-    "ou mal formé).",
+    "That console credential was not accepted (unknown, expired or malformed).": "Cet identifiant de console n'a pas "
+    "été accepté (inconnu, expiré ou mal formé).",
+    "That is an access token for /mcp and /api/v1 (held by an assistant or a program), not a console credential: "
+    "it never signs in here. Ask an administrator for your own: rpa-mcp token --console --sub YOUR-NAME --role "
+    "approver": "Ceci est un jeton d'accès pour /mcp et /api/v1 (détenu par un assistant ou un programme), pas un "
+    "identifiant de console : il ne permet jamais de se connecter ici. Demandez le vôtre à un administrateur : "
+    "rpa-mcp token --console --sub VOTRE-NOM --role approver",
+    "Sign-in with a console credential is not enabled on this server.": "La connexion avec un identifiant de console "
+    "n'est pas activée sur ce serveur.",
     "The sign-in form expired or was not sent from this page; open it again.": "Le formulaire de connexion a expiré "
     "ou n'a pas été envoyé depuis cette page ; rouvrez-le.",
     "The console needs the role operator, approver or viewer; this identity has none of them.": "La console demande "

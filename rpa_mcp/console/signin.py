@@ -5,8 +5,10 @@
   sends the browser to the provider; `/console/oidc/callback` takes that record exactly
   once (it must match the state cookie set on this browser), exchanges the code and starts
   a console session with the roles the provider's claim gives.
-- With a pasted access token, for development (this server's own tokens, or the
-  provider's access tokens): the token is checked once and never stored.
+- With a pasted console credential, for development (`rpa-mcp token --console`): it is
+  checked once and never stored. Access tokens (for `/mcp` and `/api/v1`: an LLM client's,
+  an agent's, the identity provider's) are refused with a message that says so: whoever holds
+  one must never act here as a person.
 
 Every sign-in gets a fresh session id (no fixation). Sign-in attempts are rate limited per
 client address.
@@ -24,6 +26,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from rpa_mcp.auth.console_credentials import ConsoleCredentials
 from rpa_mcp.auth.provider import ProviderUnavailable
 from rpa_mcp.auth.throttle import count_failure
 from rpa_mcp.console.base import CONSOLE_ROLES, SECURITY_HEADERS, SESSION_COOKIE, ConsoleBase, FormError, safe_next
@@ -33,10 +36,15 @@ from rpa_mcp.ops.registry import Caller
 from rpa_mcp.store.console import PendingLogin, PendingLogins
 
 logger = logging.getLogger(__name__)
-VerifyToken = Callable[[str], "Caller | Awaitable[Caller | None] | None"]
+VerifyToken = Callable[[str], "Caller | Awaitable[Caller | None] | None"]  # an access token's check
 LOGIN_CSRF_COOKIE = "rpa_login_csrf"
 OIDC_COOKIE = "rpa_oidc"
 NO_ROLE = "The console needs the role operator, approver or viewer; this identity has none of them."
+API_TOKEN = (
+    "That is an access token for /mcp and /api/v1 (held by an assistant or a program), not a console credential: "
+    "it never signs in here. Ask an administrator for your own: rpa-mcp token --console --sub YOUR-NAME --role approver"
+)
+NOT_ACCEPTED = "That console credential was not accepted (unknown, expired or malformed)."
 
 
 async def _maybe_await(value: Any) -> Any:
@@ -47,13 +55,17 @@ class SignIn:
     def __init__(
         self,
         base: ConsoleBase,
-        verify: VerifyToken | None,
+        credentials: ConsoleCredentials | None,
         oidc: OidcSignIn | None,
         pending: PendingLogins,
         *,
+        access_token: VerifyToken | None = None,
         provider_name: str = "",
     ) -> None:
-        self.base, self.verify, self.oidc, self.pending = base, verify, oidc, pending
+        """`credentials`: the console credentials' check (None: no token sign-in); `access_token`: the
+        APIs' check, only to tell a person who pasted an access token what they did."""
+        self.base, self.credentials, self.oidc, self.pending = base, credentials, oidc, pending
+        self.access_token = access_token
         self.provider_name = provider_name or (oidc.issuer if oidc else "")
 
     def _limited(self, request: Request) -> Response | None:
@@ -72,7 +84,9 @@ class SignIn:
         from the provider, a SameSite=Strict cookie is only sent by a navigation that starts here)."""
         old = request.cookies.get(self.base.cookie_name(request, SESSION_COOKIE))
         self.base.sessions.delete(old)  # a fresh id on every sign-in (no session fixation)
-        session_id = self.base.sessions.create(caller.subject, frozenset(caller.roles), caller.auth)
+        session_id = self.base.sessions.create(
+            caller.subject, frozenset(caller.roles), caller.auth, issuer=caller.issuer
+        )
         response: Response
         if hop:
             response = self.base.page(request, "hop.html", person=None, target=safe_next(target))
@@ -94,16 +108,16 @@ class SignIn:
             next=target,
             nonce=nonce,
             oidc=self.provider_name if self.oidc else None,
-            token_sign_in=self.verify is not None,
+            token_sign_in=self.credentials is not None,
         )
         self.base.set_cookie(request, response, LOGIN_CSRF_COOKIE, nonce, max_age=1800)
         return response
 
-    # --- access token (development) -----------------------------------------------------------
+    # --- console credential (development) --------------------------------------------------------
     async def with_token(self, request: Request) -> Response:
         base = self.base
-        if self.verify is None:
-            return base.refused(request, 404, "Sign-in with an access token is not enabled on this server.")
+        if self.credentials is None:
+            return base.refused(request, 404, "Sign-in with a console credential is not enabled on this server.")
         if not base.origin_ok(request):
             return base.refused(request, 403, "This form must be sent from this server's own page.")
         try:
@@ -114,13 +128,10 @@ class SignIn:
         if not expected or not hmac.compare_digest(expected, form.get("login_csrf", "")):
             return base.refused(request, 403, "The sign-in form expired or was not sent from this page; open it again.")
         token = form.get("token", "").strip()
-        caller = None
-        if token and len(token) <= 16384:
-            try:
-                caller = await _maybe_await(self.verify(token))
-            except RpaError:
-                caller = None
-        if caller is None:  # only failures count: a valid token is never refused (a proxy shares one address)
+        caller = self.credentials.verify(token) if token and len(token) <= 16384 else None
+        if caller is None and token and await self._is_access_token(token):
+            return base.refused(request, 401, API_TOKEN)  # genuine, of the wrong kind: not a guess, not counted
+        if caller is None:  # only failures count: a valid credential is never refused (a proxy shares one address)
             throttle = base.services.sign_in_throttle
             address = request.client.host if request.client else "?"
             retry = await count_failure(throttle, address) if throttle else None  # off the event loop
@@ -128,12 +139,20 @@ class SignIn:
                 return base.refused(
                     request, 429, f"Too many failed sign-ins from this address; try again in {int(retry) + 1} s."
                 )
-            return base.refused(request, 401, "That token was not accepted (unknown, expired or malformed).")
+            return base.refused(request, 401, NOT_ACCEPTED)
         if not caller.has_any(CONSOLE_ROLES):
             return base.refused(request, 403, NO_ROLE)
         response = self._start_session(request, caller, form.get("next", "/console"))
         base.clear_cookie(request, response, LOGIN_CSRF_COOKIE)
         return response
+
+    async def _is_access_token(self, token: str) -> bool:
+        if self.access_token is None or len(token) > 16384:
+            return False
+        try:
+            return await _maybe_await(self.access_token(token)) is not None
+        except RpaError:
+            return False
 
     # --- OpenID Connect -------------------------------------------------------------------------
     def _redirect_uri(self, request: Request) -> str:
@@ -183,7 +202,7 @@ class SignIn:
             return base.refused(request, 401, "The sign-in at the identity provider did not complete; try again.")
         if not identity.roles & CONSOLE_ROLES:
             return base.refused(request, 403, NO_ROLE)
-        caller = Caller(identity.subject, identity.roles, via="web", auth="oidc")
+        caller = Caller(identity.subject, identity.roles, via="web", auth="oidc", issuer=self.oidc.issuer)
         response = self._start_session(request, caller, login.next, hop=True)
         base.clear_cookie(request, response, OIDC_COOKIE)
         return response

@@ -144,7 +144,8 @@ def create_app(
         *console_routes(
             services,
             registry,
-            services.access_tokens.verify if token_sign_in(settings) else None,
+            services.console_credentials if token_sign_in(settings) else None,
+            access_token=bearer_verifier(services),  # refused there, with a message that says why
             oidc=build_sign_in(settings, services.provider_tokens),
         ),
         Mount("/", app=mcp_app),
@@ -219,7 +220,7 @@ def bearer_verifier(services: Services) -> Any:
 
 
 def token_sign_in(settings: Settings) -> bool:
-    """Console sign-in with a pasted token: for development, or explicitly kept beside OIDC."""
+    """Console sign-in with a pasted console credential: for development, or explicitly kept beside OIDC."""
     if settings.console_token_sign_in is not None:
         return settings.console_token_sign_in
     return not (settings.oidc_issuer and settings.oidc_client_id)

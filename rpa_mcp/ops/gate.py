@@ -50,6 +50,8 @@ def propose_of(op: Operation) -> Operation:
             details=preview.details,
             diff=preview.diff,
             binding=preview.binding,
+            issuer=ctx.caller.issuer,
+            via=ctx.caller.via,
         )
         if proposal.approval_mode == "human":
             step = (
@@ -94,7 +96,7 @@ def _apply(op: Operation) -> Operation:
     async def handler(ctx: OpContext, args: BaseModel) -> BaseModel:
         assert isinstance(args, ApplyInput)
         confirmations = ctx.services.confirmations
-        record = confirmations.check(args.token, operation=op.name, caller=ctx.caller.subject)
+        record = confirmations.check(args.token, operation=op.name, caller=ctx.caller.subject, issuer=ctx.caller.issuer)
         stored = op.input.model_validate(record.args)
         confirmations.check_binding(record, (await preview_fn(ctx, stored)).binding)
         confirmations.consume(record, caller=ctx.caller.subject)

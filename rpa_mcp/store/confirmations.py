@@ -30,7 +30,13 @@ _V1 = """
     );
     CREATE INDEX proposals_pending ON proposals(approval_status, expires_at)
     """
-MIGRATIONS = Migrations(sqlite=(_V1,), postgres=(postgres_ddl(_V1),))
+# Who proposed is an identity (issuer, subject), and where: only a proposal made in the console is
+# approved by its proposer's own answer. Older rows have neither (an empty issuer matches no caller).
+_V2 = """
+    ALTER TABLE proposals ADD COLUMN issuer TEXT NOT NULL DEFAULT '';
+    ALTER TABLE proposals ADD COLUMN via TEXT NOT NULL DEFAULT ''
+    """
+MIGRATIONS = Migrations(sqlite=(_V1, _V2), postgres=(postgres_ddl(_V1), _V2))
 
 
 class SqliteProposalRepository:
@@ -40,7 +46,7 @@ class SqliteProposalRepository:
 
     def insert(self, r: ProposalRecord) -> None:
         self.db.execute(
-            "INSERT INTO proposals VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO proposals VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 r.jti,
                 r.operation,
@@ -59,6 +65,8 @@ class SqliteProposalRepository:
                 r.created_at,
                 r.expires_at,
                 r.consumed_at,
+                r.issuer,
+                r.via,
             ),
         )
 
@@ -155,4 +163,6 @@ def _record(row: Row) -> ProposalRecord:
         created_at=row["created_at"],
         expires_at=row["expires_at"],
         consumed_at=row["consumed_at"],
+        issuer=row["issuer"],
+        via=row["via"],
     )

@@ -28,7 +28,13 @@ _V1 = """
     );
     CREATE INDEX web_sessions_expiry ON web_sessions(expires_at)
     """
-MIGRATIONS = Migrations(sqlite=(_V1,), postgres=(postgres_ddl(_V1),))
+# A session is an identity (issuer, subject). The sessions open before this step may have been opened
+# with an access token (an LLM client's): they end, and people sign in again.
+_V2 = """
+    DELETE FROM web_sessions;
+    ALTER TABLE web_sessions ADD COLUMN issuer TEXT NOT NULL DEFAULT ''
+    """
+MIGRATIONS = Migrations(sqlite=(_V1, _V2), postgres=(postgres_ddl(_V1), _V2))
 
 
 def _hash(session_id: str) -> str:
@@ -39,10 +45,11 @@ def _hash(session_id: str) -> str:
 class WebSession:
     subject: str
     roles: frozenset[str]
-    auth: str
+    auth: str  # console (a console credential) | oidc (the identity provider)
     csrf_secret: bytes
     created_at: float
     expires_at: float
+    issuer: str = ""  # with subject, who the person is
 
 
 class WebSessionStore:
@@ -52,14 +59,14 @@ class WebSessionStore:
         self.db, self.clock, self.ttl_s, self.idle_s = db, clock, ttl_s, idle_s
         db.migrate("web", MIGRATIONS)
 
-    def create(self, subject: str, roles: frozenset[str], auth: str) -> str:
-        """A new session; returns its id (for the cookie only)."""
+    def create(self, subject: str, roles: frozenset[str], auth: str, *, issuer: str = "") -> str:
+        """A new session for `subject` of `issuer`; returns its id (for the cookie only)."""
         now = self.clock.now()
         session_id = secrets.token_urlsafe(32)
         with self.db.transaction() as conn:
             conn.execute("DELETE FROM web_sessions WHERE expires_at < ? OR last_seen < ?", (now, now - self.idle_s))
             conn.execute(
-                "INSERT INTO web_sessions VALUES (?,?,?,?,?,?,?,?)",
+                "INSERT INTO web_sessions VALUES (?,?,?,?,?,?,?,?,?)",
                 (
                     _hash(session_id),
                     subject,
@@ -69,6 +76,7 @@ class WebSessionStore:
                     now,
                     now,
                     now + self.ttl_s,
+                    issuer,
                 ),
             )
         return session_id
@@ -94,6 +102,7 @@ class WebSessionStore:
             csrf_secret=bytes.fromhex(row["csrf_secret"]),
             created_at=row["created_at"],
             expires_at=row["expires_at"],
+            issuer=row["issuer"],
         )
 
     def delete(self, session_id: str | None) -> None:

@@ -149,6 +149,9 @@ class RpaServer:
     def token(self, subject: str, *roles: str) -> str:
         return str(self.services.access_tokens.mint(subject, list(roles), ttl_s=3600))
 
+    def console_credential(self, subject: str, *roles: str) -> str:
+        return self.services.console_credentials.mint(subject, list(roles), ttl_s=3600)
+
 
 @pytest.fixture
 def make_rpa_server(request: pytest.FixtureRequest, tmp_path: Path, shared_ocr: Any) -> Iterator[Any]:

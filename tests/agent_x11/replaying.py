@@ -20,7 +20,7 @@ STOPPED = ("paused", "completed", "failed", "cancelled")
 
 
 def approve_in_console(server: Any, proposal: dict[str, Any], approver: str = "dr-martin") -> None:
-    """A second person signs in to the console with their own token and approves the proposal."""
+    """A second person signs in to the console with their own console credential and approves the proposal."""
     if proposal.get("approval_mode") != "human":
         return
     jti = str(proposal["approval_url"]).rstrip("/").rsplit("/", 1)[-1]
@@ -32,7 +32,7 @@ def approve_in_console(server: Any, proposal: dict[str, Any], approver: str = "d
         signed = page.post(
             "/console/login",
             data={
-                "token": server.token(approver, "approver"),
+                "token": server.console_credential(approver, "approver"),
                 "login_csrf": nonce[1],
                 "next": f"/console/approvals/{jti}",
             },

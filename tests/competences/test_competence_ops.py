@@ -21,7 +21,7 @@ from tests.competences.helpers import ir
 
 pytestmark = pytest.mark.anyio
 OPERATOR = Caller("olivia", frozenset({"operator"}))
-APPROVER = Caller("carol", frozenset({"approver"}))
+APPROVER = Caller("carol", frozenset({"approver"}), via="web")  # a person, in the console
 VIEWER = Caller("victor", frozenset({"viewer"}))
 
 

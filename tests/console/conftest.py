@@ -11,7 +11,7 @@ from starlette.testclient import TestClient
 
 from rpa_mcp.bootstrap import Services
 from rpa_mcp.entrypoints.app import create_app
-from tests.conftest import token_for
+from tests.conftest import console_credential_for
 
 BASE = "http://127.0.0.1:8765"
 
@@ -37,7 +37,11 @@ class Browser:
         assert nonce is not None, page.text
         return self.client.post(
             "/console/login",
-            data={"token": token or token_for(self.services, subject, *roles), "login_csrf": nonce[1], "next": next_},
+            data={
+                "token": token or console_credential_for(self.services, subject, *roles),
+                "login_csrf": nonce[1],
+                "next": next_,
+            },
             headers={"origin": BASE},
             follow_redirects=False,
         )

@@ -13,7 +13,7 @@ from rpa_mcp.ops.dispatch import dispatch
 from rpa_mcp.ops.registry import Caller
 
 MACHINE = "pc-urgences-12"
-LLM = Caller("agent:claude", frozenset({"operator"}), via="mcp")
+LLM = Caller("agent:claude", frozenset({"operator"}), via="mcp", issuer="rpa-mcp")  # as its access token names it
 
 
 def anchor(services: Services, label: str) -> str:

@@ -58,8 +58,8 @@ async def test_an_approver_approves_and_the_service_records_and_audits_it(browse
     response = browser.submit(f"/console/approvals/{jti}", f"/console/approvals/{jti}/approve")
     assert response.status_code == 303 and response.headers["location"] == f"/console/approvals/{jti}"
     view = services.confirmations.get_approval(jti)
-    assert (view.status, view.approver) == ("approved", "carol")
-    assert ("carol", "approve:start_replay") in [(r["actor"], r["operation"]) for r in services.audit.rows()]
+    assert (view.status, view.approver) == ("approved", "carol@rpa-mcp")  # subject@issuer
+    assert ("carol@rpa-mcp", "approve:start_replay") in [(r["actor"], r["operation"]) for r in services.audit.rows()]
     assert 'id="decision"' in browser.get(f"/console/approvals/{jti}").text
 
 

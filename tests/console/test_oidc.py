@@ -20,6 +20,7 @@ from rpa_mcp.entrypoints.app import create_app
 from rpa_mcp.settings import Settings
 from rpa_mcp.testing import FakeOcr
 from tests.conftest import SECRET, token_for
+from tests.console.helpers import ADMISSION, MACHINE, workflow
 from tests.console.oidc_provider import LocalOidcProvider, User
 
 pytestmark = pytest.mark.anyio
@@ -53,6 +54,7 @@ async def provided(
         oidc_client_secret="s3cret-console",
         oidc_audience=AUDIENCE,
         console_token_sign_in=True,
+        identity_links=f"alice@rpa-mcp = u-1001@{provider.issuer}",  # Dr Martin's API identity
     )
     services = build_services(settings, ocr=FakeOcr())
     base = await serve(create_app(services=services))
@@ -207,5 +209,46 @@ async def test_a_rotated_provider_key_is_fetched_once_then_cached(provided: Prov
 async def test_with_single_sign_on_the_token_hint_points_to_the_hospital_account(provided: Provided) -> None:
     async with httpx2.AsyncClient(base_url=provided.base) as web:
         page = (await web.get("/console/login")).text
-    assert 'id="oidc-login"' in page and "rpa-mcp token --sub YOUR-NAME --role approver" in page
+    assert 'id="oidc-login"' in page and "rpa-mcp token --console --sub YOUR-NAME --role approver" in page
     assert "Or sign in with your hospital account above." in page and "RPA_OIDC_ISSUER" not in page
+
+
+async def _approve(provided: Provided, web: httpx2.AsyncClient, jti: str) -> httpx2.Response:
+    page = (await web.get(f"/console/approvals/{jti}")).text
+    csrf = re.search(rf'/console/approvals/{jti}/approve"[^>]*><input type="hidden" name="csrf" value="(\w+)"', page)
+    return await web.post(
+        f"/console/approvals/{jti}/approve", data={"csrf": csrf[1] if csrf else ""}, headers={"origin": provided.base}
+    )
+
+
+async def test_a_request_proposed_under_a_linked_identity_is_approved_by_another_person_only(
+    provided: Provided,
+) -> None:
+    """alice@rpa-mcp (an access token of this server, in her assistant) and u-1001 at the provider are one person."""
+    provided.services.competences.save("X", workflow(provided.services, "X", ADMISSION), machine_id=MACHINE)
+    headers = {"Authorization": f"Bearer {token_for(provided.services, 'alice', 'operator')}"}
+    async with httpx2.AsyncClient(base_url=provided.base, headers=headers) as api:
+        proposal = (await api.post("/api/v1/tools/propose_delete_competence", json={"name": "X"})).json()
+    jti = proposal["approval_url"].rsplit("/", 1)[1]
+    async with httpx2.AsyncClient(base_url=provided.base) as same, httpx2.AsyncClient(base_url=provided.base) as other:
+        await _sign_in(provided, "u-1001", same)
+        assert 'id="own-request"' in (await same.get(f"/console/approvals/{jti}")).text
+        assert (await _approve(provided, same, jti)).status_code == 403
+        assert provided.services.confirmations.get_approval(jti).status == "pending"
+        await _sign_in(provided, "u-1002", other)
+        assert (await _approve(provided, other, jti)).status_code == 303
+    view = provided.services.confirmations.get_approval(jti)
+    assert (view.status, view.approver) == ("approved", f"u-1002@{provided.provider.issuer}")
+
+
+async def test_a_provider_access_token_does_not_sign_in_to_the_console(provided: Provided) -> None:
+    token = provided.provider.mint_access_token("u-1002", ["operator"])
+    async with httpx2.AsyncClient(base_url=provided.base) as web:
+        page = await web.get("/console/login")
+        nonce = re.search(r'name="login_csrf" value="([^"]+)"', page.text)
+        assert nonce is not None
+        refused = await web.post(
+            "/console/login", data={"token": token, "login_csrf": nonce[1]}, headers={"origin": provided.base}
+        )
+    assert refused.status_code == 401 and "rpa_console" not in refused.cookies
+    assert "rpa-mcp token --console" in refused.text

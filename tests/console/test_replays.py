@@ -90,7 +90,7 @@ async def test_a_validation_failure_pauses_in_plain_words_and_skip_from_the_page
         assert services.replay.store.get_replay(replay_id)["state"] == m.RUNNING
         rows = [(r["actor"], r["operation"], r["outcome"]) for r in services.audit.rows()]
         assert ("olivia", "propose_answer_pause", "ok") in rows
-        assert ("olivia", "approve:answer_pause", "approved") in rows
+        assert ("olivia@rpa-mcp", "approve:answer_pause", "approved") in rows  # who approved: subject@issuer
         assert ("olivia", "apply_answer_pause", "ok") in rows
 
 
@@ -105,7 +105,7 @@ async def test_a_user_pause_is_resumed_from_the_page_through_propose_and_apply(
     assert "Paused on request" in page and 'id="resume"' in page
     assert browser.submit(f"/console/replays/{replay_id}", f"/console/replays/{replay_id}/resume").status_code == 303
     assert services.replay.store.get_replay(replay_id)["state"] == m.RUNNING
-    ops = [r["operation"] for r in services.audit.rows() if r["actor"] == "olivia"]
+    ops = [r["operation"] for r in services.audit.rows() if r["actor"] in ("olivia", "olivia@rpa-mcp")]
     assert {"propose_resume_replay", "approve:resume_replay", "apply_resume_replay"} <= set(ops)
     assert ops.index("approve:resume_replay") < ops.index("apply_resume_replay")
     vias = {r["operation"]: r["via"] for r in services.audit.rows() if r["actor"] == "olivia"}
@@ -174,14 +174,14 @@ async def test_the_live_stream_pushes_the_new_state_of_an_action_when_the_agent_
 
 
 async def _signed_in_cookie(web: httpx2.AsyncClient, services: Services) -> str:
-    from tests.conftest import token_for
+    from tests.conftest import console_credential_for
 
     page = await web.get("/console/login")
     nonce = re.search(r'name="login_csrf" value="([^"]+)"', page.text)
     assert nonce is not None
     response = await web.post(
         "/console/login",
-        data={"token": token_for(services, "olivia", "operator"), "login_csrf": nonce[1]},
+        data={"token": console_credential_for(services, "olivia", "operator"), "login_csrf": nonce[1]},
         headers={"origin": str(web.base_url).rstrip("/")},
     )
     assert response.status_code == 303

@@ -1,4 +1,4 @@
-"""Signing in to the console with an access token (development), sessions, sign-out, refusals."""
+"""Signing in to the console with a console credential (development), sessions, sign-out, refusals."""
 
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ from rpa_mcp.bootstrap import Services, build_services
 from rpa_mcp.entrypoints.app import create_app
 from rpa_mcp.settings import Settings
 from rpa_mcp.testing import FakeClock
-from tests.conftest import SECRET, token_for
+from tests.conftest import SECRET, console_credential_for, token_for
 from tests.console.conftest import BASE, Browser
 
 
 def test_sign_in_sets_a_strict_httponly_session_cookie_that_is_not_the_token(
     browser: Browser, services: Services
 ) -> None:
-    token = token_for(services, "carol", "approver")
+    token = console_credential_for(services, "carol", "approver")
     response = browser.sign_in("carol", token=token)
     assert response.status_code == 303 and response.headers["location"] == "/console"
     cookie = next(c for c in response.headers.get_list("set-cookie") if c.startswith("rpa_console="))
@@ -38,7 +38,7 @@ def test_over_https_the_cookie_is_secure_and_host_prefixed(services: Services) -
         assert nonce is not None
         response = client.post(
             "/console/login",
-            data={"token": token_for(services, "carol", "approver"), "login_csrf": nonce[1]},
+            data={"token": console_credential_for(services, "carol", "approver"), "login_csrf": nonce[1]},
             headers={"origin": "https://127.0.0.1:8765"},
             follow_redirects=False,
         )
@@ -47,22 +47,36 @@ def test_over_https_the_cookie_is_secure_and_host_prefixed(services: Services) -
         assert client.get("/console/approvals").status_code == 200
 
 
-@pytest.mark.parametrize(("roles", "status"), [((), 403), (("agent",), 403), (("viewer",), 303), (("operator",), 303)])
-def test_people_roles_sign_in_and_agent_tokens_do_not(browser: Browser, roles: tuple[str, ...], status: int) -> None:
-    response = browser.sign_in("someone", *roles)
+def _credential_with_roles(services: Services, roles: list[str]) -> str:
+    """A console credential signed with the server's key but carrying roles `mint` never writes."""
+    import jwt
+
+    from rpa_mcp.auth.tokens import CONSOLE_TYP
+
+    now = int(services.clock.now())
+    claims = {"sub": "someone", "roles": roles, "iss": "rpa-mcp", "aud": "rpa-mcp/console", "iat": now, "exp": now + 60}
+    return jwt.encode(claims, SECRET.encode(), algorithm="HS256", headers={"typ": CONSOLE_TYP})
+
+
+@pytest.mark.parametrize(("roles", "status"), [([], 403), (["agent"], 403), (["viewer"], 303), (["operator"], 303)])
+def test_people_roles_sign_in_and_agent_roles_do_not(browser: Browser, roles: list[str], status: int) -> None:
+    response = browser.sign_in("someone", token=_credential_with_roles(browser.services, roles))
     assert response.status_code == status
     signed_in = "rpa_console=" in " ".join(response.headers.get_list("set-cookie"))
     assert signed_in == (status == 303)
 
 
-def test_a_bad_token_or_the_static_agent_token_is_refused(browser: Browser) -> None:
+def test_a_bad_credential_an_access_token_or_the_static_agent_token_is_refused(
+    browser: Browser, services: Services
+) -> None:
     assert browser.sign_in("x", token="not-a-token").status_code == 401
-    assert browser.sign_in("x", token="agent-static-token-0123456789").status_code == 403
+    assert browser.sign_in("x", token="agent-static-token-0123456789").status_code == 401
+    assert browser.sign_in("x", token=token_for(services, "carol", "approver")).status_code == 401
     assert browser.get("/console/replays", follow_redirects=False).status_code == 401
 
 
 def test_sign_in_from_another_origin_or_without_its_form_token_is_refused(browser: Browser, services: Services) -> None:
-    token = token_for(services, "carol", "approver")
+    token = console_credential_for(services, "carol", "approver")
     browser.get("/console/login")
     assert browser.post("/console/login", {"token": token, "login_csrf": "guess"}).status_code == 403
     nonce = re.search(r'name="login_csrf" value="([^"]+)"', browser.get("/console/login").text)
@@ -95,7 +109,8 @@ def test_signing_in_over_a_planted_session_id_replaces_it(browser: Browser, clie
     assert nonce is not None
     client.cookies.set("rpa_console", old_id)
     second = browser.post(
-        "/console/login", {"token": token_for(browser.services, "olivia", "operator"), "login_csrf": nonce[1]}
+        "/console/login",
+        {"token": console_credential_for(browser.services, "olivia", "operator"), "login_csrf": nonce[1]},
     )
     new = next(c for c in second.headers.get_list("set-cookie") if c.startswith("rpa_console="))
     assert old_id not in new
@@ -149,16 +164,16 @@ def test_the_language_follows_the_browser_then_the_choice(browser: Browser) -> N
 
 def _how_to_get_a_token(page: str) -> str:
     found = re.search(r'<p class="hint" id="token-how">(.*?)</p>', page, re.S)
-    assert found is not None, "the sign-in page does not say how to get an access token"
+    assert found is not None, "the sign-in page does not say how to get a console credential"
     return " ".join(found.group(1).split())
 
 
-def test_the_sign_in_page_says_how_a_person_gets_an_access_token(browser: Browser) -> None:
+def test_the_sign_in_page_says_how_a_person_gets_a_console_credential(browser: Browser) -> None:
     approval = browser.get("/console/approvals/some-approval", follow_redirects=False)  # an approval link
     target = re.search(r'id="to-login" data-go href="([^"]+)"', approval.text)
     assert approval.status_code == 401 and target is not None and target.group(1).startswith("/console/login")
     english = _how_to_get_a_token(browser.get(target.group(1)).text)
-    assert "rpa-mcp token --sub YOUR-NAME --role approver" in english
+    assert "rpa-mcp token --console --sub YOUR-NAME --role approver" in english
     assert "single sign-on" in english and "RPA_OIDC_ISSUER" in english  # none configured here: say it can be
     french = _how_to_get_a_token(browser.get("/console/login", headers={"accept-language": "fr"}).text)
-    assert "rpa-mcp token --sub VOTRE-NOM --role approver" in french and "connexion unique" in french
+    assert "rpa-mcp token --console --sub VOTRE-NOM --role approver" in french and "connexion unique" in french

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.anyio
 KEY = "k" * 64
 ALICE = Caller("alice", frozenset({"operator"}))
 BOB = Caller("bob", frozenset({"operator"}))
-APPROVER = Caller("carol", frozenset({"approver"}))
+APPROVER = Caller("carol", frozenset({"approver"}), via="web")  # a person, in the console
 
 
 @pytest.fixture

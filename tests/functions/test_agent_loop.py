@@ -18,7 +18,7 @@ from tests.functions.scripted import ScriptedLlm, assert_protocol_valid, calls, 
 
 pytestmark = pytest.mark.anyio
 OPERATOR = Caller("nurse-app", frozenset({"operator"}))
-APPROVER = Caller("dr-house", frozenset({"approver"}))
+APPROVER = Caller("dr-house", frozenset({"approver"}), via="web")  # a person, in the console
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from tests.functions.scripted import ScriptedLlm, assert_protocol_valid, calls, 
 
 pytestmark = pytest.mark.anyio
 NURSE = Caller("alice", frozenset({"operator"}))
-APPROVER = Caller("dr-martin", frozenset({"approver"}))
+APPROVER = Caller("dr-martin", frozenset({"approver"}), via="web")  # a person, in the console
 AGENT = Caller("agent:api-token", frozenset({"agent"}), auth="api-token")
 NAME = "Note d'observation"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import CHROMIUM, CHROMIUM_ARGS, require_chromium, token_for
+from tests.conftest import CHROMIUM, CHROMIUM_ARGS, console_credential_for, require_chromium
 from tests.integration.test_confirmation_http import IR
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
@@ -27,7 +27,7 @@ async def test_delete_proposed_over_mcp_is_approved_in_chromium_then_applied(sta
             # The URL names RPA_PUBLIC_URL or the configured port; this test server runs on a free port.
             path = proposal["approval_url"].split("/approvals/", 1)[1]
             await page.goto(f"{stack.base}/approvals/{path}")
-            await page.fill("#token", token_for(stack.services, "carol", "approver"))
+            await page.fill("#token", console_credential_for(stack.services, "carol", "approver"))
             await page.click("button[type=submit]")
             await page.wait_for_selector("#summary")
             assert "Admission patient" in await page.inner_text("#summary")
@@ -39,4 +39,4 @@ async def test_delete_proposed_over_mcp_is_approved_in_chromium_then_applied(sta
     applied = await llm.call_tool("apply_delete_competence", {"token": proposal["token"]})
     assert not applied.is_error, applied.content[0].text
     rows = [(r["actor"], r["operation"]) for r in stack.services.audit.rows()]
-    assert ("carol", "approve:delete_competence") in rows and ("alice", "apply:delete_competence") in rows
+    assert ("carol@rpa-mcp", "approve:delete_competence") in rows and ("alice", "apply:delete_competence") in rows

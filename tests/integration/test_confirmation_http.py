@@ -7,7 +7,7 @@ import re
 import jwt
 import pytest
 
-from tests.conftest import token_for
+from tests.conftest import console_credential_for
 from tests.integration.conftest import Stack
 
 pytestmark = pytest.mark.anyio
@@ -39,7 +39,7 @@ async def tool(client, name, args):
 
 
 async def approve_in_page(stack: Stack, jti: str, approver_token: str) -> None:
-    """What a person does in a browser: sign in with their own token, open the request, approve."""
+    """What a person does in a browser: sign in with their own console credential, open the request, approve."""
     async with stack.http() as http:
         http.headers.pop("Authorization")
         login = await http.get("/console/login")
@@ -84,7 +84,7 @@ async def test_human_mode_delete_is_approved_in_the_page_then_applied_and_audite
     assert early.is_error and early.meta["rpa/error"]["code"] == "approval-pending"
     assert "approv" in early.content[0].text
 
-    await approve_in_page(stack, jti, token_for(stack.services, "carol", "approver"))
+    await approve_in_page(stack, jti, console_credential_for(stack.services, "carol", "approver"))
     done = await tool(llm, "apply_delete_competence", {"token": proposal["token"]})
     assert not done.is_error, done.content[0].text
     listed = (await tool(llm, "list_competences", {})).structured_content
@@ -92,7 +92,7 @@ async def test_human_mode_delete_is_approved_in_the_page_then_applied_and_audite
 
     rows = [(r["actor"], r["operation"]) for r in stack.services.audit.rows()]
     assert ("alice", "propose:delete_competence") in rows
-    assert ("carol", "approve:delete_competence") in rows
+    assert ("carol@rpa-mcp", "approve:delete_competence") in rows  # who approved: subject@issuer
     assert ("alice", "apply:delete_competence") in rows
 
 
@@ -102,7 +102,7 @@ async def test_the_proposer_cannot_approve_in_the_page(stack):
     proposal = (await tool(llm, "propose_delete_competence", {"name": "Admission patient"})).structured_content
     jti = jwt.decode(proposal["token"], options={"verify_signature": False})["jti"]
     with pytest.raises((AssertionError, TypeError)):
-        await approve_in_page(stack, jti, token_for(stack.services, "alice", "operator"))
+        await approve_in_page(stack, jti, console_credential_for(stack.services, "alice", "operator"))
     assert stack.services.confirmations.get_approval(jti).status == "pending"
 
 

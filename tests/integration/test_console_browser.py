@@ -93,6 +93,7 @@ async def console(tmp_path: Path, serve: Callable[..., Any], monkeypatch: pytest
         oidc_audience=AUDIENCE,
         console_token_sign_in=True,
         replay_preflight=False,  # the replay starts before the agent's first poll here
+        identity_links=f"o.petit@rpa-mcp = o.petit@{provider.issuer}",  # his assistant's token and his account
     )
     services = build_services(settings)
     base = await serve(create_app(services=services))
@@ -188,7 +189,8 @@ async def test_approve_a_replay_proposed_over_mcp_and_watch_its_timeline_advance
             await page.wait_for_selector("#timeline")
             assert not [e for e in page_errors if "Content Security Policy" in e]
     rows = [(r["actor"], r["operation"]) for r in console.services.audit.rows()]
-    assert ("dr.martin", "approve:start_replay") in rows and ("agent:claude", "apply_start_replay") in rows
+    approver = f"dr.martin@{console.provider.issuer}"  # who approved: subject@issuer
+    assert (approver, "approve:start_replay") in rows and ("agent:claude", "apply_start_replay") in rows
 
 
 async def test_a_pause_is_answered_from_the_page_and_the_replay_goes_on(console: Console) -> None:
@@ -231,7 +233,8 @@ async def test_a_pause_is_answered_from_the_page_and_the_replay_goes_on(console:
     assert first["state"] in m.TERMINAL_ACTION_STATES and first["outcome"] != "success"
     assert console.services.replay.store.actions(replay_id)[1]["dispatches"] == 1
     rows = [(r["actor"], r["operation"]) for r in console.services.audit.rows()]
-    assert ("o.petit", "approve:answer_pause") in rows and ("o.petit", "apply_answer_pause") in rows
+    in_person = f"o.petit@{console.provider.issuer}"
+    assert (in_person, "approve:answer_pause") in rows and ("o.petit", "apply_answer_pause") in rows
 
 
 async def test_a_sessions_steps_appear_while_events_are_posted(console: Console) -> None:

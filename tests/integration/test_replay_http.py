@@ -20,7 +20,7 @@ from tests.subscriptions import updates_until
 pytestmark = pytest.mark.anyio
 
 MACHINE = "pc-urgences-12"
-APPROVER = Caller("carol", frozenset({"approver"}))
+APPROVER = Caller("carol", frozenset({"approver"}), via="web")  # a person, in the console
 SAVE_CONFIRM = {"dialog_id": "easily-save-confirm", "policy": "auto", "button": "confirm"}
 
 

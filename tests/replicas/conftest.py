@@ -17,6 +17,7 @@ import anyio
 import httpx2
 import pytest
 
+from rpa_mcp.auth.console_credentials import ConsoleCredentials
 from rpa_mcp.auth.tokens import AccessTokens
 from rpa_mcp.competences import CompetenceStore
 from rpa_mcp.testing import FakeClock, loopback_socket
@@ -61,6 +62,10 @@ class Cluster:
 
     def operator_token(self) -> str:
         return AccessTokens([SECRET.encode()], issuer="rpa-mcp", audience="rpa-mcp").mint("alice", ["operator"])
+
+    def console_credential(self) -> str:
+        """Alice's credential for the console's sign-in (an access token is refused there)."""
+        return ConsoleCredentials([SECRET.encode()], issuer="rpa-mcp", audience="rpa-mcp").mint("alice", ["operator"])
 
     def live(self) -> list[Replica]:
         return [r for r in self.replicas if r.alive]

@@ -47,7 +47,7 @@ async def test_a_console_page_on_one_replica_is_pushed_a_change_made_on_another(
     side = Side(cluster, a)
     replay_id = await side.start()
     web = cluster.client(base_url=b.base)
-    await _sign_in(web, b, cluster.operator_token())
+    await _sign_in(web, b, cluster.console_credential())
     before_keepalive: list[str] = []
     async with web.stream("GET", f"/console/live/replays/{replay_id}") as stream:
         assert stream.status_code == 200 and stream.headers["content-type"].startswith("text/event-stream")
@@ -89,7 +89,7 @@ async def test_failed_sign_ins_from_one_address_over_three_replicas_meet_one_bud
     assert over == [(429, True)] * 3
     assert valid == [200] * 6
     assert await _console_sign_in_status(console, replicas[2], "still-not-a-token") == 429
-    assert await _console_sign_in_status(console, replicas[2], cluster.operator_token()) == 303  # never locked out
+    assert await _console_sign_in_status(console, replicas[2], cluster.console_credential()) == 303  # never locked out
 
 
 async def _console_sign_in_status(web: httpx2.AsyncClient, replica: Replica, token: str) -> int:

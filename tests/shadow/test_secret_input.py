@@ -28,7 +28,7 @@ CODE = "pin-4321"  # not digits alone: the stored times (the real clock's) may h
 USER = "dr.martin"
 MACHINE = "PC-LOGIN"
 OPERATOR = Caller("dom@hospital", frozenset({"operator"}))
-APPROVER = Caller("chef@hospital", frozenset({"operator", "approver"}))
+APPROVER = Caller("chef@hospital", frozenset({"operator", "approver"}), via="web")  # in the console
 AGENT = Caller("agent:PC-LOGIN", frozenset({"agent"}), via="rest", auth="api-token")
 PASSWORD_FIELD = {"name": "Mot de passe", "role": "Edit", "automation_id": "txtPassword", "is_password": True}
 

@@ -2,9 +2,9 @@
 
 For a replay the page lists the workflow's steps with each step's recorded target crop and
 parameters (what will be clicked and typed); for a deletion the steps that go; for a new
-version or a promotion the difference with what it replaces. The identity that proposed a
-request may read it but never decide it (ConfirmationService.decide refuses it too, and
-audits every decision).
+version or a promotion the difference with what it replaces. The person who proposed a
+request (under this identity or one linked to it) may read it but never decide it
+(ConfirmationService.decide refuses it too, and audits every decision).
 """
 
 from __future__ import annotations
@@ -167,7 +167,7 @@ class Approvals:
             person=person,
             view=view,
             expired=view.expires_at < self.base.services.clock.now(),
-            own=view.proposer == person.subject,
+            own=self.confirmations.proposed_by(view, person.caller()),
             can_apply=view.status == "approved"
             and not view.consumed
             and self.tokens.token_for(view.jti, person.subject) is not None,
@@ -196,7 +196,7 @@ class Approvals:
         view = self._view(jti)
         if view is None:
             return base.refused(request, 404, "No such request (it may have been removed).", person)
-        if view.proposer == person.subject:
+        if self.confirmations.proposed_by(view, person.caller()):
             return base.refused(
                 request, 403, "You proposed this request, so you cannot approve or reject it yourself.", person
             )
