@@ -537,12 +537,13 @@ RESOURCES = (
         _replay_resource,
         owners=replay_owners,
     ),
-    (
+    Resource(
         "rpa://replays/{replay_id}/evidence",
         "replay-evidence",
         "A replay's evidence bundle (per step: phase timings, verdicts, checkers, text read back, crops by "
         "SHA-256), its digest now and the digest recorded in the audit chain when the run ended (intact: equal).",
         "application/json",
         _evidence_resource,
+        owners=replay_owners,
     ),
 )
