@@ -43,7 +43,7 @@ IR = {
 @pytest.fixture
 def setup(tmp_path: Path) -> tuple[Services, FakeClock]:
     clock = FakeClock()
-    settings = Settings(data_dir=tmp_path / "data", jwt_secret=SECRET)
+    settings = Settings(data_dir=tmp_path / "data", jwt_secret=SECRET, replay_preflight=False)  # no agent polls here
     services = build_services(settings, clock=clock, ocr=FakeOcr())
     services.competences.save("Connexion DPI", IR, status="validated", machine_id="PC-1")
     return services, clock
