@@ -84,9 +84,25 @@ class _TooLarge(Exception):
     pass
 
 
+TOKEN_HINT = "ask an administrator for one (rpa-mcp token --help) and send it as 'Authorization: Bearer <token>'"
+
+
+def bearer_challenge(error: str, metadata_url: str | None) -> tuple[str, str]:
+    """The WWW-Authenticate header of a 401. It points at the protected-resource metadata (RFC 9728) only
+    when an authorization server is configured: a client that finds it starts an OAuth flow, which
+    cannot succeed against this server's own tokens (they are minted by an administrator)."""
+    challenge = f'Bearer error="{error}", error_description="a valid bearer token is required"'
+    if metadata_url is not None:
+        challenge += f', resource_metadata="{metadata_url}"'
+    return ("www-authenticate", challenge)
+
+
 class BearerAuth:
     """Authenticates /mcp and /api/* with a bearer token; sets scope['rpa.caller'] (and scope['user'],
     the principal the MCP SDK binds its legacy sessions to).
+
+    `resource_metadata_url` is given only when an authorization server can issue tokens (see
+    `bearer_challenge`); without one, the 401's body says how to get a token instead.
 
     A valid token always passes. A presented token that fails counts against its client address
     (`SignInThrottle`); past the address's budget its failures get 429 instead of 401.
@@ -97,7 +113,7 @@ class BearerAuth:
         app: ASGIApp,
         *,
         verify: Callable[[str], Caller | Awaitable[Caller | None] | None] | None,
-        resource_metadata_url: str,
+        resource_metadata_url: str | None,
         throttle: FailedSignIns,
     ) -> None:
         self.app, self.verify, self.metadata_url, self.throttle = app, verify, resource_metadata_url, throttle
@@ -129,15 +145,11 @@ class BearerAuth:
                         [("retry-after", str(max(1, int(retry + 0.999))))],
                     )
             error = "invalid_token" if token else "invalid_request"
-            challenge = (
-                f'Bearer error="{error}", error_description="a valid bearer token is required", '
-                f'resource_metadata="{self.metadata_url}"'
-            )
+            detail = "a valid bearer token is required"
+            if self.metadata_url is None:
+                detail += f"; {TOKEN_HINT}"
             return await send_json(
-                send,
-                401,
-                problem(401, "unauthenticated", "a valid bearer token is required"),
-                [("www-authenticate", challenge)],
+                send, 401, problem(401, "unauthenticated", detail), [bearer_challenge(error, self.metadata_url)]
             )
         scope["rpa.caller"], scope["user"] = found, sdk_user(found)
         await self.app(scope, receive, send)
