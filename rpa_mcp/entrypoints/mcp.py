@@ -124,7 +124,8 @@ def without_images(value: Any, found: list[ImageContent]) -> Any:
     content: an image travels once, never inside the JSON text nor again in `structuredContent`."""
     if isinstance(value, dict):
         if value.get("mime_type") in IMAGE_TYPES and isinstance(value.get("data_base64"), str):
-            found.append(ImageContent(type="image", data=value["data_base64"], mime_type=value["mime_type"]))
+            if not any(image.data == value["data_base64"] for image in found):  # the same crop listed twice
+                found.append(ImageContent(type="image", data=value["data_base64"], mime_type=value["mime_type"]))
             return {**value, "data_base64": None}
         return {k: without_images(v, found) for k, v in value.items()}
     if isinstance(value, list):

@@ -117,7 +117,10 @@ async def with_images(ctx: OpContext, fn: Callable[..., T], *images: tuple[Image
             arrays.append(decoded[key])
         return fn(*arrays)
 
-    return await services.image_work.run(unit)
+    await ctx.report_progress(0, 1, "analysing the image")
+    result = await services.image_work.run(unit)
+    await ctx.report_progress(1, 1, "image analysed")
+    return result
 
 
 async def session_machines(ctx: OpContext, session_ids: Iterable[Any]) -> set[str]:

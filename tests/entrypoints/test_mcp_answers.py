@@ -84,3 +84,15 @@ async def test_crop_options_out_of_range_are_refused_naming_the_field(services, 
             surface="rest",
         )
     assert refused.value.details["field"] == field
+
+
+async def test_an_image_operation_reports_progress_when_the_caller_asks(services):
+    server = build_mcp_server(build_registry(), services, local_caller=local_operator())
+    progress: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        progress.append((done, total, message))
+
+    async with Client(server) as client:
+        result = await client.call_tool("resolve_dialog", {"image": screenshot()}, progress_callback=on_progress)
+    assert not result.is_error and [p[:2] for p in progress] == [(0, 1), (1, 1)]
