@@ -130,6 +130,20 @@ npx @modelcontextprotocol/inspector --cli {url} --transport http \\
 """
 
 
+def cmd_stdio(args: argparse.Namespace) -> int:
+    import anyio
+
+    from rpa_mcp.entrypoints.stdio import serve_stdio, stdio_server
+
+    settings = Settings()
+    # stdout carries the protocol: every log line goes to stderr
+    logging.basicConfig(
+        level=settings.log_level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    anyio.run(serve_stdio, stdio_server(settings))
+    return 0
+
+
 def cmd_token(args: argparse.Namespace) -> int:
     from rpa_mcp.auth.keys import key_source, load_signing_keys
     from rpa_mcp.auth.tokens import AccessTokens
@@ -328,6 +342,8 @@ def _main(argv: list[str]) -> int:
     serve.add_argument("--host")
     serve.add_argument("--port", type=int)
     serve.set_defaults(fn=cmd_serve)
+    stdio = sub.add_parser("stdio", help="serve MCP on stdin/stdout for a local client, as the holder of RPA_TOKEN")
+    stdio.set_defaults(fn=cmd_stdio)
     token = sub.add_parser("token", help="mint an access token (printed alone on stdout)")
     token.add_argument("--sub", required=True, help="who the token identifies")
     token.add_argument("--role", required=True, action="append", choices=["operator", "viewer", "agent", "approver"])

@@ -154,6 +154,9 @@ class Settings(BaseSettings):
         16, ge=1, description="Open legacy MCP sessions per identity; a new one closes that identity's oldest."
     )
     mcp_session_idle_s: float = Field(1800.0, gt=0, description="A legacy MCP session idle this long is closed (s).")
+    token: SecretStr | None = Field(
+        None, description="The access token `rpa-mcp stdio` acts with (its identity, roles and limits)."
+    )
     mcp_toolsets: str = Field(
         "all",
         description="Toolsets an MCP connection sees unless its URL says (/mcp?toolsets=a,b): all, or a comma list "

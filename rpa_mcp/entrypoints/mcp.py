@@ -22,6 +22,7 @@ import logging
 import os
 import re
 import weakref
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -59,7 +60,7 @@ from rpa_mcp import __version__
 from rpa_mcp.bootstrap import Services, public_base_url
 from rpa_mcp.entrypoints.mcp_toolsets import Selection, default_selection, icon, selection_of, toolset_of
 from rpa_mcp.entrypoints.prompts import load_prompts
-from rpa_mcp.errors import ConfigurationError, NotFound, RpaError
+from rpa_mcp.errors import ConfigurationError, NotFound, RpaError, Unauthenticated
 from rpa_mcp.identity import Caller
 from rpa_mcp.ops.dispatch import dispatch
 from rpa_mcp.ops.registry import Operation, Registry
@@ -67,6 +68,7 @@ from rpa_mcp.ops.run_competence import PREFIX as RUN_PREFIX
 from rpa_mcp.ops.schemas import input_schema, output_schema
 
 logger = logging.getLogger(__name__)
+LocalCaller = Caller | Callable[[], Caller | None] | None  # without HTTP: a caller, or how to find it now
 TOOL_CACHE_SIZE = 1024
 TOOLS_TTL_MS = 300_000  # a tool list changes with the server's version, or with run_<slug> tools (then 60 s)
 IMAGE_TYPES = ("image/png", "image/jpeg")
@@ -202,7 +204,7 @@ class RpaMCPServer(MCPServer):
         registry: Registry,
         services: Services,
         *,
-        local_caller: Caller | None,
+        local_caller: LocalCaller,
         bus: InMemorySubscriptionBus,
         publisher: McpPublisher,
     ):
@@ -236,16 +238,20 @@ class RpaMCPServer(MCPServer):
     def caller_from(self, request_context: Any) -> Caller:
         """The authenticated caller of an MCP request (the bearer middleware put it on the HTTP request)."""
         request = getattr(request_context, "request", None)
-        caller = request.scope.get("rpa.caller") if request is not None else self.local_caller
+        caller = request.scope.get("rpa.caller") if request is not None else self.local()
         if caller is None:
-            raise RpaError("no authenticated caller")
+            raise Unauthenticated("no valid credential: the token has expired or was revoked; mint a new one")
         # keeps every binding of the credential (its machines)
         return caller if caller.via == "mcp" else replace(caller, via="mcp")
+
+    def local(self) -> Caller | None:
+        """The caller of a connection without HTTP (in memory, stdio): fixed, or checked again at each request."""
+        return self.local_caller() if callable(self.local_caller) else self.local_caller
 
     async def _handle_list_tools(self, ctx: Any, params: PaginatedRequestParams | None) -> ListToolsResult:
         """tools/list (both protocol eras): only what the caller's roles may call."""
         request = getattr(ctx, "request", None)
-        caller = request.scope.get("rpa.caller") if request is not None else self.local_caller
+        caller = request.scope.get("rpa.caller") if request is not None else self.local()
         selection = selection_of(request, self.selection)
         tools = await self.list_tools(caller, selection) if caller is not None else []
         generated = any(t.name.startswith(RUN_PREFIX) for t in tools)
@@ -373,7 +379,7 @@ def _resource_fn(spec: Any) -> Any:
     return read
 
 
-def build_mcp_server(registry: Registry, services: Services, *, local_caller: Caller | None = None) -> RpaMCPServer:
+def build_mcp_server(registry: Registry, services: Services, *, local_caller: LocalCaller = None) -> RpaMCPServer:
     bus = InMemorySubscriptionBus()
     publisher = McpPublisher(bus)
     services.notifier.attach(publisher)
