@@ -58,9 +58,10 @@ from mcp.types import Tool as MCPTool
 
 from rpa_mcp import __version__
 from rpa_mcp.bootstrap import Services, public_base_url
+from rpa_mcp.entrypoints.mcp_approval import ClientApprovals, can_elicit_url
 from rpa_mcp.entrypoints.mcp_toolsets import Selection, default_selection, icon, selection_of, toolset_of
 from rpa_mcp.entrypoints.prompts import load_prompts
-from rpa_mcp.errors import ConfigurationError, NotFound, RpaError, Unauthenticated
+from rpa_mcp.errors import ApprovalPending, ConfigurationError, NotFound, RpaError, Unauthenticated
 from rpa_mcp.identity import Caller
 from rpa_mcp.ops.dispatch import dispatch
 from rpa_mcp.ops.registry import Operation, Registry
@@ -221,6 +222,7 @@ class RpaMCPServer(MCPServer):
         )
         self.registry, self.services, self.local_caller = registry, services, local_caller
         self.publisher = publisher
+        self.approvals = ClientApprovals(services.notifier)
         self.base_url = public_base_url(services.settings)
         try:
             self.selection = default_selection(services.settings)
@@ -320,9 +322,16 @@ class RpaMCPServer(MCPServer):
                     f"no tool {name!r} on this connection (its toolsets or read-only mode leave it out)", tool=name
                 )
             progress = context.report_progress if context is not None else None
-            result = await dispatch(
-                self.registry, self.services, name, arguments, caller, surface="mcp", progress=progress
-            )
+
+            def run() -> Any:
+                return dispatch(self.registry, self.services, name, arguments, caller, surface="mcp", progress=progress)
+
+            try:
+                result = await run()
+            except ApprovalPending as pending:
+                if not can_elicit_url(context):
+                    raise
+                result = await self.approvals.apply(pending, context, run)
         except RpaError as exc:
             return error_result(exc)
         op = self.registry.resolve(name, self.services)

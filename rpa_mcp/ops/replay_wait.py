@@ -32,7 +32,7 @@ class ReplayStatusInput(StrictModel):
     )
 
 
-class _Heard:
+class HeardUri:
     """A change listener that wakes one waiter when one URI is updated (from any thread)."""
 
     def __init__(self, uri: str) -> None:
@@ -60,7 +60,7 @@ async def wait_for_next(
     first = read()
     if wait_s <= 0 or first["state"] != "running":
         return first
-    heard = _Heard(f"rpa://replays/{replay_id}")
+    heard = HeardUri(f"rpa://replays/{replay_id}")
     notifier = ctx.services.notifier
     notifier.attach(heard)
     reported = first["done"]
