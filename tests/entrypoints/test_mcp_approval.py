@@ -5,15 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
+import httpx2
 import pytest
 from mcp import Client
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
 from mcp.types import ElicitResult
 
 from rpa_mcp.entrypoints import mcp_approval
+from rpa_mcp.entrypoints.app import create_app
 from rpa_mcp.entrypoints.mcp import build_mcp_server
 from rpa_mcp.errors import Forbidden, NotFound
 from rpa_mcp.identity import Caller
 from rpa_mcp.ops import build_registry
+from tests.conftest import token_for
 
 pytestmark = pytest.mark.anyio
 ALICE = Caller("alice", frozenset({"operator"}), via="mcp", auth="internal")
@@ -111,3 +116,29 @@ async def test_a_client_without_url_elicitation_gets_approval_pending_at_once(se
         with anyio.fail_after(5):
             result = await client.call_tool("apply_delete_competence", {"token": proposal["token"]})
     assert result.is_error and result.meta["rpa/error"]["code"] == "approval-pending"
+
+
+async def test_over_http_a_legacy_session_gets_the_url_elicitation_and_the_apply_completes(services, serve):
+    services.competences.save(IR["name"], IR)
+    base = await serve(create_app(services=services))
+    token = token_for(services, "alice", "operator")
+    person = Person()
+    answer: dict[str, Any] = {}
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http,
+        streamable_http_client(f"{base}/mcp", http_client=http) as (read, write),
+        ClientSession(read, write, elicitation_callback=person) as session,
+    ):
+        await session.initialize()
+        proposal = (await session.call_tool("propose_delete_competence", {"name": IR["name"]})).structured_content
+
+        async def apply() -> None:
+            answer["result"] = await session.call_tool("apply_delete_competence", {"token": proposal["token"]})
+
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(apply)
+                await person.seen.wait()
+                services.confirmations.decide(jti_of(proposal), CAROL, approve=True)
+    assert person.shown[0].url == proposal["approval_url"]
+    assert not answer["result"].is_error, answer["result"].content[0].text
