@@ -333,7 +333,7 @@ class RpaMCPServer(MCPServer):
                 result = await self.approvals.apply(pending, context, run)
         except RpaError as exc:
             return error_result(exc)
-        op = self.registry.resolve(name, self.services)
+        op = known  # resolved once (resolving a generated operation reads the competences)
         images: list[ImageContent] = []
         result = without_images(result, images)
         text = json.dumps(result, ensure_ascii=False)
