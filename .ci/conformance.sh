@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The official MCP conformance suite (fixture-free server scenarios) and the MCP Inspector
-# CLI against a real `rpa-mcp serve`, both on loopback. Needs Node >= 22: taken from the
-# npm registry (node-linux-<arch>) when the machine's node is older.
+# The official MCP conformance suite (0.2.x, every server scenario, with the expected failures
+# of .ci/conformance-expected.yml: checks that need the suite's own fixtures) and the MCP
+# Inspector CLI against a real `rpa-mcp serve`, both on loopback. Needs Node >= 22: taken from
+# the npm registry (node-linux-<arch>) when the machine's node is older.
 set -euo pipefail
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -13,7 +14,9 @@ if [ "${node_major:-0}" -lt 22 ]; then
   export PATH="$work/node/node_modules/$pkg/bin:$PATH"
 fi
 echo "node $(node --version)"
-npm install --silent --prefix "$work/tools" @modelcontextprotocol/conformance @modelcontextprotocol/inspector >/dev/null 2>&1
+CONFORMANCE_VERSION=0.2.0-alpha.12
+npm install --silent --prefix "$work/tools" "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" \
+  @modelcontextprotocol/inspector >/dev/null 2>&1
 bin="$work/tools/node_modules/.bin"
 
 free_port() { python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -36,15 +39,13 @@ port=$(free_port)
 RPA_DATA_DIR="$work/data1" RPA_AUTH_DISABLED=true RPA_PORT=$port rpa-mcp serve >"$work/serve1.log" 2>&1 &
 wait_up "$port"
 failed=0
-for scenario in server-initialize ping tools-list resources-list prompts-list logging-set-level \
-                completion-complete server-sse-multiple-streams dns-rebinding-protection; do
-  if "$bin/conformance" server --url "http://127.0.0.1:$port/mcp" --scenario "$scenario" >"$work/$scenario.log" 2>&1 \
-     && ! grep -qE '[1-9][0-9]* failed' "$work/$scenario.log"; then
-    echo "conformance $scenario: ok"
-  else
-    echo "conformance $scenario: FAILED"; tail -20 "$work/$scenario.log"; failed=1
-  fi
-done
+expected="$(dirname "$0")/conformance-expected.yml"
+if "$bin/conformance" server --url "http://127.0.0.1:$port/mcp" --suite all --expected-failures "$expected" \
+     -o "$work/conformance" >"$work/conformance.log" 2>&1; then
+  echo "conformance $CONFORMANCE_VERSION: $(grep -E '^Total:' "$work/conformance.log" || echo ok) (expected failures: $expected)"
+else
+  echo "conformance $CONFORMANCE_VERSION: FAILED"; tail -80 "$work/conformance.log"; failed=1
+fi
 
 # 2. the Inspector CLI with a bearer token
 port2=$(free_port)

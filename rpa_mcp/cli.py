@@ -162,6 +162,20 @@ provider, or (development) with a console credential: rpa-mcp token --console --
 """
 
 
+def cmd_stdio(args: argparse.Namespace) -> int:
+    import anyio
+
+    from rpa_mcp.entrypoints.stdio import serve_stdio, stdio_server
+
+    settings = Settings()
+    # stdout carries the protocol: every log line goes to stderr
+    logging.basicConfig(
+        level=settings.log_level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    anyio.run(serve_stdio, stdio_server(settings))
+    return 0
+
+
 def cmd_token(args: argparse.Namespace) -> int:
     from rpa_mcp.auth.console_credentials import ConsoleCredentials
     from rpa_mcp.auth.keys import key_source, load_signing_keys
@@ -406,6 +420,8 @@ def _main(argv: list[str]) -> int:
     serve.add_argument("--host")
     serve.add_argument("--port", type=int)
     serve.set_defaults(fn=cmd_serve)
+    stdio = sub.add_parser("stdio", help="serve MCP on stdin/stdout for a local client, as the holder of RPA_TOKEN")
+    stdio.set_defaults(fn=cmd_stdio)
     token = sub.add_parser(
         "token", help="mint an access token for /mcp and /api/v1, or a console credential (printed alone on stdout)"
     )

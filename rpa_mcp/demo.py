@@ -192,7 +192,13 @@ async def run_story(story: Story, *, fast: bool, data_dir: Path) -> None:
     sock = _free_socket()
     port = sock.getsockname()[1]
     api_token = secrets.token_urlsafe(24)
-    settings = Settings(data_dir=data_dir, port=port, jwt_secret=secrets.token_urlsafe(48), api_token=api_token)
+    settings = Settings(
+        data_dir=data_dir,
+        port=port,
+        jwt_secret=secrets.token_urlsafe(48),
+        api_token=api_token,
+        mcp_run_tools=10,  # the story shows a validated competence becoming a tool (opt-in)
+    )
     registry = build_registry()
     services = build_services(settings)
     app = create_app(settings, services=services, registry=registry)

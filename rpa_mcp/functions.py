@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from rpa_mcp.errors import InvalidInput, RpaError
+from rpa_mcp.ops import schemas
 from rpa_mcp.ops.dispatch import dispatch
 from rpa_mcp.ops.json_input import JsonLimits, limits_of, loads
 from rpa_mcp.ops.registry import Caller, Operation, Registry, Surface
@@ -74,8 +75,7 @@ def operations(registry: Registry | None = None, services: Services | None = Non
 
 def input_schema(op: Operation) -> dict[str, Any]:
     """The JSON schema of an operation's arguments: the very one MCP publishes."""
-    schema: dict[str, Any] = op.input.model_json_schema(by_alias=True)
-    return schema
+    return schemas.input_schema(op)
 
 
 def openai_tools(registry: Registry | None = None, services: Services | None = None) -> list[dict[str, Any]]:

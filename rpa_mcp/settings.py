@@ -214,6 +214,22 @@ class Settings(BaseSettings):
         16, ge=1, description="Open legacy MCP sessions per identity; a new one closes that identity's oldest."
     )
     mcp_session_idle_s: float = Field(1800.0, gt=0, description="A legacy MCP session idle this long is closed (s).")
+    token: SecretStr | None = Field(
+        None, description="The access token `rpa-mcp stdio` acts with (its identity, roles and limits)."
+    )
+    mcp_toolsets: str = Field(
+        "all",
+        description="Toolsets an MCP connection sees unless its URL says (/mcp?toolsets=a,b): all, or a comma list "
+        "of observe, competences, replay, dialogs, validation.",
+    )
+    mcp_read_only: bool = Field(False, description="MCP connections see read tools only unless their URL says.")
+    mcp_run_tools: int = Field(
+        0,
+        ge=0,
+        le=200,
+        description="At most this many run_<slug> tools (one per validated competence) in an MCP tool list; "
+        "0: none, competences start with propose_start_replay.",
+    )
     access_token_max_ttl_s: int = Field(
         30 * 86400, ge=60, description="Longest accepted access-token lifetime (exp - iat, and exp - now) (s)."
     )

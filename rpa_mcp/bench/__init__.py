@@ -18,6 +18,7 @@ from rpa_mcp.screens.truth import ScreenSet
 
 BENCHMARKS: dict[str, str] = {
     "mcp": "MCP tool-call overhead against a bare SDK server (ratio; sequential, 8 concurrent)",
+    "answers": "bytes of MCP answers: tools/list per role and toolset, resolve_dialog with its crop",
     "shadow": "event ingestion throughput and get_understanding latency on a 500-event session",
     "dialogs": "dialog classifier and resolver on the committed screens: accuracy, box IoU, latency",
     "validator": "latency of each post-action checker on 1920x1080 frames, verdict accuracy on the pairs",

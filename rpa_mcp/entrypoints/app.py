@@ -14,7 +14,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
 from rpa_mcp import __version__
@@ -29,6 +29,7 @@ from rpa_mcp.entrypoints.http_security import BearerAuth, BodyLimit
 from rpa_mcp.entrypoints.mcp import build_mcp_server
 from rpa_mcp.entrypoints.mcp_body import McpBodyGuard
 from rpa_mcp.entrypoints.mcp_sessions import mcp_http_app
+from rpa_mcp.entrypoints.mcp_toolsets import icon_svg
 from rpa_mcp.entrypoints.metrics_route import METRICS_PATH, metrics_endpoint
 from rpa_mcp.entrypoints.openapi import OPENAPI_PATH, openapi_document
 from rpa_mcp.entrypoints.rest import rest_routes
@@ -132,12 +133,19 @@ def create_app(
             document["authorization_servers"] = [services.provider_tokens.issuer]
         return JSONResponse(document)
 
+    async def icons(request: Request) -> Response:
+        svg = icon_svg(request.path_params["name"])
+        if svg is None:
+            return JSONResponse({"code": "not-found"}, status_code=404)
+        return Response(svg, media_type="image/svg+xml", headers={"cache-control": "public, max-age=86400"})
+
     routes: list[BaseRoute] = [
         # /mcp first: the router tries routes in order, and the REST surface has one per operation
         *mcp_app.routes,
         Route("/healthz", healthz, methods=["GET"]),
         Route("/", home_endpoint(base), methods=["GET"]),
         Route(METRICS_PATH, metrics_endpoint(services.metrics), methods=["GET"]),
+        Route("/icons/{name}.svg", icons, methods=["GET"]),
         Route("/.well-known/oauth-protected-resource/mcp", resource_metadata, methods=["GET"]),
         Route("/.well-known/oauth-protected-resource", resource_metadata, methods=["GET"]),
         *rest_routes(registry, services, extra=[Route(OPENAPI_PATH, openapi, methods=["GET"])]),
@@ -183,7 +191,8 @@ def create_app(
             Middleware(
                 BearerAuth,
                 verify=verify,
-                resource_metadata_url=metadata_url,
+                # only an authorization server makes the OAuth discovery worth starting
+                resource_metadata_url=metadata_url if services.provider_tokens is not None else None,
                 throttle=services.sign_in_throttle,
                 explain=None if verify is None else partial(explain_refusal, tokens=services.access_tokens),
             ),

@@ -85,9 +85,15 @@ class _TooLarge(Exception):
     pass
 
 
+TOKEN_HINT = "ask an administrator for one (rpa-mcp token --help) and send it as 'Authorization: Bearer <token>'"
+
+
 class BearerAuth:
     """Authenticates /mcp and /api/* with a bearer token; sets scope['rpa.caller'] (and scope['user'],
     the principal the MCP SDK binds its legacy sessions to).
+
+    `resource_metadata_url` is given only when an authorization server can issue tokens (see
+    `unauthenticated`); without one, the 401's body says how to get a token instead.
 
     A valid token always passes. A presented token that fails counts against its client address
     (`SignInThrottle`); past the address's budget its failures get 429 instead of 401.
@@ -98,7 +104,7 @@ class BearerAuth:
         app: ASGIApp,
         *,
         verify: Callable[[str], Caller | Awaitable[Caller | None] | None] | None,
-        resource_metadata_url: str,
+        resource_metadata_url: str | None,
         throttle: FailedSignIns,
         explain: Callable[[str], Refusal] | None = None,
     ) -> None:
@@ -138,13 +144,22 @@ class BearerAuth:
 
 
 def unauthenticated(
-    refusal: Refusal | None, metadata_url: str, *, presented: bool
+    refusal: Refusal | None, metadata_url: str | None, *, presented: bool
 ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
-    """The 401's body and its WWW-Authenticate challenge: the reason a token failed, when one was presented."""
+    """The 401's body and its WWW-Authenticate challenge: the reason a token failed, when one was presented.
+
+    The challenge points at the protected-resource metadata (RFC 9728) only when an authorization
+    server is configured: a client that finds it starts an OAuth flow, which cannot succeed against
+    this server's own tokens (an administrator mints them). Without one, the body says how to get a token.
+    """
     detail = refusal.detail if refusal is not None else "a valid bearer token is required"
+    if refusal is None and metadata_url is None:
+        detail += f"; {TOKEN_HINT}"
     error = "invalid_token" if presented else "invalid_request"
     said = "".join(c if " " <= c <= "~" and c not in '"\\' else "?" for c in detail)  # a quoted-string
-    challenge = f'Bearer error="{error}", error_description="{said}", resource_metadata="{metadata_url}"'
+    challenge = f'Bearer error="{error}", error_description="{said}"'
+    if metadata_url is not None:
+        challenge += f', resource_metadata="{metadata_url}"'
     body = problem(401, "unauthenticated", detail)
     if refusal is not None:
         body["reason"] = refusal.reason

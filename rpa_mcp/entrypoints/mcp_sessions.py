@@ -19,7 +19,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.types import INVALID_REQUEST
 from starlette.applications import Starlette
+from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 
@@ -92,4 +94,30 @@ def mcp_http_app(
         per_identity=per_identity,
     )
     server._lowlevel_server._session_manager = manager  # `server.session_manager` is what the lifespan runs
-    return Starlette(routes=[Route(path, endpoint=StreamableHTTPASGIApp(manager))])
+    return Starlette(routes=[Route(path, endpoint=NoResumption(StreamableHTTPASGIApp(manager)))])
+
+
+class NoResumption:
+    """`GET` with `Last-Event-ID` asks to resume a stream from an event history this server does not keep.
+
+    The SDK's transport, without an event store, sends no answer at all (the ASGI server then answers 500);
+    here it is a 400 that says what to do: open the stream again without the header.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        headers = dict(scope.get("headers") or [])
+        if scope.get("method") == "GET" and b"last-event-id" in headers:
+            body = {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {
+                    "code": INVALID_REQUEST,
+                    "message": "this server keeps no event history to resume from; "
+                    "open the stream without Last-Event-ID",
+                },
+            }
+            return await JSONResponse(body, status_code=400)(scope, receive, send)
+        await self.app(scope, receive, send)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -12,7 +13,7 @@ from pydantic import Field, model_validator
 from rpa_mcp.errors import InvalidInput
 from rpa_mcp.ops.registry import StrictModel
 from rpa_mcp.vision.budget import Lane
-from rpa_mcp.vision.images import decode_base64, decode_image
+from rpa_mcp.vision.images import decode_base64, decode_image, resized
 
 if TYPE_CHECKING:
     from rpa_mcp.bootstrap import Services
@@ -38,12 +39,34 @@ class ImageArg(StrictModel):
 
 
 class Crop(StrictModel):
-    """A client-sized PNG crop of the region that matters (the MCP surface also sends it as image content)."""
+    """A client-sized crop of the region that matters. Over MCP the image travels once, as the answer's
+    image content (in the order of the crops), and `data_base64` is null here."""
 
     label: str = Field(description="What the crop shows.")
-    mime_type: str = Field("image/png", description="Always image/png.")
-    data_base64: str = Field(description="PNG bytes, base64 (<= 1 MB, <= 2000 px a side).")
+    mime_type: str = Field("image/png", description="image/png, or image/jpeg when a quality was asked.")
+    data_base64: str | None = Field(
+        None, description="The bytes, base64 (<= 1 MB, <= 2000 px a side); null over MCP (sent as image content)."
+    )
     bbox: list[int] | None = Field(None, description="Where the crop was taken in the frame: [x, y, w, h].")
+
+
+class CropOptions(StrictModel):
+    """What the returned crops may cost: a smaller side, JPEG instead of PNG."""
+
+    max_side: int | None = Field(
+        None, ge=32, le=2000, description="Longest side of returned crops in pixels (scaled down, never up)."
+    )
+    quality: int | None = Field(
+        None, ge=10, le=95, description="JPEG quality of returned crops (10-95); default: lossless PNG."
+    )
+
+
+def sized(crop: Crop, options: CropOptions) -> Crop:
+    """`crop` within the caller's `max_side` and `quality` (unchanged when neither is given)."""
+    if crop.data_base64 is None or (options.max_side is None and options.quality is None):
+        return crop
+    data, mime_type = resized(base64.b64decode(crop.data_base64), max_side=options.max_side, quality=options.quality)
+    return crop.model_copy(update={"data_base64": base64.b64encode(data).decode("ascii"), "mime_type": mime_type})
 
 
 def _screenshot_id(services: Services, arg: ImageArg, field: str) -> str:
@@ -96,7 +119,10 @@ async def with_images(ctx: OpContext, fn: Callable[..., T], *images: tuple[Image
             arrays.append(decoded[key])
         return fn(*arrays)
 
-    return await run_image_work(ctx, unit)
+    await ctx.report_progress(0, 1, "analysing the image")
+    result = await run_image_work(ctx, unit)
+    await ctx.report_progress(1, 1, "image analysed")
+    return result
 
 
 async def run_image_work(ctx: OpContext, fn: Callable[..., T], *args: Any) -> T:

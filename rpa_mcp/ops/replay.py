@@ -14,6 +14,7 @@ from rpa_mcp.competences import LoadedCompetence
 from rpa_mcp.errors import InvalidInput, NotFound, PreconditionFailed
 from rpa_mcp.ops.common import Crop, ImageArg, load_image, replay_machines
 from rpa_mcp.ops.registry import Http, OpContext, Operation, Preview, Resource, StrictModel, Surface
+from rpa_mcp.ops.replay_wait import ReplayStatusInput, wait_for_next
 from rpa_mcp.ops.scope import replay_owners
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.outcomes import IRREVERSIBLE
@@ -305,8 +306,10 @@ def _state_out(service: ReplayService, replay_id: str) -> ReplayStateOutput:
     )
 
 
-async def get_replay_status(ctx: OpContext, args: ReplayIdInput) -> ReplayStatusOutput:
-    return ReplayStatusOutput.model_validate(service_of(ctx).status(args.replay_id))
+async def get_replay_status(ctx: OpContext, args: ReplayStatusInput) -> ReplayStatusOutput:
+    service = service_of(ctx)
+    status = await wait_for_next(ctx, args.replay_id, args.wait_s, lambda: service.status(args.replay_id))
+    return ReplayStatusOutput.model_validate(status)
 
 
 async def list_replays(ctx: OpContext, args: ListReplaysInput) -> ListReplaysOutput:
@@ -461,8 +464,8 @@ OPERATIONS: tuple[Operation, ...] = (
         name="get_replay_status",
         title="Replay status",
         description="State of a replay, its current action, every action's verdict and evidence crops, and why it "
-        "is paused with what a person can do.",
-        input=ReplayIdInput,
+        "is paused with what a person can do. With wait_s it answers at the next step, pause or end.",
+        input=ReplayStatusInput,
         output=ReplayStatusOutput,
         risk="read",
         handler=get_replay_status,

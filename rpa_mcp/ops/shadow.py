@@ -364,7 +364,10 @@ async def shadow_build(ctx: OpContext, args: BuildInput) -> BuildOut:
     def run() -> dict[str, Any]:
         return shadow.build(args.session_id, args.name, args.domain, args.require_all_validated)
 
-    return BuildOut.model_validate(await anyio.to_thread.run_sync(run))
+    await ctx.report_progress(0, 1, "building the workflow")
+    built = await anyio.to_thread.run_sync(run)
+    await ctx.report_progress(1, 1, "workflow built")
+    return BuildOut.model_validate(built)
 
 
 # --- ingestion (desktop agent) ------------------------------------------------------------------
@@ -507,7 +510,9 @@ async def preview_persist_competence(ctx: OpContext, args: PersistInput) -> Prev
 
 
 async def persist_competence(ctx: OpContext, args: PersistInput) -> PersistOut:
+    await ctx.report_progress(0, 1, "saving the competence")
     result = await anyio.to_thread.run_sync(_persist, ctx.services, args)
+    await ctx.report_progress(1, 1, "competence saved")
     ctx.services.notifier.resource_updated("rpa://competences")
     return result
 

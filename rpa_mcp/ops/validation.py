@@ -8,7 +8,7 @@ import numpy as np
 from pydantic import Field, field_validator
 
 from rpa_mcp.errors import RpaError
-from rpa_mcp.ops.common import Crop, ImageArg, with_images
+from rpa_mcp.ops.common import Crop, CropOptions, ImageArg, sized, with_images
 from rpa_mcp.ops.registry import Http, OpContext, Operation, StrictModel
 from rpa_mcp.validation import (
     ACTION_TYPES,
@@ -71,7 +71,7 @@ class ObservedArg(StrictModel):
     process_after: str | None = Field(None, max_length=260, description="Front process after, e.g. msedge.exe (agent).")
 
 
-class ValidateActionInput(StrictModel):
+class ValidateActionInput(CropOptions):
     action_type: ActionType = Field(description="One of the 27 action types of the validator matrix.")
     before: ImageArg = Field(description="Screenshot taken just before the action.")
     after: ImageArg = Field(description="Screenshot taken wait_after_ms after the action (same screen, same size).")
@@ -153,7 +153,7 @@ async def validate_action(ctx: OpContext, args: ValidateActionInput) -> Validate
         return verdict, dialog
 
     verdict, dialog = await with_images(ctx, judge, (args.before, "before"), (args.after, "after"))
-    return _output(verdict, dialog)
+    return _output(verdict, dialog, args)
 
 
 def _dialog_handover(ctx: OpContext, after: np.ndarray, before: np.ndarray, verdict: Verdict) -> DialogHandover:
@@ -185,7 +185,7 @@ def _dialog_handover(ctx: OpContext, after: np.ndarray, before: np.ndarray, verd
     return DialogHandover(classification=classification, decision=resolved)
 
 
-def _output(verdict: Verdict, dialog: DialogHandover | None) -> ValidateActionOutput:
+def _output(verdict: Verdict, dialog: DialogHandover | None, options: CropOptions) -> ValidateActionOutput:
     return ValidateActionOutput(
         verdict=verdict.verdict.value,
         failure_category=verdict.failure_category,
@@ -203,7 +203,7 @@ def _output(verdict: Verdict, dialog: DialogHandover | None) -> ValidateActionOu
             )
             for r in verdict.evidence
         ],
-        crops=[Crop(label=c.label, data_base64=c.data_base64) for c in verdict.crops],
+        crops=[sized(Crop(label=c.label, data_base64=c.data_base64), options) for c in verdict.crops],
         dialog=dialog,
         duration_ms=round(verdict.total_ms, 2),
     )

@@ -152,5 +152,26 @@ def shrink(image: np.ndarray, scale: float) -> np.ndarray:
     return image
 
 
+def resized(encoded: bytes, *, max_side: int | None, quality: int | None) -> tuple[bytes, str]:
+    """An encoded image scaled down to `max_side` (never up) and, with a `quality`, as JPEG: what a
+    caller asked its returned crops to cost. Returns the bytes and their type."""
+    image = cv2.imdecode(np.frombuffer(encoded, np.uint8), cv2.IMREAD_UNCHANGED)
+    if image is None:
+        raise ImageRejected("cannot decode the image to resize it", field="image")
+    if max_side is not None and max(image.shape[:2]) > max_side:
+        scale = max_side / max(image.shape[:2])
+        size = (max(1, round(image.shape[1] * scale)), max(1, round(image.shape[0] * scale)))
+        image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    if quality is None:  # a crop is small: the best compression costs a few ms
+        ok, buf = cv2.imencode(".png", image, [cv2.IMWRITE_PNG_COMPRESSION, 9])
+        if not ok:
+            raise ImageRejected("PNG encoding failed", field="image")
+        return bytes(buf), "image/png"
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise ImageRejected("JPEG encoding failed", field="image")
+    return bytes(buf), "image/jpeg"
+
+
 def encode_png_base64(image: np.ndarray, **limits: int) -> str:
     return base64.b64encode(encode_png(image, **limits)).decode("ascii")

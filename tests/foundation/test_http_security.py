@@ -54,15 +54,15 @@ BAD_TOKENS = {
 
 @pytest.mark.parametrize("case", list(BAD_TOKENS))
 @pytest.mark.parametrize("path", [CALL, "/mcp"])
-async def test_bad_or_missing_token_is_401_with_resource_metadata(services, case, path):
+async def test_bad_or_missing_token_is_401_without_oauth_discovery_when_no_provider_is_configured(services, case, path):
     app = create_app(services=services, registry=test_registry())
     token = BAD_TOKENS[case]
     async with asgi_client(app, token) as client:
         r = await client.post(path, json=BODY, headers={"accept": "application/json, text/event-stream"})
     assert r.status_code == 401
     challenge = r.headers["www-authenticate"]
-    assert challenge.startswith("Bearer ") and "resource_metadata=" in challenge
-    assert r.json()["code"] == "unauthenticated"
+    assert challenge.startswith("Bearer ") and "resource_metadata=" not in challenge
+    assert r.json()["code"] == "unauthenticated" and "rpa-mcp token" in r.json()["detail"]
 
 
 async def test_resource_metadata_is_public_and_names_the_resource(services):

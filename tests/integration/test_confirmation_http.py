@@ -34,6 +34,12 @@ IR = {
 }
 
 
+@pytest.fixture
+def settings(settings):
+    """run_<slug> tools listed over MCP (they are opt-in)."""
+    return settings.model_copy(update={"mcp_run_tools": 10})
+
+
 async def tool(client, name, args):
     return await client.call_tool(name, args)
 

@@ -92,7 +92,7 @@ def test_an_optional_parameter_may_be_left_out_and_secrets_are_not_undeclared(se
 
 @pytest.fixture
 def env(tmp_path: Path) -> Any:
-    settings = Settings(data_dir=tmp_path / "data", jwt_secret="k" * 64, replay_preflight=False)
+    settings = Settings(data_dir=tmp_path / "data", jwt_secret="k" * 64, replay_preflight=False, mcp_run_tools=10)
     services = build_services(settings, clock=FakeClock(start=1_800_000_000.0))
     services.competences.save(IR["name"], IR, machine_id="PC-1")
     return services, build_registry()

@@ -67,7 +67,7 @@ async def test_start_replay_preview_binds_the_competence_version_and_changes_not
     assert out.status == m.RUNNING and out.version == 3
     nxt = await agent_ops_module.replay_next(ctx, NextActionRequest(machine_id="pc-1", wait=0, protocol_version=2))
     assert nxt.action is not None and nxt.action.action_type == "switch_tab"
-    status = await ops.get_replay_status(ctx, ops.ReplayIdInput(replay_id=out.replay_id))
+    status = await ops.get_replay_status(ctx, ops.ReplayStatusInput(replay_id=out.replay_id))
     assert status.current_action.state == m.DISPATCHED
     assert service.store.actions(out.replay_id)[1]["params"]["text"] == "Dupont"
     body = json.loads(await ops._replay_resource(ctx.services, replay_id=out.replay_id))

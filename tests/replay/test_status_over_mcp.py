@@ -56,3 +56,13 @@ async def test_an_mcp_client_gets_the_status_and_the_crops_as_images(paused):
     assert not result.is_error, result.content[0].text
     assert result.structured_content["current_action"]["failure_category"] == "WRONG_APPLICATION"
     assert any(c.type == "image" and c.mime_type == "image/png" for c in result.content)
+
+
+async def test_a_crop_listed_twice_in_the_status_is_sent_once(paused):
+    services, replay_id = paused
+    server = build_mcp_server(build_registry(), services, local_caller=local_operator())
+    async with Client(server) as client:
+        result = await client.call_tool("get_replay_status", {"replay_id": replay_id})
+    images = [c.data for c in result.content if c.type == "image"]
+    assert images and len(images) == len(set(images))
+    assert result.structured_content["current_action"]["evidence"][0]["data_base64"] is None
