@@ -6,6 +6,7 @@ Every dialog shown here is one a person must decide on: the expected policy is `
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import time
 from collections.abc import Callable
@@ -57,6 +58,9 @@ def _dialog_then_click(
 
 # -- mousepad (GTK text editor) -------------------------------------------------------------------
 def mousepad(s: Session) -> None:
+    # no "restore the previous session?" question left by an interrupted run: a fresh state
+    for state in (".config/dconf", ".config/Mousepad", ".local/share/Mousepad"):
+        shutil.rmtree(s.home / state, ignore_errors=True)
     s.run("mousepad")
     wid = s.wait_window("Mousepad")
     s.maximize(wid)
@@ -72,9 +76,9 @@ def mousepad(s: Session) -> None:
         read = " ".join(line.text for line in s.ocr.read(after[y : y + 200, x : x + w]))
         if SENTENCE[s.config.lang].replace(" ", "") in read.replace(" ", ""):
             break
-    below_menus = np.zeros_like(before)
-    below_menus[y + 60 :] = 1
-    field = changed_box(before * below_menus, after * below_menus)
+    client_only = np.zeros_like(before)
+    client_only[y:] = 1  # the client area: the title bar ("*" once modified) left out
+    field = changed_box(before * client_only, after * client_only)
     b, a = s.save("typing-before", before), s.save("typing-after", after)
     s.pair(
         "type-sentence",
@@ -328,3 +332,116 @@ def zenity(s: Session) -> None:
 
 
 SCENES: dict[str, Callable[[Session], None]] = {"mousepad": mousepad, "tk": tk, "gnumeric": gnumeric, "zenity": zenity}
+
+
+# -- firefox-esr (web browser): tab strip, page dialogs ----------------------------------------------------
+FIREFOX_PREFS = {
+    "browser.shell.checkDefaultBrowser": False,
+    "browser.startup.homepage_override.mstone": "ignore",
+    "startup.homepage_welcome_url": "",
+    "startup.homepage_welcome_url.additional": "",
+    "browser.aboutwelcome.enabled": False,
+    "datareporting.policy.dataSubmissionEnabled": False,
+    "toolkit.telemetry.reportingpolicy.firstRun": False,
+    "browser.tabs.warnOnClose": False,
+    "app.update.auto": False,
+    "browser.newtabpage.enabled": False,
+    "extensions.pocket.enabled": False,
+    "network.captive-portal-service.enabled": False,
+    "browser.safebrowsing.malware.enabled": False,
+    "browser.safebrowsing.phishing.enabled": False,
+    "browser.translations.automaticallyPopup": False,
+    "sidebar.revamp": False,
+}
+PAGE_SCRIPT = """<script>
+addEventListener('keydown', ev => {
+  if (ev.key === 'a') setTimeout(() => alert(MSG), 50);
+  if (ev.key === 'l') { onbeforeunload = e => { e.preventDefault(); e.returnValue = ''; };
+                        setTimeout(() => { location.href = '/other.html'; }, 50); }
+});
+</script>"""
+
+
+def _firefox_pages(s: Session) -> dict[str, str]:
+    msg = s.t("The record is locked by another user.", "Le dossier est verrouillé par un autre utilisateur.")
+    pages = {}
+    for name, title in (("bio", "Biologie"), ("img", "Imagerie"), ("syn", s.t("Summary", "Synthèse"))):
+        body = (
+            f"<h1>{title}</h1><p>DURAND Alice — 14/02/1956</p>" + "<p>" + "Lorem ipsum dolor sit amet. " * 20 + "</p>"
+        )
+        pages[f"{name}.html"] = (
+            f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title></head>"
+            f"<body style='font-family:DejaVu Sans'>{body}<script>const MSG = {json.dumps(msg)};</script>"
+            f"{PAGE_SCRIPT}</body></html>"
+        )
+    return pages
+
+
+def firefox(s: Session) -> None:
+    from rpa_mcp.screens.real import serve
+
+    profile = s.home / "ff-profile"
+    shutil.rmtree(profile, ignore_errors=True)
+    profile.mkdir()
+    prefs = FIREFOX_PREFS | {"intl.locale.requested": "fr" if s.fr else "en-US"}
+    (profile / "user.js").write_text(
+        "".join(f"user_pref({json.dumps(k)}, {json.dumps(v)});\n" for k, v in prefs.items()), encoding="utf-8"
+    )
+    subprocess.run(["chown", "-R", f"{USER}:{USER}", str(profile)], check=True)
+    with serve(_firefox_pages(s)) as origin:
+        s.run(
+            "firefox-esr",
+            "--no-remote",
+            "--profile",
+            str(profile),
+            *(f"{origin}/{n}.html" for n in ("bio", "img", "syn")),
+        )
+        wid = s.wait_window("Firefox", deadline_s=120)
+        s.maximize(wid)
+        time.sleep(3.0)
+        before = s.settle()
+        strip = (0, 0, s.config.width, 90)
+        tab, label = s.find_text(before, ("Imagerie",), strip)
+        s.click(center(tab))
+        time.sleep(0.8)
+        after = s.settle()
+        b, a = s.save("tab-switch-before", before), s.save("tab-switch-after", after)
+        tab_box = list(grow(tab, 8))
+        s.pair(
+            "switch-tab",
+            b,
+            a,
+            {"type": "switch_tab", "label": label, "bbox": tab_box, "point": list(center(tab))},
+            "SUCCESS",
+            None,
+            f"a click on the tab '{label}'",
+        )
+        before = s.settle()
+        s.key("ctrl+w")
+        time.sleep(0.8)
+        after = s.settle()
+        b, a = s.save("tab-close-before", before), s.save("tab-close-after", after)
+        s.pair(
+            "close-tab",
+            b,
+            a,
+            {"type": "close_tab", "label": label, "bbox": tab_box, "point": None},
+            "SUCCESS",
+            None,
+            f"the active tab '{label}' closed (Ctrl+W)",
+        )
+
+        s.click((s.config.width // 2, s.config.height // 2))  # the page has the keyboard
+        time.sleep(0.5)
+        s.key("a")
+        time.sleep(1.2)
+        _dialog_then_click(s, "alert", "browser-js-alert", OK, "the page's alert")
+        time.sleep(0.5)
+        s.key("l")
+        time.sleep(1.5)
+        _dialog_then_click(
+            s, "leave-site", "browser-leave-site", ("stay on page", "rester sur la page"), "leave the page?"
+        )
+
+
+SCENES["firefox"] = firefox

@@ -248,9 +248,21 @@ def ensure_user() -> None:
         subprocess.run(["useradd", "-m", USER], check=True)
 
 
+def _wait_for_window_manager(env: dict[str, str], deadline_s: float = 20.0) -> None:
+    """openbox owns the screen (a window mapped before it is left undecorated and never focused)."""
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        out = subprocess.run(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"], env=env, capture_output=True, text=True)
+        if "window id" in out.stdout:
+            return
+        time.sleep(0.3)
+    raise TimeoutError("the window manager did not start")
+
+
 @contextlib.contextmanager
 def session(program: str, config: Config, out: Path, ocr: Any) -> Iterator[Session]:
     with xvfb(config.width, config.height) as env:
+        _wait_for_window_manager(env)
         s = Session(program, config, env, out, ocr)
         # the keyboard of the language: xdotool then types accents with real keys, not remapped ones
         subprocess.run(["setxkbmap", config.lang if config.lang == "fr" else "us"], env=env, check=False)

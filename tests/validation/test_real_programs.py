@@ -18,8 +18,8 @@ from rpa_mcp.validation import Expected, Target, Validator, VerdictKind
 from rpa_mcp.validation.context import DiffSettings, compute_change
 
 FOLDER = Path(__file__).resolve().parent.parent / "fixtures" / "real_programs"
-# Reproduced, not fixed yet: the long sentence is on screen, in full, and read as a mismatch.
-OPEN = {"mousepad-type-sentence-fr-1920x1080"}
+# Pairs reproduced but not fixed yet (strict xfail: a fix makes them fail until removed here).
+OPEN: set[str] = set()
 
 
 def _pairs(split: str) -> list[tuple[Path, dict[str, Any]]]:
