@@ -153,7 +153,25 @@ root.mainloop()
 """
 
 
+# A second, small program window behind the notes window: revealed when the notes program closes.
+TK_AGENDA = r"""
+import sys, tkinter as tk
+fr = sys.argv[1] == "fr"
+root = tk.Tk()
+root.title("Agenda")
+root.geometry("420x160+400+300")
+tk.Label(root, text="Prochain rendez-vous : 14/03 10:30" if fr else "Next appointment: 14/03 10:30").pack(pady=20)
+tk.Button(root, text="Ouvrir" if fr else "Open").pack()
+root.mainloop()
+"""
+
+
 def tk(s: Session) -> None:
+    agenda = s.home / "agenda_app.py"
+    agenda.write_text(TK_AGENDA, encoding="utf-8")
+    s.run("/usr/bin/python3", str(agenda), s.config.lang)
+    s.wait_window("Agenda")
+    time.sleep(0.8)
     script = s.home / "notes_app.py"
     script.write_text(TK_APP, encoding="utf-8")
     s.run("/usr/bin/python3", str(script), s.config.lang)
@@ -216,7 +234,11 @@ def tk(s: Session) -> None:
     s.key("ctrl+q")
     time.sleep(1.0)
     _dialog_then_click(
-        s, "save-changes", "app-save-changes", NO, "save changes before closing? (No closes the program)"
+        s,
+        "save-changes",
+        "app-save-changes",
+        NO,
+        "save changes before closing? (No closes the program: the small Agenda window behind it shows)",
     )
 
 

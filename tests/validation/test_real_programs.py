@@ -81,3 +81,25 @@ def test_a_thin_bar_beside_other_changes_is_still_a_change() -> None:
     after[40:60, 100:102] = 0  # a caret ...
     after[40:60, 104:180] = 0  # ... next to a word that appeared: one region, a real change
     assert compute_change(before, after, DiffSettings()).changed_pixels > 50
+
+
+def _pair(pair_id: str) -> tuple[Path, dict[str, Any]]:
+    return next((f, p) for f, p in TUNING if p["id"] == pair_id)
+
+
+@pytest.mark.parametrize("pair_id", ["tk-save-changes-click-en-1920x1080", "tk-save-changes-click-fr-1600x900"])
+def test_a_dialog_that_closes_with_its_window_is_a_success(validator: Validator, pair_id: str) -> None:
+    folder, pair = _pair(pair_id)  # "No" closes the program; the window that was behind it shows
+    action = pair["action"]
+    target = Target(action["label"], tuple(action["bbox"]), tuple(action["point"]))
+    verdict = validator.validate("dialog_button", _image(folder, pair["before"]), _image(folder, pair["after"]), target)
+    assert verdict.verdict is VerdictKind.SUCCESS and verdict.rule == "closed-with-window", verdict.reason
+
+
+def test_a_dialog_closing_over_its_unchanged_window_is_not_read_as_its_window_closing(validator: Validator) -> None:
+    folder, pair = _pair("tk-error-click-en-1920x1080")
+    action = pair["action"]
+    target = Target(action["label"], tuple(action["bbox"]), tuple(action["point"]))
+    verdict = validator.validate("dialog_button", _image(folder, pair["before"]), _image(folder, pair["after"]), target)
+    assert verdict.rule == "closed"
+    assert next(r for r in verdict.evidence if r.signal == "with_window").score == 0.0
