@@ -10,7 +10,7 @@ the expected verdict). Button and tab boxes come from the program itself (a Tk s
 widgets) or from the frame (the label found by OCR in the dialog), then are checked by eye.
 
 The split is by whole program (see `SPLIT`): tuning programs may be used to reproduce and fix a
-verdict; held-out programs are only measured. Needs: Xvfb, openbox, xdotool, dbus, the programs
+verdict; held-out programs are only measured. Needs: Xvfb, openbox, xdotool, dbus, xprop, setxkbmap, the programs
 (Debian: mousepad gnumeric zenity python3-tk firefox-esr firefox-esr-l10n-fr) and the fr_FR and
 en_US locales.
 """
@@ -314,8 +314,12 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [p for p in programs if p not in SCENES]
     if unknown:
         parser.error(f"unknown programs {unknown}; known: {', '.join(SCENES)}")
-    missing = [tool for tool in ("Xvfb", "openbox", "xdotool", "dbus-run-session") if shutil.which(tool) is None]
+    missing = [
+        tool
+        for tool in ("Xvfb", "openbox", "xdotool", "dbus-run-session", "xprop", "setxkbmap")
+        if shutil.which(tool) is None
+    ]
     if missing:
-        parser.error(f"missing tools {missing}: apt-get install xvfb openbox xdotool dbus")
+        parser.error(f"missing tools {missing}: apt-get install xvfb openbox xdotool dbus x11-utils x11-xkb-utils")
     capture(args.out, programs, SCENES, RapidOcrEngine())
     return 0
