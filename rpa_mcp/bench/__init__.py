@@ -28,6 +28,7 @@ BENCHMARKS: dict[str, str] = {
     "hardening": "memory under near-limit images, /healthz latency under hostile input, ingest throughput",
     "segmentation": "proposed steps against the labelled demonstrations: precision, recall",
     "desktop": "the replay loop on a real (virtual) X11 desktop: screenshot cost, click-to-click time",
+    "programs": "real programs on Xvfb through the public tools: ids, policies, verdicts per program",
     "accuracy": "dialogs, verdicts, segmentation: tuning and evaluation sets side by side, real software apart",
 }
 """Every benchmark by name, with what it measures in a few words (`rpa-mcp bench --help` lists them)."""

@@ -3,6 +3,7 @@
     python -m rpa_mcp.screens build            # tests/fixtures/screens, agent_sim assets, recorded demos
     python -m rpa_mcp.screens sample evaluation --out DIR [--salt 1] [--scale 1]
     python -m rpa_mcp.screens capture-real --out tests/fixtures/real --sheet sheet.png   # real Chromium prompts
+    python -m rpa_mcp.screens capture-programs --out tests/fixtures/real_programs  # other real programs
 
 Needs Playwright (a test dependency) and a Chromium on PATH (Debian: apt-get install chromium).
 """
@@ -51,6 +52,10 @@ def main(argv: list[str] | None = None) -> int:
         from rpa_mcp.screens.real import main as capture_real
 
         return capture_real(argv[1:])
+    if argv[:1] == ["capture-programs"]:
+        from rpa_mcp.screens.real_programs import main as capture_programs
+
+        return capture_programs(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m rpa_mcp.screens", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build", help="regenerate the committed screens (writes into the checkout)")
@@ -61,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--salt", default="1", help="evaluation seeds are drawn from it: change it for a fresh set")
     s.add_argument("--scale", type=float, default=1.0, help="multiply the number of frames per family")
     sub.add_parser("capture-real", help="screenshots of Chromium's own prompts on Xvfb (see rpa_mcp.screens.real)")
+    sub.add_parser(
+        "capture-programs", help="real programs' dialogs and actions on Xvfb (rpa_mcp.screens.real_programs)"
+    )
     args = parser.parse_args(argv)
     if args.cmd == "build":
         return build(args.repo)

@@ -63,6 +63,20 @@ class ChangeMap:
         return x0, y0, x1 - x0, y1 - y0
 
 
+CARET_MAX_WIDTH = 3  # a text caret is a vertical bar this thin ...
+CARET_HEIGHTS = (8, 48)  # ... about one line of text high
+
+
+def _text_caret(mask: np.ndarray, bbox: BBox) -> bool:
+    """A change that is only a blinking text caret: a thin vertical bar, nothing else in its blob."""
+    x, y, w, h = bbox
+    ys, xs = np.nonzero(mask[y : y + h, x : x + w])
+    if not len(xs):
+        return False
+    width, height = int(xs.max() - xs.min()) + 1, int(ys.max() - ys.min()) + 1
+    return width <= CARET_MAX_WIDTH and CARET_HEIGHTS[0] <= height <= CARET_HEIGHTS[1]
+
+
 def compute_change(before: np.ndarray, after: np.ndarray, settings: DiffSettings) -> ChangeMap:
     """Where the frames differ, ignoring the taskbar clock and isolated specks (~5 ms on 1080p)."""
     height, width = before.shape[:2]
@@ -87,6 +101,10 @@ def compute_change(before: np.ndarray, after: np.ndarray, settings: DiffSettings
         if pixels < settings.min_blob_pixels:
             mask[bbox[1] : bbox[1] + bbox[3], bbox[0] : bbox[0] + bbox[2]] = 0
             ignored.append(f"isolated speck at {list(bbox)}: {pixels} px ignored")
+            continue
+        if _text_caret(mask, bbox):
+            mask[bbox[1] : bbox[1] + bbox[3], bbox[0] : bbox[0] + bbox[2]] = 0
+            ignored.append(f"text caret at {list(bbox)}: {pixels} px ignored")
             continue
         blobs.append(Blob(bbox, pixels))
     blobs.sort(key=lambda b: -b.pixels)

@@ -171,6 +171,22 @@ def _facts(hit: DialogHit, source: str) -> dict[str, object]:
     }
 
 
+WINDOW_MIN_RATIO = 3.0  # the changed region around a closed dialog this many times its area ...
+WINDOW_MIN_DENSITY = 0.5  # ... and mostly changed pixels (not a focus ring across a window): its window went too
+
+
+def _window_closed_with(ctx: CheckContext, button: BBox, dialog: BBox) -> BBox | None:
+    """The changed region holding the dialog when it is far wider than the dialog: the document or
+    window the dialog belonged to closed with it (a save-changes prompt answered "don't save")."""
+    cx, cy = button[0] + button[2] // 2, button[1] + button[3] // 2
+    for blob in ctx.change().blobs:
+        if contains(blob.bbox, dialog) and contains(blob.bbox, (cx, cy, 1, 1)):
+            wide = blob.bbox[2] * blob.bbox[3] >= WINDOW_MIN_RATIO * max(1, dialog[2] * dialog[3])
+            dense = ctx.change().fraction_in(blob.bbox) >= WINDOW_MIN_DENSITY
+            return blob.bbox if wide and dense else None
+    return None
+
+
 class DialogClosedChecker(BaseChecker):
     """Is the answered dialog gone? Judged inside the dialog's box (or around the clicked button).
 
@@ -184,6 +200,8 @@ class DialogClosedChecker(BaseChecker):
     def run(self, ctx: CheckContext, signal: str, params: Params) -> CheckResult:
         if ctx.target.bbox is None:
             return self.not_applicable(signal, "no button/dialog bbox")
+        if params.get("with_window"):
+            return self._with_window(ctx, signal)
         shape = ctx.after.shape
         button = ctx.target.bbox
         margin = max(2 * button[3], int(params.get("margin", 24)))
@@ -245,9 +263,49 @@ class DialogClosedChecker(BaseChecker):
                     f"{label!r} not read any more ({read!r}); {fraction:.1%} of the {source} changed",
                     crop=crop,
                 )
+            window = _window_closed_with(ctx, button, region)
+            if window is not None:
+                return self.result(
+                    signal,
+                    1.0,
+                    f"button {label!r} gone (reads {read!r}) and the window around the dialog closed with it: "
+                    f"{list(window)} changed, far wider than the dialog",
+                    crop=CropRef("closed window (after)", "after", window),
+                    window_closed=list(window),
+                )
             return self.result(
                 signal, 0.4, f"button label unreadable but only {fraction:.1%} of the {source} changed", crop=crop
             )
         return self.result(
             signal, min(1.0, fraction / (2 * closed_share)), f"{fraction:.1%} of the {source} changed", crop=crop
+        )
+
+    def _with_window(self, ctx: CheckContext, signal: str) -> CheckResult:
+        """score 1: the answered dialog and its window closed, and what the classifier finds there after
+        is no dialog it knows (a window that was behind, uncovered), not a new prompt."""
+        button = ctx.target.bbox
+        assert button is not None
+        label = ctx.target.label or ""
+        line = ctx.read_label("after", around(button, ctx.after.shape, 3), lambda text: label_matches(text, label))
+        if not label or (line is not None and label_matches(line.text, label)):
+            return self.result(signal, 0.0, "the clicked button is still on screen (or has no label)")
+        before = ctx.dialog("before")
+        dialog = before.bbox if before is not None and contains(before.bbox, button) else around(button, ctx.shape, 48)
+        window = _window_closed_with(ctx, button, dialog)
+        if window is None:
+            return self.result(signal, 0.0, "the change stays within the dialog: its window did not close with it")
+        after = ctx.dialog("after")
+        if after is not None and (after.dialog_id not in ("", "unknown") or not contains(window, after.bbox)):
+            return self.result(
+                signal,
+                0.0,
+                f"a dialog the classifier knows ({after.dialog_id!r}) is on screen after",
+                bbox=list(after.bbox),
+            )
+        return self.result(
+            signal,
+            1.0,
+            f"dialog and window closed together ({list(window)} changed); "
+            f"{'nothing the classifier knows' if after is None else 'an unknown window uncovered'} where they stood",
+            crop=CropRef("closed window (after)", "after", window),
         )

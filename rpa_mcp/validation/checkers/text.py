@@ -88,8 +88,10 @@ def _read_typed(ctx: CheckContext, which: Frame, box: BBox) -> tuple[BBox, str]:
     x, y, w, h = box
     lines = text_line_boxes(ctx.frame(which)[y : y + h, x : x + w], max_lines=FIELD_MAX_LINES)
     change = ctx.change()
+    # a changed line is read across the whole field: the line finder may split a sentence at a wide
+    # gap or miss its first word at the field's edge, and the typed text is read in full
     changed = [
-        (x + lx - 2, y + ly - 2, lw + 4, lh + 4)
+        (x, y + ly - 2, w, lh + 4)
         for lx, ly, lw, lh in lines
         if (lw, lh) != (w, h) and change.fraction_in((x + lx, y + ly, lw, lh)) > 0.0
     ][:TYPED_MAX_LINES]

@@ -1,0 +1,105 @@
+"""Verdicts on real programs drawn on Xvfb by themselves (tests/fixtures/real_programs, tuning programs).
+
+The held-out programs of that folder are measured, never asserted here: a rule fitted to them would
+no longer measure anything.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from rpa_mcp.validation import Expected, Target, Validator, VerdictKind
+from rpa_mcp.validation.context import DiffSettings, compute_change
+
+FOLDER = Path(__file__).resolve().parent.parent / "fixtures" / "real_programs"
+# Pairs reproduced but not fixed yet (strict xfail: a fix makes them fail until removed here).
+OPEN: set[str] = set()
+
+
+def _pairs(split: str) -> list[tuple[Path, dict[str, Any]]]:
+    found = []
+    for manifest in sorted(FOLDER.glob("*/manifest.json")):
+        raw = json.loads(manifest.read_text(encoding="utf-8"))
+        if raw["split"] == split:
+            found += [(manifest.parent, pair) for pair in raw["pairs"]]
+    return found
+
+
+def _image(folder: Path, file: str) -> np.ndarray:
+    image = cv2.imread(str(folder / file), cv2.IMREAD_COLOR)
+    assert image is not None, file
+    return image
+
+
+TUNING = _pairs("tuning")
+
+
+def test_the_corpus_has_tuning_and_held_out_programs() -> None:
+    splits = {json.loads(m.read_text(encoding="utf-8"))["split"] for m in FOLDER.glob("*/manifest.json")}
+    assert splits == {"tuning", "held-out"}
+    assert len(TUNING) >= 10
+
+
+@pytest.mark.parametrize(
+    ("folder", "pair"),
+    [
+        pytest.param(f, p, id=p["id"], marks=[pytest.mark.xfail(strict=True, reason="open")] if p["id"] in OPEN else [])
+        for f, p in TUNING
+    ],
+)
+def test_each_real_pair_gets_its_expected_verdict(validator: Validator, folder: Path, pair: dict[str, Any]) -> None:
+    action = pair["action"]
+    target = Target(action["label"], tuple(action["bbox"]), tuple(action["point"]))
+    expected = Expected(text=action["expected_text"]) if action["expected_text"] else None
+    verdict = validator.validate(
+        action["type"], _image(folder, pair["before"]), _image(folder, pair["after"]), target, expected
+    )
+    category = verdict.failure_category.value if verdict.failure_category else None
+    assert (verdict.verdict.value, category) == (pair["verdict"], pair["failure_category"]), verdict.reason
+
+
+def test_a_blinking_caret_alone_is_no_visual_change(validator: Validator) -> None:
+    folder, pair = next((f, p) for f, p in TUNING if p["id"] == "tk-greyed-button-en-1920x1080")
+    before, after = _image(folder, pair["before"]), _image(folder, pair["after"])
+    change = compute_change(before, after, DiffSettings())
+    assert change.changed_pixels == 0 and any("text caret" in note for note in change.ignored)
+    action = pair["action"]
+    verdict = validator.validate("click_anchor", before, after, Target(action["label"], tuple(action["bbox"])))
+    assert verdict.verdict is VerdictKind.FAILURE and verdict.failure_category is not None
+    assert verdict.failure_category.value == "NO_VISUAL_CHANGE"
+
+
+def test_a_thin_bar_beside_other_changes_is_still_a_change() -> None:
+    before = np.full((200, 300, 3), 255, np.uint8)
+    after = before.copy()
+    after[40:60, 100:102] = 0  # a caret ...
+    after[40:60, 104:180] = 0  # ... next to a word that appeared: one region, a real change
+    assert compute_change(before, after, DiffSettings()).changed_pixels > 50
+
+
+def _pair(pair_id: str) -> tuple[Path, dict[str, Any]]:
+    return next((f, p) for f, p in TUNING if p["id"] == pair_id)
+
+
+@pytest.mark.parametrize("pair_id", ["tk-save-changes-click-en-1920x1080", "tk-save-changes-click-fr-1600x900"])
+def test_a_dialog_that_closes_with_its_window_is_a_success(validator: Validator, pair_id: str) -> None:
+    folder, pair = _pair(pair_id)  # "No" closes the program; the window that was behind it shows
+    action = pair["action"]
+    target = Target(action["label"], tuple(action["bbox"]), tuple(action["point"]))
+    verdict = validator.validate("dialog_button", _image(folder, pair["before"]), _image(folder, pair["after"]), target)
+    assert verdict.verdict is VerdictKind.SUCCESS and verdict.rule == "closed-with-window", verdict.reason
+
+
+def test_a_dialog_closing_over_its_unchanged_window_is_not_read_as_its_window_closing(validator: Validator) -> None:
+    folder, pair = _pair("tk-error-click-en-1920x1080")
+    action = pair["action"]
+    target = Target(action["label"], tuple(action["bbox"]), tuple(action["point"]))
+    verdict = validator.validate("dialog_button", _image(folder, pair["before"]), _image(folder, pair["after"]), target)
+    assert verdict.rule == "closed"
+    assert next(r for r in verdict.evidence if r.signal == "with_window").score == 0.0
