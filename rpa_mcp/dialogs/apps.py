@@ -1,0 +1,106 @@
+"""Which application shows a dialog: confirmed by the agent-reported windows, or by its signature.
+
+An entry that may be answered or ignored without a person (`auto`, `skip`) belongs to one
+application (catalog `apps:`). It matches only when that application is confirmed:
+- `window`: an agent-reported window (the dialog's own, or the focused one) runs one of the
+  application's processes AND its title matches one of the application's title patterns;
+- `signature`: words only that application draws, read in one region of the frame (its header).
+Neither: `none`, and the same words give a generic kind, which pauses. The screen text read for a
+signature is data: it is only compared with the catalog's patterns.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rpa_mcp.dialogs.catalog import AppSpec, DialogCatalog
+from rpa_mcp.dialogs.matching import process_name
+from rpa_mcp.vision.images import crop
+from rpa_mcp.vision.lines import text_lines
+from rpa_mcp.vision.ocr import OcrEngine, normalize_text
+
+SIGNATURE_LINES = 16  # text lines read in a signature region (one batched recognition)
+MIN_LINE_W = 24
+
+
+@dataclass(frozen=True)
+class ReportedWindow:
+    """A window as the desktop agent reports it (never trusted to name a dialog by itself)."""
+
+    title: str | None = None
+    process: str | None = None
+
+
+@dataclass(frozen=True)
+class AppCheck:
+    app: str
+    by: str  # window | signature | none
+    detail: str
+
+    @property
+    def confirmed(self) -> bool:
+        return self.by != "none"
+
+
+def window_confirms(spec: AppSpec, window: ReportedWindow) -> bool:
+    """The window runs one of the application's processes and its title matches one of its patterns."""
+    if not window.process or not window.title:
+        return False
+    if process_name(window.process) not in {p.casefold() for p in spec.processes}:
+        return False
+    title = normalize_text(window.title)
+    return any(re.search(pattern, title, re.I) for pattern in spec.window_titles)
+
+
+class AppConfirmer:
+    """Confirms applications for one frame, each at most once (a signature costs one OCR batch)."""
+
+    def __init__(
+        self,
+        catalog: DialogCatalog,
+        ocr: OcrEngine,
+        image: np.ndarray | None,
+        windows: Sequence[ReportedWindow] = (),
+    ) -> None:
+        self.catalog = catalog
+        self.ocr = ocr
+        self.image = image
+        self.windows = tuple(w for w in windows if w.title or w.process)
+        self._seen: dict[str, AppCheck] = {}
+
+    def check(self, app: str) -> AppCheck:
+        if app not in self._seen:
+            self._seen[app] = self._check(app)
+        return self._seen[app]
+
+    def _check(self, app: str) -> AppCheck:
+        spec = self.catalog.apps[app]
+        for window in self.windows:
+            if window_confirms(spec, window):
+                return AppCheck(app, "window", f"{process_name(window.process or '')} shows {window.title!r}")
+        if spec.signature is not None and self.image is not None:
+            found = self._signature(spec)
+            if found is not None:
+                return AppCheck(app, "signature", f"the frame shows {found!r}")
+        said = "; ".join(f"{w.process or '?'}: {w.title or '?'}" for w in self.windows) or "no window reported"
+        return AppCheck(app, "none", f"{spec.name} not confirmed ({said}; its signature not seen)")
+
+    def _signature(self, spec: AppSpec) -> str | None:
+        assert spec.signature is not None and self.image is not None
+        height, width = self.image.shape[:2]
+        fx, fy, fw, fh = spec.signature.region
+        box = (int(fx * width), int(fy * height), max(1, int(fw * width)), max(1, int(fh * height)))
+        area = crop(self.image, box)
+        boxes = [b for b in text_lines(area, max_lines=48) if b[2] >= MIN_LINE_W]
+        boxes = sorted(boxes, key=lambda b: -b[2])[:SIGNATURE_LINES]
+        reads = self.ocr.read_lines([crop(area, (b[0] - 3, b[1] - 3, b[2] + 6, b[3] + 6)) for b in boxes])
+        texts = [normalize_text(r.text) for r in reads if r is not None and r.text.strip()]
+        for pattern in spec.signature.patterns:
+            for text in texts:
+                if re.search(pattern, text, re.I):
+                    return text
+        return None
