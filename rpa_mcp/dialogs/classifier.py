@@ -368,6 +368,8 @@ class DialogClassifier:
                     tuple(buttons),
                     tuple(lines),
                     tuple(notes),
+                    app=gated[0].entry.app,
+                    app_confirmed_by="none",
                 ),
                 confirm,
             )
@@ -470,7 +472,8 @@ def _specific_over_generic(accepted: Sequence[EntryScore]) -> EntryScore | None:
         if (
             score.entry.id not in GENERIC_IDS
             and score.entry.policy == "pause"
-            and score.body >= top.body  # its own words are there too, not only the shared title and buttons
+            and score.body > 0  # its own words are there, not only the title and buttons it shares
+            and score.body >= top.body
             and score.buttons >= top.buttons - 0.1
         ):
             return score

@@ -12,6 +12,7 @@ from functools import cached_property
 
 import numpy as np
 
+from rpa_mcp.dialogs.apps import ReportedWindow
 from rpa_mcp.dialogs.catalog import DialogCatalog
 from rpa_mcp.dialogs.classifier import Classification, DialogClassifier, ReadButton
 from rpa_mcp.dialogs.matching import find_button
@@ -19,6 +20,7 @@ from rpa_mcp.dialogs.policy import DeclaredModal, check_declarations, effective_
 from rpa_mcp.vision.images import BBox, crop, encode_png_base64
 
 AUTO_MIN_CONFIDENCE = 0.85
+CONFIRMING = ("window", "signature")  # what confirms the application an auto or skip answer belongs to
 SKIP_MIN_CONFIDENCE = 0.6  # a skip leaves a modal on screen: the title and the screenshot must not disagree
 
 
@@ -60,9 +62,13 @@ class DialogResolver:
         process: str | None = None,
         declared_modals: Sequence[DeclaredModal] = (),
         previous: np.ndarray | None = None,
+        windows: Sequence[ReportedWindow] = (),
+        thorough: bool = False,
     ) -> Decision:
         declared = check_declarations(self.catalog, declared_modals)  # raises before anything is decided
-        found = self.classifier.classify(image, window_title=window_title, process=process, previous=previous)
+        found = self.classifier.classify(
+            image, window_title=window_title, process=process, previous=previous, windows=windows, thorough=thorough
+        )
         decision = self._decide(found, declared)
         decision = _guard(decision)
         if decision.decision == "pause" and image is not None:
@@ -92,6 +98,22 @@ class DialogResolver:
             )
         policy = effective_policy(entry, declared)
         label = f"{entry.id} (category {entry.category})"
+        if policy.policy != "pause" and entry.app is not None and found.app_confirmed_by not in CONFIRMING:
+            return Decision(
+                "pause",
+                found,
+                f"{label} belongs to {entry.app}, which neither the reported window nor the frame confirms: "
+                "a person decides",
+                policy_source=policy.source,
+            )
+        if policy.policy == "skip" and found.buttons:
+            return Decision(
+                "pause",
+                found,
+                f"{label}: buttons are showing ({', '.join(b.label for b in found.buttons)}); a dialog with buttons "
+                "is never ignored",
+                policy_source=policy.source,
+            )
         if policy.policy == "skip" and found.confidence < SKIP_MIN_CONFIDENCE:
             return Decision(
                 "pause",
