@@ -108,6 +108,7 @@ def settled_reason(dialog_id: str) -> str:
 
 _ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _KEY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+_FIELD_FIRST = re.compile(r"^([a-z_]+): (.*)$", re.S)
 
 
 class _Strict(BaseModel):
@@ -367,6 +368,9 @@ def _format_error(data: object, exc: ValidationError) -> str:
             field = ".".join(str(p) for p in loc[2:]) or "(entry)"
             where = f"dialogs[{entry_id}].{field}"
         message = err["msg"].removeprefix("Value error, ")
+        named = _FIELD_FIRST.match(message)
+        if where.endswith(".(entry)") and named:  # a rule on the whole entry names its field first
+            where, message = where.removesuffix("(entry)") + named.group(1), named.group(2)
         problems.append(f"{where}: {message}" if where else message)
     return "; ".join(problems)
 
