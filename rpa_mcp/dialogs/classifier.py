@@ -249,9 +249,9 @@ class DialogClassifier:
         deep = thorough and previous is None
         if deep:
             # a single frame and no outline that names a dialog: read the whole frame
-            found = self.classify_thorough(image, confirm)
-            if found is not None:
-                return replace(found, notes=(*notes, *found.notes))
+            deeper = self.classify_thorough(image, confirm)
+            if deeper is not None:
+                return replace(deeper, notes=(*notes, *deeper.notes))
         return Classification(
             unknown.id,
             unknown,
