@@ -115,7 +115,13 @@ class DialogClassifier:
             confidence = 0.95 if (both or len(by_title) == 1) else 0.7
             return _with_app(
                 Classification(
-                    entry.id, entry, confidence, "title", title=window_title, region_found_by="window title", path="title"
+                    entry.id,
+                    entry,
+                    confidence,
+                    "title",
+                    title=window_title,
+                    region_found_by="window title",
+                    path="title",
                 ),
                 confirm,
             )

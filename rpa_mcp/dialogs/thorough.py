@@ -75,4 +75,3 @@ def _anchor(matcher: Matcher, text: str) -> bool:
 
 def _button_labels(catalog: DialogCatalog) -> set[str]:
     return {compact(label) for entry in catalog.dialogs for spec in entry.buttons for label in spec.labels()}
-

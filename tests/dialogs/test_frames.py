@@ -7,8 +7,8 @@ import cv2
 import numpy as np
 import pytest
 
-from rpa_mcp.dialogs.apps import ReportedWindow
 from rpa_mcp.dialogs import DialogService
+from rpa_mcp.dialogs.apps import ReportedWindow
 from rpa_mcp.dialogs.classifier import Classification, DialogClassifier, ReadButton
 from rpa_mcp.dialogs.locate import find_modal, iou
 from rpa_mcp.dialogs.locate.edges import edge_map

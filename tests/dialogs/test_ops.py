@@ -146,7 +146,11 @@ def test_classify_dialog_takes_the_frame_before_and_says_how_the_dialog_was_foun
     out = call(
         services,
         "classify_dialog",
-        {"image": {"png_base64": png_b64(image)}, "previous": {"png_base64": png_b64(before)}, "windows": [EASILY_WINDOW]},
+        {
+            "image": {"png_base64": png_b64(image)},
+            "previous": {"png_base64": png_b64(before)},
+            "windows": [EASILY_WINDOW],
+        },
     )
     assert out["dialog_id"] == "easily-save-confirm" and out["path"] == "fast"
     assert "buttons" in out["region_found_by"]
@@ -171,6 +175,8 @@ def test_a_single_frame_without_an_outlined_dialog_takes_the_thorough_path(setti
     out = call(services, "classify_dialog", {"image": {"png_base64": png_b64(blank)}})
     assert not out["found"] and out["path"] == "thorough"
     with_before = call(
-        services, "classify_dialog", {"image": {"png_base64": png_b64(blank)}, "previous": {"png_base64": png_b64(blank)}}
+        services,
+        "classify_dialog",
+        {"image": {"png_base64": png_b64(blank)}, "previous": {"png_base64": png_b64(blank)}},
     )
     assert with_before["path"] == "fast"

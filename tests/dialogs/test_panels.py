@@ -24,7 +24,9 @@ def toast_frame() -> np.ndarray:
 
 def test_a_panel_whose_title_names_a_toast_is_that_toast(catalog) -> None:
     service = DialogService(catalog, ScriptedOcr(["Enregistré", "L'observation a été enregistrée."]))
-    found = service.classify(toast_frame(), windows=[ReportedWindow("Easily — Dossier patient - Google Chrome", "chrome.exe")])
+    found = service.classify(
+        toast_frame(), windows=[ReportedWindow("Easily — Dossier patient - Google Chrome", "chrome.exe")]
+    )
     assert found.found and found.dialog_id == "easily-toast-saved" and found.policy == "skip"
     assert found.app == "easily" and found.app_confirmed_by == "window"
 

@@ -35,7 +35,11 @@ PROMPTS: dict[str, Prompt] = {
             "Enregistrer les modifications du document « rapport » avant de fermer ? Si vous n'enregistrez pas, "
             "les modifications seront perdues.",
         ),
-        (("save", "Save", "Enregistrer"), ("dont_save", "Don't Save", "Ne pas enregistrer"), ("cancel", "Cancel", "Annuler")),
+        (
+            ("save", "Save", "Enregistrer"),
+            ("dont_save", "Don't Save", "Ne pas enregistrer"),
+            ("cancel", "Cancel", "Annuler"),
+        ),
     ),
     "saved-notice": Prompt(
         "app-save-changes",
@@ -44,7 +48,11 @@ PROMPTS: dict[str, Prompt] = {
             "The document has been saved in an older format. Save changes in the current format?",
             "Le document a été enregistré dans un ancien format. Enregistrer les modifications au format actuel ?",
         ),
-        (("save", "Save", "Enregistrer"), ("dont_save", "Don't Save", "Ne pas enregistrer"), ("cancel", "Cancel", "Annuler")),
+        (
+            ("save", "Save", "Enregistrer"),
+            ("dont_save", "Don't Save", "Ne pas enregistrer"),
+            ("cancel", "Cancel", "Annuler"),
+        ),
     ),
     "confirm-delete": Prompt(
         "app-confirm-delete",
@@ -107,7 +115,9 @@ def _box(look: Look, prompt: Prompt, x: float, y: float) -> str:
         dialog_id=prompt.dialog_id,
         title=look.t(*prompt.title),
         text=look.t(*prompt.text),
-        buttons=[WButton(key, look.t(en, fr), i == len(prompt.buttons) - 1) for i, (key, en, fr) in enumerate(prompt.buttons)],
+        buttons=[
+            WButton(key, look.t(en, fr), i == len(prompt.buttons) - 1) for i, (key, en, fr) in enumerate(prompt.buttons)
+        ],
         x=x,
         y=y,
         w=460,
