@@ -24,6 +24,7 @@ from rpa_mcp.vision.lines import text_lines
 from rpa_mcp.vision.ocr import OcrEngine, normalize_text
 
 SIGNATURE_LINES = 16  # text lines read in a signature region (one batched recognition)
+SIGNATURE_BATCH = 4  # lines recognised at once
 MIN_LINE_W = 24
 
 
@@ -38,12 +39,12 @@ class ReportedWindow:
 @dataclass(frozen=True)
 class AppCheck:
     app: str
-    by: str  # window | signature | none
+    by: str  # window | signature | none | unchecked (only the windows were looked at)
     detail: str
 
     @property
     def confirmed(self) -> bool:
-        return self.by != "none"
+        return self.by in ("window", "signature")
 
 
 def window_confirms(spec: AppSpec, window: ReportedWindow) -> bool:
@@ -72,16 +73,29 @@ class AppConfirmer:
         self.windows = tuple(w for w in windows if w.title or w.process)
         self._seen: dict[str, AppCheck] = {}
 
-    def check(self, app: str) -> AppCheck:
-        if app not in self._seen:
-            self._seen[app] = self._check(app)
+    def check(self, app: str, *, read_frame: bool = True) -> AppCheck:
+        """Is `app` confirmed? `read_frame=False`: by the reported windows only (no OCR); a signature
+        not looked for yet is `unchecked`."""
+        if app in self._seen:
+            return self._seen[app]
+        if not read_frame:
+            by_window = self._by_window(app)
+            return by_window or AppCheck(app, "unchecked", "its signature was not looked for")
+        self._seen[app] = self._check(app)
         return self._seen[app]
 
-    def _check(self, app: str) -> AppCheck:
+    def _by_window(self, app: str) -> AppCheck | None:
         spec = self.catalog.apps[app]
         for window in self.windows:
             if window_confirms(spec, window):
                 return AppCheck(app, "window", f"{process_name(window.process or '')} shows {window.title!r}")
+        return None
+
+    def _check(self, app: str) -> AppCheck:
+        spec = self.catalog.apps[app]
+        by_window = self._by_window(app)
+        if by_window is not None:
+            return by_window
         if spec.signature is not None and self.image is not None:
             found = self._signature(spec)
             if found is not None:
@@ -96,11 +110,14 @@ class AppConfirmer:
         box = (int(fx * width), int(fy * height), max(1, int(fw * width)), max(1, int(fh * height)))
         area = crop(self.image, box)
         boxes = [b for b in text_lines(area, max_lines=48) if b[2] >= MIN_LINE_W]
-        boxes = sorted(boxes, key=lambda b: -b[2])[:SIGNATURE_LINES]
-        reads = self.ocr.read_lines([crop(area, (b[0] - 3, b[1] - 3, b[2] + 6, b[3] + 6)) for b in boxes])
-        texts = [normalize_text(r.text) for r in reads if r is not None and r.text.strip()]
-        for pattern in spec.signature.patterns:
+        # bottom up, a few at a time: an application's header lies under the browser's or the
+        # desktop's own bars, and the first hit ends the read
+        boxes = sorted(boxes, key=lambda b: -b[1])[:SIGNATURE_LINES]
+        for start in range(0, len(boxes), SIGNATURE_BATCH):
+            batch = boxes[start : start + SIGNATURE_BATCH]
+            reads = self.ocr.read_lines([crop(area, (b[0] - 3, b[1] - 3, b[2] + 6, b[3] + 6)) for b in batch])
+            texts = [normalize_text(r.text) for r in reads if r is not None and r.text.strip()]
             for text in texts:
-                if re.search(pattern, text, re.I):
+                if any(re.search(pattern, text, re.I) for pattern in spec.signature.patterns):
                     return text
         return None

@@ -517,7 +517,8 @@ def _with_app(found: Classification, confirm: AppConfirmer) -> Classification:
     app = found.entry.app
     if app is None:
         return found
-    check: AppCheck = confirm.check(app)
+    # a pause entry's application is reported, not looked for in the frame (that costs a read)
+    check: AppCheck = confirm.check(app, read_frame=_bound(found.entry))
     return replace(found, app=app, app_confirmed_by=check.by)
 
 

@@ -7,12 +7,12 @@ clinical, unknown): `_guard` re-checks every decision before it leaves this modu
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
 
-from rpa_mcp.dialogs.apps import ReportedWindow
+from rpa_mcp.dialogs.apps import AppConfirmer, ReportedWindow
 from rpa_mcp.dialogs.catalog import DialogCatalog
 from rpa_mcp.dialogs.classifier import Classification, DialogClassifier, ReadButton
 from rpa_mcp.dialogs.matching import find_button
@@ -69,6 +69,7 @@ class DialogResolver:
         found = self.classifier.classify(
             image, window_title=window_title, process=process, previous=previous, windows=windows, thorough=thorough
         )
+        found = self._confirm_declared(found, declared, image, windows, window_title, process)
         decision = self._decide(found, declared)
         decision = _guard(decision)
         if decision.decision == "pause" and image is not None:
@@ -83,6 +84,26 @@ class DialogResolver:
                 decision.policy_source,
             )
         return decision
+
+    def _confirm_declared(
+        self,
+        found: Classification,
+        declared: dict[str, DeclaredModal],
+        image: np.ndarray | None,
+        windows: Sequence[ReportedWindow],
+        window_title: str | None,
+        process: str | None,
+    ) -> Classification:
+        """A workflow declared an answer for a pause entry of an application: look for that application
+        in the frame too (the classifier only reported the windows' evidence for it)."""
+        app = found.entry.app
+        if app is None or found.app_confirmed_by in CONFIRMING or found.entry.id not in declared:
+            return found
+        if effective_policy(found.entry, declared).policy == "pause":
+            return found
+        reported = [ReportedWindow(window_title, process), *windows]
+        check = AppConfirmer(self.catalog, self.classifier.ocr, image, reported).check(app)
+        return replace(found, app=app, app_confirmed_by=check.by)
 
     def _decide(self, found: Classification, declared: dict[str, DeclaredModal]) -> Decision:
         entry = found.entry
