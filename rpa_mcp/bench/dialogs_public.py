@@ -34,10 +34,10 @@ from mcp.client.streamable_http import streamable_http_client
 from rpa_mcp.bench import corpus
 from rpa_mcp.bench.mcp import serving
 from rpa_mcp.bootstrap import build_services
-from rpa_mcp.dialogs.catalog import GENERIC_IDS
+from rpa_mcp.dialogs.catalog import GENERIC_IDS, load_dialog_catalog
 from rpa_mcp.entrypoints.app import create_app
 from rpa_mcp.screens.truth import ScreenSet
-from rpa_mcp.settings import Settings
+from rpa_mcp.settings import Settings, shipped_dir
 
 REPO = Path(__file__).resolve().parents[2]
 REAL_DIR = REPO / "tests" / "fixtures" / "real"
@@ -187,7 +187,6 @@ async def _run(sets: dict[str, list[Case]]) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp), jwt_secret="b" * 48, rate_limit_per_minute=10**7)
         services = build_services(settings)
-        _CATALOG_POLICY.update({d.id: d.policy for d in services.dialogs.catalog.dialogs})
         token = services.access_tokens.mint("bench", ["operator"])
         # every timed call reads its frame afresh (no memory of crops read by the call before)
         clear = getattr(services.dialogs.classifier.ocr, "clear_cache", lambda: None)
@@ -218,6 +217,8 @@ async def _run(sets: dict[str, list[Case]]) -> list[str]:
 def run(argv: list[str]) -> str:
     limit = int(argv[argv.index("--limit") + 1]) if "--limit" in argv else None
     given = argv[argv.index("--external") + 1] if "--external" in argv else None
+    catalog = load_dialog_catalog(shipped_dir("catalog") / "dialogs.yaml")
+    _CATALOG_POLICY.update({d.id: d.policy for d in catalog.dialogs})  # the expected policy of a truth id
     sets: dict[str, list[Case]] = {"canonical (generator)": list(_screens(corpus(), "canonical"))}
     if any(REAL_DIR.glob("*.json")):
         sets["real Chromium (committed)"] = list(_screens(ScreenSet(REAL_DIR), "real"))

@@ -249,6 +249,12 @@ class DialogClassifier:
                 )
             if found.found and "clipped" in region.evidence:
                 found = replace(found, notes=(*found.notes, "the dialog runs off the screen: its buttons are hidden"))
+            if found.found and found.dialog_id == unknown.id and thorough and previous is None:
+                # a box that names nothing (a camera preview taken for the dialog): read the whole frame
+                deeper = self.classify_thorough(image, confirm)
+                if deeper is not None:
+                    return replace(deeper, notes=(*notes, *found.notes, *deeper.notes))
+                return replace(found, notes=(*notes, *found.notes), path="thorough")
             if found.found:
                 return replace(found, notes=(*notes, *found.notes))
             notes.extend(found.notes)

@@ -16,7 +16,7 @@ from rpa_mcp.dialogs.matching import Matcher, compact
 from rpa_mcp.vision.images import BBox
 from rpa_mcp.vision.ocr import OcrLine
 
-BLOCK_BELOW = 300  # px (at 1080 rows) of a dialog under its title line
+BLOCK_BELOW = 400  # px (at 1080 rows) of a dialog under its title line (a camera preview makes a bubble tall)
 BLOCK_LEFT, BLOCK_RIGHT = 320, 640  # px (at 1080 rows) beside the title line
 MAX_BUTTON_CHARS = 32
 THOROUGH_CONFIDENCE = 0.55  # < the resolver's skip (0.6) and auto (0.85) thresholds: a person decides
@@ -43,7 +43,7 @@ class Block:
 
 def blocks(catalog: DialogCatalog, matcher: Matcher, read: Sequence[OcrLine], frame_height: int) -> list[Block]:
     """Candidate dialogs among the frame's lines, most promising first (each with a button)."""
-    scale = max(0.5, frame_height / 1080)
+    scale = max(1.0, frame_height / 1080)  # a smaller screen draws dialogs no smaller
     labels = _button_labels(catalog)
     anchors = [line for line in read if _anchor(matcher, line.text)][:MAX_ANCHORS]
     out = []
