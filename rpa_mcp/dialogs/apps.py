@@ -25,6 +25,7 @@ from rpa_mcp.vision.ocr import OcrEngine, normalize_text
 
 SIGNATURE_LINES = 16  # text lines read in a signature region (one batched recognition)
 SIGNATURE_BATCH = 4  # lines recognised at once
+SIGNATURE_MAX_W = 0.3  # share of the frame's width: wider lines are not read for a signature
 MIN_LINE_W = 24
 
 
@@ -109,7 +110,8 @@ class AppConfirmer:
         fx, fy, fw, fh = spec.signature.region
         box = (int(fx * width), int(fy * height), max(1, int(fw * width)), max(1, int(fh * height)))
         area = crop(self.image, box)
-        boxes = [b for b in text_lines(area, max_lines=48) if b[2] >= MIN_LINE_W]
+        # a brand or header phrase is short: a line wider than that (a patient banner) is not read
+        boxes = [b for b in text_lines(area, max_lines=48) if MIN_LINE_W <= b[2] <= SIGNATURE_MAX_W * width]
         # bottom up, a few at a time: an application's header lies under the browser's or the
         # desktop's own bars, and the first hit ends the read
         boxes = sorted(boxes, key=lambda b: -b[1])[:SIGNATURE_LINES]
