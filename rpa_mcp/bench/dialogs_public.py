@@ -210,6 +210,7 @@ async def _run(sets: dict[str, list[Case]]) -> list[str]:
                 out.append(f"{name} ({len(cases)} frames)")
                 out += alone.lines("one frame")
                 out += evidence.lines("+ frame before + reported window")
+                out += [f"    miss (one frame) {m}" for m in alone.misses[:12]]
                 out += [f"    miss (with evidence) {m}" for m in evidence.misses[:12]]
     return out
 
