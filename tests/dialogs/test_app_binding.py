@@ -142,3 +142,16 @@ def test_easilys_own_frames_confirm_easily_by_its_signature(corpus, real_service
     hidden = real_service.classify(blank)
     assert hidden.dialog_id != "easily-save-confirm" and hidden.policy == "pause"
     assert real_service.classify(blank, windows=[EASILY]).dialog_id == "easily-save-confirm"
+
+
+@pytest.mark.parametrize(
+    ("lines", "labels"),
+    [
+        (["Patient calme, douleur 2/10.", "Supprimer"], ["Supprimer"]),  # a saved note with its delete button
+    ],
+)
+def test_a_generic_kind_is_not_named_by_a_single_button_word(catalog, lines, labels) -> None:
+    classifier = DialogClassifier(catalog, ScriptedOcr())
+    buttons = [ReadButton(label, (20 + 120 * i, 90, 100, 24)) for i, label in enumerate(labels)]
+    found = classifier.match((10, 10, 400, 120), buttons, lines)
+    assert found.dialog_id not in GENERIC_IDS or found.confidence < 0.6, found.notes
