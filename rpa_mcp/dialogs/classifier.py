@@ -235,17 +235,16 @@ class DialogClassifier:
                 if more:
                     found = self.match(region.bbox, buttons, [*lines, *more], panel=region.buttonless, confirm=confirm)
             found = replace(found, region_found_by="+".join(region.evidence) or "outline")
-            generic = found.dialog_id == unknown.id or found.dialog_id in GENERIC_IDS
-            if found.found and generic and not FLOATING & set(region.evidence):
-                # a box with buttons that names nothing (or only a generic kind: a sign-in form, a note
-                # with its delete button) and casts no shadow: a card of the page (a results table with
-                # its "Open" button), not a dialog (a web modal dims the page: the validator sees that)
+            if found.found and found.dialog_id == unknown.id and not FLOATING & set(region.evidence):
+                # a box with buttons that names nothing and casts no shadow: a card of the page (a
+                # results table with its "Open" button), not a dialog (a web modal dims the page: the
+                # validator sees that on its own)
                 found = replace(
                     found,
                     found=False,
                     notes=(
                         *found.notes,
-                        "a panel of the page: its text names no specific dialog and it casts no shadow",
+                        "a panel of the page: its text names no dialog and it casts no shadow",
                     ),
                 )
             if found.found and "clipped" in region.evidence:
