@@ -30,6 +30,7 @@ BENCHMARKS: dict[str, str] = {
     "desktop": "the replay loop on a real (virtual) X11 desktop: screenshot cost, click-to-click time",
     "programs": "real programs on Xvfb through the public tools: ids, policies, verdicts per program",
     "accuracy": "dialogs, verdicts, segmentation: tuning and evaluation sets side by side, real software apart",
+    "dialogs-public": "resolve_dialog over MCP per set: one frame, then with the frame before and the window",
 }
 """Every benchmark by name, with what it measures in a few words (`rpa-mcp bench --help` lists them)."""
 
@@ -82,7 +83,7 @@ def run_benchmarks(names: Sequence[str], argv: Sequence[str]) -> int:
         print(f"unknown benchmark {', '.join(unknown)}; the benchmarks are {', '.join(BENCHMARKS)}", file=sys.stderr)
         return 2
     for name in chosen:
-        module = importlib.import_module(f"rpa_mcp.bench.{name}")
+        module = importlib.import_module(f"rpa_mcp.bench.{name.replace('-', '_')}")
         print(f"== {name}")
         print(module.run(list(argv)), flush=True)
     return 0

@@ -25,8 +25,23 @@ Policy = Literal["auto", "pause", "skip"]
 LOCKED_PREFIXES = ("windows-", "defender-")
 LOCKED_TAGS = frozenset({"deletion", "identity", "clinical"})
 UNKNOWN_ID = "unknown"
-SKIP_IDS = frozenset(
-    {"browser-translate-prompt", "easily-toast-saved", "outlook-reminder", "chrome-update", "edge-update"}
+# Ids that may be `skip` (a notice without buttons that blocks nothing). A dialog with buttons is never
+# skipped: leaving it open would let a replay type into it.
+SKIP_IDS = frozenset({"easily-toast-saved"})
+# Ids that must be present and `pause`: the generic kinds every desktop shows, whatever the application.
+GENERIC_IDS = (
+    "app-save-changes",
+    "app-confirm-delete",
+    "app-error",
+    "app-credential-prompt",
+    "file-save-as",
+    "file-open",
+    "browser-perm-microphone",
+    "browser-perm-camera",
+    "browser-perm-location",
+    "browser-perm-notifications",
+    "browser-leave-site",
+    "browser-js-alert",
 )
 REQUIRED_IDS = (
     "windows-uac",
@@ -56,6 +71,7 @@ REQUIRED_IDS = (
     "app-confirm-delete",
     "app-error",
     "file-save-as",
+    *GENERIC_IDS,
     UNKNOWN_ID,
 )
 # Policies that are not a matter of configuration (`settled_reason` says why, see also
@@ -92,6 +108,7 @@ def settled_reason(dialog_id: str) -> str:
 
 _ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _KEY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+_FIELD_FIRST = re.compile(r"^([a-z_]+): (.*)$", re.S)
 
 
 class _Strict(BaseModel):
@@ -142,6 +159,58 @@ class MatchHints(_Strict):
         return value
 
 
+class AppSignature(_Strict):
+    """Words only this application draws, read in one region of the frame (its header, its brand)."""
+
+    region: tuple[float, float, float, float] = Field(
+        (0.0, 0.0, 1.0, 0.25), description="x, y, w, h as fractions of the frame where the words are drawn."
+    )
+    patterns: tuple[str, ...] = Field(
+        min_length=1, description="Regexes searched in the normalized text read in the region; any one confirms."
+    )
+
+    @field_validator("patterns")
+    @classmethod
+    def _compile(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for pattern in value:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"{pattern!r} does not compile: {exc}") from exc
+        return value
+
+    @field_validator("region")
+    @classmethod
+    def _inside(cls, value: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+        x, y, w, h = value
+        if min(value) < 0 or w <= 0 or h <= 0 or x + w > 1 or y + h > 1:
+            raise ValueError("must be x, y, w, h fractions of the frame (0..1, w and h > 0)")
+        return value
+
+
+class AppSpec(_Strict):
+    """An application whose own dialogs may be answered or ignored without a person."""
+
+    name: str = Field(min_length=1, description="What a person calls it.")
+    processes: tuple[str, ...] = Field(min_length=1, description="Executable names that show its windows.")
+    window_titles: tuple[str, ...] = Field(
+        min_length=1, description="Regexes searched in the normalized title of its windows (case-insensitive)."
+    )
+    signature: AppSignature | None = Field(
+        None, description="Words only it draws; without one, only the agent-reported window confirms it."
+    )
+
+    @field_validator("window_titles")
+    @classmethod
+    def _compile(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for pattern in value:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"{pattern!r} does not compile: {exc}") from exc
+        return value
+
+
 class DialogEntry(_Strict):
     id: str
     category: Category
@@ -153,6 +222,12 @@ class DialogEntry(_Strict):
     declarative_override: bool
     tags: tuple[str, ...] = ()
     match: MatchHints = MatchHints()
+    app: str | None = Field(
+        None, description="Key of `apps`: the one application that shows it; it matches only there (auto/skip)."
+    )
+    generic: str | None = Field(
+        None, description="The generic kind the same words give when its application is not confirmed."
+    )
 
     @field_validator("id")
     @classmethod
@@ -183,6 +258,8 @@ class DialogEntry(_Strict):
             raise ValueError("category: E is reserved for the single `unknown` entry")
         if self.id == UNKNOWN_ID and self.policy != "pause":
             raise ValueError("policy: unknown must be pause")
+        if self.policy == "skip" and self.buttons:
+            raise ValueError("buttons: a skip entry has none (a dialog with buttons left open would take the input)")
         return self
 
     @property
@@ -213,6 +290,9 @@ class DialogCatalog(_Strict):
         description="Executables that host nothing but the system dialogs naming them (consent.exe, ...): "
         "reported as the dialog's process they decide the entry. Any other process only narrows candidates.",
     )
+    apps: dict[str, AppSpec] = Field(
+        default_factory=dict, description="The applications whose own dialogs may be auto or skip, by key."
+    )
     dialogs: tuple[DialogEntry, ...]
 
     @model_validator(mode="after")
@@ -234,8 +314,13 @@ class DialogCatalog(_Strict):
                     f"system_processes: {process} also hosts {', '.join(unlocked)}; only a process hosting "
                     "nothing but system dialogs may decide an entry by its name"
                 )
+        by_id = {d.id: d for d in self.dialogs}
+        generic = [i for i in GENERIC_IDS if by_id[i].policy != "pause" or by_id[i].app is not None]
+        if generic:
+            raise ValueError(f"dialogs: generic kinds are pause and bound to no application: {', '.join(generic)}")
         for entry in self.dialogs:
-            if (entry.policy == "skip") != (entry.id in SKIP_IDS):
+            self._check_binding(entry)
+            if entry.policy == "skip" and entry.id not in SKIP_IDS:
                 raise ValueError(f"dialogs[{entry.id}].policy: skip is reserved for {', '.join(sorted(SKIP_IDS))}")
             settled = SETTLED.get(entry.id)
             if settled and (entry.policy != settled[0] or settled[1] not in (None, entry.declarative_override)):
@@ -245,6 +330,19 @@ class DialogCatalog(_Strict):
                     + f" ({settled_reason(entry.id)})"
                 )
         return self
+
+    def _check_binding(self, entry: DialogEntry) -> None:
+        """An entry answered or ignored without a person belongs to one declared application."""
+        if entry.app is None and entry.policy in ("auto", "skip"):
+            raise ValueError(
+                f"dialogs[{entry.id}].app: required when policy is {entry.policy}; name the application "
+                "declared under `apps:` that shows this dialog (it matches only when that application is confirmed)"
+            )
+        if entry.app is not None and entry.app not in self.apps:
+            known = ", ".join(sorted(self.apps)) or "none declared"
+            raise ValueError(f"dialogs[{entry.id}].app: {entry.app!r} is not declared under apps: ({known})")
+        if entry.generic is not None and entry.generic not in GENERIC_IDS:
+            raise ValueError(f"dialogs[{entry.id}].generic: {entry.generic!r} is not a generic kind")
 
     @cached_property
     def by_id(self) -> dict[str, DialogEntry]:
@@ -270,7 +368,10 @@ def _format_error(data: object, exc: ValidationError) -> str:
             field = ".".join(str(p) for p in loc[2:]) or "(entry)"
             where = f"dialogs[{entry_id}].{field}"
         message = err["msg"].removeprefix("Value error, ")
-        problems.append(f"{where}: {message}")
+        named = _FIELD_FIRST.match(message)
+        if where.endswith(".(entry)") and named:  # a rule on the whole entry names its field first
+            where, message = where.removesuffix("(entry)") + named.group(1), named.group(2)
+        problems.append(f"{where}: {message}" if where else message)
     return "; ".join(problems)
 
 

@@ -18,9 +18,11 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from rpa_mcp.dialogs.catalog import DialogCatalog, DialogEntry
+from rpa_mcp.dialogs.apps import AppCheck, AppConfirmer, ReportedWindow
+from rpa_mcp.dialogs.catalog import GENERIC_IDS, DialogCatalog, DialogEntry
 from rpa_mcp.dialogs.locate import ModalRegion, score_candidates, text_lines
-from rpa_mcp.dialogs.matching import ACCEPT_SCORE, Matcher, process_name
+from rpa_mcp.dialogs.matching import ACCEPT_SCORE, EntryScore, Matcher, process_name
+from rpa_mcp.dialogs.thorough import THOROUGH_CONFIDENCE, blocks
 from rpa_mcp.vision.images import BBox, crop
 from rpa_mcp.vision.lines import ink_box
 from rpa_mcp.vision.ocr import OcrEngine
@@ -39,6 +41,8 @@ FOOTERS_READ = 2  # and after them, boxes with a footer of buttons still unread 
 # Evidence that a box is drawn over the page rather than part of it. "new" is not enough: search
 # results appearing under an unchanged search field are new, and a card of the page.
 FLOATING = frozenset({"shadow", "backdrop"})
+SPECIFIC_MARGIN = 0.3  # a specific entry this close to the generic kind on top is the better name
+GENERIC_CONFIDENCE = 0.7  # a generic kind given for an application-bound entry's words: never sure
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,13 @@ class Classification:
     buttons: tuple[ReadButton, ...] = ()
     lines: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    # evidence: the application confirmed by what (window | signature | none; "" when the entry belongs
+    # to no application), the region found how (the locator's evidence, "window title", "words"), and
+    # the path that found it (title | fast | thorough)
+    app: str | None = None
+    app_confirmed_by: str = ""
+    region_found_by: str = ""
+    path: str = "fast"
 
     @property
     def category(self) -> str:
@@ -76,7 +87,9 @@ class DialogClassifier:
         self.matcher = Matcher(catalog)
 
     # --- fast path -------------------------------------------------------------------
-    def classify_title(self, window_title: str | None = None, process: str | None = None) -> Classification:
+    def classify_title(
+        self, window_title: str | None = None, process: str | None = None, *, confirm: AppConfirmer | None = None
+    ) -> Classification:
         """From what the agent reports about the foreground window.
 
         A process name decides only for a system process that hosts nothing but its dialogs
@@ -86,6 +99,9 @@ class DialogClassifier:
         """
         by_process = self.matcher.by_process(process) if process else []
         by_title = self.matcher.by_title(window_title) if window_title else []
+        confirm = confirm or AppConfirmer(self.catalog, self.ocr, None, [ReportedWindow(window_title, process)])
+        gated = [e for e in by_title if _bound(e) and not confirm.check(e.app or "").confirmed]
+        by_title = [e for e in by_title if e not in gated]
         if by_process and process and self.matcher.is_system_process(process):
             both = [e for e in by_process if e in by_title]
             entry = (both or by_process)[0]
@@ -97,13 +113,29 @@ class DialogClassifier:
             both = [e for e in by_title if e in by_process]
             entry = (locked or both or by_title)[0]
             confidence = 0.95 if (both or len(by_title) == 1) else 0.7
-            return Classification(entry.id, entry, confidence, "title", title=window_title)
+            return _with_app(
+                Classification(
+                    entry.id,
+                    entry,
+                    confidence,
+                    "title",
+                    title=window_title,
+                    region_found_by="window title",
+                    path="title",
+                ),
+                confirm,
+            )
         unknown = self.catalog.unknown
-        notes: tuple[str, ...] = ()
+        notes: tuple[str, ...] = tuple(
+            f"the title reads like {e.id}, but {confirm.check(e.app or '').detail}: not taken for it" for e in gated
+        )
         if by_process and process:
             hosts = ", ".join(e.id for e in by_process)
-            notes = (f"{process_name(process)} may host {hosts}, but a process name alone identifies no dialog",)
-        return Classification(unknown.id, unknown, 0.0, "none", title=window_title, notes=notes)
+            notes = (
+                *notes,
+                f"{process_name(process)} may host {hosts}, but a process name alone identifies no dialog",
+            )
+        return Classification(unknown.id, unknown, 0.0, "none", title=window_title, notes=notes, path="title")
 
     # --- screenshot path -------------------------------------------------------------
     def classify(
@@ -113,12 +145,21 @@ class DialogClassifier:
         window_title: str | None = None,
         process: str | None = None,
         previous: np.ndarray | None = None,
+        windows: Sequence[ReportedWindow] = (),
+        thorough: bool = False,
     ) -> Classification:
-        hint = self.classify_title(window_title, process) if (window_title or process) else None
+        """`window_title`/`process`: the dialog's own window, as the agent reports it (it may name the
+        dialog). `windows`: other agent-reported windows (the focused one): they only confirm which
+        application shows the dialog, never name it. `thorough`: a single frame whose fast path finds
+        no dialog is read whole (slow: see thorough.py)."""
+        confirm = AppConfirmer(self.catalog, self.ocr, image, [ReportedWindow(window_title, process), *windows])
+        hint = self.classify_title(window_title, process, confirm=confirm) if (window_title or process) else None
         if image is None:
             assert hint is not None, "classify needs an image, a window title or a process"
             return hint
-        seen = self._process_belt(self.classify_image(image, previous=previous), process)
+        seen = self._process_belt(
+            self.classify_image(image, previous=previous, confirm=confirm, thorough=thorough), process
+        )
         if hint is None or hint.dialog_id == self.catalog.unknown.id:
             # the title/process path decided nothing: the screenshot decides
             return replace(seen, notes=(*hint.notes, *seen.notes)) if hint is not None else seen
@@ -174,17 +215,26 @@ class DialogClassifier:
             ),
         )
 
-    def classify_image(self, image: np.ndarray, *, previous: np.ndarray | None = None) -> Classification:
+    def classify_image(
+        self,
+        image: np.ndarray,
+        *,
+        previous: np.ndarray | None = None,
+        confirm: AppConfirmer | None = None,
+        thorough: bool = False,
+    ) -> Classification:
         unknown = self.catalog.unknown
+        confirm = confirm or AppConfirmer(self.catalog, self.ocr, image)
         candidates = score_candidates(image, previous)
         notes: list[str] = []
         for region in _to_read(candidates):
             buttons, lines = self.read_region(image, region, max_lines=FIRST_LINES)
-            found = self.match(region.bbox, buttons, lines, panel=region.buttonless)
+            found = self.match(region.bbox, buttons, lines, panel=region.buttonless, confirm=confirm)
             if not found.found or found.dialog_id == unknown.id or found.confidence < 0.8:
                 more = self.read_lines_after(image, region, FIRST_LINES)
                 if more:
-                    found = self.match(region.bbox, buttons, [*lines, *more], panel=region.buttonless)
+                    found = self.match(region.bbox, buttons, [*lines, *more], panel=region.buttonless, confirm=confirm)
+            found = replace(found, region_found_by="+".join(region.evidence) or "outline")
             if found.found and found.dialog_id == unknown.id and not FLOATING & set(region.evidence):
                 # a box with buttons that names nothing and casts no shadow: a card of the page (a
                 # results table with its "Open" button), not a dialog (a web modal dims the page: the
@@ -199,10 +249,49 @@ class DialogClassifier:
                 )
             if found.found and "clipped" in region.evidence:
                 found = replace(found, notes=(*found.notes, "the dialog runs off the screen: its buttons are hidden"))
+            if found.found and found.dialog_id == unknown.id and thorough and previous is None:
+                # a box that names nothing (a camera preview taken for the dialog): read the whole frame
+                deeper = self.classify_thorough(image, confirm)
+                if deeper is not None:
+                    return replace(deeper, notes=(*notes, *found.notes, *deeper.notes))
+                return replace(found, notes=(*notes, *found.notes), path="thorough")
             if found.found:
                 return replace(found, notes=(*notes, *found.notes))
             notes.extend(found.notes)
-        return Classification(unknown.id, unknown, 0.0, "none", found=False, notes=tuple(notes) or ("no dialog found",))
+        deep = thorough and previous is None
+        if deep:
+            # a single frame and no outline that names a dialog: read the whole frame
+            deeper = self.classify_thorough(image, confirm)
+            if deeper is not None:
+                return replace(deeper, notes=(*notes, *deeper.notes))
+        return Classification(
+            unknown.id,
+            unknown,
+            0.0,
+            "none",
+            found=False,
+            notes=tuple(notes) or ("no dialog found",),
+            path="thorough" if deep else "fast",
+        )
+
+    def classify_thorough(self, image: np.ndarray, confirm: AppConfirmer) -> Classification | None:
+        """A dialog found by its words and buttons on the whole frame read once (see thorough.py)."""
+        unknown = self.catalog.unknown
+        best: Classification | None = None
+        for block in blocks(self.catalog, self.matcher, self.ocr.read(image), image.shape[0]):
+            buttons = [ReadButton(b.text.strip(), b.bbox) for b in block.buttons]
+            found = self.match(block.bbox, buttons, [line.text.strip() for line in block.lines], confirm=confirm)
+            if found.found and found.dialog_id != unknown.id and (best is None or found.confidence > best.confidence):
+                best = found
+        if best is None:
+            return None
+        return replace(
+            best,
+            confidence=min(best.confidence, THOROUGH_CONFIDENCE),
+            region_found_by="words",
+            path="thorough",
+            notes=(*best.notes, "found by its words and buttons on the whole frame (no outline named it)"),
+        )
 
     def _layout(self, image: np.ndarray, region: ModalRegion) -> tuple[list[BBox], list[BBox], list[BBox]]:
         """(button boxes, texts on the button row, other text lines) — region-local for the texts."""
@@ -256,16 +345,46 @@ class DialogClassifier:
         return buttons, lines
 
     def match(
-        self, bbox: BBox | None, buttons: Sequence[ReadButton], lines: Sequence[str], *, panel: bool = False
+        self,
+        bbox: BBox | None,
+        buttons: Sequence[ReadButton],
+        lines: Sequence[str],
+        *,
+        panel: bool = False,
+        confirm: AppConfirmer | None = None,
     ) -> Classification:
         """The catalog entry the read text names. `panel`: the region has no buttons (a toast, a
-        notification, or a card of the page): it is a dialog only when its title names an entry."""
+        notification, or a card of the page): it is a dialog only when its title names an entry.
+        `confirm`: which applications are confirmed; an auto/skip entry of another matches nothing."""
+        confirm = confirm or AppConfirmer(self.catalog, self.ocr, None)
         labels = [b.label for b in buttons]
-        scores = self.matcher.score(lines, labels)
+        scores, gated = _admissible(self.matcher.score(lines, labels), confirm, with_buttons=not panel or bool(buttons))
         unknown = self.catalog.unknown
         accepted = [s for s in scores if s.score >= ACCEPT_SCORE]
         mentions = self.matcher.locked_mentions(lines)
-        notes: list[str] = []
+        notes: list[str] = [
+            f"reads like {s.entry.id}, but {confirm.check(s.entry.app or '').detail}: not taken for it" for s in gated
+        ]
+        generic = next((self.catalog.get(s.entry.generic) for s in gated if s.entry.generic), None)
+        if not accepted and generic is not None and not mentions:
+            notes.append(f"the same words in another application: {generic.id}")
+            return _with_app(
+                Classification(
+                    generic.id,
+                    generic,
+                    round(min(gated[0].score, GENERIC_CONFIDENCE), 3),
+                    "screenshot",
+                    True,
+                    bbox,
+                    _first(lines),
+                    tuple(buttons),
+                    tuple(lines),
+                    tuple(notes),
+                    app=gated[0].entry.app,
+                    app_confirmed_by="none",
+                ),
+                confirm,
+            )
         if panel and not (accepted and accepted[0].title >= PANEL_TITLE_MIN) and not mentions:
             best = scores[0] if scores else None
             detail = f" (closest {best.entry.id}: title {best.title:.2f})" if best else ""
@@ -316,8 +435,16 @@ class DialogClassifier:
                 tuple(notes),
             )
         top = accepted[0]
+        specific = _specific_over_generic(accepted)
+        if specific is not None:
+            notes.append(f"{specific.entry.id} rather than the generic {top.entry.id}")
+            accepted = [specific, *(s for s in accepted if s is not specific)]
+            top = specific
         confidence = top.score
         tied = [s for s in accepted[1:] if top.score - s.score < 0.05]
+        if top.entry.id not in GENERIC_IDS:
+            # a generic kind shares the named entry's words by design: it is no rival of it
+            tied = [s for s in tied if s.entry.id not in GENERIC_IDS or s.entry.policy != "pause"]
         rivals = [s for s in tied if s.entry.policy != top.entry.policy]
         if rivals:
             strict = max([top, *rivals], key=lambda s: _rank(s.entry))
@@ -328,18 +455,77 @@ class DialogClassifier:
             # nothing read yet: not identified, so the caller reads further lines
             notes.append(f"as likely {', '.join(s.entry.id for s in tied)} as {top.entry.id}")
             confidence = min(confidence, TIED_CONFIDENCE)
-        return Classification(
-            top.entry.id,
-            top.entry,
-            round(min(1.0, confidence), 3),
-            "screenshot",
-            True,
-            bbox,
-            top.title_line if top.title >= 0.5 else _first(lines),
-            tuple(buttons),
-            tuple(lines),
-            tuple(notes),
+        return _with_app(
+            Classification(
+                top.entry.id,
+                top.entry,
+                round(min(1.0, confidence), 3),
+                "screenshot",
+                True,
+                bbox,
+                top.title_line if top.title >= 0.5 else _first(lines),
+                tuple(buttons),
+                tuple(lines),
+                tuple(notes),
+            ),
+            confirm,
         )
+
+
+def _specific_over_generic(accepted: Sequence[EntryScore]) -> EntryScore | None:
+    """A named application's own pause entry rather than the generic kind the same words also give
+    (never an entry that would be answered or ignored: the generic kind's pause stands then)."""
+    top = accepted[0]
+    if top.entry.id not in GENERIC_IDS:
+        return None
+    for score in accepted[1:]:
+        if top.score - score.score > SPECIFIC_MARGIN:
+            return None
+        if (
+            score.entry.id not in GENERIC_IDS
+            and score.entry.policy == "pause"
+            and score.body > 0  # its own words are there, not only the title and buttons it shares
+            and score.body >= top.body
+            and score.buttons >= top.buttons - 0.1
+        ):
+            return score
+    return None
+
+
+def _bound(entry: DialogEntry) -> bool:
+    """Answered or ignored without a person: it matches only inside its confirmed application."""
+    return entry.app is not None and entry.policy in ("auto", "skip")
+
+
+def _admissible(
+    scores: Sequence[EntryScore], confirm: AppConfirmer, *, with_buttons: bool
+) -> tuple[list[EntryScore], list[EntryScore]]:
+    """(the scores that may match, the accepted ones left out because their application is not
+    confirmed). A region with buttons never matches a buttonless entry."""
+    kept: list[EntryScore] = []
+    gated: list[EntryScore] = []
+    for score in scores:
+        entry = score.entry
+        if with_buttons and not entry.buttons:
+            continue
+        if _bound(entry):
+            if score.score < ACCEPT_SCORE:
+                continue  # could not match anyway: no need to confirm its application
+            if not confirm.check(entry.app or "").confirmed:
+                gated.append(score)
+                continue
+        kept.append(score)
+    return kept, gated
+
+
+def _with_app(found: Classification, confirm: AppConfirmer) -> Classification:
+    """The classification with the evidence that its application is (or is not) the one showing it."""
+    app = found.entry.app
+    if app is None:
+        return found
+    # a pause entry's application is reported, not looked for in the frame (that costs a read)
+    check: AppCheck = confirm.check(app, read_frame=_bound(found.entry))
+    return replace(found, app=app, app_confirmed_by=check.by)
 
 
 def _to_read(candidates: Sequence[ModalRegion]) -> list[ModalRegion]:

@@ -15,12 +15,14 @@ from functools import lru_cache
 
 from rapidfuzz.distance import Indel
 
-from rpa_mcp.dialogs.catalog import DialogCatalog, DialogEntry
+from rpa_mcp.dialogs.catalog import GENERIC_IDS, DialogCatalog, DialogEntry
 from rpa_mcp.vision.ocr import normalize_text
 
 FUZZY_BUTTON = 0.8
 ACCEPT_SCORE = 0.6
 TITLELESS_FACTOR = 0.75  # keeps a title-less match under the auto threshold of the resolver
+ANCHOR_TITLE = 0.85  # a line this close to a catalog title may head a dialog (thorough path)
+ANCHOR_KEYWORD_CHARS = 10  # a body keyword at least this long may head a dialog (thorough path)
 LOCKED_TITLE_MIN_CHARS = 8  # a locked entry's title seen anywhere in the dialog makes it a candidate
 
 
@@ -90,6 +92,10 @@ class Matcher:
             for spec in specs:
                 for label in spec:
                     self._label_owners.setdefault(label, set()).add(entry_id)
+        self._keywords = tuple(
+            {k for e in self.entries for kw in e.match.body_keywords if len(k := compact(kw)) >= ANCHOR_KEYWORD_CHARS}
+        )
+        self._all_titles = tuple({t for titles in self._titles.values() for t in titles if len(t) >= 4})
         for entry in self.entries:
             for title in entry.titles.all():
                 self._exact.setdefault(normalize_text(title), []).append(entry)
@@ -112,6 +118,15 @@ class Matcher:
             if regex is not None and entry not in found and regex.search(norm):
                 found.append(entry)
         return found
+
+    def title_like(self, line: str) -> bool:
+        """The line reads like a catalog dialog's title, or holds one of its (longer) body keywords."""
+        read = compact(line)
+        if len(read) < 4:
+            return False
+        if any(k in read for k in self._keywords):
+            return True
+        return any(_similarity(read, title, ANCHOR_TITLE) >= ANCHOR_TITLE for title in self._all_titles)
 
     # --- screenshot path: lines read in the dialog region -----------------------------
     def score(self, lines: Sequence[str], buttons: Sequence[str]) -> list[EntryScore]:
@@ -145,6 +160,8 @@ class Matcher:
         text = compact(" ".join(lines))
         found = []
         for entry in self.entries:
+            if entry.id in GENERIC_IDS:
+                continue  # generic wording ("Delete?", "Error"): it names no system dialog
             if entry.locked and any(
                 len(compact(t)) >= LOCKED_TITLE_MIN_CHARS and compact(t) in text for t in entry.titles.all()
             ):

@@ -7,11 +7,12 @@ clinical, unknown): `_guard` re-checks every decision before it leaves this modu
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
 
+from rpa_mcp.dialogs.apps import AppConfirmer, ReportedWindow
 from rpa_mcp.dialogs.catalog import DialogCatalog
 from rpa_mcp.dialogs.classifier import Classification, DialogClassifier, ReadButton
 from rpa_mcp.dialogs.matching import find_button
@@ -19,6 +20,7 @@ from rpa_mcp.dialogs.policy import DeclaredModal, check_declarations, effective_
 from rpa_mcp.vision.images import BBox, crop, encode_png_base64
 
 AUTO_MIN_CONFIDENCE = 0.85
+CONFIRMING = ("window", "signature")  # what confirms the application an auto or skip answer belongs to
 SKIP_MIN_CONFIDENCE = 0.6  # a skip leaves a modal on screen: the title and the screenshot must not disagree
 
 
@@ -60,9 +62,14 @@ class DialogResolver:
         process: str | None = None,
         declared_modals: Sequence[DeclaredModal] = (),
         previous: np.ndarray | None = None,
+        windows: Sequence[ReportedWindow] = (),
+        thorough: bool = False,
     ) -> Decision:
         declared = check_declarations(self.catalog, declared_modals)  # raises before anything is decided
-        found = self.classifier.classify(image, window_title=window_title, process=process, previous=previous)
+        found = self.classifier.classify(
+            image, window_title=window_title, process=process, previous=previous, windows=windows, thorough=thorough
+        )
+        found = self._confirm_declared(found, declared, image, windows, window_title, process)
         decision = self._decide(found, declared)
         decision = _guard(decision)
         if decision.decision == "pause" and image is not None:
@@ -78,6 +85,26 @@ class DialogResolver:
             )
         return decision
 
+    def _confirm_declared(
+        self,
+        found: Classification,
+        declared: dict[str, DeclaredModal],
+        image: np.ndarray | None,
+        windows: Sequence[ReportedWindow],
+        window_title: str | None,
+        process: str | None,
+    ) -> Classification:
+        """A workflow declared an answer for a pause entry of an application: look for that application
+        in the frame too (the classifier only reported the windows' evidence for it)."""
+        app = found.entry.app
+        if app is None or found.app_confirmed_by in CONFIRMING or found.entry.id not in declared:
+            return found
+        if effective_policy(found.entry, declared).policy == "pause":
+            return found
+        reported = [ReportedWindow(window_title, process), *windows]
+        check = AppConfirmer(self.catalog, self.classifier.ocr, image, reported).check(app)
+        return replace(found, app=app, app_confirmed_by=check.by)
+
     def _decide(self, found: Classification, declared: dict[str, DeclaredModal]) -> Decision:
         entry = found.entry
         if not self.enabled:
@@ -92,6 +119,22 @@ class DialogResolver:
             )
         policy = effective_policy(entry, declared)
         label = f"{entry.id} (category {entry.category})"
+        if policy.policy != "pause" and entry.app is not None and found.app_confirmed_by not in CONFIRMING:
+            return Decision(
+                "pause",
+                found,
+                f"{label} belongs to {entry.app}, which neither the reported window nor the frame confirms: "
+                "a person decides",
+                policy_source=policy.source,
+            )
+        if policy.policy == "skip" and found.buttons:
+            return Decision(
+                "pause",
+                found,
+                f"{label}: buttons are showing ({', '.join(b.label for b in found.buttons)}); a dialog with buttons "
+                "is never ignored",
+                policy_source=policy.source,
+            )
         if policy.policy == "skip" and found.confidence < SKIP_MIN_CONFIDENCE:
             return Decision(
                 "pause",

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rpa_mcp.dialogs.apps import ReportedWindow
 from rpa_mcp.dialogs.catalog import DialogCatalog, load_dialog_catalog
 from rpa_mcp.dialogs.classifier import Classification, DialogClassifier
 from rpa_mcp.dialogs.policy import DeclaredModal
@@ -31,8 +32,12 @@ class DialogService:
         window_title: str | None = None,
         process: str | None = None,
         previous: np.ndarray | None = None,
+        windows: Sequence[ReportedWindow] = (),
+        thorough: bool = False,
     ) -> Classification:
-        return self.classifier.classify(image, window_title=window_title, process=process, previous=previous)
+        return self.classifier.classify(
+            image, window_title=window_title, process=process, previous=previous, windows=windows, thorough=thorough
+        )
 
     def resolve(
         self,
@@ -42,7 +47,15 @@ class DialogService:
         process: str | None = None,
         declared_modals: Sequence[DeclaredModal] = (),
         previous: np.ndarray | None = None,
+        windows: Sequence[ReportedWindow] = (),
+        thorough: bool = False,
     ) -> Decision:
         return self.resolver.resolve(
-            image, window_title=window_title, process=process, declared_modals=declared_modals, previous=previous
+            image,
+            window_title=window_title,
+            process=process,
+            declared_modals=declared_modals,
+            previous=previous,
+            windows=windows,
+            thorough=thorough,
         )

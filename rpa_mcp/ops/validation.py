@@ -7,6 +7,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field, field_validator
 
+from rpa_mcp.dialogs.apps import ReportedWindow
 from rpa_mcp.errors import RpaError
 from rpa_mcp.ops.common import Crop, CropOptions, ImageArg, sized, with_images
 from rpa_mcp.ops.registry import Http, OpContext, Operation, StrictModel
@@ -149,21 +150,25 @@ async def validate_action(ctx: OpContext, args: ValidateActionInput) -> Validate
         verdict = validator.validate(args.action_type, before, after, target, expected, observed)
         dialog = None
         if verdict.failure_category is FailureCategory.UNEXPECTED_DIALOG:
-            dialog = _dialog_handover(ctx, after, before, verdict)
+            dialog = _dialog_handover(ctx, after, before, verdict, observed)
         return verdict, dialog
 
     verdict, dialog = await with_images(ctx, judge, (args.before, "before"), (args.after, "after"))
     return _output(verdict, dialog, args)
 
 
-def _dialog_handover(ctx: OpContext, after: np.ndarray, before: np.ndarray, verdict: Verdict) -> DialogHandover:
-    """Hand an unexpected dialog to the dialogs area (classification + resolver decision), when wired."""
+def _dialog_handover(
+    ctx: OpContext, after: np.ndarray, before: np.ndarray, verdict: Verdict, observed: Observed | None = None
+) -> DialogHandover:
+    """Hand an unexpected dialog to the dialogs area (classification + resolver decision), when wired.
+    The agent-reported front window after the action confirms which application shows the dialog."""
     dialogs = ctx.services.dialogs
     if dialogs is None:
         return DialogHandover(classification=verdict.dialog, note="no dialog service configured: pause")
     try:
-        found = dialogs.classify(after, previous=before)
-        decision = dialogs.resolve(after, previous=before)
+        windows = [ReportedWindow(observed.window_title_after, observed.process_after)] if observed else []
+        found = dialogs.classify(after, previous=before, windows=windows)
+        decision = dialogs.resolve(after, previous=before, windows=windows)
     except RpaError as exc:
         return DialogHandover(classification=verdict.dialog, note=f"dialog service failed ({exc.code}): pause")
     classification = {

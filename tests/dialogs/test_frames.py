@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from rpa_mcp.dialogs import DialogService
+from rpa_mcp.dialogs.apps import ReportedWindow
 from rpa_mcp.dialogs.classifier import Classification, DialogClassifier, ReadButton
 from rpa_mcp.dialogs.locate import find_modal, iou
 from rpa_mcp.dialogs.locate.edges import edge_map
@@ -119,7 +120,16 @@ class _Seen:
 def test_an_auto_dialog_whose_button_cannot_be_seen_pauses(catalog, buttons):
     entry = catalog.get("easily-save-confirm")
     assert entry is not None and entry.policy == "auto"
-    seen = Classification(entry.id, entry, 0.99, "screenshot", bbox=(300, 500, 400, 152), buttons=buttons)
+    seen = Classification(
+        entry.id,
+        entry,
+        0.99,
+        "screenshot",
+        bbox=(300, 500, 400, 152),
+        buttons=buttons,
+        app="easily",
+        app_confirmed_by="window",
+    )
     resolver = DialogResolver(catalog, _Seen(seen))  # type: ignore[arg-type]  # a stand-in classifier
     decision = resolver.resolve(clipped_dialog())
     assert decision.decision == "pause" and decision.click_at is None
@@ -186,6 +196,9 @@ def test_a_button_drawn_as_a_link_counts_as_that_button(catalog):
 
 
 # --- a button beside another button ----------------------------------------------------------------------
+EASILY = ReportedWindow("Easily — Dossier patient - Microsoft Edge", "msedge.exe")
+
+
 def test_a_button_that_appears_beside_another_is_no_toast(catalog):
     before = np.full((HEIGHT, WIDTH, 3), 250, np.uint8)
     after = before.copy()
@@ -198,11 +211,13 @@ def test_a_button_that_appears_beside_another_is_no_toast(catalog):
     alone = after.copy()
     alone[495:565, 460:630] = 250  # the same button without its neighbour: a compact new box, read
     found = DialogService(catalog, ScriptedOcr(["Enregistré", "L'observation a été enregistrée."])).classify(
-        alone, previous=before
+        alone, previous=before, windows=[EASILY]
     )
     assert found.found and found.dialog_id == "easily-toast-saved"
     floating = after.copy()
     with_shadow(floating, (300, 500, 150, 58))  # the box beside the button casts a shadow: it floats
     text(floating, "Enregistre", 320, 530)
-    found = DialogService(catalog, ScriptedOcr(["Enregistré", "L'observation a été enregistrée."])).classify(floating)
+    found = DialogService(catalog, ScriptedOcr(["Enregistré", "L'observation a été enregistrée."])).classify(
+        floating, windows=[EASILY]
+    )
     assert found.found and found.dialog_id == "easily-toast-saved"

@@ -119,3 +119,64 @@ def test_a_declaration_overriding_uac_names_the_field(services):
             },
         )
     assert err.value.code == "invalid-input" and "policy" in str(err.value.details.get("field"))
+
+
+# --- the evidence a client can give and is told about ---------------------------------------------------
+SAVE_CONFIRM = ["Annuler", "Confirmer", "Confirmer l'enregistrement", "Confirmez-vous l'enregistrement ?"]
+EASILY_WINDOW = {"title": "Easily — Dossier patient - Microsoft Edge", "process": "msedge.exe"}
+
+
+def test_resolve_dialog_answers_an_applications_dialog_only_with_that_applications_window(settings, clock):
+    image, _ = synthetic_dialog(2)
+    args = {"image": {"png_base64": png_b64(image)}}
+    alone = call(build_services(settings, clock=clock, ocr=ScriptedOcr(SAVE_CONFIRM)), "resolve_dialog", args)
+    assert alone["decision"] == "pause" and alone["dialog_id"] == "app-save-changes"
+    assert alone["app"] == "easily" and alone["app_confirmed_by"] == "none"
+    services = build_services(settings, clock=clock, ocr=ScriptedOcr(SAVE_CONFIRM))
+    inside = call(services, "resolve_dialog", {**args, "windows": [EASILY_WINDOW]})
+    assert inside["decision"] == "auto" and inside["dialog_id"] == "easily-save-confirm"
+    assert inside["app_confirmed_by"] == "window" and inside["region_found_by"] and inside["path"] == "fast"
+
+
+def test_classify_dialog_takes_the_frame_before_and_says_how_the_dialog_was_found(settings, clock):
+    image, _ = synthetic_dialog(2)
+    before = image.copy()
+    before[200:430, 280:720] = (245, 245, 245)  # the window behind, without the dialog
+    services = build_services(settings, clock=clock, ocr=ScriptedOcr(SAVE_CONFIRM))
+    out = call(
+        services,
+        "classify_dialog",
+        {
+            "image": {"png_base64": png_b64(image)},
+            "previous": {"png_base64": png_b64(before)},
+            "windows": [EASILY_WINDOW],
+        },
+    )
+    assert out["dialog_id"] == "easily-save-confirm" and out["path"] == "fast"
+    assert "buttons" in out["region_found_by"]
+
+
+def test_a_frame_before_of_another_size_is_refused_naming_the_field(services):
+    image, _ = synthetic_dialog(2)
+    with pytest.raises(RpaError) as err:
+        call(
+            services,
+            "classify_dialog",
+            {"image": {"png_base64": png_b64(image)}, "previous": {"png_base64": png_b64(image[:100, :100])}},
+        )
+    assert err.value.code == "invalid-input" and err.value.details.get("field") == "previous"
+    assert services.ocr.calls == 0
+
+
+def test_a_single_frame_without_an_outlined_dialog_takes_the_thorough_path(settings, clock):
+    blank = synthetic_dialog(0)[0]
+    blank[:] = 250
+    services = build_services(settings, clock=clock, ocr=ScriptedOcr())
+    out = call(services, "classify_dialog", {"image": {"png_base64": png_b64(blank)}})
+    assert not out["found"] and out["path"] == "thorough"
+    with_before = call(
+        services,
+        "classify_dialog",
+        {"image": {"png_base64": png_b64(blank)}, "previous": {"png_base64": png_b64(blank)}},
+    )
+    assert with_before["path"] == "fast"

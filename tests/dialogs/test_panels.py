@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 
 from rpa_mcp.dialogs import DialogService
+from rpa_mcp.dialogs.apps import ReportedWindow
 from rpa_mcp.testing import ScriptedOcr
 
 from .test_locate import page, with_shadow
@@ -23,8 +24,17 @@ def toast_frame() -> np.ndarray:
 
 def test_a_panel_whose_title_names_a_toast_is_that_toast(catalog) -> None:
     service = DialogService(catalog, ScriptedOcr(["Enregistré", "L'observation a été enregistrée."]))
-    found = service.classify(toast_frame())
+    found = service.classify(
+        toast_frame(), windows=[ReportedWindow("Easily — Dossier patient - Google Chrome", "chrome.exe")]
+    )
     assert found.found and found.dialog_id == "easily-toast-saved" and found.policy == "skip"
+    assert found.app == "easily" and found.app_confirmed_by == "window"
+
+
+def test_the_same_toast_in_an_unconfirmed_application_is_not_skipped(catalog) -> None:
+    service = DialogService(catalog, ScriptedOcr(["Enregistré", "L'observation a été enregistrée."]))
+    found = service.classify(toast_frame(), windows=[ReportedWindow("Sans titre - Bloc-notes", "notepad.exe")])
+    assert found.dialog_id != "easily-toast-saved" and found.policy == "pause"
 
 
 def test_a_panel_whose_text_names_nothing_is_no_dialog(catalog) -> None:

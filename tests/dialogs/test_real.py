@@ -33,3 +33,12 @@ def test_without_the_frame_before_a_permission_bubble_is_not_answered(real_servi
     pair = REAL.pair("r-camera-en-1920x1080@100")
     decision = real_service.resolve(REAL.image(pair.after.file))
     assert decision.decision == "pause"
+
+
+@pytest.mark.parametrize("pair_id", ["r-camera-fr-1920x1080@100", "r-camera-en-1366x768@100"])
+def test_a_camera_prompt_sent_alone_is_found_by_its_words_on_the_thorough_path(real_service, pair_id: str) -> None:
+    # alone, the camera preview outlines a box that names nothing: the whole frame is read
+    decision = real_service.resolve(REAL.image(REAL.pair(pair_id).after.file), thorough=True)
+    found = decision.classification
+    assert found.dialog_id == "browser-perm-camera" and found.path == "thorough", found.notes
+    assert decision.decision == "pause"

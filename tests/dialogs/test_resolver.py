@@ -5,10 +5,14 @@ import base64
 import pytest
 
 from rpa_mcp.dialogs import DeclaredModal, DialogClassifier, DialogResolver, ReadButton
+from rpa_mcp.dialogs.apps import ReportedWindow
 from rpa_mcp.errors import InvalidInput
 from rpa_mcp.testing import ScriptedOcr
 
 from .helpers import synthetic_dialog
+
+EASILY = ReportedWindow("Easily — Dossier patient - Microsoft Edge", "msedge.exe")
+SAVE_CONFIRM = ["Annuler", "Confirmer", "Confirmer l'enregistrement", "Confirmez-vous l'enregistrement ?"]
 
 
 def resolver(catalog, texts, *, enabled=True):
@@ -17,10 +21,9 @@ def resolver(catalog, texts, *, enabled=True):
 
 def test_an_auto_dialog_is_answered_by_clicking_the_centre_of_its_button(catalog):
     image, buttons = synthetic_dialog(2)
-    decision = resolver(
-        catalog, ["Annuler", "Confirmer", "Confirmer l'enregistrement", "Confirmez-vous l'enregistrement ?"]
-    ).resolve(image)
+    decision = resolver(catalog, SAVE_CONFIRM).resolve(image, windows=[EASILY])
     assert decision.decision == "auto" and decision.dialog_id == "easily-save-confirm"
+    assert decision.classification.app_confirmed_by == "window"
     x, y, w, h = buttons[1]
     assert decision.button.label == "Confirmer"
     assert abs(decision.click_at[0] - (x + w // 2)) <= 3 and abs(decision.click_at[1] - (y + h // 2)) <= 3
@@ -69,15 +72,17 @@ def test_the_auto_button_missing_from_the_screen_pauses(catalog):
 def test_a_declared_pause_wins_over_a_catalog_auto(catalog):
     image, _ = synthetic_dialog(2)
     decision = resolver(catalog, ["Annuler", "Confirmer", "Confirmer l'enregistrement"]).resolve(
-        image, declared_modals=[DeclaredModal(dialog_id="easily-save-confirm", policy="pause")]
+        image, declared_modals=[DeclaredModal(dialog_id="easily-save-confirm", policy="pause")], windows=[EASILY]
     )
     assert decision.decision == "pause" and decision.policy_source == "declaration"
 
 
-def test_a_skip_dialog_is_skipped(catalog):
+def test_a_prompt_with_buttons_is_never_skipped(catalog):
     image, _ = synthetic_dialog(1)
-    decision = resolver(catalog, ["Pas maintenant", "Traduire cette page ?", "Google Traduction"]).resolve(image)
-    assert decision.decision == "skip" and decision.dialog_id == "browser-translate-prompt"
+    decision = resolver(catalog, ["Pas maintenant", "Traduire cette page ?", "Google Traduction"]).resolve(
+        image, window_title="Easily - Google Chrome", process="chrome.exe"
+    )
+    assert decision.decision == "pause" and decision.dialog_id == "browser-translate-prompt"
 
 
 def test_switching_the_resolver_off_pauses_instead_of_guessing(catalog):
@@ -148,9 +153,7 @@ def test_a_browser_window_without_a_readable_dialog_is_never_skipped_as_an_updat
 
 def test_a_process_hosting_only_system_dialogs_keeps_an_answerable_dialog_from_being_clicked(catalog):
     image, _ = synthetic_dialog(2)
-    decision = resolver(
-        catalog, ["Annuler", "Confirmer", "Confirmer l'enregistrement", "Confirmez-vous l'enregistrement ?"]
-    ).resolve(image, process="explorer.exe")
+    decision = resolver(catalog, SAVE_CONFIRM).resolve(image, process="explorer.exe", windows=[EASILY])
     assert decision.dialog_id == "easily-save-confirm" and decision.decision == "pause"
 
 
@@ -159,7 +162,7 @@ def test_a_skip_on_which_title_and_screenshot_disagree_pauses(catalog):
     decision = resolver(
         catalog, ["Annuler", "Confirmer", "Confirmer l'enregistrement", "Confirmez-vous l'enregistrement ?"]
     ).resolve(image, window_title="Update Microsoft Edge")
-    assert decision.decision == "pause" and "not sure" in decision.reason
+    assert decision.decision == "pause"
 
 
 def test_an_unknown_box_without_buttons_is_reported_with_a_low_confidence(catalog):
@@ -168,3 +171,41 @@ def test_an_unknown_box_without_buttons_is_reported_with_a_low_confidence(catalo
     without = classifier.match((10, 10, 300, 120), [], ["COMPTE-RENDU", "Radiographie thoracique de face"])
     assert with_buttons.dialog_id == without.dialog_id == "unknown"
     assert without.confidence <= 0.5 < with_buttons.confidence
+
+
+# --- an application's own answers only inside that application ------------------------------------------
+OTHER_SAVE_PROMPT = ["Enregistrer", "Ne pas enregistrer", "Annuler", "Enregistrer les modifications ?"]
+
+
+@pytest.mark.parametrize(
+    "windows",
+    [
+        [],
+        [ReportedWindow("rapport.odt - LibreOffice Writer", "soffice.bin")],
+        [ReportedWindow("Sans titre 1 - gedit", "gedit")],
+        [ReportedWindow("Easily — Dossier patient - Microsoft Edge", None)],  # a title without its process
+        [ReportedWindow(None, "msedge.exe")],  # a process without its title
+    ],
+)
+def test_another_applications_save_prompt_is_never_the_easily_save_confirmation(catalog, windows):
+    image, _ = synthetic_dialog(3)
+    decision = resolver(catalog, OTHER_SAVE_PROMPT).resolve(image, windows=windows)
+    assert decision.dialog_id == "app-save-changes" and decision.decision == "pause", decision.reason
+
+
+def test_easilys_confirmation_outside_a_confirmed_easily_pauses_as_the_generic_kind(catalog):
+    image, _ = synthetic_dialog(2)
+    decision = resolver(catalog, SAVE_CONFIRM).resolve(image, window_title="Bloc-notes", process="notepad.exe")
+    assert decision.decision == "pause" and decision.dialog_id == "app-save-changes"
+    assert decision.classification.app_confirmed_by == "none"
+    assert any("easily-save-confirm" in note for note in decision.classification.notes)
+
+
+def test_a_declared_auto_of_an_applications_entry_needs_that_application(catalog):
+    image, _ = synthetic_dialog(3)
+    texts = ["Enregistrer", "Abandonner", "Annuler", "Modifications non enregistrées", "Elles seront perdues."]
+    declared = [DeclaredModal(dialog_id="easily-unsaved-changes", policy="auto", button="save")]
+    outside = resolver(catalog, texts).resolve(image, declared_modals=declared)
+    assert outside.decision == "pause" and "easily" in outside.reason
+    inside = resolver(catalog, texts).resolve(image, declared_modals=declared, windows=[EASILY])
+    assert inside.decision == "auto" and inside.dialog_id == "easily-unsaved-changes", inside.reason

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from rpa_mcp.dialogs.apps import ReportedWindow
 from rpa_mcp.replay import model as m
 from tests.replay.kit import FakeAgent, Verdict, assert_clean, drain, make_service, make_services, steps
 
@@ -141,6 +142,8 @@ async def test_an_in_page_modal_is_resolved_from_its_pixels_not_from_the_browser
     agent.result_for["click_anchor"] = {"window_title_before": "MédiDossier", "process_after": "msedge.exe"}
     await run(service, agent, clock, steps(1))
     assert services.dialogs.context["window_title"] is None and services.dialogs.context["process"] is None
+    # ...but the browser window in front still confirms which application shows the modal
+    assert services.dialogs.context["windows"] == [ReportedWindow("MédiDossier", "msedge.exe")]
 
 
 async def test_a_dialog_in_its_own_window_is_resolved_with_that_window_title_and_process(

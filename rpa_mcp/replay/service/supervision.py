@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from rpa_mcp.dialogs.apps import ReportedWindow
 from rpa_mcp.errors import RpaError
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.identity import MISMATCH
@@ -228,6 +229,8 @@ class Supervisor:
                 window_title=msg.window_title if own_window else None,
                 process=msg.process_after if own_window else None,
                 previous=before,
+                # the focused window always confirms which application shows the dialog (never names it)
+                windows=[ReportedWindow(msg.window_title, msg.process_after)],
             )
         except Exception as exc:
             return _held_for_dialog(vdict, crops, {"why": f"dialog resolver error: {exc}"})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rpa_mcp.screens.scenes.dialogs import apps, browser, easily, system
+from rpa_mcp.screens.scenes.dialogs import apps, browser, easily, others, system
 from rpa_mcp.screens.scenes.dialogs.common import Builder
 
 FAMILIES: dict[str, Builder] = {
@@ -20,6 +20,7 @@ FAMILIES: dict[str, Builder] = {
     "app-error": apps.app_error,
     "app-confirm-delete": apps.app_confirm_delete,
     "unknown": apps.unknown,
+    "other-app-prompt": others.other_app_prompt,
     "perm-camera": browser.permission("camera"),
     "perm-microphone": browser.permission("microphone"),
     "perm-location": browser.permission("location"),

@@ -1,0 +1,77 @@
+"""The thorough path: a dialog found by its words and buttons when no outline gives it away.
+
+Run on a single frame whose fast path found no dialog (or nothing it could name): the whole frame
+is read once, then each line that reads like a dialog's title (or its known body words) is taken
+with the lines just below it; a block whose lines name a catalog entry AND that shows at least one
+of its buttons below the title is a dialog. Slower than the fast path (a full-frame OCR), and never
+sure enough to answer anything by itself: its confidence stays under the resolver's skip threshold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rpa_mcp.dialogs.catalog import DialogCatalog
+from rpa_mcp.dialogs.matching import Matcher, compact
+from rpa_mcp.vision.images import BBox
+from rpa_mcp.vision.ocr import OcrLine
+
+BLOCK_BELOW = 400  # px (at 1080 rows) of a dialog under its title line (a camera preview makes a bubble tall)
+BLOCK_LEFT, BLOCK_RIGHT = 320, 640  # px (at 1080 rows) beside the title line
+MAX_BUTTON_CHARS = 32
+THOROUGH_CONFIDENCE = 0.55  # < the resolver's skip (0.6) and auto (0.85) thresholds: a person decides
+MAX_ANCHORS = 8
+
+
+class Block:
+    """Lines of the frame taken as one dialog: a title line and what lies under it."""
+
+    def __init__(self, anchor: OcrLine, lines: list[OcrLine], buttons: list[OcrLine]) -> None:
+        self.anchor = anchor
+        self.lines = lines
+        self.buttons = buttons
+
+    @property
+    def bbox(self) -> BBox:
+        boxes = [line.bbox for line in (*self.lines, *self.buttons)]
+        x0 = min(b[0] for b in boxes)
+        y0 = min(b[1] for b in boxes)
+        x1 = max(b[0] + b[2] for b in boxes)
+        y1 = max(b[1] + b[3] for b in boxes)
+        return (x0, y0, x1 - x0, y1 - y0)
+
+
+def blocks(catalog: DialogCatalog, matcher: Matcher, read: Sequence[OcrLine], frame_height: int) -> list[Block]:
+    """Candidate dialogs among the frame's lines, most promising first (each with a button)."""
+    scale = max(1.0, frame_height / 1080)  # a smaller screen draws dialogs no smaller
+    labels = _button_labels(catalog)
+    anchors = [line for line in read if _anchor(matcher, line.text)][:MAX_ANCHORS]
+    out = []
+    for anchor in anchors:
+        ax, ay, aw, _ = anchor.bbox
+        near = [
+            line
+            for line in read
+            if ay - 4 <= line.bbox[1] <= ay + BLOCK_BELOW * scale
+            and line.bbox[0] + line.bbox[2] >= ax - BLOCK_LEFT * scale
+            and line.bbox[0] <= ax + aw + BLOCK_RIGHT * scale
+        ]
+        buttons = [
+            line
+            for line in near
+            if line is not anchor and len(line.text) <= MAX_BUTTON_CHARS and compact(line.text) in labels
+        ]
+        if not buttons:
+            continue
+        text = [anchor, *sorted((x for x in near if x is not anchor and x not in buttons), key=lambda x: x.bbox[1])]
+        out.append(Block(anchor, text, sorted(buttons, key=lambda b: (b.bbox[1], b.bbox[0]))))
+    return out
+
+
+def _anchor(matcher: Matcher, text: str) -> bool:
+    """A line that reads like a catalog dialog's title, or holds one of its body keywords."""
+    return bool(matcher.by_title(text)) or matcher.title_like(text)
+
+
+def _button_labels(catalog: DialogCatalog) -> set[str]:
+    return {compact(label) for entry in catalog.dialogs for spec in entry.buttons for label in spec.labels()}

@@ -1,0 +1,82 @@
+"""The thorough path: a single frame whose fast path finds no dialog is read whole, and a dialog is
+found by its words and buttons (no outline needed)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rpa_mcp.dialogs import DialogService
+from rpa_mcp.vision.ocr import OcrLine
+
+
+@dataclass
+class PageOcr:
+    """Reads the whole frame as `lines`; recognises nothing in crops (the fast path finds nothing)."""
+
+    lines: list[OcrLine]
+
+    def read(self, image: np.ndarray) -> list[OcrLine]:
+        return list(self.lines)
+
+    def read_line(self, image: np.ndarray) -> OcrLine | None:
+        return None
+
+    def read_lines(self, images: Sequence[np.ndarray]) -> list[OcrLine | None]:
+        return [None for _ in images]
+
+
+def line(text: str, x: int, y: int, w: int = 120) -> OcrLine:
+    return OcrLine(text, (x, y, w, 18), 0.99)
+
+
+PAGE = [line("Fichier", 20, 40, 50), line("Compte rendu du jour.", 20, 120, 200)]
+PROMPT = [
+    line("Enregistrer les modifications ?", 700, 400, 260),
+    line("Si vous n'enregistrez pas, les modifications seront perdues.", 700, 440, 420),
+    line("Enregistrer", 700, 520, 90),
+    line("Ne pas enregistrer", 810, 520, 140),
+    line("Annuler", 970, 520, 70),
+]
+
+
+def blank() -> np.ndarray:
+    return np.full((1080, 1920, 3), 250, np.uint8)
+
+
+def test_a_dialog_without_an_outline_is_found_by_its_words_and_buttons(catalog) -> None:
+    service = DialogService(catalog, PageOcr([*PAGE, *PROMPT]))
+    found = service.classify(blank(), thorough=True)
+    assert found.found and found.dialog_id == "app-save-changes"
+    assert found.path == "thorough" and found.region_found_by == "words"
+    assert [b.label for b in found.buttons] == ["Enregistrer", "Ne pas enregistrer", "Annuler"]
+    decision = service.resolve(blank(), thorough=True)
+    assert decision.decision == "pause"
+
+
+def test_the_thorough_path_never_answers_or_ignores_anything(catalog) -> None:
+    words = [
+        line("Confirmer l'enregistrement", 700, 400, 220),
+        line("Confirmez-vous l'enregistrement de l'observation ?", 700, 440, 380),
+        line("Annuler", 800, 500, 70),
+        line("Confirmer", 900, 500, 80),
+        line("Easily Dossier Patient Informatisé — CH de Valmont", 20, 90, 400),
+    ]
+    service = DialogService(catalog, PageOcr(words))
+    decision = service.resolve(blank(), thorough=True)
+    assert decision.decision == "pause" and decision.classification.confidence < 0.6
+
+
+def test_page_text_far_from_its_buttons_is_no_dialog(catalog) -> None:
+    page = [line("Modifications non enregistrées", 600, 230, 200), line("Enregistrer", 224, 715, 100)]
+    found = DialogService(catalog, PageOcr(page)).classify(blank(), thorough=True)
+    assert not found.found and found.path == "thorough"
+
+
+def test_without_the_thorough_flag_or_with_a_frame_before_the_frame_is_not_read_whole(catalog) -> None:
+    ocr = PageOcr([*PAGE, *PROMPT])
+    service = DialogService(catalog, ocr)
+    assert not service.classify(blank()).found
+    assert not service.classify(blank(), previous=blank(), thorough=True).found
