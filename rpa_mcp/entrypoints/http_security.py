@@ -153,8 +153,8 @@ def unauthenticated(
     this server's own tokens (an administrator mints them). Without one, the body says how to get a token.
     """
     detail = refusal.detail if refusal is not None else "a valid bearer token is required"
-    if refusal is None and metadata_url is None:
-        detail += f"; {TOKEN_HINT}"
+    if metadata_url is None and "rpa-mcp token" not in detail:
+        detail += f"; {TOKEN_HINT}"  # what to run, whatever the reason
     error = "invalid_token" if presented else "invalid_request"
     said = "".join(c if " " <= c <= "~" and c not in '"\\' else "?" for c in detail)  # a quoted-string
     challenge = f'Bearer error="{error}", error_description="{said}"'

@@ -43,6 +43,11 @@ class Problem(BaseModel):
     message: str = Field(description="Same text as detail.")
     retryable: bool = Field(description="Whether the same request may succeed later.")
     details: dict[str, Any] | None = Field(None, description="Facts about the error; `field` names a bad field.")
+    reason: str | None = Field(
+        None,
+        description="A refused credential (401) only: why (malformed, expired, other-key, wrong-audience, wrong-issuer, "
+        "lifetime-too-long, other-signer, confirmation-token, console-credential, revoked).",
+    )
 
 
 def problem_response(exc: RpaError) -> JSONResponse:

@@ -22,7 +22,7 @@ from tests.conftest import token_for
 
 pytestmark = pytest.mark.anyio
 ALICE = Caller("alice", frozenset({"operator"}), via="mcp", auth="internal")
-CAROL = Caller("carol", frozenset({"approver"}), via="http", auth="internal")
+CAROL = Caller("carol", frozenset({"approver"}), via="web", auth="internal")  # a person, in the console
 IR = {
     "name": "Admission patient",
     "domain": "generic",
