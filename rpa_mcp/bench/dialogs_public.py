@@ -7,7 +7,7 @@ decisions, `auto`/`skip` where a person must decide, and the latency of each pat
 
 Sets: the committed corpus (`canonical`, drawn by the project's generator), Chromium's own prompts
 (`real`, tests/fixtures/real), and, when present beside the checkout, the independently drawn
-`../shared/external-eval/round1` (images and real prompts): unseen, never tuned on (say so when
+`shared/external-eval/round1` (images and real prompts): unseen, never tuned on (say so when
 absent). `--external DIR` names another folder; `--limit N` caps the frames per set.
 """
 
@@ -125,7 +125,7 @@ def _policy(dialog_id: str) -> str:
 
 
 def external_dir(given: str | None) -> Path | None:
-    """`--external DIR`, else round1 of ../shared/external-eval beside the checkout (or its parent)."""
+    """`--external DIR`, else round1 of shared/external-eval beside the checkout (or its parent)."""
     if given:
         return Path(given)
     for base in (REPO.parent, REPO.parent.parent):
@@ -226,7 +226,7 @@ def run(argv: list[str]) -> str:
     external = external_dir(given)
     notes = []
     if external is None:
-        notes.append("external-eval: absent (no ../shared/external-eval/round1 beside the checkout)")
+        notes.append("external-eval: absent (no shared/external-eval/round1 beside the checkout)")
     else:
         sets["external-eval round1 (unseen)"] = list(_external(external))
         notes.append(f"external-eval: {external} (drawn by an independent author; never tuned on)")
