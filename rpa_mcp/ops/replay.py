@@ -117,6 +117,11 @@ class ReplayStatusOutput(StrictModel):
         description="Once ended: SHA-256 of the run's evidence bundle (rpa://replays/<id>/evidence), recorded in the "
         "audit chain.",
     )
+    readback: dict[str, Any] | None = Field(
+        None,
+        description="When the competence declares a read-back: {status, detail}; status pending, verified, "
+        "mismatch, failed, timeout, refused, or not_run (the run did not end completed).",
+    )
     steps_done: int = Field(description="Workflow steps whose outcome was seen (verified); never a paused one.")
     irreversible_sent: list[dict[str, Any]] = Field(
         default_factory=list,
@@ -282,6 +287,7 @@ async def start_replay(ctx: OpContext, args: StartReplayInput) -> StartReplayOut
         params=args.params,
         created_by=ctx.caller.subject,
         declared=loaded.workflow.get("parameters") or [],
+        readback=loaded.workflow.get("readback"),
     )
     notify_changed(ctx, replay_id)
     return StartReplayOutput(
