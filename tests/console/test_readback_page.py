@@ -41,6 +41,7 @@ async def test_a_run_read_back_equal_shows_verified_in_the_console_and_the_audit
     name = promote(_Stack(services), ir)
     assert services.competences.get(name).workflow["readback"]["url"] == FHIR + "/Patient/p-1"
     proposal = await call(services, "propose_start_replay", {"competence": name, "machine_id": MACHINE})
+    assert proposal["details"]["readback"] == {"url": FHIR + "/Patient/p-1", "fields": {"id": "p-1"}}
     services.confirmations.decide(jti_of(proposal), CAROL, True)
     replay_id = str((await call(services, "apply_start_replay", {"token": proposal["token"]}))["replay_id"])
     agent, http = agent_for(app)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import anyio
 import anyio.to_thread
+import httpx2
 import pytest
 from pydantic import SecretStr
 from starlette.applications import Starlette
@@ -18,7 +20,7 @@ from starlette.routing import Route
 
 from rpa_mcp.competences import CompetenceStore
 from rpa_mcp.errors import ReadbackNotAllowed
-from rpa_mcp.readback_http import HttpRecordReader
+from rpa_mcp.readback_http import HttpRecordReader, ThreadBackground
 from rpa_mcp.replay.ports import RecordUnreadable
 from rpa_mcp.replay.readback import check_template, plan, read_back, within
 from rpa_mcp.replay.service import ReplayService
@@ -258,3 +260,41 @@ async def test_over_http_a_read_back_without_answer_in_time_leaves_the_run_compl
     status = service.status(rid)
     assert status["outcome"] == "completed" and status["readback"]["status"] == "timeout"
     assert TOKEN not in str(status)
+
+
+# --- the adapters ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("response", "detail"),
+    [
+        (httpx2.Response(404), "HTTP 404"),
+        (httpx2.Response(200, text="<html>login</html>"), "not JSON"),
+        (httpx2.Response(302, headers={"location": "https://other.test/x"}), "HTTP 302"),  # never followed
+    ],
+)
+def test_the_http_channel_reports_what_went_wrong_without_the_token(response: httpx2.Response, detail: str) -> None:
+    seen: list[str] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append(str(request.url))
+        return response
+
+    reader = HttpRecordReader(SecretStr(TOKEN), transport=httpx2.MockTransport(handler))
+    with pytest.raises(RecordUnreadable) as failed:
+        reader.get_json(BASE + "/Patient/1", timeout_s=1.0)
+    assert detail in failed.value.detail and TOKEN not in failed.value.detail and not failed.value.timed_out
+    assert seen == [BASE + "/Patient/1"]
+
+
+def test_the_background_runs_a_read_back_on_another_thread() -> None:
+    ran: list[str] = []
+    done = threading.Event()
+    background = ThreadBackground()
+
+    def job() -> None:
+        ran.append(threading.current_thread().name)
+        done.set()
+
+    background.submit(job)
+    assert done.wait(10)
+    background.close()
+    assert ran[0].startswith("rpa-readback") and ran[0] != threading.current_thread().name
