@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
-from rpa_mcp.errors import ReadbackNotAllowed
+from rpa_mcp.errors import InvalidInput, ReadbackNotAllowed
 from rpa_mcp.replay.ports import RecordReader, RecordUnreadable
 
 SETTING = "RPA_READBACK_URLS"
@@ -96,11 +96,16 @@ def plan(spec: Mapping[str, Any], params: Mapping[str, Any], allowed: Sequence[s
     url_template = str(spec.get("url") or "")
     check_template(url_template, allowed)
     url = render(url_template, params, encode=True)
-    if PLACEHOLDER.search(url):
-        raise ReadbackNotAllowed(
-            f"readback.url {url_template!r} names a parameter the run does not give", field="readback.url"
-        )
     fields = {str(k): render(str(v), params, encode=False) for k, v in dict(spec.get("fields") or {}).items()}
+    for where, text in [("readback.url", url), *((f"readback.fields.{k}", v) for k, v in fields.items())]:
+        missing = PLACEHOLDER.search(text)
+        if missing:
+            raise InvalidInput(
+                f"{where} uses {{{{{missing.group(1)}}}}}, which this run does not give: give it in params",
+                field=where,
+            )
+    if not within(url, allowed):
+        raise ReadbackNotAllowed(f"readback.url {url!r} is not under a base allowed by {SETTING}", setting=SETTING)
     return {"url": url, "fields": fields}
 
 

@@ -19,7 +19,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from rpa_mcp.competences import CompetenceStore
-from rpa_mcp.errors import ReadbackNotAllowed
+from rpa_mcp.errors import InvalidInput, ReadbackNotAllowed
 from rpa_mcp.readback_http import HttpRecordReader, ThreadBackground
 from rpa_mcp.replay.ports import RecordUnreadable
 from rpa_mcp.replay.readback import check_template, plan, read_back, within
@@ -176,6 +176,12 @@ def test_a_parameter_value_cannot_leave_the_allowed_base() -> None:
     planned = plan({"url": BASE + "/Patient/{{id}}", "fields": {"id": "{{id}}"}}, {"id": "../../admin?x=1"}, [BASE])
     assert planned["url"] == BASE + "/Patient/..%2F..%2Fadmin%3Fx%3D1" and within(planned["url"], [BASE])
     assert not within(BASE + "/..", [BASE])  # a whole value of ".." is a dot segment: refused before the request
+
+
+def test_a_read_back_naming_a_parameter_the_run_does_not_give_is_refused_at_start() -> None:
+    with pytest.raises(InvalidInput) as refused:
+        plan(READBACK, {"patient_id": "P-123"}, [BASE])  # no `nom` for the family name
+    assert refused.value.code == "invalid-input" and refused.value.details["field"].startswith("readback.fields.")
 
 
 def test_a_planned_url_outside_the_allow_list_is_never_requested() -> None:
