@@ -49,6 +49,8 @@ async def test_a_run_read_back_equal_shows_verified_in_the_console_and_the_audit
         for _ in range(2):
             assert await agent.poll_once() is not None
     assert records.calls == [FHIR + "/Patient/p-1"]
+    status = await call(services, "get_replay_status", {"replay_id": replay_id})
+    assert status["outcome"] == "verified" and status["readback"]["status"] == "verified"
     browser.sign_in("victor", "viewer")
     page = browser.get(f"/console/replays/{replay_id}").text
     assert 'id="replay-outcome" class="badge verified"' in page and 'id="replay-readback"' in page
