@@ -18,16 +18,27 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from rpa_mcp.bootstrap import build_services
 from rpa_mcp.competences import CompetenceStore
 from rpa_mcp.errors import InvalidInput, ReadbackNotAllowed
 from rpa_mcp.readback_http import HttpRecordReader, ThreadBackground
 from rpa_mcp.replay.ports import RecordUnreadable
 from rpa_mcp.replay.readback import check_template, plan, read_back, within
 from rpa_mcp.replay.service import ReplayService
+from rpa_mcp.settings import Settings
 from rpa_mcp.store.competences import DbCompetenceStore
 from rpa_mcp.store.db import Database
 from rpa_mcp.testing import FakeClock, FakeRecordReader, HeldJobs
-from tests.replay.kit import FakeAgent, JumpClock, Verdict, drain, make_service, make_services
+from tests.replay.kit import (
+    FakeAgent,
+    FakeDialogs,
+    FakeValidator,
+    JumpClock,
+    Verdict,
+    drain,
+    make_service,
+    make_services,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -304,3 +315,45 @@ def test_the_background_runs_a_read_back_on_another_thread() -> None:
     assert done.wait(10)
     background.close()
     assert ran[0].startswith("rpa-readback") and ran[0] != threading.current_thread().name
+
+
+class Signalled:
+    """The server's own `ThreadBackground`, telling the test when a job has finished (no sleeping)."""
+
+    def __init__(self, inner: ThreadBackground) -> None:
+        self.inner, self.done = inner, threading.Event()
+
+    def submit(self, job: Any) -> None:
+        def run() -> None:
+            try:
+                job()
+            finally:
+                self.done.set()
+
+        self.inner.submit(run)
+
+
+async def test_as_wired_by_bootstrap_the_read_back_runs_on_its_thread_and_is_chained_in_the_audit(
+    tmp_path: Path, serve: Any
+) -> None:
+    fhir = FakeFhir()
+    base = await serve(fhir.app()) + "/fhir"
+    settings = Settings(
+        data_dir=tmp_path / "data", jwt_secret="k" * 64, readback_urls=[base], readback_token=SecretStr(TOKEN)
+    )
+    validator, clock = FakeValidator(), JumpClock()
+    services = build_services(settings, clock=clock, replay_validator=validator, replay_dialogs=FakeDialogs())
+    service = services.replay
+    background = Signalled(service.background)  # the ThreadBackground bootstrap wired
+    service.background = background
+    validator.script = [Verdict(), Verdict()]
+    rid = await service.start(
+        steps=STEPS, competence="c", version=1, machine_id="pc-1", params=PARAMS,
+        readback={"url": base + "/Patient?identifier={{patient_id}}", "fields": FIELDS},
+    )  # fmt: skip
+    await drain(service, [FakeAgent(service, clock=clock)], clock)
+    assert await anyio.to_thread.run_sync(background.done.wait, 10)
+    assert fhir.seen[0]["authorization"] == f"Bearer {TOKEN}" and service.status(rid)["outcome"] == "verified"
+    services.audit.flush()
+    [row] = [r for r in services.audit.rows() if r["operation"] == "replay_read_back"]
+    assert row["outcome"] == "verified" and services.audit.verify().ok and TOKEN not in str(services.audit.rows())
