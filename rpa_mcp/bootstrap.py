@@ -28,6 +28,7 @@ from rpa_mcp.llm import build_action_runner, build_target_locator
 from rpa_mcp.metrics_prometheus import PrometheusMetrics
 from rpa_mcp.notify import Notifier
 from rpa_mcp.ops.ratelimit import RateLimiter
+from rpa_mcp.readback_http import HttpRecordReader, ThreadBackground
 from rpa_mcp.replay.model import ReplayConfig
 from rpa_mcp.replay.ports import DialogResolverPort, ServerActionRunner, ValidatorPort, VlmLocator
 from rpa_mcp.replay.resolve import load_thresholds
@@ -159,9 +160,11 @@ def build_services(
     frames = FrameCache(settings.frame_cache_bytes)
     competences: Competences
     if shared_db:
-        competences = DbCompetenceStore(db, clock, root=settings.data_dir / "competences")  # shared by the replicas
+        competences = DbCompetenceStore(  # shared by the replicas
+            db, clock, root=settings.data_dir / "competences", readback_urls=settings.readback_urls
+        )
     else:
-        files = CompetenceStore(settings.data_dir / "competences", clock)
+        files = CompetenceStore(settings.data_dir / "competences", clock, readback_urls=settings.readback_urls)
         files.create_folders()  # where people find, and may drop, the competences' YAML files
         competences = files
     vlm = vlm or build_target_locator(settings) or NoVlmLocator()
@@ -238,6 +241,8 @@ def build_services(
             wakeups=wakeups if shared_db else None,  # one process: its own events suffice
             image_work=image_work,
             metrics=metrics,
+            records=HttpRecordReader(settings.readback_token),
+            background=ThreadBackground(),
         ),
         coordination=coordination,
         leadership=Leadership(db),

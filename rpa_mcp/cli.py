@@ -282,7 +282,9 @@ def cmd_competences(args: argparse.Namespace) -> int:
         if db.dialect != "postgres":
             print("competences are the YAML files under RPA_DATA_DIR/competences with SQLite: nothing to do")
             return 0
-        store = DbCompetenceStore(db, SystemClock(), root=settings.data_dir / "competences")
+        store = DbCompetenceStore(
+            db, SystemClock(), root=settings.data_dir / "competences", readback_urls=settings.readback_urls
+        )
         folder = Path(args.folder)
         if args.action == "export":
             print(f"{store.export_to(folder)} file(s) written under {folder}")

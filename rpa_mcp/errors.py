@@ -7,6 +7,7 @@ and tests depend on them); `retryable` says whether the same request may succeed
 
     RpaError                          rpa-error                       500
     ├── InvalidInput                  invalid-input                   422
+    │   ├── ReadbackNotAllowed        readback-not-allowed            422
     │   ├── MalformedJson             malformed-json                  400
     │   ├── PayloadTooLarge           payload-too-large               413
     │   └── ImageRejected             image-rejected                  422
@@ -65,6 +66,12 @@ class InvalidInput(RpaError):
 
     code = "invalid-input"
     http_status = 422
+
+
+class ReadbackNotAllowed(InvalidInput):
+    """A competence's read-back URL is not under a base allowed by RPA_READBACK_URLS."""
+
+    code = "readback-not-allowed"
 
 
 class MalformedJson(InvalidInput):

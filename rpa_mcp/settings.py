@@ -247,6 +247,13 @@ class Settings(BaseSettings):
     llm_judge_url: str | None = Field(None, description="OpenAI-compatible endpoint for the optional judge checker.")
     llm_judge_model: str | None = None
     llm_judge_api_key: SecretStr | None = None
+    readback_urls: NameList = Field(
+        [],
+        description="Base URLs a competence's read-back may GET (comma-separated, FHIR or REST); nothing "
+        "outside them is ever requested. Empty: no read-back (a competence declaring one is refused).",
+    )
+    readback_token: SecretStr | None = Field(None, description="Bearer token of the read-back (never logged).")
+    readback_timeout_s: float = Field(10.0, gt=0, le=120, description="Longest wait for a read-back's answer (s).")
     log_level: str = "INFO"
     # --- the hospital's identity provider (OpenID Connect), for the console and as an OAuth resource server
     oidc_issuer: str | None = Field(None, description="Issuer URL of the identity provider (https; enables OIDC).")
@@ -269,7 +276,7 @@ class Settings(BaseSettings):
     )
     oidc_keys_cache_s: float = Field(300.0, gt=0, description="How long the provider's metadata and keys are cached.")
 
-    @field_validator("allowed_hosts", "allowed_origins", "oidc_algorithms", mode="before")
+    @field_validator("allowed_hosts", "allowed_origins", "oidc_algorithms", "readback_urls", mode="before")
     @classmethod
     def _split_list(cls, value: Any) -> Any:
         if not isinstance(value, str):

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -116,3 +117,26 @@ def loopback_socket() -> socket.socket:
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind(("127.0.0.1", 0))
     return sock
+
+
+class FakeRecordReader:
+    """`RecordReader` that answers through `handler(url)` (a JSON value, or it raises `RecordUnreadable`);
+    every URL asked is kept in `calls`."""
+
+    def __init__(self, handler: Callable[[str], Any]) -> None:
+        self.handler = handler
+        self.calls: list[str] = []
+
+    def get_json(self, url: str, *, timeout_s: float) -> Any:
+        self.calls.append(url)
+        return self.handler(url)
+
+
+class HeldJobs:
+    """`Background` that keeps each job until the test runs it (`jobs`), e.g. on a worker thread."""
+
+    def __init__(self) -> None:
+        self.jobs: list[Callable[[], None]] = []
+
+    def submit(self, job: Callable[[], None]) -> None:
+        self.jobs.append(job)

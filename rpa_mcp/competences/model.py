@@ -84,6 +84,31 @@ class CompetenceStep(_Strict):
     )
 
 
+class ReadBack(_Strict):
+    """How the record a run changed is read back (HTTP GET, JSON answer) to turn `completed` into `verified`."""
+
+    url: str = Field(
+        min_length=8,
+        max_length=2000,
+        pattern=r"^https?://",
+        description="Absolute URL under a base of RPA_READBACK_URLS; parameters as {{name}} (percent-encoded), "
+        "e.g. https://fhir.example/fhir/Patient?identifier={{patient_id}}.",
+    )
+    fields: dict[str, str] = Field(
+        min_length=1,
+        max_length=20,
+        description="Dotted path into the JSON answer (a number indexes a list: entry.0.resource.id) -> the "
+        "expected text, parameters as {{name}}.",
+    )
+
+    @field_validator("url", "fields")
+    @classmethod
+    def _no_secret(cls, value: Any) -> Any:
+        if "{{secret:" in str(value).replace(" ", ""):
+            raise ValueError("a read-back never uses a secret parameter")
+        return value
+
+
 class Competence(_Strict):
     name: str = Field(min_length=1, max_length=200, description="Human-readable name (its slug names the file).")
     domain: str = Field("generic", min_length=1, max_length=100, description="Business domain.")
@@ -96,6 +121,9 @@ class Competence(_Strict):
         default_factory=list, max_length=50, description="Values a replay gives (the steps use them as {{name}})."
     )
     steps: list[CompetenceStep] = Field(min_length=1, max_length=MAX_STEPS, description="The steps, in order.")
+    readback: ReadBack | None = Field(
+        None, description="Optional: the record read back after a completed run (completed -> verified)."
+    )
 
     @field_validator("created_at", mode="before")
     @classmethod
@@ -120,5 +148,9 @@ class Competence(_Strict):
         return self
 
     def document(self) -> dict[str, Any]:
-        """The dict written to YAML (unset optional fields included, so files read the same)."""
-        return self.model_dump(mode="json")
+        """The dict written to YAML (unset optional fields included, so files read the same; no read-back
+        block when none is declared)."""
+        document = self.model_dump(mode="json")
+        if document.get("readback") is None:
+            document.pop("readback", None)
+        return document

@@ -22,7 +22,7 @@ import datetime as dt
 import difflib
 import hashlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -34,6 +34,7 @@ from rpa_mcp.competences import files, yamlio
 from rpa_mcp.competences.model import Competence
 from rpa_mcp.competences.slug import slugify
 from rpa_mcp.errors import Conflict, InvalidInput, NotFound, PreconditionFailed
+from rpa_mcp.replay.readback import check_template
 
 Status = Literal["candidate", "validated"]
 STATUSES: tuple[Status, ...] = ("candidate", "validated")
@@ -184,6 +185,13 @@ def _parse_ir(document: Any, *, field_prefix: str) -> Competence:
 parse_ir = _parse_ir  # also the database store's
 
 
+def check_readback(competence: Competence, allowed: Sequence[str]) -> Competence:
+    """A declared read-back must name a URL under RPA_READBACK_URLS (`ReadbackNotAllowed` otherwise)."""
+    if competence.readback is not None:
+        check_template(competence.readback.url, allowed, field="ir.readback.url")
+    return competence
+
+
 def steps_diff(old: Competence | None, new: Competence, *, label: str) -> str | None:
     """Unified diff of the steps (YAML text), None when there is nothing to compare with."""
     if old is None:
@@ -197,9 +205,10 @@ def steps_diff(old: Competence | None, new: Competence, *, label: str) -> str | 
 
 
 class CompetenceStore:
-    def __init__(self, root: Path, clock: Clock) -> None:
+    def __init__(self, root: Path, clock: Clock, *, readback_urls: Sequence[str] = ()) -> None:
         self.root = root
         self.clock = clock
+        self.readback_urls = tuple(readback_urls)  # a saved read-back must name one of them
         self._lock = threading.RLock()
 
     def create_folders(self) -> None:
@@ -361,7 +370,8 @@ class CompetenceStore:
             raw_source = ir.get("source")
             source: dict[str, Any] = raw_source if isinstance(raw_source, dict) else {}
             document["source"] = {**source, "machine_id": machine_id}
-        return slug, _parse_ir(document, field_prefix="ir"), found.get(status)
+        competence = check_readback(_parse_ir(document, field_prefix="ir"), self.readback_urls)
+        return slug, competence, found.get(status)
 
     def preview_save(self, name: str, ir: dict[str, Any], status: Status = "candidate") -> SavePreview:
         """What `save` would do (validated the same way); changes nothing."""

@@ -256,6 +256,7 @@ FR: dict[str, str] = {
     # --- outcomes, step classes, evidence
     "Steps verified": "Étapes vérifiées",
     "Evidence bundle": "Dossier de preuves",
+    "Read-back": "Relecture du dossier",
     "Irreversible steps": "Étapes irréversibles",
     "Irreversible steps sent": "Étapes irréversibles envoyées",
     "outcome seen": "résultat constaté",

@@ -18,6 +18,7 @@ from rpa_mcp.ops.replay_wait import ReplayStatusInput, wait_for_next
 from rpa_mcp.ops.scope import replay_owners
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.outcomes import IRREVERSIBLE
+from rpa_mcp.replay.readback import plan as readback_plan
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service import ReplayService
 
@@ -117,6 +118,11 @@ class ReplayStatusOutput(StrictModel):
         description="Once ended: SHA-256 of the run's evidence bundle (rpa://replays/<id>/evidence), recorded in the "
         "audit chain.",
     )
+    readback: dict[str, Any] | None = Field(
+        None,
+        description="When the competence declares a read-back: {status, detail}; status pending, verified, "
+        "mismatch, failed, timeout, refused, or not_run (the run did not end completed).",
+    )
     steps_done: int = Field(description="Workflow steps whose outcome was seen (verified); never a paused one.")
     irreversible_sent: list[dict[str, Any]] = Field(
         default_factory=list,
@@ -211,6 +217,8 @@ async def _start_preview(ctx: OpContext, args: StartReplayInput) -> Preview:
     steps = loaded.workflow.get("steps") or []
     declared = loaded.workflow.get("parameters") or []
     planned = service_of(ctx).plan(steps, args.params, declared)  # validates every step, changes nothing
+    spec = loaded.workflow.get("readback")  # outside RPA_READBACK_URLS: refused now, as on apply
+    readback = readback_plan(spec, args.params, service_of(ctx).config.readback_urls) if spec else None
     # the workstation is connected and shows what the first step needs, or nothing is done (checked again on apply)
     readiness = service_of(ctx).preflight(machine, planned)
     intents = [str(s.get("intent", s.get("action_type"))) for s in steps[:8]]
@@ -225,6 +233,7 @@ async def _start_preview(ctx: OpContext, args: StartReplayInput) -> Preview:
         f"Replay competence '{loaded.name}' version {loaded.version} ({loaded.status}, {len(steps)} "
         f"steps) on machine {machine}, supervised: every action is verified and the replay pauses when unsure."
         + (f" Irreversible steps: {'; '.join(irreversible)}." if irreversible else "")
+        + (f" Once completed, the record is read back from {readback['url']}." if readback else "")
         + (f" Outcome not checkable on screen (the run ends completed_unverified at best): {'; '.join(uncheckable)}."
            if uncheckable else "")
         + (f" It will type: {'; '.join(typed)}." if typed else "")
@@ -238,6 +247,7 @@ async def _start_preview(ctx: OpContext, args: StartReplayInput) -> Preview:
             "workstation": readiness,
             "irreversible_steps": irreversible,
             "uncheckable_steps": uncheckable,
+            "readback": readback,
             "steps": len(steps),
             "first_steps": intents,
             "machine_id": machine,
@@ -282,6 +292,7 @@ async def start_replay(ctx: OpContext, args: StartReplayInput) -> StartReplayOut
         params=args.params,
         created_by=ctx.caller.subject,
         declared=loaded.workflow.get("parameters") or [],
+        readback=loaded.workflow.get("readback"),
     )
     notify_changed(ctx, replay_id)
     return StartReplayOutput(

@@ -6,7 +6,8 @@ did), the verdict with each checker's finding (the text read back after typing a
 and the before/after crops by reference (label, box, SHA-256 of the PNG, where to fetch it).
 The bundle is built from the stored rows only, in a canonical form: built again later it gives
 the same bytes, so its SHA-256, recorded in the audit chain when the run ends, shows any
-later change to the rows it was built from.
+later change to the rows it was built from. A declared read-back's result joins the bundle once
+it is known, and the new digest is recorded in the chain with it.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def digest(bundle: dict[str, Any]) -> str:
 
 
 def build_bundle(replay: ReplayRow, actions: Sequence[ActionRow], outcome: ReplayOutcome) -> dict[str, Any]:
-    return {
+    bundle = {
         "bundle_version": BUNDLE_VERSION,
         "replay_id": replay.replay_id,
         "competence": replay.competence,
@@ -51,6 +52,9 @@ def build_bundle(replay: ReplayRow, actions: Sequence[ActionRow], outcome: Repla
         "uncheckable_steps": outcome.uncheckable,
         "steps": [_step(replay.replay_id, a) for a in actions],
     }
+    if replay.readback_result is not None:  # absent until read back: a bundle sealed before keeps its digest
+        bundle["readback"] = replay.readback_result
+    return bundle
 
 
 def _step(replay_id: str, a: ActionRow) -> dict[str, Any]:

@@ -107,6 +107,8 @@ class ReplayConfig:
     preflight: bool = True
     presence_s: float = 90.0
     screen_fresh_s: float = 120.0
+    readback_urls: tuple[str, ...] = ()  # the read-back's allow-list
+    readback_timeout_s: float = 10.0
 
     @classmethod
     def from_settings(cls, settings: Any) -> ReplayConfig:
@@ -121,6 +123,8 @@ class ReplayConfig:
             preflight=settings.replay_preflight,
             presence_s=settings.replay_presence_s,
             screen_fresh_s=settings.replay_screen_fresh_s,
+            readback_urls=tuple(settings.readback_urls),
+            readback_timeout_s=settings.readback_timeout_s,
         )
 
 

@@ -14,7 +14,8 @@ A replay ends in exactly one of:
 
 While it has not ended a replay is ``running`` or ``paused``; ``cancelled`` is a cancelled replay
 whose action in flight has not reported yet (its report decides between the last two words).
-``verified`` (completed and read back) is reserved for a declared read-back.
+``verified`` is a ``completed`` run whose record was then read back through the competence's
+declared read-back with every field equal (`replay.readback`); it is recorded once, after the end.
 
 An action "may have run" when input may have been injected: it reported that it executed, or
 the agent acknowledged its start (v2), or it went to a v1 agent (no start acks) and never said
@@ -191,7 +192,7 @@ def _word(
         return CANCELLED  # its report (or the watchdog) decides
     if replay.state == m.COMPLETED:
         if not unverified:
-            return COMPLETED
+            return VERIFIED if replay.outcome == VERIFIED else COMPLETED
         if set(unverified) <= set(uncheckable) and all(_went_through(steps[i]) for i in unverified):
             return COMPLETED_UNVERIFIED
     return RECONCILIATION_REQUIRED if effects else HALTED_BEFORE_EFFECT

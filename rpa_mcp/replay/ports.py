@@ -43,6 +43,42 @@ class RunLedger(Protocol):
         self, replay_id: str, *, outcome: str, evidence_sha256: str, competence: str, machine_id: str | None
     ) -> None: ...
 
+    def replay_read_back(
+        self,
+        replay_id: str,
+        *,
+        outcome: str,
+        readback: str,
+        evidence_sha256: str,
+        competence: str,
+        machine_id: str | None,
+    ) -> None: ...
+
+
+class RecordUnreadable(Exception):
+    """The record could not be read back: `detail` says why (never a credential); `timed_out` when too slow."""
+
+    def __init__(self, detail: str, *, timed_out: bool = False) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.timed_out = timed_out
+
+
+class RecordReader(Protocol):
+    """The read-back's second channel: GET `url` and return its JSON answer.
+
+    Raises `RecordUnreadable` on anything else (an HTTP error status, not JSON, unreachable, or no
+    answer within `timeout_s`). The adapter adds the credentials; the domain never sees them.
+    """
+
+    def get_json(self, url: str, *, timeout_s: float) -> Any: ...
+
+
+class Background(Protocol):
+    """Runs a job away from the caller (the report path, the event loop); its errors are the job's own."""
+
+    def submit(self, job: Callable[[], None]) -> None: ...
+
 
 class ReplayStore(Protocol):
     """Persistence of replays; every update_* is a compare-and-set that returns whether it won."""
@@ -85,6 +121,9 @@ class ReplayStore(Protocol):
     def reports(self, replay_id: str, action_id: str | None = None) -> list[ReportRow]: ...
     def known_action(self, replay_id: str, action_id: str) -> bool: ...
     def set_outcome_once(self, replay_id: str, *, outcome: str, evidence_sha256: str, now: float) -> bool: ...
+    def set_readback_once(
+        self, replay_id: str, *, result: dict[str, Any], outcome: str, evidence_sha256: str, now: float
+    ) -> bool: ...
     def machine_polled(self, machine_id: str, *, now: float) -> None: ...
     def machine_screen(
         self, machine_id: str, *, now: float, window_title: str | None, size: tuple[int, int] | None, png: bytes

@@ -63,6 +63,8 @@ class ReplayRow(_Row):
     rev: int = 0
     outcome: str | None = None  # the outcome word once the run ended (recorded once, with the audit row)
     evidence_sha256: str | None = None  # digest of its evidence bundle, recorded in the audit chain
+    readback: dict[str, Any] | None = None  # the planned read-back {url, fields}, when the competence declares one
+    readback_result: dict[str, Any] | None = None  # its result {status, detail, ...}, recorded once
 
 
 @dataclass(frozen=True, slots=True)

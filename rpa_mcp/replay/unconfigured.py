@@ -6,11 +6,13 @@ target resolver records why the `vlm` method was not tried and goes on with the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from rpa_mcp.errors import Unavailable
+from rpa_mcp.replay.ports import RecordUnreadable
 
 NO_MODEL = "no language model is configured: set RPA_LLM_URL"
 NO_VISION_MODEL = "no vision model is configured: set RPA_VLM_URL"
@@ -31,3 +33,17 @@ class NoServerActionRunner:
 
 
 __all__ = ["NO_MODEL", "NO_VISION_MODEL", "NoServerActionRunner", "NoVlmLocator"]
+
+
+class NoRecordReader:
+    """`RecordReader` when no read-back channel is wired: every read-back fails (the run stays completed)."""
+
+    def get_json(self, url: str, *, timeout_s: float) -> Any:
+        raise RecordUnreadable("no read-back channel is configured on this server")
+
+
+class RunNow:
+    """`Background` that runs the job at once (tests, one-shot tools); the server runs it on a thread."""
+
+    def submit(self, job: Callable[[], None]) -> None:
+        job()

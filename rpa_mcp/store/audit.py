@@ -733,3 +733,30 @@ class AuditRunLedger:
             via="replay",
             wait=False,
         )
+
+    def replay_read_back(
+        self,
+        replay_id: str,
+        *,
+        outcome: str,
+        readback: str,
+        evidence_sha256: str,
+        competence: str,
+        machine_id: str | None,
+    ) -> None:
+        """A completed run's read-back: `verified` or still `completed`, with the bundle's new digest."""
+        self.audit.record(
+            actor="replay-engine",
+            operation="replay_read_back",
+            args={
+                "replay_id": replay_id,
+                "competence": competence,
+                "machine_id": machine_id,
+                "outcome": outcome,
+                "readback": readback,
+                "evidence_sha256": evidence_sha256,
+            },
+            outcome=outcome,
+            via="replay",
+            wait=False,
+        )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from rpa_mcp.competences.store import (
     SavedCompetence,
     SavePreview,
     Status,
+    check_readback,
     parse_ir,
     steps_diff,
 )
@@ -70,8 +72,9 @@ def _iso(ts: float) -> str:
 
 
 class DbCompetenceStore:
-    def __init__(self, db: Database, clock: Clock, *, root: Path) -> None:
+    def __init__(self, db: Database, clock: Clock, *, root: Path, readback_urls: Sequence[str] = ()) -> None:
         self.db, self.clock, self.root = db, clock, root  # root: where an export puts the files
+        self.readback_urls = tuple(readback_urls)  # a saved read-back must name one of them
         db.migrate("competences", MIGRATIONS)
 
     # --- where the files of an export go ----------------------------------------------------
@@ -171,7 +174,8 @@ class DbCompetenceStore:
             raw = ir.get("source")
             document["source"] = {**(raw if isinstance(raw, dict) else {}), "machine_id": machine_id}
         current = next((r for r in self._rows(slug, status, conn=conn) if r["is_current"]), None)
-        return slug, parse_ir(document, field_prefix="ir"), self._competence(current) if current else None
+        competence = check_readback(parse_ir(document, field_prefix="ir"), self.readback_urls)
+        return slug, competence, self._competence(current) if current else None
 
     def preview_save(self, name: str, ir: dict[str, Any], status: Status = "candidate") -> SavePreview:
         with self.db.transaction() as conn:

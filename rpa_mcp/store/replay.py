@@ -138,10 +138,27 @@ _V2 = """
         screenshot BLOB
     )
     """
-MIGRATIONS = Migrations(sqlite=(_V1, _V2), postgres=(postgres_ddl(_V1), postgres_ddl(_V2)))
+# A run's planned read-back and its result.
+_V3 = """
+    ALTER TABLE replay_runs ADD COLUMN readback TEXT;
+    ALTER TABLE replay_runs ADD COLUMN readback_result TEXT
+    """
+MIGRATIONS = Migrations(sqlite=(_V1, _V2, _V3), postgres=(postgres_ddl(_V1), postgres_ddl(_V2), postgres_ddl(_V3)))
 
 _JSON_COLUMNS = frozenset(
-    {"pause_detail", "params", "variables", "target", "expected", "result", "verdict", "evidence", "body"}
+    {
+        "pause_detail",
+        "params",
+        "variables",
+        "target",
+        "expected",
+        "result",
+        "verdict",
+        "evidence",
+        "body",
+        "readback",
+        "readback_result",
+    }
 )
 
 
@@ -274,6 +291,19 @@ class ReplayRepository:
                 "UPDATE replay_runs SET outcome = ?, evidence_sha256 = ?, updated_at = ?, rev = rev + 1 "
                 "WHERE replay_id = ? AND outcome IS NULL",
                 (outcome, evidence_sha256, now, replay_id),
+            )
+            == 1
+        )
+
+    def set_readback_once(
+        self, replay_id: str, *, result: dict[str, Any], outcome: str, evidence_sha256: str, now: float
+    ) -> bool:
+        """A completed run's read-back result (and its outcome: verified or still completed), written once."""
+        return (
+            self.db.execute(
+                "UPDATE replay_runs SET readback_result = ?, outcome = ?, evidence_sha256 = ?, updated_at = ?, "
+                "rev = rev + 1 WHERE replay_id = ? AND outcome = 'completed' AND readback_result IS NULL",
+                (_encode(result, "readback_result"), outcome, evidence_sha256, now, replay_id),
             )
             == 1
         )

@@ -107,9 +107,13 @@ class RecordingLedger:
 
     def __init__(self) -> None:
         self.ended: list[dict[str, Any]] = []
+        self.read_back: list[dict[str, Any]] = []
 
     def replay_ended(self, replay_id: str, **facts: Any) -> None:
         self.ended.append({"replay_id": replay_id, **facts})
+
+    def replay_read_back(self, replay_id: str, **facts: Any) -> None:
+        self.read_back.append({"replay_id": replay_id, **facts})
 
 
 class JumpClock(FakeClock):
@@ -135,8 +139,9 @@ def make_services(tmp_path: Path, **overrides: Any) -> SimpleNamespace:
     )
 
 
-def make_service(services: SimpleNamespace) -> ReplayService:
-    """The engine over its own database file, with each collaborator of `services` passed explicitly."""
+def make_service(services: SimpleNamespace, **extra: Any) -> ReplayService:
+    """The engine over its own database file, with each collaborator of `services` passed explicitly
+    (`extra`: more of them, e.g. the read-back's `records` and `background`)."""
     return ReplayService(
         ReplayRepository(services.db),
         clock=services.clock,
@@ -149,6 +154,7 @@ def make_service(services: SimpleNamespace) -> ReplayService:
         vlm=services.vlm,
         server_actions=services.server_actions,
         ledger=services.ledger,
+        **extra,
     )
 
 

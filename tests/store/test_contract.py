@@ -225,6 +225,23 @@ def test_a_workstation_s_last_poll_and_last_screen_are_kept_apart_and_a_run_s_ou
     assert repo.get_replay("r1").evidence_sha256 == "a" * 64 and repo.list_replays()[0].outcome == "completed"
 
 
+def test_a_read_back_is_recorded_once_and_only_on_a_completed_run(backend):
+    repo = ReplayRepository(backend)
+    run, actions = _replay_rows()
+    repo.insert_replay(
+        run.replace(readback={"url": "https://fhir.test/fhir/Patient/1", "fields": {"id": "1"}}), actions
+    )
+    verified = {"status": "verified", "detail": "1 field(s) read back equal"}
+    assert not repo.set_readback_once("r1", result=verified, outcome="verified", evidence_sha256="c" * 64, now=2.0)
+    assert repo.set_outcome_once("r1", outcome="completed", evidence_sha256="a" * 64, now=3.0)
+    assert repo.set_readback_once("r1", result=verified, outcome="verified", evidence_sha256="c" * 64, now=4.0)
+    failed = {"status": "failed", "detail": "HTTP 500"}
+    assert not repo.set_readback_once("r1", result=failed, outcome="completed", evidence_sha256="d" * 64, now=5.0)
+    row = repo.get_replay("r1")
+    assert (row.outcome, row.evidence_sha256, row.readback_result) == ("verified", "c" * 64, verified)
+    assert row.readback == {"url": "https://fhir.test/fhir/Patient/1", "fields": {"id": "1"}}
+
+
 def test_an_accepted_report_is_recorded_once_even_inside_a_larger_transaction(backend):
     repo = ReplayRepository(backend)
     run, actions = _replay_rows()

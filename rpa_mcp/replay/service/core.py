@@ -19,10 +19,12 @@ from rpa_mcp.metrics import Metrics, NoMetrics
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.bundle import build_bundle, digest
 from rpa_mcp.replay.memory import TargetMemory
-from rpa_mcp.replay.outcomes import outcome_of
+from rpa_mcp.replay.outcomes import COMPLETED, VERIFIED, outcome_of
 from rpa_mcp.replay.ports import (
+    Background,
     ChangeNotifier,
     DialogResolverPort,
+    RecordReader,
     ReplayStore,
     RunLedger,
     ServerActionRunner,
@@ -31,9 +33,11 @@ from rpa_mcp.replay.ports import (
     VlmLocator,
     WakeBus,
 )
+from rpa_mcp.replay.readback import read_back
 from rpa_mcp.replay.resolve import TargetResolver, Thresholds
 from rpa_mcp.replay.rows import ActionRow, ReplayRow, ReportRow
 from rpa_mcp.replay.service.supervision import Supervisor
+from rpa_mcp.replay.unconfigured import NoRecordReader, RunNow
 from rpa_mcp.vision.budget import ImageWork
 
 
@@ -65,6 +69,8 @@ class ReplayCore:
         wakeups: WakeBus | None = None,
         image_work: ImageWork | None = None,
         metrics: Metrics | None = None,
+        records: RecordReader | None = None,
+        background: Background | None = None,
     ) -> None:
         self.store = store
         self.metrics: Metrics = metrics or NoMetrics()  # replays ended, pauses, verdict latency
@@ -74,6 +80,8 @@ class ReplayCore:
         self.ocr = ocr
         self.server_actions = server_actions
         self.ledger = ledger
+        self.records: RecordReader = records or NoRecordReader()  # the read-back's second channel
+        self.background: Background = background or RunNow()  # where a read-back runs (off the report path)
         self.time = m.ServerTime(clock)
         self.memory = TargetMemory(store, self.time)
         self.resolver = TargetResolver(ocr=ocr, memory=self.memory, thresholds=thresholds, vlm=vlm)
@@ -189,6 +197,38 @@ class ReplayCore:
             competence=replay.competence,
             machine_id=replay.machine_id,
         )
+        if outcome.word == COMPLETED and replay.readback:  # only a completed run is read back
+            self.background.submit(lambda: self._read_back(replay_id))
+
+    def _read_back(self, replay_id: str) -> None:
+        """Read the record back; record once whether the run is now `verified` (else it stays completed)."""
+        try:
+            replay = self.store.get_replay(replay_id)
+            if replay is None or replay.outcome != COMPLETED or not replay.readback or replay.readback_result:
+                return
+            result = read_back(self.records, replay.readback, self.config.readback_urls, self.config.readback_timeout_s)
+            word = VERIFIED if result["status"] == VERIFIED else COMPLETED
+            replay = replay.replace(readback_result=result, outcome=word)
+            actions = self.store.actions(replay_id)
+            sha = digest(build_bundle(replay, actions, outcome_of(replay, actions)))
+            if not self.store.set_readback_once(
+                replay_id, result=result, outcome=word, evidence_sha256=sha, now=self.time.now()
+            ):
+                return  # another writer recorded it
+            m.log_event(
+                "replay_read_back", replay_id=replay_id, outcome=word, readback=result["status"], evidence_sha256=sha
+            )
+            self.ledger.replay_read_back(
+                replay_id,
+                outcome=word,
+                readback=str(result["status"]),
+                evidence_sha256=sha,
+                competence=replay.competence,
+                machine_id=replay.machine_id,
+            )
+            self._changed(replay_id)
+        except Exception as exc:  # a background job: its failure is logged, the run stays completed
+            m.log_event("readback_error", replay_id=replay_id, error=type(exc).__name__)
 
     def _advance(self, replay_id: str) -> None:  # pragma: no cover - provided by ServerActions
         raise NotImplementedError

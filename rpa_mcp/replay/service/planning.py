@@ -18,6 +18,7 @@ from typing import Any
 
 from rpa_mcp.errors import InvalidInput
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.readback import plan as readback_plan
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service.core import ReplayCore, new_id
 from rpa_mcp.shadow.classes import step_class_of
@@ -106,8 +107,11 @@ class Planning(ReplayCore):
         params: Mapping[str, Any] | None = None,
         created_by: str | None = None,
         declared: Sequence[Mapping[str, Any]] = (),
+        readback: Mapping[str, Any] | None = None,
     ) -> str:
         planned = self.plan(steps, params, declared)
+        # The competence's read-back, with this run's values; a URL outside the allow-list is refused now.
+        checked = readback_plan(readback, params or {}, self.config.readback_urls) if readback else None
         now = self.time.now()
         replay_id = new_id("rp_")
         rows = [
@@ -130,6 +134,7 @@ class Planning(ReplayCore):
                 created_by=created_by,
                 created_at=now,
                 updated_at=now,
+                readback=checked,
             ),
             rows,
         )

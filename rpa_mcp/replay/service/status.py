@@ -6,7 +6,14 @@ from typing import Any
 
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.bundle import build_bundle, digest
-from rpa_mcp.replay.outcomes import MEANING, RECONCILIATION_REQUIRED, ReplayOutcome, current_action, outcome_of
+from rpa_mcp.replay.outcomes import (
+    COMPLETED,
+    MEANING,
+    RECONCILIATION_REQUIRED,
+    ReplayOutcome,
+    current_action,
+    outcome_of,
+)
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service.core import ReplayCore
 from rpa_mcp.replay.service.evidence import CLICK_LABEL
@@ -44,7 +51,21 @@ def _replay_facts(replay: ReplayRow) -> dict[str, Any]:
         "pause_reason": reason,
         "pause_detail": replay.pause_detail if reason else None,
         "evidence_sha256": replay.evidence_sha256,
+        "readback": readback_view(replay),
     }
+
+
+def readback_view(replay: ReplayRow) -> dict[str, Any] | None:
+    """The declared read-back's state: {status, detail} (None when the competence declares none)."""
+    if not replay.readback:
+        return None
+    if replay.readback_result:
+        return {k: replay.readback_result.get(k) for k in ("status", "detail")}
+    if replay.outcome == COMPLETED:
+        return {"status": "pending", "detail": "the record is being read back"}
+    if replay.outcome is not None:
+        return {"status": "not_run", "detail": f"the run ended {replay.outcome}: only a completed run is read back"}
+    return {"status": "pending", "detail": "read back once the run ends completed"}
 
 
 class Status(ReplayCore):
