@@ -2,8 +2,8 @@
 
 For every action: journal RECEIVED (fsynced) → receipt ack → not after `not_after` (server
 clock) → start ack (execute only on `proceed`) → journal STARTED → screenshot before, window
-before → resolve the target → XTEST input (a text: its field clicked, then typed on evidence that
-the field has the keyboard, `rpa_mcp.agent_x11.focus`) → wait for the screen to settle → screenshot after,
+before → resolve the target → XTEST input (a text: its field clicked, then, on evidence that
+the field has the keyboard (`rpa_mcp.agent_x11.focus`), its content selected and replaced by the text) → wait for the screen to settle → screenshot after,
 window after → journal DONE(result) → report, re-sent until acknowledged. Heartbeats run while
 an action executes. An attempt already in the journal is never executed again: its stored
 result is re-sent, or, when it was started and never finished, it is left to the server
@@ -31,7 +31,17 @@ from typing import Any
 import httpx2
 import numpy as np
 
-from rpa_mcp.agent_sim.execute import CLICKS, DOUBLE_CLICKS, KEYS, NO_INPUT, RIGHT_CLICKS, SERVER_SIDE, TYPING
+from rpa_mcp.agent_sim.execute import (
+    CLICKS,
+    DOUBLE_CLICKS,
+    KEYS,
+    NO_INPUT,
+    RIGHT_CLICKS,
+    SELECT_ALL,
+    SERVER_SIDE,
+    TYPING,
+    replaces_field,
+)
 from rpa_mcp.agent_sim.journal import DedupCache, Journal, without_images
 from rpa_mcp.agent_x11 import locate
 from rpa_mcp.agent_x11.focus import FocusEvidence, focus_region
@@ -373,6 +383,8 @@ class X11Agent:
                 if not self._focus_landed(action, position, before):
                     self._settle(None, action, quiet_s=0.2)  # no evidence: the screen quiet before typing
                 self._mark("focused")
+            if replaces_field(kind, params):
+                self.hands.combo(SELECT_ALL)  # the text replaces what the field held, never follows it
             self.hands.type_text(text)
             submit = params.get("submit_key") or ("enter" if kind == "paste_and_execute" else None)
             if isinstance(submit, str) and submit:

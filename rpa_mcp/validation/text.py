@@ -9,7 +9,7 @@ import numpy as np
 
 from rpa_mcp.vision.images import BBox
 from rpa_mcp.vision.ocr import normalize_text
-from rpa_mcp.vision.text_match import parts
+from rpa_mcp.vision.text_match import ANY_WORDS, parts
 
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 # Glyphs a recognizer reads from tab decorations (favicon, close cross) at the ends of a label.
@@ -58,6 +58,24 @@ def text_contains(read: str | None, expected: str) -> bool:
             return False
         start = at + len(compact(part))
     return True
+
+
+def text_equals(read: str | None, expected: str) -> bool:
+    """`read` is exactly `expected` (compacted, OCR-confusable glyphs folded): what a field holds, in full.
+
+    "PETITBERNARD" does not equal "BERNARD": text left in a field before the typing is a mismatch.
+    An ANY_WORDS in `expected` stands for whatever is there; the fixed parts fill the rest.
+    """
+    if not read:
+        return False
+    got = folded(read)
+    fixed = [folded(part) for part in parts(expected)]
+    if ANY_WORDS not in expected:
+        return bool(fixed[0]) and got == fixed[0]
+    pattern = ".*".join(re.escape(part) for part in fixed)
+    prefix = "" if expected.lstrip().startswith(ANY_WORDS) else "^"
+    suffix = "" if expected.rstrip().endswith(ANY_WORDS) else "$"
+    return re.search(f"{prefix}{pattern}{suffix}", got) is not None
 
 
 def has_modified_marker(read: str | None) -> bool:
