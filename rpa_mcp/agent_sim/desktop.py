@@ -192,7 +192,9 @@ class VirtualDesktop:
         effect = OnClick()
         if wanted == SELECT_ALL and self._state.focus is not None and not self._state.dialogs:
             self._state.selected = True  # a text field's own shortcut: its whole text is selected
-            event = InputEvent(source, "key", text=keys, effect=f"select_all:{self._state.focus}", screen=self._state.screen)
+            event = InputEvent(
+                source, "key", text=keys, effect=f"select_all:{self._state.focus}", screen=self._state.screen
+            )
             self.inputs.append(event)
             return event
         if not self._state.dialogs:

@@ -138,7 +138,11 @@ _V2 = """
         screenshot BLOB
     )
     """
-MIGRATIONS = Migrations(sqlite=(_V1, _V2), postgres=(postgres_ddl(_V1), postgres_ddl(_V2)))
+# A person's `retry`: the attempt they saw, sent to the agent as its consent to run the action again.
+_V3 = """
+    ALTER TABLE replay_actions ADD COLUMN retry_of TEXT
+    """
+MIGRATIONS = Migrations(sqlite=(_V1, _V2, _V3), postgres=(postgres_ddl(_V1), postgres_ddl(_V2), postgres_ddl(_V3)))
 
 _JSON_COLUMNS = frozenset(
     {"pause_detail", "params", "variables", "target", "expected", "result", "verdict", "evidence", "body"}

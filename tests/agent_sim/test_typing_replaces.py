@@ -16,8 +16,8 @@ from rpa_mcp.agent_sim.desktop import VirtualDesktop
 from rpa_mcp.agent_sim.execute import inject
 from rpa_mcp.agent_x11.agent import X11Agent
 from rpa_mcp.replay.wire import NextAction, WireTarget
-from rpa_mcp.testing import FakeOcr
 from rpa_mcp.settings import shipped_dir
+from rpa_mcp.testing import FakeOcr
 from rpa_mcp.validation import Expected, Target, Validator, VerdictKind, load_validator_matrix
 from rpa_mcp.validation.matrix import MATRIX_FILE, ValidatorMatrix
 from rpa_mcp.validation.text import text_equals
