@@ -197,3 +197,14 @@ async def test_typed_text_is_checked_in_the_field_where_the_agent_found_it(servi
     await service.start(steps=plan, competence="c", version=1, machine_id="pc-1")
     await drain(service, [agent], clock)
     assert services.validator.targets[0].bbox == (130, 150, 60, 20)
+
+
+async def test_typed_text_without_a_recorded_click_is_checked_around_the_click_outside_its_box(
+    service, services, agent, clock
+):
+    plan = steps(1, "type_text", params={"text": "LEFEBVRE"})
+    plan[0]["target"] |= {"bbox": [40, 50, 60, 20]}
+    agent.result_for["type_text"] = {"actual_position": [150, 160]}
+    await service.start(steps=plan, competence="c", version=1, machine_id="pc-1")
+    await drain(service, [agent], clock)
+    assert services.validator.targets[0].bbox == (120, 150, 60, 20)

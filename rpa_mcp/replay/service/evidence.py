@@ -123,16 +123,19 @@ def field_where_typed(
     """The typed field's box where the agent found it now (by its label or anchor), not where it was recorded.
 
     The recorded box moves with the click: shifted by the offset between the point the agent clicked and
-    the recorded click position (a window moved, resized or scrolled). Without one of the two, the
-    recorded box.
+    the recorded click position (a window moved, resized or scrolled). Without a recorded position, a
+    click outside the recorded box centres the box on it. Without a click point, the recorded box.
     """
     bbox = target.get("bbox")
     if not (isinstance(bbox, list | tuple) and len(bbox) == 4):
         return None
     x, y, w, h = (int(v) for v in bbox)
-    recorded = recorded_point(dict(target), size)
-    if not point or len(point) != 2 or recorded is None:
+    if not point or len(point) != 2:
         return [x, y, w, h]
+    recorded = recorded_point(dict(target), size)
+    if recorded is None:
+        inside = x <= int(point[0]) < x + w and y <= int(point[1]) < y + h
+        return [x, y, w, h] if inside else [int(point[0]) - w // 2, int(point[1]) - h // 2, w, h]
     dx, dy = int(point[0]) - recorded[0], int(point[1]) - recorded[1]
     return [x + dx, y + dy, w, h]
 
