@@ -27,7 +27,9 @@ _CHOICE_TAIL = re.compile(
     r"\s*[\-\u2014\u2013_.\u2026]*\s*[\u25bc\u25be\u2304vV]?\s*$",
     re.IGNORECASE,
 )
-_BOX_HEAD = re.compile(r"^\s*(?:\[\s*[xX\u2713\u2714]?\s*\]|\(\s*\)|[\u2610\u2611\u2612\u25a1\u25a0\u25cb\u25cf\u2713\u2714])\s*")
+_BOX_HEAD = re.compile(
+    r"^\s*(?:\[\s*[xX\u2713\u2714]?\s*\]|\(\s*\)|[\u2610\u2611\u2612\u25a1\u25a0\u25cb\u25cf\u2713\u2714])\s*"
+)
 
 # Glyphs a recognizer confuses on UI fonts ("Biologle", "Imager1e"): folded on both sides of a comparison.
 _CONFUSABLES = str.maketrans({"l": "i", "1": "i", "|": "i", "0": "o"})
