@@ -215,6 +215,13 @@ def resend_after_start(c: Clause, j: Judge) -> None:
             c.fail("a /start was sent: a click in a patient record would have happened twice")
 
 
+def person_retry(c: Clause, j: Judge) -> None:
+    attempt = _reached(c, j.delivery("person-retry"))
+    if attempt is not None:
+        c.evidence.append(f"(a person answered retry after seeing {attempt.action['retry_of']}; nothing ran since)")
+        _executed(c, j, attempt)
+
+
 def start_refused(c: Clause, j: Judge) -> None:
     attempt = _reached(c, j.delivery("start-refused"))
     if attempt is not None:
@@ -328,6 +335,7 @@ CLAUSES: tuple[tuple[str, str, Callable[[Clause, Judge], None]], ...] = (
     ),
     ("result-retried", "a result answered 503 is sent again, the action not re-run", result_retried),
     ("resend-after-start", "a new attempt of an executed action is not executed", resend_after_start),
+    ("person-retry", "a new attempt a person asked for (retry_of) is executed", person_retry),
     ("start-refused", "start answered proceed=false (paused): not executed, reported executed=false", start_refused),
     ("pause", "while nothing is dispatched the agent keeps polling and does nothing", pause),
     ("resume", "a new attempt of a never-started action is executed", resume),

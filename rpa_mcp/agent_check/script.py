@@ -29,6 +29,7 @@ class Delivery:
     start: StartPolicy = "grant"
     result: ResultPolicy = "accept"
     hold_s: float = 0.0  # an empty poll is held this long (at most the agent's `wait`)
+    retry_of: int | None = None  # a person answered `retry` after seeing this attempt of the action
 
 
 def conformance_script(*, long_action_s: float, pause_hold_s: float) -> tuple[Delivery, ...]:
@@ -39,6 +40,7 @@ def conformance_script(*, long_action_s: float, pause_hold_s: float) -> tuple[De
         Delivery("duplicate-delivery", "A"),  # the same attempt again: a retried poll
         Delivery("result-retried", "B", result="lost"),  # its result is lost (503, 503, then late)...
         Delivery("resend-after-start", "B", attempt=2),  # ...which dispatches a new attempt
+        Delivery("person-retry", "B", attempt=3, retry_of=1),  # a person saw attempt 1's screen and asked again
         Delivery("start-refused", "C", start="paused"),  # a person paused the replay meanwhile
         Delivery("pause", hold_s=pause_hold_s),
         Delivery("pause", hold_s=pause_hold_s),

@@ -182,6 +182,7 @@ class Conformance:
             step_index=index + 1,
             steps_total=len(self.script),
             resend=delivery.attempt - 1,
+            retry_of=f"{action_id}-{delivery.retry_of}" if delivery.retry_of else None,
         ).model_dump(mode="json")
         self.dispatched.append(Dispatched(delivery, index, action, poll_seq))
         return action

@@ -11,7 +11,8 @@ POLLING → RECEIVED → DEDUP → EXECUTING → REPORTING → ACKED.
   is never executed again — its stored result is re-sent. An attempt found STARTED without a
   result (the agent died mid-action) is reported as OUTCOME_UNKNOWN, never re-executed;
 - a new attempt of an action this agent already started is not executed either unless the
-  server marks it `idempotent` (fencing on the agent side too);
+  server marks it `idempotent` (fencing on the agent side too), or a person answered `retry`
+  after seeing that attempt (`retry_of`) and no attempt received since ran;
 - v2 (header `X-Replay-Protocol-Version: 2`): receipt and start acks, heartbeats for long
   actions, and no input when the start ack says `proceed=false`; v1 sends none of these;
 - nothing is executed after `not_after` (server clock, corrected with `server_now`), while a
@@ -37,7 +38,7 @@ import httpx2
 from rpa_mcp.agent_sim import execute
 from rpa_mcp.agent_sim.desktop import VirtualDesktop
 from rpa_mcp.agent_sim.faults import Fault, FaultKind, FaultPlan
-from rpa_mcp.agent_sim.journal import DedupCache, Journal, attempt_key
+from rpa_mcp.agent_sim.journal import DedupCache, Journal, attempt_key, person_retry_allows, ran
 from rpa_mcp.clock import Clock, SystemClock
 from rpa_mcp.errors import Forbidden, Unauthenticated
 from rpa_mcp.replay.wire import PROTOCOL_HEADER, ActionResult, NextAction, ReportAck, SystemDialog
@@ -342,13 +343,12 @@ class ReferenceAgent:
         non-idempotent one twice (attempts that injected nothing do not count)."""
         if not self.guard_action_id or action.idempotent:
             return None
-        previous = [
-            e
-            for e in self.journal.attempts_of(action.action_id)
-            if e.attempt_id != action.attempt_id
-            and (e.state == "STARTED" or (e.state == "DONE" and e.result is not None and e.result.get("executed")))
-        ]
+        attempts = [e for e in self.journal.attempts_of(action.action_id) if e.attempt_id != action.attempt_id]
+        previous = [e for e in attempts if ran(e)]
         if not previous:
+            return None
+        if person_retry_allows(attempts, action.retry_of):
+            self._event("person_retry", action)  # a person saw the screen after that attempt and asked again
             return None
         last = previous[-1]
         self._event("already_executed", action)

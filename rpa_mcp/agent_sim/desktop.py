@@ -28,6 +28,7 @@ from rpa_mcp.vision.ocr import normalize_text
 Source = Literal["agent", "human"]
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 PRIMARY_BGR = (173, 92, 11)
+SELECT_ALL = "ctrl+a"
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ class _State:
     dialogs: list[str] = field(default_factory=list)
     values: dict[str, str] = field(default_factory=dict)
     focus: str | None = None
+    selected: bool = False  # the focused field's whole text is selected (ctrl+a): typing replaces it
     fired: set[int] = field(default_factory=set)
 
 
@@ -175,7 +177,9 @@ class VirtualDesktop:
     def type_text(self, text: str, *, source: Source = "agent") -> InputEvent:
         focus = self._state.focus
         if focus is not None and self._state.screen in self._fields[focus].screens and not self._state.dialogs:
-            self._state.values[focus] = self._state.values.get(focus, "") + text
+            kept = "" if self._state.selected else self._state.values.get(focus, "")
+            self._state.values[focus] = kept + text
+            self._state.selected = False
             effect = f"typed:{focus}"
         else:
             effect = "none"
@@ -186,6 +190,13 @@ class VirtualDesktop:
     def press(self, keys: str, *, source: Source = "agent") -> InputEvent:
         wanted = keys.replace(" ", "").lower()
         effect = OnClick()
+        if wanted == SELECT_ALL and self._state.focus is not None and not self._state.dialogs:
+            self._state.selected = True  # a text field's own shortcut: its whole text is selected
+            event = InputEvent(
+                source, "key", text=keys, effect=f"select_all:{self._state.focus}", screen=self._state.screen
+            )
+            self.inputs.append(event)
+            return event
         if not self._state.dialogs:
             for shortcut in self.spec.shortcuts:
                 if shortcut.screen == self._state.screen and shortcut.keys.replace(" ", "").lower() == wanted:
@@ -245,6 +256,7 @@ class VirtualDesktop:
             return f"close:{self._state.dialogs.pop()}"
         if effect.focus is not None:
             self._state.focus = effect.focus
+            self._state.selected = False  # a click in a field puts the caret there, selecting nothing
             return f"focus:{effect.focus}"
         return "none"
 

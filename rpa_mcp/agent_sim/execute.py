@@ -29,6 +29,8 @@ CLICKS = {
 }
 TYPING = {"type", "type_text", "text", "paste_and_execute"}
 KEYS = {"key", "key_combo", "hotkey", "keys", "keyboard_shortcut", "key_press"}
+REPLACING = {"type", "type_text", "text"}  # typing replaces what the field held (not a command line's paste)
+SELECT_ALL = "ctrl+a"
 NO_INPUT = {"wait", "wait_for_element", "screenshot_evidence", "pause_for_human"}
 SERVER_SIDE = {"extract_text", "t2a_decision"}
 DEFAULT_KEYS = {"save": "ctrl+s", "new_tab": "ctrl+t", "close_tab": "ctrl+w"}
@@ -68,6 +70,11 @@ def resolve_position(desktop: VirtualDesktop, action: NextAction) -> tuple[int, 
     return None
 
 
+def replaces_field(kind: str, params: dict[str, Any]) -> bool:
+    """Typing a value replaces the field's content (select-all first), unless the step says `replace: false`."""
+    return kind in REPLACING and params.get("replace", True) is not False
+
+
 def _keys(params: dict[str, Any]) -> str | None:
     keys = params.get("keys") or params.get("combo") or params.get("key")
     if isinstance(keys, list):
@@ -98,6 +105,8 @@ def inject(desktop: VirtualDesktop, action: NextAction) -> Outcome:
             return Outcome(False, False, "INVALID_ACTION: type_text needs params.text", False)
         if position is not None:  # typing into a field starts with a click on it
             desktop.click(*position)
+        if replaces_field(kind, params):
+            desktop.press(SELECT_ALL)  # then the text replaces what the field held, never follows it
         desktop.type_text(text)
         submit = params.get("submit_key") or ("enter" if kind == "paste_and_execute" else None)
         if isinstance(submit, str) and submit:

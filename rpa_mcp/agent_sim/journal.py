@@ -135,6 +135,26 @@ class Journal:
                 )
 
 
+def ran(entry: JournalEntry) -> bool:
+    """The attempt may have injected input: started, or done with `executed`."""
+    return entry.state == "STARTED" or (
+        entry.state == "DONE" and entry.result is not None and bool(entry.result.get("executed"))
+    )
+
+
+def person_retry_allows(attempts: list[JournalEntry], retry_of: str | None) -> bool:
+    """A person answered `retry` after seeing attempt `retry_of`: may a new attempt run again?
+
+    Only when this agent journaled `retry_of` and no attempt it received after it ran (the person's
+    consent covers what they saw, never an attempt that ran since). `attempts`: the action's journal
+    entries in journal order.
+    """
+    ids = [e.attempt_id for e in attempts]
+    if not retry_of or retry_of not in ids:
+        return False
+    return not any(ran(e) for e in attempts[ids.index(retry_of) + 1 :])
+
+
 def without_images(result: str | dict[str, Any]) -> dict[str, Any]:
     """A result without its screenshots (what is kept once the server has it)."""
     data: dict[str, Any] = json.loads(result) if isinstance(result, str) else dict(result)

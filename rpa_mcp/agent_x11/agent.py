@@ -1,13 +1,14 @@
 """`rpa-mcp agent-x11`: the replay agent on a real X11 desktop (wire v2, docs/replay-wire-contract.md).
 
-For every action: journal RECEIVED (fsynced) → receipt ack → not after `not_after` (server
-clock) → start ack (execute only on `proceed`) → journal STARTED → screenshot before, window
-before → resolve the target → XTEST input (a text: its field clicked, then typed on evidence that
-the field has the keyboard, `rpa_mcp.agent_x11.focus`) → wait for the screen to settle → screenshot after,
-window after → journal DONE(result) → report, re-sent until acknowledged. Heartbeats run while
-an action executes. An attempt already in the journal is never executed again: its stored
-result is re-sent, or, when it was started and never finished, it is left to the server
-(OUTCOME_UNKNOWN: a person decides).
+For every action: journal RECEIVED (fsynced) → receipt ack → not after `not_after` (server clock) →
+start ack (execute only on `proceed`) → journal STARTED → screenshot before, window before → resolve
+the target → XTEST input (a text: its field clicked, then, on evidence that the field has the
+keyboard (`rpa_mcp.agent_x11.focus`), its content selected and replaced by the text) → wait for the
+screen to settle → screenshot after, window after → journal DONE(result) → report, re-sent until
+acknowledged. Heartbeats run while an action executes. An attempt already in the journal is never
+executed again: its stored result is re-sent, or, when it was started and never finished, it is left
+to the server (OUTCOME_UNKNOWN: a person decides). A new attempt of an action that ran is executed
+only on a person's `retry` (`retry_of`: the attempt they saw, and nothing ran since).
 
 No input is injected while the desktop's privilege prompt (a polkit agent window) is up — the
 agent reports `system_dialog` — or after a person touched the mouse or keyboard during the
@@ -31,8 +32,18 @@ from typing import Any
 import httpx2
 import numpy as np
 
-from rpa_mcp.agent_sim.execute import CLICKS, DOUBLE_CLICKS, KEYS, NO_INPUT, RIGHT_CLICKS, SERVER_SIDE, TYPING
-from rpa_mcp.agent_sim.journal import DedupCache, Journal, without_images
+from rpa_mcp.agent_sim.execute import (
+    CLICKS,
+    DOUBLE_CLICKS,
+    KEYS,
+    NO_INPUT,
+    RIGHT_CLICKS,
+    SELECT_ALL,
+    SERVER_SIDE,
+    TYPING,
+    replaces_field,
+)
+from rpa_mcp.agent_sim.journal import DedupCache, Journal, person_retry_allows, ran, without_images
 from rpa_mcp.agent_x11 import locate
 from rpa_mcp.agent_x11.focus import FocusEvidence, focus_region
 from rpa_mcp.agent_x11.inject import Injector
@@ -373,6 +384,8 @@ class X11Agent:
                 if not self._focus_landed(action, position, before):
                     self._settle(None, action, quiet_s=0.2)  # no evidence: the screen quiet before typing
                 self._mark("focused")
+            if replaces_field(kind, params):
+                self.hands.combo(SELECT_ALL)  # the text replaces what the field held, never follows it
             self.hands.type_text(text)
             submit = params.get("submit_key") or ("enter" if kind == "paste_and_execute" else None)
             if isinstance(submit, str) and submit:
@@ -492,10 +505,12 @@ class X11Agent:
         """A new attempt of an action this agent already injected input for: never twice (unless idempotent)."""
         if action.idempotent:
             return None
-        for e in reversed(self.journal.attempts_of(action.action_id)):
-            if e.attempt_id == action.attempt_id:
-                continue
-            if e.state == "STARTED" or (e.state == "DONE" and e.result is not None and e.result.get("executed")):
+        attempts = [e for e in self.journal.attempts_of(action.action_id) if e.attempt_id != action.attempt_id]
+        if person_retry_allows(attempts, action.retry_of):
+            self.say(f"action {action.action_id}: a person asked to retry it after attempt {action.retry_of}")
+            return None
+        for e in reversed(attempts):
+            if ran(e):
                 self.say(f"action {action.action_id} already ran under attempt {e.attempt_id}: not executed again")
                 return self._not_executed(action, f"OUTCOME_UNKNOWN: attempt {e.attempt_id} already ran", False)
         return None

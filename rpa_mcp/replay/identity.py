@@ -7,6 +7,10 @@ parameters already filled in by the planning) and the run's values that stand in
 compared: every run value must be there as whole words (another patient whose name merely
 starts the same is not the one); an identity without parameters must be there entirely. A
 mismatch, or a line that cannot be read, stops the step before any input (IDENTITY_MISMATCH).
+
+The run's value was often typed into a search field first: that field then shows it too. The target
+carries the labels of those fields (``typed_fields``); a line that reads one of them is that field,
+never the record (a search field "Nom du patient: MOREL" is not the row of MOREL).
 """
 
 from __future__ import annotations
@@ -50,6 +54,16 @@ def identity_of(spec: Mapping[str, Any]) -> tuple[str, list[str]] | None:
         return None
     values = [str(v) for v in spec.get("identity_values") or [] if str(v).strip()]
     return identity, values
+
+
+def typed_field(read: str, spec: Mapping[str, Any]) -> str | None:
+    """The label of a field this run typed the record's value into, when the line reads it."""
+    seen = f" {' '.join(words(read))} "
+    for label in spec.get("typed_fields") or []:
+        expected = words(str(label))
+        if expected and f" {' '.join(expected)} " in seen:
+            return str(label)
+    return None
 
 
 def words(text: str) -> list[str]:
@@ -100,6 +114,15 @@ def check(read: str, spec: Mapping[str, Any]) -> IdentityCheck:
     if not read.strip():
         return IdentityCheck(
             False, identity, read, f"{MISMATCH}: the record's line could not be read; expected {identity!r}"
+        )
+    field = typed_field(read, spec)
+    if field is not None:
+        return IdentityCheck(
+            False,
+            identity,
+            read,
+            f"{MISMATCH}: the line is the field {field!r} the value was typed into, not the record "
+            f"(it reads {read!r}; expected {identity!r})",
         )
     if matches(read, identity, values):
         return IdentityCheck(True, identity, read)

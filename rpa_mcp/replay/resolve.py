@@ -9,7 +9,8 @@ cascade, but when nothing passes the answer is `resolved=false` with the first r
 
 A record-selecting target (``identity`` in its spec: rpa_mcp.replay.identity) is accepted only when
 the line at the hit reads the record the person chose; otherwise the answer is `resolved=false`,
-`method=identity_mismatch`, with both texts in the reason (the step is never clicked).
+`method=identity_mismatch`, with both texts in the reason (the step is never clicked). Its OCR
+search passes over the lines of the fields the run typed the value into (``typed_fields``).
 
 OCR never reads a full frame when a recorded position exists: it reads a window around it.
 A remembered position is used only where its label is read again; where that label's line was
@@ -419,19 +420,23 @@ class TargetResolver:
         for x0, y0, rw, rh in self._regions(image, spec):
             if rw <= 0 or rh <= 0:
                 continue
-            best: _Candidate | None = None
+            found: list[_Candidate] = []
             for line in self.ocr.read(image[y0 : y0 + rh, x0 : x0 + rw]):
                 score = _label_score(line.text, float(line.score), wanted)
                 if score is None:
                     continue
                 bx, by, bw, bh = line.bbox
-                cand = _Candidate(
-                    x0 + bx + bw // 2, y0 + by + bh // 2, score, "hybrid_text_direct", (x0 + bx, y0 + by, bw, bh)
+                found.append(
+                    _Candidate(
+                        x0 + bx + bw // 2, y0 + by + bh // 2, score, "hybrid_text_direct", (x0 + bx, y0 + by, bw, bh)
+                    )
                 )
-                if best is None or cand.score > best.score:
-                    best = cand
-            if best is not None:
-                return best
+            found.sort(key=lambda c: -c.score)  # stable: reading order among equal scores
+            if spec.get("typed_fields") and identity.identity_of(spec) is not None:
+                # a record's value also shows in the field it was typed into: that field is never the record
+                found = [c for c in found if identity.typed_field(self._identity(image, spec, c).read, spec) is None]
+            if found:
+                return found[0]
         return None
 
     # --- template -------------------------------------------------------------------------------

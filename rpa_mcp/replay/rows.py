@@ -132,6 +132,7 @@ class ActionRow(_Row):
     result: Any = None
     verdict: Any = None
     evidence: Any = None
+    retry_of: str | None = None  # the attempt a person saw before answering `retry` (their consent to run it again)
 
 
 @dataclass(frozen=True, slots=True)

@@ -88,6 +88,12 @@ class NextAction(WireModel):
     idempotent: bool = Field(False, description="Safe to execute twice (the server may resend after a start).")
     success_strict: bool = Field(False, description="A click that changes nothing on screen is a failure.")
     resend: int = Field(0, description="0 for the first dispatch, 1.. for resends of the same action.")
+    retry_of: str | None = Field(
+        None,
+        description="Set only when a person answered `retry` to a pause after looking at the screen: the attempt "
+        "they saw. This attempt is then executed even though that attempt of the action ran, provided no attempt "
+        "this agent received after it ran; an automatic resend never carries it.",
+    )
     irreversible: bool = Field(
         False,
         description="The step saves, validates, signs, sends, deletes or dispenses: never click it at its recorded "

@@ -143,7 +143,13 @@ _V3 = """
     ALTER TABLE replay_runs ADD COLUMN readback TEXT;
     ALTER TABLE replay_runs ADD COLUMN readback_result TEXT
     """
-MIGRATIONS = Migrations(sqlite=(_V1, _V2, _V3), postgres=(postgres_ddl(_V1), postgres_ddl(_V2), postgres_ddl(_V3)))
+# A person's `retry`: the attempt they saw, sent to the agent as its consent to run the action again.
+_V4 = """
+    ALTER TABLE replay_actions ADD COLUMN retry_of TEXT
+    """
+MIGRATIONS = Migrations(
+    sqlite=(_V1, _V2, _V3, _V4), postgres=(postgres_ddl(_V1), postgres_ddl(_V2), postgres_ddl(_V3), postgres_ddl(_V4))
+)
 
 _JSON_COLUMNS = frozenset(
     {

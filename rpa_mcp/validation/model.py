@@ -82,6 +82,9 @@ class Expected:
     # kind = message | heading | dialog | window_title | field_value | row; text = what shows it
     outcome_kind: str | None = None
     outcome_text: str | None = None
+    # the workflow's own top-level windows (their recorded titles, templated with the run's parameters):
+    # a window titled so is the application's own (moved, resized, raised), never a dialog
+    own_windows: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

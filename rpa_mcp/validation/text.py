@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import cv2
 import numpy as np
 
 from rpa_mcp.vision.images import BBox
 from rpa_mcp.vision.ocr import normalize_text
-from rpa_mcp.vision.text_match import parts
+from rpa_mcp.vision.text_match import ANY_WORDS, parts
 
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 # Glyphs a recognizer reads from tab decorations (favicon, close cross) at the ends of a label.
@@ -18,6 +19,17 @@ SAVED_WORDS = ("enregistre", "sauvegarde", "saved")
 UNSAVED_WORDS = ("nonenregistre", "notsaved", "unsaved", "modificationsnon", "pasenregistre")
 TITLE_SEPARATORS = re.compile(r"\s+[-\u2014\u2013|]\s+")
 
+
+# A control's own decoration read beside its label: a drop-down's empty choice ("— choisir —",
+# "-- select --") after it, a checkbox's or radio button's box before it.
+_CHOICE_TAIL = re.compile(
+    r"[\s\-\u2014\u2013_:]*[\-\u2014\u2013_]+\s*(?:choisir|choisissez|s[ée]lectionner|select|choose|aucun|none)"
+    r"\s*[\-\u2014\u2013_.\u2026]*\s*[\u25bc\u25be\u2304vV]?\s*$",
+    re.IGNORECASE,
+)
+_BOX_HEAD = re.compile(
+    r"^\s*(?:\[\s*[xX\u2713\u2714]?\s*\]|\(\s*\)|[\u2610\u2611\u2612\u25a1\u25a0\u25cb\u25cf\u2713\u2714])\s*"
+)
 
 # Glyphs a recognizer confuses on UI fonts ("Biologle", "Imager1e"): folded on both sides of a comparison.
 _CONFUSABLES = str.maketrans({"l": "i", "1": "i", "|": "i", "0": "o"})
@@ -33,10 +45,24 @@ def folded(text: str) -> str:
     return compact(text).translate(_CONFUSABLES)
 
 
+def without_control_decoration(read: str) -> str:
+    """The label read beside a control, without the control's own decoration (a drop-down's empty
+    choice after it, a checkbox's box before it)."""
+    return _BOX_HEAD.sub("", _CHOICE_TAIL.sub("", read))
+
+
 def label_matches(read: str | None, label: str) -> bool:
-    """Exact label after normalisation; tolerates only a couple of decoration glyphs at the ends."""
+    """Exact label after normalisation; tolerates only a couple of decoration glyphs at the ends, and a
+    control's own decoration ("Conditionnement — choisir —", "☐ Urgent")."""
     if not read:
         return False
+    if _label_matches(read, label):
+        return True
+    bare = without_control_decoration(read)
+    return bare != read and _label_matches(bare, label)
+
+
+def _label_matches(read: str, label: str) -> bool:
     got, want = folded(read), folded(label)
     if not want:
         return False
@@ -58,6 +84,31 @@ def text_contains(read: str | None, expected: str) -> bool:
             return False
         start = at + len(compact(part))
     return True
+
+
+def text_equals(read: str | None, expected: str) -> bool:
+    """`read` is exactly `expected` (compacted, OCR-confusable glyphs folded): what a field holds, in full.
+
+    "PETITBERNARD" does not equal "BERNARD": text left in a field before the typing is a mismatch.
+    An ANY_WORDS in `expected` stands for whatever is there; the fixed parts fill the rest.
+    """
+    if not read:
+        return False
+    got = folded(read)
+    fixed = [folded(part) for part in parts(expected)]
+    if ANY_WORDS not in expected:
+        return bool(fixed[0]) and got == fixed[0]
+    pattern = ".*".join(re.escape(part) for part in fixed)
+    prefix = "" if expected.lstrip().startswith(ANY_WORDS) else "^"
+    suffix = "" if expected.rstrip().endswith(ANY_WORDS) else "$"
+    return re.search(f"{prefix}{pattern}{suffix}", got) is not None
+
+
+def own_window(title: str | None, own_windows: Sequence[str]) -> str | None:
+    """The workflow's own window `title` names (its whole title, read or reported), else None."""
+    if not title:
+        return None
+    return next((own for own in own_windows if own and text_equals(title, own)), None)
 
 
 def has_modified_marker(read: str | None) -> bool:

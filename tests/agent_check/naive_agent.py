@@ -2,6 +2,7 @@
 
 `journal=False`: it remembers nothing, so a re-delivered or re-sent action runs again.
 `local_clock=True`: it judges `not_after` on its own clock (else not at all). It never sends heartbeats.
+`person_retry=False`: it refuses every new attempt of an action it ran, a person's `retry_of` included.
 """
 
 from __future__ import annotations
@@ -19,13 +20,21 @@ PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgAB4iG8M
 
 class NaiveAgent:
     def __init__(
-        self, client: httpx2.AsyncClient, machine: str, token: str, *, journal: bool = False, local_clock: bool = False
+        self,
+        client: httpx2.AsyncClient,
+        machine: str,
+        token: str,
+        *,
+        journal: bool = False,
+        local_clock: bool = False,
+        person_retry: bool = True,
     ) -> None:
         self.client, self.machine = client, machine
         self.headers = {"Authorization": f"Bearer {token}", PROTOCOL_HEADER: "2"}
         self.journal: dict[str, dict[str, Any]] | None = {} if journal else None
         self.done_actions: set[str] = set()
         self.local_clock = local_clock
+        self.person_retry = person_retry
 
     async def run(self, *, stop: anyio.Event) -> None:
         while not stop.is_set():
@@ -42,7 +51,7 @@ class NaiveAgent:
             if key in self.journal:
                 await self.post("result", self.journal[key])
                 return
-            if action["action_id"] in self.done_actions:
+            if action["action_id"] in self.done_actions and not (self.person_retry and action.get("retry_of")):
                 result = ref | {"success": False, "executed": False, "error": "ALREADY_EXECUTED"}
                 self.journal[key] = result
                 await self.post("result", result)

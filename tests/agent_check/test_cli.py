@@ -32,8 +32,8 @@ def test_the_reference_agent_process_passes_over_real_http(tmp_path: Path) -> No
     done = agent_check(tmp_path, agent)
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads((tmp_path / "report.json").read_text())
-    assert report["passed"] and len(report["clauses"]) == 19
-    assert "19 clauses: 19 passed, 0 failed" in done.stdout
+    assert report["passed"] and len(report["clauses"]) == 20
+    assert "20 clauses: 20 passed, 0 failed" in done.stdout
 
 
 @pytest.mark.slow

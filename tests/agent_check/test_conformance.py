@@ -93,6 +93,14 @@ async def test_an_agent_without_a_journal_executes_twice_and_ignores_deadlines(t
     assert clauses["bearer-token"].passed and clauses["protocol-header"].passed
 
 
+async def test_an_agent_that_refuses_a_person_retry_fails_that_clause_only(tmp_path: Path) -> None:
+    clauses = await check(
+        conformance(), lambda client: NaiveAgent(client, MACHINE, TOKEN, journal=True, person_retry=False)
+    )
+    # beside person-retry, what this naive agent breaks anyway: no heartbeats, no deadline judged at all
+    assert failed(clauses) == {"person-retry", "heartbeat", "not-after", "not-after-server-clock"}
+
+
 async def test_an_agent_that_forgets_the_server_clock_fails_the_deadline_clauses(tmp_path: Path) -> None:
     clauses = await check(
         conformance(), lambda client: NaiveAgent(client, MACHINE, TOKEN, journal=True, local_clock=True)

@@ -77,11 +77,13 @@ class FakeReplayServer:
         )
         return action_id
 
-    def resend(self, action_id: str) -> str:
-        """The watchdog re-dispatches an action with a new attempt (fencing token)."""
+    def resend(self, action_id: str, *, retry_of: str | None = None) -> str:
+        """The watchdog re-dispatches an action with a new attempt (fencing token); with `retry_of`, a person
+        answered `retry` after seeing that attempt."""
         action = dict(self.current[action_id].action)
         attempt = self._new_attempt(action_id)
         action["attempt_id"] = attempt
+        action["retry_of"] = retry_of
         action["resend"] = len(self.attempts[action_id]) - 1
         self.current[action_id] = Attempt(action)
         return attempt

@@ -352,7 +352,8 @@ async def test_type_text_with_a_submit_key_types_then_presses_it(harness: Harnes
     harness.desktop.goto("observation")
     harness.server.enqueue("type_text", target={"x": 800, "y": 650}, params={"text": "RAS", "submit_key": "tab"})
     await harness.agent().poll_once()
-    assert [e.kind for e in harness.desktop.agent_inputs()] == ["click", "type", "key"]
+    inputs = [(e.kind, e.text) for e in harness.desktop.agent_inputs()]
+    assert inputs == [("click", None), ("key", "ctrl+a"), ("type", "RAS"), ("key", "tab")]  # the field's text replaced
     assert harness.desktop.field_value("note") == "RAS"
 
 

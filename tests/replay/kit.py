@@ -50,6 +50,8 @@ class FakeValidator:
         self.by_type: dict[str, Verdict] = {}
         self.calls: list[str] = []
         self.crops: list[str] = []  # the crop policy of each call
+        self.expected: list[Any] = []  # what each call expected
+        self.targets: list[Any] = []  # where each call looked
         self.error: Exception | None = None
 
     def validate(
@@ -65,6 +67,8 @@ class FakeValidator:
     ) -> Verdict:
         self.calls.append(action_type)
         self.crops.append(crops)
+        self.expected.append(expected)
+        self.targets.append(target)
         if self.error is not None:
             raise self.error
         if self.script:

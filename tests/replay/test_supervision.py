@@ -164,3 +164,47 @@ async def test_a_success_is_validated_without_evidence_crops_unless_the_agent_sa
     agent.result_for["click_anchor"] = {"warning": "no_screen_change"}
     await run(service, agent, clock, steps(1))
     assert services.validator.crops[-1] == "always"  # the retry or the pause shows the validator's crops
+
+
+async def test_the_validator_knows_the_workflow_own_windows_with_the_run_values(service, services, agent, clock):
+    plan = steps(2)
+    plan[0]["expected_window_after"] = "Admission — {{patient}} {{*}}"
+    plan[1]["expected_window_before"] = "Dossiers — Recherche"
+    rid = await service.start(steps=plan, competence="c", version=1, machine_id="pc-1", params={"patient": "MOREL"})
+    await drain(service, [agent], clock)
+    assert service.store.get_replay(rid)["state"] == m.COMPLETED
+    assert services.validator.expected[0].own_windows == ("Admission — MOREL {{*}}", "Dossiers — Recherche")
+
+
+async def test_the_workflow_own_window_coming_in_front_does_not_name_the_dialog(service, services, agent, clock):
+    services.validator.script = [Verdict("FAILURE", "UNEXPECTED_DIALOG")]
+    plan = steps(1)
+    plan[0]["expected_window_after"] = "Admission — {{patient}} {{*}}"
+    agent.result_for["click_anchor"] = {
+        "window_title_before": "Dossiers — Recherche",
+        "window_title": "Admission — MOREL Jean",
+        "process_after": "admission",
+    }
+    await service.start(steps=plan, competence="c", version=1, machine_id="pc-1", params={"patient": "MOREL"})
+    await drain(service, [agent], clock)
+    assert services.dialogs.context["window_title"] is None and services.dialogs.context["process"] is None
+
+
+async def test_typed_text_is_checked_in_the_field_where_the_agent_found_it(service, services, agent, clock):
+    plan = steps(1, "type_text", params={"text": "LEFEBVRE"})
+    plan[0]["target"] |= {"bbox": [40, 50, 60, 20], "rel_x": 0.25, "rel_y": 0.25}  # recorded click at (60, 60)
+    agent.result_for["type_text"] = {"actual_position": [150, 160]}  # the window moved: found 90 px right, 100 down
+    await service.start(steps=plan, competence="c", version=1, machine_id="pc-1")
+    await drain(service, [agent], clock)
+    assert services.validator.targets[0].bbox == (130, 150, 60, 20)
+
+
+async def test_typed_text_without_a_recorded_click_is_checked_around_the_click_outside_its_box(
+    service, services, agent, clock
+):
+    plan = steps(1, "type_text", params={"text": "LEFEBVRE"})
+    plan[0]["target"] |= {"bbox": [40, 50, 60, 20]}
+    agent.result_for["type_text"] = {"actual_position": [150, 160]}
+    await service.start(steps=plan, competence="c", version=1, machine_id="pc-1")
+    await drain(service, [agent], clock)
+    assert services.validator.targets[0].bbox == (120, 150, 60, 20)

@@ -155,4 +155,5 @@ class Dispatch(ReplayCore):
             success_strict=bool(a.success_strict),
             resend=max(0, a.dispatches - 1),
             irreversible=irreversible,
+            retry_of=a.retry_of,
         )

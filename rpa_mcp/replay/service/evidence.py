@@ -117,6 +117,29 @@ def box_where_acted(target: Mapping[str, Any], point: Sequence[int] | None) -> l
     return [cx, cy, w, h]
 
 
+def field_where_typed(
+    target: Mapping[str, Any], point: Sequence[int] | None, size: tuple[int, int]
+) -> list[int] | None:
+    """The typed field's box where the agent found it now (by its label or anchor), not where it was recorded.
+
+    The recorded box moves with the click: shifted by the offset between the point the agent clicked and
+    the recorded click position (a window moved, resized or scrolled). Without a recorded position, a
+    click outside the recorded box centres the box on it. Without a click point, the recorded box.
+    """
+    bbox = target.get("bbox")
+    if not (isinstance(bbox, list | tuple) and len(bbox) == 4):
+        return None
+    x, y, w, h = (int(v) for v in bbox)
+    if not point or len(point) != 2:
+        return [x, y, w, h]
+    recorded = recorded_point(dict(target), size)
+    if recorded is None:
+        inside = x <= int(point[0]) < x + w and y <= int(point[1]) < y + h
+        return [x, y, w, h] if inside else [int(point[0]) - w // 2, int(point[1]) - h // 2, w, h]
+    dx, dy = int(point[0]) - recorded[0], int(point[1]) - recorded[1]
+    return [x + dx, y + dy, w, h]
+
+
 def validator_args(
     *,
     label: str | None,
@@ -128,6 +151,7 @@ def validator_args(
     observed: dict[str, Any],
     recorded: dict[str, Any] | None = None,
     outcome: dict[str, Any] | None = None,
+    own_windows: Sequence[str] = (),
 ) -> tuple[Target, Expected, Observed]:
     """Target/Expected/Observed of the validation area.
 
@@ -135,7 +159,8 @@ def validator_args(
     pixels, `window_title`). Without a box and without the agent's `actual_position`, the recorded
     position is where the validator looks for the label itself; the recorded window title is the
     application that must be in front after the action. `outcome`: the step's post-condition from the
-    demonstration ({kind, text}, its parameters already filled in).
+    demonstration ({kind, text}, its parameters already filled in). `own_windows`: the titles of the
+    workflow's own windows (templated), which are never taken for a dialog.
     """
     h, w = after_shape[:2]
     box: BBox | None = None  # the recorded box clamped to the AFTER frame
@@ -156,6 +181,7 @@ def validator_args(
             application_title=application,
             outcome_kind=str(outcome.get("kind") or "message") if outcome and outcome.get("text") else None,
             outcome_text=str(outcome["text"]) if outcome and outcome.get("text") else None,
+            own_windows=tuple(own_windows),
         ),
         Observed(**observed),
     )

@@ -165,6 +165,8 @@ class Pauses(ReplayCore):
             elif decision == "retry":
                 if a.state == m.DISPATCHED:
                     raise Conflict("the action is still in flight; wait for its report")
+                # a new attempt the agent executes: the person looked at the screen after `a.attempt_id`
+                # (their consent to run it again); the watchdog alone never re-runs a started action
                 self.store.update_action(
                     replay_id,
                     a.action_id,
@@ -174,6 +176,7 @@ class Pauses(ReplayCore):
                     state=m.PENDING,
                     resend_allowed=0,
                     outcome=None,
+                    retry_of=a.attempt_id,
                 )
             elif decision == "skip":
                 if a.state == m.DISPATCHED:

@@ -87,6 +87,7 @@ class Planning(ReplayCore):
             )
         if not actions:
             raise InvalidInput("the workflow has no steps", field="competence")
+        _mark_typed_fields(actions)
         if missing:
             names = ", ".join(f"'{name}' (step {', '.join(map(str, where))})" for name, where in missing.items())
             raise InvalidInput(
@@ -213,6 +214,20 @@ def _secret_placeholders(value: Any) -> list[str]:
     if isinstance(value, list):
         return [name for v in value for name in _secret_placeholders(v)]
     return []
+
+
+def _mark_typed_fields(actions: list[dict[str, Any]]) -> None:
+    """A record-selecting target learns the labels of the fields an earlier step typed its value into:
+    that field shows the value too, and is never the record."""
+    typed: list[tuple[str, str]] = []  # (field label, text typed)
+    for action in actions:
+        target = action["target"] if isinstance(action["target"], dict) else {}
+        if action["action_type"] == "type_text" and target.get("label") and not action["params"].get("secret"):
+            typed.append((str(target["label"]), str(action["params"].get("text") or "")))
+        values = [str(v) for v in target.get("identity_values") or [] if str(v).strip()]
+        fields = [label for label, text in typed if any(v.lower() in text.lower() for v in values)]
+        if fields:
+            action["target"] = {**target, "typed_fields": list(dict.fromkeys(fields))}
 
 
 def _title(title: Any, values: Mapping[str, Any]) -> Any:

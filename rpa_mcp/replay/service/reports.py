@@ -9,7 +9,7 @@ from rpa_mcp.errors import Conflict
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.rows import ActionRow, ReportRow
 from rpa_mcp.replay.service.core import ReplayCore
-from rpa_mcp.replay.service.supervision import Decision
+from rpa_mcp.replay.service.supervision import Decision, own_windows
 from rpa_mcp.replay.wire import ActionResult, ReportAck
 
 
@@ -58,7 +58,8 @@ class Reports(ReplayCore):
         # or a concurrent duplicate cannot both win.
         # decode + validation: one unit of image work, in the agents' lane (their reserved slots)
         validating = time.perf_counter()
-        decision, screen = await self.image_work.run(self.supervisor.decide, a, replay, msg, lane="agents")
+        own = own_windows(self.store.actions(a.replay_id))
+        decision, screen = await self.image_work.run(self.supervisor.decide, a, replay, msg, own, lane="agents")
         self.metrics.verdict_seconds(time.perf_counter() - validating)
         if decision.verdict is not None:  # the validate phase of the evidence bundle
             decision.verdict["duration_ms"] = round((time.perf_counter() - validating) * 1000, 2)

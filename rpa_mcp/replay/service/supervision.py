@@ -8,6 +8,7 @@ collaborator (validator, dialog resolver) makes the replay pause, never guess.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,12 +30,14 @@ from rpa_mcp.replay.service.evidence import (
     crops_around,
     declared_modals,
     field_of,
+    field_where_typed,
     upper_name,
     validator_args,
     verdict_crops,
 )
 from rpa_mcp.replay.wire import ActionResult
 from rpa_mcp.validation.model import CropPolicy
+from rpa_mcp.validation.text import own_window as own_window_named
 from rpa_mcp.vision.images import decode_base64, decode_image
 
 
@@ -53,6 +56,17 @@ class Decision:
     evidence: list[dict[str, Any]] = field(default_factory=list)
 
 
+def own_windows(actions: Sequence[ActionRow]) -> list[str]:
+    """The titles of the workflow's own windows: each step's expected window before and after (templated)."""
+    titles = {
+        title
+        for x in actions
+        for title in (x.expected.get("window_before"), x.expected.get("window_after"))
+        if isinstance(title, str) and title.strip()
+    }
+    return sorted(titles)
+
+
 class Supervisor:
     """Asks the validator and the dialog resolver it was given (unless the config switches them off)."""
 
@@ -61,8 +75,11 @@ class Supervisor:
         self.validator = validator
         self.dialogs = dialogs
 
-    def decide(self, a: ActionRow, replay: ReplayRow, msg: ActionResult) -> tuple[Decision, bytes | None]:
-        """Pure decision from a current-attempt report (no writes)."""
+    def decide(
+        self, a: ActionRow, replay: ReplayRow, msg: ActionResult, own_windows: Sequence[str] = ()
+    ) -> tuple[Decision, bytes | None]:
+        """Pure decision from a current-attempt report (no writes). `own_windows`: the titles of the
+        workflow's own windows (`own_windows()`), never taken for a dialog."""
         cancelled = replay.state in m.TERMINAL_REPLAY_STATES
         screen_bytes = None
         if msg.screenshot_after:
@@ -111,13 +128,20 @@ class Supervisor:
                 pause=m.PAUSED_NEED_HELP,
                 pause_detail={"error": msg.error, "resends": a.resends},
             ), screen_bytes
-        decision = self.verify(a, replay, msg, screen_bytes)
+        decision = self.verify(a, replay, msg, screen_bytes, own_windows)
         if msg.human_takeover and decision.pause is None:
             decision.pause = m.HUMAN_TAKEOVER
         return decision, screen_bytes
 
     # --- verification (supervision loop) --------------------------------------------------------
-    def verify(self, a: ActionRow, replay: ReplayRow, msg: ActionResult, after_bytes: bytes | None) -> Decision:
+    def verify(
+        self,
+        a: ActionRow,
+        replay: ReplayRow,
+        msg: ActionResult,
+        after_bytes: bytes | None,
+        own_windows: Sequence[str] = (),
+    ) -> Decision:
         if not self.config.validator_enabled:
             return _unverified(
                 a,
@@ -138,7 +162,12 @@ class Supervisor:
             return _held_unverified(exc.message)
         target = a.target if isinstance(a.target, dict) else {}
         point = msg.actual_position
-        bbox = box_where_acted(target, point) if a.action_type in CLICKED_ON_TARGET else target.get("bbox")
+        if a.action_type in CLICKED_ON_TARGET:
+            bbox = box_where_acted(target, point)
+        elif a.action_type == "type_text":  # read in the field where it is now, not at its recorded spot
+            bbox = field_where_typed(target, point, (after.shape[1], after.shape[0]))
+        else:
+            bbox = target.get("bbox")
         typed = a.action_type in ("type_text", "extract_text") and not a.params.get("secret")
         expected_text = a.params.get("text") if typed else None  # a secret is never quoted in evidence
         vt, ve, vo = validator_args(
@@ -155,6 +184,7 @@ class Supervisor:
             },
             recorded=target,
             outcome=a.expected.get("outcome"),  # the post-condition the demonstration showed
+            own_windows=own_windows,
         )
         warned_no_change = (msg.warning or "").lower() == "no_screen_change"
         try:
@@ -193,7 +223,7 @@ class Supervisor:
                 )
             return _held_failed(vdict, crops, {"failure_category": "NO_VISUAL_CHANGE", "strict": True})
         if kind == "FAILURE" and category == "UNEXPECTED_DIALOG":
-            return self._dialog(a, msg, before, after, vdict, crops)
+            return self._dialog(a, msg, before, after, vdict, crops, own_windows)
         if kind == "FAILURE":
             return _held_failed(vdict, crops, {"failure_category": category, "agent_claimed_success": True})
         return Decision(
@@ -213,6 +243,7 @@ class Supervisor:
         after: np.ndarray,
         vdict: dict[str, Any],
         crops: list[dict[str, Any]],
+        own_windows: Sequence[str] = (),
     ) -> Decision:
         if not self.config.dialog_resolver_enabled:
             return _held_for_dialog(
@@ -222,6 +253,8 @@ class Supervisor:
         # (the foreground changed during the action). An in-page modal leaves the browser in front: its
         # title and process say "msedge.exe", not which dialog is up, so the resolver goes by the pixels.
         own_window = msg.window_title_before is None or msg.window_title != msg.window_title_before
+        if own_window and own_window_named(msg.window_title, own_windows):
+            own_window = False  # the workflow's own window came in front: it names no dialog, the pixels decide
         try:
             res = self.dialogs.resolve(
                 after,

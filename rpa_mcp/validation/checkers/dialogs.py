@@ -19,7 +19,7 @@ from rpa_mcp.validation.locate import click_point
 from rpa_mcp.validation.model import CheckResult, CropRef
 from rpa_mcp.validation.ports import DialogHit
 from rpa_mcp.validation.regions import around, contains
-from rpa_mcp.validation.text import label_matches
+from rpa_mcp.validation.text import label_matches, own_window
 from rpa_mcp.vision.images import BBox
 
 DIM_LEVEL = 12  # grey levels an overlay takes off the page behind a modal
@@ -93,7 +93,8 @@ class DialogPresenceChecker(BaseChecker):
     click landed inside it there (the action was on the dialog; a dialog that opened where the click
     landed is its effect, not its target). A non-blocking one (policy `skip`: a
     "saved" toast) does not count. Without a locator, a dimmed page around a new box does.
-    The dialog's facts (box, id, policy) go to the dialog resolver.
+    A box titled as one of the workflow's own windows (`expected.own_windows`) is that window, never a
+    dialog. The dialog's facts (box, id, policy) go to the dialog resolver.
     """
 
     name = "DialogPresenceChecker"
@@ -106,6 +107,15 @@ class DialogPresenceChecker(BaseChecker):
             if hit.policy == "skip":
                 return self.result(
                     signal, 0.0, f"non-blocking dialog {hit.dialog_id!r} (policy skip)", crop=crop, **facts
+                )
+            own = own_window(hit.title, ctx.expected.own_windows)
+            if own is not None:  # the application's own window, moved or raised: known by its title
+                return self.result(
+                    signal,
+                    0.0,
+                    f"the box titled {hit.title!r} is the workflow's own window {own!r}",
+                    crop=crop,
+                    **facts,
                 )
             point = click_point(ctx.target)
             on_it = point is not None and contains(hit.bbox, (point[0], point[1], 1, 1))

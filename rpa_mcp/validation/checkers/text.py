@@ -12,6 +12,7 @@ from rpa_mcp.validation.text import (
     same_application,
     says_saved,
     text_contains,
+    text_equals,
     text_line_boxes,
 )
 from rpa_mcp.vision.images import BBox
@@ -25,7 +26,9 @@ class OcrRoiChecker(BaseChecker):
     """Is the exact label (or the expected text) written in a small region around the target?
 
     params: frame (before|after), what (target_label|expected_text), box (tab: the label inside a tab
-    or beside its close cross; default: the target box padded by 3 px).
+    or beside its close cross; default: the target box padded by 3 px), match (contains: the expected
+    text is written there, the default; whole: what a field holds is exactly the expected text, so text
+    left in the field before the typing is a mismatch).
     """
 
     name = "OcrRoiChecker"
@@ -50,14 +53,15 @@ class OcrRoiChecker(BaseChecker):
         else:
             line = ctx.read_label(which, box, lambda text: label_matches(text, wanted))
             read = line.text if line else ""
-        found = label_matches(read, wanted) if what == "target_label" else text_contains(read, wanted)
+        holds = text_equals if params.get("match") == "whole" else text_contains
+        found = label_matches(read, wanted) if what == "target_label" else holds(read, wanted)
         if not found and what == "target_label" and params.get("box") == "tab" and ctx.target.label_bbox is None:
             box, read = read_tab_label(ctx, which, ctx.target.bbox, wanted=wanted)  # an application's wider tab
             found = label_matches(read, wanted)
         if not found and what == "expected_text" and which == "after" and params.get("search") == "changed_near":
             near = _changed_lines_near(ctx, ctx.target.bbox, int(params.get("near", 300)))
             for line_box, text in near:
-                if text_contains(text, wanted) or text_contains(" ".join(t for _, t in near), wanted):
+                if holds(text, wanted) or holds(" ".join(t for _, t in near), wanted):
                     return self.result(
                         signal,
                         0.9,

@@ -1,0 +1,45 @@
+"""Checks read as a person reads: a control's own decoration does not make its label a mismatch (issue 43).
+
+Seen on a web form: "Conditionnement" read as "Conditionnement-choisir—" (the drop-down's empty choice).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rpa_mcp.testing import FakeOcr
+from rpa_mcp.validation.checkers.text import OcrRoiChecker
+from rpa_mcp.validation.context import CheckContext
+from rpa_mcp.validation.model import Expected, Observed, Target
+from rpa_mcp.validation.text import label_matches
+from rpa_mcp.vision.ocr import OcrLine
+
+
+def test_a_drop_down_empty_choice_beside_its_label_is_not_a_mismatch() -> None:
+    assert label_matches("Conditionnement-choisir—", "Conditionnement")
+    assert label_matches("Conditionnement — Sélectionner —", "Conditionnement")
+    assert label_matches("Service -- select --", "Service")
+
+
+def test_a_checkbox_box_before_its_label_is_not_a_mismatch() -> None:
+    assert label_matches("☐ Urgent", "Urgent") and label_matches("[x] Urgent", "Urgent")
+
+
+def test_another_word_beside_the_label_is_still_a_mismatch() -> None:
+    assert not label_matches("Conditionnement Boîte", "Conditionnement")
+    assert not label_matches("Urgentissime", "Urgent")
+    assert not label_matches("choisir", "Conditionnement")
+
+
+def test_the_label_check_reads_the_drop_down_label_with_its_empty_choice() -> None:
+    frame = np.full((120, 400, 3), 255, np.uint8)
+    ctx = CheckContext(
+        "click_anchor",
+        frame,
+        frame.copy(),
+        Target("Conditionnement", (20, 40, 300, 30)),
+        Expected(),
+        Observed(),
+        FakeOcr([OcrLine("Conditionnement-choisir—", (0, 0, 10, 10), 0.98)]),
+    )
+    assert OcrRoiChecker().run(ctx, "label", {"frame": "after", "what": "target_label"}).score == 1.0
