@@ -45,8 +45,8 @@ class Problem(BaseModel):
     details: dict[str, Any] | None = Field(None, description="Facts about the error; `field` names a bad field.")
     reason: str | None = Field(
         None,
-        description="A refused credential (401) only: why (malformed, expired, other-key, wrong-audience, wrong-issuer, "
-        "lifetime-too-long, other-signer, confirmation-token, console-credential, revoked).",
+        description="A refused credential (401) only: why (malformed, expired, other-key, wrong-audience, "
+        "wrong-issuer, lifetime-too-long, other-signer, confirmation-token, console-credential, revoked).",
     )
 
 
