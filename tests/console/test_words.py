@@ -147,7 +147,9 @@ def test_progress_counts_workflow_steps_not_a_dialogs_answer(services: Services)
 
 
 @pytest.mark.parametrize(("state", "live"), [("running", True), ("paused", True), ("cancelled", False)])
-def test_the_live_badge_shows_only_while_the_replay_can_still_change(services: Services, state: str, live: bool) -> None:
+def test_the_live_badge_shows_only_while_the_replay_can_still_change(
+    services: Services, state: str, live: bool
+) -> None:
     t = timeline([action(1)], state=state)
     html = render(services, "replay.html", "en", t=t, waiting={"approvals": 0, "paused": 0}, **helpers())
     assert ('id="live-badge"' in html) is live
@@ -187,7 +189,7 @@ async def test_the_approval_page_says_what_the_risk_means_and_when_it_expires(
     assert "Start a replay" in page and "[" not in re.search(r'<table id="details".*?</table>', page, re.S)[0]
 
 
-@pytest.mark.parametrize(("lang", "words"), [("en", "This console address does not exist."), ("fr", "n&#39;existe pas")])
+@pytest.mark.parametrize(("lang", "words"), [("en", "console address does not exist"), ("fr", "n&#39;existe pas")])
 def test_an_unknown_console_address_is_a_styled_translated_404(browser: Browser, lang: str, words: str) -> None:
     browser.sign_in("victor", "viewer")
     page = browser.get("/console/nowhere/at/all", headers={"accept-language": lang})
