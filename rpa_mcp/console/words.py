@@ -97,6 +97,43 @@ ACTION_STATES = {
     "ABANDONED": "abandoned",
 }
 
+DETAILS = {
+    "competence": "Competence",
+    "version": "Version",
+    "status": "Status",
+    "workstation": "Workstation check",
+    "checked": "checked",
+    "why": "why",
+    "irreversible_steps": "Irreversible steps",
+    "uncheckable_steps": "Steps whose outcome cannot be checked",
+    "steps": "Steps",
+    "first_steps": "First steps",
+    "machine_id": "Machine",
+    "params": "Parameters given",
+    "parameters": "Parameters",
+    "typed": "Typed",
+    "pause_reason": "Why it is paused",
+    "pause_detail": "Details",
+    "next_action": "Next action",
+    "action_id": "Action",
+    "name": "Name",
+    "slug": "Short name",
+    "path": "File",
+    "new_version": "New version",
+    "replaces_version": "Replaces version",
+    "steps_count": "Steps",
+    "validated_steps": "Steps validated by a person",
+    "session_id": "Session",
+    "versions": "Versions",
+    "files": "Files",
+    "restores_version": "Restores version",
+    "changes_tools": "Changes the assistant's tools",
+    "candidate_version": "Candidate version",
+    "validated_version": "Validated version",
+    "from": "From",
+    "to": "To",
+}
+
 HANDLED_DIALOG = frozenset({"success_dialog_auto", "success_dialog_skipped"})
 LIVE_STATES = frozenset({"running", "paused"})
 NOISE = ("isolated speck", "px ignored", "taskbar clock")
@@ -136,11 +173,12 @@ def filters() -> dict[str, Any]:
         "checker": CHECKERS,
         "outcome": OUTCOMES,
         "action_state": ACTION_STATES,
+        "detail": DETAILS,
     }
     return {"words": lambda code, kind: word(tables[kind], code)}
 
 
 def all_phrases() -> set[str]:
     """Every phrase of the tables (a test checks each has its French translation)."""
-    tables = (OPERATIONS, RISKS, VERDICTS, PAUSES, CATEGORIES, CHECKERS, OUTCOMES, ACTION_STATES)
+    tables = (OPERATIONS, RISKS, VERDICTS, PAUSES, CATEGORIES, CHECKERS, OUTCOMES, ACTION_STATES, DETAILS)
     return {phrase for table in tables for phrase in table.values()}

@@ -186,6 +186,7 @@ async def test_the_approval_page_says_what_the_risk_means_and_when_it_expires(
     assert re.search(r'id="risk">acts on a workstation <small class="code">act</small>', page)
     expires = re.search(r'id="expires">(.*?)</td>', page, re.S)
     assert expires is not None and re.search(r'<span class="expiry">[45] min \d\d s</span>', expires[1]), expires
+    assert "Workstation check" in page and "irreversible_steps" not in page
     assert "Start a replay" in page and "[" not in re.search(r'<table id="details".*?</table>', page, re.S)[0]
 
 
