@@ -218,3 +218,22 @@ def test_the_audit_pages_by_fifty_and_leaves_page_views_out_unless_asked(browser
     assert 0 < rest.count("<tr><td>") <= 50 and 'id="newer"' in rest and 'id="older"' not in rest
     with_views = browser.get("/console/audit?views=1&what=list_replays").text
     assert with_views.count('<small class="code">list_replays</small>') == 3
+
+
+@pytest.mark.anyio
+async def test_a_saved_session_links_to_the_competence_it_became(browser: Browser, services: Services) -> None:
+    import anyio.to_thread
+
+    from tests.shadow.test_ops import AGENT, stream_demo
+
+    sid = await anyio.to_thread.run_sync(stream_demo, services, "type_observation_save")
+    await call(services, "shadow_stop", {"session_id": sid}, AGENT)
+    browser.sign_in("victor", "viewer")
+    assert 'id="became"' not in browser.get(f"/console/sessions/{sid}").text
+    built = services.shadow.build(sid, "Compte-rendu")["workflow_ir"]
+    services.competences.save("Compte-rendu", built, machine_id=MACHINE)
+    page = browser.get(f"/console/sessions/{sid}", headers={"accept-language": "fr"}).text
+    link = re.search(
+        r'id="became">Enregistrée comme compétence: <a href="(/console/competences/candidate/[^"]+)"', page
+    )
+    assert link is not None and browser.get(link[1].replace("&amp;", "&")).status_code == 200
