@@ -359,6 +359,10 @@ FR: dict[str, str] = {
     "Changes the assistant's tools": "Modifie les outils de l'assistant",
     "Workstation check": "Vérification du poste",
     "First steps": "Premières étapes",
+    "Propose a replay": "Proposer un rejeu",
+    "The replay starts once another person has approved it (or at once where this server's approval mode "
+    "allows).": "Le rejeu démarre une fois validé par une autre personne (ou aussitôt si le mode de validation de "
+    "ce serveur le permet).",
     # --- supervisor's words
     "dialog handled as designed": "boîte de dialogue traitée comme prévu",
     "dialog answer": "réponse à une boîte de dialogue",

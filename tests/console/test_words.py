@@ -237,3 +237,24 @@ async def test_a_saved_session_links_to_the_competence_it_became(browser: Browse
         r'id="became">Enregistrée comme compétence: <a href="(/console/competences/candidate/[^"]+)"', page
     )
     assert link is not None and browser.get(link[1].replace("&amp;", "&")).status_code == 200
+
+
+@pytest.mark.anyio
+async def test_a_replay_started_from_a_competence_page_waits_for_another_persons_approval(
+    browser: Browser, other_browser: Browser, services: Services
+) -> None:
+    name = promote(type("S", (), {"services": services})(), replay_workflow("Radiologie", IMAGERIE))
+    slug = services.competences.get(name).slug
+    browser.sign_in("olivia", "operator")
+    page_url = f"/console/competences/validated/{slug}"
+    proposed = browser.submit(page_url, f"{page_url}/replay", {"machine_id": MACHINE, "version": "1"})
+    assert proposed.status_code == 303 and proposed.headers["location"].startswith("/console/approvals/")
+    approval = proposed.headers["location"]
+    assert 'id="own-request"' in browser.get(approval).text  # she cannot approve her own proposal
+    assert not services.replay.store.list_replays()
+    other_browser.sign_in("carol", "approver")
+    assert other_browser.submit(approval, f"{approval}/approve").status_code == 303
+    applied = browser.submit(approval, f"{approval}/apply")
+    assert applied.status_code == 303 and applied.headers["location"].startswith("/console/replays/rp_")
+    (replay,) = services.replay.store.list_replays()
+    assert replay.machine_id == MACHINE and replay.competence == name
