@@ -319,6 +319,7 @@ async def test_competences_audit_and_dialog_views(console: Console) -> None:
         await page.goto(f"{console.base}/console/audit")
         await sign_in_with_provider(page, "dr.martin")
         await page.fill("#who", "o.petit")
+        await page.check("#views")  # his page views (reads through the console) are left out otherwise
         await page.click("#filter")
         await page.wait_for_selector("#audit")
         await page.click("#verify")

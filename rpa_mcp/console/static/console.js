@@ -14,13 +14,15 @@
   // keeping the UTC text as the tooltip.
   function localize(root) {
     var lang = document.documentElement.getAttribute("lang") || "en";
+    var browser = navigator.language || "";
+    var locale = browser.slice(0, 2) === lang ? browser : lang; // en-GB dates for a British browser
     root.querySelectorAll("time[data-local]").forEach(function (el) {
       var moment = new Date(el.getAttribute("datetime"));
       if (isNaN(moment.getTime())) {
         return;
       }
       el.setAttribute("title", el.textContent);
-      el.textContent = moment.toLocaleString(lang, { dateStyle: "short", timeStyle: "medium" });
+      el.textContent = moment.toLocaleString(locale, { dateStyle: "short", timeStyle: "medium" });
       el.removeAttribute("data-local");
     });
   }
