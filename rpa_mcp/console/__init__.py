@@ -22,7 +22,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from rpa_mcp.auth.console_credentials import ConsoleCredentials
-from rpa_mcp.console.base import LANG_COOKIE, ConsoleBase, guard, safe_next
+from rpa_mcp.console.base import APPROVER_ROLES, LANG_COOKIE, ConsoleBase, guard, safe_next
 from rpa_mcp.console.i18n import LANGUAGES
 from rpa_mcp.console.live import ChangeFeed
 from rpa_mcp.console.oidc import OidcSignIn
@@ -72,10 +72,19 @@ def console_routes(
     machines, replays, audit, dialogs = Machines(base, feed), Replays(base, feed), Audit(base), Dialogs(base)
 
     async def home(request: Request) -> Response:
+        """What waits for the person: the approvals they may decide, the replays paused for an answer."""
         person = guard(base, request)
         if isinstance(person, Response):
             return person
-        return base.redirect("/console/approvals" if person.may(frozenset({"approver"})) else "/console/replays")
+        approvals = services.confirmations.list_pending() if person.may(APPROVER_ROLES) else None
+        paused = services.replay.store.list_replays(states=["paused"], limit=200) if services.replay else []
+        ttl = int(services.settings.mcp_confirmation_ttl)
+        return base.page(
+            request, "home.html", person=person, approvals=approvals, paused=paused, ttl_minutes=max(1, ttl // 60)
+        )
+
+    async def not_found(request: Request) -> Response:
+        return base.refused(request, 404, "This console address does not exist.", base.person(request))
 
     async def static(request: Request) -> Response:
         found = files.get(request.path_params["name"])
@@ -150,6 +159,8 @@ def console_routes(
         Route("/approvals", legacy("/console/approvals"), methods=["GET"]),
         Route("/approvals/login", legacy("/console/login"), methods=["GET"]),
         Route("/approvals/{jti}", legacy("/console/approvals/{jti}"), methods=["GET"]),
+        # Last: any other console address is a styled, translated 404.
+        Route("/console/{rest:path}", not_found, methods=["GET", "POST"]),
     ]
 
 

@@ -24,9 +24,11 @@ from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup, escape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from rpa_mcp.console import words
 from rpa_mcp.console.i18n import LANGUAGES, translator
 from rpa_mcp.errors import RpaError
 from rpa_mcp.ops.dispatch import dispatch
@@ -106,6 +108,13 @@ class ConsoleBase:
         self.env.filters["when"] = self._when
         self.env.filters["ago"] = self._ago
         self.env.filters["json"] = lambda value: json.dumps(value, ensure_ascii=False, default=str)
+        self.env.filters.update(words.filters())
+        self.env.globals.update(
+            checker_summary=words.checker_summary,
+            handled_dialog=words.handled_dialog,
+            workflow_steps=words.workflow_steps,
+            live_states=words.LIVE_STATES,
+        )
 
     # --- language --------------------------------------------------------------------------
     @staticmethod
@@ -214,10 +223,23 @@ class ConsoleBase:
         return await dispatch(self.registry, self.services, name, arguments, person.caller(), surface="rest")
 
     # --- rendering -------------------------------------------------------------------------------
-    def _when(self, ts: float | None) -> str:
+    @staticmethod
+    def _when(ts: float | None) -> Markup | str:
+        """A `<time>` in UTC; console.js rewrites it in the browser's own time zone (no inline script)."""
         if ts is None:
             return "-"
-        return dt.datetime.fromtimestamp(float(ts), dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+        moment = dt.datetime.fromtimestamp(float(ts), dt.UTC)
+        iso, text = moment.isoformat(timespec="seconds"), moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+        return Markup('<time datetime="{}" data-local="1">{}</time>').format(escape(iso), escape(text))
+
+    def waiting(self, person: Person | None) -> dict[str, int]:
+        """What waits for this person (the menu's counts): pending approvals, paused replays."""
+        if person is None:
+            return {"approvals": 0, "paused": 0}
+        approvals = len(self.services.confirmations.list_pending()) if person.may(APPROVER_ROLES) else 0
+        replay = self.services.replay
+        paused = len(replay.store.list_replays(states=["paused"], limit=500)) if replay is not None else 0
+        return {"approvals": approvals, "paused": paused}
 
     def _ago(self, ts: float | None) -> str:
         if ts is None:
@@ -258,7 +280,7 @@ class ConsoleBase:
         headers: dict[str, str] | None = None,
         **context: Any,
     ) -> HTMLResponse:
-        body = self.html(request, template, person=person, **context)
+        body = self.html(request, template, person=person, waiting=self.waiting(person), **context)
         return HTMLResponse(body, status_code=status, headers={**SECURITY_HEADERS, **(headers or {})})
 
     def refused(self, request: Request, status: int, message: str, person: Person | None = None) -> HTMLResponse:

@@ -49,7 +49,7 @@ import logging
 import os
 import secrets
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -587,8 +587,14 @@ class AuditLog:
         since: float | None = None,
         until: float | None = None,
         limit: int = 200,
+        before_id: int | None = None,
+        hide_reads: tuple[str, Collection[str]] | None = None,
     ) -> list[dict[str, Any]]:
-        """Newest first: rows whose actor contains `actor`, whose operation contains `operation`, in [since, until]."""
+        """Newest first: rows whose actor contains `actor`, whose operation contains `operation`, in [since, until].
+
+        `before_id` pages back (rows older than that id); `hide_reads=(via, operations)` leaves out the
+        successful reads made through `via` (the console's page views), which stay in the log.
+        """
         self.flush()
         where: list[str] = []
         params: list[Any] = []
@@ -604,6 +610,13 @@ class AuditLog:
         if until is not None:
             where.append("ts <= ?")
             params.append(until)
+        if before_id is not None:
+            where.append("id < ?")
+            params.append(before_id)
+        if hide_reads is not None and hide_reads[1]:
+            via, reads = hide_reads[0], sorted(hide_reads[1])
+            where.append(f"NOT (via = ? AND outcome = 'ok' AND operation IN ({', '.join('?' for _ in reads)}))")
+            params.extend([via, *reads])
         sql = "SELECT * FROM audit" + (" WHERE " + " AND ".join(where) if where else "")
         return [dict(r) for r in self.db.query(sql + " ORDER BY id DESC LIMIT ?", (*params, limit))]
 

@@ -130,7 +130,7 @@ async def test_the_audit_filters_by_who_what_and_when_and_verifies_the_chain(
     await call(services, "list_machines", {})
     browser.sign_in("carol", "approver")
     page = browser.get("/console/audit?who=claude&what=list_machines").text
-    assert page.count("<code>list_machines</code>") == 1 and "agent:claude" in page
+    assert page.count('<small class="code">list_machines</small>') == 1 and "agent:claude" in page
     assert "No audit row matches." in browser.get("/console/audit?who=claude&from=2999-01-01").text
     assert "No audit row matches." in browser.get("/console/audit?who=nobody").text
     verified = browser.submit("/console/audit", "/console/audit/verify")

@@ -319,8 +319,45 @@ async def test_competences_audit_and_dialog_views(console: Console) -> None:
         await page.goto(f"{console.base}/console/audit")
         await sign_in_with_provider(page, "dr.martin")
         await page.fill("#who", "o.petit")
+        await page.check("#views")  # his page views (reads through the console) are left out otherwise
         await page.click("#filter")
         await page.wait_for_selector("#audit")
         await page.click("#verify")
         await page.wait_for_selector("#chain.ok")
         await console.shot(page, "audit")
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+async def test_the_home_page_menu_fits_one_line_at_1366_and_times_are_local(console: Console, lang: str) -> None:
+    from tests.console.helpers import call, jti_of
+
+    name = console.competence("Imagerie puis dossier", IMAGERIE, BACK_TO_DOSSIER)
+    proposal = await call(console.services, "propose_start_replay", {"competence": name, "machine_id": MACHINE})
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            context = await browser.new_context(viewport=VIEWPORT, locale=lang, timezone_id="Europe/Paris")
+            context.set_default_timeout(20_000)
+            page = await context.new_page()
+            await page.goto(f"{console.base}/console")
+            await sign_in_with_provider(page, "dr.martin")
+            await page.wait_for_selector("#home-approvals")
+            assert await page.inner_text("#count-approvals") == "1"
+            await console.shot(page, f"home-{lang}")
+            one_line = "els => els.map(e => e.getBoundingClientRect()).map(r => [r.top, r.bottom])"
+            for selector in ("header.top > *", "header.top nav a"):  # brand, menu and who side by side; no wrap
+                boxes = await page.eval_on_selector_all(selector, one_line)
+                assert max(top for top, _ in boxes) < min(bottom for _, bottom in boxes), (selector, boxes)
+            local = await page.inner_text("#home-approvals time")
+            assert "UTC" not in local and "UTC" in (await page.get_attribute("#home-approvals time", "title") or "")
+            await page.goto(f"{console.base}/console/approvals/{jti_of(proposal)}")
+            await page.wait_for_selector("#risk")
+            await console.shot(page, f"approval-{lang}")
+            missing = await page.goto(f"{console.base}/console/no/such/page")
+            assert missing is not None and missing.status == 404
+            assert await page.eval_on_selector("header.top", "e => getComputedStyle(e).display") == "flex"  # styled
+            await console.shot(page, f"not-found-{lang}")
+        finally:
+            await browser.close()

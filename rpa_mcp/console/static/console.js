@@ -10,6 +10,23 @@
     return template.content;
   }
 
+  // Times arrive in UTC (<time datetime=... data-local>); show them in the browser's own time zone,
+  // keeping the UTC text as the tooltip.
+  function localize(root) {
+    var lang = document.documentElement.getAttribute("lang") || "en";
+    var browser = navigator.language || "";
+    var locale = browser.slice(0, 2) === lang ? browser : lang; // en-GB dates for a British browser
+    root.querySelectorAll("time[data-local]").forEach(function (el) {
+      var moment = new Date(el.getAttribute("datetime"));
+      if (isNaN(moment.getTime())) {
+        return;
+      }
+      el.setAttribute("title", el.textContent);
+      el.textContent = moment.toLocaleString(locale, { dateStyle: "short", timeStyle: "medium" });
+      el.removeAttribute("data-local");
+    });
+  }
+
   function apply(patch) {
     patch.forEach(function (op) {
       var existing = document.getElementById(op.id);
@@ -22,6 +39,7 @@
         }
       }
     });
+    localize(document);
     var count = Number(document.body.getAttribute("data-patches") || "0") + 1;
     document.body.setAttribute("data-patches", String(count));
   }
@@ -44,6 +62,7 @@
   }
 
   document.addEventListener("DOMContentLoaded", function () {
+    localize(document);
     document.querySelectorAll("[data-live]").forEach(listen);
   });
 })();

@@ -1,8 +1,13 @@
-"""Audit: filter the log by who, what and when; verify the chain from the page."""
+"""Audit: filter the log by who, what and when, a page at a time; verify the chain from the page.
+
+The console's own page views (successful reads through the console) are left out of the list
+unless asked for: they stay in the log, one row each, but do not bury the decisions.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+from urllib.parse import urlencode
 
 import anyio.to_thread
 from starlette.requests import Request
@@ -10,7 +15,7 @@ from starlette.responses import Response
 
 from rpa_mcp.console.base import APPROVER_ROLES, ConsoleBase, guard
 
-MAX_ROWS = 500
+PAGE_ROWS = 50
 
 
 def parse_when(value: str | None, *, end: bool = False) -> float | None:
@@ -39,10 +44,26 @@ class Audit:
         q = request.query_params
         who, what = (q.get("who") or "")[:200], (q.get("what") or "")[:200]
         since, until = parse_when(q.get("from")), parse_when(q.get("to"), end=True)
+        before = q.get("before") or ""
+        before_id = int(before) if before.isdigit() and len(before) < 16 else None
+        views = q.get("views") == "1"
+        reads = {op.name for op in self.base.registry.operations.values() if op.risk == "read"}
         audit = self.base.services.audit
-        rows = await anyio.to_thread.run_sync(
-            lambda: audit.search(actor=who or None, operation=what or None, since=since, until=until, limit=MAX_ROWS)
+        found = await anyio.to_thread.run_sync(
+            lambda: audit.search(
+                actor=who or None,
+                operation=what or None,
+                since=since,
+                until=until,
+                limit=PAGE_ROWS + 1,
+                before_id=before_id,
+                hide_reads=None if views else ("web", reads),
+            )
         )
+        rows, more = found[:PAGE_ROWS], len(found) > PAGE_ROWS
+        filters = {"who": who, "what": what, "from": q.get("from") or "", "to": q.get("to") or ""}
+        filters = {k: v for k, v in filters.items() if v} | ({"views": "1"} if views else {})
+        older = urlencode({**filters, "before": rows[-1]["id"]}) if more and rows else None
         return self.base.page(
             request,
             "audit.html",
@@ -53,7 +74,9 @@ class Audit:
             since=q.get("from") or "",
             until=q.get("to") or "",
             check=check,
-            max_rows=MAX_ROWS,
+            views=views,
+            older=older,
+            newest=urlencode(filters) if before_id is not None else None,
         )
 
     async def verify(self, request: Request) -> Response:

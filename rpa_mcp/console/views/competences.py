@@ -77,21 +77,25 @@ class Competences:
         )
 
     async def act(self, request: Request) -> Response:
-        """POST promote | delete: propose as the person; apply now (token mode) or wait for an approval."""
+        """POST promote | delete | replay: propose as the person; apply now (token mode) or wait for an approval."""
         base = self.base
         person = base.person(request)
         if person is None:
             return base.refused(request, 401, "Your session ended; sign in again.")
         status, name, verb = (request.path_params[k] for k in ("status", "name", "verb"))
-        if status not in STATUSES or not NAME_RE.match(name) or verb not in ("promote", "delete"):
+        if status not in STATUSES or not NAME_RE.match(name) or verb not in ("promote", "delete", "replay"):
             return Response(status_code=404)
         form = await base.checked_form(request, person, f"competence:{status}:{name}")
         if isinstance(form, Response):
             return form
-        operation = "promote_competence" if verb == "promote" else "delete_competence"
+        operation = {"promote": "promote_competence", "delete": "delete_competence", "replay": "start_replay"}[verb]
         args: dict[str, Any] = {"name": name}
         if verb == "delete":
             args |= {"status": status, "version": _int(form.get("version"))}
+        if verb == "replay":
+            params = {k[6:]: v for k, v in form.items() if k.startswith("param.") and v.strip()}
+            machine = form.get("machine_id", "").strip()[:128] or None
+            args = {"competence": name, "version": _int(form.get("version")), "machine_id": machine, "params": params}
         try:
             return await self._propose_then_apply(person, operation, args)
         except RpaError as exc:
@@ -109,7 +113,9 @@ class Competences:
                 expires_at=float(proposal["expires_at"]),
             )
             return self.base.redirect(f"/console/approvals/{jti}")
-        await self.base.call(person, f"apply_{operation}", {"token": proposal["token"]})
+        applied = await self.base.call(person, f"apply_{operation}", {"token": proposal["token"]})
+        if operation == "start_replay":
+            return self.base.redirect(f"/console/replays/{quote(str(applied['replay_id']), safe='')}")
         if operation == "delete_competence":
             return self.base.redirect("/console/competences")
         return self.base.redirect(f"/console/competences/validated/{quote(str(args['name']), safe='')}?done=1")
@@ -129,10 +135,12 @@ class Competences:
             return base.refused(request, 404, "No such request (it may have been removed).", person)
         operation, token = kept
         try:
-            await base.call(person, f"apply_{operation}", {"token": token})
+            applied = await base.call(person, f"apply_{operation}", {"token": token})
         except RpaError as exc:
             return base.error_page(request, exc, person)
         self.tokens.forget(jti)
+        if operation == "start_replay" and applied.get("replay_id"):
+            return base.redirect(f"/console/replays/{quote(str(applied['replay_id']), safe='')}")
         return base.redirect(f"/console/approvals/{jti}")
 
 

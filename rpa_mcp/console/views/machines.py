@@ -14,6 +14,7 @@ from rpa_mcp.console.live import ChangeFeed, Patch, sse_stream
 from rpa_mcp.errors import RpaError
 
 ID_RE = re.compile(r"^[A-Za-z0-9_.:@-]{1,128}$")
+MAX_SCANNED = 200  # competences read to find the ones a session became
 
 
 def step_value(step: dict[str, Any]) -> str | None:
@@ -68,9 +69,29 @@ class Machines:
             data = await self.base.call(person, "get_understanding", {"session_id": session_id})
         except RpaError as exc:
             return self.base.error_page(request, exc, person)
+        became = await anyio.to_thread.run_sync(self._became, session_id)
         return self.base.page(
-            request, "session.html", person=person, u=data, session_id=session_id, step_value=step_value
+            request,
+            "session.html",
+            person=person,
+            u=data,
+            session_id=session_id,
+            step_value=step_value,
+            became=became,
         )
+
+    def _became(self, session_id: str) -> list[dict[str, Any]]:
+        """The competences whose current version was built from this session (their source says so)."""
+        store = self.base.services.competences
+        found = []
+        for c in store.list().competences[:MAX_SCANNED]:
+            try:
+                workflow = store.get(c.name, status=c.status).workflow
+            except (RpaError, ValueError, OSError):
+                continue
+            if (workflow.get("source") or {}).get("session_id") == session_id:
+                found.append({"name": c.name, "slug": c.slug, "status": c.status, "version": c.version})
+        return found
 
     async def live(self, request: Request) -> Response:
         person = guard(self.base, request)
