@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rpa_mcp import demo
+from rpa_mcp.agent_x11.film import BAND_PX
 
 
 @pytest.mark.desktop
@@ -19,23 +20,19 @@ def test_the_desktop_story_runs_and_writes_its_report_and_an_animated_gif(tmp_pa
     printed = capsys.readouterr().out
     report = (out / "report.txt").read_text(encoding="utf-8")
     assert status == 0, report[-3000:]
-    assert "0 missing" in printed and "0 missing" in report
-    for seen in ("shadow_start", "every verdict SUCCESS", "each effect exactly once", "paused, nothing clicked"):
+    assert "0 missing" in printed and "Everything expected happened" in report
+    for seen in ("What the platform learnt", "verdict SUCCESS", "It paused", "answered retry", "End: completed"):
         assert seen in report, seen
+    assert "✔" not in report  # a report, not the console's commentary again
     with Image.open(out / "replay.gif") as gif:
-        assert gif.format == "GIF" and gif.n_frames > 5 and gif.size == (960, 540)
+        assert gif.format == "GIF" and gif.n_frames > 5 and gif.size == (960, 540 + BAND_PX)
 
 
-def test_without_a_desktop_it_says_what_to_install_and_plays_the_virtual_story(monkeypatch, capsys):
-    played = []
-    monkeypatch.setattr(demo, "_desktop_missing", lambda: "Debian packages: apt-get install -y xvfb openbox")
-
-    async def virtual_story(args):
-        played.append(args.desktop)
-        return 0
-
-    monkeypatch.setattr(demo, "_main", virtual_story)
-    assert demo.main(["--desktop", "--quiet"]) == 0
-    printed = capsys.readouterr().out
-    assert "apt-get install -y xvfb openbox" in printed and "virtual-desktop story instead" in printed
-    assert played == [True]
+def test_without_a_desktop_it_exits_non_zero_and_leaves_the_reason_in_out(monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(demo, "_desktop_missing", lambda: "Debian packages: apt-get install -y xvfb chromium")
+    monkeypatch.setattr(demo, "_main", lambda args: pytest.fail("the virtual story is not played instead"))
+    out = tmp_path / "film"
+    assert demo.main(["--desktop", "--quiet", "--out", str(out)]) == demo.EXIT_CANNOT_FILM != 0
+    said = capsys.readouterr().err.strip()
+    assert len(said.splitlines()) == 1 and "apt-get install -y xvfb chromium" in said
+    assert (out / "report.txt").read_text(encoding="utf-8").strip() == said
