@@ -32,6 +32,7 @@ from rpa_mcp.demo_report import DesktopReport, ReplayRecord, replay_marks
 
 COMPETENCE = "Observation infirmière"
 SESSION = "demo-desktop-session"
+SCREEN_FRESH_S = 5.0
 
 
 @contextlib.asynccontextmanager
@@ -83,22 +84,33 @@ async def run_desktop_story(story: Story, report: DesktopReport, *, workdir: Pat
     from rpa_mcp.agent_x11.movie import ScreenMovie
     from rpa_mcp.agent_x11.rig import Rig
 
-    with Rig(workdir, approval="write=token,act=human,dangerous=human", log_to_console=False) as rig:
+    # the check before a replay's first input trusts the workstation's last reported screen for
+    # SCREEN_FRESH_S: once the nurse has fixed the screen, asking again a little later is checked afresh
+    overrides = {"replay_screen_fresh_s": SCREEN_FRESH_S}
+    approval = "write=token,act=human,dangerous=human"
+    with Rig(workdir, approval=approval, log_to_console=False, **overrides) as rig:
         story.step(f"A real X11 desktop is up (Xvfb {rig.desk.display}, openbox, Chromium); server at {rig.url}/mcp.")
         browser = await anyio.to_thread.run_sync(lambda: rig.browser("/", wait_title="Recherche patient"))
+        failed: StoryFailed | None = None
+        gif: Path | None = None
         async with _mcp(rig.url, rig.token("nurse-alice", "operator")) as mcp:
-            await _observe(story, rig, mcp)
-            await _teach(story, mcp, report)
-            await anyio.to_thread.run_sync(rig.close_browser, browser)
-            browser = await anyio.to_thread.run_sync(lambda: rig.browser("/", wait_title="Recherche patient"))
-            agent = rig.start_agent(poll_wait_s=5.0)
-            movie = ScreenMovie(rig.desk.display).start()
-            try:
-                await _replay(story, rig, mcp, agent, movie, report)
-                await _pause_and_answer(story, rig, mcp, browser, agent, movie, report)
-            finally:
-                movie.stop()
-                gif = movie.save(out_dir / "replay.gif")
+            try:  # caught here: the MCP client's task group would wrap it in an exception group
+                await _observe(story, rig, mcp)
+                await _teach(story, mcp, report)
+                await anyio.to_thread.run_sync(rig.close_browser, browser)
+                browser = await anyio.to_thread.run_sync(lambda: rig.browser("/", wait_title="Recherche patient"))
+                agent = rig.start_agent(poll_wait_s=5.0)
+                movie = ScreenMovie(rig.desk.display).start()
+                try:
+                    await _replay(story, rig, mcp, agent, movie, report)
+                    await _pause_and_answer(story, rig, mcp, browser, agent, movie, report)
+                finally:
+                    movie.stop()
+                    gif = movie.save(out_dir / "replay.gif")
+            except StoryFailed as exc:
+                failed = exc
+        if failed is not None:
+            raise failed
         if gif is None:
             report.film_note = "nothing was drawn on the screen while the replays ran"
         else:
@@ -196,9 +208,13 @@ async def _pause_and_answer(
     story.step("Later the PACS viewer is in front when the nurse asks again.")
     movie.mark("Replay 2: later, the PACS viewer is in front when the nurse asks again")
     pacs = await anyio.to_thread.run_sync(lambda: rig.browser("/pacs", wait_title="PACS"))
-    started = await _propose_apply(
-        story, rig, mcp, "start_replay", {"competence": COMPETENCE, "machine_id": rig.machine_id}
-    )
+    args = {"competence": COMPETENCE, "machine_id": rig.machine_id}
+    refused = await mcp.call("propose_start_replay", args)
+    if (refused.get("error") or {}).get("code") == "workstation-not-ready":
+        await _refused_then_started(story, rig, mcp, (browser, agent, movie), report, refused["error"])
+        pacs.process.terminate()
+        return
+    started = await _propose_apply(story, rig, mcp, "start_replay", args)
     status = await _wait_replay(mcp, started["replay_id"])
     record = ReplayRecord("Replay 2: the PACS viewer in front", status, paused=status)
     report.replays.append(record)
@@ -218,6 +234,32 @@ async def _pause_and_answer(
     movie.marks.extend(replay_marks("Replay 2", record, _scaled(list(agent.agent.timings), movie.scale)))
     story.expect(status.get("state") == "completed", f"replay {status.get('state')} after the answer")
     pacs.process.terminate()
+
+
+async def _refused_then_started(
+    story: Story, rig: Any, mcp: Mcp, parts: tuple[Any, Any, Any], report: DesktopReport, error: dict[str, Any]
+) -> None:
+    """The server's check before the first input refuses the start: nothing is clicked; the nurse fixes the screen."""
+    browser, agent, movie = parts
+    story.expect(True, f"refused before the first input (workstation-not-ready): {error.get('message')}")
+    record = ReplayRecord("Replay 2: the PACS viewer in front", {}, paused={"state": "refused", **error})
+    report.replays.append(record)
+    movie.mark("Replay 2 refused before the first input: the record is not in front; nothing was clicked")
+    story.step("The nurse brings Easily back in front, returns to the search page and asks again.")
+    rig.desk.windows().activate(browser.wid)
+    await anyio.to_thread.run_sync(lambda: rig.desk.wait_foreground(lambda w: w.wid == browser.wid))
+    await anyio.to_thread.run_sync(_back_to_search, rig)
+    record.answer = "brought the record back in front, returned to the search page, asked again"
+    movie.mark("The nurse brings the record back in front and asks again")
+    await anyio.sleep(SCREEN_FRESH_S + 1)  # the last reported screen (the refusal's evidence) is now stale
+    started = await _propose_apply(
+        story, rig, mcp, "start_replay", {"competence": COMPETENCE, "machine_id": rig.machine_id}
+    )
+    record.status = await _wait_replay(mcp, started["replay_id"])
+    movie.marks.extend(replay_marks("Replay 2", record, _scaled(list(agent.agent.timings), movie.scale)))
+    story.expect(
+        record.status.get("state") == "completed", f"replay {record.status.get('state')} once the record is in front"
+    )
 
 
 def _scaled(timings: list[dict[str, Any]], scale: float) -> list[dict[str, Any]]:
@@ -253,6 +295,9 @@ def run_desktop_demo(out_dir: Path, *, quiet: bool = False) -> int:
     started = time.monotonic()
     try:
         gif = anyio.run(main_desktop, story, report, out_dir)
+    except BaseException as exc:  # the report never says "everything happened" about a run that crashed
+        story.failures.append(f"the demo stopped on an unexpected error: {_describe(exc)}")
+        raise
     finally:
         report.passed, report.failures = story.passed, list(story.failures)
         report.seconds = time.monotonic() - started
@@ -262,6 +307,12 @@ def run_desktop_demo(out_dir: Path, *, quiet: bool = False) -> int:
         print(f"  missing: {failure}")
     print(f"report: {out_dir / 'report.txt'}  animation: {gif or 'none'}")
     return 0 if not story.failures else 1
+
+
+def _describe(exc: BaseException) -> str:
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return f"{type(exc).__name__}: {exc}"
 
 
 async def main_desktop(story: Story, report: DesktopReport, out_dir: Path) -> Path | None:

@@ -108,7 +108,9 @@ def _replay_lines(replay: ReplayRecord) -> list[str]:
     lines = []
     for a in sorted(status.get("actions", []), key=lambda a: (a.get("index", 0), a.get("origin") != "workflow")):
         lines.append(f"   step {a.get('index')}: {a.get('intent')} — {verdict_words(a)}")
-    if replay.paused is not None:
+    if replay.paused is not None and replay.paused.get("state") == "refused":
+        lines.insert(0, f"   Refused before the first input: {replay.paused.get('message')}")
+    elif replay.paused is not None:
         detail = replay.paused.get("pause_detail") or {}
         why = detail.get("error") or detail.get("reason") if isinstance(detail, dict) else detail
         lines.append(f"   It paused ({_reason(replay.paused)}){f': {why}' if why else ''}.")

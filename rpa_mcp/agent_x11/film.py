@@ -80,11 +80,12 @@ def save_gif(pictures: list[Picture], path: str) -> None:
 
 
 def _one_frame_per_mark(frames: list[Frame], marks: list[Mark]) -> list[Frame]:
-    """A mark with no frame of its own (the screen did not change) gets the picture then on screen."""
+    """The picture on screen when a mark came, as a frame of its own: for a click (where it went, on
+    what the agent saw), and for a mark that changed nothing on screen."""
     out = list(frames)
     for n, mark in enumerate(marks):
         nxt = marks[n + 1].at if n + 1 < len(marks) else float("inf")
-        if any(mark.at <= f.at < min(nxt, mark.at + OWN_FRAME_S) for f in out):
+        if mark.click is None and any(mark.at <= f.at < min(nxt, mark.at + OWN_FRAME_S) for f in out):
             continue
         before = [f for f in out if f.at < mark.at]
         source = before[-1] if before else out[0]

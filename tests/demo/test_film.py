@@ -62,9 +62,12 @@ def test_each_frame_says_the_step_and_its_verdict_under_the_picture():
 def test_a_click_ring_shows_where_the_agent_clicked_then_goes():
     frames = [Frame(0.0, screen(230)), Frame(10.2, screen(200, square_at=120)), Frame(10.5 + MARKER_S, screen(180))]
     pictures = compose(frames, [Mark(10.0, "step 1/1: click — verdict SUCCESS", click=(250, 130))], end=15.0)
+    assert len(pictures) == 4
     assert not red_ring_at(pictures[0].image, 250, 130)  # before the click
-    assert red_ring_at(pictures[1].image, 250, 130)
-    assert not red_ring_at(pictures[2].image, 250, 130)  # long after it
+    assert red_ring_at(pictures[1].image, 250, 130)  # the screen the agent clicked on, with the ring
+    assert np.array_equal(np.asarray(pictures[1].image)[:H][120:140, 0:200], frames[0].image[120:140, 0:200])
+    assert red_ring_at(pictures[2].image, 250, 130)  # what the click did
+    assert not red_ring_at(pictures[3].image, 250, 130)  # long after it
 
 
 def test_a_step_that_changed_nothing_on_screen_still_gets_its_own_captioned_frame():
@@ -127,3 +130,11 @@ def test_the_report_reads_as_a_report():
     assert "Film: none" in text
     missing = DesktopReport(passed=3, failures=["replay completed"]).render()
     assert "NOT everything expected happened: 3 seen, 1 missing" in missing and "   - replay completed" in missing
+
+
+def test_a_start_refused_before_the_first_input_is_reported_as_a_refusal():
+    refused = {"state": "refused", "code": "workstation-not-ready", "message": "the window is not in front"}
+    report = DesktopReport(replays=[ReplayRecord("Replay 2", STATUS, paused=refused, answer="asked again")])
+    text = report.render()
+    assert "   Refused before the first input: the window is not in front\n   step 1:" in text
+    assert "It paused" not in text
