@@ -82,7 +82,9 @@ def test_the_first_replay_walkthrough_runs_as_written(tmp_path):
             subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, check=True, capture_output=True)
         assert {f.name for f in tmp_path.glob("*.token")} == {"agent.token", "operator.token", "console.token"}
         assert all(f.stat().st_mode & 0o077 == 0 for f in tmp_path.glob("*.token"))
-        processes.append(_start(agent_command, tmp_path, env))
+        agent_sim = _start(agent_command, tmp_path, env)
+        processes.append(agent_sim)
+        _read_until(agent_sim, r"demonstration streamed: \d+ events", [])  # what the page says to wait for
 
         (tmp_path / "first_replay.py").write_text(here(script), encoding="utf-8")
         run = _start(here(client).strip(), tmp_path, env)
