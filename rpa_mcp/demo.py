@@ -38,6 +38,7 @@ from rpa_mcp.testing import loopback_socket
 COMPETENCE = "Observation infirmière"
 MACHINE = "poste-soins-12"
 SESSION = "demo-session-1"
+EXIT_CANNOT_FILM = 2  # `--desktop` on a machine without Xvfb, Chromium or the x11 extra
 NOTE = "Patient calme, douleur 2/10, pansement propre."
 
 
@@ -510,13 +511,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger("rpa_mcp.ops.dispatch").setLevel(logging.CRITICAL)  # failures are story lines here
     if args.desktop:
         missing = _desktop_missing()
-        if not missing:
-            from rpa_mcp.demo_desktop import run_desktop_demo
+        if missing:
+            return _cannot_film(Path(args.out), missing)
+        from rpa_mcp.demo_desktop import run_desktop_demo
 
-            return run_desktop_demo(Path(args.out), quiet=args.quiet)
-        print(f"The desktop story needs {missing}. Running the virtual-desktop story instead.\n", flush=True)
+        return run_desktop_demo(Path(args.out), quiet=args.quiet)
     result: int = anyio.run(_main, args)
     return result
+
+
+def _cannot_film(out: Path, missing: str) -> int:
+    """`--desktop` without what it needs: say so in one line, leave the reason in --out, exit non-zero."""
+    message = (
+        f"rpa-mcp demo --desktop: cannot run here: it needs {missing} (without --desktop: the virtual-desktop story)"
+    )
+    print(message, file=sys.stderr)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "report.txt").write_text(message + "\n", encoding="utf-8")
+    except OSError as exc:
+        print(f"rpa-mcp demo --desktop: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+    return EXIT_CANNOT_FILM
 
 
 def _desktop_missing() -> str:

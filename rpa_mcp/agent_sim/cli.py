@@ -1,7 +1,10 @@
 """`rpa-mcp agent-sim`: run the reference agent on a virtual desktop against a real server.
 
     rpa-mcp agent-sim --url http://127.0.0.1:8765 --token-file F --machine-id M --desktop incident \\
-        [--v1] [--faults "lose_report@2;die_mid_action@3"] [--start-screen pacs]
+        [--v1] [--faults "lose_report@2;die_mid_action@3"] [--start-screen pacs] [--play-demo observation]
+
+`--play-demo NAME` first plays a person's demonstration on the desktop and streams it as a live
+session (rpa_mcp/agent_sim/demos.py), then serves replay actions as usual.
 
 The token comes from --token-file, else $RPA_AGENT_TOKEN, else the `api_token` setting
 (RPA_API_TOKEN); `--token T` works but shows the token in the process list. An agent token is minted with
@@ -16,6 +19,7 @@ import argparse
 import logging
 import re
 import sys
+import time
 from pathlib import Path
 
 import anyio
@@ -23,6 +27,7 @@ import httpx2
 from pydantic import ValidationError
 
 from rpa_mcp.agent_sim.agent import AgentCrashed, ReferenceAgent
+from rpa_mcp.agent_sim.demos import DEMOS, demo_named, play_demo
 from rpa_mcp.agent_sim.desktop import VirtualDesktop
 from rpa_mcp.agent_sim.faults import FAULT_KINDS, FaultPlan
 from rpa_mcp.agent_sim.journal import Journal
@@ -40,6 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--url", required=True, help="Server base URL (http://127.0.0.1:8765).")
     add_token_options(p)
     p.add_argument("--machine-id", required=True, help="Machine id this agent polls for.")
+    p.add_argument(
+        "--play-demo",
+        default=None,
+        metavar="NAME",
+        help=f"Stream a person's demonstration as a live session first ({', '.join(sorted(DEMOS))}).",
+    )
     p.add_argument("--desktop", default="incident", help="Desktop name (rpa_mcp/agent_sim/desktops) or a YAML path.")
     p.add_argument("--start-screen", default=None, help="Screen to start on (default: the desktop's start).")
     p.add_argument(
@@ -96,7 +107,9 @@ async def _run(args: argparse.Namespace) -> int:
         fallback=lambda: settings.api_token.get_secret_value() if settings.api_token else None,
         warn=lambda text: print(f"agent-sim: warning: {text}", file=sys.stderr),
     )
-    desktop = VirtualDesktop.load(args.desktop, images_dir=args.images_dir, start=args.start_screen)
+    demo = demo_named(args.play_demo) if args.play_demo else None
+    desktop_name = demo.desktop if demo else args.desktop
+    desktop = VirtualDesktop.load(desktop_name, images_dir=args.images_dir, start=args.start_screen)
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", args.machine_id)[:80] or "machine"
     journal_path = args.journal or settings.data_dir / "agent_sim" / f"{slug}.journal.sqlite"
     faults = FaultPlan.parse(args.faults)
@@ -118,6 +131,9 @@ async def _run(args: argparse.Namespace) -> int:
                 heartbeat_interval_s=args.heartbeat_interval,
             )
             try:
+                if demo is not None:
+                    await play_demo(agent, demo, session_id=f"{slug}-demo-{int(time.time())}")
+                    demo = None  # once, not again after a restart
                 await agent.run(max_actions=args.max_actions)
                 status = 0
                 break

@@ -125,7 +125,8 @@ def inject(desktop: VirtualDesktop, action: NextAction) -> Outcome:
         wanted = action.target.window_title if action.target else None
         if wanted and not title_matches(desktop.window_title, wanted):
             return Outcome(False, False, f"WINDOW_NOT_FOUND: {wanted!r} is not on this desktop", True)
-        return Outcome(False, True, duration_s=duration)
+        # carried out without input (the window is in front), like a wait: executed (wire contract)
+        return Outcome(True, True, duration_s=duration)
     if kind in CLICKS or kind in DOUBLE_CLICKS or kind in RIGHT_CLICKS or kind in ("save", "focus_window"):
         if position is None:
             return Outcome(False, False, "TARGET_NOT_RESOLVED: no coordinates and the label is not on screen", True)

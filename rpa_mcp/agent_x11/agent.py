@@ -305,6 +305,8 @@ class X11Agent:
                         return self._refused(action, reason, foreign_before, png_before)
                     position = locate.recorded_point(action, self.windows.size)
                     self._mark("resolved")
+                if position is not None:
+                    self._notes["position"] = list(position)  # where the input went (timings, the demo's film)
                 self._inject(kind, action, position, frame_before)
         except InvalidInput as exc:
             return self._refused(action, f"INVALID_ACTION: {exc.message}", foreign_before, png_before)

@@ -1,37 +1,33 @@
 """An animated GIF of what happened on an X11 screen, so that a person can watch a replay afterwards.
 
-A thread grabs the screen a few times a second (mss), keeps a frame only when the picture changed,
-and `save()` writes the frames, downscaled, as a looping GIF (Pillow) whose frame durations are
-the real times between changes.
+A thread grabs the screen a few times a second (mss), keeps a frame only when the picture changed;
+the story adds marks as it goes (`mark`: a step and its verdict, where the agent clicked, what
+the person did), and `save()` writes the frames, downscaled and captioned (rpa_mcp.agent_x11.film),
+as a looping GIF whose frame durations are the real times between changes.
 """
 
 from __future__ import annotations
 
-import itertools
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from rpa_mcp.agent_x11.film import Frame, Mark, compose, save_gif
 from rpa_mcp.agent_x11.screen import Screen
 
 MAX_FRAMES = 900
-MIN_FRAME_MS = 100
-
-
-@dataclass
-class _Frame:
-    at: float
-    image: np.ndarray  # RGB, downscaled
 
 
 class ScreenMovie:
     def __init__(self, display: str, *, fps: float = 4.0, width: int = 960) -> None:
         self.display, self.interval, self.width = display, 1.0 / fps, width
-        self.frames: list[_Frame] = []
+        self.frames: list[Frame] = []
+        self.marks: list[Mark] = []
+        self.scale = 1.0  # frame pixels per screen pixel, known at the first grab
+        self._end: float | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="screen-movie", daemon=True)
 
@@ -43,6 +39,11 @@ class ScreenMovie:
         self._stop.set()
         self._thread.join(10)
 
+    def mark(self, caption: str, *, at: float | None = None, click: tuple[int, int] | None = None) -> None:
+        """From `at` (wall clock, default now) the frames say `caption`; `click` is in screen pixels."""
+        ring = (round(click[0] * self.scale), round(click[1] * self.scale)) if click else None
+        self.marks.append(Mark(time.time() if at is None else at, caption, ring))
+
     def _run(self) -> None:
         screen = Screen(self.display)
         try:
@@ -50,25 +51,21 @@ class ScreenMovie:
                 started = time.monotonic()
                 frame = screen.grab()
                 h, w = frame.shape[:2]
-                small = cv2.resize(frame, (self.width, round(h * self.width / w)), interpolation=cv2.INTER_AREA)
+                self.scale = self.width / w
+                small = cv2.resize(frame, (self.width, round(h * self.scale)), interpolation=cv2.INTER_AREA)
                 rgb = cv2.cvtColor(small, cv2.COLOR_BGR2RGB)
                 if not self.frames or not np.array_equal(rgb, self.frames[-1].image):
-                    self.frames.append(_Frame(started, rgb))
+                    self.frames.append(Frame(time.time(), rgb))
                 self._stop.wait(max(0.0, self.interval - (time.monotonic() - started)))
         finally:
             screen.close()
-        self._end = time.monotonic()
+        self._end = time.time()
 
-    def save(self, path: Path) -> Path:
-        """Write the GIF (at least one frame); returns its path."""
-        from PIL import Image
-
-        if not self.frames:
-            raise RuntimeError("no frame was captured")
-        end = getattr(self, "_end", time.monotonic())
-        times = [f.at for f in self.frames] + [end]
-        durations = [max(MIN_FRAME_MS, round(1000 * (b - a))) for a, b in itertools.pairwise(times)]
-        images = [Image.fromarray(f.image).quantize(colors=128, method=Image.Quantize.MEDIANCUT) for f in self.frames]
+    def save(self, path: Path) -> Path | None:
+        """Write the captioned GIF; None when no frame showed anything."""
+        pictures = compose(self.frames, self.marks, end=self._end or time.time())
+        if not pictures:
+            return None
         path.parent.mkdir(parents=True, exist_ok=True)
-        images[0].save(path, save_all=True, append_images=images[1:], duration=durations, loop=0, optimize=True)
+        save_gif(pictures, str(path))
         return path

@@ -109,4 +109,5 @@ async def test_a_window_whose_title_names_this_runs_patient_is_the_one_to_bring_
     await agent.poll_once()
     await agent.poll_once()
     assert harness.server.results[ok]["success"] is True
+    assert harness.server.results[ok]["executed"] is True  # carried out: not re-dispatched until a pause
     assert "WINDOW_NOT_FOUND" in harness.server.results[other]["error"]

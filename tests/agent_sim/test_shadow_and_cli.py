@@ -112,3 +112,30 @@ def test_cli_stops_with_a_clear_status_when_the_token_is_refused(
     argv = ["--url", url, "--token", "wrong", "--machine-id", MACHINE, "--journal", str(tmp_path / "j.sqlite")]
     assert main([*argv, "--wait", "0"]) == EXIT_REFUSED
     assert "unauthenticated" in capsys.readouterr().err
+
+
+def test_cli_plays_a_demonstration_as_a_live_session_then_serves_the_replay(
+    live_server: tuple[FakeReplayServer, str], tmp_path: Path
+) -> None:
+    server, url = live_server
+    server.enqueue(target={"label": "Observations", "x": 99, "y": 274})
+    argv = ["--url", url, "--token", TOKEN, "--machine-id", MACHINE, "--journal", str(tmp_path / "j.sqlite")]
+    assert main([*argv, "--play-demo", "observation", "--wait", "0", "--max-actions", "1"]) == 0
+    events = server.events
+    assert [e["type"] for e in events] == ["focus", "click", "focus", "click", "type", "key", "click"]
+    assert len({e["session_id"] for e in events}) == 1 and {e["machine_id"] for e in events} == {MACHINE}
+    assert [e.get("element", {}).get("name") for e in events if e["type"] == "click"] == [
+        *("Observations", "Texte de l'observation", "Confirmer"),
+    ]
+    # the demonstration ended where it began, so the replay's first click found its target
+    assert server.kinds() == ["receipt", "start", "result"]
+    assert next(iter(server.results.values()))["success"] is True
+
+
+def test_cli_refuses_an_unknown_demonstration_in_one_line(
+    live_server: tuple[FakeReplayServer, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    server, url = live_server
+    argv = ["--url", url, "--token", TOKEN, "--machine-id", MACHINE, "--play-demo", "nope"]
+    assert main(argv) == EXIT_REFUSED
+    assert "invalid-input" in capsys.readouterr().err and server.events == []
