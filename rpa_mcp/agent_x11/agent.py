@@ -351,7 +351,9 @@ class X11Agent:
 
                 self._ocr = RapidOcrEngine()
             return locate.locate_locally(self._ocr, action, frame)
-        return locate.locate_on_server(self.client, self.headers, action, png, front.title if front else None)
+        return locate.locate_on_server(
+            self.client, self.headers, action, png, front.title if front else None, self.machine_id
+        )
 
     def _focus(self, action: NextAction) -> str | None:
         """Bring the recorded window to the front (EWMH); the reason it cannot, else None."""

@@ -57,12 +57,18 @@ def spec_of(action: NextAction) -> dict[str, Any]:
 
 
 def locate_on_server(
-    client: httpx2.Client, headers: dict[str, str], action: NextAction, png: bytes, window_title: str | None
+    client: httpx2.Client,
+    headers: dict[str, str],
+    action: NextAction,
+    png: bytes,
+    window_title: str | None,
+    machine_id: str | None = None,
 ) -> Located:
     body = {
         "image": {"png_base64": base64.b64encode(png).decode("ascii")},
         "target_spec": spec_of(action),
         "window_title": window_title,
+        "machine_id": machine_id,  # the target memory read is this workstation's own
     }
     response = client.post(RESOLVE_PATH, json=body, headers=headers)
     if response.status_code >= 400:

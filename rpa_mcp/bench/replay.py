@@ -209,14 +209,14 @@ def _memory(service: Any, n: int, repeat: int) -> tuple[list[float], list[float]
     for i in range(n):
         spec = {"label": f"Bouton {i}"}
         for _ in range(2):
-            mem.record_success(f"Fenetre {i % 50}", spec, [10 + i % 1000, 20])
+            mem.record_success("bench-pc", f"Fenetre {i % 50}", spec, [10 + i % 1000, 20])
     hits, misses = [], []
     for i in range(repeat):
         t0 = time.perf_counter()
-        assert mem.lookup(f"Fenetre {i % 50}", {"label": f"Bouton {i % n}"}) is not None
+        assert mem.lookup("bench-pc", f"Fenetre {i % 50}", {"label": f"Bouton {i % n}"}) is not None
         hits.append((time.perf_counter() - t0) * 1000)
         t0 = time.perf_counter()
-        mem.lookup("Inconnue", {"label": f"Absent {i}"})
+        mem.lookup("bench-pc", "Inconnue", {"label": f"Absent {i}"})
         misses.append((time.perf_counter() - t0) * 1000)
     return hits, misses
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from rpa_mcp.identity import Caller
 from rpa_mcp.ops.common import ImageArg, replay_machines, with_images
 from rpa_mcp.ops.registry import Http, OpContext, Operation, StrictModel, Surface
 from rpa_mcp.ops.replay import service_of
@@ -39,6 +40,13 @@ class ResolveTargetInput(StrictModel):
         "resolve_order, window_title, uia{x,y,score}."
     )
     window_title: str | None = Field(None, max_length=1000, description="Foreground window title (target memory).")
+    machine_id: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        description="The workstation the screenshot comes from: its own target memory is read (another's never). "
+        "A token bound to one workstation defaults to it; without a workstation the memory is not used.",
+    )
 
 
 class ResolveTargetOutput(StrictModel):
@@ -57,11 +65,28 @@ class ResolveTargetOutput(StrictModel):
 
 
 # --- handlers --------------------------------------------------------------------------------------
+def memory_machine(caller: Caller, named: str | None) -> str | None:
+    """Whose target memory a resolution reads: the machine named (a bound token's own: `reads` refused
+    the others), else the only machine the token is bound to, else none (the memory is not used)."""
+    if named:
+        return named
+    bound = caller.machines
+    return next(iter(bound)) if bound is not None and len(bound) == 1 else None
+
+
+async def _memory_reads(ctx: OpContext, args: ResolveTargetInput) -> set[str]:
+    """The memory of the machine named is that machine's data (ops/scope.py)."""
+    return {args.machine_id} if args.machine_id else set()
+
+
 async def resolve_target(ctx: OpContext, args: ResolveTargetInput) -> ResolveTargetOutput:
     service = service_of(ctx)
+    machine = memory_machine(ctx.caller, args.machine_id)
     res = await with_images(
         ctx,
-        lambda image: service.resolver.resolve(image, args.target_spec, window_title=args.window_title),
+        lambda image: service.resolver.resolve(
+            image, args.target_spec, window_title=args.window_title, machine_id=machine
+        ),
         (args.image, "image"),
     )
     return ResolveTargetOutput(
@@ -138,6 +163,7 @@ OPERATIONS: tuple[Operation, ...] = (
         risk="read",
         handler=resolve_target,
         idempotent=True,
+        reads=_memory_reads,
         http=(Http("POST", "/api/v1/resolve_target"),),
     ),
     Operation(

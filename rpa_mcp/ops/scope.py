@@ -1,7 +1,8 @@
 """What a token bound to workstations may read: its own machines' data, nothing else.
 
 An agent token minted with `--machine` (`Caller.machines`) reads the sessions, events,
-screenshots and replays of those machines only. `dispatch()` applies this to every
+screenshots, replays and target memory of those machines only (the memory: `resolve_target`
+reads the machine it names, checked by its `reads`, or the token's only machine). `dispatch()` applies this to every
 operation and `read_resource` to every resource, so no tool body repeats it:
 
 - a read that names another machine's session, replay or screenshot (or one whose machine is

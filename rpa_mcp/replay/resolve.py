@@ -18,6 +18,7 @@ last read is kept (`LabelBoxes`), so the check recognises one line instead of a 
 Before the memory trusts a spot, OCR first recognises the label's line where it was read for
 the last validated success there (one line instead of a region); a line that does not read the
 label, or no such line, leaves the region search to run as before.
+The memory (and the label lines kept with it) is the workstation's own: `machine_id` names it.
 Template matching looks in a local window around the recorded position, then a wider one.
 An irreversible step's spec (`step_class: irreversible`) is only found by its label or anchor:
 recorded coordinates (`uia`) and a remembered spot of a target without a label are not used.
@@ -202,9 +203,11 @@ class TargetResolver:
         spec: Mapping[str, Any],
         *,
         window_title: str | None = None,
+        machine_id: str | None = None,
         replay_id: str | None = None,
         action_id: str | None = None,
     ) -> Resolution:
+        """`machine_id`: the workstation whose target memory is read (None: the memory is not used)."""
         started = time.perf_counter()
         order = [str(x) for x in (spec.get("resolve_order") or [])] or list(DEFAULT_ORDER)
         order += [mth for mth in DEFAULT_ORDER if mth not in order]  # legacy cascade fallback
@@ -223,7 +226,7 @@ class TargetResolver:
         mismatch: Resolution | None = None  # a hit on another record: said first when nothing else passes
         for method in order:
             try:
-                cand = self._run(method, image, spec, title)
+                cand = self._run(method, image, spec, title, machine_id)
             except RpaError as exc:
                 tried.append({"method": method, "error": exc.message})
                 continue
@@ -259,7 +262,7 @@ class TargetResolver:
                     continue
             if ok:
                 if cand.line_box is not None:
-                    self.label_boxes.remember(title, spec, (cand.x, cand.y), cand.line_box)
+                    self.label_boxes.remember(title, spec, (cand.x, cand.y), cand.line_box, machine_id=machine_id)
                 res = Resolution(
                     True, cand.x, cand.y, cand.method, round(cand.score, 4), from_memory=method == "memory", tried=tried
                 )
@@ -291,7 +294,9 @@ class TargetResolver:
         )
         return res
 
-    def _run(self, method: str, image: np.ndarray, spec: Mapping[str, Any], title: str | None) -> _Candidate | None:
+    def _run(
+        self, method: str, image: np.ndarray, spec: Mapping[str, Any], title: str | None, machine_id: str | None
+    ) -> _Candidate | None:
         if spec.get("step_class") == "irreversible" and (
             method == "uia" or (method == "memory" and not (spec.get("label") or spec.get("by_text")))
         ):
@@ -299,12 +304,12 @@ class TargetResolver:
         if method == "memory":
             if self.memory is None:
                 return None
-            hit = self.memory.lookup(title, spec)
-            if hit is None or not self._label_at(image, spec, hit.x, hit.y, title):
+            hit = self.memory.lookup(machine_id, title, spec)
+            if hit is None or not self._label_at(image, spec, hit.x, hit.y, title, machine_id):
                 return None
             return _Candidate(hit.x, hit.y, hit.reliability, "memory")
         if method == "ocr":
-            quick = self._last_line(image, spec, title)
+            quick = self._last_line(image, spec, title, machine_id)
             if quick is not None and self.guard(quick, spec, image.shape)[0]:
                 return quick
             return self._ocr_match(image, spec)
@@ -329,7 +334,9 @@ class TargetResolver:
             )
         return None
 
-    def _label_at(self, image: np.ndarray, spec: Mapping[str, Any], x: int, y: int, title: str | None) -> bool:
+    def _label_at(
+        self, image: np.ndarray, spec: Mapping[str, Any], x: int, y: int, title: str | None, machine_id: str | None
+    ) -> bool:
         """Does the remembered spot still show the target's label? (OCR of one target-sized box)
 
         The same window title does not mean the same layout: a window moved or resized, a page
@@ -347,14 +354,14 @@ class TargetResolver:
         bbox = spec.get("bbox")
         w, h = (int(bbox[2]), int(bbox[3])) if isinstance(bbox, list | tuple) and len(bbox) == 4 else (300, 40)
         box = clamp_bbox((x - w // 2 - 8, y - h // 2 - 4, w + 16, h + 8), image.shape)
-        line = self.label_boxes.box_at(title, spec, (x, y))
+        line = self.label_boxes.box_at(title, spec, (x, y), machine_id=machine_id)
         if line is not None and self._line_shows(image, _inside(_padded(line), box), wanted):
             return True
         x0, y0, bw, bh = box
         for read in self.ocr.read(image[y0 : y0 + bh, x0 : x0 + bw]) if bw > 4 and bh > 4 else []:
             if wanted in normalize_text(read.text):
                 lx, ly, lw, lh = read.bbox
-                self.label_boxes.remember(title, spec, (x, y), (x0 + lx, y0 + ly, lw, lh))
+                self.label_boxes.remember(title, spec, (x, y), (x0 + lx, y0 + ly, lw, lh), machine_id=machine_id)
                 return True
         return False
 
@@ -372,7 +379,9 @@ class TargetResolver:
         return identity.check(identity.row_text(self.ocr, image, cand.x, cand.y, height=height), spec)
 
     # --- OCR ----------------------------------------------------------------------------------
-    def _last_line(self, image: np.ndarray, spec: Mapping[str, Any], title: str | None) -> _Candidate | None:
+    def _last_line(
+        self, image: np.ndarray, spec: Mapping[str, Any], title: str | None, machine_id: str | None
+    ) -> _Candidate | None:
         """The label's line where it was read for the target's last validated success (a spot the
         memory does not trust yet), read again (recognition of that one line) and scored as a region
         search scores it; None otherwise."""
@@ -380,10 +389,14 @@ class TargetResolver:
         if not label or self.memory is None:
             return None
         wanted = normalize_text(str(label))
-        if self.memory.lookup(title, spec) is not None:
+        if self.memory.lookup(machine_id, title, spec) is not None:
             return None  # a trusted spot: the memory method reads that line (then the target's box)
-        last = self.memory.last_success(title, spec)
-        line = self.label_boxes.box_at(title, spec, (last.x, last.y)) if wanted and last is not None else None
+        last = self.memory.last_success(machine_id, title, spec)
+        line = (
+            self.label_boxes.box_at(title, spec, (last.x, last.y), machine_id=machine_id)
+            if wanted and last is not None
+            else None
+        )
         if line is None:
             return None
         box = clamp_bbox(_padded(line), image.shape)

@@ -169,6 +169,7 @@ class LeaseRow(_Row):
 
 @dataclass(frozen=True, slots=True)
 class MemoryRow(_Row):
+    machine_id: str
     signature: str
     target_key: str
     x: int

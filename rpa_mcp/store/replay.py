@@ -147,9 +147,24 @@ _V3 = """
 _V4 = """
     ALTER TABLE replay_actions ADD COLUMN retry_of TEXT
     """
-MIGRATIONS = Migrations(
-    sqlite=(_V1, _V2, _V3, _V4), postgres=(postgres_ddl(_V1), postgres_ddl(_V2), postgres_ddl(_V3), postgres_ddl(_V4))
-)
+# The target memory per workstation: an entry is used on the machine it was learned on only. Entries
+# from before carry no machine: they are dropped (used by nobody; each workstation learns its own spots).
+_V5 = """
+    DROP TABLE replay_memory;
+    CREATE TABLE replay_memory (
+        machine_id TEXT NOT NULL,
+        signature TEXT NOT NULL,
+        target_key TEXT NOT NULL,
+        x INTEGER NOT NULL,
+        y INTEGER NOT NULL,
+        successes INTEGER NOT NULL DEFAULT 0,
+        failures INTEGER NOT NULL DEFAULT 0,
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (machine_id, signature, target_key)
+    )
+    """
+_STEPS = (_V1, _V2, _V3, _V4, _V5)
+MIGRATIONS = Migrations(sqlite=_STEPS, postgres=tuple(postgres_ddl(step) for step in _STEPS))
 
 _JSON_COLUMNS = frozenset(
     {
@@ -501,17 +516,20 @@ class ReplayRepository:
         )
 
     # --- target memory ------------------------------------------------------------------------
-    def memory_get(self, signature: str, key: str) -> MemoryRow | None:
-        row = self.db.query_one("SELECT * FROM replay_memory WHERE signature = ? AND target_key = ?", (signature, key))
+    def memory_get(self, machine_id: str, signature: str, key: str) -> MemoryRow | None:
+        row = self.db.query_one(
+            "SELECT * FROM replay_memory WHERE machine_id = ? AND signature = ? AND target_key = ?",
+            (machine_id, signature, key),
+        )
         return _decode(MemoryRow, row)
 
     def memory_put(
-        self, signature: str, key: str, *, x: int, y: int, successes: int, failures: int, now: float
+        self, machine_id: str, signature: str, key: str, *, x: int, y: int, successes: int, failures: int, now: float
     ) -> None:
         self.db.execute(
-            "INSERT INTO replay_memory(signature, target_key, x, y, successes, failures, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(signature, target_key) DO UPDATE SET x = excluded.x, "
-            "y = excluded.y, successes = excluded.successes, failures = excluded.failures, "
+            "INSERT INTO replay_memory(machine_id, signature, target_key, x, y, successes, failures, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(machine_id, signature, target_key) DO UPDATE SET "
+            "x = excluded.x, y = excluded.y, successes = excluded.successes, failures = excluded.failures, "
             "updated_at = excluded.updated_at",
-            (signature, key, x, y, successes, failures, now),
+            (machine_id, signature, key, x, y, successes, failures, now),
         )

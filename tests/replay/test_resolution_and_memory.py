@@ -16,6 +16,7 @@ from rpa_mcp.testing import FakeOcr
 from rpa_mcp.vision.ocr import OcrLine
 
 SCREEN = np.full((1080, 1920, 3), 240, np.uint8)
+PC = "pc-1"  # the workstation whose memory the tests read and teach
 
 
 class RegionOcr(FakeOcr):
@@ -49,7 +50,7 @@ def test_the_shipped_thresholds_catalog_loads_and_holds_the_spec_minimums():
 
 def test_ocr_reads_a_window_around_the_recorded_position_never_the_full_frame(service, services):
     ocr = RegionOcr([OcrLine("Imagerie", (10, 10, 80, 20), 0.95)])
-    res = resolver(service, ocr).resolve(SCREEN, {"label": "imagerie", "rel_x": 0.3, "rel_y": 0.2})
+    res = resolver(service, ocr).resolve(SCREEN, {"label": "imagerie", "rel_x": 0.3, "rel_y": 0.2}, machine_id=PC)
     assert res.resolved and res.method == "hybrid_text_direct"
     assert all(h < 1080 and w < 1920 for h, w in ocr.shapes)
 
@@ -65,7 +66,7 @@ def test_a_low_ocr_score_is_rejected_with_a_reason(service, services):
 def test_a_hit_far_from_the_recorded_position_is_rejected_as_drift(service, services):
     # a false positive seen in production: found at (0.505, 0.770), recorded at (0.093, 0.356)
     spec = {"label": "Enregistrer", "rel_x": 0.093, "rel_y": 0.356, "uia": {"x": 970, "y": 832, "score": 0.99}}
-    res = resolver(service, RegionOcr([])).resolve(SCREEN, spec)
+    res = resolver(service, RegionOcr([])).resolve(SCREEN, spec, machine_id=PC)
     assert not res.resolved and res.method == "rejected_drift_uia"
 
 
@@ -77,7 +78,7 @@ def test_placeholder_positions_skip_the_drift_guard(service, services, placehold
         "rel_y": placeholder[1],
         "uia": {"x": 1800, "y": 1000, "score": 0.95},
     }
-    assert resolver(service, RegionOcr([])).resolve(SCREEN, spec).resolved
+    assert resolver(service, RegionOcr([])).resolve(SCREEN, spec, machine_id=PC).resolved
 
 
 def test_template_matching_finds_the_anchor_near_its_recorded_position(service, services):
@@ -92,12 +93,14 @@ def test_template_matching_finds_the_anchor_near_its_recorded_position(service, 
         "rel_y": 320 / 1080,
         "resolve_order": ["template"],
     }
-    res = resolver(service, RegionOcr([])).resolve(screen, spec)
+    res = resolver(service, RegionOcr([])).resolve(screen, spec, machine_id=PC)
     assert res.resolved and res.method == "template_matching" and abs(res.x - 650) <= 2 and abs(res.y - 320) <= 2
 
 
 def test_nothing_found_is_resolved_false_not_found(service, services):
-    res = resolver(service, RegionOcr([])).resolve(SCREEN, {"label": "Absent", "rel_x": 0.2, "rel_y": 0.2})
+    res = resolver(service, RegionOcr([])).resolve(
+        SCREEN, {"label": "Absent", "rel_x": 0.2, "rel_y": 0.2}, machine_id=PC
+    )
     assert not res.resolved and res.method == "not_found"
 
 
@@ -109,34 +112,34 @@ def test_screen_signature_is_16_hex_of_the_normalized_title():
 def test_memory_is_trusted_after_two_successes_and_failures_lower_it(service, services):
     spec = {"label": "Imagerie", "window_title": "MédiDossier", "resolve_order": ["memory"]}
     mem = service.memory
-    mem.record_success("MédiDossier", spec, [400, 120])
-    assert mem.lookup("MédiDossier", spec) is None
-    mem.record_success("MédiDossier", spec, [402, 121])
-    hit = mem.lookup("Medidossier", spec)
+    mem.record_success(PC, "MédiDossier", spec, [400, 120])
+    assert mem.lookup(PC, "MédiDossier", spec) is None
+    mem.record_success(PC, "MédiDossier", spec, [402, 121])
+    hit = mem.lookup(PC, "Medidossier", spec)
     assert hit is not None and (hit.x, hit.y) == (402, 121)
     at_the_spot = RegionOcr([OcrLine("Imagerie", (10, 8, 90, 20), 0.98)])
-    res = resolver(service, at_the_spot).resolve(SCREEN, spec)
+    res = resolver(service, at_the_spot).resolve(SCREEN, spec, machine_id=PC)
     assert res.resolved and res.from_memory and res.method == "memory"
     assert max(h * w for h, w in at_the_spot.shapes) < 100 * 400  # one target-sized box read, not a region
-    mem.record_failure("MédiDossier", spec)
-    assert mem.lookup("MédiDossier", spec) is None  # 2 / (2 + 2) = 0.5 < 0.6
+    mem.record_failure(PC, "MédiDossier", spec)
+    assert mem.lookup(PC, "MédiDossier", spec) is None  # 2 / (2 + 2) = 0.5 < 0.6
 
 
 def test_a_remembered_spot_that_no_longer_shows_the_label_is_not_clicked(service):
     # The same window title, another layout (the window moved): the remembered spot shows something else.
     spec = {"label": "Imagerie", "window_title": "MédiDossier", "resolve_order": ["memory"]}
     for _ in range(2):
-        service.memory.record_success("MédiDossier", spec, [400, 120])
-    res = resolver(service, RegionOcr([OcrLine("Séries", (10, 8, 60, 20), 0.98)])).resolve(SCREEN, spec)
+        service.memory.record_success(PC, "MédiDossier", spec, [400, 120])
+    res = resolver(service, RegionOcr([OcrLine("Séries", (10, 8, 60, 20), 0.98)])).resolve(SCREEN, spec, machine_id=PC)
     assert not res.from_memory and not res.resolved
 
 
 def test_a_success_elsewhere_restarts_the_count(service):
     spec = {"label": "OK"}
     for _ in range(2):
-        service.memory.record_success("App", spec, [10, 10])
-    service.memory.record_success("App", spec, [900, 500])
-    assert service.memory.lookup("App", spec) is None
+        service.memory.record_success(PC, "App", spec, [10, 10])
+    service.memory.record_success(PC, "App", spec, [900, 500])
+    assert service.memory.lookup(PC, "App", spec) is None
 
 
 @pytest.mark.anyio
@@ -146,12 +149,37 @@ async def test_a_validated_click_is_remembered_with_the_agents_actual_position(s
     for _ in range(2):
         await service.start(steps=steps(1), competence="c", version=1, machine_id="pc-1")
         await drain(service, [agent], clock)
-    hit = service.memory.lookup("MédiDossier", {"label": "Button 0"})
+    hit = service.memory.lookup(PC, "MédiDossier", {"label": "Button 0"})
     assert hit is not None and (hit.x, hit.y) == (100, 100)
 
 
+@pytest.mark.anyio
+async def test_a_replay_reads_and_teaches_the_memory_of_its_own_workstation_only(service, services, agent, clock):
+    from tests.replay.kit import FakeAgent, drain, steps
+
+    for _ in range(2):  # two validated clicks on pc-1
+        await service.start(steps=steps(1), competence="c", version=1, machine_id=PC)
+        await drain(service, [agent], clock)
+    target = {"label": "Button 0"}
+    assert service.memory.lookup(PC, "MédiDossier", target) is not None
+    assert service.memory.lookup("pc-2", "MédiDossier", target) is None  # learned on pc-1 only
+    services.ocr.lines = [OcrLine("Button 0", (0, 0, 80, 20), 0.99)]  # the label reads wherever it is looked for
+
+    async def first_action_of_a_replay_on(machine_id: str):
+        rid = await service.start(steps=steps(1), competence="c", version=1, machine_id=machine_id)
+        return service.store.get_replay(rid), service.store.first_open_action(rid)
+
+    replay, action = await first_action_of_a_replay_on("pc-2")
+    elsewhere = service.check_screen_for(replay, action, SCREEN, "MédiDossier")
+    assert elsewhere.resolved and not elsewhere.from_memory  # pc-2 finds it by reading, not by pc-1's spot
+    await drain(service, [FakeAgent(service, "pc-2", clock=clock)], clock)
+    replay, action = await first_action_of_a_replay_on(PC)
+    own = service.check_screen_for(replay, action, SCREEN, "MédiDossier")
+    assert own.from_memory and (own.x, own.y) == (100, 100)
+
+
 def test_without_a_grounding_model_the_vlm_method_says_what_to_configure(service):
-    res = resolver(service, RegionOcr([])).resolve(SCREEN, {"label": "Absent", "resolve_order": ["vlm"]})
+    res = resolver(service, RegionOcr([])).resolve(SCREEN, {"label": "Absent", "resolve_order": ["vlm"]}, machine_id=PC)
     assert not res.resolved and res.method == "not_found"
     assert {"method": "vlm", "error": "no vision model is configured: set RPA_VLM_URL"} in res.tried
 
@@ -164,7 +192,7 @@ def test_a_grounding_model_given_to_the_engine_is_asked_for_the_vlm_method(tmp_p
             return (640, 360, 0.9, "grounding_test")
 
     service = make_service(make_services(tmp_path, vlm=Grounding()))
-    res = service.resolver.resolve(SCREEN, {"label": "Valider", "resolve_order": ["vlm"]})
+    res = service.resolver.resolve(SCREEN, {"label": "Valider", "resolve_order": ["vlm"]}, machine_id=PC)
     assert res.resolved and (res.x, res.y, res.method) == (640, 360, "grounding_test")
 
 
@@ -186,16 +214,16 @@ FIELD = {"label": "Texte de l'observation", "bbox": [600, 500, 660, 140], "windo
 
 def _trusted(service, spec, spot):
     for _ in range(2):
-        service.memory.record_success(spec["window_title"], spec, list(spot))
+        service.memory.record_success(PC, spec["window_title"], spec, list(spot))
 
 
 def test_a_label_read_once_at_a_remembered_spot_is_checked_again_on_its_own_line(service):
     _trusted(service, FIELD, (930, 570))
     ocr = LineOcr([OcrLine("Texte de l'observation", (20, 10, 200, 22), 0.98)], "Texte de l'observation")
     engine = resolver(service, ocr)
-    first = engine.resolve(SCREEN, FIELD)
+    first = engine.resolve(SCREEN, FIELD, machine_id=PC)
     assert first.resolved and first.from_memory and len(ocr.shapes) == 1 and ocr.line_shapes == []
-    second = engine.resolve(SCREEN, FIELD)
+    second = engine.resolve(SCREEN, FIELD, machine_id=PC)
     assert second.resolved and second.from_memory and (second.x, second.y) == (930, 570)
     assert len(ocr.shapes) == 1  # no detection over the field's box the second time
     ((h, w),) = ocr.line_shapes
@@ -205,11 +233,11 @@ def test_a_label_read_once_at_a_remembered_spot_is_checked_again_on_its_own_line
 def test_a_remembered_line_that_no_longer_shows_the_label_falls_back_to_the_whole_box(service):
     _trusted(service, FIELD, (930, 570))
     engine = resolver(service, LineOcr([OcrLine("Texte de l'observation", (20, 10, 200, 22), 0.98)], ""))
-    assert engine.resolve(SCREEN, FIELD).from_memory
+    assert engine.resolve(SCREEN, FIELD, machine_id=PC).from_memory
     # The field now shows typed text where its label was, and the whole box shows no label either.
     moved = LineOcr([OcrLine("Note 3 : constantes stables.", (20, 10, 260, 22), 0.98)], "Note 3 : constantes")
     engine.ocr = moved
-    res = engine.resolve(SCREEN, {**FIELD, "resolve_order": ["memory"]})
+    res = engine.resolve(SCREEN, {**FIELD, "resolve_order": ["memory"]}, machine_id=PC)
     assert not res.from_memory and len(moved.line_shapes) == 1 and moved.shapes  # quick read, then the whole box
     assert not (res.resolved and res.method == "memory")
 
@@ -218,11 +246,11 @@ def test_the_line_an_ocr_hit_was_read_on_is_what_the_memory_checks_next(service)
     spec = {"label": "Enregistrer", "rel_x": 0.5, "rel_y": 0.6, "bbox": [900, 620, 160, 44], "window_title": "Easily"}
     ocr = LineOcr([OcrLine("Enregistrer", (300, 150, 90, 20), 0.97)], "Enregistrer")
     engine = resolver(service, ocr)
-    hit = engine.resolve(SCREEN, {**spec, "resolve_order": ["ocr"]})
+    hit = engine.resolve(SCREEN, {**spec, "resolve_order": ["ocr"]}, machine_id=PC)
     assert hit.resolved and hit.method == "hybrid_text_direct"
     _trusted(service, spec, (hit.x, hit.y))
     reads = len(ocr.shapes)
-    again = engine.resolve(SCREEN, spec)
+    again = engine.resolve(SCREEN, spec, machine_id=PC)
     assert again.from_memory and len(ocr.shapes) == reads and ocr.line_shapes == [(28, 106)]
 
 
@@ -230,8 +258,8 @@ def test_a_remembered_line_is_read_only_inside_the_targets_box(service):
     # A line box remembered far off (another layout) is cut to the target-sized box around the spot.
     _trusted(service, FIELD, (930, 570))
     engine = resolver(service, LineOcr([], "Texte de l'observation"))
-    engine.label_boxes.remember("Easily", FIELD, (930, 570), (1500, 900, 200, 22))
-    res = engine.resolve(SCREEN, {**FIELD, "resolve_order": ["memory"]})
+    engine.label_boxes.remember("Easily", FIELD, (930, 570), (1500, 900, 200, 22), machine_id=PC)
+    res = engine.resolve(SCREEN, {**FIELD, "resolve_order": ["memory"]}, machine_id=PC)
     assert not res.from_memory and engine.ocr.line_shapes == []
 
 
@@ -241,18 +269,18 @@ BUTTON = {"label": "Enregistrer", "rel_x": 0.5, "rel_y": 0.6, "bbox": [900, 620,
 def _found_once(service, ocr):
     """A first use: the region search finds the label; the click there is validated once."""
     engine = resolver(service, ocr)
-    first = engine.resolve(SCREEN, {**BUTTON, "resolve_order": ["ocr"]})
+    first = engine.resolve(SCREEN, {**BUTTON, "resolve_order": ["ocr"]}, machine_id=PC)
     assert first.resolved and first.method == "hybrid_text_direct" and not first.from_memory
-    service.memory.record_success("Easily", BUTTON, [first.x, first.y])
+    service.memory.record_success(PC, "Easily", BUTTON, [first.x, first.y])
     return engine, first
 
 
 def test_before_the_memory_trusts_a_spot_its_last_label_line_is_read_instead_of_a_region(service):
     ocr = LineOcr([OcrLine("Enregistrer", (300, 150, 90, 20), 0.97)], "Enregistrer")
     engine, first = _found_once(service, ocr)
-    assert service.memory.lookup("Easily", BUTTON) is None  # one success: not trusted yet
+    assert service.memory.lookup(PC, "Easily", BUTTON) is None  # one success: not trusted yet
     regions = len(ocr.shapes)
-    second = engine.resolve(SCREEN, {**BUTTON, "resolve_order": ["ocr"]})
+    second = engine.resolve(SCREEN, {**BUTTON, "resolve_order": ["ocr"]}, machine_id=PC)
     assert second.resolved and second.method == "hybrid_text_direct" and not second.from_memory
     assert (second.x, second.y) == (first.x, first.y)
     assert len(ocr.shapes) == regions and ocr.line_shapes == [(28, 106)]  # one line recognised, no region
@@ -262,7 +290,7 @@ def test_a_last_label_line_that_shows_something_else_leaves_the_region_search_to
     ocr = LineOcr([OcrLine("Enregistrer", (300, 150, 90, 20), 0.97)], "Supprimer")
     engine, _ = _found_once(service, ocr)
     regions = len(ocr.shapes)
-    again = engine.resolve(SCREEN, {**BUTTON, "resolve_order": ["ocr"]})
+    again = engine.resolve(SCREEN, {**BUTTON, "resolve_order": ["ocr"]}, machine_id=PC)
     assert again.resolved and len(ocr.line_shapes) == 1 and len(ocr.shapes) == regions + 1
 
 
@@ -275,15 +303,15 @@ def test_a_last_label_line_read_with_a_low_score_leaves_the_region_search_to_dec
     ocr = Blurred([OcrLine("Enregistrer", (300, 150, 90, 20), 0.97)], "Enregistrer")
     engine, _ = _found_once(service, ocr)
     regions = len(ocr.shapes)
-    again = engine.resolve(SCREEN, {**BUTTON, "resolve_order": ["ocr"]})
+    again = engine.resolve(SCREEN, {**BUTTON, "resolve_order": ["ocr"]}, machine_id=PC)
     assert again.resolved and again.score == pytest.approx(0.97) and len(ocr.shapes) == regions + 1
 
 
 def test_a_spot_whose_failures_lowered_its_reliability_is_not_read_first(service):
     ocr = LineOcr([OcrLine("Enregistrer", (300, 150, 90, 20), 0.97)], "Enregistrer")
     engine, _ = _found_once(service, ocr)
-    service.memory.record_failure("Easily", BUTTON)  # 1 / (1 + 2) < 0.6
-    assert service.memory.last_success("Easily", BUTTON) is None
+    service.memory.record_failure(PC, "Easily", BUTTON)  # 1 / (1 + 2) < 0.6
+    assert service.memory.last_success(PC, "Easily", BUTTON) is None
     regions = len(ocr.shapes)
-    engine.resolve(SCREEN, {**BUTTON, "resolve_order": ["ocr"]})
+    engine.resolve(SCREEN, {**BUTTON, "resolve_order": ["ocr"]}, machine_id=PC)
     assert ocr.line_shapes == [] and len(ocr.shapes) == regions + 1

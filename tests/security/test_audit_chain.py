@@ -135,7 +135,7 @@ def test_rows_committed_with_a_write_are_chained_by_the_next_process(backend, tm
     first = AuditLog(backend, FakeClock(), key=KEY, checkpoint=tmp_path / "audit.head")
     repo = ReplayRepository(backend)
     with first.scope(actor="a", operation="op", args={}, via="mcp", request_id="r"):
-        repo.memory_put("sig", "k", x=1, y=1, successes=1, failures=0, now=1.0)
+        repo.memory_put("pc-1", "sig", "k", x=1, y=1, successes=1, failures=0, now=1.0)
     # the process dies before its writer chained the row: it is in the inbox, committed
     assert backend.query_one("SELECT COUNT(*) AS n FROM audit_inbox")["n"] in (0, 1)
     second = AuditLog(backend, FakeClock(), key=KEY, checkpoint=tmp_path / "audit.head")

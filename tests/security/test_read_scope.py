@@ -295,3 +295,36 @@ async def test_a_bound_agent_cannot_subscribe_to_another_machines_resource(servi
             with pytest.raises(MCPError) as refused:
                 await client.subscribe_resource(f"rpa://sessions/{bravo.session}/understanding")
     assert refused.value.data == {"code": "not-found"}
+
+
+async def test_a_bound_agent_learns_nothing_of_another_workstations_target_memory(services, stations):
+    """BRAVO's remembered spot for a guessed window title: the agent bound to ALPHA gets the answer of an
+    unknown title (no position, no `from_memory`); ALPHA's own memory still answers it."""
+    alpha, bravo = stations
+    spot = {"bbox": [4, 4, 8, 8], "resolve_order": ["memory"]}  # no label: a trusted spot is used as it is
+    memory = services.replay.memory
+    for _ in range(2):
+        memory.record_success(bravo.machine, "Bravo records", spot, [30, 20])
+        memory.record_success(alpha.machine, "Alpha records", spot, [12, 14])
+
+    def resolving(title: str, **more: Any) -> dict[str, Any]:
+        shot = {"ref": f"rpa://screenshots/{alpha.shot}"}
+        return {"image": shot, "target_spec": spot, "window_title": title, **more}
+
+    def answer(body: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in body.items() if k != "elapsed_ms"}
+
+    async with client_for(services, tokens(services)[BOUND]) as client:
+        guessed = await call(client, "resolve_target", resolving("Bravo records"))
+        unknown = await call(client, "resolve_target", resolving("Nobody records"))
+        own = await call(client, "resolve_target", resolving("Alpha records"))
+        named = await call(client, "resolve_target", resolving("Bravo records", machine_id=bravo.machine))
+        nobody = await call(client, "resolve_target", resolving("Bravo records", machine_id=NOBODY.machine))
+    assert guessed[0] == unknown[0] == 200 and answer(guessed[1]) == answer(unknown[1])
+    assert not guessed[1]["resolved"] and not guessed[1]["from_memory"]
+    assert own[1]["from_memory"] and (own[1]["x"], own[1]["y"]) == (12, 14)
+    assert named[0] == nobody[0] == 404 and named[1]["code"] == nobody[1]["code"] == "not-found"
+    assert named[1]["detail"] == nobody[1]["detail"]
+    async with client_for(services, tokens(services)["operator"]) as client:  # not bound: names the workstation
+        operator = await call(client, "resolve_target", resolving("Bravo records", machine_id=bravo.machine))
+    assert operator[1]["from_memory"] and (operator[1]["x"], operator[1]["y"]) == (30, 20)

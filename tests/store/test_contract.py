@@ -10,12 +10,14 @@ import pytest
 
 from rpa_mcp.confirmation.ports import ProposalRecord
 from rpa_mcp.errors import Conflict, SchemaOutdated
+from rpa_mcp.replay import model as m
 from rpa_mcp.replay.ports import ANY
 from rpa_mcp.replay.rows import ActionRow, AttemptRow, ReplayRow, ReportRow
 from rpa_mcp.store import migrations
+from rpa_mcp.store import replay as replay_store
 from rpa_mcp.store.confirmations import SqliteProposalRepository
 from rpa_mcp.store.coordination import Coordination
-from rpa_mcp.store.db import Database, IntegrityError
+from rpa_mcp.store.db import Database, IntegrityError, Migrations
 from rpa_mcp.store.replay import ReplayRepository
 from rpa_mcp.store.traces import TraceStore
 from rpa_mcp.store.web_sessions import WebSessionStore
@@ -256,13 +258,37 @@ def test_an_accepted_report_is_recorded_once_even_inside_a_larger_transaction(ba
     assert [r["status"] for r in repo.reports("r1")] == ["accepted", "late", "late"]
 
 
+def test_the_target_memory_is_kept_per_workstation(backend):
+    repo = ReplayRepository(backend)
+    repo.memory_put("pc-a", "sig", "k", x=10, y=20, successes=2, failures=0, now=1.0)
+    assert repo.memory_get("pc-b", "sig", "k") is None  # another workstation's spot is not read
+    repo.memory_put("pc-b", "sig", "k", x=99, y=98, successes=1, failures=0, now=2.0)
+    a, b = repo.memory_get("pc-a", "sig", "k"), repo.memory_get("pc-b", "sig", "k")
+    assert a is not None and b is not None and (a.x, a.machine_id, b.x, b.machine_id) == (10, "pc-a", 99, "pc-b")
+
+
+def test_memory_entries_of_an_unknown_workstation_are_dropped_by_the_upgrade(backend):
+    # Before the upgrade an entry carried no workstation: it could be another's, so nobody uses it.
+    steps = replay_store.MIGRATIONS
+    backend.migrate("replay", Migrations(sqlite=steps.sqlite[:4], postgres=steps.postgres[:4]))
+    backend.execute(
+        "INSERT INTO replay_memory(signature, target_key, x, y, successes, failures, updated_at) "
+        "VALUES (?, ?, 10, 20, 5, 0, 1.0)",
+        (m.screen_signature("Easily"), m.target_key({"label": "OK"})),
+    )
+    repo = ReplayRepository(backend)  # upgrades the replay area
+    assert backend.query("SELECT * FROM replay_memory") == []
+    repo.memory_put("pc-a", "sig", "k", x=1, y=2, successes=1, failures=0, now=3.0)
+    assert repo.memory_get("pc-a", "sig", "k") is not None
+
+
 def test_target_memory_and_attempts_round_trip(backend):
     repo = ReplayRepository(backend)
     run, actions = _replay_rows()
     repo.insert_replay(run, actions)
-    repo.memory_put("sig", "ok", x=10, y=20, successes=1, failures=0, now=1.0)
-    repo.memory_put("sig", "ok", x=11, y=21, successes=2, failures=0, now=2.0)
-    memory = repo.memory_get("sig", "ok")
+    repo.memory_put("pc-1", "sig", "ok", x=10, y=20, successes=1, failures=0, now=1.0)
+    repo.memory_put("pc-1", "sig", "ok", x=11, y=21, successes=2, failures=0, now=2.0)
+    memory = repo.memory_get("pc-1", "sig", "ok")
     assert memory is not None and (memory.x, memory.successes) == (11, 2)
     repo.add_attempt(AttemptRow(attempt_id="at1", replay_id="r1", action_id="a0", n=1, machine_id="m",
                                 dispatched_at=1.0, status="dispatched"))  # fmt: skip

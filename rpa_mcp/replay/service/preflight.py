@@ -93,7 +93,7 @@ class Preflight(ReplayCore):
             except RpaError as exc:
                 return [f"the workstation's last screen cannot be read ({exc.message})"]
             spec = {**target, "step_class": expected.get("step_class")}
-            res = self.resolver.resolve(image, spec, window_title=machine.window_title)
+            res = self.resolver.resolve(image, spec, window_title=machine.window_title, machine_id=machine.machine_id)
             if not res.resolved:
                 label = target.get("label") or target.get("by_text") or "its anchor"
                 missing.append(f"the first step's target {label!r} is not on the screen ({res.reason})")

@@ -167,7 +167,7 @@ class Reports(ReplayCore):
                     attempt_id=msg.attempt_id,
                     reason="outcome of the unknown action reported",
                 )
-            self._memory_feedback(a, msg, decision)
+            self._memory_feedback(replay.machine_id, a, msg, decision)
         self._advance(a.replay_id)
         if replay.state in m.TERMINAL_REPLAY_STATES:  # the report of an action in flight at cancel ends the run
             self._ended(a.replay_id)
@@ -175,15 +175,16 @@ class Reports(ReplayCore):
         self._changed(a.replay_id)
         return ReportAck(status="accepted", replay_state=self._replay_state(a.replay_id))
 
-    def _memory_feedback(self, a: ActionRow, msg: ActionResult, decision: Decision) -> None:
+    def _memory_feedback(self, machine_id: str | None, a: ActionRow, msg: ActionResult, decision: Decision) -> None:
+        """The replay's workstation learns where its target was (or was not): its own memory only."""
         target = a.target if isinstance(a.target, dict) else None
         if not target or a.origin != "workflow":
             return
         title = target.get("window_title") or a.expected.get("window_before")
         if decision.outcome == "success" and msg.actual_position:
-            self.memory.record_success(title, target, msg.actual_position)
+            self.memory.record_success(machine_id, title, target, msg.actual_position)
         elif decision.outcome in ("failed", "no_change_retrying") and decision.verdict is not None:
-            self.memory.record_failure(title, target)
+            self.memory.record_failure(machine_id, title, target)
 
 
 def _report_body(msg: ActionResult) -> dict[str, Any]:
