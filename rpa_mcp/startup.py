@@ -25,7 +25,17 @@ LOCK_FILE = "server.lock"
 DB_PROBE_S = 4  # libpq's connect_timeout, per address tried (a name may give two: IPv4 and IPv6)
 # RPA_* names read by other programs of the package than the server (agents, benchmarks, test clusters).
 OTHER_NAMES = frozenset(
-    {"RPA_AGENT_TOKEN", "RPA_BENCH_PG_URL", "RPA_CHROMIUM", "RPA_PG_BIN", "RPA_PG_USER", "RPA_TEST_PG_URL"}
+    {
+        "RPA_AGENT_TOKEN",
+        "RPA_BENCH_PG_URL",
+        "RPA_CHROMIUM",
+        "RPA_CI_IN_CLONE",
+        "RPA_PG_BIN",
+        "RPA_PG_USER",
+        "RPA_TEST_ARTIFACTS",
+        "RPA_TEST_PG_URL",
+        "RPA_TOKEN",
+    }
 )
 
 
