@@ -1,4 +1,4 @@
-"""A person's `retry` is a new attempt the agent executes; the watchdog's resend never is (issue 43).
+"""A person's `retry` is a new attempt the agent executes; the watchdog's resend never is.
 
 Answering `retry` to a pause gave "OUTCOME_UNKNOWN: attempt … already ran": the agent refused every
 new attempt of an action it had run. The person has looked at the screen: `retry_of` names the attempt

@@ -1,4 +1,4 @@
-"""Typing a value replaces what its field held, and the check reads the whole field (issue 43).
+"""Typing a value replaces what its field held, and the check reads the whole field.
 
 Seen on a native application: a search field still held an earlier search, the agent typed after it
 and the check accepted "PETITBERNARD" for "BERNARD".

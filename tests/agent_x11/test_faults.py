@@ -190,7 +190,7 @@ def test_a_click_that_lands_in_another_window_is_wrong_application(desktop, rpa_
     assert [e.detail["view"] for e in effects if e.kind == "click"] == ["pacs"]  # the click went to the PACS, once
 
 
-def test_an_agent_killed_after_start_is_outcome_unknown_and_never_executes_twice(
+def test_an_agent_killed_after_start_is_outcome_unknown_and_only_a_persons_retry_runs_it_again(
     desktop, make_rpa_server, person, drive, tmp_path
 ):
     server = make_rpa_server(watchdog_orphan_timeout_s=4.0)
@@ -222,19 +222,21 @@ def test_an_agent_killed_after_start_is_outcome_unknown_and_never_executes_twice
     finally:
         book.close()
     assert len(started) == 1  # the journal remembers the attempt that was under way
-    # A person asks for a retry: the server sends a new attempt; the journal says this agent already ran it.
+    # Nothing ran again on its own: the restarted agent waits for the person. A person asks for a
+    # retry: the new attempt carries their consent (retry_of), and typing replaces what the field
+    # held, so what reached the field is the note once, never the note after a part of it.
+    assert not [e for e in desktop.effects.since(mark) if e.kind == "save"]
     replays.answer(replay_id, "retry")
-    restarted.wait_line("already ran under attempt")
-    again = replays.wait_stopped(replay_id, timeout=120)
-    assert again["state"] == "paused", again
-    assert "already ran" in str(again["pause_detail"]) or again["pause_reason"] == "OUTCOME_UNKNOWN", again
-    assert not [e for e in desktop.effects.since(mark) if e.kind == "save"]  # step 2 never ran
-    replays.answer(replay_id, "abort")
-
-    # What reached the field was typed at most once: the person saves it and reads what was saved.
-    person.click("Enregistrer", "push button")
+    restarted.wait_line("a person asked to retry it")
+    final = replays.wait_stopped(replay_id, timeout=180)
+    if final["state"] == "paused":
+        replays.answer(replay_id, "abort")
+    if not [e for e in desktop.effects.since(mark) if e.kind == "save"]:
+        person.click("Enregistrer", "push button")
     saved = desktop.effects.wait_for(lambda es: any(e.kind == "save" for e in es), since=mark)
-    text = next(e.detail["text"] for e in saved if e.kind == "save")
+    saves = [e for e in saved if e.kind == "save"]
+    assert len(saves) == 1, saves
+    text = saves[0].detail["text"]
     assert note.startswith(text), (len(text), text[:80])
     assert first["action_type"] == "type_text"
 

@@ -1,4 +1,4 @@
-"""A run's value typed into a search field shows there too: that field is never the record (issue 43).
+"""A run's value typed into a search field shows there too: that field is never the record.
 
 Seen on a native application: the patient's name typed in "Nom du patient" was resolved to that field
 ("read 'Nomdu patient: MOREL', match 0.95") instead of the result row. Drawn here, read with the real OCR.

@@ -36,17 +36,18 @@ async def _refused(tmp_path, token: str) -> dict[str, object]:
 
 
 @pytest.mark.parametrize(
-    ("token", "reason"),
-    [
-        ("not-a-jwt", "malformed"),
-        (_token(exp=int(time.time()) - 30), "expired"),
-        (_token(aud="another-server"), "wrong-audience"),
-        (_token(iss="someone-else"), "wrong-issuer"),
-        (_token(exp=None), "malformed"),
+    ("make", "reason"),
+    [  # made when the test runs (a token made at collection could expire before a long suite reaches it)
+        (lambda: "not-a-jwt", "malformed"),
+        (lambda: _token(exp=int(time.time()) - 30), "expired"),
+        (lambda: _token(aud="another-server"), "wrong-audience"),
+        (lambda: _token(iss="someone-else"), "wrong-issuer"),
+        (lambda: _token(exp=None), "malformed"),
     ],
+    ids=["malformed", "expired", "wrong-audience", "wrong-issuer", "no-exp"],
 )
-async def test_a_refused_token_says_which_check_failed(tmp_path, token, reason):
-    body = await _refused(tmp_path, token)
+async def test_a_refused_token_says_which_check_failed(tmp_path, make, reason):
+    body = await _refused(tmp_path, make())
     assert body["reason"] == reason
     assert "rpa-mcp token" in str(body["detail"]) or reason.startswith("wrong-")
 

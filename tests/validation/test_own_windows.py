@@ -1,4 +1,4 @@
-"""The workflow's own top-level windows are known by their titles, never taken for a dialog (issue 43).
+"""The workflow's own top-level windows are known by their titles, never taken for a dialog.
 
 Seen on a native application: its main window, once moved, was "unknown dialog (not in the catalog)".
 """

@@ -1,4 +1,4 @@
-"""Checks read as a person reads: a control's own decoration does not make its label a mismatch (issue 43).
+"""Checks read as a person reads: a control's own decoration does not make its label a mismatch.
 
 Seen on a web form: "Conditionnement" read as "Conditionnement-choisir—" (the drop-down's empty choice).
 """
