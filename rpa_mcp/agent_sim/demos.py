@@ -65,7 +65,7 @@ async def play_demo(agent: ReferenceAgent, demo: Demo, *, session_id: str) -> in
         steps[kind](argument)
         log.info("the person: %s %r", kind.removesuffix("_label"), argument)
         sent += await _send(agent, recorder.events[before:])
-    desktop.goto(desktop.spec.start)
+    desktop.reset(desktop.spec.start)  # its fields emptied too: the replay types into what a new day shows
     log.info("demonstration streamed: %d events; the desktop is back on its start screen", sent)
     return sent
 
