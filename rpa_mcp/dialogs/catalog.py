@@ -159,6 +159,16 @@ class MatchHints(_Strict):
         return value
 
 
+def _compiling(patterns: tuple[str, ...]) -> tuple[str, ...]:
+    """`patterns` unchanged when every one compiles; a validation error naming the first that does not."""
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"{pattern!r} does not compile: {exc}") from exc
+    return patterns
+
+
 class AppSignature(_Strict):
     """Words only this application draws, read in one region of the frame (its header, its brand)."""
 
@@ -172,12 +182,7 @@ class AppSignature(_Strict):
     @field_validator("patterns")
     @classmethod
     def _compile(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for pattern in value:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise ValueError(f"{pattern!r} does not compile: {exc}") from exc
-        return value
+        return _compiling(value)
 
     @field_validator("region")
     @classmethod
@@ -203,12 +208,7 @@ class AppSpec(_Strict):
     @field_validator("window_titles")
     @classmethod
     def _compile(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for pattern in value:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise ValueError(f"{pattern!r} does not compile: {exc}") from exc
-        return value
+        return _compiling(value)
 
 
 class DialogEntry(_Strict):

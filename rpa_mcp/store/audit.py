@@ -732,20 +732,7 @@ class AuditRunLedger:
     def replay_ended(
         self, replay_id: str, *, outcome: str, evidence_sha256: str, competence: str, machine_id: str | None
     ) -> None:
-        self.audit.record(
-            actor="replay-engine",
-            operation="replay_ended",
-            args={
-                "replay_id": replay_id,
-                "competence": competence,
-                "machine_id": machine_id,
-                "outcome": outcome,
-                "evidence_sha256": evidence_sha256,
-            },
-            outcome=outcome,
-            via="replay",
-            wait=False,
-        )
+        self._record("replay_ended", replay_id, competence, machine_id, outcome, evidence_sha256=evidence_sha256)
 
     def replay_read_back(
         self,
@@ -758,18 +745,20 @@ class AuditRunLedger:
         machine_id: str | None,
     ) -> None:
         """A completed run's read-back: `verified` or still `completed`, with the bundle's new digest."""
+        self._record(
+            "replay_read_back",
+            replay_id,
+            competence,
+            machine_id,
+            outcome,
+            readback=readback,
+            evidence_sha256=evidence_sha256,
+        )
+
+    def _record(
+        self, operation: str, replay_id: str, competence: str, machine_id: str | None, outcome: str, **more: str
+    ) -> None:
+        args = {"replay_id": replay_id, "competence": competence, "machine_id": machine_id, "outcome": outcome}
         self.audit.record(
-            actor="replay-engine",
-            operation="replay_read_back",
-            args={
-                "replay_id": replay_id,
-                "competence": competence,
-                "machine_id": machine_id,
-                "outcome": outcome,
-                "readback": readback,
-                "evidence_sha256": evidence_sha256,
-            },
-            outcome=outcome,
-            via="replay",
-            wait=False,
+            actor="replay-engine", operation=operation, args=args | more, outcome=outcome, via="replay", wait=False
         )
