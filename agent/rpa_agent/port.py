@@ -1,0 +1,134 @@
+"""The one port between the agent core and a platform backend (X11, Windows).
+
+The core (wire client, journal, takeover, recorder stream) speaks only to this port; a backend
+implements it with the platform's own input, screen, window and accessibility APIs. Everything
+here is standard library: the core runs on Windows' own embeddable Python, where native wheels
+such as numpy or pydantic-core do not load. Coordinates are physical screen pixels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+Box = tuple[int, int, int, int]  # x, y, w, h in physical screen pixels
+Button = Literal["left", "right", "middle"]
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One screenshot: raw pixels, 4 bytes per pixel (BGRA or RGBA, the backend's own), row-major."""
+
+    width: int
+    height: int
+    pixels: bytes
+
+
+@dataclass(frozen=True)
+class Window:
+    """A top-level window as the platform reports it."""
+
+    handle: int
+    title: str
+    pid: int | None
+    process: str | None  # executable name ("notepad.exe", "gedit")
+    box: Box | None = None
+    wm_class: str | None = None  # X11 only
+
+
+@dataclass(frozen=True)
+class Element:
+    """An accessible element (UI Automation, MSAA, AT-SPI). `role` uses UI Automation's control type
+    names ("Button", "Edit", "CheckBox"...); `is_password` masks what is typed into it."""
+
+    name: str
+    role: str
+    box: Box | None = None
+    is_password: bool = False
+    value: str | None = None  # never filled for a password field
+
+
+@dataclass(frozen=True)
+class SystemDialog:
+    """A prompt of the operating system itself (UAC on the secure desktop, polkit): never touched."""
+
+    kind: Literal["uac", "credential", "other"]
+    process: str | None
+    title: str | None
+
+
+@dataclass(frozen=True)
+class RawInput:
+    """One input event seen on the desktop, injected by this agent or not (`foreign`: a person's)."""
+
+    kind: Literal["key_press", "key_release", "button_press", "button_release", "motion", "scroll"]
+    x: int
+    y: int
+    time_s: float  # time.time() of the event
+    button: Button | None = None
+    key: str | None = None  # key name as the wire spells it ("enter", "a", "ctrl")
+    char: str | None = None  # the character it typed with the keyboard layout in force, if any
+    foreign: bool = True
+
+
+InputListener = Callable[[RawInput], None]
+
+
+class Screen(Protocol):
+    def size(self) -> tuple[int, int]: ...
+    def grab(self) -> Frame: ...
+    def png(self, frame: Frame) -> bytes: ...
+    def changed(self, before: Frame, after: Frame, region: Box | None = None) -> float:
+        """The share (0..1) of pixels that differ inside `region` (the whole frame when None)."""
+        ...
+
+
+class Input(Protocol):
+    def move(self, x: int, y: int) -> None: ...
+    def click(self, x: int, y: int, *, button: Button = "left", count: int = 1) -> None: ...
+    def scroll(self, x: int, y: int, *, direction: Literal["up", "down"] = "down", amount: int = 3) -> None: ...
+    def combo(self, keys: str) -> None:
+        """Press a key combination as the wire spells it: "ctrl+a", "enter", "alt+f4"."""
+        ...
+
+    def type_text(self, text: str) -> None:
+        """Type any Unicode text as the person's keyboard would deliver it."""
+        ...
+
+
+class Windows(Protocol):
+    def foreground(self) -> Window | None: ...
+    def windows(self) -> list[Window]: ...
+    def activate(self, handle: int) -> bool: ...
+    def element_at(self, x: int, y: int) -> Element | None: ...
+    def focused_element(self) -> Element | None: ...
+    def system_dialog(self) -> SystemDialog | None:
+        """The operating system's own prompt when it is up (secure desktop, consent.exe, polkit)."""
+        ...
+
+
+class Watch(Protocol):
+    """The desktop's input stream: the takeover check and the recorder both read it."""
+
+    @property
+    def foreign_count(self) -> int: ...
+    def expect(self, kinds: list[str]) -> None:
+        """Announce inputs this agent is about to inject, so they are not counted as a person's."""
+        ...
+
+    def add_listener(self, listener: InputListener) -> None: ...
+    def start(self) -> None: ...
+    def stop(self) -> None: ...
+
+
+class Desktop(Protocol):
+    """One platform backend: what the core needs, nothing more."""
+
+    name: str  # "x11", "windows"
+    screen: Screen
+    input: Input
+    windows: Windows
+    watch: Watch
+
+    def close(self) -> None: ...
