@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 Box = tuple[int, int, int, int]  # x, y, w, h in physical screen pixels
 Button = Literal["left", "right", "middle"]
@@ -105,6 +105,19 @@ class Windows(Protocol):
     def focused_element(self) -> Element | None: ...
     def system_dialog(self) -> SystemDialog | None:
         """The operating system's own prompt when it is up (secure desktop, consent.exe, polkit)."""
+        ...
+
+
+@runtime_checkable
+class KeyboardFocus(Protocol):
+    """Optional on a `Windows` backend: evidence that a click gave the clicked field the keyboard.
+
+    When the backend's `windows` has it, the core types into a field as soon as the keyboard is in
+    the window under the click and the field repainted; without it, it waits for the screen to be quiet.
+    """
+
+    def keyboard_at(self, x: int, y: int) -> bool:
+        """The keyboard focus is in the foreground window, and (x, y) is inside that window."""
         ...
 
 
