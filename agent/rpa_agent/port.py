@@ -76,6 +76,14 @@ class RawInput:
 InputListener = Callable[[RawInput], None]
 
 
+class InputRefused(ValueError):
+    """An input a backend cannot make as asked (an unknown key name, a text too long): nothing was sent.
+
+    `Input` methods raise it before sending anything; the core reports the step not executed
+    (`INVALID_ACTION`), so the replay pauses for a person.
+    """
+
+
 class Screen(Protocol):
     def size(self) -> tuple[int, int]: ...
     def grab(self) -> Frame: ...

@@ -6,11 +6,12 @@
 - `DemoRecorder`: a person's demonstration turned into shadow events.
 """
 
+from rpa_agent.core.journal import DedupCache, Journal, JournalEntry
+
 from rpa_mcp.agent_sim.agent import AgentCrashed, ReferenceAgent, SkewedClock
 from rpa_mcp.agent_sim.desktop import InputEvent, VirtualDesktop
 from rpa_mcp.agent_sim.faults import FAULT_KINDS, Fault, FaultPlan
 from rpa_mcp.agent_sim.fixtures import ImageResolver
-from rpa_mcp.agent_sim.journal import DedupCache, Journal, JournalEntry
 from rpa_mcp.agent_sim.shadow import DemoRecorder
 from rpa_mcp.agent_sim.spec import DesktopSpec, parse_desktop
 

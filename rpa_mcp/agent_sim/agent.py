@@ -34,11 +34,11 @@ from typing import Any
 
 import anyio
 import httpx2
+from rpa_agent.core.journal import DedupCache, Journal, attempt_key, person_retry_allows, ran
 
 from rpa_mcp.agent_sim import execute
 from rpa_mcp.agent_sim.desktop import VirtualDesktop
 from rpa_mcp.agent_sim.faults import Fault, FaultKind, FaultPlan
-from rpa_mcp.agent_sim.journal import DedupCache, Journal, attempt_key, person_retry_allows, ran
 from rpa_mcp.clock import Clock, SystemClock
 from rpa_mcp.errors import Forbidden, Unauthenticated
 from rpa_mcp.replay.wire import PROTOCOL_HEADER, ActionResult, NextAction, ReportAck, SystemDialog

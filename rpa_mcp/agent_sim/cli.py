@@ -25,12 +25,12 @@ from pathlib import Path
 import anyio
 import httpx2
 from pydantic import ValidationError
+from rpa_agent.core.journal import Journal
 
 from rpa_mcp.agent_sim.agent import AgentCrashed, ReferenceAgent
 from rpa_mcp.agent_sim.demos import DEMOS, demo_named, play_demo
 from rpa_mcp.agent_sim.desktop import VirtualDesktop
 from rpa_mcp.agent_sim.faults import FAULT_KINDS, FaultPlan
-from rpa_mcp.agent_sim.journal import Journal
 from rpa_mcp.agent_token import add_token_options, agent_token
 from rpa_mcp.errors import RpaError
 from rpa_mcp.settings import Settings

@@ -5,35 +5,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rpa_agent.core.actions import (  # the action types, as the workstation agent groups them
+    CLICKS,
+    DEFAULT_KEYS,
+    DOUBLE_CLICKS,
+    KEYS,
+    NO_INPUT,
+    RIGHT_CLICKS,
+    SELECT_ALL,
+    SERVER_SIDE,
+    TYPING,
+    replaces_field,
+)
+
 from rpa_mcp.agent_sim.desktop import VirtualDesktop
 from rpa_mcp.replay import identity
 from rpa_mcp.replay.wire import NextAction
 from rpa_mcp.vision.text_match import title_matches
-
-# action types of the validator matrix (catalog/validator_matrix.yaml) and their plain aliases
-DOUBLE_CLICKS = {"double_click", "double_click_anchor"}
-RIGHT_CLICKS = {"right_click", "right_click_anchor"}
-CLICKS = {
-    "click",
-    "left_click",
-    "click_anchor",
-    "switch_tab",
-    "close_tab",
-    "dialog_button",
-    "toggle_checkbox",
-    "select_option",
-    "drag_drop_anchor",
-    "open_application",
-    "close_application",
-    "new_tab",
-}
-TYPING = {"type", "type_text", "text", "paste_and_execute"}
-KEYS = {"key", "key_combo", "hotkey", "keys", "keyboard_shortcut", "key_press"}
-REPLACING = {"type", "type_text", "text"}  # typing replaces what the field held (not a command line's paste)
-SELECT_ALL = "ctrl+a"
-NO_INPUT = {"wait", "wait_for_element", "screenshot_evidence", "pause_for_human"}
-SERVER_SIDE = {"extract_text", "t2a_decision"}
-DEFAULT_KEYS = {"save": "ctrl+s", "new_tab": "ctrl+t", "close_tab": "ctrl+w"}
 
 
 @dataclass(frozen=True)
@@ -68,11 +56,6 @@ def resolve_position(desktop: VirtualDesktop, action: NextAction) -> tuple[int, 
         rel_x, rel_y = (v / 100.0 if v > 1.0 else v for v in (target.rel_x, target.rel_y))  # tolerate percents
         return round(rel_x * (width - 1)), round(rel_y * (height - 1))
     return None
-
-
-def replaces_field(kind: str, params: dict[str, Any]) -> bool:
-    """Typing a value replaces the field's content (select-all first), unless the step says `replace: false`."""
-    return kind in REPLACING and params.get("replace", True) is not False
 
 
 def _keys(params: dict[str, Any]) -> str | None:

@@ -14,7 +14,7 @@ import threading
 import httpx2
 import pytest
 
-from rpa_mcp.agent_sim.journal import Journal
+from rpa_agent.core.journal import Journal
 from rpa_mcp.agent_x11.agent import X11Agent
 from rpa_mcp.agent_x11.harness import Person, wait_until
 from rpa_mcp.agent_x11.locate import Located

@@ -238,7 +238,7 @@ class Rig:
 
     def start_agent(self, *, poll_wait_s: float = 5.0) -> RunningAgent:
         """agent-x11 in a thread of this process (its `timings` readable), journaled under the workdir."""
-        from rpa_mcp.agent_sim.journal import Journal
+        from rpa_agent.core.journal import Journal
         from rpa_mcp.agent_x11.agent import X11Agent
 
         lines: list[str] = []

@@ -1,17 +1,17 @@
 """Evidence that the click on a field gave it the keyboard, before text is typed into it.
 
 Typing before the focus lands loses keystrokes (they go to the window that had the keyboard
-before the click). Waiting for the whole screen to be quiet proves it slowly: a caret blinks,
-and every wait costs a whole-screen grab per step. The evidence here is cheaper and direct:
+before the click). Waiting for the whole screen to be quiet proves it slowly: a caret blinks.
+The evidence here is direct:
 
-- the X input focus is in the foreground window, and that window is the one under the click
-  (the window manager has given the keyboard to what was clicked);
+- the keyboard focus is in the foreground window, and that window is the one under the click
+  (the backend's optional `KeyboardFocus` port; without it this sign is taken as given);
 - the region around the field (the target's size, centred on the click, with a margin) has
   been repainted since the frame taken before the click (a focus ring, a caret), and shows the
   same pixels on two grabs in a row (the repaint is finished).
 
-Each step grabs that region only (a few milliseconds). Without both signs by `timeout`, the
-answer is False and the caller falls back to waiting for the whole screen to be quiet.
+Without both signs by `timeout`, the answer is False and the caller falls back to waiting for
+the whole screen to be quiet.
 """
 
 from __future__ import annotations
@@ -20,9 +20,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
+from rpa_agent.port import Box, Frame
 
-BBox = tuple[int, int, int, int]  # x, y, w, h in screen pixels
 DEFAULT_FIELD = (300, 40)  # the size of a target whose recorded box is unknown
 MARGIN = (24, 48)  # around the field: a focus ring, a caret on the field's first line below its label
 MAX_REGION = (1200, 400)
@@ -31,7 +30,7 @@ FIRST_LOOK_S = 0.01
 TIMEOUT_S = 0.5
 
 
-def focus_region(point: tuple[int, int], field: tuple[int, int] | None, screen: tuple[int, int]) -> BBox:
+def focus_region(point: tuple[int, int], field: tuple[int, int] | None, screen: tuple[int, int]) -> Box:
     """The region watched for a field clicked at `point`: the field's size centred there, plus a margin."""
     fw, fh = field or DEFAULT_FIELD
     w = min(max(1, fw) + 2 * MARGIN[0], MAX_REGION[0], screen[0])
@@ -45,23 +44,23 @@ def focus_region(point: tuple[int, int], field: tuple[int, int] | None, screen: 
 class FocusEvidence:
     """`landed(before, region)`: True once the keyboard is in the clicked window and the field repainted."""
 
-    grab: Callable[[BBox], np.ndarray]  # the region's pixels now
-    keyboard_here: Callable[[], bool]  # the X input focus is in the window under the click
+    grab: Callable[[], Frame]  # the screen now
+    changed: Callable[[Frame, Frame, Box], float]  # the share of pixels that differ in a region
+    keyboard_here: Callable[[], bool]  # the keyboard focus is in the window under the click
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], None] = time.sleep
     timeout_s: float = TIMEOUT_S
 
-    def landed(self, before: np.ndarray, region: BBox) -> bool:
-        x, y, w, h = region
-        reference = before[y : y + h, x : x + w]
+    def landed(self, before: Frame, region: Box) -> bool:
         deadline = self.clock() + self.timeout_s
         self.sleep(FIRST_LOOK_S)
-        repainted: np.ndarray | None = None
+        repainted: Frame | None = None
         while True:
-            now = self.grab(region)
-            if repainted is not None and np.array_equal(now, repainted) and self.keyboard_here():
+            now = self.grab()
+            if repainted is not None and self.changed(repainted, now, region) == 0 and self.keyboard_here():
                 return True
-            repainted = None if now.shape != reference.shape or np.array_equal(now, reference) else now
+            same_size = (now.width, now.height) == (before.width, before.height)
+            repainted = now if same_size and self.changed(before, now, region) > 0 else None
             if self.clock() >= deadline:
                 return False
             self.sleep(POLL_S)

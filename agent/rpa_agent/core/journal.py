@@ -1,4 +1,4 @@
-"""The agent's durable intent journal and its dedup cache.
+"""The agent's durable intent journal and its dedup cache (standard library: sqlite3).
 
 Every attempt the agent receives is written `RECEIVED` before anything else, `STARTED`
 before the first input is injected and `DONE` with its result once executed. Each write is

@@ -1,0 +1,98 @@
+"""Where to act: coordinates the server put on the action, else the server's `POST /api/v1/resolve_target`.
+
+The workstation agent has no OCR of its own: the server resolves a label or an anchor on the
+agent's screenshot (memory, OCR, template, behind its quality guard). A target with a label that
+cannot be found is not clicked: the agent reports `target_not_resolved` and the replay pauses. The
+recorded position alone is used only for a target with nothing to look for — never for an
+irreversible click, never for a record-selecting target (``identity`` in its spec).
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from typing import Any
+
+from rpa_agent.core import wire
+from rpa_agent.core.actions import ANY_CLICK
+from rpa_agent.core.http import Http
+from rpa_agent.core.wire import NextAction, WireError
+
+RESOLVE_PATH = "/api/v1/resolve_target"
+
+
+@dataclass(frozen=True)
+class Located:
+    x: int | None
+    y: int | None
+    method: str
+    reason: str | None = None
+
+    @property
+    def found(self) -> bool:
+        return self.x is not None and self.y is not None
+
+
+def spec_of(action: NextAction) -> dict[str, Any]:
+    """The target's spec, with its label in it."""
+    target = action.target
+    if target is None:
+        return {}
+    spec = dict(target.spec)
+    if target.label and not (spec.get("label") or spec.get("by_text")):
+        spec["label"] = target.label
+    return spec
+
+
+def selects_a_record(spec: dict[str, Any]) -> bool:
+    """The target chooses a record by who it is (a patient's line): never clicked at its recorded position."""
+    identity = spec.get("identity")
+    return isinstance(identity, str) and bool(identity.strip())
+
+
+def has_something_to_find(action: NextAction) -> bool:
+    target = action.target
+    return target is not None and bool(target.label or target.x is not None)
+
+
+def recorded_point(action: NextAction, size: tuple[int, int]) -> tuple[int, int] | None:
+    target = action.target
+    if target is None or target.rel_x is None or target.rel_y is None:
+        return None
+    rx, ry = (v / 100.0 if v > 1.0 else v for v in (target.rel_x, target.rel_y))  # tolerate percents
+    return round(rx * (size[0] - 1)), round(ry * (size[1] - 1))
+
+
+def refusal_at_recorded_point(action: NextAction, kind: str) -> str | None:
+    """Why a target with nothing to look for must not be acted on at its recorded position, else None."""
+    if action.irreversible and kind in ANY_CLICK:
+        return "target_not_resolved: irreversible step: never clicked at its recorded position alone"
+    if selects_a_record(spec_of(action)):
+        return "target_not_resolved: a record-selecting step is never clicked at its recorded position"
+    return None
+
+
+def locate_on_server(
+    http: Http, action: NextAction, png: bytes, window_title: str | None, machine_id: str | None
+) -> Located:
+    """The server's resolution of the target on this screenshot."""
+    target = action.target
+    if target is not None and target.x is not None and target.y is not None:
+        return Located(target.x, target.y, target.method or "server")
+    body = {
+        "image": {"png_base64": base64.b64encode(png).decode("ascii")},
+        "target_spec": spec_of(action),
+        "window_title": window_title,
+        "machine_id": machine_id,  # the target memory read is this workstation's own
+    }
+    wire.outgoing("resolve", body)
+    response = http.post(RESOLVE_PATH, body)
+    if response.status_code >= 400:
+        return Located(None, None, "server_error", f"resolve_target answered HTTP {response.status_code}")
+    try:
+        data = wire.validate("resolve-target-answer", response.json())
+    except (ValueError, WireError) as exc:
+        return Located(None, None, "server_error", f"resolve_target's answer breaks the wire contract: {exc}")
+    if not data.get("resolved") or data.get("x") is None or data.get("y") is None:
+        return Located(None, None, str(data.get("method") or "not_found"), data.get("reason") or "not found")
+    return Located(int(data["x"]), int(data["y"]), str(data.get("method") or "server"))

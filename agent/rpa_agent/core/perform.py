@@ -1,0 +1,346 @@
+"""One action carried out on the desktop: screenshot, target, input, settle, screenshot, result.
+
+`Performer.execute(action)` answers the result to report (a dict of the wire's `ActionResult`,
+checked against its schema before it is sent). It records, per action, the moments of each phase
+(`marks`: shot, resolved, focused, injected, settled, encoded) read by benchmarks and the evidence.
+"""
+
+from __future__ import annotations
+
+import base64
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+from rpa_agent.core import locate
+from rpa_agent.core.actions import (
+    ANY_CLICK,
+    DOUBLE_CLICKS,
+    KEYS,
+    NEEDS_POINT,
+    NO_INPUT,
+    RIGHT_CLICKS,
+    SELECT_ALL,
+    SERVER_SIDE,
+    TYPING,
+    keys_of,
+    replaces_field,
+    wait_seconds,
+)
+from rpa_agent.core.focus import FocusEvidence, focus_region
+from rpa_agent.core.http import Http
+from rpa_agent.core.titles import window_titled
+from rpa_agent.core.wire import NextAction
+from rpa_agent.port import Desktop, Frame, InputRefused, KeyboardFocus, Window
+
+SETTLE_MIN_S = 0.15
+SETTLE_MAX_S = 3.0
+SETTLE_STEP_S = 0.1
+FOCUS_TIMEOUT_S = 2.0
+TAKEOVER_POLL_S = 0.05
+
+
+class InvalidAction(ValueError):
+    """The action cannot be carried out as given (no text to type, no keys): nothing was injected."""
+
+
+class Performer:
+    def __init__(
+        self, desktop: Desktop, http: Http, *, machine_id: str, say: Any, settle_ms: int | None = None
+    ) -> None:
+        self.desktop = desktop
+        self.http = http
+        self.machine_id = machine_id
+        self.say = say
+        self.settle_ms = settle_ms
+        self.offset = 0.0  # server clock - this machine's clock, from the last action's `server_now`
+        self.marks: dict[str, float] = {}
+        self.notes: dict[str, Any] = {}  # per action, beside the times: how the wait before typing ended
+        self.foreign_seen: dict[str, int] = {}  # attempt_id -> a person's input count its result was judged on
+        self._last_shot: tuple[Frame, bytes] | None = None  # the last frame sent after an action
+        self._encoder: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._lock:
+            encoder, self._encoder = self._encoder, None
+        if encoder is not None:
+            encoder.shutdown(wait=True, cancel_futures=True)
+
+    def begin(self, action: NextAction) -> None:
+        self.marks = {"polled": time.time()}
+        self.notes = {}
+        self.offset = action.server_now - time.time()
+
+    def mark(self, name: str) -> None:
+        self.marks[name] = time.time()
+
+    def timing(self, action: NextAction) -> dict[str, Any]:
+        ref = {"action_id": action.action_id, "attempt_id": action.attempt_id, "action_type": action.action_type}
+        return ref | {"step_index": action.step_index, **self.notes, **self.marks}
+
+    @property
+    def foreign(self) -> int:
+        return self.desktop.watch.foreign_count
+
+    # --- the action ---------------------------------------------------------------------------------
+    def execute(self, action: NextAction) -> dict[str, Any]:
+        started = time.monotonic()
+        kind = action.action_type.lower()
+        foreign_before = self.foreign
+        front_before = self.desktop.windows.foreground()
+        frame_before = self.desktop.screen.grab()
+        png_before = self.encode(frame_before)
+        self.mark("shot")
+        position: tuple[int, int] | None = None
+        error: str | None = None
+        executed = True
+        try:
+            if kind in SERVER_SIDE:
+                executed, error = False, f"{kind} is a server-side action"
+            elif kind in NO_INPUT:  # carried out (waited, screen captured): done, though no input was injected
+                seconds = wait_seconds(action.params)
+                limit = min(seconds, max(0.0, action.not_after - (time.time() + self.offset)))
+                if seconds and self._person_came(foreign_before, limit):
+                    # a person took over during the wait: it is not carried out; it is waited again on resume
+                    self.say("paused: a person is using the mouse or keyboard; waiting for a person to resume")
+                    return self.not_executed(
+                        action, "HUMAN_TAKEOVER: the person is using the desktop", human=True, before=png_before
+                    )
+            elif kind == "focus_window":
+                unfocused = self._focus(action)
+                if unfocused is not None:
+                    self.say(f"paused: {unfocused}")
+                    return self._refused(action, unfocused, foreign_before, png_before)
+                self.mark("resolved")
+            else:
+                needs_point = kind in NEEDS_POINT and action.target is not None
+                if needs_point and locate.has_something_to_find(action):
+                    found = locate.locate_on_server(
+                        self.http, action, png_before, front_before.title if front_before else None, self.machine_id
+                    )
+                    self.mark("resolved")
+                    if not found.found:
+                        reason = f"target_not_resolved: {found.method}: {found.reason}"
+                        self.say(f"paused: {reason}")
+                        return self._refused(action, reason, foreign_before, png_before)
+                    position = (int(found.x or 0), int(found.y or 0))
+                elif needs_point:
+                    refusal = locate.refusal_at_recorded_point(action, kind)
+                    if refusal is not None:
+                        self.say(f"paused: {refusal}")
+                        return self._refused(action, refusal, foreign_before, png_before)
+                    position = locate.recorded_point(action, self.desktop.screen.size())
+                    self.mark("resolved")
+                if position is not None:
+                    self.notes["position"] = list(position)  # where the input went (timings, the demo's film)
+                self._inject(kind, action, position, frame_before)
+        except (InvalidAction, InputRefused) as exc:
+            return self._refused(action, f"INVALID_ACTION: {exc}", foreign_before, png_before)
+        self.mark("injected")
+        frame_after, encoding = self._settle(encode=True) if executed else (frame_before, None)
+        self.mark("settled")
+        front_after = self.desktop.windows.foreground()
+        png_after = encoding.result() if encoding is not None else self.encode(frame_after)
+        self._last_shot = (frame_after, png_after)
+        self.mark("encoded")
+        foreign_after = self.foreign
+        self.foreign_seen[action.attempt_id] = foreign_after
+        human = foreign_after > foreign_before
+        if human:
+            self.say("a person touched the mouse or keyboard during this action")
+        result: dict[str, Any] = action.ref | {
+            "machine_id": self.machine_id,
+            "success": error is None,
+            "error": error,
+            "error_retryable": False if error else None,
+            "actual_position": list(position) if position else None,
+            "screenshot_before": _b64(png_before),
+            "screenshot_after": _b64(png_after),
+            "window_title": front_after.title if front_after else None,
+            "window_title_before": front_before.title if front_before else None,
+            "process_after": front_after.process if front_after else None,
+            "human_takeover": human,
+            "executed": executed,
+            "duration_ms": int((time.monotonic() - started) * 1000),
+            "phases_ms": self._phases(),
+        }
+        return _without_none(result)
+
+    def _person_came(self, seen: int, timeout: float) -> bool:
+        """Wait up to `timeout` s for a person's input beyond the `seen` count; True as soon as there is some."""
+        deadline = time.monotonic() + max(0.0, timeout)
+        waiter = threading.Event()
+        while self.foreign <= seen:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            waiter.wait(min(TAKEOVER_POLL_S, left))
+        return True
+
+    def _focus(self, action: NextAction) -> str | None:
+        """Bring the recorded window to the front; the reason it cannot, else None."""
+        wanted = (action.target.window_title if action.target else None) or action.params.get("window_title")
+        if not isinstance(wanted, str) or not wanted:
+            return "target_not_resolved: a focus_window step needs the window's title"
+        windows = self.desktop.windows
+        window = window_titled(windows.windows(), wanted)
+        if window is None:
+            return f"target_not_resolved: no window titled {wanted!r} is open"
+        if not _same(windows.foreground(), window):
+            windows.activate(window.handle)
+            deadline = time.monotonic() + FOCUS_TIMEOUT_S
+            while not _same(windows.foreground(), window) and time.monotonic() < deadline:
+                time.sleep(SETTLE_STEP_S)
+        return None
+
+    def _inject(self, kind: str, action: NextAction, position: tuple[int, int] | None, before: Frame) -> None:
+        hands, params = self.desktop.input, action.params
+        if kind in TYPING:
+            text = params.get("text")
+            if not isinstance(text, str):
+                raise InvalidAction("type_text needs params.text")
+            if position is not None:
+                hands.click(*position)
+                if not self._focus_landed(action, position, before):
+                    self._settle(quiet_s=0.2)  # no evidence: the screen quiet before typing
+                self.mark("focused")
+            if replaces_field(kind, params):
+                hands.combo(SELECT_ALL)  # the text replaces what the field held, never follows it
+            hands.type_text(text)
+            submit = params.get("submit_key") or ("enter" if kind == "paste_and_execute" else None)
+            if isinstance(submit, str) and submit:
+                hands.combo(submit)
+        elif kind in KEYS or (kind == "save" and position is None):
+            keys = keys_of(params, kind)
+            if keys is None:
+                raise InvalidAction(f"{kind} needs params.keys")
+            hands.combo(keys)
+        elif kind == "scroll":
+            width, height = self.desktop.screen.size()
+            x, y = position or (width // 2, height // 2)
+            up = str(params.get("direction") or "down") == "up"
+            hands.scroll(x, y, direction="up" if up else "down", amount=int(params.get("amount") or 3))
+        elif kind in ANY_CLICK | {"save"}:
+            if position is None:
+                raise InvalidAction("no coordinates and no label to find the target")
+            count = 2 if kind in DOUBLE_CLICKS else 1
+            hands.click(*position, button="right" if kind in RIGHT_CLICKS else "left", count=count)
+        else:
+            raise InvalidAction(f"unsupported action type {action.action_type!r}")
+
+    def _focus_landed(self, action: NextAction, point: tuple[int, int], before: Frame) -> bool:
+        """The clicked field has the keyboard (see `rpa_agent.core.focus`); False without evidence."""
+        bbox = action.target.spec.get("bbox") if action.target is not None else None
+        field = None
+        if isinstance(bbox, list | tuple) and len(bbox) == 4 and all(isinstance(v, int | float) for v in bbox):
+            field = (int(bbox[2]), int(bbox[3]))
+        region = focus_region(point, field, (before.width, before.height))
+        windows = self.desktop.windows
+        keyboard = (lambda: windows.keyboard_at(*point)) if isinstance(windows, KeyboardFocus) else (lambda: True)
+        screen = self.desktop.screen
+        landed = FocusEvidence(screen.grab, screen.changed, keyboard).landed(before, region)
+        self.notes["focus_evidence"] = landed
+        return landed
+
+    # --- screenshots ---------------------------------------------------------------------------------
+    def encode(self, frame: Frame) -> bytes:
+        """The frame's PNG; the last one sent when the screen has not changed by one pixel since."""
+        last = self._last_shot
+        if last is not None and last[0] == frame:
+            return last[1]
+        return self.desktop.screen.png(frame)
+
+    def _encode_soon(self, frame: Frame) -> Future[bytes]:
+        with self._lock:
+            if self._encoder is None:
+                self._encoder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="screen-encode")
+            return self._encoder.submit(self.desktop.screen.png, frame)
+
+    def _settle(self, quiet_s: float = 0.3, *, encode: bool = False) -> tuple[Frame, Future[bytes] | None]:
+        """Wait until the screen stops changing (two equal frames `quiet_s` apart), at most SETTLE_MAX_S.
+
+        With `encode`, the frame is encoded in the background as soon as it is seen still, while the
+        rest of the quiet time is waited; the returned future holds the returned frame's encoding
+        (None when the frame changed after its last encoding started: the caller encodes it).
+        """
+        deadline = time.monotonic() + (self.settle_ms / 1000.0 if self.settle_ms is not None else SETTLE_MAX_S)
+        time.sleep(SETTLE_MIN_S)
+        last = self.desktop.screen.grab()
+        stable_since = time.monotonic()
+        encoding: tuple[Frame, Future[bytes]] | None = None
+        while time.monotonic() < deadline:
+            time.sleep(SETTLE_STEP_S)
+            frame = self.desktop.screen.grab()
+            if frame == last:
+                if encode and encoding is None:
+                    encoding = (last, self._encode_soon(last))
+                if time.monotonic() - stable_since >= quiet_s:
+                    break
+            else:
+                if encoding is not None:
+                    encoding[1].cancel()
+                    encoding = None
+                last, stable_since = frame, time.monotonic()
+        return last, (encoding[1] if encoding is not None and encoding[0] is last else None)
+
+    # --- results --------------------------------------------------------------------------------------
+    def _refused(self, action: NextAction, reason: str, foreign_before: int, before: bytes) -> dict[str, Any]:
+        """Not carried out; a person's input since the attempt began makes it a takeover, not a failure."""
+        counted = self.foreign_seen[action.attempt_id] = self.foreign
+        human = counted > foreign_before
+        if human:
+            self.say("a person touched the mouse or keyboard during this action")
+        return self.not_executed(action, reason, False, human=human, before=before)
+
+    def not_executed(
+        self,
+        action: NextAction,
+        error: str,
+        retryable: bool | None = False,
+        *,
+        human: bool = False,
+        system: dict[str, Any] | None = None,
+        before: bytes | None = None,
+    ) -> dict[str, Any]:
+        """The result of an attempt that injected no input, with the screen and the window as they are."""
+        front = self.desktop.windows.foreground()
+        shot = self.desktop.screen.png(self.desktop.screen.grab())
+        result: dict[str, Any] = action.ref | {
+            "machine_id": self.machine_id,
+            "success": False,
+            "error": error[:2000],
+            "error_retryable": retryable,
+            "screenshot_before": _b64(before or shot),
+            "screenshot_after": _b64(shot),
+            "window_title": front.title if front else None,
+            "window_title_before": front.title if front else None,
+            "process_after": front.process if front else None,
+            "human_takeover": human,
+            "system_dialog": _without_none(system) if system else None,
+            "executed": False,
+        }
+        return _without_none(result)
+
+    def _phases(self) -> dict[str, float]:
+        """The phases of the evidence bundle, from this attempt's marks (those that happened)."""
+        spans = {"resolve": ("shot", "resolved"), "inject": ("resolved", "injected"), "settle": ("injected", "settled")}
+        marks = self.marks
+        return {
+            name: round((marks[end] - marks[begin]) * 1000, 1)
+            for name, (begin, end) in spans.items()
+            if begin in marks and end in marks
+        }
+
+
+def _same(a: Window | None, b: Window) -> bool:
+    return a is not None and a.handle == b.handle
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _without_none(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if v is not None}
