@@ -3,9 +3,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
+from rpa_agent.port import InputRefused
 from rpa_agent.windows import api
 from rpa_agent.windows.api import KeyInput, MouseInput
-from rpa_agent.windows.input import InputBlocked, SendInputDevice, UnknownKey, normalise, utf16_units
+from rpa_agent.windows.input import (
+    TEXT_BATCH,
+    InputBlocked,
+    InputPartlySent,
+    SendInputDevice,
+    UnknownKey,
+    normalise,
+    utf16_units,
+)
 
 from .fake import FakeWin32
 
@@ -112,15 +121,27 @@ def test_a_combo_presses_modifiers_in_order_and_releases_them_in_reverse() -> No
 
 def test_an_unknown_key_is_refused_before_anything_is_sent() -> None:
     win = FakeWin32()
-    with pytest.raises(UnknownKey) as caught:
+    with pytest.raises(InputRefused) as caught:
         SendInputDevice(win).combo("ctrl+frobnicate")
-    assert caught.value.code == "unknown-key"
+    assert isinstance(caught.value, UnknownKey) and caught.value.code == "unknown-key"
     assert win.sent == []
 
 
-def test_input_blocked_by_an_elevated_window_is_an_error_not_a_success() -> None:
+def test_blocked_input_is_refused_as_nothing_sent() -> None:
     win = FakeWin32(accept=0)
-    with pytest.raises(InputBlocked) as caught:
+    with pytest.raises(InputRefused) as caught:
         SendInputDevice(win).type_text("abc")
-    assert caught.value.code == "input-blocked"
-    assert (caught.value.sent, caught.value.asked) == (0, 6)
+    assert isinstance(caught.value, InputBlocked) and caught.value.code == "input-blocked"
+    assert caught.value.asked == 6
+
+
+def test_a_text_cut_short_after_its_first_batch_is_partly_sent_not_refused() -> None:
+    win = FakeWin32()
+    device = SendInputDevice(win)
+    answers = iter([2 * TEXT_BATCH, 0])
+    win.send_input = lambda events: next(answers)  # type: ignore[method-assign]  # the second batch is blocked
+    with pytest.raises(InputPartlySent) as caught:
+        device.type_text("x" * (TEXT_BATCH + 5))
+    assert caught.value.code == "input-partly-sent"
+    assert (caught.value.sent, caught.value.asked) == (2 * TEXT_BATCH, 2 * (TEXT_BATCH + 5))
+    assert not isinstance(caught.value, InputRefused)
