@@ -23,6 +23,7 @@ class Frame:
     width: int
     height: int
     pixels: bytes
+    origin: tuple[int, int] = (0, 0)  # screen position of pixel (0, 0): negative with a monitor left of the primary
 
 
 @dataclass(frozen=True)

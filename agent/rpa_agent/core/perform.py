@@ -32,7 +32,7 @@ from rpa_agent.core.focus import FocusEvidence, focus_region
 from rpa_agent.core.http import Http
 from rpa_agent.core.titles import window_titled
 from rpa_agent.core.wire import NextAction
-from rpa_agent.port import Desktop, Frame, KeyboardFocus, Window
+from rpa_agent.port import Desktop, Frame, InputRefused, KeyboardFocus, Window
 
 SETTLE_MIN_S = 0.15
 SETTLE_MAX_S = 3.0
@@ -136,7 +136,7 @@ class Performer:
                 if position is not None:
                     self.notes["position"] = list(position)  # where the input went (timings, the demo's film)
                 self._inject(kind, action, position, frame_before)
-        except InvalidAction as exc:
+        except (InvalidAction, InputRefused) as exc:
             return self._refused(action, f"INVALID_ACTION: {exc}", foreign_before, png_before)
         self.mark("injected")
         frame_after, encoding = self._settle(encode=True) if executed else (frame_before, None)

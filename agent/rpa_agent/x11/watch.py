@@ -15,12 +15,13 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from Xlib import X, display
 from Xlib.ext import record
 from Xlib.protocol import rq
 
-from rpa_mcp.agent_x11.inject import Expectation
+from rpa_agent.x11.inject import Expectation
 
 logger = logging.getLogger(__name__)
 KINDS = {X.KeyPress: "key_press", X.KeyRelease: "key_release", X.ButtonPress: "button_press"}
@@ -45,6 +46,7 @@ class RawInput:
 
 
 Listener = Callable[[RawInput], None]
+MappingListener = Callable[[int, int], None]  # (first keycode, count) of a keyboard map change
 
 
 class InputWatch:
@@ -55,6 +57,7 @@ class InputWatch:
         if not self._data.has_extension("RECORD"):
             raise RuntimeError(f"the X server {display_name or ''} has no RECORD extension")
         self._listeners: list[Listener] = []
+        self._mapping_listeners: list[MappingListener] = []
         self._context: int | None = None
         self._thread: threading.Thread | None = None
         self._started = threading.Event()
@@ -67,6 +70,10 @@ class InputWatch:
     def add_listener(self, listener: Listener) -> None:
         self._listeners.append(listener)
 
+    def add_mapping_listener(self, listener: MappingListener) -> None:
+        """Called with (first keycode, count) when the keyboard map changes, in order with the keys."""
+        self._mapping_listeners.append(listener)
+
     def start(self) -> InputWatch:
         self._context = self._control.record_create_context(
             0,
@@ -77,7 +84,7 @@ class InputWatch:
                     "core_replies": (0, 0),
                     "ext_requests": (0, 0, 0, 0),
                     "ext_replies": (0, 0, 0, 0),
-                    "delivered_events": (0, 0),
+                    "delivered_events": (X.MappingNotify, X.MappingNotify),  # the keyboard map, in order
                     "device_events": (X.KeyPress, X.MotionNotify),
                     "errors": (0, 0),
                     "client_started": False,
@@ -151,6 +158,9 @@ class InputWatch:
         while len(data):
             ev, data = rq.EventField(None).parse_binary_value(data, self._data.display, None, None)
             kind = int(ev.type) & 0x7F
+            if kind == X.MappingNotify:
+                self._mapping_changed(ev)
+                continue
             if kind not in KINDS:
                 continue
             raw = RawInput(
@@ -173,3 +183,12 @@ class InputWatch:
                     listener(raw)
                 except Exception:
                     logger.exception("x11_input_listener_failed")
+
+    def _mapping_changed(self, ev: Any) -> None:
+        if int(getattr(ev, "request", -1)) != X.MappingKeyboard:
+            return
+        for listener in self._mapping_listeners:
+            try:
+                listener(int(ev.first_keycode), int(ev.count))
+            except Exception:
+                logger.exception("x11_mapping_listener_failed")

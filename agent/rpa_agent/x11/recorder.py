@@ -1,4 +1,4 @@
-"""`rpa-mcp agent-x11 record`: a person's real input streamed as shadow events (docs/concepts/shadow.md).
+"""`rpa-agent record` on X11: a person's real input streamed as shadow events (docs/concepts/shadow.md).
 
 Input comes from the RECORD extension (every key, button and motion the X server processes),
 the window in front from EWMH, element name and role from AT-SPI where the application
@@ -17,39 +17,36 @@ Every event's `ts` is the moment its input happened (X server time on this machi
 `ServerClock`), not the moment it is sent: the server's segmentation measures the person's
 pauses, not the recorder's delays (docs/decisions/x11-agent.md).
 
-In a password field (AT-SPI role "password text") the typed text never leaves the machine: it
-is replaced by the server's mask and the event says `is_password: true`.
+The events themselves are made and posted by the core (`rpa_agent.core.recorder.EventStream`):
+this module captures what is only true at the moment of an input. Keys are translated in the
+RECORD thread, with the keyboard map in force at that key (`rpa_agent.x11.keys.Keymap`, refreshed
+on every MappingNotify the watch sees in order with the keys).
+In a password field (AT-SPI role "password text") the typed text never leaves the machine.
 """
 
 from __future__ import annotations
 
-import base64
-import itertools
 import logging
 import queue
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-import httpx2
-import numpy as np
-from Xlib import X
+from Xlib import X, display
 
-from rpa_mcp.agent_x11.atspi import Accessibility, Element
-from rpa_mcp.agent_x11.clock import ServerClock
-from rpa_mcp.agent_x11.keys import KeyTranslator
-from rpa_mcp.agent_x11.screen import Screen
-from rpa_mcp.agent_x11.watch import InputWatch, RawInput
-from rpa_mcp.agent_x11.windows import WindowInfo, WindowTracker
-from rpa_mcp.shadow.masking import MASK
+from rpa_agent.core.http import Http
+from rpa_agent.core.recorder import EventSender, EventStream, Key
+from rpa_agent.port import Element, Frame
+from rpa_agent.x11.atspi import Accessibility
+from rpa_agent.x11.clock import ServerClock
+from rpa_agent.x11.desktop import window
+from rpa_agent.x11.keys import Keymap, KeyTranslator
+from rpa_agent.x11.screen import Screen
+from rpa_agent.x11.watch import InputWatch, RawInput
+from rpa_agent.x11.windows import WindowInfo, WindowTracker
 
 logger = logging.getLogger(__name__)
-EVENT_PATH = "/api/v1/traces/stream/event"
-DOUBLE_CLICK_S = 0.4
-DOUBLE_CLICK_PX = 6
-TYPE_FLUSH_S = 1.0
 SETTLE_S = 5.0  # after an input the screen is grabbed often this long: what it did is seen
 SETTLE_EVERY_S = 0.2
 QUICK_S = 0.6  # ... and very often at first, when a page redraws and the next click may follow it at once
@@ -65,7 +62,7 @@ Say = Callable[[str], None]
 @dataclass
 class _Frame:
     at: float  # time.monotonic() when the grab had returned: the screen showed this by then
-    image: np.ndarray
+    image: Frame
 
 
 class FrameKeeper:
@@ -112,7 +109,7 @@ class FrameKeeper:
                 self._due = now
         self._wake.set()
 
-    def before(self, moment: float) -> np.ndarray | None:
+    def before(self, moment: float) -> Frame | None:
         """The latest frame whose grab returned before `moment` (time.monotonic())."""
         with self._lock:
             older = [f for f in self._frames if f.at < moment]
@@ -142,78 +139,23 @@ class FrameKeeper:
             return QUICK_EVERY_S
         return SETTLE_EVERY_S if now < self._settle_until else IDLE_FRAME_EVERY_S
 
-    def keep(self, image: np.ndarray, done: float) -> None:
+    def keep(self, image: Frame, done: float) -> None:
         """A grab that returned at `done`: kept when the screen shows something new."""
         with self._lock:
-            if not self._frames or not np.array_equal(self._frames[-1].image, image):
+            if not self._frames or self._frames[-1].image != image:
                 self._frames = [*self._frames[-(KEEP_FRAMES - 1) :], _Frame(done, image)]
             self._last_grab = done
 
 
-class EventSender:
-    """Posts events in order from a background thread, retrying until the server takes each one."""
-
-    def __init__(self, url: str, token: str | None, *, say: Say) -> None:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        self.client = httpx2.Client(base_url=url, headers=headers, timeout=30)
-        self.say = say
-        self.queue: queue.Queue[dict[str, Any] | None] = queue.Queue()
-        self.sent = 0
-        self.refused = 0
-        self._thread = threading.Thread(target=self._run, name="x11-event-sender", daemon=True)
-
-    def start(self) -> EventSender:
-        self._thread.start()
-        return self
-
-    def send(self, event: dict[str, Any]) -> None:
-        self.queue.put(event)
-
-    def close(self, timeout: float = 60.0) -> None:
-        self.queue.put(None)
-        self._thread.join(timeout)
-        self.client.close()
-
-    def _run(self) -> None:
-        while True:
-            event = self.queue.get()
-            if event is None:
-                return
-            backoff = 0.5
-            while True:
-                try:
-                    response = self.client.post(EVENT_PATH, json=event)
-                except httpx2.TransportError as exc:
-                    self.say(f"server unreachable ({exc}); retrying")
-                    time.sleep(backoff)
-                    backoff = min(backoff * 2, 10.0)
-                    continue
-                if response.status_code in (401, 403):
-                    self.say(f"the server refused the token (HTTP {response.status_code}): stopping")
-                    self.refused += 1
-                    return
-                if response.status_code == 429 or response.status_code >= 500:
-                    time.sleep(backoff)
-                    backoff = min(backoff * 2, 10.0)
-                    continue
-                if response.status_code >= 400:
-                    self.refused += 1
-                    self.say(
-                        f"event {event.get('event_id')} refused: HTTP {response.status_code} {response.text[:200]}"
-                    )
-                else:
-                    self.sent += 1
-                break
-
-
 @dataclass
 class _Captured:
-    """A raw input with what was true when it happened: the window, the element, the frame before."""
+    """A raw input with what was true when it happened: the window, the element, the frame before, the key."""
 
     raw: RawInput
     window: WindowInfo | None
     element: Element | None = None
-    frame: np.ndarray | None = None
+    frame: Frame | None = None
+    key: Key | None = None
 
 
 class Recorder:
@@ -236,20 +178,29 @@ class Recorder:
         self.screen = Screen(display_name)
         self.frames = FrameKeeper(self.screen)
         self.watch = InputWatch(display_name)
-        self.keys = KeyTranslator(self.tracker.windows.display)
+        self.keymap = Keymap(display.Display(display_name))
+        self.watch.add_mapping_listener(self.keymap.refresh)
+        self.keys = KeyTranslator(self.keymap)
         self.access = Accessibility(session_bus)
-        self.sender = EventSender(url, token, say=self.say)
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.sender = EventSender(Http(url, headers=headers, timeout=30), say=self.say)
+        self.stream = EventStream(
+            send=self.sender.send,
+            machine_id=machine_id,
+            session_id=session_id,
+            agent="rpa-agent x11",
+            screen_size=lambda: self.tracker.windows.size,
+            png=self.screen.png,
+            locale=locale,
+            say=self.say,
+        )
         self.captured: queue.Queue[_Captured] = queue.Queue()
-        self._ids = itertools.count(1)
         self._window_time = -1  # X time of the last window change already sent as a focus event
-        self._typed: list[str] = []
-        self._typed_at = 0.0
-        self._typed_ms = 0  # X time of the last character typed
-        self._typed_window: WindowInfo | None = None
-        self._secret: Element | None = None
-        self._last_click: tuple[float, int, int] | None = None
         self._capturing = 0  # inputs the RECORD thread is still capturing (element lookup, frame)
-        self.counts: dict[str, int] = {}
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return self.stream.counts
 
     # --- lifecycle ------------------------------------------------------------------------------
     def run(self, stop: threading.Event) -> None:
@@ -272,26 +223,27 @@ class Recorder:
                 if item is not None:
                     self._handle(item)
                 else:
-                    if self._typed and time.monotonic() - self._typed_at > TYPE_FLUSH_S:
-                        self._flush_typing()
+                    self.stream.tick()
                     if self.captured.empty() and not self._capturing:
                         self._windows_until(None, seen_before=time.monotonic() - WINDOW_QUIET_S)
         finally:
             self.watch.stop()
             while not self.captured.empty():
                 self._handle(self.captured.get())
-            self._flush_typing()
+            self.stream.flush_typing()
             self._windows_until(None)
             self.frames.stop()
             self.tracker.stop()
             self.sender.close()
             self.access.close()
+            self.keymap.close()
             self.screen.close()
             summary = ", ".join(f"{n} {k}" for k, n in sorted(self.counts.items())) or "no event"
-            self.say(f"stopped: {summary} sent ({self.sender.sent} accepted, {self.sender.refused} refused)")
+            unmapped = f"; {self.stream.unmapped} key(s) mapped to nothing" if self.stream.unmapped else ""
+            self.say(f"stopped: {summary} sent ({self.sender.sent} accepted, {self.sender.refused} refused){unmapped}")
 
     def _on_raw(self, raw: RawInput) -> None:
-        """RECORD thread: take what is only true now (window, element, frame before), then hand over."""
+        """RECORD thread: take what is only true now (window, element, frame before, key), then hand over."""
         motion = raw.kind == X.MotionNotify
         if not motion and raw.kind not in (X.ButtonPress, X.KeyPress):
             return
@@ -305,40 +257,18 @@ class Recorder:
                 pressed = self.clock.monotonic(raw.time_ms)
                 frame = self.frames.before(pressed if pressed is not None else raw.received)
             self.tracker.catch_up(raw.time_ms)
-            window = self.tracker.at(raw.time_ms)
-            item = _Captured(raw, window, frame=frame)
+            info = self.tracker.at(raw.time_ms)
+            item = _Captured(raw, info, frame=frame)
+            if raw.kind == X.KeyPress:
+                item.key = self.keys.translate(raw.detail, raw.state)  # the keyboard map in force now
             if raw.kind == X.ButtonPress and raw.detail in (1, 3):
-                item.element = self.access.element_at(raw.x, raw.y, window.title if window else None)
+                found = self.access.element_at(raw.x, raw.y, info.title if info else None)
+                item.element = found.to_port() if found is not None else None
             self.captured.put(item)
         finally:
             self._capturing -= 1
 
     # --- events ---------------------------------------------------------------------------------------
-    def _base(self, kind: str, window: WindowInfo | None, time_ms: int) -> dict[str, Any]:
-        """An event stamped with the moment it happened (X time `time_ms`), not when it is sent."""
-        event: dict[str, Any] = {
-            "session_id": self.session_id,
-            "machine_id": self.machine_id,
-            "event_id": f"{self.session_id}-{next(self._ids)}",
-            "ts": round(self.clock.wall(time_ms), 3),
-            "type": kind,
-            "window_title": window.title if window else None,
-            "app": window.process if window else None,
-            "agent": "rpa-mcp agent-x11",
-        }
-        width, height = self.tracker.windows.size
-        event |= {"screen_width": width, "screen_height": height}
-        if self.locale:
-            event["locale"] = self.locale
-        return {k: v for k, v in event.items() if v is not None}
-
-    def _emit(self, event: dict[str, Any]) -> None:
-        self.counts[event["type"]] = self.counts.get(event["type"], 0) + 1
-        self.sender.send(event)
-
-    def _shot(self, frame: np.ndarray | None) -> str | None:
-        return base64.b64encode(self.screen.encode(frame)).decode("ascii") if frame is not None else None
-
     def _windows_until(self, time_ms: int | None, *, seen_before: float | None = None) -> None:
         """Send a focus event for each window change up to X time `time_ms` (None: all of them).
 
@@ -350,89 +280,29 @@ class Recorder:
             for t, w in self.tracker.since(self._window_time, seen_before=seen_before)
             if time_ms is None or t <= time_ms
         ]
-        for t, window in changes:
+        for t, info in changes:
             self._window_time = max(self._window_time, t)
-            self._flush_typing()
-            self._secret = None
-            if window is not None and (window.title or window.process):
-                self._emit(self._base("focus", window, t))
-                self.say(f"window: {window.title!r} ({window.process})")
+            self.stream.window(window(info) if info is not None else None, self.clock.wall(t))
 
     def _handle(self, item: _Captured) -> None:
         raw = item.raw
         self._windows_until(raw.time_ms)
+        ts = self.clock.wall(raw.time_ms)
+        front = window(item.window) if item.window is not None else None
         if raw.kind == X.ButtonPress and raw.detail in SCROLL_BUTTONS:
-            self._flush_typing()
             axis, sign = SCROLL_BUTTONS[raw.detail]
-            where = {"x": raw.x, "y": raw.y, "delta": sign, "axis": axis}
-            event = self._base("scroll", item.window, raw.time_ms) | where
-            self._emit(event)
+            self.stream.scroll(raw.x, raw.y, delta=sign, axis=axis, ts=ts, window=front)
         elif raw.kind == X.ButtonPress and raw.detail in (1, 3):
-            self._click(item)
-        elif raw.kind == X.KeyPress:
-            self._key(item)
-
-    def _click(self, item: _Captured) -> None:
-        raw, element = item.raw, item.element
-        self._flush_typing()
-        kind = "right_click" if raw.detail == 3 else "click"
-        last = self._last_click
-        if (
-            kind == "click"
-            and last is not None
-            and raw.received - last[0] <= DOUBLE_CLICK_S
-            and abs(raw.x - last[1]) <= DOUBLE_CLICK_PX
-            and abs(raw.y - last[2]) <= DOUBLE_CLICK_PX
-        ):
-            kind = "double_click"
-        self._last_click = (raw.received, raw.x, raw.y) if kind == "click" else None
-        event = self._base(kind, item.window, raw.time_ms) | {
-            "x": raw.x,
-            "y": raw.y,
-            "button": "right" if raw.detail == 3 else "left",
-        }
-        if element is not None and element.identifies_target:
-            event["element"] = element.as_event_element()
-        self._secret = element if element is not None and element.is_password else None
-        shot = self._shot(item.frame)
-        if shot:
-            event["screenshot"] = shot
-        self._emit(event)
-        name = f" {element.name!r}" if element is not None and element.name else ""
-        self.say(f"{kind} at ({raw.x}, {raw.y}){name}")
-
-    def _key(self, item: _Captured) -> None:
-        key = self.keys.translate(item.raw.detail, item.raw.state)
-        if key.is_modifier:
-            return
-        if (key.char is not None and key.combo == key.name) or key.name == "space":
-            if not self._typed:
-                self._typed_window = item.window
-            self._typed.append(key.char or " ")
-            self._typed_at = time.monotonic()
-            self._typed_ms = item.raw.time_ms
-            return
-        self._flush_typing()
-        event = self._base("key", item.window, item.raw.time_ms) | {"keys": key.combo}
-        if self._secret is not None:
-            event |= {"is_password": True, "element": self._secret.as_event_element()}
-        shot = self._shot(item.frame)
-        if shot:
-            event["screenshot"] = shot
-        self._emit(event)
-        self.say(f"key {key.combo}")
-        if key.name in ("enter", "tab", "escape"):
-            self._secret = None
-
-    def _flush_typing(self) -> None:
-        if not self._typed:
-            return
-        text = "".join(self._typed)
-        self._typed = []
-        event = self._base("type", self._typed_window, self._typed_ms) | {"text": text}
-        if self._secret is not None:
-            event |= {"text": MASK, "is_password": True, "element": self._secret.as_event_element()}
-            self.say(f"typed {len(text)} character(s) in a password field (masked)")
-        else:
-            self.say(f"typed {len(text)} character(s)")
-        self._emit(event)
+            button = "right" if raw.detail == 3 else "left"
+            self.stream.click(
+                raw.x,
+                raw.y,
+                button=button,
+                ts=ts,
+                received=raw.received,
+                window=front,
+                element=item.element,
+                frame=item.frame,
+            )
+        elif raw.kind == X.KeyPress and item.key is not None:
+            self.stream.key(item.key, ts=ts, window=front, frame=item.frame)

@@ -7,7 +7,7 @@ first key is sent, and no keycode is rebound while that text is typed (an applic
 key with the map of the moment it reads it, not of the moment it was sent).
 
 Every event sent is announced first to an optional `expect` callback, so that an input
-watch can tell the agent's own events from a person's (see `rpa_mcp.agent_x11.watch`).
+watch can tell the agent's own events from a person's (see `rpa_agent.x11.watch`).
 Text is sent in batches of keys (one round trip to the X server each, in order).
 """
 
@@ -20,7 +20,7 @@ from collections.abc import Callable
 from Xlib import XK, X, display
 from Xlib.ext import xtest
 
-from rpa_mcp.errors import InvalidInput
+from rpa_agent.port import InputRefused
 
 Expectation = tuple[int, int, int | None, int | None]  # (event type, detail, x, y)
 Expect = Callable[[list[Expectation]], None]
@@ -92,7 +92,7 @@ def key_keysym(name: str) -> int:
         name = lowered.upper()
     keysym = int(XK.string_to_keysym(name))
     if keysym == 0:
-        raise InvalidInput(f"unknown key {name!r} in a key combo", field="params.keys")
+        raise InputRefused(f"unknown key {name!r} in a key combo")
     return keysym
 
 
@@ -102,7 +102,7 @@ def parse_combo(keys: str) -> list[str]:
         parts = [*[p for p in parts if p], "plus"]
     parts = [p for p in parts if p]
     if not parts:
-        raise InvalidInput("an empty key combo", field="params.keys")
+        raise InputRefused("an empty key combo")
     return parts
 
 
@@ -135,7 +135,7 @@ class Injector:
     def click(self, x: int, y: int, *, button: str = "left", count: int = 1) -> None:
         number = BUTTONS.get(button)
         if number is None:
-            raise InvalidInput(f"unknown mouse button {button!r} (left, middle, right)", field="params.button")
+            raise InputRefused(f"unknown mouse button {button!r} (left, middle, right)")
         events: list[Expectation] = [(X.MotionNotify, 0, x, y)]
         for _ in range(max(1, count)):
             events += [(X.ButtonPress, number, None, None), (X.ButtonRelease, number, None, None)]
@@ -145,7 +145,7 @@ class Injector:
     def scroll(self, x: int, y: int, *, direction: str = "down", amount: int = 3) -> None:
         number = SCROLL_BUTTONS.get(direction)
         if number is None:
-            raise InvalidInput(f"unknown scroll direction {direction!r} (up, down, left, right)", field="params")
+            raise InputRefused(f"unknown scroll direction {direction!r} (up, down, left, right)")
         events: list[Expectation] = [(X.MotionNotify, 0, x, y)]
         for _ in range(max(1, min(int(amount), 50))):
             events += [(X.ButtonPress, number, None, None), (X.ButtonRelease, number, None, None)]
@@ -169,7 +169,7 @@ class Injector:
 
     def type_text(self, text: str) -> None:
         if len(text) > MAX_TEXT:
-            raise InvalidInput(f"text longer than {MAX_TEXT} characters", field="params.text")
+            raise InputRefused(f"text longer than {MAX_TEXT} characters")
         keysyms = [char_keysym(char) for char in text if char != "\r"]
         with self._lock:
             self._bind(keysyms)  # the keyboard map holds every character before the first key is sent
@@ -225,10 +225,9 @@ class Injector:
         free = [k for k in self._spares if k not in taken and not any(self.display.get_keyboard_mapping(k, 1)[0])]
         evictable = [sym for sym in self._bound if sym not in wanted]  # least recently used first
         if len(missing) > len(free) + len(evictable):
-            raise InvalidInput(
+            raise InputRefused(
                 f"the text has {len(missing)} different characters without a key on this keyboard map, more "
-                f"than its {len(self._spares)} spare keycodes: send it in shorter parts",
-                field="params.text",
+                f"than its {len(self._spares)} spare keycodes: send it in shorter parts"
             )
         for keysym in missing:
             keycode = free.pop() if free else self._bound.pop(evictable.pop(0))
@@ -240,7 +239,7 @@ class Injector:
         """(keycode, needs shift) for a keysym the map holds (after `_bind`)."""
         found = self._in_map(keysym)
         if found is None:  # pragma: no cover - `_bind` runs first
-            raise InvalidInput(f"cannot type keysym {keysym:#x}: it has no key", field="params.text")
+            raise InputRefused(f"cannot type keysym {keysym:#x}: it has no key")
         return found
 
     def _find_spare_keycodes(self) -> list[int]:

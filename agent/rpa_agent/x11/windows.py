@@ -18,7 +18,7 @@ from typing import Any
 from Xlib import X, Xatom, display, error
 from Xlib.protocol import event as xevent
 
-from rpa_mcp.agent_x11.clock import ServerClock, delta_ms
+from rpa_agent.x11.clock import ServerClock, delta_ms
 
 CATCH_UP_S = 2.0  # how long an input waits for the window changes before it to be read
 

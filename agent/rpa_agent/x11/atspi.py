@@ -18,6 +18,8 @@ from typing import Any
 from jeepney import DBusAddress, Properties, new_method_call
 from jeepney.io.blocking import DBusConnection, open_dbus_connection
 
+from rpa_agent import port
+
 logger = logging.getLogger(__name__)
 ACCESSIBLE = "org.a11y.atspi.Accessible"
 COMPONENT = "org.a11y.atspi.Component"
@@ -64,6 +66,11 @@ class Element:
         """A named element, a password box or a nameless control; not a page container or a node that
         is already gone (a link that navigated): their box is not what was clicked."""
         return bool(self.name) or self.is_password or self.role not in CONTAINER_ROLES | GONE_ROLES
+
+    def to_port(self) -> port.Element:
+        """The element as the port names it (UI Automation's control types)."""
+        role = ROLE_NAMES.get(self.role, self.role.title())
+        return port.Element(self.name, role, self.bbox, is_password=self.is_password)
 
     def as_event_element(self) -> dict[str, Any]:
         out: dict[str, Any] = {

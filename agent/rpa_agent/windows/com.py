@@ -1,0 +1,249 @@
+"""UI Automation and MSAA through raw COM vtable calls (ctypes only: no comtypes, no generated
+wrappers). Slot numbers follow UIAutomationClient.h and oleacc.h (IUnknown's three come first).
+
+COM is initialised per calling thread (multithreaded apartment, as UI Automation clients should).
+Each node holds one reference and releases it when collected.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+import threading
+import uuid
+from ctypes import POINTER, byref, c_int, c_long, c_ulong, c_ushort, c_void_p
+from typing import Any
+
+from rpa_agent.port import Box
+from rpa_agent.windows.api import UiaUnavailable
+from rpa_agent.windows.win32 import HANDLE, POINT, RECT
+
+CLSCTX_INPROC_SERVER = 0x1
+COINIT_MULTITHREADED = 0x0
+RPC_E_CHANGED_MODE = -2147417850  # 0x80010106: the thread already chose another apartment: usable
+OBJID_CLIENT = -4
+CHILDID_SELF = 0
+VT_I4, VT_BSTR = 3, 8
+UIA_VALUE_PATTERN_ID = 10002
+
+# IUIAutomation
+UIA_ELEMENT_FROM_POINT, UIA_GET_FOCUSED_ELEMENT = 7, 8
+# IUIAutomationElement
+EL_GET_CURRENT_PATTERN_AS, EL_CONTROL_TYPE, EL_NAME, EL_IS_PASSWORD, EL_BOUNDING_RECTANGLE = 14, 21, 23, 35, 43
+# IUIAutomationValuePattern
+VALUE_GET_CURRENT_VALUE = 4
+# IAccessible (IDispatch's four after IUnknown's three)
+ACC_NAME, ACC_VALUE, ACC_ROLE, ACC_STATE, ACC_LOCATION = 10, 11, 13, 14, 22
+RELEASE = 2
+
+
+class GUID(ctypes.Structure):
+    _fields_ = [("data1", ctypes.c_uint32), ("data2", c_ushort), ("data3", c_ushort), ("data4", ctypes.c_ubyte * 8)]
+
+    @classmethod
+    def parse(cls, text: str) -> GUID:
+        raw = uuid.UUID(text).bytes_le
+        guid = cls()
+        ctypes.memmove(byref(guid), raw, 16)
+        return guid
+
+
+CLSID_CUIAutomation = GUID.parse("ff48dba4-60ef-4201-aa87-54103eef594e")
+IID_IUIAutomation = GUID.parse("30cbe57d-d9d0-452a-ab13-7ac5ac4825ee")
+IID_IUIAutomationValuePattern = GUID.parse("a94cd8b1-0844-4cd6-9d2d-640537ab39e9")
+IID_IAccessible = GUID.parse("618736e0-3c3d-11cf-810c-00aa00389b71")
+
+
+class _VARIANT_VALUE(ctypes.Union):
+    _fields_ = [("llVal", ctypes.c_longlong), ("lVal", c_long), ("bstrVal", c_void_p), ("_pad", c_void_p * 2)]
+
+
+class VARIANT(ctypes.Structure):
+    _fields_ = [("vt", c_ushort), ("r1", c_ushort), ("r2", c_ushort), ("r3", c_ushort), ("v", _VARIANT_VALUE)]
+
+    @classmethod
+    def i4(cls, value: int) -> VARIANT:
+        variant = cls()
+        variant.vt = VT_I4
+        variant.v.lVal = value
+        return variant
+
+
+def _method(pointer: int, slot: int, *argtypes: Any) -> Any:
+    """The function at `slot` of a COM object's vtable, returning the raw HRESULT."""
+    vtable = ctypes.cast(pointer, POINTER(POINTER(c_void_p))).contents
+    prototype = ctypes.WINFUNCTYPE(c_long, c_void_p, *argtypes)
+    return prototype(vtable[slot])
+
+
+def _release(pointer: int) -> None:
+    vtable = ctypes.cast(pointer, POINTER(POINTER(c_void_p))).contents
+    ctypes.WINFUNCTYPE(c_ulong, c_void_p)(vtable[RELEASE])(pointer)
+
+
+class _ComObject:
+    def __init__(self, com: Com, pointer: int) -> None:
+        self._com = com
+        self.pointer = pointer
+
+    def __del__(self) -> None:
+        if self.pointer:
+            _release(self.pointer)
+            self.pointer = 0
+
+    def _bstr(self, slot: int, *args: Any, argtypes: tuple[Any, ...] = ()) -> str | None:
+        out = c_void_p()
+        hresult = _method(self.pointer, slot, *argtypes, POINTER(c_void_p))(self.pointer, *args, byref(out))
+        return self._com.take_bstr(out) if hresult == 0 else None
+
+
+class UiaElement(_ComObject):
+    """One IUIAutomationElement (the `UiaNode` of the boundary)."""
+
+    def name(self) -> str:
+        return self._bstr(EL_NAME) or ""
+
+    def control_type(self) -> int:
+        out = c_int()
+        _method(self.pointer, EL_CONTROL_TYPE, POINTER(c_int))(self.pointer, byref(out))
+        return int(out.value)
+
+    def is_password(self) -> bool:
+        out = c_int()
+        hresult = _method(self.pointer, EL_IS_PASSWORD, POINTER(c_int))(self.pointer, byref(out))
+        return hresult != 0 or bool(out.value)  # unknown counts as a password: never read its value
+
+    def box(self) -> Box | None:
+        rect = RECT()
+        hresult = _method(self.pointer, EL_BOUNDING_RECTANGLE, POINTER(RECT))(self.pointer, byref(rect))
+        return rect.box() if hresult == 0 else None
+
+    def value(self) -> str | None:
+        pattern = c_void_p()
+        get = _method(self.pointer, EL_GET_CURRENT_PATTERN_AS, c_int, POINTER(GUID), POINTER(c_void_p))
+        if get(self.pointer, UIA_VALUE_PATTERN_ID, byref(IID_IUIAutomationValuePattern), byref(pattern)) != 0:
+            return None
+        if not pattern.value:
+            return None
+        holder = _ComObject(self._com, pattern.value)
+        return holder._bstr(VALUE_GET_CURRENT_VALUE)
+
+
+class MsaaElement(_ComObject):
+    """One IAccessible and a child id (the `MsaaNode` of the boundary)."""
+
+    def __init__(self, com: Com, pointer: int, child: int) -> None:
+        super().__init__(com, pointer)
+        self._child = VARIANT.i4(child)
+
+    def name(self) -> str:
+        return self._bstr(ACC_NAME, self._child, argtypes=(VARIANT,)) or ""
+
+    def value(self) -> str | None:
+        return self._bstr(ACC_VALUE, self._child, argtypes=(VARIANT,))
+
+    def role(self) -> int:
+        return self._int_variant(ACC_ROLE)
+
+    def state(self) -> int:
+        return self._int_variant(ACC_STATE)
+
+    def box(self) -> Box | None:
+        left, top, width, height = c_long(), c_long(), c_long(), c_long()
+        location = _method(self.pointer, ACC_LOCATION, *([POINTER(c_long)] * 4), VARIANT)
+        if location(self.pointer, byref(left), byref(top), byref(width), byref(height), self._child) != 0:
+            return None
+        return (left.value, top.value, width.value, height.value)
+
+    def _int_variant(self, slot: int) -> int:
+        out = VARIANT()
+        if _method(self.pointer, slot, VARIANT, POINTER(VARIANT))(self.pointer, self._child, byref(out)) != 0:
+            return 0
+        value = int(out.v.lVal) & 0xFFFFFFFF if out.vt == VT_I4 else 0
+        self._com.clear_variant(out)
+        return value
+
+
+class Com:
+    """CoInitializeEx per thread, CoCreateInstance(CUIAutomation) once, oleacc's entry points."""
+
+    def __init__(self) -> None:
+        if sys.platform != "win32":
+            raise OSError("COM needs Windows (or Wine)")
+        self.ole32 = ctypes.WinDLL("ole32")
+        self.oleaut32 = ctypes.WinDLL("oleaut32")
+        self.oleacc = ctypes.WinDLL("oleacc")
+        self.ole32.CoInitializeEx.restype, self.ole32.CoInitializeEx.argtypes = c_long, [c_void_p, c_ulong]
+        self.ole32.CoCreateInstance.restype = c_long
+        self.ole32.CoCreateInstance.argtypes = [POINTER(GUID), c_void_p, c_ulong, POINTER(GUID), POINTER(c_void_p)]
+        self.oleaut32.SysFreeString.restype, self.oleaut32.SysFreeString.argtypes = None, [c_void_p]
+        self.oleaut32.VariantClear.restype, self.oleaut32.VariantClear.argtypes = c_long, [POINTER(VARIANT)]
+        self.oleacc.AccessibleObjectFromPoint.restype = c_long
+        self.oleacc.AccessibleObjectFromPoint.argtypes = [POINT, POINTER(c_void_p), POINTER(VARIANT)]
+        self.oleacc.AccessibleObjectFromWindow.restype = c_long
+        self.oleacc.AccessibleObjectFromWindow.argtypes = [HANDLE, c_long, POINTER(GUID), POINTER(c_void_p)]
+        self._local = threading.local()
+        self._automation: int | None = None
+        self._lock = threading.Lock()
+
+    def take_bstr(self, bstr: c_void_p) -> str:
+        if not bstr.value:
+            return ""
+        try:
+            return ctypes.wstring_at(bstr.value)
+        finally:
+            self.oleaut32.SysFreeString(bstr)
+
+    def clear_variant(self, variant: VARIANT) -> None:
+        self.oleaut32.VariantClear(byref(variant))
+
+    def _init_thread(self) -> None:
+        if not getattr(self._local, "ready", False):
+            hresult = int(self.ole32.CoInitializeEx(None, COINIT_MULTITHREADED))
+            if hresult not in (0, 1, RPC_E_CHANGED_MODE):
+                raise OSError(f"CoInitializeEx failed (HRESULT 0x{hresult & 0xFFFFFFFF:08X})")
+            self._local.ready = True
+
+    def _uia(self) -> int:
+        self._init_thread()
+        with self._lock:
+            if self._automation is None:
+                out = c_void_p()
+                hresult = int(
+                    self.ole32.CoCreateInstance(
+                        byref(CLSID_CUIAutomation), None, CLSCTX_INPROC_SERVER, byref(IID_IUIAutomation), byref(out)
+                    )
+                )
+                if hresult != 0 or not out.value:
+                    raise UiaUnavailable(hresult)
+                self._automation = out.value
+            return self._automation
+
+    def uia_element_at(self, x: int, y: int) -> UiaElement | None:
+        automation = self._uia()
+        out = c_void_p()
+        if _method(automation, UIA_ELEMENT_FROM_POINT, POINT, POINTER(c_void_p))(automation, POINT(x, y), byref(out)):
+            return None
+        return UiaElement(self, out.value) if out.value else None
+
+    def uia_focused(self) -> UiaElement | None:
+        automation = self._uia()
+        out = c_void_p()
+        if _method(automation, UIA_GET_FOCUSED_ELEMENT, POINTER(c_void_p))(automation, byref(out)):
+            return None
+        return UiaElement(self, out.value) if out.value else None
+
+    def msaa_element_at(self, x: int, y: int) -> MsaaElement | None:
+        self._init_thread()
+        out, child = c_void_p(), VARIANT()
+        if self.oleacc.AccessibleObjectFromPoint(POINT(x, y), byref(out), byref(child)) != 0 or not out.value:
+            return None
+        child_id = int(child.v.lVal) if child.vt == VT_I4 else CHILDID_SELF
+        return MsaaElement(self, out.value, child_id)
+
+    def msaa_window(self, hwnd: int) -> MsaaElement | None:
+        self._init_thread()
+        out = c_void_p()
+        if self.oleacc.AccessibleObjectFromWindow(hwnd, OBJID_CLIENT, byref(IID_IAccessible), byref(out)) != 0:
+            return None
+        return MsaaElement(self, out.value, CHILDID_SELF) if out.value else None

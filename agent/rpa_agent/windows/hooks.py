@@ -1,0 +1,241 @@
+"""Recording and takeover: low-level mouse and keyboard hooks on their own thread.
+
+`HookTranslator` turns what WH_MOUSE_LL / WH_KEYBOARD_LL hand over into the port's `RawInput`:
+key names as the wire spells them, and the character a key typed, through ToUnicodeEx with the
+keyboard layout of the foreground window's thread (a French workstation types "é" on the "2" key).
+A scroll carries its direction in `key` ("up", "down", "left", "right").
+
+An event is this agent's when it carries the agent's dwExtraInfo tag, or when it is flagged
+injected (LLMHF_INJECTED / LLKHF_INJECTED) and matches an input the agent announced (`expect`).
+Every other event is a person's (`foreign`), including input injected by another program such as
+the on-screen keyboard: a pause is never wrong.
+
+The hook callbacks only translate and queue (Windows removes a low-level hook that answers late);
+listeners run on a second thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Literal
+
+from rpa_agent.port import Button, InputListener, RawInput
+from rpa_agent.windows import api, keys
+from rpa_agent.windows.api import KeyHookEvent, MouseHookEvent, Win32
+
+logger = logging.getLogger(__name__)
+
+EXPECTATION_TTL_S = 5.0
+MouseKind = Literal["button_press", "button_release", "motion", "scroll"]
+_MOUSE: dict[int, tuple[MouseKind, Button | None]] = {
+    api.WM_MOUSEMOVE: ("motion", None),
+    api.WM_LBUTTONDOWN: ("button_press", "left"),
+    api.WM_LBUTTONUP: ("button_release", "left"),
+    api.WM_RBUTTONDOWN: ("button_press", "right"),
+    api.WM_RBUTTONUP: ("button_release", "right"),
+    api.WM_MBUTTONDOWN: ("button_press", "middle"),
+    api.WM_MBUTTONUP: ("button_release", "middle"),
+    api.WM_MOUSEWHEEL: ("scroll", None),
+    api.WM_MOUSEHWHEEL: ("scroll", None),
+}
+_DOWN = {api.WM_KEYDOWN, api.WM_SYSKEYDOWN}
+_SHIFT = {keys.VK_SHIFT, keys.VK_LSHIFT, keys.VK_RSHIFT}
+_CTRL = {keys.VK_CONTROL, keys.VK_LCONTROL, keys.VK_RCONTROL}
+_ALT = {keys.VK_MENU, keys.VK_LMENU}
+
+
+def _signed16(value: int) -> int:
+    value &= 0xFFFF
+    return value - 0x10000 if value >= 0x8000 else value
+
+
+class HookTranslator:
+    """Hook structures -> `RawInput` (without `foreign`, which the watch decides)."""
+
+    def __init__(self, win: Win32, clock: Callable[[], float] = time.time) -> None:
+        self._win = win
+        self._clock = clock
+        self._held: set[int] = set()  # modifier virtual keys held now
+        self._pointer = (0, 0)
+        self._high_surrogate: str | None = None
+
+    def mouse(self, event: MouseHookEvent) -> RawInput | None:
+        kind_button = _MOUSE.get(event.message)
+        if kind_button is None:
+            return None  # X buttons: not on the wire
+        kind, button = kind_button
+        self._pointer = (event.x, event.y)
+        key = None
+        if kind == "scroll":
+            delta = _signed16(event.mouse_data >> 16)
+            if event.message == api.WM_MOUSEWHEEL:
+                key = "up" if delta > 0 else "down"
+            else:
+                key = "right" if delta > 0 else "left"
+        return RawInput(kind, event.x, event.y, self._clock(), button=button, key=key)
+
+    def key(self, event: KeyHookEvent) -> RawInput:
+        down = event.message in _DOWN
+        vk = event.vk
+        if vk in keys.MODIFIER_VKS:
+            (self._held.add if down else self._held.discard)(vk)
+        char = self._char(event) if down else None
+        x, y = self._pointer
+        return RawInput("key_press" if down else "key_release", x, y, self._clock(), key=keys.wire_name(vk), char=char)
+
+    def _char(self, event: KeyHookEvent) -> str | None:
+        if event.vk == keys.VK_PACKET:  # KEYEVENTF_UNICODE: the scan code is the UTF-16 unit
+            unit = chr(event.scan)
+            if 0xD800 <= event.scan <= 0xDBFF:
+                self._high_surrogate = unit
+                return None
+            if 0xDC00 <= event.scan <= 0xDFFF and self._high_surrogate is not None:
+                pair, self._high_surrogate = self._high_surrogate + unit, None
+                return pair.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+            return unit
+        if event.vk in keys.MODIFIER_VKS:
+            return None
+        ctrl, alt = bool(self._held & _CTRL), bool(self._held & _ALT)
+        altgr = keys.VK_RMENU in self._held or (ctrl and alt)
+        if (ctrl or alt) and not altgr:
+            return None  # a shortcut types nothing
+        typed = self._win.to_unicode(event.vk, event.scan, self._key_state(altgr), self._layout())
+        return typed if typed and all(c.isprintable() for c in typed) else None
+
+    def _key_state(self, altgr: bool) -> bytes:
+        state = bytearray(256)
+        if self._held & _SHIFT:
+            state[keys.VK_SHIFT] = state[keys.VK_LSHIFT] = 0x80
+        if altgr:  # AltGr is Ctrl+Alt for ToUnicodeEx
+            state[keys.VK_CONTROL] = state[keys.VK_LCONTROL] = 0x80
+            state[keys.VK_MENU] = state[keys.VK_RMENU] = 0x80
+        if self._win.key_toggled(keys.VK_CAPITAL):
+            state[keys.VK_CAPITAL] = 0x01
+        return bytes(state)
+
+    def _layout(self) -> int:
+        hwnd = self._win.foreground_window()
+        thread, _ = self._win.window_thread_process(hwnd) if hwnd else (0, 0)
+        return self._win.keyboard_layout(thread)
+
+
+class HookWatch:
+    """The port's `Watch` over low-level hooks."""
+
+    def __init__(self, win: Win32, clock: Callable[[], float] = time.time) -> None:
+        self._win = win
+        self._translator = HookTranslator(win, clock)
+        self._monotonic = time.monotonic
+        self._lock = threading.Lock()
+        self._expected: deque[tuple[str, float]] = deque()
+        self._foreign = 0
+        self._listeners: list[InputListener] = []
+        self._queue: queue.Queue[RawInput | None] = queue.Queue()
+        self._hook_thread: threading.Thread | None = None
+        self._hook_thread_id = 0
+        self._ready = threading.Event()
+        self._failure: BaseException | None = None
+        self._dispatcher: threading.Thread | None = None
+
+    @property
+    def foreign_count(self) -> int:
+        with self._lock:
+            return self._foreign
+
+    def expect(self, kinds: list[str]) -> None:
+        deadline = self._monotonic() + EXPECTATION_TTL_S
+        with self._lock:
+            self._expected.extend((kind, deadline) for kind in kinds)
+
+    def add_listener(self, listener: InputListener) -> None:
+        self._listeners.append(listener)
+
+    def start(self) -> None:
+        if self._hook_thread is not None:
+            return
+        self._dispatcher = threading.Thread(target=self._dispatch, name="rpa-agent-input-dispatch", daemon=True)
+        self._dispatcher.start()
+        self._hook_thread = threading.Thread(target=self._run_hooks, name="rpa-agent-input-hooks", daemon=True)
+        self._hook_thread.start()
+        if not self._ready.wait(timeout=10.0) or self._failure is not None:
+            self.stop()
+            raise RuntimeError(f"the low-level input hooks could not be installed: {self._failure!r}")
+        logger.info("input_hooks_started: thread %d", self._hook_thread_id)
+
+    def stop(self) -> None:
+        if self._hook_thread is not None:
+            if self._hook_thread_id:
+                self._win.post_quit(self._hook_thread_id)
+            self._hook_thread.join(timeout=5.0)
+            self._hook_thread = None
+        if self._dispatcher is not None:
+            self._queue.put(None)
+            self._dispatcher.join(timeout=5.0)
+            self._dispatcher = None
+
+    def flush(self) -> None:
+        """Wait until every queued event has reached the listeners."""
+        self._queue.join()
+
+    # --- the hook thread: translate, decide, queue ------------------------------------------------
+    def on_mouse(self, event: MouseHookEvent) -> None:
+        raw = self._translator.mouse(event)
+        if raw is not None:
+            self._account(raw, event.extra_info, bool(event.flags & api.LLMHF_INJECTED))
+
+    def on_key(self, event: KeyHookEvent) -> None:
+        raw = self._translator.key(event)
+        self._account(raw, event.extra_info, bool(event.flags & api.LLKHF_INJECTED))
+
+    def _account(self, raw: RawInput, extra_info: int, injected: bool) -> None:
+        tagged = extra_info == api.AGENT_EXTRA_INFO
+        announced = (injected or tagged) and self._consume(raw.kind)  # a person's input never uses up an announcement
+        ours = tagged or announced
+        if not ours:
+            with self._lock:
+                self._foreign += 1
+        self._queue.put(replace(raw, foreign=not ours))
+
+    def _consume(self, kind: str) -> bool:
+        now = self._monotonic()
+        with self._lock:
+            while self._expected and self._expected[0][1] < now:
+                self._expected.popleft()
+            for index, (expected, _) in enumerate(self._expected):
+                if expected == kind:
+                    del self._expected[index]
+                    return True
+            return False
+
+    def _run_hooks(self) -> None:
+        try:
+            self._win.run_hooks(self.on_mouse, self.on_key, self._hooks_ready)
+        except BaseException as exc:  # reported by start(); the thread must not die silently
+            self._failure = exc
+            logger.exception("input_hooks_failed")
+        finally:
+            self._ready.set()
+
+    def _hooks_ready(self, thread_id: int) -> None:
+        self._hook_thread_id = thread_id
+        self._ready.set()
+
+    def _dispatch(self) -> None:
+        while True:
+            raw = self._queue.get()
+            try:
+                if raw is None:
+                    return
+                for listener in list(self._listeners):
+                    try:
+                        listener(raw)
+                    except Exception:
+                        logger.exception("input_listener_failed")
+            finally:
+                self._queue.task_done()

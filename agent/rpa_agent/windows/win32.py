@@ -1,0 +1,431 @@
+"""ctypes declarations (argtypes and restype set for every function) and `NativeWin32`, the real
+`Win32` boundary. The DLLs are loaded when a `NativeWin32` is made, so this module imports on any
+platform (the unit tests run on Linux with a fake boundary)."""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from ctypes import POINTER, byref, c_int, c_long, c_size_t, c_ssize_t, c_uint, c_ushort, c_void_p, c_wchar_p
+from typing import Any
+
+from rpa_agent.port import Box
+from rpa_agent.windows.api import (
+    ERROR_ACCESS_DENIED,
+    KeyHandler,
+    KeyHookEvent,
+    MouseHandler,
+    MouseHookEvent,
+    MouseInput,
+    MsaaNode,
+    SendEvent,
+    UiaNode,
+)
+
+logger = logging.getLogger(__name__)
+
+BOOL = c_int
+DWORD = ctypes.c_uint32
+WORD = c_ushort
+LONG = ctypes.c_int32
+ULONG_PTR = c_size_t
+WPARAM = c_size_t
+LPARAM = c_ssize_t
+LRESULT = c_ssize_t
+HANDLE = c_void_p
+
+
+class POINT(ctypes.Structure):
+    _fields_ = [("x", LONG), ("y", LONG)]
+
+
+class RECT(ctypes.Structure):
+    _fields_ = [("left", LONG), ("top", LONG), ("right", LONG), ("bottom", LONG)]
+
+    def box(self) -> Box:
+        return (self.left, self.top, self.right - self.left, self.bottom - self.top)
+
+
+class MOUSEINPUT(ctypes.Structure):
+    _fields_ = [
+        ("dx", LONG),
+        ("dy", LONG),
+        ("mouseData", DWORD),
+        ("dwFlags", DWORD),
+        ("time", DWORD),
+        ("dwExtraInfo", ULONG_PTR),
+    ]
+
+
+class KEYBDINPUT(ctypes.Structure):
+    _fields_ = [("wVk", WORD), ("wScan", WORD), ("dwFlags", DWORD), ("time", DWORD), ("dwExtraInfo", ULONG_PTR)]
+
+
+class HARDWAREINPUT(ctypes.Structure):
+    _fields_ = [("uMsg", DWORD), ("wParamL", WORD), ("wParamH", WORD)]
+
+
+class _INPUTUNION(ctypes.Union):
+    _fields_ = [("mi", MOUSEINPUT), ("ki", KEYBDINPUT), ("hi", HARDWAREINPUT)]
+
+
+class INPUT(ctypes.Structure):
+    _fields_ = [("type", DWORD), ("u", _INPUTUNION)]
+
+
+INPUT_MOUSE, INPUT_KEYBOARD = 0, 1
+
+
+class MSLLHOOKSTRUCT(ctypes.Structure):
+    _fields_ = [("pt", POINT), ("mouseData", DWORD), ("flags", DWORD), ("time", DWORD), ("dwExtraInfo", ULONG_PTR)]
+
+
+class KBDLLHOOKSTRUCT(ctypes.Structure):
+    _fields_ = [("vkCode", DWORD), ("scanCode", DWORD), ("flags", DWORD), ("time", DWORD), ("dwExtraInfo", ULONG_PTR)]
+
+
+class MSG(ctypes.Structure):
+    _fields_ = [
+        ("hwnd", HANDLE),
+        ("message", c_uint),
+        ("wParam", WPARAM),
+        ("lParam", LPARAM),
+        ("time", DWORD),
+        ("pt", POINT),
+        ("lPrivate", DWORD),
+    ]
+
+
+class GUITHREADINFO(ctypes.Structure):
+    _fields_ = [
+        ("cbSize", DWORD),
+        ("flags", DWORD),
+        ("hwndActive", HANDLE),
+        ("hwndFocus", HANDLE),
+        ("hwndCapture", HANDLE),
+        ("hwndMenuOwner", HANDLE),
+        ("hwndMoveSize", HANDLE),
+        ("hwndCaret", HANDLE),
+        ("rcCaret", RECT),
+    ]
+
+
+SM_XVIRTUALSCREEN, SM_YVIRTUALSCREEN, SM_CXVIRTUALSCREEN, SM_CYVIRTUALSCREEN = 76, 77, 78, 79
+PROCESS_QUERY_LIMITED_INFORMATION = 0x1000
+DESKTOP_READOBJECTS = 0x0001
+UOI_NAME = 2
+WH_KEYBOARD_LL, WH_MOUSE_LL = 13, 14
+WM_QUIT = 0x0012
+PM_NOREMOVE = 0
+TOUNICODE_KEEP_STATE = 0x4  # Windows 10 1607+: ToUnicodeEx leaves the keyboard state (dead keys) alone
+
+
+def _declare(dll: Any, name: str, restype: Any, *argtypes: Any) -> None:
+    function = getattr(dll, name)
+    function.restype = restype
+    function.argtypes = list(argtypes)
+
+
+class Dlls:
+    """user32, kernel32, shcore, ole32, oleaut32, oleacc with their prototypes (Windows only)."""
+
+    def __init__(self) -> None:
+        if sys.platform != "win32":
+            raise OSError("the Windows backend needs Windows (or Wine)")
+        self.user32 = ctypes.WinDLL("user32", use_last_error=True)
+        self.kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+        self.hook_proc = ctypes.WINFUNCTYPE(LRESULT, c_int, WPARAM, LPARAM)
+        self.enum_proc = ctypes.WINFUNCTYPE(BOOL, HANDLE, LPARAM)
+        u, k = self.user32, self.kernel32
+        _declare(u, "SendInput", c_uint, c_uint, POINTER(INPUT), c_int)
+        _declare(u, "MapVirtualKeyW", c_uint, c_uint, c_uint)
+        _declare(u, "GetSystemMetrics", c_int, c_int)
+        _declare(u, "GetCursorPos", BOOL, POINTER(POINT))
+        _declare(u, "SetProcessDPIAware", BOOL)
+        _declare(u, "GetForegroundWindow", HANDLE)
+        _declare(u, "EnumWindows", BOOL, self.enum_proc, LPARAM)
+        _declare(u, "IsWindowVisible", BOOL, HANDLE)
+        _declare(u, "IsIconic", BOOL, HANDLE)
+        _declare(u, "GetWindowTextLengthW", c_int, HANDLE)
+        _declare(u, "GetWindowTextW", c_int, HANDLE, c_wchar_p, c_int)
+        _declare(u, "GetWindowRect", BOOL, HANDLE, POINTER(RECT))
+        _declare(u, "GetWindowThreadProcessId", DWORD, HANDLE, POINTER(DWORD))
+        _declare(u, "AttachThreadInput", BOOL, DWORD, DWORD, BOOL)
+        _declare(u, "SetForegroundWindow", BOOL, HANDLE)
+        _declare(u, "BringWindowToTop", BOOL, HANDLE)
+        _declare(u, "ShowWindow", BOOL, HANDLE, c_int)
+        _declare(u, "GetGUIThreadInfo", BOOL, DWORD, POINTER(GUITHREADINFO))
+        _declare(u, "OpenInputDesktop", HANDLE, DWORD, BOOL, DWORD)
+        _declare(u, "GetUserObjectInformationW", BOOL, HANDLE, c_int, c_void_p, DWORD, POINTER(DWORD))
+        _declare(u, "CloseDesktop", BOOL, HANDLE)
+        _declare(u, "GetKeyboardLayout", HANDLE, DWORD)
+        _declare(u, "ToUnicodeEx", c_int, c_uint, c_uint, ctypes.c_char_p, c_wchar_p, c_int, c_uint, HANDLE)
+        _declare(u, "GetKeyState", ctypes.c_short, c_int)
+        _declare(u, "SetWindowsHookExW", HANDLE, c_int, self.hook_proc, HANDLE, DWORD)
+        _declare(u, "CallNextHookEx", LRESULT, HANDLE, c_int, WPARAM, LPARAM)
+        _declare(u, "UnhookWindowsHookEx", BOOL, HANDLE)
+        _declare(u, "GetMessageW", BOOL, POINTER(MSG), HANDLE, c_uint, c_uint)
+        _declare(u, "PeekMessageW", BOOL, POINTER(MSG), HANDLE, c_uint, c_uint, c_uint)
+        _declare(u, "TranslateMessage", BOOL, POINTER(MSG))
+        _declare(u, "DispatchMessageW", LRESULT, POINTER(MSG))
+        _declare(u, "PostThreadMessageW", BOOL, DWORD, c_uint, WPARAM, LPARAM)
+        _declare(k, "OpenProcess", HANDLE, DWORD, BOOL, DWORD)
+        _declare(k, "QueryFullProcessImageNameW", BOOL, HANDLE, DWORD, c_wchar_p, POINTER(DWORD))
+        _declare(k, "CloseHandle", BOOL, HANDLE)
+        _declare(k, "GetCurrentThreadId", DWORD)
+        _declare(k, "GetModuleHandleW", HANDLE, c_wchar_p)
+        # Absent on older Windows: looked up when called (AttributeError then).
+        self.optional_user32 = {
+            "SetProcessDpiAwarenessContext": (BOOL, [c_ssize_t]),
+            "GetThreadDpiAwarenessContext": (c_ssize_t, []),
+            "GetAwarenessFromDpiAwarenessContext": (c_int, [c_ssize_t]),
+        }
+
+    def optional(self, name: str) -> Any:
+        restype, argtypes = self.optional_user32[name]
+        function = getattr(self.user32, name)
+        function.restype, function.argtypes = restype, argtypes
+        return function
+
+    def shcore(self) -> Any:
+        try:
+            dll = ctypes.WinDLL("shcore", use_last_error=True)
+        except OSError as exc:  # Windows 7
+            raise AttributeError("shcore.dll") from exc
+        _declare(dll, "SetProcessDpiAwareness", c_long, c_int)  # c_long: the raw HRESULT, never raised
+        return dll
+
+
+def _to_input(event: SendEvent) -> INPUT:
+    item = INPUT()
+    if isinstance(event, MouseInput):
+        item.type = INPUT_MOUSE
+        item.u.mi = MOUSEINPUT(event.dx, event.dy, event.data & 0xFFFFFFFF, event.flags, 0, event.extra_info)
+    else:
+        item.type = INPUT_KEYBOARD
+        item.u.ki = KEYBDINPUT(event.vk, event.scan, event.flags, 0, event.extra_info)
+    return item
+
+
+class NativeWin32:
+    """The `Win32` boundary over ctypes. Accessibility calls go to `rpa_agent.windows.com`."""
+
+    def __init__(self) -> None:
+        self.dlls = Dlls()
+        self._u = self.dlls.user32
+        self._k = self.dlls.kernel32
+        from rpa_agent.windows.com import Com
+
+        self.com = Com()
+
+    # --- input --------------------------------------------------------------------------------------
+    def send_input(self, events: Sequence[SendEvent]) -> int:
+        array = (INPUT * len(events))(*[_to_input(e) for e in events])
+        return int(self._u.SendInput(len(events), array, ctypes.sizeof(INPUT)))
+
+    def scan_code(self, vk: int) -> int:
+        return int(self._u.MapVirtualKeyW(vk, 0)) & 0xFFFF  # MAPVK_VK_TO_VSC
+
+    def virtual_screen(self) -> Box:
+        metric = self._u.GetSystemMetrics
+        return (
+            int(metric(SM_XVIRTUALSCREEN)),
+            int(metric(SM_YVIRTUALSCREEN)),
+            int(metric(SM_CXVIRTUALSCREEN)),
+            int(metric(SM_CYVIRTUALSCREEN)),
+        )
+
+    def cursor_pos(self) -> tuple[int, int]:
+        point = POINT()
+        self._u.GetCursorPos(byref(point))
+        return int(point.x), int(point.y)
+
+    # --- DPI ----------------------------------------------------------------------------------------
+    def set_dpi_awareness_context(self, context: int) -> bool:
+        return bool(self.dlls.optional("SetProcessDpiAwarenessContext")(context))
+
+    def set_process_dpi_awareness(self, value: int) -> int:
+        return int(self.dlls.shcore().SetProcessDpiAwareness(value))
+
+    def set_process_dpi_aware(self) -> bool:
+        return bool(self._u.SetProcessDPIAware())
+
+    def last_error(self) -> int:
+        return ctypes.get_last_error()
+
+    def dpi_awareness(self) -> int | None:
+        context = self.dlls.optional("GetThreadDpiAwarenessContext")()
+        value = int(self.dlls.optional("GetAwarenessFromDpiAwarenessContext")(context))
+        return value if value >= 0 else None
+
+    # --- windows ------------------------------------------------------------------------------------
+    def foreground_window(self) -> int:
+        return int(self._u.GetForegroundWindow() or 0)
+
+    def enum_windows(self) -> list[int]:
+        found: list[int] = []
+
+        def collect(hwnd: int | None, _: int) -> int:
+            found.append(int(hwnd or 0))
+            return 1
+
+        self._u.EnumWindows(self.dlls.enum_proc(collect), 0)
+        return [h for h in found if h]
+
+    def is_window_visible(self, hwnd: int) -> bool:
+        return bool(self._u.IsWindowVisible(hwnd))
+
+    def is_iconic(self, hwnd: int) -> bool:
+        return bool(self._u.IsIconic(hwnd))
+
+    def window_text(self, hwnd: int) -> str:
+        length = int(self._u.GetWindowTextLengthW(hwnd))
+        if length <= 0:
+            return ""
+        buffer = ctypes.create_unicode_buffer(length + 1)
+        self._u.GetWindowTextW(hwnd, buffer, length + 1)
+        return buffer.value
+
+    def window_rect(self, hwnd: int) -> Box | None:
+        rect = RECT()
+        return rect.box() if self._u.GetWindowRect(hwnd, byref(rect)) else None
+
+    def window_thread_process(self, hwnd: int) -> tuple[int, int]:
+        pid = DWORD(0)
+        thread = int(self._u.GetWindowThreadProcessId(hwnd, byref(pid)))
+        return thread, int(pid.value)
+
+    def process_image(self, pid: int) -> str | None:
+        handle = self._k.OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid)
+        if not handle:
+            return None
+        try:
+            size = DWORD(32768)
+            buffer = ctypes.create_unicode_buffer(size.value)
+            if not self._k.QueryFullProcessImageNameW(handle, 0, buffer, byref(size)):
+                return None
+            return buffer.value
+        finally:
+            self._k.CloseHandle(handle)
+
+    def current_thread_id(self) -> int:
+        return int(self._k.GetCurrentThreadId())
+
+    def attach_thread_input(self, attach_from: int, attach_to: int, attach: bool) -> bool:
+        return bool(self._u.AttachThreadInput(attach_from, attach_to, attach))
+
+    def set_foreground_window(self, hwnd: int) -> bool:
+        return bool(self._u.SetForegroundWindow(hwnd))
+
+    def bring_window_to_top(self, hwnd: int) -> bool:
+        return bool(self._u.BringWindowToTop(hwnd))
+
+    def show_window(self, hwnd: int, command: int) -> bool:
+        return bool(self._u.ShowWindow(hwnd, command))
+
+    def focused_window(self) -> int:
+        hwnd = self.foreground_window()
+        thread, _ = self.window_thread_process(hwnd) if hwnd else (0, 0)
+        info = GUITHREADINFO()
+        info.cbSize = ctypes.sizeof(GUITHREADINFO)
+        if not thread or not self._u.GetGUIThreadInfo(thread, byref(info)):
+            return 0
+        return int(info.hwndFocus or 0)
+
+    # --- secure desktop -----------------------------------------------------------------------------
+    def input_desktop_name(self) -> str:
+        desktop = self._u.OpenInputDesktop(0, 0, DESKTOP_READOBJECTS)
+        if not desktop:
+            error = ctypes.get_last_error()
+            if error == ERROR_ACCESS_DENIED:
+                raise PermissionError(error, "OpenInputDesktop: access denied (a secure desktop is up)")
+            raise ctypes.WinError(error)
+        try:
+            needed = DWORD(0)
+            buffer = ctypes.create_unicode_buffer(256)
+            if not self._u.GetUserObjectInformationW(desktop, UOI_NAME, buffer, ctypes.sizeof(buffer), byref(needed)):
+                error = ctypes.get_last_error()
+                if error == ERROR_ACCESS_DENIED:
+                    raise PermissionError(error, "GetUserObjectInformationW: access denied")
+                raise ctypes.WinError(error)
+            return buffer.value
+        finally:
+            self._u.CloseDesktop(desktop)
+
+    # --- keyboard layouts ---------------------------------------------------------------------------
+    def keyboard_layout(self, thread_id: int) -> int:
+        return int(self._u.GetKeyboardLayout(thread_id) or 0)
+
+    def to_unicode(self, vk: int, scan: int, key_state: bytes, layout: int) -> str:
+        buffer = ctypes.create_unicode_buffer(8)
+        count = int(self._u.ToUnicodeEx(vk, scan, key_state, buffer, 8, TOUNICODE_KEEP_STATE, layout))
+        return ctypes.wstring_at(buffer, count) if count > 0 else ""  # count < 0: a dead key
+
+    def key_toggled(self, vk: int) -> bool:
+        return bool(int(self._u.GetKeyState(vk)) & 1)
+
+    # --- accessibility ------------------------------------------------------------------------------
+    def uia_element_at(self, x: int, y: int) -> UiaNode | None:
+        return self.com.uia_element_at(x, y)
+
+    def uia_focused(self) -> UiaNode | None:
+        return self.com.uia_focused()
+
+    def msaa_element_at(self, x: int, y: int) -> MsaaNode | None:
+        return self.com.msaa_element_at(x, y)
+
+    def msaa_window(self, hwnd: int) -> MsaaNode | None:
+        return self.com.msaa_window(hwnd)
+
+    # --- hooks --------------------------------------------------------------------------------------
+    def run_hooks(self, on_mouse: MouseHandler, on_key: KeyHandler, ready: Callable[[int], None]) -> None:
+        user32 = self._u
+
+        def mouse_proc(code: int, wparam: int, lparam: int) -> int:
+            if code == 0:
+                info = ctypes.cast(lparam, POINTER(MSLLHOOKSTRUCT)).contents
+                event = MouseHookEvent(
+                    int(wparam), info.pt.x, info.pt.y, info.mouseData, info.flags, info.time, int(info.dwExtraInfo)
+                )
+                _guarded(on_mouse, event)
+            return int(user32.CallNextHookEx(None, code, wparam, lparam))
+
+        def key_proc(code: int, wparam: int, lparam: int) -> int:
+            if code == 0:
+                info = ctypes.cast(lparam, POINTER(KBDLLHOOKSTRUCT)).contents
+                key = KeyHookEvent(
+                    int(wparam), info.vkCode, info.scanCode, info.flags, info.time, int(info.dwExtraInfo)
+                )
+                _guarded(on_key, key)
+            return int(user32.CallNextHookEx(None, code, wparam, lparam))
+
+        mouse_callback = self.dlls.hook_proc(mouse_proc)  # kept referenced until the hooks are removed
+        key_callback = self.dlls.hook_proc(key_proc)
+        module = self._k.GetModuleHandleW(None)
+        message = MSG()
+        user32.PeekMessageW(byref(message), None, 0, 0, PM_NOREMOVE)  # this thread gets its message queue
+        mouse_hook = user32.SetWindowsHookExW(WH_MOUSE_LL, mouse_callback, module, 0)
+        key_hook = user32.SetWindowsHookExW(WH_KEYBOARD_LL, key_callback, module, 0)
+        try:
+            if not mouse_hook or not key_hook:
+                raise ctypes.WinError(ctypes.get_last_error())
+            ready(self.current_thread_id())
+            while int(user32.GetMessageW(byref(message), None, 0, 0)) > 0:
+                user32.TranslateMessage(byref(message))
+                user32.DispatchMessageW(byref(message))
+        finally:
+            for hook in (mouse_hook, key_hook):
+                if hook:
+                    user32.UnhookWindowsHookEx(hook)
+
+    def post_quit(self, thread_id: int) -> bool:
+        return bool(self._u.PostThreadMessageW(thread_id, WM_QUIT, 0, 0))
+
+
+def _guarded(handler: Callable[[Any], None], event: Any) -> None:
+    try:
+        handler(event)
+    except Exception:  # an exception must not cross back into Windows' hook chain
+        logger.exception("input_hook_handler_failed")
