@@ -4,7 +4,7 @@ ctypes only (the embeddable Python has no tkinter), that logs its effects as JSO
     python.exe winapp.py LOG [TITLE]
 
 Runs in Wine's (or Windows') own Python, never imported by the tests. Each line of LOG is one event:
-`{"event": "ready", "hwnd": ...}` once the window shows, `{"event": "saved", "text": ..., "urgent": ...}`
+`{"event": "ready", "hwnd": ..., "controls": {"name": [x, y, w, h], ...}}` once the window shows, `{"event": "saved", "text": ..., "urgent": ...}`
 per click on "Enregistrer" (the text read back from the Edit with WM_GETTEXT), `{"event": "urgent",
 "checked": ...}` per toggle of the CheckBox, `{"event": "closed"}` when the window closes. The label
 "Nom du patient" stands before the Edit, so MSAA names the Edit after it, as on Windows.
@@ -66,6 +66,7 @@ user32.DispatchMessageW.restype = LRESULT
 user32.ShowWindow.argtypes = [wintypes.HWND, ctypes.c_int]
 user32.UpdateWindow.argtypes = [wintypes.HWND]
 user32.SetForegroundWindow.argtypes = [wintypes.HWND]
+user32.GetWindowRect.argtypes = [wintypes.HWND, ctypes.POINTER(wintypes.RECT)]
 user32.PostQuitMessage.argtypes = [ctypes.c_int]
 kernel32.GetModuleHandleW.argtypes = [wintypes.LPCWSTR]
 kernel32.GetModuleHandleW.restype = wintypes.HMODULE
@@ -138,9 +139,18 @@ class App:
         user32.UpdateWindow(self.hwnd)
         user32.SetForegroundWindow(self.hwnd)
 
+    def boxes(self) -> dict[str, list[int]]:
+        """Each control's box on screen (x, y, w, h), for the test to aim at."""
+        out = {}
+        for name, ident in (("name", ID_NAME), ("save", ID_SAVE), ("urgent", ID_URGENT)):
+            rect = wintypes.RECT()
+            user32.GetWindowRect(user32.GetDlgItem(self.hwnd, ident), ctypes.byref(rect))
+            out[name] = [rect.left, rect.top, rect.right - rect.left, rect.bottom - rect.top]
+        return out
+
     def run(self) -> int:
         self.create()
-        self.log(event="ready", hwnd=int(self.hwnd), title=self.title)
+        self.log(event="ready", hwnd=int(self.hwnd), title=self.title, controls=self.boxes())
         msg = wintypes.MSG()
         while user32.GetMessageW(ctypes.byref(msg), None, 0, 0) > 0:
             if not user32.IsDialogMessageW(self.hwnd, ctypes.byref(msg)):  # Tab moves between controls
