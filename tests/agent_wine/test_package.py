@@ -1,0 +1,54 @@
+"""The one-folder Windows package, as built by `rpa_agent.build_windows`, smoke-tested in Wine."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from rpa_agent import __version__
+from rpa_agent.build_windows import Cache, wheel_modules
+from rpa_agent.config import FILE_KEYS
+from tests.agent_wine.wine import WineDesktop, WineSetup, windows_path
+
+pytestmark = pytest.mark.wine
+
+
+def test_the_package_holds_python_the_agent_its_libraries_and_a_start_script(package: Path) -> None:
+    assert (package / "python.exe").is_file() and (package / "python311.dll").is_file()
+    assert "import site" in (package / "python311._pth").read_text("utf-8").splitlines()
+    site = package / "Lib" / "site-packages"
+    assert (site / "rpa_agent" / "windows" / "__init__.py").is_file()
+    assert not list(site.rglob("__pycache__"))
+    start = (package / "start-agent.cmd").read_bytes()
+    assert b"\r\n" in start and b'python.exe" -m rpa_agent run --config "%~dp0agent.ini"' in start
+    config = tomllib.loads((package / "agent.ini").read_text("utf-8"))
+    assert set(config) <= set(FILE_KEYS) and {"url", "machine_id", "token_file"} <= set(config)
+    assert __version__ in (package / "README.txt").read_text("utf-8")
+
+
+def test_every_library_imports_in_windows_python_and_pip_finds_nothing_missing(
+    package: Path, wine_setup: WineSetup, wine_desktop: WineDesktop
+) -> None:
+    modules = ", ".join([*wheel_modules(Cache(wine_setup.cache)), "rpa_agent.windows", "rpa_agent.core.wire"])
+    ran = wine_desktop.run([windows_path(package / "python.exe"), "-c", f"import {modules}; print('imported')"])
+    assert (ran.proc.returncode, ran.lines[-1:]) == (0, ["imported"]), ran.lines
+    pip = sorted(wine_setup.cache.glob("tools/pip-*.whl"))[-1]
+    ran = wine_desktop.run([windows_path(package / "python.exe"), windows_path(pip / "pip"), "check"])
+    assert ran.proc.returncode == 0, ran.lines
+
+
+def test_the_agent_says_its_version_in_windows_python(package: Path, wine_desktop: WineDesktop) -> None:
+    ran = wine_desktop.run([windows_path(package / "python.exe"), "-m", "rpa_agent", "--version"])
+    assert (ran.proc.returncode, ran.lines) == (0, [f"rpa-agent {__version__}"])
+
+
+def test_selfcheck_passes_under_wine_and_says_names_come_from_msaa(package: Path, wine_desktop: WineDesktop) -> None:
+    ran = wine_desktop.run([windows_path(package / "python.exe"), "-m", "rpa_agent.windows.selfcheck", "--json"])
+    report = json.loads("\n".join(ran.lines[ran.lines.index("{") :]))  # stderr's warnings come first
+    assert (ran.proc.returncode, report["ok"]) == (0, True), report
+    statuses = {check["name"]: check["status"] for check in report["checks"]}
+    assert statuses["screenshot"] == statuses["msaa"] == statuses["input_hooks"] == "ok", report
+    assert statuses["ui_automation"] == "warn", report  # Wine 8 has no UI Automation: names come from MSAA
