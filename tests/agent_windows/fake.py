@@ -98,6 +98,8 @@ class FakeWin32:
     attached: list[tuple[int, int, bool]] = field(default_factory=list)
     thread_id: int = 1
     desktop: str | type[PermissionError] = "Default"
+    children: dict[tuple[int, str], int] = field(default_factory=dict)
+    texts: dict[int, str] = field(default_factory=dict)
     # keyboard
     layouts: dict[int, int] = field(default_factory=dict)  # thread -> HKL
     keymap: dict[tuple[int, int, bool, bool], str] = field(default_factory=dict)  # (hkl, vk, shift, altgr) -> text
@@ -198,6 +200,12 @@ class FakeWin32:
 
     def focused_window(self) -> int:
         return self.focus
+
+    def child_window(self, parent: int, class_name: str) -> int:
+        return self.children.get((parent, class_name), 0)
+
+    def control_text(self, hwnd: int) -> str:
+        return self.texts.get(hwnd, "")
 
     def input_desktop_name(self) -> str:
         if self.desktop is PermissionError:

@@ -106,6 +106,17 @@ def test_injected_input_counts_as_the_agents_only_when_announced() -> None:
     assert watch.foreign_count == 2
 
 
+def test_an_injected_echo_of_the_agents_own_move_is_the_agents() -> None:
+    watch = HookWatch(FakeWin32())
+    watch.expect(["motion"])
+    watch.on_mouse(mouse(api.WM_MOUSEMOVE, 380, 294, flags=api.LLMHF_INJECTED, extra=api.AGENT_EXTRA_INFO))
+    watch.on_mouse(mouse(api.WM_MOUSEMOVE, 380, 294, flags=api.LLMHF_INJECTED))  # Wine repeats it untagged
+    assert watch.foreign_count == 0
+    watch.on_mouse(mouse(api.WM_MOUSEMOVE, 381, 294, flags=api.LLMHF_INJECTED))  # another program's move
+    watch.on_mouse(mouse(api.WM_MOUSEMOVE, 380, 294))  # a person's mouse, back to the same place
+    assert watch.foreign_count == 2
+
+
 def test_a_persons_key_does_not_use_up_the_agents_announcement() -> None:
     watch = HookWatch(FakeWin32())
     watch.expect(["key_press"])

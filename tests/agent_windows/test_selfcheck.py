@@ -42,7 +42,16 @@ def test_selfcheck_shows_ui_automation_and_the_secure_desktop_when_present() -> 
     assert status["system_dialog"][0] == "warn"
 
 
-def test_a_black_screenshot_fails_the_selfcheck() -> None:
+def test_a_black_screenshot_is_a_warning() -> None:
     report = selfcheck(wine_like(), grabber=lambda: Frame(2, 2, bytes(16)), hooks=False)
+    assert report.ok
+    assert [c.name for c in report.checks if c.status == "warn"] == ["screenshot", "ui_automation"]
+
+
+def test_a_check_that_breaks_fails_the_selfcheck() -> None:
+    def broken() -> Frame:
+        raise OSError("BitBlt failed")
+
+    report = selfcheck(wine_like(), grabber=broken, hooks=False)
     assert not report.ok
     assert [c.name for c in report.checks if c.status == "fail"] == ["screenshot"]
