@@ -7,8 +7,21 @@ from dataclasses import dataclass, field
 
 from rpa_agent.port import Box
 from rpa_agent.windows.api import (
+    KEYEVENTF_KEYUP,
+    KEYEVENTF_UNICODE,
+    LLKHF_INJECTED,
+    LLMHF_INJECTED,
+    MOUSEEVENTF_LEFTDOWN,
+    MOUSEEVENTF_LEFTUP,
+    MOUSEEVENTF_MOVE,
+    WM_KEYDOWN,
+    WM_KEYUP,
+    WM_LBUTTONDOWN,
+    WM_LBUTTONUP,
+    WM_MOUSEMOVE,
     KeyHandler,
     KeyHookEvent,
+    KeyInput,
     MouseHandler,
     MouseHookEvent,
     SendEvent,
@@ -112,12 +125,38 @@ class FakeWin32:
     msaa: FakeMsaa | None = None
     # hooks
     hook_script: Callable[[MouseHandler, KeyHandler], None] | None = None
+    hooks: tuple[MouseHandler, KeyHandler] | None = None  # set while "installed": sent input is echoed to them
+    application: Callable[[SendEvent], None] | None = None  # the application in front receives sent input
+    pointer: tuple[int, int] = (0, 0)
     quit_posted: list[int] = field(default_factory=list)
 
     def send_input(self, events: Sequence[SendEvent]) -> int:
         count = len(events) if self.accept is None else min(self.accept, len(events))
         self.sent.extend(events[:count])
+        for event in events[:count]:
+            if self.application is not None:
+                self.application(event)
+            if self.hooks is not None:
+                self._echo(event)
         return count
+
+    def _echo(self, event: SendEvent) -> None:
+        """What the low-level hooks see of an injected event."""
+        assert self.hooks is not None
+        on_mouse, on_key = self.hooks
+        if isinstance(event, KeyInput):
+            up = bool(event.flags & KEYEVENTF_KEYUP)
+            vk = 0xE7 if event.flags & KEYEVENTF_UNICODE else event.vk
+            message = WM_KEYUP if up else WM_KEYDOWN
+            on_key(KeyHookEvent(message, vk, event.scan, LLKHF_INJECTED, 0, event.extra_info))
+            return
+        left, top, width, height = self.screen
+        if event.flags & MOUSEEVENTF_MOVE:
+            self.pointer = (left + event.dx * width // 65536, top + event.dy * height // 65536)
+        message = {MOUSEEVENTF_LEFTDOWN: WM_LBUTTONDOWN, MOUSEEVENTF_LEFTUP: WM_LBUTTONUP}.get(
+            event.flags, WM_MOUSEMOVE
+        )
+        on_mouse(MouseHookEvent(message, *self.pointer, 0, LLMHF_INJECTED, 0, event.extra_info))
 
     def scan_code(self, vk: int) -> int:
         return vk + 0x100
@@ -244,11 +283,13 @@ class FakeWin32:
         return self.msaa
 
     def run_hooks(self, on_mouse: MouseHandler, on_key: KeyHandler, ready: Callable[[int], None]) -> None:
+        self.hooks = (on_mouse, on_key)
         ready(77)
         if self.hook_script is not None:
             self.hook_script(on_mouse, on_key)
 
     def post_quit(self, thread_id: int) -> bool:
+        self.hooks = None
         self.quit_posted.append(thread_id)
         return True
 

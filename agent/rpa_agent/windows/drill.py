@@ -16,6 +16,7 @@ from collections.abc import Callable
 from rpa_agent.port import Box, Frame, RawInput
 from rpa_agent.windows.api import Win32
 from rpa_agent.windows.desktop import WindowsDesktop
+from rpa_agent.windows.screen import Grabber
 from rpa_agent.windows.selfcheck import Report, Status
 
 DRILL_TEXT = "Zoë Œuvre é ✓ 日本 𝄞"
@@ -31,21 +32,34 @@ def wait_for(condition: Callable[[], bool], timeout_s: float) -> bool:
     return True
 
 
-def drill(win: Win32 | None = None, *, text: str = DRILL_TEXT, timeout_s: float = 20.0) -> Report:
+def launch_notepad() -> Callable[[], None]:
+    """Start notepad; the answer ends it."""
+    notepad = subprocess.Popen(["notepad.exe"])
+    return notepad.kill
+
+
+def drill(
+    win: Win32 | None = None,
+    *,
+    text: str = DRILL_TEXT,
+    timeout_s: float = 20.0,
+    grabber: Grabber | None = None,
+    launch: Callable[[], Callable[[], None]] = launch_notepad,
+) -> Report:
     if win is None:
         from rpa_agent.windows.win32 import NativeWin32
 
         win = NativeWin32()
-    desktop = WindowsDesktop(win)
+    desktop = WindowsDesktop(win, grabber)
     report = Report()
     seen: list[RawInput] = []
     desktop.watch.add_listener(seen.append)
     desktop.watch.start()
-    notepad = subprocess.Popen(["notepad.exe"])
+    end = launch()
     try:
         _run(desktop, win, report, text, seen, timeout_s)
     finally:
-        notepad.kill()
+        end()
         desktop.close()
     return report
 
