@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rpa_mcp.agent_x11.harness import VirtualDisplay
+from rpa_mcp.desktop_rig.harness import VirtualDisplay
 
 from .conftest import require_desktop
 

@@ -6,8 +6,8 @@ import time
 
 import numpy as np
 
-from rpa_mcp.agent_x11.clock import RESOLUTION_S, WRAP, ServerClock, delta_ms
-from rpa_mcp.agent_x11.recorder import (
+from rpa_agent.x11.clock import RESOLUTION_S, WRAP, ServerClock, delta_ms
+from rpa_agent.x11.recorder import (
     IDLE_FRAME_EVERY_S,
     KEEP_FRAMES,
     QUICK_EVERY_S,

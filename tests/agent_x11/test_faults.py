@@ -16,9 +16,9 @@ import pytest
 
 from rpa_agent.core.journal import Journal
 from rpa_mcp.agent_x11.agent import X11Agent
-from rpa_mcp.agent_x11.harness import Person, wait_until
+from rpa_mcp.desktop_rig.harness import Person, wait_until
 from rpa_mcp.agent_x11.locate import Located
-from rpa_mcp.agent_x11.rig import RunningAgent
+from rpa_mcp.desktop_rig.rig import RunningAgent
 from rpa_mcp.demo_app import patient_by_id
 from tests.agent_x11.conftest import AGENT_TOKEN
 from tests.agent_x11.replaying import Replays

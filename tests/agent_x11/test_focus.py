@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rpa_mcp.agent_x11.focus import FocusEvidence, focus_region
+from rpa_agent.core.focus import FocusEvidence, focus_region
 
 SCREEN = (1920, 1080)
 

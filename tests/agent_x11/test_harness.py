@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rpa_mcp.agent_x11.atspi import Accessibility
-from rpa_mcp.agent_x11.harness import Person, wait_until
-from rpa_mcp.agent_x11.inject import Injector
-from rpa_mcp.agent_x11.screen import Screen
-from rpa_mcp.agent_x11.watch import InputWatch
+from rpa_agent.x11.atspi import Accessibility
+from rpa_mcp.desktop_rig.harness import Person, wait_until
+from rpa_agent.x11.inject import Injector
+from rpa_agent.x11.screen import Screen
+from rpa_agent.x11.watch import InputWatch
 from rpa_mcp.errors import InvalidInput
 from rpa_mcp.vision.images import decode_image
 
@@ -82,7 +82,7 @@ def test_the_input_watch_tells_announced_input_from_a_persons(desktop):
         agent.click(710, 510)
         agent.combo("shift+a")
         person.move(100, 120)
-        from rpa_mcp.agent_x11.harness import wait_until
+        from rpa_mcp.desktop_rig.harness import wait_until
 
         wait_until(lambda: any(e.foreign for e in seen), timeout=20, what="the person's move")
         foreign = [e for e in seen if e.foreign]
