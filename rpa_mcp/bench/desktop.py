@@ -78,8 +78,8 @@ def _quantile(values: list[float], q: float) -> float:
 # --- screenshot cost --------------------------------------------------------------------------------
 def screenshot_cost(display: str, repeat: int) -> list[str]:
     import cv2
-
     from rpa_agent.x11.screen import Screen
+
     from rpa_mcp.desktop_rig import frame_array
 
     screen = Screen(display)
@@ -130,9 +130,9 @@ def learn(rig: Any, tools: Any) -> None:
 
 # --- click to click -----------------------------------------------------------------------------------
 def click_to_click(rig: Any, tools: Any, agent: Any, steps: int, detail: Path | None = None) -> list[str]:
+    from rpa_mcp.demo_app import patient_by_id
     from rpa_mcp.desktop_rig.harness import Person
     from rpa_mcp.desktop_rig.scenario import note_round, workflow
-    from rpa_mcp.demo_app import patient_by_id
 
     patient = patient_by_id("p060")
     assert patient is not None

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-
-from rpa_mcp.desktop_rig.film import Frame, Mark, compose, save_gif
 from rpa_agent.x11.screen import Screen
+
 from rpa_mcp.desktop_rig import frame_array
+from rpa_mcp.desktop_rig.film import Frame, Mark, compose, save_gif
 
 MAX_FRAMES = 900
 

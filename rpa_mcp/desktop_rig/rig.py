@@ -238,7 +238,8 @@ class Rig:
         return process
 
     def start_agent(self, *, poll_wait_s: float = 5.0) -> RunningAgent:
-        """The workstation agent (X11 backend) in a thread of this process (its `timings` readable), journaled under the workdir."""
+        """The workstation agent (X11 backend) in a thread of this process (its `timings` readable), journaled
+        under the workdir."""
         from rpa_agent.core.agent import Agent
         from rpa_agent.core.http import Http
         from rpa_agent.core.journal import Journal

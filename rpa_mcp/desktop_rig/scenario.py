@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from rpa_mcp.desktop_rig.harness import AgentProcess, Person
 from rpa_mcp.demo_app import EffectsLog
+from rpa_mcp.desktop_rig.harness import AgentProcess, Person
 
 SEARCH_TITLE = "Recherche patient"
 EFFECT_TIMEOUT_S = 60.0

@@ -118,7 +118,7 @@ def desktop(request: pytest.FixtureRequest, desktop_env: DesktopEnv) -> Iterator
         for process in desktop_env.cleanup:
             lines = getattr(getattr(process, "__self__", None), "lines", None)
             if lines:
-                with (folder / "agent-x11.log").open("a", encoding="utf-8") as fh:
+                with (folder / "rpa-agent.log").open("a", encoding="utf-8") as fh:
                     fh.write("\n".join(lines) + "\n")
     for stop in reversed(desktop_env.cleanup):
         stop()

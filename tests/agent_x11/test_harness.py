@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from rpa_agent.x11.atspi import Accessibility
-from rpa_mcp.desktop_rig.harness import Person, wait_until
 from rpa_agent.x11.inject import Injector
 from rpa_agent.x11.screen import Screen
 from rpa_agent.x11.watch import InputWatch
+
+from rpa_mcp.desktop_rig.harness import Person, wait_until
 from rpa_mcp.errors import InvalidInput
 from rpa_mcp.vision.images import decode_image
 

@@ -1,6 +1,6 @@
 """The whole loop on a real desktop: a nurse teaches the platform through an LLM (the MCP SDK client
-over real HTTP) while `agent-x11 record` streams her real input; a second person approves in the
-console; the learned competence then replays through `agent-x11` with the validator deciding from
+over real HTTP) while `rpa-agent record` streams her real input; a second person approves in the
+console; the learned competence then replays through `rpa-agent run` with the validator deciding from
 real screenshots, and the application's own log shows each effect exactly once."""
 
 from __future__ import annotations

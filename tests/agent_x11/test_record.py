@@ -1,4 +1,4 @@
-"""`rpa-mcp agent-x11 record` streams what a person really does on the desktop as shadow events."""
+"""`rpa-agent record` streams what a person really does on the desktop as shadow events."""
 
 from __future__ import annotations
 

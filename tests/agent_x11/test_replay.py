@@ -1,4 +1,4 @@
-"""`rpa-mcp agent-x11` replays a workflow on the real desktop; the application's own log counts effects."""
+"""`rpa-agent run` replays a workflow on the real desktop; the application's own log counts effects."""
 
 from __future__ import annotations
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from rpa_agent import wire
+
 from rpa_mcp import docs_gen
 
 
@@ -35,6 +36,7 @@ def test_a_drifted_agent_copy_is_reported_by_the_check(monkeypatch, tmp_path):
 
 def test_the_recorder_masks_secrets_with_the_servers_mask():
     from rpa_agent.core.recorder import MASK
+
     from rpa_mcp.shadow.masking import MASK as SERVER_MASK
 
     assert MASK == SERVER_MASK

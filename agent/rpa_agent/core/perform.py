@@ -126,9 +126,7 @@ class Performer:
             else:
                 needs_point = kind in NEEDS_POINT and action.target is not None
                 if needs_point and locate.has_something_to_find(action):
-                    found = locate.locate_on_server(
-                        self.http, action, png_before, front_before.title if front_before else None, self.machine_id
-                    )
+                    found = self.locate(action, png_before, front_before.title if front_before else None)
                     self.mark("resolved")
                     if not found.found:
                         reason = f"target_not_resolved: {found.method}: {found.reason}"
@@ -176,6 +174,10 @@ class Performer:
             "phases_ms": self._phases(),
         }
         return _without_none(result)
+
+    def locate(self, action: NextAction, png: bytes, window_title: str | None) -> locate.Located:
+        """Where the target is on this screenshot: the server's answer (`rpa_agent.core.locate`)."""
+        return locate.locate_on_server(self.http, action, png, window_title, self.machine_id)
 
     def _person_came(self, seen: int, timeout: float) -> bool:
         """Wait up to `timeout` s for a person's input beyond the `seen` count; True as soon as there is some."""
