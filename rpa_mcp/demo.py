@@ -350,7 +350,7 @@ async def _teach(story: Story, st: dict[str, Any], sid: str) -> str:
 
 async def _approve(story: Story, st: dict[str, Any], approval_url: str) -> None:
     """A second person (role approver) signs in to the console with a console credential and approves, over HTTP."""
-    from rpa_mcp.agent_x11.rig import approve_in_console
+    from rpa_mcp.desktop_rig.rig import approve_in_console
 
     jti = approval_url.rstrip("/").rsplit("/", 1)[-1]
     try:
@@ -541,7 +541,7 @@ def _desktop_missing() -> str:
         import Xlib  # noqa: F401
     except ImportError:
         return "the x11 extra: pip install 'rpa-mcp[x11]'"
-    from rpa_mcp.agent_x11.harness import missing_tools
+    from rpa_mcp.desktop_rig.harness import missing_tools
 
     packages = missing_tools()
     return f"Debian packages: apt-get install -y {' '.join(packages)}" if packages else ""
