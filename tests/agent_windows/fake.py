@@ -255,14 +255,16 @@ class FakeWin32:
     def keyboard_layout(self, thread_id: int) -> int:
         return self.layouts.get(thread_id, 0x04090409)
 
-    def to_unicode(self, vk: int, scan: int, key_state: bytes, layout: int) -> str:
+    def to_unicode(self, vk: int, scan: int, key_state: bytes, layout: int) -> tuple[str, bool]:
         self.to_unicode_calls.append((vk, layout))
         shift = bool(key_state[0x10] & 0x80)
         altgr = bool(key_state[0x11] & 0x80 and key_state[0x12] & 0x80)
         text = self.keymap.get((layout, vk, shift, altgr), "")
         if key_state[0x14] & 1 and text.isalpha():
             text = text.swapcase()
-        return text
+        if text.startswith("dead:"):
+            return text[5:], True
+        return text, False
 
     def key_toggled(self, vk: int) -> bool:
         return self.caps if vk == 0x14 else False

@@ -203,8 +203,9 @@ class Win32(Protocol):
 
     # keyboard layouts
     def keyboard_layout(self, thread_id: int) -> int: ...
-    def to_unicode(self, vk: int, scan: int, key_state: bytes, layout: int) -> str:
-        """ToUnicodeEx without changing the keyboard state (flag 4): what the key types, '' for nothing."""
+    def to_unicode(self, vk: int, scan: int, key_state: bytes, layout: int) -> tuple[str, bool]:
+        """ToUnicodeEx without changing the keyboard state (flag 4): (what the key types, '' for nothing;
+        whether it is a dead key, whose spacing accent is then the text)."""
         ...
 
     def key_toggled(self, vk: int) -> bool:

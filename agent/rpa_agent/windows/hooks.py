@@ -22,6 +22,7 @@ import logging
 import queue
 import threading
 import time
+import unicodedata
 from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
@@ -34,6 +35,7 @@ from rpa_agent.windows.api import KeyHookEvent, MouseHookEvent, Win32
 logger = logging.getLogger(__name__)
 
 EXPECTATION_TTL_S = 5.0
+ALTGR_CTRL_SCAN = 0x21D
 MouseKind = Literal["button_press", "button_release", "motion", "scroll"]
 _MOUSE: dict[int, tuple[MouseKind, Button | None]] = {
     api.WM_MOUSEMOVE: ("motion", None),
@@ -49,7 +51,27 @@ _MOUSE: dict[int, tuple[MouseKind, Button | None]] = {
 _DOWN = {api.WM_KEYDOWN, api.WM_SYSKEYDOWN}
 _SHIFT = {keys.VK_SHIFT, keys.VK_LSHIFT, keys.VK_RSHIFT}
 _CTRL = {keys.VK_CONTROL, keys.VK_LCONTROL, keys.VK_RCONTROL}
-_ALT = {keys.VK_MENU, keys.VK_LMENU}
+_ALT = {keys.VK_MENU, keys.VK_LMENU, keys.VK_RMENU}
+
+
+# A dead key's spacing accent -> the combining mark it puts on the next letter.
+COMBINING = {
+    "^": "\u0302", "ˆ": "\u0302", "¨": "\u0308", '"': "\u0308", "`": "\u0300", "´": "\u0301", "'": "\u0301",
+    "~": "\u0303", "˜": "\u0303", "¸": "\u0327", "˚": "\u030a", "°": "\u030a", "ˇ": "\u030c",
+}  # fmt: skip
+
+
+def compose(accent: str, typed: str) -> str:
+    """What Windows types for a dead key then a key: "ê" for ^ e, the accent alone for a space, both
+    characters when no precomposed one exists (^ x gives "^x")."""
+    if typed == " ":
+        return accent
+    mark = COMBINING.get(accent)
+    if mark is not None:
+        composed = unicodedata.normalize("NFC", typed[0] + mark)
+        if len(composed) == 1:
+            return composed + typed[1:]
+    return accent + typed
 
 
 def _signed16(value: int) -> int:
@@ -66,6 +88,9 @@ class HookTranslator:
         self._held: set[int] = set()  # modifier virtual keys held now
         self._pointer = (0, 0)
         self._high_surrogate: str | None = None
+        self._dead: str | None = None  # a dead key's accent waiting for the next key
+        self._altgr_ctrl = False  # the left Ctrl that Windows sends with AltGr is down
+        self._right_alt = "alt"  # what the right Alt was when pressed: "altgr" or "alt"
 
     def mouse(self, event: MouseHookEvent) -> RawInput | None:
         kind_button = _MOUSE.get(event.message)
@@ -85,11 +110,19 @@ class HookTranslator:
     def key(self, event: KeyHookEvent) -> RawInput:
         down = event.message in _DOWN
         vk = event.vk
-        if vk in keys.MODIFIER_VKS:
+        name = keys.wire_name(vk)
+        if vk == keys.VK_LCONTROL and event.scan == ALTGR_CTRL_SCAN:
+            # AltGr arrives as this left Ctrl, then the right Alt: both are AltGr, not a Ctrl combo
+            self._altgr_ctrl, name = down, "altgr"
+        elif vk in keys.MODIFIER_VKS:
             (self._held.add if down else self._held.discard)(vk)
+        if vk == keys.VK_RMENU:  # AltGr on a layout that has it, Alt on the others (US)
+            if down:
+                self._right_alt = "altgr" if self._altgr_ctrl else "alt"
+            name = self._right_alt
         char = self._char(event) if down else None
         x, y = self._pointer
-        return RawInput("key_press" if down else "key_release", x, y, self._clock(), key=keys.wire_name(vk), char=char)
+        return RawInput("key_press" if down else "key_release", x, y, self._clock(), key=name, char=char)
 
     def _char(self, event: KeyHookEvent) -> str | None:
         if event.vk == keys.VK_PACKET:  # KEYEVENTF_UNICODE: the scan code is the UTF-16 unit
@@ -104,11 +137,19 @@ class HookTranslator:
         if event.vk in keys.MODIFIER_VKS:
             return None
         ctrl, alt = bool(self._held & _CTRL), bool(self._held & _ALT)
-        altgr = keys.VK_RMENU in self._held or (ctrl and alt)
+        altgr = (self._altgr_ctrl and keys.VK_RMENU in self._held) or (ctrl and alt)
         if (ctrl or alt) and not altgr:
             return None  # a shortcut types nothing
-        typed = self._win.to_unicode(event.vk, event.scan, self._key_state(altgr), self._layout())
-        return typed if typed and all(c.isprintable() for c in typed) else None
+        typed, dead = self._win.to_unicode(event.vk, event.scan, self._key_state(altgr), self._layout())
+        pending, self._dead = self._dead, None
+        if dead:
+            if pending is None:
+                self._dead = typed
+                return None  # the accent waits for the next key, as the application's does
+            return pending + typed  # two dead keys: both accents
+        if not typed or not all(c.isprintable() for c in typed):
+            return None
+        return compose(pending, typed) if pending is not None else typed
 
     def _key_state(self, altgr: bool) -> bytes:
         state = bytearray(256)

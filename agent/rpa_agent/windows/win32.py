@@ -377,10 +377,12 @@ class NativeWin32:
     def keyboard_layout(self, thread_id: int) -> int:
         return int(self._u.GetKeyboardLayout(thread_id) or 0)
 
-    def to_unicode(self, vk: int, scan: int, key_state: bytes, layout: int) -> str:
+    def to_unicode(self, vk: int, scan: int, key_state: bytes, layout: int) -> tuple[str, bool]:
         buffer = ctypes.create_unicode_buffer(8)
         count = int(self._u.ToUnicodeEx(vk, scan, key_state, buffer, 8, TOUNICODE_KEEP_STATE, layout))
-        return ctypes.wstring_at(buffer, count) if count > 0 else ""  # count < 0: a dead key
+        if count < 0:  # a dead key: the buffer holds its spacing accent
+            return buffer.value[:1], True
+        return (ctypes.wstring_at(buffer, count) if count > 0 else ""), False
 
     def key_toggled(self, vk: int) -> bool:
         return bool(int(self._u.GetKeyState(vk)) & 1)
