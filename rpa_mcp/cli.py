@@ -1,5 +1,5 @@
-"""`rpa-mcp serve | token | audit verify | db | competences | catalog check | bench | agent-sim | agent-x11 |
-agent-check | demo`.
+"""`rpa-mcp serve | token | audit verify | db | competences | catalog check | bench | agent-sim | agent-check |
+demo`. The workstation agent is its own distribution and command: `rpa-agent` (rpa-mcp-agent).
 
 Every error a person can meet here is one line on stderr and a non-zero exit status (2 for
 a usage or configuration problem, 1 for a failed check); a traceback only with
@@ -410,7 +410,10 @@ def _main(argv: list[str]) -> int:
     if argv and argv[0] == "agent-sim":
         return int(importlib.import_module("rpa_mcp.agent_sim.cli").main(argv[1:]))
     if argv and argv[0] == "agent-x11":
-        return int(importlib.import_module("rpa_mcp.agent_x11.cli").main(argv[1:]))
+        return _fail(
+            "the workstation agent is no longer part of the server: pip install 'rpa-mcp-agent[x11]', then "
+            "rpa-agent run --url URL --token-file F --machine-id M (recording: rpa-agent record ...)"
+        )
     if argv and argv[0] == "demo":
         return int(importlib.import_module("rpa_mcp.demo").main(argv[1:]))
     if argv and argv[0] == "agent-check":
@@ -492,7 +495,6 @@ def _main(argv: list[str]) -> int:
     bench.add_argument("--rest", nargs=argparse.REMAINDER, default=[], help="arguments passed to each benchmark")
     bench.set_defaults(fn=cmd_bench)
     sub.add_parser("agent-sim", help="run the reference desktop agent (see rpa-mcp agent-sim --help)")
-    sub.add_parser("agent-x11", help="the desktop agent on a real X11 desktop (see rpa-mcp agent-x11 --help)")
     sub.add_parser("demo", help="run the end-to-end story over real HTTP")
     sub.add_parser("agent-check", help="check a desktop agent against the replay wire contract (see --help)")
     args = parser.parse_args(argv)

@@ -38,7 +38,7 @@ from rpa_mcp.testing import loopback_socket
 COMPETENCE = "Observation infirmière"
 MACHINE = "poste-soins-12"
 SESSION = "demo-session-1"
-EXIT_CANNOT_FILM = 2  # `--desktop` on a machine without Xvfb, Chromium or the x11 extra
+EXIT_CANNOT_FILM = 2  # `--desktop` on a machine without Xvfb, Chromium or the agent's X11 backend
 NOTE = "Patient calme, douleur 2/10, pansement propre."
 
 
@@ -350,7 +350,7 @@ async def _teach(story: Story, st: dict[str, Any], sid: str) -> str:
 
 async def _approve(story: Story, st: dict[str, Any], approval_url: str) -> None:
     """A second person (role approver) signs in to the console with a console credential and approves, over HTTP."""
-    from rpa_mcp.agent_x11.rig import approve_in_console
+    from rpa_mcp.desktop_rig.rig import approve_in_console
 
     jti = approval_url.rstrip("/").rsplit("/", 1)[-1]
     try:
@@ -537,11 +537,10 @@ def _cannot_film(out: Path, missing: str) -> int:
 def _desktop_missing() -> str:
     """What to install for `--desktop` ("" when everything is there)."""
     try:
-        import mss  # noqa: F401  (the x11 extra)
-        import Xlib  # noqa: F401
+        import rpa_agent.x11.desktop  # noqa: F401  (the workstation agent with its x11 extra)
     except ImportError:
-        return "the x11 extra: pip install 'rpa-mcp[x11]'"
-    from rpa_mcp.agent_x11.harness import missing_tools
+        return "the workstation agent with its X11 backend: pip install 'rpa-mcp-agent[x11]' (./agent in a checkout)"
+    from rpa_mcp.desktop_rig.harness import missing_tools
 
     packages = missing_tools()
     return f"Debian packages: apt-get install -y {' '.join(packages)}" if packages else ""

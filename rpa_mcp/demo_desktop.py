@@ -1,18 +1,18 @@
 """`rpa-mcp demo --desktop`: the story on a real (virtual) X11 desktop.
 
-Xvfb + openbox + Chromium show the demo hospital application; `agent-x11 record` streams what a
+Xvfb + openbox + Chromium show the demo hospital application; `rpa-agent record` streams what a
 scripted nurse really does (XTEST input from outside the agent); the LLM side is the MCP SDK's
 own client over Streamable HTTP:
 
 observe the nurse → show the steps → correct one → build → persist → promote → start a replay
-(a second person approves it in the console) → `agent-x11` replays it with real input while the
+(a second person approves it in the console) → `rpa-agent` replays it with real input while the
 validator judges real screenshots → the application's own log shows each effect once → another
 replay meets the PACS viewer in front: the agent finds no search field there and the replay
 pauses for a person → the nurse brings the record back and answers retry → it completes.
 
 The console shows the story as it goes; `--out` receives `report.txt` (what was learnt, each replay
 step by step with its verdict, the pause and the answer: rpa_mcp.demo_report) and `replay.gif`, the
-replays filmed with a caption per step and a ring where the agent clicked (rpa_mcp.agent_x11.film).
+replays filmed with a caption per step and a ring where the agent clicked (rpa_mcp.desktop_rig.film).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ async def _call(mcp: Mcp, name: str, args: dict[str, Any] | None = None) -> dict
 
 
 async def _propose_apply(story: Story, rig: Any, mcp: Mcp, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    from rpa_mcp.agent_x11.rig import approve_in_console
+    from rpa_mcp.desktop_rig.rig import approve_in_console
 
     proposal = await _call(mcp, f"propose_{name}", args)
     story.say(f"preview: {proposal.get('summary')}")
@@ -81,8 +81,8 @@ async def _wait_replay(mcp: Mcp, replay_id: str, timeout: float = 300.0) -> dict
 
 async def run_desktop_story(story: Story, report: DesktopReport, *, workdir: Path, out_dir: Path) -> Path | None:
     """The whole story; returns the GIF's path (None when the story stopped before the replay)."""
-    from rpa_mcp.agent_x11.movie import ScreenMovie
-    from rpa_mcp.agent_x11.rig import Rig
+    from rpa_mcp.desktop_rig.movie import ScreenMovie
+    from rpa_mcp.desktop_rig.rig import Rig
 
     # the check before a replay's first input trusts the workstation's last reported screen for
     # SCREEN_FRESH_S: once the nurse has fixed the screen, asking again a little later is checked afresh
@@ -119,10 +119,10 @@ async def run_desktop_story(story: Story, report: DesktopReport, *, workdir: Pat
 
 
 async def _observe(story: Story, rig: Any, mcp: Mcp) -> None:
-    from rpa_mcp.agent_x11.harness import Person, wait_until
-    from rpa_mcp.agent_x11.scenario import Observation, demonstrate, recorder_pace
+    from rpa_mcp.desktop_rig.harness import Person, wait_until
+    from rpa_mcp.desktop_rig.scenario import Observation, demonstrate, recorder_pace
 
-    story.step("agent-x11 record connects and streams the window in front.")
+    story.step("rpa-agent record connects and streams the window in front.")
     recorder = rig.recorder(SESSION)
     await anyio.to_thread.run_sync(recorder.wait_line, "recording session")
     traces = rig.services.shadow.traces
@@ -272,7 +272,7 @@ def _scaled(timings: list[dict[str, Any]], scale: float) -> list[dict[str, Any]]
 
 
 def _back_to_search(rig: Any) -> None:
-    from rpa_mcp.agent_x11.harness import Person
+    from rpa_mcp.desktop_rig.harness import Person
 
     person = Person(rig.desk)
     try:

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from rpa_mcp.agent_x11.film import Mark
+from rpa_mcp.desktop_rig.film import Mark
 
 WIDTH = 78
 

@@ -138,17 +138,18 @@ def _locale(given: str | None) -> str:
 
 
 def record(args: argparse.Namespace, cfg: AgentConfig) -> int:
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", cfg.machine_id)[:40]
+    session = args.session_id or f"{args.backend}-{slug}-{int(time.time())}"
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
     if args.backend != "x11":
-        raise SystemExit(f"rpa-agent: recording on the {args.backend} backend is not in this version")
+        return record_on_port(args, cfg, session, stop)
     try:
         from rpa_agent.x11.recorder import Recorder
     except ImportError:
         raise SystemExit("rpa-agent: the x11 backend needs its extra: pip install 'rpa-mcp-agent[x11]'") from None
     display = _display(args.display)
-    session = args.session_id or f"x11-{re.sub(r'[^A-Za-z0-9]+', '-', cfg.machine_id)[:40]}-{int(time.time())}"
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
     recorder = Recorder(
         url=cfg.url,
         token=cfg.token,
@@ -162,6 +163,37 @@ def record(args: argparse.Namespace, cfg: AgentConfig) -> int:
     say(f"connected to {cfg.url} as machine {cfg.machine_id}, display {display}")
     recorder.run(stop)
     return EXIT_REFUSED if recorder.sender.refused and not recorder.sender.sent else 0
+
+
+def record_on_port(args: argparse.Namespace, cfg: AgentConfig, session: str, stop: threading.Event) -> int:
+    """Recording through the port (the Windows backend's hooks): `rpa_agent.core.record`."""
+    from rpa_agent.core.http import Http
+    from rpa_agent.core.record import PortRecorder
+    from rpa_agent.core.recorder import EventSender, EventStream
+
+    desktop = open_desktop(args)
+    headers = {"Authorization": f"Bearer {cfg.token}"} if cfg.token else {}
+    sender = EventSender(Http(cfg.url, headers=headers, timeout=30), say=say).start()
+    stream = EventStream(
+        send=sender.send,
+        machine_id=cfg.machine_id,
+        session_id=session,
+        agent=f"rpa-agent {desktop.name}",
+        screen_size=desktop.screen.size,
+        png=desktop.screen.png,
+        locale=_locale(args.locale),
+        say=say,
+    )
+    say(f"connected to {cfg.url} as machine {cfg.machine_id} ({desktop.name} backend)")
+    say(f"recording session {session} on {cfg.machine_id}")
+    try:
+        PortRecorder(desktop, stream, say=say).run(stop)
+    finally:
+        sender.close()
+        desktop.close()
+    summary = ", ".join(f"{n} {k}" for k, n in sorted(stream.counts.items())) or "no event"
+    say(f"stopped: {summary} sent ({sender.sent} accepted, {sender.refused} refused)")
+    return EXIT_REFUSED if sender.refused and not sender.sent else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

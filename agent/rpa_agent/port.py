@@ -147,10 +147,18 @@ class Watch(Protocol):
 class Desktop(Protocol):
     """One platform backend: what the core needs, nothing more."""
 
-    name: str  # "x11", "windows"
-    screen: Screen
-    input: Input
-    windows: Windows
-    watch: Watch
+    # Read-only members: a backend's own, narrower types (its attributes) satisfy them.
+    @property
+    def name(self) -> str:  # "x11", "windows"
+        ...
+
+    @property
+    def screen(self) -> Screen: ...
+    @property
+    def input(self) -> Input: ...
+    @property
+    def windows(self) -> Windows: ...
+    @property
+    def watch(self) -> Watch: ...
 
     def close(self) -> None: ...

@@ -3,7 +3,7 @@
     rpa-mcp bench desktop [--rest --runs 50 --steps 20] [--detail PATH]
 
 On Xvfb + openbox + Chromium showing the demo application, with the RPA server and
-`agent-x11` (in this process, so its phase times can be read) on loopback:
+`rpa-agent` (in this process, so its phase times can be read) on loopback:
 
 - **screenshot cost**: the agent's grab of the 1920x1080 screen and its PNG / JPEG encoding;
 - **click-to-click**: a `--steps`-long replay on a record (a note typed, saved, the next one typed,
@@ -14,7 +14,7 @@ On Xvfb + openbox + Chromium showing the demo application, with the RPA server a
   poll, receipt/start acks, before-screenshot, resolve = server resolution, injection) and, inside
   the report and the resolve, the server's own time from its structured replay log lines (`--detail`
   writes each action's phase times and how the server resolved its target, one JSON line each);
-- **reliability**: a nurse's observation is learned (scripted person, `agent-x11 record`), its
+- **reliability**: a nurse's observation is learned (scripted person, `rpa-agent record`), its
   patient and note made parameters, and it is replayed `--runs` times, each for another patient,
   with the window maximised, moved or resized and the record opening scrolled or not. A run is
   *complete* when it completed with every verdict SUCCESS and the application's own log shows
@@ -78,29 +78,31 @@ def _quantile(values: list[float], q: float) -> float:
 # --- screenshot cost --------------------------------------------------------------------------------
 def screenshot_cost(display: str, repeat: int) -> list[str]:
     import cv2
+    from rpa_agent.x11.screen import Screen
 
-    from rpa_mcp.agent_x11.screen import Screen
+    from rpa_mcp.desktop_rig import frame_array
 
     screen = Screen(display)
     try:
-        frame = screen.grab()
+        shot = screen.grab()
+        frame = frame_array(shot)
         grab = timings(screen.grab, repeat=repeat)
-        png = timings(lambda: screen.encode(frame), repeat=repeat)
+        png = timings(lambda: screen.png(shot), repeat=repeat)
         jpeg = timings(lambda: cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 92]), repeat=repeat)
     finally:
         screen.close()
     h, w = frame.shape[:2]
     return [
         f"screenshot {w}x{h}: grab (mss, XShm)   {summary(grab)}",
-        f"screenshot {w}x{h}: PNG level 1       {summary(png)}",
+        f"screenshot {w}x{h}: PNG level 1 (PIL) {summary(png)}",
         f"screenshot {w}x{h}: JPEG q92 (option) {summary(jpeg)}",
     ]
 
 
 # --- learning the competence --------------------------------------------------------------------------
 def learn(rig: Any, tools: Any) -> None:
-    from rpa_mcp.agent_x11.harness import Person, wait_until
-    from rpa_mcp.agent_x11.scenario import Observation, demonstrate, recorder_pace, with_parameters
+    from rpa_mcp.desktop_rig.harness import Person, wait_until
+    from rpa_mcp.desktop_rig.scenario import Observation, demonstrate, recorder_pace, with_parameters
 
     taught = Observation("DURAND Alice", "Patient calme, douleur 2/10.")
     session = "bench-observation"
@@ -128,9 +130,9 @@ def learn(rig: Any, tools: Any) -> None:
 
 # --- click to click -----------------------------------------------------------------------------------
 def click_to_click(rig: Any, tools: Any, agent: Any, steps: int, detail: Path | None = None) -> list[str]:
-    from rpa_mcp.agent_x11.harness import Person
-    from rpa_mcp.agent_x11.scenario import note_round, workflow
     from rpa_mcp.demo_app import patient_by_id
+    from rpa_mcp.desktop_rig.harness import Person
+    from rpa_mcp.desktop_rig.scenario import note_round, workflow
 
     patient = patient_by_id("p060")
     assert patient is not None
@@ -307,7 +309,7 @@ class _Desk:
     """The bench's own hands between runs: the window's geometry, the record's scroll, a fresh browser."""
 
     def __init__(self, rig: Any) -> None:
-        from rpa_mcp.agent_x11.harness import Person
+        from rpa_mcp.desktop_rig.harness import Person
 
         self.rig = rig
         self.person = Person(rig.desk)
@@ -317,7 +319,7 @@ class _Desk:
         self.person.close()
 
     def prepare(self, geometry: str, scrolled: bool) -> None:
-        from rpa_mcp.agent_x11.harness import wait_until
+        from rpa_mcp.desktop_rig.harness import wait_until
 
         windows = self.rig.desk.windows()
         wid = self.browser.wid
@@ -365,7 +367,7 @@ def run(argv: list[str]) -> str:
     parser.add_argument("--workdir", type=Path, default=None, help="keep the desktop's logs and data here")
     parser.add_argument("--detail", type=Path, default=None, help="write each action's phase times here (JSON lines)")
     args, _ = parser.parse_known_args(argv)
-    from rpa_mcp.agent_x11.harness import missing_tools
+    from rpa_mcp.desktop_rig.harness import missing_tools
 
     missing = missing_tools()
     if missing:
@@ -375,7 +377,7 @@ def run(argv: list[str]) -> str:
 
 
 def _measure(args: argparse.Namespace, workdir: Path) -> str:
-    from rpa_mcp.agent_x11.rig import Rig
+    from rpa_mcp.desktop_rig.rig import Rig
 
     started = time.monotonic()
     with Rig(workdir, rate_limit_per_minute=1_000_000, log_to_console=False) as rig:

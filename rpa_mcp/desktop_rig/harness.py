@@ -256,7 +256,7 @@ class VirtualDisplay:
         self.env["DBUS_SESSION_BUS_ADDRESS"] = address
         wait_until(lambda: (self.workdir / "session-bus").exists(), timeout=20, what="the D-Bus session bus")  # type: ignore[operator]  # workdir set in start()
         with contextlib.suppress(Exception):  # accessibility is a bonus: element names, never required
-            from rpa_mcp.agent_x11.atspi import enable_accessibility
+            from rpa_agent.x11.atspi import enable_accessibility
 
             enable_accessibility(address)
 
@@ -271,7 +271,7 @@ class VirtualDisplay:
     def windows(self) -> Any:
         """A `Windows` (EWMH) connection to this display, shared by the harness."""
         if self._windows is None:
-            from rpa_mcp.agent_x11.windows import Windows
+            from rpa_agent.x11.windows import Windows
 
             self._windows = Windows(self.display)
         return self._windows
@@ -341,9 +341,7 @@ class VirtualDisplay:
 
     def wait_still(self, *, quiet_s: float = 0.4, timeout: float = 30.0) -> None:
         """Until the screen has not changed for `quiet_s` (a window finished moving, a page its layout)."""
-        import numpy as np
-
-        from rpa_mcp.agent_x11.screen import Screen
+        from rpa_agent.x11.screen import Screen
 
         screen = Screen(self.display)
         try:
@@ -352,7 +350,7 @@ class VirtualDisplay:
 
             def still() -> bool:
                 frame = screen.grab()
-                if not np.array_equal(frame, frames[-1]):
+                if frame != frames[-1]:
                     frames[-1], since[-1] = frame, time.monotonic()
                 return time.monotonic() - since[-1] >= quiet_s
 
@@ -361,12 +359,12 @@ class VirtualDisplay:
             screen.close()
 
     def screenshot(self, path: Path) -> Path:
-        from rpa_mcp.agent_x11.screen import Screen
+        from rpa_agent.x11.screen import Screen
 
         screen = Screen(self.display)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(screen.png())
+            path.write_bytes(screen.png(screen.grab()))
         finally:
             screen.close()
         return path
@@ -411,12 +409,14 @@ def demo_app_server(effects_path: Path | None = None) -> Iterator[tuple[ServerTh
 
 
 class AgentProcess:
-    """`rpa-mcp agent-x11 [record] ...` as a child process on a desktop; its stderr lines are kept."""
+    """`python -m rpa_agent run|record ...` (the workstation agent, X11 backend) as a child process on a
+    desktop; its stderr lines are kept. Arguments without a command are `run`'s."""
 
     def __init__(self, desk: VirtualDisplay, args: list[str], *, env: dict[str, str] | None = None) -> None:
         import sys
 
-        self.argv = [sys.executable, "-m", "rpa_mcp", "agent-x11", *args]
+        command = [] if args and args[0] in ("run", "record") else ["run"]
+        self.argv = [sys.executable, "-m", "rpa_agent", *command, *args]
         self.lines: list[str] = []
         self._cond = threading.Condition()
         self.proc = subprocess.Popen(
@@ -451,7 +451,7 @@ class AgentProcess:
                 if remaining <= 0 or (self.proc.poll() is not None and not self._reader.is_alive()):
                     tail = "\n".join(self.lines[-15:])
                     raise DesktopError(
-                        f"agent-x11 never said {needle!r} (exit {self.proc.poll()}); last lines:\n{tail}"
+                        f"rpa-agent never said {needle!r} (exit {self.proc.poll()}); last lines:\n{tail}"
                     )
                 self._cond.wait(min(remaining, 0.5))
 
@@ -467,7 +467,7 @@ class AgentProcess:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or self.proc.poll() is not None:
                     tail = "\n".join(self.lines[-15:])
-                    raise DesktopError(f"agent-x11 said {needle!r} fewer than {n} times; last lines:\n{tail}")
+                    raise DesktopError(f"rpa-agent said {needle!r} fewer than {n} times; last lines:\n{tail}")
                 self._cond.wait(min(remaining, 0.5))
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 60.0) -> int:
@@ -496,8 +496,8 @@ class Person:
     def __init__(self, desk: VirtualDisplay, *, pace: Callable[[str], None] | None = None) -> None:
         """`pace(gesture)` is called after each click and key: a person looks before going on
         (tests pass a condition such as "the recorder has seen it")."""
-        from rpa_mcp.agent_x11.atspi import Accessibility
-        from rpa_mcp.agent_x11.inject import Injector
+        from rpa_agent.x11.atspi import Accessibility
+        from rpa_agent.x11.inject import Injector
 
         self.desk = desk
         self.pace = pace or (lambda gesture: None)

@@ -2,7 +2,7 @@
 
 A thread grabs the screen a few times a second (mss), keeps a frame only when the picture changed;
 the story adds marks as it goes (`mark`: a step and its verdict, where the agent clicked, what
-the person did), and `save()` writes the frames, downscaled and captioned (rpa_mcp.agent_x11.film),
+the person did), and `save()` writes the frames, downscaled and captioned (rpa_mcp.desktop_rig.film),
 as a looping GIF whose frame durations are the real times between changes.
 """
 
@@ -14,9 +14,10 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from rpa_agent.x11.screen import Screen
 
-from rpa_mcp.agent_x11.film import Frame, Mark, compose, save_gif
-from rpa_mcp.agent_x11.screen import Screen
+from rpa_mcp.desktop_rig import frame_array
+from rpa_mcp.desktop_rig.film import Frame, Mark, compose, save_gif
 
 MAX_FRAMES = 900
 
@@ -49,7 +50,7 @@ class ScreenMovie:
         try:
             while not self._stop.is_set() and len(self.frames) < MAX_FRAMES:
                 started = time.monotonic()
-                frame = screen.grab()
+                frame = frame_array(screen.grab())
                 h, w = frame.shape[:2]
                 self.scale = self.width / w
                 small = cv2.resize(frame, (self.width, round(h * self.scale)), interpolation=cv2.INTER_AREA)

@@ -1,7 +1,7 @@
 """A whole real-desktop setup in one object, for `rpa-mcp bench desktop` and `rpa-mcp demo --desktop`.
 
 Xvfb + openbox + Chromium, the demo application, the RPA server (create_app under uvicorn on a
-free loopback port, real clock) and `agent-x11` running in this process, so that its phase
+free loopback port, real clock) and `rpa-agent` running in this process, so that its phase
 timings can be read. The recorder runs as its own process, as on a workstation.
 
     with Rig(workdir) as rig:
@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx2
 
-from rpa_mcp.agent_x11.harness import AgentProcess, Browser, ServerThread, VirtualDisplay, wait_until
+from rpa_mcp.desktop_rig.harness import AgentProcess, Browser, ServerThread, VirtualDisplay, wait_until
 
 MACHINE = "poste-x11-01"
 STOPPED = ("paused", "completed", "failed", "cancelled")
@@ -112,7 +112,7 @@ class Tools:
 
 @dataclass
 class RunningAgent:
-    agent: Any  # X11Agent
+    agent: Any  # rpa_agent.core.agent.Agent over the X11 backend
     thread: threading.Thread
     stop_event: threading.Event
     lines: list[str] = field(default_factory=list)
@@ -121,6 +121,7 @@ class RunningAgent:
         self.stop_event.set()
         self.thread.join(60)
         self.agent.close()
+        self.agent.desktop.close()
         self.agent.journal.close()
 
 
@@ -237,23 +238,27 @@ class Rig:
         return process
 
     def start_agent(self, *, poll_wait_s: float = 5.0) -> RunningAgent:
-        """agent-x11 in a thread of this process (its `timings` readable), journaled under the workdir."""
+        """The workstation agent (X11 backend) in a thread of this process (its `timings` readable), journaled
+        under the workdir."""
+        from rpa_agent.core.agent import Agent
+        from rpa_agent.core.http import Http
         from rpa_agent.core.journal import Journal
-        from rpa_mcp.agent_x11.agent import X11Agent
+        from rpa_agent.x11.desktop import X11Desktop
 
         lines: list[str] = []
         journal = Journal(self.workdir / f"journal-{secrets.token_hex(3)}.sqlite")
-        agent = X11Agent(
-            url=self.url,
-            token=self.api_token,
+        desktop = X11Desktop.open(self.desk.display)
+        desktop.watch.start()
+        agent = Agent(
+            desktop=desktop,
+            http=Http(self.url, headers={"Authorization": f"Bearer {self.api_token}"}),
             machine_id=self.machine_id,
-            display_name=self.desk.display,
             journal=journal,
             say=lines.append,
             poll_wait_s=poll_wait_s,
         )
         stop = threading.Event()
-        thread = threading.Thread(target=agent.run, args=(stop,), name="agent-x11", daemon=True)
+        thread = threading.Thread(target=agent.run, args=(stop,), name="rpa-agent", daemon=True)
         running = RunningAgent(agent, thread, stop, lines)
         thread.start()
         self._stops.append(running.stop)

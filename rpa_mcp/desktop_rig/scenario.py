@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from rpa_mcp.agent_x11.harness import AgentProcess, Person
 from rpa_mcp.demo_app import EffectsLog
+from rpa_mcp.desktop_rig.harness import AgentProcess, Person
 
 SEARCH_TITLE = "Recherche patient"
 EFFECT_TIMEOUT_S = 60.0
@@ -54,7 +54,7 @@ def demonstrate(person: Person, effects: EffectsLog, observation: Observation) -
 
 
 def recorder_pace(recorder: AgentProcess) -> Callable[[str], None]:
-    """A person's pace while `agent-x11 record` streams: after each gesture, until the recorder said it saw it."""
+    """A person's pace while `rpa-agent record` streams: after each gesture, until the recorder said it saw it."""
     seen = {"click": 0, "key": 0}
 
     def pace(gesture: str) -> None:

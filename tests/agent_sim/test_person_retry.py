@@ -7,13 +7,9 @@ they saw, and the agent runs the action again when nothing ran since.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from rpa_mcp.agent_sim import FaultPlan, Journal
-from rpa_mcp.agent_x11.agent import X11Agent
-from rpa_mcp.replay.wire import NextAction
+from rpa_mcp.agent_sim import FaultPlan
 
 from .fake_server import Harness
 
@@ -60,39 +56,3 @@ async def test_a_person_retry_never_covers_an_attempt_that_ran_after_the_one_the
     await agent.poll_once()
     assert harness.server.results[action_id]["executed"] is False and second != first
     assert len(harness.desktop.agent_inputs()) == 2
-
-
-def action(attempt: str, retry_of: str | None = None) -> NextAction:
-    return NextAction(
-        replay_id="r",
-        action_id="a",
-        attempt_id=attempt,
-        not_after=1e12,
-        server_now=0.0,
-        action_type="click_anchor",
-        retry_of=retry_of,
-    )
-
-
-def x11_agent(journal: Journal) -> X11Agent:
-    agent = X11Agent.__new__(X11Agent)  # only its journal is read here: no display
-    agent.journal = journal
-    agent.say = lambda _line: None
-
-    def refused(a: NextAction, error: str, *_: Any) -> dict[str, Any]:
-        return {"attempt_id": a.attempt_id, "executed": False, "error": error}
-
-    agent._not_executed = refused  # type: ignore[assignment]  # no screen to shoot
-    return agent
-
-
-def test_the_x11_agent_runs_a_person_retry_and_refuses_a_resend() -> None:
-    journal = Journal(":memory:")
-    journal.received("r", "a", "t1", 1e12)
-    journal.started("a", "t1")
-    journal.done("a", "t1", {"executed": True, "success": True})
-    agent = x11_agent(journal)
-    refusal = agent._already_ran(action("t2"))
-    assert refusal is not None and refusal["error"].startswith("OUTCOME_UNKNOWN")
-    assert agent._already_ran(action("t3", retry_of="t1")) is None
-    assert agent._already_ran(action("t4", retry_of="t0")) is not None  # an attempt it never saw: no consent

@@ -14,7 +14,6 @@ import pytest
 
 from rpa_mcp.agent_sim.desktop import VirtualDesktop
 from rpa_mcp.agent_sim.execute import inject
-from rpa_mcp.agent_x11.agent import X11Agent
 from rpa_mcp.replay.wire import NextAction, WireTarget
 from rpa_mcp.settings import shipped_dir
 from rpa_mcp.testing import FakeOcr
@@ -56,29 +55,6 @@ def test_a_step_may_say_its_text_follows_what_the_field_holds(desktop: VirtualDe
     inject(desktop, typing("Patient "))
     inject(desktop, typing("calme", replace=False))
     assert desktop.field_value("note") == "Patient calme"
-
-
-class Hands:
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, object]] = []
-
-    def click(self, x: int, y: int, **_: object) -> None:
-        self.sent.append(("click", (x, y)))
-
-    def combo(self, keys: str) -> None:
-        self.sent.append(("combo", keys))
-
-    def type_text(self, text: str) -> None:
-        self.sent.append(("type", text))
-
-
-def test_the_x11_agent_selects_the_field_content_before_typing() -> None:
-    agent = X11Agent.__new__(X11Agent)  # only its hands are used here: no display
-    agent.hands = Hands()  # type: ignore[assignment]  # a fake of the injector's three calls
-    agent._marks, agent._notes = {}, {}
-    agent._focus_landed = lambda *_: True  # type: ignore[method-assign]  # the field has the keyboard
-    agent._inject("type_text", typing("BERNARD"), NOTE_AREA, None)
-    assert agent.hands.sent == [("click", NOTE_AREA), ("combo", "ctrl+a"), ("type", "BERNARD")]  # type: ignore[attr-defined]
 
 
 def test_a_field_holds_its_text_only_when_it_holds_nothing_else() -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from rpa_mcp.agent_x11.harness import ServerThread, VirtualDisplay, missing_tools
+from rpa_mcp.desktop_rig.harness import ServerThread, VirtualDisplay, missing_tools
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("RPA_TEST_ARTIFACTS", ROOT / "test-artifacts")) / "desktop"
@@ -50,7 +50,7 @@ class DesktopEnv:
         return browser
 
     def agent(self, args: list[str]) -> Any:
-        from rpa_mcp.agent_x11.harness import AgentProcess
+        from rpa_mcp.desktop_rig.harness import AgentProcess
 
         process = AgentProcess(self.desk, args)
         self.cleanup.append(process.stop)
@@ -118,7 +118,7 @@ def desktop(request: pytest.FixtureRequest, desktop_env: DesktopEnv) -> Iterator
         for process in desktop_env.cleanup:
             lines = getattr(getattr(process, "__self__", None), "lines", None)
             if lines:
-                with (folder / "agent-x11.log").open("a", encoding="utf-8") as fh:
+                with (folder / "rpa-agent.log").open("a", encoding="utf-8") as fh:
                     fh.write("\n".join(lines) + "\n")
     for stop in reversed(desktop_env.cleanup):
         stop()

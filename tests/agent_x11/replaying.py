@@ -14,7 +14,7 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from rpa_mcp.agent_x11.harness import DesktopError
+from rpa_mcp.desktop_rig.harness import DesktopError
 
 STOPPED = ("paused", "completed", "failed", "cancelled")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rpa_mcp.agent_x11.harness import VirtualDisplay
+from rpa_mcp.desktop_rig.harness import VirtualDisplay
 
 from .conftest import require_desktop
 
@@ -20,7 +20,7 @@ def test_the_x11_agent_passes_every_clause_of_agent_check(tmp_path: Path) -> Non
     require_desktop()
     with VirtualDisplay(tmp_path / "desk", width=1280, height=800) as desk:
         agent = (
-            f"{sys.executable} -m rpa_mcp agent-x11 --url {{url}} --token-file {{token_file}} "
+            f"{sys.executable} -m rpa_agent run --url {{url}} --token-file {{token_file}} "
             f"--machine-id {{machine_id}} --display {desk.display} --journal {tmp_path / 'journal.sqlite'} "
             "--heartbeat-interval 1 --wait 2"
         )

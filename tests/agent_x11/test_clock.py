@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
-
-from rpa_mcp.agent_x11.clock import RESOLUTION_S, WRAP, ServerClock, delta_ms
-from rpa_mcp.agent_x11.recorder import (
+from rpa_agent.port import Frame
+from rpa_agent.x11.clock import RESOLUTION_S, WRAP, ServerClock, delta_ms
+from rpa_agent.x11.recorder import (
     IDLE_FRAME_EVERY_S,
     KEEP_FRAMES,
     QUICK_EVERY_S,
@@ -19,7 +18,7 @@ from rpa_mcp.agent_x11.recorder import (
 
 
 class NoScreen:
-    def grab(self) -> np.ndarray:  # pragma: no cover - the keeper's thread is not started here
+    def grab(self) -> Frame:  # pragma: no cover - the keeper's thread is not started here
         raise AssertionError("not grabbed in these tests")
 
 
@@ -53,8 +52,8 @@ def test_wall_time_follows_the_same_offset():
     assert abs((clock.wall(12_000) - clock.wall(10_000)) - 2.0) < 0.01
 
 
-def frame(value: int) -> np.ndarray:
-    return np.full((4, 4, 3), value, np.uint8)
+def frame(value: int) -> Frame:
+    return Frame(2, 2, bytes([value % 256]) * 16)
 
 
 def test_an_input_is_sent_with_the_screen_shown_before_it_not_one_grabbed_after():
@@ -63,8 +62,8 @@ def test_an_input_is_sent_with_the_screen_shown_before_it_not_one_grabbed_after(
     keeper.keep(frame(1), 1.0)
     keeper.keep(frame(2), 2.0)  # the page as the person saw it
     keeper.keep(frame(3), 3.5)  # grabbed after the click (the link already navigated)
-    assert keeper.before(3.0)[0, 0, 0] == 2
-    assert keeper.before(4.0)[0, 0, 0] == 3
+    assert keeper.before(3.0).pixels[0] == 2
+    assert keeper.before(4.0).pixels[0] == 3
 
 
 def test_a_screen_that_did_not_change_keeps_the_moment_it_was_first_seen():
@@ -72,12 +71,12 @@ def test_a_screen_that_did_not_change_keeps_the_moment_it_was_first_seen():
     keeper.keep(frame(1), 1.0)
     keeper.keep(frame(2), 2.0)
     keeper.keep(frame(2), 3.0)  # the same screen grabbed again
-    assert keeper.before(2.5)[0, 0, 0] == 2
-    assert keeper.before(1.5)[0, 0, 0] == 1
+    assert keeper.before(2.5).pixels[0] == 2
+    assert keeper.before(1.5).pixels[0] == 1
     for i in range(3, 3 + 2 * KEEP_FRAMES):
         keeper.keep(frame(i), float(i + 1))
     assert keeper.before(1.5) is None  # only the last few frames are held
-    assert keeper.before(100.0)[0, 0, 0] == 2 + 2 * KEEP_FRAMES
+    assert keeper.before(100.0).pixels[0] == 2 + 2 * KEEP_FRAMES
 
 
 def test_a_stamp_just_after_the_wrap_is_later() -> None:

@@ -1,6 +1,6 @@
 """Real faults on the real desktop: what a replay meets that its workflow did not say, and how it stops.
 
-Each test opens the demo application in Chromium, replays a small workflow through `agent-x11`, and
+Each test opens the demo application in Chromium, replays a small workflow through the X11 agent, and
 checks the server's verdict, the pause and, on the application's own log, that nothing was answered
 or done twice.
 """
@@ -13,13 +13,15 @@ import threading
 
 import httpx2
 import pytest
-
+from rpa_agent.core.agent import Agent
+from rpa_agent.core.http import Http
 from rpa_agent.core.journal import Journal
-from rpa_mcp.agent_x11.agent import X11Agent
-from rpa_mcp.agent_x11.harness import Person, wait_until
-from rpa_mcp.agent_x11.locate import Located
-from rpa_mcp.agent_x11.rig import RunningAgent
+from rpa_agent.core.locate import Located
+from rpa_agent.x11.desktop import X11Desktop
+
 from rpa_mcp.demo_app import patient_by_id
+from rpa_mcp.desktop_rig.harness import Person, wait_until
+from rpa_mcp.desktop_rig.rig import RunningAgent
 from tests.agent_x11.conftest import AGENT_TOKEN
 from tests.agent_x11.replaying import Replays
 from tests.agent_x11.workflows import CHROMIUM, ir, seen_step, step
@@ -48,17 +50,20 @@ def start_agent(desktop, server, tmp_path, *extra: str):
 
 @pytest.fixture
 def agent_in_thread(desktop, tmp_path):
-    """agent_in_thread(server) -> (agent, start): agent-x11 in a thread of the test, started by `start()`.
+    """agent_in_thread(server) -> (agent, start): the X11 agent in a thread of the test, started by `start()`.
 
     In process, a step of the agent can be wrapped so that a person's input arrives exactly inside it."""
     running: list[RunningAgent] = []
 
     def make(server):
         lines: list[str] = []
-        agent = X11Agent(url=server.url, token=AGENT_TOKEN, machine_id=MACHINE, display_name=desktop.display,
-                         journal=Journal(tmp_path / "journal.sqlite"), say=lines.append, poll_wait_s=2.0)  # fmt: skip
+        x11 = X11Desktop.open(desktop.display)
+        x11.watch.start()
+        http = Http(server.url, headers={"Authorization": f"Bearer {AGENT_TOKEN}"})
+        agent = Agent(desktop=x11, http=http, machine_id=MACHINE, journal=Journal(tmp_path / "journal.sqlite"),
+                      say=lines.append, poll_wait_s=2.0)  # fmt: skip
         stop = threading.Event()
-        thread = threading.Thread(target=agent.run, args=(stop,), name="agent-x11", daemon=True)
+        thread = threading.Thread(target=agent.run, args=(stop,), name="rpa-agent", daemon=True)
         running.append(RunningAgent(agent, thread, stop, lines))
 
         def start() -> None:
@@ -78,11 +83,11 @@ def take_the_mouse(person: Person) -> None:
     person.hands.move(903, 604)
 
 
-def person_input_seen(agent: X11Agent, person: Person) -> None:
+def person_input_seen(agent: Agent, person: Person) -> None:
     """The person moves the mouse; returns once the agent's watch has counted it (no sleep)."""
-    seen = agent.watch.foreign_count
+    seen = agent.watch_count
     take_the_mouse(person)
-    wait_until(lambda: agent.watch.foreign_count > seen, timeout=30, what="the agent to see the person's input")
+    wait_until(lambda: agent.watch_count > seen, timeout=30, what="the agent to see the person's input")
 
 
 @pytest.fixture
@@ -294,14 +299,14 @@ def test_a_person_taking_the_mouse_while_the_target_is_searched_is_a_takeover_an
                   params={"text": "SIMON Louis", "submit_key": "enter"}, before=search, after=search),
     ]  # fmt: skip
     agent, start = agent_in_thread(rpa_server)
-    locate_for_real = agent._locate
+    locate_for_real = agent.hands.locate
 
     def searched_while_the_person_takes_the_mouse(*args):
-        agent._locate = locate_for_real  # once: the step sent again after resume is located for real
+        agent.hands.locate = locate_for_real  # once: the step sent again after resume is located for real
         person_input_seen(agent, person)
         return Located(None, None, "ocr", "not found while the person moved the mouse")
 
-    agent._locate = searched_while_the_person_takes_the_mouse
+    agent.hands.locate = searched_while_the_person_takes_the_mouse
     start()
     mark = desktop.effects.mark
     replays, replay_id = drive(rpa_server, "Recherche", steps)

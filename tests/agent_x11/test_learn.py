@@ -1,6 +1,6 @@
 """The whole loop on a real desktop: a nurse teaches the platform through an LLM (the MCP SDK client
-over real HTTP) while `agent-x11 record` streams her real input; a second person approves in the
-console; the learned competence then replays through `agent-x11` with the validator deciding from
+over real HTTP) while `rpa-agent record` streams her real input; a second person approves in the
+console; the learned competence then replays through `rpa-agent run` with the validator deciding from
 real screenshots, and the application's own log shows each effect exactly once."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from functools import partial
 import anyio
 import pytest
 
-from rpa_mcp.agent_x11.harness import Person, wait_until
-from rpa_mcp.agent_x11.scenario import Observation, demonstrate, effects_of_observation, recorder_pace
+from rpa_mcp.desktop_rig.harness import Person, wait_until
+from rpa_mcp.desktop_rig.scenario import Observation, demonstrate, effects_of_observation, recorder_pace
 from tests.agent_x11.conftest import AGENT_TOKEN
 from tests.agent_x11.replaying import llm_client
 

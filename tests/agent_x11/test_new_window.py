@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rpa_agent.x11.windows import WindowInfo
 
-from rpa_mcp.agent_x11.harness import DesktopError, VirtualDisplay
-from rpa_mcp.agent_x11.windows import WindowInfo
+from rpa_mcp.desktop_rig.harness import DesktopError, VirtualDisplay
 
 WID = 0x1600001
 

@@ -1,4 +1,4 @@
-"""`rpa-mcp agent-x11 record` streams what a person really does on the desktop as shadow events."""
+"""`rpa-agent record` streams what a person really does on the desktop as shadow events."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from rpa_mcp.agent_x11.harness import AgentProcess, Person, wait_until
+from rpa_mcp.desktop_rig.harness import AgentProcess, Person, wait_until
 from tests.agent_x11.conftest import AGENT_TOKEN
 
 pytestmark = pytest.mark.desktop

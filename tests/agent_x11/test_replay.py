@@ -1,10 +1,10 @@
-"""`rpa-mcp agent-x11` replays a workflow on the real desktop; the application's own log counts effects."""
+"""`rpa-agent run` replays a workflow on the real desktop; the application's own log counts effects."""
 
 from __future__ import annotations
 
 import pytest
 
-from rpa_mcp.agent_x11.harness import AgentProcess
+from rpa_mcp.desktop_rig.harness import AgentProcess
 from tests.agent_x11.conftest import AGENT_TOKEN
 from tests.agent_x11.replaying import Replays
 from tests.agent_x11.workflows import open_record_and_write

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rpa_mcp.agent_x11.harness import DesktopError, wait_until
+from rpa_mcp.desktop_rig.harness import DesktopError, wait_until
 
 
 def test_a_condition_that_holds_returns_its_value_at_once():

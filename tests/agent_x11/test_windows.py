@@ -6,12 +6,12 @@ import queue
 import time
 
 import pytest
+from rpa_agent.x11.inject import Injector
+from rpa_agent.x11.watch import InputWatch, RawInput
+from rpa_agent.x11.windows import WindowTracker
 from Xlib import X, Xatom, display
 
-from rpa_mcp.agent_x11.harness import wait_until
-from rpa_mcp.agent_x11.inject import Injector
-from rpa_mcp.agent_x11.watch import InputWatch, RawInput
-from rpa_mcp.agent_x11.windows import WindowTracker
+from rpa_mcp.desktop_rig.harness import wait_until
 
 pytestmark = pytest.mark.desktop
 

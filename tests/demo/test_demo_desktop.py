@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rpa_mcp import demo
-from rpa_mcp.agent_x11.film import BAND_PX
+from rpa_mcp.desktop_rig.film import BAND_PX
 
 
 @pytest.mark.desktop

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image
 
-from rpa_mcp.agent_x11.film import BAND_PX, CAPTION_HOLD_MS, MARKER_S, Frame, Mark, compose, is_blank, save_gif
 from rpa_mcp.demo_report import DesktopReport, ReplayRecord, replay_marks
+from rpa_mcp.desktop_rig.film import BAND_PX, CAPTION_HOLD_MS, MARKER_S, Frame, Mark, compose, is_blank, save_gif
 
 W, H = 320, 180
 

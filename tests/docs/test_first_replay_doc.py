@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from rpa_mcp.agent_x11.rig import approve_in_console
+from rpa_mcp.desktop_rig.rig import approve_in_console
 
 pytestmark = pytest.mark.slow
 DOC = Path(__file__).resolve().parents[2] / "docs" / "getting-started.md"

@@ -78,7 +78,7 @@ class Agent:
         self.http = http
         self.http.headers[PROTOCOL_HEADER] = str(PROTOCOL_VERSION)
         self.http.timeout = max(self.http.timeout, poll_wait_s + 30.0)
-        self.hands = Performer(desktop, http, machine_id=machine_id, say=say, settle_ms=settle_ms)
+        self.hands = Performer(desktop, http, machine_id=machine_id, say=say, settle_ms=settle_ms, sleep=sleep)
         self.dedup = DedupCache()
         for entry in journal.recent_done():
             if entry.result is not None:

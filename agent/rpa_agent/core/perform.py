@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -47,9 +48,17 @@ class InvalidAction(ValueError):
 
 class Performer:
     def __init__(
-        self, desktop: Desktop, http: Http, *, machine_id: str, say: Any, settle_ms: int | None = None
+        self,
+        desktop: Desktop,
+        http: Http,
+        *,
+        machine_id: str,
+        say: Any,
+        settle_ms: int | None = None,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.desktop = desktop
+        self.sleep = sleep
         self.http = http
         self.machine_id = machine_id
         self.say = say
@@ -117,9 +126,7 @@ class Performer:
             else:
                 needs_point = kind in NEEDS_POINT and action.target is not None
                 if needs_point and locate.has_something_to_find(action):
-                    found = locate.locate_on_server(
-                        self.http, action, png_before, front_before.title if front_before else None, self.machine_id
-                    )
+                    found = self.locate(action, png_before, front_before.title if front_before else None)
                     self.mark("resolved")
                     if not found.found:
                         reason = f"target_not_resolved: {found.method}: {found.reason}"
@@ -168,6 +175,10 @@ class Performer:
         }
         return _without_none(result)
 
+    def locate(self, action: NextAction, png: bytes, window_title: str | None) -> locate.Located:
+        """Where the target is on this screenshot: the server's answer (`rpa_agent.core.locate`)."""
+        return locate.locate_on_server(self.http, action, png, window_title, self.machine_id)
+
     def _person_came(self, seen: int, timeout: float) -> bool:
         """Wait up to `timeout` s for a person's input beyond the `seen` count; True as soon as there is some."""
         deadline = time.monotonic() + max(0.0, timeout)
@@ -192,7 +203,7 @@ class Performer:
             windows.activate(window.handle)
             deadline = time.monotonic() + FOCUS_TIMEOUT_S
             while not _same(windows.foreground(), window) and time.monotonic() < deadline:
-                time.sleep(SETTLE_STEP_S)
+                self.sleep(SETTLE_STEP_S)
         return None
 
     def _inject(self, kind: str, action: NextAction, position: tuple[int, int] | None, before: Frame) -> None:
@@ -240,7 +251,7 @@ class Performer:
         windows = self.desktop.windows
         keyboard = (lambda: windows.keyboard_at(*point)) if isinstance(windows, KeyboardFocus) else (lambda: True)
         screen = self.desktop.screen
-        landed = FocusEvidence(screen.grab, screen.changed, keyboard).landed(before, region)
+        landed = FocusEvidence(screen.grab, screen.changed, keyboard, sleep=self.sleep).landed(before, region)
         self.notes["focus_evidence"] = landed
         return landed
 
@@ -266,12 +277,12 @@ class Performer:
         (None when the frame changed after its last encoding started: the caller encodes it).
         """
         deadline = time.monotonic() + (self.settle_ms / 1000.0 if self.settle_ms is not None else SETTLE_MAX_S)
-        time.sleep(SETTLE_MIN_S)
+        self.sleep(SETTLE_MIN_S)
         last = self.desktop.screen.grab()
         stable_since = time.monotonic()
         encoding: tuple[Frame, Future[bytes]] | None = None
         while time.monotonic() < deadline:
-            time.sleep(SETTLE_STEP_S)
+            self.sleep(SETTLE_STEP_S)
             frame = self.desktop.screen.grab()
             if frame == last:
                 if encode and encoding is None:

@@ -1,0 +1,23 @@
+"""The real-desktop rig: server-side test and demo tooling, not an agent.
+
+- `harness`: a virtual desktop (Xvfb, openbox, D-Bus, AT-SPI, Chromium), the workstation agent
+  started as `python -m rpa_agent` in it, and a scripted person (real XTEST input);
+- `rig`: the server, the demo application and the agent wired together (benchmarks, the demo);
+- `scenario`: the demo's nurse and her observation; `film`, `movie`: the replay filmed.
+
+It drives the workstation agent (`rpa_agent`, distribution `rpa-mcp-agent[x11]`), which must be
+installed beside the server for the real-desktop tests, `rpa-mcp bench desktop` and `rpa-mcp demo --desktop`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from rpa_agent.port import Frame
+
+
+def frame_array(frame: Frame) -> np.ndarray[Any, Any]:
+    """A port frame (BGRA bytes) as a BGR uint8 array (height, width, 3)."""
+    pixels = np.frombuffer(frame.pixels, dtype=np.uint8).reshape(frame.height, frame.width, 4)
+    return np.ascontiguousarray(pixels[:, :, :3])

@@ -1,0 +1,37 @@
+"""An agent of protocol N works with a server of protocol N and N-1; the protocol header decides."""
+
+from __future__ import annotations
+
+from rpa_agent.core.journal import Journal
+from rpa_agent.core.wire import PROTOCOL_HEADER, PROTOCOL_VERSION
+
+from .fakes import FakeDesktop, FakeHttp, FakeServer, handle_next, make_agent
+
+
+def test_every_request_says_the_protocol_the_agent_speaks() -> None:
+    agent = make_agent(FakeServer(), FakeDesktop(), Journal(":memory:"))
+    assert isinstance(agent.http, FakeHttp) and agent.http.headers[PROTOCOL_HEADER] == str(PROTOCOL_VERSION)
+
+
+def test_with_a_server_of_the_same_protocol_receipt_and_start_are_acked() -> None:
+    server, desktop = FakeServer(protocol=PROTOCOL_VERSION), FakeDesktop()
+    server.action()
+    handle_next(make_agent(server, desktop, Journal(":memory:")))
+    assert server.kinds() == ["receipt", "start", "result"] and len(desktop.input.sent) == 1
+
+
+def test_with_a_server_one_protocol_older_the_agent_sends_only_what_it_knows() -> None:
+    server, desktop = FakeServer(protocol=PROTOCOL_VERSION - 1), FakeDesktop()
+    server.action()
+    handle_next(make_agent(server, desktop, Journal(":memory:")))
+    assert server.kinds() == ["result"] and len(desktop.input.sent) == 1
+    assert server.results[0]["executed"] is True
+
+
+def test_a_server_speaking_a_newer_protocol_gets_nothing_executed() -> None:
+    server, desktop = FakeServer(protocol=PROTOCOL_VERSION + 1), FakeDesktop()
+    server.action()
+    lines: list[str] = []
+    handle_next(make_agent(server, desktop, Journal(":memory:"), lines))
+    assert desktop.input.sent == [] and server.results[0]["error"].startswith("PROTOCOL")
+    assert any("update the agent" in line for line in lines)
