@@ -4,6 +4,5 @@ fallback, the secure-desktop check and low-level hooks, all through one ctypes b
 Loads on Windows' own embeddable CPython (standard library, ctypes and `mss` only)."""
 
 from rpa_agent.windows.desktop import WindowsDesktop, open_desktop
-from rpa_agent.windows.selfcheck import selfcheck
 
-__all__ = ["WindowsDesktop", "open_desktop", "selfcheck"]
+__all__ = ["WindowsDesktop", "open_desktop"]  # the selfcheck: rpa_agent.windows.selfcheck

@@ -188,6 +188,14 @@ class Win32(Protocol):
         """GetGUIThreadInfo's hwndFocus for the foreground thread (0 when none)."""
         ...
 
+    def child_window(self, parent: int, class_name: str) -> int:
+        """FindWindowExW: the first child of that window class (0 when none)."""
+        ...
+
+    def control_text(self, hwnd: int) -> str:
+        """WM_GETTEXT, also across processes (GetWindowTextW only reads another process's captions)."""
+        ...
+
     # secure desktop
     def input_desktop_name(self) -> str:
         """OpenInputDesktop + GetUserObjectInformationW(UOI_NAME); PermissionError when access is denied."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from rpa_agent.port import Input, Screen, Watch, Windows
 from rpa_agent.windows.api import Win32
 from rpa_agent.windows.dpi import DpiAwareness, make_dpi_aware
 from rpa_agent.windows.hooks import HookWatch
@@ -23,10 +24,11 @@ class WindowsDesktop:
     def __init__(self, win: Win32, grabber: Grabber | None = None) -> None:
         self.win = win
         self.dpi: DpiAwareness = make_dpi_aware(win)
-        self.watch = HookWatch(win)
-        self.input = SendInputDevice(win, announce=self.watch.expect)
-        self.windows = Win32Windows(win, announce=self.watch.expect)
-        self.screen = MssScreen(grabber)
+        self.hooks = HookWatch(win)
+        self.watch: Watch = self.hooks
+        self.input: Input = SendInputDevice(win, announce=self.hooks.expect)
+        self.windows: Windows = Win32Windows(win, announce=self.hooks.expect)
+        self.screen: Screen = MssScreen(grabber)
 
     def close(self) -> None:
         self.watch.stop()

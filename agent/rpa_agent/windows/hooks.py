@@ -6,7 +6,9 @@ keyboard layout of the foreground window's thread (a French workstation types "Ã
 A scroll carries its direction in `key` ("up", "down", "left", "right").
 
 An event is this agent's when it carries the agent's dwExtraInfo tag, or when it is flagged
-injected (LLMHF_INJECTED / LLKHF_INJECTED) and matches an input the agent announced (`expect`).
+injected (LLMHF_INJECTED / LLKHF_INJECTED) and matches an input the agent announced (`expect`),
+or is an injected move to exactly where the agent's last move put the pointer (Wine repeats a move
+without its tag).
 Every other event is a person's (`foreign`), including input injected by another program such as
 the on-screen keyboard: a pause is never wrong.
 
@@ -135,6 +137,7 @@ class HookWatch:
         self._lock = threading.Lock()
         self._expected: deque[tuple[str, float]] = deque()
         self._foreign = 0
+        self._own_pointer: tuple[int, int] | None = None  # where the agent's last move put the pointer
         self._listeners: list[InputListener] = []
         self._queue: queue.Queue[RawInput | None] = queue.Queue()
         self._hook_thread: threading.Thread | None = None
@@ -197,6 +200,11 @@ class HookWatch:
         tagged = extra_info == api.AGENT_EXTRA_INFO
         announced = (injected or tagged) and self._consume(raw.kind)  # a person's input never uses up an announcement
         ours = tagged or announced
+        if raw.kind == "motion":
+            if ours:
+                self._own_pointer = (raw.x, raw.y)
+            elif injected and (raw.x, raw.y) == self._own_pointer:
+                ours = True  # an injected echo of the agent's own move (Wine repeats a move without its tag)
         if not ours:
             with self._lock:
                 self._foreign += 1

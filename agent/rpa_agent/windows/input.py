@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Literal
 
-from rpa_agent.port import Button
+from rpa_agent.port import Button, InputRefused
 from rpa_agent.windows import api, keys
 from rpa_agent.windows.api import KeyInput, MouseInput, SendEvent, Win32
 
@@ -25,19 +25,29 @@ _BUTTON_FLAGS = {
 TEXT_BATCH = 64  # UTF-16 code units per SendInput call: one call is never interleaved with a person's input
 
 
-class InputBlocked(Exception):
-    """SendInput inserted fewer events than asked: blocked by UIPI (an elevated window) or the secure desktop."""
+class InputBlocked(InputRefused):
+    """SendInput inserted none of the events (input blocked, the secure desktop in front): nothing was sent."""
 
     code = "input-blocked"
 
+    def __init__(self, asked: int) -> None:
+        super().__init__(f"SendInput inserted none of {asked} events (input blocked or the secure desktop in front)")
+        self.asked = asked
+
+
+class InputPartlySent(RuntimeError):
+    """SendInput inserted only part of an action's events: what reached the application is uncertain."""
+
+    code = "input-partly-sent"
+
     def __init__(self, sent: int, asked: int) -> None:
-        super().__init__(f"SendInput inserted {sent} of {asked} events (elevated window or secure desktop in front)")
+        super().__init__(f"SendInput inserted {sent} of {asked} events: the action may be half done")
         self.sent = sent
         self.asked = asked
 
 
-class UnknownKey(ValueError):
-    """A combination names a key this backend does not know."""
+class UnknownKey(InputRefused):
+    """A combination names a key this backend does not know: nothing was sent."""
 
     code = "unknown-key"
 
@@ -104,7 +114,7 @@ class SendInputDevice:
                 events.append(KeyInput(0, unit, api.KEYEVENTF_UNICODE | api.KEYEVENTF_KEYUP))
         for start in range(0, len(events), 2 * TEXT_BATCH):
             batch = events[start : start + 2 * TEXT_BATCH]
-            self._send(batch, ["key_press", "key_release"] * (len(batch) // 2))
+            self._send(batch, ["key_press", "key_release"] * (len(batch) // 2), already=start, total=len(events))
 
     # --- helpers -------------------------------------------------------------------------------------
     def _move(self, x: int, y: int) -> MouseInput:
@@ -116,8 +126,13 @@ class SendInputDevice:
         flags = (api.KEYEVENTF_KEYUP if up else 0) | (api.KEYEVENTF_EXTENDEDKEY if vk in keys.EXTENDED else 0)
         return KeyInput(vk, self._win.scan_code(vk), flags)
 
-    def _send(self, events: Sequence[SendEvent], kinds: list[str]) -> None:
+    def _send(self, events: Sequence[SendEvent], kinds: list[str], *, already: int = 0, total: int = 0) -> None:
+        """SendInput in one call. Its count catches blocked input and the secure desktop; input that UIPI
+        drops (an elevated window in front) is counted as sent: only the screen shows that one."""
         self._announce(kinds)
         sent = self._win.send_input(events)
-        if sent != len(events):
-            raise InputBlocked(sent, len(events))
+        if sent == len(events):
+            return
+        if sent == 0 and already == 0:
+            raise InputBlocked(len(events))
+        raise InputPartlySent(already + sent, max(total, len(events)))

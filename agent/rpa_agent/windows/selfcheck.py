@@ -2,11 +2,14 @@
 and send back. It reads, never types or clicks, and reports no element name or value (they may
 show patient data): only roles and whether a name was found.
 
-    python -m rpa_agent.windows.selfcheck [--json]
+    python -m rpa_agent.windows.selfcheck [--json] [--drill]
+
+`--drill` also types and clicks (see `rpa_agent.windows.drill`): for a test machine only.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import platform
 import sys
@@ -88,7 +91,9 @@ def _screenshot(desktop: WindowsDesktop) -> tuple[Status, str]:
     blank = frame.pixels.count(0) == len(frame.pixels)
     detail = f"{frame.width}x{frame.height} at {frame.origin}, grab {grab_ms:.0f} ms"
     detail += f", PNG {size} bytes in {png_ms:.0f} ms"
-    return ("fail" if blank else "ok"), detail + (" (all black: no access to the screen?)" if blank else "")
+    if blank:  # a locked or disconnected session, or a desktop with nothing drawn yet
+        return "warn", detail + " (all black: is the session locked or disconnected?)"
+    return "ok", detail
 
 
 def _input_desktop(win: Win32) -> tuple[Status, str]:
@@ -145,7 +150,14 @@ def _hooks(desktop: WindowsDesktop) -> tuple[Status, str]:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    report = selfcheck()
+    if isinstance(sys.stdout, io.TextIOWrapper):  # a pipe on Windows is cp1252: never fail on a character
+        sys.stdout.reconfigure(errors="backslashreplace")
+    if "--drill" in args:  # types and clicks into a notepad of its own: never on a workstation in use
+        from rpa_agent.windows.drill import drill
+
+        report = drill()
+    else:
+        report = selfcheck()
     if "--json" in args:
         print(json.dumps({"ok": report.ok, "checks": [asdict(c) for c in report.checks]}, indent=2))
     else:

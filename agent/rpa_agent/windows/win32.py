@@ -118,6 +118,8 @@ DESKTOP_READOBJECTS = 0x0001
 UOI_NAME = 2
 WH_KEYBOARD_LL, WH_MOUSE_LL = 13, 14
 WM_QUIT = 0x0012
+WM_GETTEXT, WM_GETTEXTLENGTH = 0x000D, 0x000E
+SMTO_ABORTIFHUNG = 0x0002
 PM_NOREMOVE = 0
 TOUNICODE_KEEP_STATE = 0x4  # Windows 10 1607+: ToUnicodeEx leaves the keyboard state (dead keys) alone
 
@@ -157,6 +159,8 @@ class Dlls:
         _declare(u, "BringWindowToTop", BOOL, HANDLE)
         _declare(u, "ShowWindow", BOOL, HANDLE, c_int)
         _declare(u, "GetGUIThreadInfo", BOOL, DWORD, POINTER(GUITHREADINFO))
+        _declare(u, "FindWindowExW", HANDLE, HANDLE, HANDLE, c_wchar_p, c_wchar_p)
+        _declare(u, "SendMessageTimeoutW", LRESULT, HANDLE, c_uint, WPARAM, LPARAM, c_uint, c_uint, POINTER(ULONG_PTR))
         _declare(u, "OpenInputDesktop", HANDLE, DWORD, BOOL, DWORD)
         _declare(u, "GetUserObjectInformationW", BOOL, HANDLE, c_int, c_void_p, DWORD, POINTER(DWORD))
         _declare(u, "CloseDesktop", BOOL, HANDLE)
@@ -333,6 +337,21 @@ class NativeWin32:
         if not thread or not self._u.GetGUIThreadInfo(thread, byref(info)):
             return 0
         return int(info.hwndFocus or 0)
+
+    def child_window(self, parent: int, class_name: str) -> int:
+        return int(self._u.FindWindowExW(parent, None, class_name, None) or 0)
+
+    def control_text(self, hwnd: int) -> str:
+        answer = ULONG_PTR(0)
+        if not self._u.SendMessageTimeoutW(hwnd, WM_GETTEXTLENGTH, 0, 0, SMTO_ABORTIFHUNG, 2000, byref(answer)):
+            return ""
+        buffer = ctypes.create_unicode_buffer(int(answer.value) + 1)
+        address = ctypes.addressof(buffer)
+        if not self._u.SendMessageTimeoutW(
+            hwnd, WM_GETTEXT, len(buffer), address, SMTO_ABORTIFHUNG, 2000, byref(answer)
+        ):
+            return ""
+        return buffer.value
 
     # --- secure desktop -----------------------------------------------------------------------------
     def input_desktop_name(self) -> str:

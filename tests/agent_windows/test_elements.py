@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+import logging
+
+import pytest
+from rpa_agent.port import Element
+from rpa_agent.windows.api import REGDB_E_CLASSNOTREG
+from rpa_agent.windows.elements import STATE_SYSTEM_PROTECTED, Accessibility
+
+from .fake import FakeMsaa, FakeUia, FakeWin32
+
+
+def test_ui_automation_gives_the_name_the_control_type_name_and_the_value() -> None:
+    win = FakeWin32(uia=FakeUia("Nom du patient", 50004, value_="Dupont"), msaa=FakeMsaa("wrong"))
+    element = Accessibility(win).element_at(100, 200)
+    assert element == Element("Nom du patient", "Edit", (10, 20, 100, 30), is_password=False, value="Dupont")
+
+
+def test_an_unknown_control_type_is_custom() -> None:
+    win = FakeWin32(uia=FakeUia("x", 59999))
+    assert Accessibility(win).element_at(0, 0) == Element("x", "Custom", (10, 20, 100, 30), value=None)
+
+
+def test_a_uia_password_field_is_masked_and_its_value_never_read() -> None:
+    node = FakeUia("Mot de passe", 50004, password=True, value_="secret")
+    element = Accessibility(FakeWin32(uia=node)).element_at(1, 1)
+    assert element is not None and element.is_password and element.value is None
+    assert node.value_reads == 0
+
+
+def test_without_ui_automation_msaa_answers_and_uia_is_not_tried_again(caplog: pytest.LogCaptureFixture) -> None:
+    win = FakeWin32(uia_error=REGDB_E_CLASSNOTREG, msaa=FakeMsaa("OK", 0x2B))
+    access = Accessibility(win)
+    with caplog.at_level(logging.WARNING):
+        first = access.element_at(5, 5)
+        second = access.element_at(6, 6)
+        focused = access.focused_element()
+    assert first == second == Element("OK", "Button", (10, 20, 100, 30), value=None)
+    assert focused is None  # no focused window in the fake: nothing to ask MSAA about
+    assert win.uia_calls == 1
+    assert access.uia_available is False
+    assert len([r for r in caplog.records if "ui_automation_unavailable" in r.getMessage()]) == 1
+
+
+def test_an_msaa_protected_field_is_a_masked_password_and_its_value_never_read() -> None:
+    node = FakeMsaa("Password", 0x2A, state_=STATE_SYSTEM_PROTECTED | 0x4, value_="secret")
+    win = FakeWin32(uia_error=REGDB_E_CLASSNOTREG, msaa=node, focus=42)
+    element = Accessibility(win).focused_element()
+    assert element == Element("Password", "Edit", (10, 20, 100, 30), is_password=True, value=None)
+    assert node.value_reads == 0
+
+
+def test_msaa_roles_are_named_as_ui_automation_names_them() -> None:
+    win = FakeWin32(uia_error=REGDB_E_CLASSNOTREG, msaa=FakeMsaa("Accept", 0x2C, value_=None))
+    element = Accessibility(win).element_at(0, 0)
+    assert element is not None and element.role == "CheckBox"
+
+
+def test_nothing_under_the_point_is_none() -> None:
+    assert Accessibility(FakeWin32(uia=None)).element_at(0, 0) is None
