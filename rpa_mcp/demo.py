@@ -38,7 +38,7 @@ from rpa_mcp.testing import loopback_socket
 COMPETENCE = "Observation infirmière"
 MACHINE = "poste-soins-12"
 SESSION = "demo-session-1"
-EXIT_CANNOT_FILM = 2  # `--desktop` on a machine without Xvfb, Chromium or the x11 extra
+EXIT_CANNOT_FILM = 2  # `--desktop` on a machine without Xvfb, Chromium or the agent's X11 backend
 NOTE = "Patient calme, douleur 2/10, pansement propre."
 
 
@@ -537,10 +537,9 @@ def _cannot_film(out: Path, missing: str) -> int:
 def _desktop_missing() -> str:
     """What to install for `--desktop` ("" when everything is there)."""
     try:
-        import mss  # noqa: F401  (the x11 extra)
-        import Xlib  # noqa: F401
+        import rpa_agent.x11.desktop  # noqa: F401  (the workstation agent with its x11 extra)
     except ImportError:
-        return "the x11 extra: pip install 'rpa-mcp[x11]'"
+        return "the workstation agent with its X11 backend: pip install 'rpa-mcp-agent[x11]' (./agent in a checkout)"
     from rpa_mcp.desktop_rig.harness import missing_tools
 
     packages = missing_tools()

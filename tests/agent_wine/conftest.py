@@ -10,12 +10,14 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.agent_wine.wine import WineDesktop, WineSetup
+from tests.agent_wine.wine import WineDesktop, WineProcess, WineSetup, read_log, wait_until, windows_path
 
 HERE = Path(__file__).resolve().parent
 
@@ -47,7 +49,8 @@ def package(wine_setup: WineSetup) -> Iterator[Path]:
     where = Path(tempfile.mkdtemp(prefix="package-", dir=runs))
     out = where / "rpa-agent"
     build(out, Cache(wine_setup.cache), url="http://127.0.0.1:9")
-    shutil.copy(HERE / "winapp.py", out / "winapp.py")
+    for helper in ("winapp.py", "drive.py"):  # the test application and the backend's step driver
+        shutil.copy(HERE / helper, out / helper)
     wine_setup.give(where)
     yield out
     shutil.rmtree(where, ignore_errors=True)
@@ -58,3 +61,46 @@ def wine_desktop(wine_setup: WineSetup) -> Iterator[WineDesktop]:
     with WineDesktop(wine_setup) as desk:
         yield desk
     shutil.rmtree(desk.run_dir, ignore_errors=True)
+
+
+class WinApp:
+    """The Win32 test application (winapp.py) running in Wine; `events` reads what it logged."""
+
+    def __init__(self, desk: WineDesktop, package: Path, title: str = "Fiche patient — essai") -> None:
+        self.log = desk.folder("app") / f"effects-{len(desk.started)}.jsonl"
+        argv = [windows_path(package / "python.exe"), windows_path(package / "winapp.py"), windows_path(self.log), title]
+        self.process: WineProcess = desk.start(argv)
+        self.ready = wait_until(
+            lambda: next((e for e in self.events() if e["event"] == "ready"), None), timeout=60, what="the test app"
+        )
+
+    def events(self, kind: str | None = None) -> list[dict[str, Any]]:
+        return [e for e in read_log(self.log) if kind is None or e["event"] == kind]
+
+    def centre(self, control: str) -> dict[str, int]:
+        x, y, w, h = self.ready["controls"][control]
+        return {"x": x + w // 2, "y": y + h // 2}
+
+
+@pytest.fixture
+def winapp(wine_desktop: WineDesktop, package: Path) -> Iterator[WinApp]:
+    app = WinApp(wine_desktop, package)
+    yield app
+    app.process.stop()
+
+
+@pytest.fixture
+def drive(wine_desktop: WineDesktop, package: Path) -> Callable[[list[dict[str, Any]]], list[Any]]:
+    """drive(steps) -> each step's value: the agent's Windows backend run by drive.py in Wine."""
+    count = [0]
+
+    def run(steps: list[dict[str, Any]]) -> list[Any]:
+        count[0] += 1
+        path = wine_desktop.folder("drive") / f"steps-{count[0]}.json"
+        path.write_text(json.dumps(steps), encoding="utf-8")
+        ran = wine_desktop.run([windows_path(package / "python.exe"), windows_path(package / "drive.py"), windows_path(path)])
+        results = [json.loads(line.removeprefix("RESULT ")) for line in ran.lines if line.startswith("RESULT ")]
+        assert ran.proc.returncode == 0 and len(results) == len(steps), ran.lines[-20:]
+        return [r["value"] for r in results]
+
+    return run
