@@ -128,6 +128,9 @@ class FakeWin32:
     hooks: tuple[MouseHandler, KeyHandler] | None = None  # set while "installed": sent input is echoed to them
     application: Callable[[SendEvent], None] | None = None  # the application in front receives sent input
     pointer: tuple[int, int] = (0, 0)
+    tick: Callable[[], bool] | None = None  # the hook thread's timer
+    last_input: int = 0  # GetLastInputInfo's tick count
+    now_ms: int = 0  # GetTickCount
     quit_posted: list[int] = field(default_factory=list)
 
     def send_input(self, events: Sequence[SendEvent]) -> int:
@@ -163,6 +166,12 @@ class FakeWin32:
 
     def virtual_screen(self) -> Box:
         return self.screen
+
+    def last_input_ms(self) -> int:
+        return self.last_input
+
+    def tick_count(self) -> int:
+        return self.now_ms
 
     def cursor_pos(self) -> tuple[int, int]:
         return (0, 0)
@@ -284,8 +293,16 @@ class FakeWin32:
     def msaa_window(self, hwnd: int) -> FakeMsaa | None:
         return self.msaa
 
-    def run_hooks(self, on_mouse: MouseHandler, on_key: KeyHandler, ready: Callable[[int], None]) -> None:
+    def run_hooks(
+        self,
+        on_mouse: MouseHandler,
+        on_key: KeyHandler,
+        ready: Callable[[int], None],
+        on_tick: Callable[[], bool],
+        tick_ms: int,
+    ) -> None:
         self.hooks = (on_mouse, on_key)
+        self.tick = on_tick
         ready(77)
         if self.hook_script is not None:
             self.hook_script(on_mouse, on_key)
@@ -296,9 +313,11 @@ class FakeWin32:
         return True
 
 
-def mouse(message: int, x: int = 5, y: int = 6, *, flags: int = 0, data: int = 0, extra: int = 0) -> MouseHookEvent:
-    return MouseHookEvent(message, x, y, data, flags, 0, extra)
+def mouse(
+    message: int, x: int = 5, y: int = 6, *, flags: int = 0, data: int = 0, extra: int = 0, time_ms: int = 0
+) -> MouseHookEvent:
+    return MouseHookEvent(message, x, y, data, flags, time_ms, extra)
 
 
-def key(message: int, vk: int, *, scan: int = 0, flags: int = 0, extra: int = 0) -> KeyHookEvent:
-    return KeyHookEvent(message, vk, scan, flags, 0, extra)
+def key(message: int, vk: int, *, scan: int = 0, flags: int = 0, extra: int = 0, time_ms: int = 0) -> KeyHookEvent:
+    return KeyHookEvent(message, vk, scan, flags, time_ms, extra)

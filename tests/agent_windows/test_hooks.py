@@ -185,6 +185,34 @@ def test_the_hook_thread_is_started_and_stopped_with_wm_quit() -> None:
     assert win.quit_posted == [77]
 
 
+def test_input_the_hooks_missed_reinstalls_them_and_counts_as_a_persons() -> None:
+    win = FakeWin32(last_input=10_000)
+    watch = HookWatch(win)
+    watch.start()
+    assert win.tick is not None
+    assert win.tick() is False  # the first tick takes the desktop's last input as where it starts
+    win.last_input = 12_000  # an input, as GetLastInputInfo saw it, then the hooks
+    win.now_ms = 12_030
+    watch.on_key(key(api.WM_KEYDOWN, 0x41, flags=api.LLKHF_INJECTED, extra=api.AGENT_EXTRA_INFO))
+    assert win.tick() is False
+    assert watch.foreign_count == 0
+    win.last_input = 20_000  # input that never reached the hooks: Windows removed them
+    assert win.tick() is True
+    assert (watch.foreign_count, watch.lost_count) == (1, 1)
+    assert win.tick() is False  # counted once
+    watch.stop()
+
+
+def test_the_hook_check_survives_the_tick_count_wrapping() -> None:
+    win = FakeWin32(last_input=0xFFFF_FF00, now_ms=0xFFFF_FF00)
+    watch = HookWatch(win)
+    watch.on_mouse(mouse(api.WM_MOUSEMOVE))
+    win.last_input = 0x0000_0100  # 512 ms later, after the wrap
+    assert watch.on_tick() is False
+    win.last_input = 0x0000_1000  # 4.3 s later
+    assert watch.on_tick() is True
+
+
 def test_a_failing_listener_does_not_stop_the_others() -> None:
     watch = HookWatch(FakeWin32())
     seen: list[RawInput] = []

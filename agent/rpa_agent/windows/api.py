@@ -154,6 +154,13 @@ class Win32(Protocol):
         ...
 
     def cursor_pos(self) -> tuple[int, int]: ...
+    def last_input_ms(self) -> int:
+        """GetLastInputInfo: the tick count (GetTickCount's clock) of the desktop's last input."""
+        ...
+
+    def tick_count(self) -> int:
+        """GetTickCount: milliseconds since start, 32 bits."""
+        ...
 
     # DPI awareness: each returns the raw answer (BOOL, HRESULT); AttributeError when absent
     def set_dpi_awareness_context(self, context: int) -> bool: ...
@@ -224,8 +231,16 @@ class Win32(Protocol):
         ...
 
     # low-level hooks (on the calling thread, which must pump messages)
-    def run_hooks(self, on_mouse: MouseHandler, on_key: KeyHandler, ready: Callable[[int], None]) -> None:
-        """Install WH_MOUSE_LL and WH_KEYBOARD_LL, call `ready(thread id)`, pump messages until WM_QUIT."""
+    def run_hooks(
+        self,
+        on_mouse: MouseHandler,
+        on_key: KeyHandler,
+        ready: Callable[[int], None],
+        on_tick: Callable[[], bool],
+        tick_ms: int,
+    ) -> None:
+        """Install WH_MOUSE_LL and WH_KEYBOARD_LL, call `ready(thread id)`, pump messages until WM_QUIT;
+        every `tick_ms` call `on_tick()` on the same thread, and install the hooks again when it says so."""
         ...
 
     def post_quit(self, thread_id: int) -> bool: ...

@@ -12,8 +12,11 @@ without its tag).
 Every other event is a person's (`foreign`), including input injected by another program such as
 the on-screen keyboard: a pause is never wrong.
 
-The hook callbacks only translate and queue (Windows removes a low-level hook that answers late);
-listeners run on a second thread.
+The hook callbacks only translate and queue; listeners run on a second thread. Windows removes a
+low-level hook that answers late, without a word: every second the hook thread compares the time of
+the desktop's last input (GetLastInputInfo) with the last event its hooks saw; input they missed
+installs them again and counts once as a person's (`lost_count` says how often), so a takeover is
+never missed silently. What the recorder missed meanwhile is not recovered.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ from rpa_agent.windows.api import KeyHookEvent, MouseHookEvent, Win32
 logger = logging.getLogger(__name__)
 
 EXPECTATION_TTL_S = 5.0
+TICK_MS = 1000  # how often the hook thread checks that its hooks still see the desktop's input
+STALE_MS = 1500  # input this much newer than the last event the hooks saw: the hooks were lost
 ALTGR_CTRL_SCAN = 0x21D
 MouseKind = Literal["button_press", "button_release", "motion", "scroll"]
 _MOUSE: dict[int, tuple[MouseKind, Button | None]] = {
@@ -179,6 +184,8 @@ class HookWatch:
         self._expected: deque[tuple[str, float]] = deque()
         self._foreign = 0
         self._own_pointer: tuple[int, int] | None = None  # where the agent's last move put the pointer
+        self._last_event_ms: int | None = None  # tick count when the hooks last saw an event
+        self.lost_count = 0  # how often the hooks had to be installed again
         self._listeners: list[InputListener] = []
         self._queue: queue.Queue[RawInput | None] = queue.Queue()
         self._hook_thread: threading.Thread | None = None
@@ -228,12 +235,31 @@ class HookWatch:
         self._queue.join()
 
     # --- the hook thread: translate, decide, queue ------------------------------------------------
+    def on_tick(self) -> bool:
+        """True (install the hooks again) when the desktop had input that the hooks did not see."""
+        last_input = self._win.last_input_ms()
+        seen = self._last_event_ms
+        self._last_event_ms = last_input if seen is None else seen
+        lag = (last_input - seen) & 0xFFFFFFFF if seen is not None else 0  # tick counts wrap after 49.7 days
+        if lag <= STALE_MS or lag >= 0x80000000:
+            return False
+        self._last_event_ms = last_input
+        self.lost_count += 1
+        with self._lock:
+            self._foreign += 1
+        logger.warning(
+            "input_hooks_lost: input %d ms newer than the hooks saw; installed again, counted as a person's", lag
+        )
+        return True
+
     def on_mouse(self, event: MouseHookEvent) -> None:
+        self._last_event_ms = self._win.tick_count()  # when it reached the hooks: never before GetLastInputInfo's
         raw = self._translator.mouse(event)
         if raw is not None:
             self._account(raw, event.extra_info, bool(event.flags & api.LLMHF_INJECTED))
 
     def on_key(self, event: KeyHookEvent) -> None:
+        self._last_event_ms = self._win.tick_count()
         raw = self._translator.key(event)
         self._account(raw, event.extra_info, bool(event.flags & api.LLKHF_INJECTED))
 
@@ -264,7 +290,7 @@ class HookWatch:
 
     def _run_hooks(self) -> None:
         try:
-            self._win.run_hooks(self.on_mouse, self.on_key, self._hooks_ready)
+            self._win.run_hooks(self.on_mouse, self.on_key, self._hooks_ready, self.on_tick, TICK_MS)
         except BaseException as exc:  # reported by start(); the thread must not die silently
             self._failure = exc
             logger.exception("input_hooks_failed")

@@ -98,6 +98,10 @@ class MSG(ctypes.Structure):
     ]
 
 
+class LASTINPUTINFO(ctypes.Structure):
+    _fields_ = [("cbSize", c_uint), ("dwTime", DWORD)]
+
+
 class GUITHREADINFO(ctypes.Structure):
     _fields_ = [
         ("cbSize", DWORD),
@@ -118,6 +122,7 @@ DESKTOP_READOBJECTS = 0x0001
 UOI_NAME = 2
 WH_KEYBOARD_LL, WH_MOUSE_LL = 13, 14
 WM_QUIT = 0x0012
+WM_TIMER = 0x0113
 WM_GETTEXT, WM_GETTEXTLENGTH = 0x000D, 0x000E
 SMTO_ABORTIFHUNG = 0x0002
 PM_NOREMOVE = 0
@@ -175,10 +180,14 @@ class Dlls:
         _declare(u, "TranslateMessage", BOOL, POINTER(MSG))
         _declare(u, "DispatchMessageW", LRESULT, POINTER(MSG))
         _declare(u, "PostThreadMessageW", BOOL, DWORD, c_uint, WPARAM, LPARAM)
+        _declare(u, "SetTimer", ULONG_PTR, HANDLE, ULONG_PTR, c_uint, c_void_p)
+        _declare(u, "KillTimer", BOOL, HANDLE, ULONG_PTR)
+        _declare(u, "GetLastInputInfo", BOOL, POINTER(LASTINPUTINFO))
         _declare(k, "OpenProcess", HANDLE, DWORD, BOOL, DWORD)
         _declare(k, "QueryFullProcessImageNameW", BOOL, HANDLE, DWORD, c_wchar_p, POINTER(DWORD))
         _declare(k, "CloseHandle", BOOL, HANDLE)
         _declare(k, "GetCurrentThreadId", DWORD)
+        _declare(k, "GetTickCount", DWORD)
         _declare(k, "GetModuleHandleW", HANDLE, c_wchar_p)
         # Absent on older Windows: looked up when called (AttributeError then).
         self.optional_user32 = {
@@ -240,6 +249,16 @@ class NativeWin32:
             int(metric(SM_CXVIRTUALSCREEN)),
             int(metric(SM_CYVIRTUALSCREEN)),
         )
+
+    def last_input_ms(self) -> int:
+        info = LASTINPUTINFO()
+        info.cbSize = ctypes.sizeof(LASTINPUTINFO)
+        if not self._u.GetLastInputInfo(byref(info)):
+            raise ctypes.WinError(ctypes.get_last_error())
+        return int(info.dwTime)
+
+    def tick_count(self) -> int:
+        return int(self._k.GetTickCount())
 
     def cursor_pos(self) -> tuple[int, int]:
         point = POINT()
@@ -401,7 +420,14 @@ class NativeWin32:
         return self.com.msaa_window(hwnd)
 
     # --- hooks --------------------------------------------------------------------------------------
-    def run_hooks(self, on_mouse: MouseHandler, on_key: KeyHandler, ready: Callable[[int], None]) -> None:
+    def run_hooks(
+        self,
+        on_mouse: MouseHandler,
+        on_key: KeyHandler,
+        ready: Callable[[int], None],
+        on_tick: Callable[[], bool],
+        tick_ms: int,
+    ) -> None:
         user32 = self._u
 
         def mouse_proc(code: int, wparam: int, lparam: int) -> int:
@@ -427,17 +453,32 @@ class NativeWin32:
         module = self._k.GetModuleHandleW(None)
         message = MSG()
         user32.PeekMessageW(byref(message), None, 0, 0, PM_NOREMOVE)  # this thread gets its message queue
-        mouse_hook = user32.SetWindowsHookExW(WH_MOUSE_LL, mouse_callback, module, 0)
-        key_hook = user32.SetWindowsHookExW(WH_KEYBOARD_LL, key_callback, module, 0)
-        try:
-            if not mouse_hook or not key_hook:
+        hooks: list[Any] = []
+
+        def install() -> None:
+            for hook in hooks:
+                user32.UnhookWindowsHookEx(hook)
+            hooks[:] = [
+                user32.SetWindowsHookExW(WH_MOUSE_LL, mouse_callback, module, 0),
+                user32.SetWindowsHookExW(WH_KEYBOARD_LL, key_callback, module, 0),
+            ]
+            if not all(hooks):
                 raise ctypes.WinError(ctypes.get_last_error())
+
+        timer = user32.SetTimer(None, 0, tick_ms, None)
+        try:
+            install()
             ready(self.current_thread_id())
             while int(user32.GetMessageW(byref(message), None, 0, 0)) > 0:
+                if message.message == WM_TIMER and message.hwnd is None:
+                    if on_tick():
+                        install()
+                    continue
                 user32.TranslateMessage(byref(message))
                 user32.DispatchMessageW(byref(message))
         finally:
-            for hook in (mouse_hook, key_hook):
+            user32.KillTimer(None, timer)
+            for hook in hooks:
                 if hook:
                     user32.UnhookWindowsHookEx(hook)
 
