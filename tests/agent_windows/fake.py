@@ -112,6 +112,7 @@ class FakeWin32:
     thread_id: int = 1
     desktop: str | type[PermissionError] = "Default"
     children: dict[tuple[int, str], int] = field(default_factory=dict)
+    session: int = 1
     texts: dict[int, str] = field(default_factory=dict)
     # keyboard
     layouts: dict[int, int] = field(default_factory=dict)  # thread -> HKL
@@ -254,6 +255,9 @@ class FakeWin32:
 
     def control_text(self, hwnd: int) -> str:
         return self.texts.get(hwnd, "")
+
+    def session_id(self) -> int:
+        return self.session
 
     def input_desktop_name(self) -> str:
         if self.desktop is PermissionError:

@@ -90,3 +90,15 @@ def test_the_screen_grabs_through_its_grabber() -> None:
     frame = solid(3, 2)
     screen = MssScreen(grabber=lambda: frame)
     assert screen.grab() is frame and screen.size() == (3, 2)
+
+
+def test_the_size_comes_from_the_virtual_desktop_without_a_screenshot() -> None:
+    grabs: list[int] = []
+
+    def grab() -> Frame:
+        grabs.append(1)
+        return solid(3, 2)
+
+    screen = MssScreen(grabber=grab, desktop_box=lambda: (-1920, 0, 4480, 1440))
+    assert screen.size() == (4480, 1440)
+    assert grabs == []

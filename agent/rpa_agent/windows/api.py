@@ -203,6 +203,10 @@ class Win32(Protocol):
         """WM_GETTEXT, also across processes (GetWindowTextW only reads another process's captions)."""
         ...
 
+    def session_id(self) -> int:
+        """ProcessIdToSessionId of this process: 0 is the services' session, with no person's desktop."""
+        ...
+
     # secure desktop
     def input_desktop_name(self) -> str:
         """OpenInputDesktop + GetUserObjectInformationW(UOI_NAME); PermissionError when access is denied."""

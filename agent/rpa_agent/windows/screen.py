@@ -72,11 +72,16 @@ def bgra_to_rgb(pixels: bytes) -> bytes:
 class MssScreen:
     """The port's `Screen`: the whole virtual desktop in physical pixels (the process is DPI aware)."""
 
-    def __init__(self, grabber: Grabber | None = None) -> None:
+    def __init__(self, grabber: Grabber | None = None, desktop_box: Callable[[], Box] | None = None) -> None:
         self._grabber = grabber or self._grab_mss
+        self._desktop_box = desktop_box
         self._local = threading.local()  # an mss instance belongs to the thread that made it
 
     def size(self) -> tuple[int, int]:
+        """The virtual desktop's size, from the system's metrics when given (no screenshot needed)."""
+        if self._desktop_box is not None:
+            _, _, width, height = self._desktop_box()
+            return width, height
         frame = self.grab()
         return frame.width, frame.height
 

@@ -188,6 +188,8 @@ class Dlls:
         _declare(k, "CloseHandle", BOOL, HANDLE)
         _declare(k, "GetCurrentThreadId", DWORD)
         _declare(k, "GetTickCount", DWORD)
+        _declare(k, "GetCurrentProcessId", DWORD)
+        _declare(k, "ProcessIdToSessionId", BOOL, DWORD, POINTER(DWORD))
         _declare(k, "GetModuleHandleW", HANDLE, c_wchar_p)
         # Absent on older Windows: looked up when called (AttributeError then).
         self.optional_user32 = {
@@ -371,6 +373,12 @@ class NativeWin32:
         ):
             return ""
         return buffer.value
+
+    def session_id(self) -> int:
+        session = DWORD(0)
+        if not self._k.ProcessIdToSessionId(self._k.GetCurrentProcessId(), byref(session)):
+            raise ctypes.WinError(ctypes.get_last_error())
+        return int(session.value)
 
     # --- secure desktop -----------------------------------------------------------------------------
     def input_desktop_name(self) -> str:
