@@ -279,6 +279,9 @@ class FakeWin32:
             return text[5:], True
         return text, False
 
+    def vk_for_char(self, char: str, layout: int) -> int | None:
+        return next((vk for (hkl, vk, _, _), text in self.keymap.items() if hkl == layout and text == char), None)
+
     def key_toggled(self, vk: int) -> bool:
         return self.caps if vk == 0x14 else False
 

@@ -16,7 +16,7 @@ from rpa_agent.windows.input import (
     utf16_units,
 )
 
-from .fake import FakeWin32
+from .fake import FakeProcessWindow, FakeWin32
 
 
 def typed_units(sent: Sequence[object]) -> str:
@@ -117,6 +117,14 @@ def test_a_combo_presses_modifiers_in_order_and_releases_them_in_reverse() -> No
     assert keys == [(0x11, False), (0x10, False), (0x25, False), (0x25, True), (0x10, True), (0x11, True)]
     arrow = [e for e in win.sent if isinstance(e, KeyInput) and e.vk == 0x25]
     assert all(e.flags & api.KEYEVENTF_EXTENDEDKEY and e.scan == 0x125 for e in arrow)
+
+
+def test_a_punctuation_key_is_found_in_the_layout_of_the_window_in_front() -> None:
+    win = FakeWin32(layouts={9: 0x040C040C}, keymap={(0x040C040C, 0xDF, False, False): "!"})
+    win.windows[10] = FakeProcessWindow("Bloc-notes", 900, 9, r"C:\Windows\notepad.exe")
+    win.foreground = 10
+    SendInputDevice(win).combo("ctrl+!")
+    assert [e.vk for e in win.sent if isinstance(e, KeyInput)] == [0x11, 0xDF, 0xDF, 0x11]
 
 
 def test_an_unknown_key_is_refused_before_anything_is_sent() -> None:

@@ -219,6 +219,10 @@ class Win32(Protocol):
         whether it is a dead key, whose spacing accent is then the text)."""
         ...
 
+    def vk_for_char(self, char: str, layout: int) -> int | None:
+        """VkKeyScanExW: the virtual key that types `char` in that layout (modifiers aside), None when none does."""
+        ...
+
     def key_toggled(self, vk: int) -> bool:
         """GetKeyState's low bit (Caps Lock, Num Lock)."""
         ...

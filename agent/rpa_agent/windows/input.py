@@ -94,6 +94,8 @@ class SendInputDevice:
         vks: list[int] = []
         for name in names:
             vk = keys.vk_for(name)
+            if vk is None and len(name) == 1:  # "ctrl+/", "ctrl+é": the key of the layout in front
+                vk = self._win.vk_for_char(name, self._foreground_layout())
             if vk is None:
                 raise UnknownKey(f"unknown key {name!r} in {keys_!r}: use names such as ctrl, alt, enter, f5, a")
             vks.append(vk)
@@ -121,6 +123,11 @@ class SendInputDevice:
         left, top, width, height = self._win.virtual_screen()
         flags = api.MOUSEEVENTF_MOVE | api.MOUSEEVENTF_ABSOLUTE | api.MOUSEEVENTF_VIRTUALDESK
         return MouseInput(normalise(x, left, width), normalise(y, top, height), flags)
+
+    def _foreground_layout(self) -> int:
+        hwnd = self._win.foreground_window()
+        thread, _ = self._win.window_thread_process(hwnd) if hwnd else (0, 0)
+        return self._win.keyboard_layout(thread)
 
     def _key(self, vk: int, *, up: bool) -> KeyInput:
         flags = (api.KEYEVENTF_KEYUP if up else 0) | (api.KEYEVENTF_EXTENDEDKEY if vk in keys.EXTENDED else 0)

@@ -172,6 +172,7 @@ class Dlls:
         _declare(u, "GetKeyboardLayout", HANDLE, DWORD)
         _declare(u, "ToUnicodeEx", c_int, c_uint, c_uint, ctypes.c_char_p, c_wchar_p, c_int, c_uint, HANDLE)
         _declare(u, "GetKeyState", ctypes.c_short, c_int)
+        _declare(u, "VkKeyScanExW", ctypes.c_short, ctypes.c_wchar, HANDLE)
         _declare(u, "SetWindowsHookExW", HANDLE, c_int, self.hook_proc, HANDLE, DWORD)
         _declare(u, "CallNextHookEx", LRESULT, HANDLE, c_int, WPARAM, LPARAM)
         _declare(u, "UnhookWindowsHookEx", BOOL, HANDLE)
@@ -410,6 +411,10 @@ class NativeWin32:
         if count < 0:  # a dead key: the buffer holds its spacing accent
             return buffer.value[:1], True
         return (ctypes.wstring_at(buffer, count) if count > 0 else ""), False
+
+    def vk_for_char(self, char: str, layout: int) -> int | None:
+        answer = int(self._u.VkKeyScanExW(char, layout))
+        return None if answer == -1 else answer & 0xFF
 
     def key_toggled(self, vk: int) -> bool:
         return bool(int(self._u.GetKeyState(vk)) & 1)
