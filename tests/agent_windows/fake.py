@@ -130,6 +130,7 @@ class FakeWin32:
     application: Callable[[SendEvent], None] | None = None  # the application in front receives sent input
     pointer: tuple[int, int] = (0, 0)
     tick: Callable[[], bool] | None = None  # the hook thread's timer
+    hook_failure: Exception | None = None  # SetWindowsHookExW refused
     last_input: int = 0  # GetLastInputInfo's tick count
     now_ms: int = 0  # GetTickCount
     quit_posted: list[int] = field(default_factory=list)
@@ -308,6 +309,8 @@ class FakeWin32:
         on_tick: Callable[[], bool],
         tick_ms: int,
     ) -> None:
+        if self.hook_failure is not None:
+            raise self.hook_failure
         self.hooks = (on_mouse, on_key)
         self.tick = on_tick
         ready(77)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import pytest
 from rpa_agent.port import RawInput
 from rpa_agent.windows import api
 from rpa_agent.windows.hooks import HookTranslator, HookWatch
@@ -211,6 +212,18 @@ def test_the_hook_check_survives_the_tick_count_wrapping() -> None:
     assert watch.on_tick() is False
     win.last_input = 0x0000_1000  # 4.3 s later
     assert watch.on_tick() is True
+
+
+def test_hooks_that_cannot_be_installed_fail_the_start_and_a_later_start_succeeds() -> None:
+    win = FakeWin32(hook_failure=OSError(5, "SetWindowsHookExW: access denied"))
+    watch = HookWatch(win)
+    with pytest.raises(RuntimeError):
+        watch.start()
+    win.hook_failure = None
+    watch.start()
+    watch.on_mouse(mouse(api.WM_LBUTTONDOWN))
+    watch.stop()
+    assert watch.foreign_count == 1
 
 
 def test_a_failing_listener_does_not_stop_the_others() -> None:

@@ -210,6 +210,9 @@ class HookWatch:
     def start(self) -> None:
         if self._hook_thread is not None:
             return
+        self._ready.clear()
+        self._failure = None
+        self._hook_thread_id = 0
         self._dispatcher = threading.Thread(target=self._dispatch, name="rpa-agent-input-dispatch", daemon=True)
         self._dispatcher.start()
         self._hook_thread = threading.Thread(target=self._run_hooks, name="rpa-agent-input-hooks", daemon=True)
