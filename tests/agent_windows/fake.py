@@ -89,6 +89,7 @@ class FakeProcessWindow:
     image: str | None
     visible: bool = True
     rect: Box = (0, 0, 800, 600)
+    integrity: int | None = 0x2000  # medium
 
 
 @dataclass
@@ -113,6 +114,7 @@ class FakeWin32:
     desktop: str | type[PermissionError] = "Default"
     children: dict[tuple[int, str], int] = field(default_factory=dict)
     session: int = 1
+    own_integrity: int | None = 0x2000  # the agent runs at medium integrity
     texts: dict[int, str] = field(default_factory=dict)
     # keyboard
     layouts: dict[int, int] = field(default_factory=dict)  # thread -> HKL
@@ -228,6 +230,18 @@ class FakeWin32:
 
     def current_thread_id(self) -> int:
         return self.thread_id
+
+    def window_at(self, x: int, y: int) -> int:
+        for hwnd, window in self.windows.items():
+            left, top, width, height = window.rect
+            if window.visible and left <= x < left + width and top <= y < top + height:
+                return hwnd
+        return 0
+
+    def integrity_level(self, pid: int | None) -> int | None:
+        if pid is None:
+            return self.own_integrity
+        return next((w.integrity for w in self.windows.values() if w.pid == pid), None)
 
     def attach_thread_input(self, attach_from: int, attach_to: int, attach: bool) -> bool:
         self.attached.append((attach_from, attach_to, attach))

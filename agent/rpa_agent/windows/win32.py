@@ -118,6 +118,9 @@ class GUITHREADINFO(ctypes.Structure):
 
 SM_XVIRTUALSCREEN, SM_YVIRTUALSCREEN, SM_CXVIRTUALSCREEN, SM_CYVIRTUALSCREEN = 76, 77, 78, 79
 PROCESS_QUERY_LIMITED_INFORMATION = 0x1000
+TOKEN_QUERY = 0x0008
+TOKEN_INTEGRITY_LEVEL = 25  # TOKEN_INFORMATION_CLASS.TokenIntegrityLevel
+GA_ROOT = 2
 DESKTOP_READOBJECTS = 0x0001
 UOI_NAME = 2
 WH_KEYBOARD_LL, WH_MOUSE_LL = 13, 14
@@ -189,6 +192,15 @@ class Dlls:
         _declare(k, "CloseHandle", BOOL, HANDLE)
         _declare(k, "GetCurrentThreadId", DWORD)
         _declare(k, "GetTickCount", DWORD)
+        _declare(k, "GetCurrentProcess", HANDLE)
+        _declare(u, "WindowFromPoint", HANDLE, POINT)
+        _declare(u, "GetAncestor", HANDLE, HANDLE, c_uint)
+        self.advapi32 = ctypes.WinDLL("advapi32", use_last_error=True)
+        a = self.advapi32
+        _declare(a, "OpenProcessToken", BOOL, HANDLE, DWORD, POINTER(HANDLE))
+        _declare(a, "GetTokenInformation", BOOL, HANDLE, c_int, c_void_p, DWORD, POINTER(DWORD))
+        _declare(a, "GetSidSubAuthorityCount", POINTER(ctypes.c_ubyte), c_void_p)
+        _declare(a, "GetSidSubAuthority", POINTER(DWORD), c_void_p, DWORD)
         _declare(k, "GetCurrentProcessId", DWORD)
         _declare(k, "ProcessIdToSessionId", BOOL, DWORD, POINTER(DWORD))
         _declare(k, "GetModuleHandleW", HANDLE, c_wchar_p)
@@ -338,6 +350,43 @@ class NativeWin32:
 
     def current_thread_id(self) -> int:
         return int(self._k.GetCurrentThreadId())
+
+    def window_at(self, x: int, y: int) -> int:
+        hwnd = self._u.WindowFromPoint(POINT(x, y))
+        return int(self._u.GetAncestor(hwnd, GA_ROOT) or 0) if hwnd else 0
+
+    def integrity_level(self, pid: int | None) -> int | None:
+        process = (
+            self._k.GetCurrentProcess()
+            if pid is None
+            else self._k.OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid)
+        )
+        if not process:
+            return None
+        token = HANDLE()
+        try:
+            if not self.dlls.advapi32.OpenProcessToken(process, TOKEN_QUERY, byref(token)):
+                return None
+            try:
+                return self._token_integrity(token)
+            finally:
+                self._k.CloseHandle(token)
+        finally:
+            if pid is not None:
+                self._k.CloseHandle(process)
+
+    def _token_integrity(self, token: HANDLE) -> int | None:
+        advapi32 = self.dlls.advapi32
+        needed = DWORD(0)
+        advapi32.GetTokenInformation(token, TOKEN_INTEGRITY_LEVEL, None, 0, byref(needed))
+        if not needed.value:
+            return None
+        buffer = ctypes.create_string_buffer(needed.value)
+        if not advapi32.GetTokenInformation(token, TOKEN_INTEGRITY_LEVEL, buffer, needed, byref(needed)):
+            return None
+        sid = ctypes.cast(buffer, POINTER(c_void_p))[0]  # TOKEN_MANDATORY_LABEL.Label.Sid
+        count = advapi32.GetSidSubAuthorityCount(sid)[0]
+        return int(advapi32.GetSidSubAuthority(sid, count - 1)[0]) if count else None
 
     def attach_thread_input(self, attach_from: int, attach_to: int, attach: bool) -> bool:
         return bool(self._u.AttachThreadInput(attach_from, attach_to, attach))
