@@ -262,12 +262,14 @@ class WineDesktop:
             "LC_ALL": self.lang,
         }
 
+    def command(self, argv: list[str], *, env: dict[str, str] | None = None) -> list[str]:
+        """The Linux command running `wine argv...` as the Wine user on this desktop."""
+        variables = [f"{k}={v}" for k, v in {**self.env(), **(env or {})}.items()]
+        return ["runuser", "-u", self.setup.user, "--", "env", "-i", *variables, "wine", *argv]
+
     def start(self, argv: list[str], *, env: dict[str, str] | None = None) -> WineProcess:
         """`wine argv...` as the Wine user on this desktop (argv[0]: a Windows program or a .exe path)."""
-        extra = [f"{k}={v}" for k, v in (env or {}).items()]
-        command = ["runuser", "-u", self.setup.user, "--", "env", "-i"]
-        command += [f"{k}={v}" for k, v in self.env().items()] + extra + ["wine", *argv]
-        process = WineProcess(command, os.environ.copy(), self.run_dir)
+        process = WineProcess(self.command(argv, env=env), os.environ.copy(), self.run_dir)
         self.started.append(process)
         return process
 
