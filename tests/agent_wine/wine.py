@@ -177,6 +177,7 @@ class WineDesktop:
         self.run_dir = Path()
         self.started: list[WineProcess] = []
         self._xvfb: subprocess.Popen[bytes] | None = None
+        self._grab: Any = None
         self._lock: Any = None
 
     def __enter__(self) -> WineDesktop:
@@ -224,6 +225,28 @@ class WineDesktop:
         client_auth.write_bytes(_xauth_record(str(int(number)), cookie))
         client_auth.chmod(0o600)
         self.setup.give(client_auth)
+        self._hold_pointer(client_auth)
+
+    def _hold_pointer(self, authority: Path) -> None:
+        """Grab the X pointer for the desktop's life, so that Wine never warps it: a warp's late echo
+        from X would pull Windows' cursor back to where an earlier move left it, and a click pressed
+        there is lost. Windows programs get their input from SendInput alone, as on Windows."""
+        from Xlib import X, display
+
+        previous = os.environ.get("XAUTHORITY")
+        os.environ["XAUTHORITY"] = str(authority)
+        try:
+            self._grab = display.Display(self.display)
+        finally:
+            if previous is None:
+                os.environ.pop("XAUTHORITY", None)
+            else:
+                os.environ["XAUTHORITY"] = previous
+        root = self._grab.screen().root
+        status = root.grab_pointer(False, 0, X.GrabModeAsync, X.GrabModeAsync, X.NONE, X.NONE, X.CurrentTime)
+        if status != X.GrabSuccess:
+            raise WineError(f"cannot hold the pointer of {self.display} (grab status {status})")
+        self._grab.sync()
 
     def env(self) -> dict[str, str]:
         """The environment of a Windows program: only what Wine needs, no secret of the test process."""
@@ -239,12 +262,14 @@ class WineDesktop:
             "LC_ALL": self.lang,
         }
 
+    def command(self, argv: list[str], *, env: dict[str, str] | None = None) -> list[str]:
+        """The Linux command running `wine argv...` as the Wine user on this desktop."""
+        variables = [f"{k}={v}" for k, v in {**self.env(), **(env or {})}.items()]
+        return ["runuser", "-u", self.setup.user, "--", "env", "-i", *variables, "wine", *argv]
+
     def start(self, argv: list[str], *, env: dict[str, str] | None = None) -> WineProcess:
         """`wine argv...` as the Wine user on this desktop (argv[0]: a Windows program or a .exe path)."""
-        extra = [f"{k}={v}" for k, v in (env or {}).items()]
-        command = ["runuser", "-u", self.setup.user, "--", "env", "-i"]
-        command += [f"{k}={v}" for k, v in self.env().items()] + extra + ["wine", *argv]
-        process = WineProcess(command, os.environ.copy(), self.run_dir)
+        process = WineProcess(self.command(argv, env=env), os.environ.copy(), self.run_dir)
         self.started.append(process)
         return process
 
@@ -268,6 +293,10 @@ class WineDesktop:
             kill = ["runuser", "-u", self.setup.user, "--", "env", "-i", *[f"{k}={v}" for k, v in self.env().items()]]
             subprocess.run([*kill, "wineserver", "-k"], stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
             subprocess.run([*kill, "wineserver", "-w"], stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+        if self._grab is not None:
+            with contextlib.suppress(Exception):
+                self._grab.close()
+            self._grab = None
         if self._xvfb is not None and self._xvfb.poll() is None:
             os.killpg(self._xvfb.pid, signal.SIGTERM)
             self._xvfb.wait(20)
