@@ -31,8 +31,11 @@ def file_names() -> list[str]:
 
 
 @cache
+def _text(name: str) -> str:
+    return resources.files(__name__).joinpath(f"{name}.schema.json").read_text(encoding="utf-8")
+
+
 def schema(name: str) -> dict[str, Any]:
-    """The schema named `name` ("replay-result")."""
-    text = resources.files(__name__).joinpath(f"{name}.schema.json").read_text(encoding="utf-8")
-    loaded: dict[str, Any] = json.loads(text)
+    """The schema named `name` ("replay-result"): a fresh copy (a validator compiler may rewrite its refs)."""
+    loaded: dict[str, Any] = json.loads(_text(name))
     return loaded
