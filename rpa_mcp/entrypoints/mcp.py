@@ -49,17 +49,26 @@ from mcp.types import (
     PaginatedRequestParams,
     ResourceTemplateReference,
     ServerCapabilities,
+    ServerTasksCapability,
+    ServerTasksRequestsCapability,
     SetLevelRequestParams,
     SubscribeRequestParams,
+    TasksCallCapability,
+    TasksCancelCapability,
+    TasksListCapability,
+    TasksToolsCapability,
     TextContent,
     ToolAnnotations,
+    ToolExecution,
     UnsubscribeRequestParams,
 )
 from mcp.types import Tool as MCPTool
 
 from rpa_mcp import __version__
 from rpa_mcp.bootstrap import Services, public_base_url
-from rpa_mcp.entrypoints.mcp_approval import ClientApprovals, can_elicit_url
+from rpa_mcp.entrypoints.mcp_approval import ClientApprovals, can_elicit_url, can_request_input
+from rpa_mcp.entrypoints.mcp_tasks import TaskRunner, TaskStore, runs_as_task
+from rpa_mcp.entrypoints.mcp_tasks_wire import McpTasks, TasksExtension
 from rpa_mcp.entrypoints.mcp_toolsets import Selection, default_selection, icon, selection_of, toolset_of
 from rpa_mcp.entrypoints.prompts import load_prompts
 from rpa_mcp.errors import ApprovalPending, ConfigurationError, NotFound, RpaError, Unauthenticated
@@ -110,6 +119,7 @@ def tool_of(op: Operation, base_url: str = "") -> MCPTool:
         output_schema=output_schema(op),
         annotations=annotations_for(op),
         icons=icon(base_url, toolset_of(op.name)) if base_url else None,
+        execution=ToolExecution(task_support="optional") if runs_as_task(op.name) else None,
         _meta={"rpa/risk": op.risk},
     )
 
@@ -220,8 +230,12 @@ class RpaMCPServer(MCPServer):
             log_level="WARNING",  # the SDK calls basicConfig(); our own logging is configured by the CLI
             # The sealed request state of multi-round calls may come back to another replica: one key for all.
             request_state_security=RequestStateSecurity(keys=request_state_keys(services)),
+            extensions=[extension := TasksExtension()],
         )
         self.registry, self.services, self.local_caller = registry, services, local_caller
+        store = TaskStore(services.clock)
+        self.tasks = extension.tasks = McpTasks(self, store, TaskRunner(store, services.notifier))
+        self.middleware.append(self.tasks.middleware)
         self.publisher = publisher
         self.approvals = ClientApprovals(services.notifier)
         self.base_url = public_base_url(services.settings)
@@ -313,36 +327,77 @@ class RpaMCPServer(MCPServer):
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
-    ) -> CallToolResult:
+    ) -> CallToolResult | InputRequiredResult:
         try:
             caller = self.caller_of(context)
             request = getattr(context.request_context, "request", None) if context is not None else None
-            known = self.registry.resolve(name, self.services)
-            if known is not None and not self.admits(selection_of(request, self.selection), known):
-                raise NotFound(
-                    f"no tool {name!r} on this connection (its toolsets or read-only mode leave it out)", tool=name
-                )
             progress = context.report_progress if context is not None else None
+            op: Operation | None = None
 
-            def run() -> Any:
-                return dispatch(self.registry, self.services, name, arguments, caller, surface="mcp", progress=progress)
+            async def run() -> dict[str, Any]:
+                nonlocal op
+                op, result = await self.execute(name, arguments, caller, request, progress)
+                return result
 
             try:
                 result = await run()
             except ApprovalPending as pending:
-                if not can_elicit_url(context):
+                if can_request_input(context):  # 2026-07-28: the URL travels as an input request
+                    answer = await self.approvals.apply_by_input(pending, context, run)
+                    if isinstance(answer, InputRequiredResult):
+                        return answer
+                    result = answer
+                elif can_elicit_url(context):  # 2025-11-25: pushed as an elicitation
+                    result = await self.approvals.apply(pending, context, run)
+                else:
                     raise
-                result = await self.approvals.apply(pending, context, run)
         except RpaError as exc:
             return error_result(exc)
-        op = known  # resolved once (resolving a generated operation reads the competences)
-        images: list[ImageContent] = []
-        result = without_images(result, images)
-        text = json.dumps(result, ensure_ascii=False)
-        blocks: list[TextContent | ImageContent] = [TextContent(type="text", text=text), *images]
-        if op is not None and op.risk == "read" and op.name not in ("get_catalog",):
-            blocks.append(TextContent(type="text", text=SCREEN_TEXT_NOTICE))
-        return CallToolResult(content=blocks, structured_content=result)
+        return answer_of(op, result)
+
+    async def execute(
+        self, name: str, arguments: dict[str, Any], caller: Caller, request: Any, progress: Any = None
+    ) -> tuple[Operation | None, dict[str, Any]]:
+        """A tool call through dispatch(), within the connection's toolsets; the operation is resolved once
+        (resolving a generated operation reads the competences)."""
+        known = self.registry.resolve(name, self.services)
+        if known is not None and not self.admits(selection_of(request, self.selection), known):
+            raise NotFound(
+                f"no tool {name!r} on this connection (its toolsets or read-only mode leave it out)", tool=name
+            )
+        result = await dispatch(self.registry, self.services, name, arguments, caller, surface="mcp", progress=progress)
+        return known, result
+
+    async def task_call(self, name: str, arguments: dict[str, Any], caller: Caller, request: Any) -> dict[str, Any]:
+        """A tool call run as a task: its result on the wire (a refusal is a result too); a pending approval
+        is raised, for the task to wait for it."""
+        try:
+            op, result = await self.execute(name, arguments, caller, request)
+        except ApprovalPending:
+            raise
+        except RpaError as exc:
+            return wire(error_result(exc))
+        return wire(answer_of(op, result))
+
+    @staticmethod
+    def declined_answer(pending: Exception) -> dict[str, Any]:
+        """What a task ends with when the client's person declines to open the approval page."""
+        return wire(error_result(pending)) if isinstance(pending, RpaError) else {}
+
+
+def wire(result: CallToolResult) -> dict[str, Any]:
+    return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
+def answer_of(op: Operation | None, result: dict[str, Any]) -> CallToolResult:
+    """A tool's result as MCP content: the JSON once, each image once as its own block."""
+    images: list[ImageContent] = []
+    result = without_images(result, images)
+    text = json.dumps(result, ensure_ascii=False)
+    blocks: list[TextContent | ImageContent] = [TextContent(type="text", text=text), *images]
+    if op is not None and op.risk == "read" and op.name not in ("get_catalog",):
+        blocks.append(TextContent(type="text", text=SCREEN_TEXT_NOTICE))
+    return CallToolResult(content=blocks, structured_content=result)
 
 
 def resource_error_code(exc: RpaError, protocol_version: str | None) -> int:
@@ -351,6 +406,14 @@ def resource_error_code(exc: RpaError, protocol_version: str | None) -> int:
     if exc.code not in ("not-found", "invalid-input"):
         return INTERNAL_ERROR
     return INVALID_PARAMS if (protocol_version or "") >= "2026" else RESOURCE_NOT_FOUND_2025
+
+
+# 2025-11-25 tasks (the 2026-07-28 surface drops this slot; the extension is advertised instead)
+LEGACY_TASKS = ServerTasksCapability(
+    list=TasksListCapability(),
+    cancel=TasksCancelCapability(),
+    requests=ServerTasksRequestsCapability(tools=TasksToolsCapability(call=TasksCallCapability())),
+)
 
 
 def truthful_capabilities(low: Any) -> None:
@@ -369,7 +432,7 @@ def truthful_capabilities(low: Any) -> None:
         options = notification_options or NotificationOptions()
         options.tools_changed = True
         capabilities: ServerCapabilities = plain(options, *args, **kwargs)
-        return capabilities.model_copy(update={"logging": None})
+        return capabilities.model_copy(update={"logging": None, "tasks": LEGACY_TASKS})
 
     low.get_capabilities = get_capabilities
 
@@ -464,6 +527,8 @@ def build_mcp_server(registry: Registry, services: Services, *, local_caller: Lo
     low.add_request_handler("logging/setLevel", SetLevelRequestParams, set_level)
     low.add_request_handler("resources/subscribe", SubscribeRequestParams, subscribe)
     low.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, unsubscribe)
+    for method, params_type, handler in server.tasks.methods():
+        low.add_request_handler(method, params_type, handler)
     return server
 
 
