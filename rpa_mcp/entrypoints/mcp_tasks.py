@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import anyio
+
 from rpa_mcp.clock import Clock
 from rpa_mcp.confirmation.service import APPROVALS_URI
 from rpa_mcp.errors import ApprovalPending, RateLimited
@@ -118,7 +120,7 @@ class TaskStore:
         for old in finished[: max(0, len(mine) - MAX_TASKS + 1)]:
             del self._tasks[old.task_id]
         now = self.clock.now()
-        task = Task(task_id=secrets.token_urlsafe(16), owner=owner, tool=tool, created_at=now, updated_at=now)
+        task = Task(secrets.token_urlsafe(16), owner, tool, created_at=now, ttl_ms=TASK_TTL_MS, updated_at=now)
         self._tasks[task.task_id] = task
         return task
 
@@ -165,21 +167,29 @@ class TaskRunner:
         self.notifier.attach(heard)  # an approval made while the task waits is heard
         pending: ApprovalPending | None = None
         try:
-            while True:
-                try:
-                    result = await call()
-                    break
-                except ApprovalPending as exc:
-                    pending = exc
-                    url = str(exc.details.get("approval_url") or "")
-                    if not url:
-                        raise
-                    approval = Approval(url, url.rstrip("/").rsplit("/", 1)[-1])
-                    await self.update(task, "input_required", f"{APPROVAL_MESSAGE} {url}", approval=approval)
-                    await heard.event.wait()
-                    heard.event.clear()
-                    await self.update(task, "working", None)
-            await self.finish(task, "completed", result=result)
+            result: dict[str, Any] | None = None
+            with anyio.move_on_after(task.ttl_ms / 1000):  # a person who never approves ends the wait
+                while True:
+                    try:
+                        result = await call()
+                        break
+                    except ApprovalPending as exc:
+                        pending = exc
+                        url = str(exc.details.get("approval_url") or "")
+                        if not url:
+                            raise
+                        approval = Approval(url, url.rstrip("/").rsplit("/", 1)[-1])
+                        await self.update(task, "input_required", f"{APPROVAL_MESSAGE} {url}", approval=approval)
+                        await heard.event.wait()
+                        heard.event.clear()
+                        await self.update(task, "working", None)
+            if result is not None:
+                await self.finish(task, "completed", result=result)
+            elif pending is not None:  # no approval within the task's time: approval-pending
+                await self.finish(task, "completed", result=decline(pending))
+            else:
+                error = {"code": -32603, "message": "the call did not end within the task's time"}
+                await self.finish(task, "failed", "timed out", error=error)
         except asyncio.CancelledError:
             if task.declined and pending is not None:
                 await self.finish(task, "completed", result=decline(pending))

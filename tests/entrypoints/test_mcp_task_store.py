@@ -9,7 +9,7 @@ import pytest
 
 from rpa_mcp.entrypoints import mcp_tasks
 from rpa_mcp.entrypoints.mcp_tasks import TaskRunner, TaskStore
-from rpa_mcp.errors import RateLimited
+from rpa_mcp.errors import ApprovalPending, RateLimited
 from rpa_mcp.identity import Identity
 from rpa_mcp.notify import Notifier
 from rpa_mcp.testing import FakeClock
@@ -68,3 +68,25 @@ async def test_every_change_of_status_is_told_to_the_watchers_and_a_failure_hide
     with anyio.fail_after(5):
         await task.done.wait()
     assert told == ["failed"] and task.error == {"code": -32603, "message": "internal error"}
+
+
+async def test_an_approval_nobody_gives_ends_the_task_with_approval_pending_after_its_time(monkeypatch):
+    monkeypatch.setattr(mcp_tasks, "TASK_TTL_MS", 50)
+    store = TaskStore(FakeClock())
+    runner = TaskRunner(store, Notifier())
+    task = store.create(ALICE, "apply_start_replay")
+    pending = ApprovalPending("waiting for a person", approval_url="https://rpa.example/console/approvals/j1")
+    told: list[str] = []
+
+    async def watcher(t: Any) -> None:
+        told.append(t.status)
+
+    async def apply() -> dict[str, Any]:
+        raise pending
+
+    task.watchers.append(watcher)
+    runner.start(task, apply, lambda exc: {"isError": True, "code": getattr(exc, "code", None)})
+    with anyio.fail_after(5):
+        await task.done.wait()
+    assert told == ["input_required", "completed"]
+    assert task.result == {"isError": True, "code": "approval-pending"}
