@@ -280,3 +280,36 @@ async def test_over_http_a_2025_client_asks_for_a_task_and_reads_it_with_get_res
     assert [t["taskId"] for t in listed["result"]["tasks"]] == [task_id]
     assert ended["error"]["code"] == -32602  # a task that has ended cannot be cancelled (2025-11-25)
     assert "task" not in plain["result"] and plain["result"]["isError"] is True  # no `task` field: no task
+
+
+async def test_over_http_a_2025_session_is_told_each_status_of_its_task_on_its_stream(services, serve):
+    services.competences.save(IR["name"], IR)
+    base = await serve(create_app(services=services))
+    token = token_for(services, "alice", "operator")
+    told: list[str] = []
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
+        rpc = LegacyWire(http, f"{base}/mcp")
+        await rpc.start()
+        proposal = await rpc("tools/call", {"name": "propose_delete_competence", "arguments": {"name": IR["name"]}})
+        apply = {
+            "name": "apply_delete_competence",
+            "arguments": {"token": proposal["result"]["structuredContent"]["token"]},
+        }
+        task_id = (await rpc("tools/call", {**apply, "task": {}}))["result"]["task"]["taskId"]
+        stream = {"Accept": "text/event-stream", "Mcp-Session-Id": rpc.session, "MCP-Protocol-Version": "2025-11-25"}
+        with anyio.fail_after(20):
+            async with http.stream("GET", f"{base}/mcp", headers=stream) as events:
+                assert events.status_code == 200
+                while (await rpc("tasks/get", {"taskId": task_id}))["result"]["status"] != "input_required":
+                    await anyio.lowlevel.checkpoint()
+                services.confirmations.decide(jti_of(proposal["result"]["structuredContent"]), CAROL, approve=True)
+                async for line in events.aiter_lines():
+                    if line.startswith("data:") and "notifications/tasks/status" in line:
+                        params = json.loads(line[5:])["params"]
+                        assert params["taskId"] == task_id
+                        told.append(params["status"])
+                        if params["status"] == "completed":
+                            break
+    assert told[-2:] == ["working", "completed"]
+    with pytest.raises(NotFound):
+        services.competences.get(IR["name"])
