@@ -12,7 +12,8 @@ An apply that needs a second person's approval waits inside its task, which is t
 `input_required` and carries the approval page's URL (a URL-mode elicitation); it goes on once
 a person other than the proposer has approved on the page, and ends with `approval-pending` when
 the client's person declines to open it or the task's time runs out. The client's answer is
-never consent. Cancelling a task stops waiting for it; what a replay already did stays done.
+never consent. Cancelling a task stops its wait for an approval; a call already in flight runs to
+its end and the task reports what it did.
 """
 
 from __future__ import annotations
@@ -89,6 +90,7 @@ class Task:
     error: dict[str, Any] | None = None  # a JSON-RPC error (failed)
     approval: Approval | None = None  # while input_required
     declined: bool = False
+    stop_asked: bool = False  # a cancel (or a declined approval) asked while a call was in flight
     job: asyncio.Task[None] | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)
     watchers: list[Callable[[Task], Awaitable[None]]] = field(default_factory=list)
@@ -165,36 +167,35 @@ class TaskRunner:
     ) -> None:
         heard = HeardUri(APPROVALS_URI)
         self.notifier.attach(heard)  # an approval made while the task waits is heard
+        deadline = asyncio.get_running_loop().time() + task.ttl_ms / 1000  # a person who never approves
         pending: ApprovalPending | None = None
         try:
-            result: dict[str, Any] | None = None
-            with anyio.move_on_after(task.ttl_ms / 1000):  # a person who never approves ends the wait
-                while True:
-                    try:
-                        result = await call()
-                        break
-                    except ApprovalPending as exc:
-                        pending = exc
-                        url = str(exc.details.get("approval_url") or "")
-                        if not url:
-                            raise
-                        approval = Approval(url, url.rstrip("/").rsplit("/", 1)[-1])
-                        await self.update(task, "input_required", f"{APPROVAL_MESSAGE} {url}", approval=approval)
+            while True:
+                try:
+                    result = await call()  # never interrupted: what it does is reported as it ended
+                    break
+                except ApprovalPending as exc:
+                    pending = exc
+                    url = str(exc.details.get("approval_url") or "")
+                    if not url:
+                        raise
+                    if task.stop_asked:
+                        raise asyncio.CancelledError from None
+                    approval = Approval(url, url.rstrip("/").rsplit("/", 1)[-1])
+                    await self.update(task, "input_required", f"{APPROVAL_MESSAGE} {url}", approval=approval)
+                    with anyio.move_on_after(deadline - asyncio.get_running_loop().time()) as waited:
                         await heard.event.wait()
-                        heard.event.clear()
-                        await self.update(task, "working", None)
-            if result is not None:
-                await self.finish(task, "completed", result=result)
-            elif pending is not None:  # no approval within the task's time: approval-pending
-                await self.finish(task, "completed", result=decline(pending))
-            else:
-                error = {"code": -32603, "message": "the call did not end within the task's time"}
-                await self.finish(task, "failed", "timed out", error=error)
+                    if waited.cancelled_caught:  # no approval within the task's time: approval-pending
+                        await self.finish(task, "completed", result=decline(pending))
+                        return
+                    heard.event.clear()
+                    await self.update(task, "working", None)
+            await self.finish(task, "completed", result=result)
         except asyncio.CancelledError:
             if task.declined and pending is not None:
                 await self.finish(task, "completed", result=decline(pending))
             else:
-                await self.finish(task, "cancelled", "cancelled by the client; what was already done stays done")
+                await self.finish(task, "cancelled", "cancelled by the client before the call went through")
         except Exception as exc:  # the call's own errors are results; this is a fault of ours
             logger.exception("task %s of %s failed", task.task_id, task.tool)
             await self.finish(task, "failed", "internal error", error=failure(exc))
@@ -222,11 +223,13 @@ class TaskRunner:
         task.done.set()
 
     def cancel(self, task: Task, *, declined: bool = False) -> None:
-        """Ask the task to stop (cooperative: a call that already ended keeps its outcome)."""
+        """Ask the task to stop. Cooperative: only the wait for a person's approval is interrupted; a call
+        in flight runs to its end and the task reports what it did (never a `cancelled` that went through)."""
         if task.terminal or task.job is None:
             return
-        task.declined = declined
-        task.job.cancel()
+        task.declined, task.stop_asked = declined, True
+        if task.status == "input_required":
+            task.job.cancel()
 
     async def _tell(self, task: Task) -> None:
         for watcher in list(task.watchers):

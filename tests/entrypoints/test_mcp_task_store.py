@@ -90,3 +90,23 @@ async def test_an_approval_nobody_gives_ends_the_task_with_approval_pending_afte
         await task.done.wait()
     assert told == ["input_required", "completed"]
     assert task.result == {"isError": True, "code": "approval-pending"}
+
+
+async def test_a_cancel_during_a_call_lets_it_end_and_the_task_reports_what_it_did():
+    store = TaskStore(FakeClock())
+    runner = TaskRunner(store, Notifier())
+    task = store.create(ALICE, "apply_start_replay")
+    started, release = anyio.Event(), anyio.Event()
+
+    async def apply() -> dict[str, Any]:
+        started.set()
+        await release.wait()
+        return {"content": [], "isError": False}
+
+    runner.start(task, apply, no_decline)
+    with anyio.fail_after(5):
+        await started.wait()
+        runner.cancel(task)
+        release.set()
+        await task.done.wait()
+    assert task.status == "completed" and task.result == {"content": [], "isError": False}
