@@ -84,7 +84,7 @@ class ClientApprovals:
                 answer = await context.elicit_url(MESSAGE, url, request_id)
                 if answer.action != "accept":
                     raise pending
-            return await self._approved(pending, heard, again, lambda: self._complete(context, request_id))
+            return await self.until_approved(pending, heard, again, lambda: self._complete(context, request_id))
         finally:
             self.notifier.detach(heard)
 
@@ -106,34 +106,37 @@ class ClientApprovals:
         heard = HeardUri(APPROVALS_URI)
         self.notifier.attach(heard)
         try:
-            return await self._approved(pending, heard, again, None)
+            return await self.until_approved(pending, heard, again, None)
         finally:
             self.notifier.detach(heard)
 
-    async def _approved(
+    async def until_approved(
         self,
         pending: ApprovalPending,
         heard: HeardUri,
         again: Callable[[], Awaitable[dict[str, Any]]],
         decided: Callable[[], Awaitable[None]] | None,
     ) -> dict[str, Any]:
-        """The apply dispatched again at each approval decided, until it goes through, within APPROVAL_WAIT_S."""
-        with anyio.move_on_after(APPROVAL_WAIT_S):
-            while True:
-                try:
-                    result = await again()
-                except ApprovalPending:
+        """The apply dispatched again at each approval decided, until it goes through, within APPROVAL_WAIT_S.
+        Only the wait is bounded: an apply in flight is never interrupted (its outcome is the answer)."""
+        deadline = anyio.current_time() + APPROVAL_WAIT_S
+        while True:
+            try:
+                result = await again()
+            except ApprovalPending:
+                with anyio.move_on_after(deadline - anyio.current_time()) as waited:
                     await heard.event.wait()
-                    heard.event.clear()
-                    continue
-                except RpaError:  # rejected, expired...: decided, the client may close its link
-                    if decided is not None:
-                        await decided()
-                    raise
+                if waited.cancelled_caught:
+                    raise pending from None
+                heard.event.clear()
+                continue
+            except RpaError:  # rejected, expired...: decided, the client may close its link
                 if decided is not None:
                     await decided()
-                return result
-        raise pending
+                raise
+            if decided is not None:
+                await decided()
+            return result
 
     def _remember(self, request_id: str) -> None:
         self.asked[request_id] = None

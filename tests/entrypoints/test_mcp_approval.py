@@ -204,3 +204,17 @@ async def test_over_http_a_2026_client_gets_the_input_request_and_the_apply_comp
                 services.confirmations.decide(jti_of(proposal), CAROL, approve=True)
     assert person.shown[0].url == proposal["approval_url"]
     assert not answer["result"].is_error, answer["result"].content[0].text
+
+
+async def test_an_apply_in_flight_when_the_wait_ends_is_not_interrupted(services, monkeypatch):
+    monkeypatch.setattr(mcp_approval, "APPROVAL_WAIT_S", 0.0)
+    approvals = mcp_approval.ClientApprovals(services.notifier)
+    went_through = {"done": True}
+
+    async def apply() -> dict[str, Any]:
+        await anyio.lowlevel.checkpoint()  # the apply is in flight when the wait's time is up
+        return went_through
+
+    heard = mcp_approval.HeardUri(mcp_approval.APPROVALS_URI)
+    pending = mcp_approval.ApprovalPending("waiting", approval_url="https://rpa.example/approvals/j1")
+    assert await approvals.until_approved(pending, heard, apply, None) is went_through
