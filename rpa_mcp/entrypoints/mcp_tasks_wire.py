@@ -8,14 +8,16 @@ with its `result`, `error` or `inputRequests` inline; `tasks/update` takes the c
 
 2025-11-25 (experimental core tasks, advertised in `initialize`): a `tools/call` with a `task`
 field gets `{task: {...}}`; `tasks/get`, `tasks/result` (waits for the end, then the tool's
-result), `tasks/list` (the caller's tasks) and `tasks/cancel`; each change of status is sent to
-the session that created the task as `notifications/tasks/status`.
+result; meanwhile an approval page the task waits for is shown once, as a URL elicitation, to a
+client that declared it), `tasks/list` (the caller's tasks) and `tasks/cancel`; each change of
+status is sent to the session that created the task as `notifications/tasks/status`.
 
 An unknown task, or another identity's, is `-32602` in both eras.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +39,7 @@ from mcp.types import (
 from pydantic import ConfigDict, Field
 
 from rpa_mcp.entrypoints.mcp_tasks import (
+    APPROVAL_MESSAGE,
     POLL_INTERVAL_MS,
     TASKS_EXTENSION,
     Task,
@@ -204,13 +207,39 @@ class McpTasks:
         """2025-11-25: the tool's result once the task has ended (the request waits for it)."""
         only_legacy(ctx)
         task = self._task(ctx, params.task_id)
-        await task.done.wait()
+        await self._show_approvals_until_done(ctx, task)
         if task.status == "failed" and task.error is not None:
             raise MCPError(task.error["code"], task.error["message"])
         if task.status == "cancelled" or task.result is None:
             raise MCPError(INVALID_PARAMS, f"task {task.task_id!r} was cancelled: it has no result")
         meta = {**(task.result.get("_meta") or {}), RELATED_TASK_KEY: {"taskId": task.task_id}}
         return {**task.result, "_meta": meta}
+
+    async def _show_approvals_until_done(self, ctx: ServerRequestContext[Any, Any], task: Task) -> None:
+        """2025-11-25: while the client waits for the result, the approval page a task waits for is shown
+        through the client (URL elicitation tied to this request), once; "decline" ends the wait."""
+        changed = asyncio.Event()
+
+        async def heard(_: Task) -> None:
+            changed.set()
+
+        task.watchers.append(heard)
+        shown: set[str] = set()
+        try:
+            while not task.done.is_set():
+                approval = task.approval
+                if approval is not None and approval.key not in shown and can_show_url(ctx):
+                    shown.add(approval.key)
+                    answer = await ctx.session.elicit_url(
+                        APPROVAL_MESSAGE, approval.url, approval.request_id, related_request_id=ctx.request_id
+                    )
+                    if answer.action != "accept":  # never consent either way: the page is the gate
+                        self.runner.cancel(task, declined=True)
+                    continue
+                await changed.wait()
+                changed.clear()
+        finally:
+            task.watchers.remove(heard)
 
     async def listed(
         self, ctx: ServerRequestContext[Any, Any], params: PaginatedRequestParams | None
@@ -227,6 +256,13 @@ class McpTasks:
             ("tasks/result", GetTaskPayloadRequestParams, self.result),
             ("tasks/list", PaginatedRequestParams, self.listed),
         ]
+
+
+def can_show_url(ctx: ServerRequestContext[Any, Any]) -> bool:
+    """Whether a 2025-11-25 client declared URL elicitation and this request can carry one."""
+    capabilities = getattr(ctx.session, "client_capabilities", None)
+    elicitation = capabilities.elicitation if capabilities is not None else None
+    return bool(elicitation is not None and elicitation.url is not None and ctx.session.can_send_request)
 
 
 def only_modern(ctx: ServerRequestContext[Any, Any]) -> None:

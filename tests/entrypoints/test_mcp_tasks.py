@@ -250,9 +250,11 @@ class LegacyWire:
         (data,) = [line[5:] for line in response.text.splitlines() if line.startswith("data:") and line[5:].strip()]
         return dict(json.loads(data))
 
-    async def start(self) -> dict[str, Any]:
+    async def start(self, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
         info = {"name": "legacy", "version": "1"}
-        init = await self("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": info})
+        init = await self(
+            "initialize", {"protocolVersion": "2025-11-25", "capabilities": capabilities or {}, "clientInfo": info}
+        )
         headers = {"Mcp-Session-Id": self.session, "MCP-Protocol-Version": "2025-11-25"}
         await self.http.post(self.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
         return init
@@ -311,5 +313,48 @@ async def test_over_http_a_2025_session_is_told_each_status_of_its_task_on_its_s
                         if params["status"] == "completed":
                             break
     assert told[-2:] == ["working", "completed"]
+    with pytest.raises(NotFound):
+        services.competences.get(IR["name"])
+
+
+async def test_over_http_a_2025_client_waiting_for_the_result_is_shown_the_approval_page_once(services, serve):
+    services.competences.save(IR["name"], IR)
+    base = await serve(create_app(services=services))
+    token = token_for(services, "alice", "operator")
+    shown: list[dict[str, Any]] = []
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
+        rpc = LegacyWire(http, f"{base}/mcp")
+        await rpc.start({"elicitation": {"url": {}}})
+        proposal = await rpc("tools/call", {"name": "propose_delete_competence", "arguments": {"name": IR["name"]}})
+        proposed = proposal["result"]["structuredContent"]
+        apply = {"name": "apply_delete_competence", "arguments": {"token": proposed["token"]}}
+        task_id = (await rpc("tools/call", {**apply, "task": {}}))["result"]["task"]["taskId"]
+        while (await rpc("tasks/get", {"taskId": task_id}))["result"]["status"] != "input_required":
+            await anyio.lowlevel.checkpoint()
+        headers = {
+            "Accept": "application/json, text/event-stream",
+            "Mcp-Session-Id": rpc.session,
+            "MCP-Protocol-Version": "2025-11-25",
+        }
+        body = {"jsonrpc": "2.0", "id": 99, "method": "tasks/result", "params": {"taskId": task_id}}
+        final: dict[str, Any] = {}
+        with anyio.fail_after(20):
+            async with http.stream("POST", f"{base}/mcp", json=body, headers=headers) as events:
+                async for line in events.aiter_lines():
+                    if not line.startswith("data:") or not line[5:].strip():
+                        continue
+                    message = json.loads(line[5:])
+                    if message.get("method") == "elicitation/create":
+                        shown.append(message["params"])
+                        answer = {"jsonrpc": "2.0", "id": message["id"], "result": {"action": "accept"}}
+                        await http.post(f"{base}/mcp", json=answer, headers=headers)
+                        assert services.competences.get(IR["name"]).name == IR["name"]  # "accept" is not consent
+                        services.confirmations.decide(jti_of(proposed), CAROL, approve=True)
+                    elif message.get("id") == 99:
+                        final = message
+                        break
+    (page,) = shown
+    assert page["mode"] == "url" and page["url"] == proposed["approval_url"]
+    assert final["result"]["isError"] is False
     with pytest.raises(NotFound):
         services.competences.get(IR["name"])
