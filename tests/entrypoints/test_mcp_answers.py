@@ -8,7 +8,7 @@ import json
 import cv2
 import numpy as np
 import pytest
-from mcp import Client
+from mcp import Client, MCPError
 
 from rpa_mcp.bootstrap import build_services
 from rpa_mcp.entrypoints.app import local_operator
@@ -17,7 +17,9 @@ from rpa_mcp.identity import Caller
 from rpa_mcp.ops import build_registry
 from rpa_mcp.ops.dispatch import dispatch
 from rpa_mcp.testing import ScriptedOcr
+from tests.conftest import token_for
 from tests.dialogs.helpers import synthetic_dialog
+from tests.security.conftest import client_for, png
 
 pytestmark = pytest.mark.anyio
 AGENT = Caller("agent:DESKTOP-01", frozenset({"agent"}), via="rest", auth="api-token")
@@ -96,3 +98,24 @@ async def test_an_image_operation_reports_progress_when_the_caller_asks(services
     async with Client(server) as client:
         result = await client.call_tool("resolve_dialog", {"image": screenshot()}, progress_callback=on_progress)
     assert not result.is_error and [p[:2] for p in progress] == [(0, 1), (1, 1)]
+
+
+async def test_a_stored_screenshot_named_in_a_result_is_a_resource_link_read_under_the_read_scope(services):
+    async with client_for(services, token_for(services, "agent-any", "agent")) as agent:
+        for machine, shade in (("WS-ALPHA", 60), ("WS-BRAVO", 190)):
+            shot = base64.b64encode(png(64, 48, shade)).decode()
+            event = {"session_id": f"s-{machine}", "machine_id": machine, "ts": 1.8e9, "type": "screenshot"}
+            answer = await agent.post("/api/v1/traces/stream/event", json={"events": [{**event, "screenshot": shot}]})
+            assert answer.status_code == 200, answer.text
+    who = [Caller("agent-alpha", frozenset({"agent"}), machines=frozenset({"WS-ALPHA"}))]
+    server = build_mcp_server(build_registry(), services, local_caller=lambda: who[0])
+    async with Client(server) as client:
+        result = await client.call_tool("read_resource", {"uri": "rpa://sessions/s-WS-ALPHA/events"})
+        links = [block for block in result.content if block.type == "resource_link"]
+        (read,) = (await client.read_resource(links[0].uri)).contents
+        who[0] = Caller("agent-bravo", frozenset({"agent"}), machines=frozenset({"WS-BRAVO"}))
+        with pytest.raises(MCPError) as hidden:
+            await client.read_resource(links[0].uri)
+    assert not result.is_error and len(links) == 1 and links[0].uri.startswith("rpa://screenshots/")
+    assert decoded(read.blob) is not None
+    assert hidden.value.error.data["code"] == "not-found"

@@ -142,3 +142,79 @@ async def test_over_http_a_legacy_session_gets_the_url_elicitation_and_the_apply
                 services.confirmations.decide(jti_of(proposal), CAROL, approve=True)
     assert person.shown[0].url == proposal["approval_url"]
     assert not answer["result"].is_error, answer["result"].content[0].text
+
+
+async def test_a_2026_client_gets_the_url_as_an_input_request_and_the_apply_completes_once_another_person_approves(
+    services,
+):
+    services.competences.save(IR["name"], IR)
+    server = build_mcp_server(build_registry(), services, local_caller=ALICE)
+    person = Person()
+    answer: dict[str, Any] = {}
+    async with Client(server, elicitation_callback=person) as client:
+        assert client.protocol_version >= "2026"
+        proposal = await propose_delete(client)
+
+        async def apply() -> None:
+            answer["result"] = await client.call_tool("apply_delete_competence", {"token": proposal["token"]})
+
+        with anyio.fail_after(20):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(apply)
+                await person.seen.wait()
+                assert "result" not in answer  # the client's "accept" is not consent
+                assert services.competences.get(IR["name"]).name == IR["name"]
+                services.confirmations.decide(jti_of(proposal), CAROL, approve=True)
+    (shown,) = person.shown
+    assert shown.mode == "url" and shown.url == proposal["approval_url"]
+    assert not answer["result"].is_error, answer["result"].content[0].text
+    with pytest.raises(NotFound):
+        services.competences.get(IR["name"])
+
+
+async def test_a_2026_client_whose_person_declines_the_input_request_gets_approval_pending(services):
+    services.competences.save(IR["name"], IR)
+    server = build_mcp_server(build_registry(), services, local_caller=ALICE)
+    async with Client(server, elicitation_callback=Person("decline")) as client:
+        proposal = await propose_delete(client)
+        result = await client.call_tool("apply_delete_competence", {"token": proposal["token"]})
+    assert result.is_error and result.meta["rpa/error"]["code"] == "approval-pending"
+    assert services.competences.get(IR["name"]).name == IR["name"]
+
+
+async def test_over_http_a_2026_client_gets_the_input_request_and_the_apply_completes(services, serve):
+    services.competences.save(IR["name"], IR)
+    base = await serve(create_app(services=services))
+    token = token_for(services, "alice", "operator")
+    person = Person()
+    answer: dict[str, Any] = {}
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http,
+        Client(streamable_http_client(f"{base}/mcp", http_client=http), elicitation_callback=person) as client,
+    ):
+        proposal = await propose_delete(client)
+
+        async def apply() -> None:
+            answer["result"] = await client.call_tool("apply_delete_competence", {"token": proposal["token"]})
+
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(apply)
+                await person.seen.wait()
+                services.confirmations.decide(jti_of(proposal), CAROL, approve=True)
+    assert person.shown[0].url == proposal["approval_url"]
+    assert not answer["result"].is_error, answer["result"].content[0].text
+
+
+async def test_an_apply_in_flight_when_the_wait_ends_is_not_interrupted(services, monkeypatch):
+    monkeypatch.setattr(mcp_approval, "APPROVAL_WAIT_S", 0.0)
+    approvals = mcp_approval.ClientApprovals(services.notifier)
+    went_through = {"done": True}
+
+    async def apply() -> dict[str, Any]:
+        await anyio.lowlevel.checkpoint()  # the apply is in flight when the wait's time is up
+        return went_through
+
+    heard = mcp_approval.HeardUri(mcp_approval.APPROVALS_URI)
+    pending = mcp_approval.ApprovalPending("waiting", approval_url="https://rpa.example/approvals/j1")
+    assert await approvals.until_approved(pending, heard, apply, None) is went_through
