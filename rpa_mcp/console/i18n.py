@@ -392,6 +392,10 @@ FR: dict[str, str] = {
     "Times are shown in your browser's time zone.": "Les heures sont affichées dans le fuseau horaire de votre "
     "navigateur.",
     "Saved as competence": "Enregistrée comme compétence",
+    "{n} views from {first} to {last} (UTC)": "{n} consultations de {first} à {last} (UTC)",
+    "Page views are counted per person, page and hour: one row each.": "Les consultations de pages sont "
+    "comptées par personne, page et heure : une ligne chacune.",
+    "New approval waiting": "Nouvelle validation en attente",
 }
 
 

@@ -44,6 +44,7 @@ import collections
 import contextvars
 import json
 import logging
+import math
 import secrets
 import threading
 from collections.abc import Collection, Iterator
@@ -56,7 +57,7 @@ from rpa_mcp.clock import Clock
 from rpa_mcp.confirmation.digest import digest
 from rpa_mcp.errors import InvalidInput
 from rpa_mcp.ops.redaction import summarize_args
-from rpa_mcp.store.audit import reading
+from rpa_mcp.store.audit import reading, views
 from rpa_mcp.store.audit.checkpoint import write_checkpoint
 from rpa_mcp.store.audit.key import MIN_KEY_BYTES
 from rpa_mcp.store.audit.schema import MIGRATIONS, ROW_FIELDS, row_mac
@@ -142,6 +143,7 @@ class AuditLog:
         self._known_head: tuple[int, str] | None = None
         self._contended_until = 0.0
         self._swept_at = 0.0
+        self._views_sealed_until = 0.0  # page views of the hours before this one are chained (wall clock)
         db.add_commit_hook(self._commit_hook)
         if db.query_one("SELECT 1 AS x FROM audit_inbox LIMIT 1") is not None:
             self.flush()  # rows a stopped process committed but did not chain yet
@@ -184,12 +186,18 @@ class AuditLog:
 
         return committed
 
-    def close_scope(self, scope: AuditScope, *, outcome: str, code: str | None, duration_ms: float, wait: bool) -> None:
+    def close_scope(
+        self, scope: AuditScope, *, outcome: str, code: str | None, duration_ms: float, wait: bool, view: bool = False
+    ) -> None:
         """The end of an operation: nothing more when its row committed with its write and it
-        succeeded; else its row (or, after a write, a second row with the error) is recorded."""
+        succeeded; else its row (or, after a write, a second row with the error) is recorded.
+        A page `view` that succeeded and wrote nothing is counted (views.py), not chained alone."""
         if scope.logged and outcome == "ok":
             return
         row = dict(scope.row, outcome=outcome, code=code, duration_ms=round(duration_ms, 3))
+        if view and outcome == "ok":
+            self._put(_Pending(row, None, view=True))
+            return
         self._submit(row, wait=wait)
 
     # --- rows of operations that wrote nothing ----------------------------------------------
@@ -238,9 +246,10 @@ class AuditLog:
             "code": code,
         }
 
-    def flush(self) -> None:
-        """Return once every row recorded or committed so far is chained."""
-        marker = _Pending(None, threading.Event())
+    def flush(self, *, views: bool = False) -> None:
+        """Return once every row recorded or committed so far is chained (`views`: and every page
+        view counted so far, its hour over or not)."""
+        marker = _Pending(None, threading.Event(), seal_views=views)
         self._put(marker)
         assert marker.done is not None
         marker.done.wait()
@@ -248,8 +257,8 @@ class AuditLog:
             raise marker.error
 
     def close(self) -> None:
-        """Commit and chain what is pending, write the checkpoint, and let the writer go (shutdown)."""
-        self.flush()
+        """Commit and chain what is pending (page views too), write the checkpoint, and let the writer go."""
+        self.flush(views=True)
         with self._wakeup:
             writer, self._closing = self._writer, True
             self._wakeup.notify()
@@ -353,6 +362,7 @@ class AuditLog:
             head = self._append_on_known_head(batch)
             if head is not None:
                 return head
+        sealing = self._views_to_seal(batch)
         while True:
             # pipelined: the head (locked), the inbox, then the writes and the commit: two round trips
             with self._writer_db.transaction(pipeline=True) as conn:
@@ -369,14 +379,21 @@ class AuditLog:
                 last_id, prev = int(head["id"]), str(head["mac"])
                 waiting = {int(r["id"]): dict(r) for r in inbox}
                 rows: list[dict[str, Any]] = []
+                views.save(conn, views.count(p.row for p in batch if p.view and p.row is not None))
                 for p in batch:
+                    if p.view:
+                        continue
                     if p.row is not None:
                         rows.append(p.row)
                     elif p.inbox_id is not None and p.inbox_id in waiting:
                         rows.append(waiting.pop(p.inbox_id))  # (absent: another replica chained it already)
                 rows.extend(waiting.values())
+                if sealing is not None:  # the page views of the hours over, in the chain
+                    before = None if math.isinf(sealing) else int(sealing)
+                    rows.extend(views.seal(conn, before=before, dialect=self._writer_db.dialect))
                 if not rows:
                     self._known_head, self._swept_at = (last_id, prev), self.clock.monotonic()
+                    self._views_sealed(sealing)
                     return None
                 values = []
                 for row in rows:
@@ -394,7 +411,8 @@ class AuditLog:
                         [r["id"] for r in inbox],
                     )
                 conn.execute("UPDATE audit_head SET id = ?, mac = ? WHERE one = 1", (last_id, prev))
-            batch = []
+            self._views_sealed(sealing)
+            batch, sealing = [], None
             self._known_head, self._swept_at = (last_id, prev), self.clock.monotonic()
             if len(inbox) < BATCH:
                 return last_id, prev
@@ -405,10 +423,22 @@ class AuditLog:
         the head lately, and the inbox was read less than `SWEEP_S` ago (rows of other processes)."""
         if self._writer_db.dialect != "postgres" or self._known_head is None:
             return False
-        if not batch or any(p.row is None for p in batch):
+        if not batch or any(p.row is None or p.view for p in batch) or self._views_to_seal(batch) is not None:
             return False
         now = self.clock.monotonic()
         return now >= self._contended_until and now - self._swept_at < self.SWEEP_S
+
+    def _views_to_seal(self, batch: list[_Pending]) -> float | None:
+        """Which page views this batch chains: those counted in the hours before the one returned
+        (`inf`: all, somebody asked), or none (None: this hour's were sealed already)."""
+        if any(p.seal_views for p in batch):
+            return math.inf
+        now = self.clock.now()
+        return None if now < self._views_sealed_until else views.hour_of(now)
+
+    def _views_sealed(self, sealing: float | None) -> None:
+        if sealing is not None:
+            self._views_sealed_until = views.hour_of(self.clock.now()) + views.HOUR_S
 
     def _append_on_known_head(self, batch: list[_Pending]) -> tuple[int, str] | None:
         """Chain the batch on the head this writer left, in one statement that moves the head only if
@@ -453,8 +483,9 @@ class AuditLog:
         before_id: int | None = None,
         hide_reads: tuple[str, Collection[str]] | None = None,
     ) -> list[dict[str, Any]]:
-        """Newest first (`reading.search`), once every row recorded so far is chained."""
-        self.flush()
+        """Newest first (`reading.search`), once every row recorded so far is chained (with the page
+        views counted so far, unless they are left out)."""
+        self.flush(views=hide_reads is None)
         return reading.search(
             self.db,
             actor=actor,
@@ -481,6 +512,8 @@ class _Pending:
     error: Exception | None = field(default=None)
     inbox_id: int | None = None  # that row's id in audit_inbox
     attempts: int = 0  # failed batches this row took part in (rows nobody waits for are tried again)
+    view: bool = False  # a page view: counted (views.py), chained with the others of its hour
+    seal_views: bool = False  # a flush marker that chains every page view counted so far
 
 
 def _storable(text: str) -> str:

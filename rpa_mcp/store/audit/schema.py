@@ -22,6 +22,24 @@ _AUDIT_COLUMNS_SQLITE = """
         code TEXT,
         duration_ms REAL NOT NULL"""
 _AUDIT_COLUMNS_PG = _AUDIT_COLUMNS_SQLITE.replace("REAL", "DOUBLE PRECISION")
+# Console page views of the hour not sealed yet, one counter per person, page (operation and
+# arguments) and hour; views.py moves each into the chain as one row once its hour is over.
+_VIEWS = """
+        CREATE TABLE audit_views (
+            actor TEXT NOT NULL,
+            via TEXT NOT NULL,
+            operation TEXT NOT NULL,
+            args_digest TEXT NOT NULL,
+            hour {integer} NOT NULL,
+            args_summary TEXT NOT NULL,
+            request_id TEXT NOT NULL,
+            first_ts {real} NOT NULL,
+            last_ts {real} NOT NULL,
+            views {integer} NOT NULL,
+            duration_ms {real} NOT NULL,
+            PRIMARY KEY (actor, via, operation, args_digest, hour)
+        )
+        """
 
 MIGRATIONS = Migrations(
     sqlite=(
@@ -69,6 +87,7 @@ MIGRATIONS = Migrations(
         );
         INSERT INTO audit_head(one, id, mac) VALUES (1, 0, '{"0" * 64}')
         """,
+        _VIEWS.format(real="REAL", integer="INTEGER"),
     ),
     postgres=(
         f"""
@@ -92,6 +111,7 @@ MIGRATIONS = Migrations(
         INSERT INTO audit_head(one, id, mac) VALUES (1, 0, '{"0" * 64}')
         """,
         "SELECT 1",  # step 2 of SQLite (the keyed chain) is step 1 here
+        _VIEWS.format(real="DOUBLE PRECISION", integer="BIGINT"),
     ),
 )
 GENESIS = "0" * 64
