@@ -396,6 +396,7 @@ FR: dict[str, str] = {
     "Page views are counted per person, page and hour: one row each.": "Les consultations de pages sont "
     "comptées par personne, page et heure : une ligne chacune.",
     "New approval waiting": "Nouvelle validation en attente",
+    "Notify me on this computer": "M'avertir sur cet ordinateur",
 }
 
 

@@ -44,14 +44,53 @@
     document.body.setAttribute("data-patches", String(count));
   }
 
+  // A new approval's notice (#alerts) also shows as a desktop notification, if the person allowed
+  // them, and the tab's title carries the number of approvals waiting.
+  var baseTitle = document.title;
+
+  function told(patch) {
+    patch.forEach(function (op) {
+      var notice = op.parent === "alerts" ? document.getElementById(op.id) : null;
+      if (notice && "Notification" in window && Notification.permission === "granted") {
+        var link = notice.querySelector("a");
+        var shown = new Notification(notice.querySelector("b").textContent, { body: notice.textContent, tag: op.id });
+        shown.onclick = function () {
+          window.focus();
+          if (link) {
+            window.location.assign(link.getAttribute("href"));
+          }
+        };
+      }
+    });
+    var waiting = document.getElementById("count-approvals");
+    var n = waiting && !waiting.hidden ? waiting.textContent : "";
+    document.title = n ? "(" + n + ") " + baseTitle : baseTitle;
+  }
+
+  function offerDesktopAlerts() {
+    var button = document.getElementById("desktop-alerts");
+    if (!button || !("Notification" in window) || Notification.permission !== "default") {
+      return;
+    }
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      Notification.requestPermission().then(function () {
+        button.hidden = true;
+      });
+    });
+  }
+
   function listen(root) {
     var source = new EventSource(root.getAttribute("data-live"));
+    var ready = root.getAttribute("data-ready") || "data-live-ready";
     source.addEventListener("open", function () {
       document.body.classList.remove("offline");
-      document.body.setAttribute("data-live-ready", "1");
+      document.body.setAttribute(ready, "1");
     });
     source.addEventListener("patch", function (event) {
-      apply(JSON.parse(event.data));
+      var patch = JSON.parse(event.data);
+      apply(patch);
+      told(patch);
     });
     source.addEventListener("ended", function () {
       source.close();
@@ -63,6 +102,8 @@
 
   document.addEventListener("DOMContentLoaded", function () {
     localize(document);
+    offerDesktopAlerts();
+    told([]);
     document.querySelectorAll("[data-live]").forEach(listen);
   });
 })();
