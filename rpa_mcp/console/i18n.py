@@ -397,6 +397,10 @@ FR: dict[str, str] = {
     "comptées par personne, page et heure : une ligne chacune.",
     "New approval waiting": "Nouvelle validation en attente",
     "Notify me on this computer": "M'avertir sur cet ordinateur",
+    "Nothing to see at the point itself: shown with its surroundings.": "Rien de lisible à l'endroit même : "
+    "montré avec ses alentours.",
+    "Nothing to see in the region itself: shown with its surroundings.": "Rien de lisible dans la zone même : "
+    "montrée avec ses alentours.",
 }
 
 
