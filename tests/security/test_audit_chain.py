@@ -163,7 +163,7 @@ def test_rows_nobody_waits_for_are_checkpointed_by_flush_and_a_deleted_tail_is_d
 
 
 def test_the_checkpoint_follows_every_awaited_batch_and_at_most_every_interval_otherwise(log):
-    from rpa_mcp.store.audit.log import _Pending
+    from rpa_mcp.store.audit.chain import Pending as _Pending
 
     clock = log.clock
     unawaited, awaited = [_Pending({}, None)], [_Pending({}, threading.Event())]

@@ -1,6 +1,7 @@
 """The audit log: append-only, chained with a keyed MAC, checkpointed outside the database.
 
-- `log`: `AuditLog`, an operation's row (committed with its first write) and the writer that chains rows
+- `log`: `AuditLog`, an operation's row (committed with its first write), group commit, the writer thread
+- `chain`: the writer's transaction that MACs a batch onto the chain's head
 - `schema`: the tables on both backends, the fields a MAC covers, the MAC
 - `views`: console page views, counted per person, page and hour, chained as one row each
 - `checkpoint`, `key`: the chain's head outside the database; the audit key

@@ -44,12 +44,11 @@ import collections
 import contextvars
 import json
 import logging
-import math
 import secrets
 import threading
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,34 +56,17 @@ from rpa_mcp.clock import Clock
 from rpa_mcp.confirmation.digest import digest
 from rpa_mcp.errors import InvalidInput
 from rpa_mcp.ops.redaction import summarize_args
-from rpa_mcp.store.audit import reading, views
+from rpa_mcp.store.audit import reading
+from rpa_mcp.store.audit.chain import BATCH, Chainer, Pending
 from rpa_mcp.store.audit.checkpoint import write_checkpoint
 from rpa_mcp.store.audit.key import MIN_KEY_BYTES
-from rpa_mcp.store.audit.schema import MIGRATIONS, ROW_FIELDS, row_mac
+from rpa_mcp.store.audit.schema import MIGRATIONS, ROW_FIELDS
 from rpa_mcp.store.audit.verify import AuditCheck, verify_chain
 from rpa_mcp.store.db import Connection, Database
 from rpa_mcp.store.jsoncheck import unauditable
 
 logger = logging.getLogger(__name__)
 
-BATCH = 500
-_COLUMNS = ("id", *ROW_FIELDS, "prev_mac", "mac")
-_SQLITE_INSERT = f"INSERT INTO audit ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' for _ in _COLUMNS)})"
-# The batch as one JSON parameter: a statement whose text never changes (parsed and prepared once), not
-# one per row, nor a VALUES list the driver scans for placeholders, nor one array per column (the driver
-# dumps each: twice the writer's CPU of this for 5 to 50 rows). JSON numbers and strings come back as
-# the same floats and text, which the MACs cover.
-_PG_INSERT = (
-    f"INSERT INTO audit ({', '.join(_COLUMNS)}) "
-    f"SELECT {', '.join(_COLUMNS)} FROM json_populate_recordset(NULL::audit, ?::json)"
-)
-# A batch on the head this writer chained last, in one autocommit statement (one round trip): the head
-# moves only if it is still where this writer left it, and the rows go in only if it moved.
-_PG_APPEND = (
-    "WITH head AS (UPDATE audit_head SET id = ?, mac = ? WHERE one = 1 AND id = ? AND mac = ? RETURNING 1) "
-    + _PG_INSERT
-    + " WHERE EXISTS (SELECT 1 FROM head)"
-)
 _NO_ARGS = (digest({}), summarize_args({}))
 
 
@@ -106,7 +88,7 @@ class AuditLog:
     CHECKPOINT_S = 1.0  # how long the checkpoint may lag behind rows nobody waits for
     ATTEMPTS = 5  # a row nobody waits for: how many batches it may take part in before it is given up
     RETRY_S = 0.2  # the pause before a failed batch's rows are tried again (times the attempt)
-    SWEEP_S = 1.0  # PostgreSQL: how long inbox rows of other processes may wait for this writer to chain them
+    SWEEP_S = Chainer.SWEEP_S  # PostgreSQL: how long inbox rows of other processes may wait to be chained
 
     def __init__(
         self,
@@ -130,7 +112,7 @@ class AuditLog:
             self._writer_db = Database(db.path)
         else:
             self._writer_db = db
-        self._pending: collections.deque[_Pending] = collections.deque()
+        self._pending: collections.deque[Pending] = collections.deque()
         self._lock = threading.Lock()
         self._wakeup = threading.Condition(self._lock)
         self._idle = False  # the writer sleeps until a row comes
@@ -138,12 +120,7 @@ class AuditLog:
         self._writer: threading.Thread | None = None
         self._unwritten: tuple[int, str] | None = None  # a head chained but not checkpointed yet (writer only)
         self._checkpointed_at = -self.CHECKPOINT_S
-        # PostgreSQL, writer only: the head this writer chained last, and until when not to append on it
-        # without the lock (another replica moved it lately), or to go on without reading the inbox.
-        self._known_head: tuple[int, str] | None = None
-        self._contended_until = 0.0
-        self._swept_at = 0.0
-        self._views_sealed_until = 0.0  # page views of the hours before this one are chained (wall clock)
+        self._chainer = Chainer(self._writer_db, self.key, clock)
         db.add_commit_hook(self._commit_hook)
         if db.query_one("SELECT 1 AS x FROM audit_inbox LIMIT 1") is not None:
             self.flush()  # rows a stopped process committed but did not chain yet
@@ -182,7 +159,7 @@ class AuditLog:
 
         def committed() -> None:
             scope.logged = True
-            self._put(_Pending(None, None, inbox_id=int(inserted["id"])))  # chained in its place among the others
+            self._put(Pending(None, None, inbox_id=int(inserted["id"])))  # chained in its place among the others
 
         return committed
 
@@ -196,7 +173,7 @@ class AuditLog:
             return
         row = dict(scope.row, outcome=outcome, code=code, duration_ms=round(duration_ms, 3))
         if view and outcome == "ok":
-            self._put(_Pending(row, None, view=True))
+            self._put(Pending(row, None, view=True))
             return
         self._submit(row, wait=wait)
 
@@ -219,7 +196,7 @@ class AuditLog:
         self._submit(row, wait=wait)
 
     def _submit(self, row: dict[str, Any], *, wait: bool) -> None:
-        pending = _Pending(row, threading.Event() if wait else None)
+        pending = Pending(row, threading.Event() if wait else None)
         self._put(pending)
         if pending.done is not None:
             pending.done.wait()
@@ -249,7 +226,7 @@ class AuditLog:
     def flush(self, *, views: bool = False) -> None:
         """Return once every row recorded or committed so far is chained (`views`: and every page
         view counted so far, its hour over or not)."""
-        marker = _Pending(None, threading.Event(), seal_views=views)
+        marker = Pending(None, threading.Event(), seal_views=views)
         self._put(marker)
         assert marker.done is not None
         marker.done.wait()
@@ -266,7 +243,7 @@ class AuditLog:
             writer.join(timeout=5)
 
     # --- the writer: group commit and chaining -----------------------------------------------
-    def _put(self, pending: _Pending) -> None:
+    def _put(self, pending: Pending) -> None:
         """Queue a row or a marker. Only the first one after an idle spell and the ones somebody
         waits for wake the writer: the others join the next batch without a thread switch each."""
         with self._wakeup:
@@ -318,7 +295,7 @@ class AuditLog:
             if error is not None:
                 self._requeue(batch)  # after the callers who wait were told
 
-    def _requeue(self, batch: list[_Pending]) -> None:
+    def _requeue(self, batch: list[Pending]) -> None:
         """After a failed batch: its rows nobody waits for go back to the head of the queue, in
         their order, after a pause (the callers who wait get the error); a row that failed
         `ATTEMPTS` batches is logged and given up. Rows committed with a write stay in the inbox,
@@ -341,7 +318,7 @@ class AuditLog:
             if not self._closing:
                 self._wakeup.wait(timeout=self.RETRY_S * retry[0].attempts)
 
-    def checkpoint_due(self, batch: list[_Pending]) -> bool:
+    def checkpoint_due(self, batch: list[Pending]) -> bool:
         """Whether the batch just chained is checkpointed now: somebody waits for it, or the
         checkpoint is `CHECKPOINT_S` old (else it waits for the next such batch or a quiet spell)."""
         if any(p.done is not None for p in batch):
@@ -352,112 +329,9 @@ class AuditLog:
         self._checkpointed_at = self.clock.monotonic()
         self._write_checkpoint(*head)
 
-    def _chain(self, batch: list[_Pending]) -> tuple[int, str] | None:
-        """Chain the batch and every inbox row in one transaction; returns the new head.
-
-        The chain keeps the order in which this replica's operations happened: a row committed
-        with a write takes the place of its marker in the batch; inbox rows of other replicas
-        (or of a stopped process) follow."""
-        if self._may_append_on_known_head(batch):
-            head = self._append_on_known_head(batch)
-            if head is not None:
-                return head
-        sealing = self._views_to_seal(batch)
-        while True:
-            # pipelined: the head (locked), the inbox, then the writes and the commit: two round trips
-            with self._writer_db.transaction(pipeline=True) as conn:
-                head_cursor = conn.execute(
-                    "SELECT id, mac FROM audit_head WHERE one = 1 FOR UPDATE"
-                    if self._writer_db.dialect == "postgres"
-                    else "SELECT id, mac FROM audit_head WHERE one = 1"
-                )
-                inbox_cursor = conn.execute(
-                    f"SELECT id, {', '.join(ROW_FIELDS)} FROM audit_inbox ORDER BY id LIMIT {BATCH}"
-                )
-                head = head_cursor.fetchone()
-                inbox = inbox_cursor.fetchall()
-                last_id, prev = int(head["id"]), str(head["mac"])
-                waiting = {int(r["id"]): dict(r) for r in inbox}
-                rows: list[dict[str, Any]] = []
-                views.save(conn, views.count(p.row for p in batch if p.view and p.row is not None))
-                for p in batch:
-                    if p.view:
-                        continue
-                    if p.row is not None:
-                        rows.append(p.row)
-                    elif p.inbox_id is not None and p.inbox_id in waiting:
-                        rows.append(waiting.pop(p.inbox_id))  # (absent: another replica chained it already)
-                rows.extend(waiting.values())
-                if sealing is not None:  # the page views of the hours over, in the chain
-                    before = None if math.isinf(sealing) else int(sealing)
-                    rows.extend(views.seal(conn, before=before, dialect=self._writer_db.dialect))
-                if not rows:
-                    self._known_head, self._swept_at = (last_id, prev), self.clock.monotonic()
-                    self._views_sealed(sealing)
-                    return None
-                values = []
-                for row in rows:
-                    last_id += 1
-                    mac = row_mac(self.key, prev, last_id, row)
-                    values.append((last_id, *[row[k] for k in ROW_FIELDS], prev, mac))
-                    prev = mac
-                if self._writer_db.dialect == "postgres":  # one statement of constant text for the batch
-                    conn.execute(_PG_INSERT, [_pg_rows(values)])
-                else:
-                    conn.executemany(_SQLITE_INSERT, values)
-                if inbox:
-                    conn.execute(
-                        f"DELETE FROM audit_inbox WHERE id IN ({', '.join('?' for _ in inbox)})",
-                        [r["id"] for r in inbox],
-                    )
-                conn.execute("UPDATE audit_head SET id = ?, mac = ? WHERE one = 1", (last_id, prev))
-            self._views_sealed(sealing)
-            batch, sealing = [], None
-            self._known_head, self._swept_at = (last_id, prev), self.clock.monotonic()
-            if len(inbox) < BATCH:
-                return last_id, prev
-
-    def _may_append_on_known_head(self, batch: list[_Pending]) -> bool:
-        """PostgreSQL: whether the batch may skip the head lock and the inbox: it holds rows only (no
-        row committed with a write, no flush), this writer knows the head it left, nobody else moved
-        the head lately, and the inbox was read less than `SWEEP_S` ago (rows of other processes)."""
-        if self._writer_db.dialect != "postgres" or self._known_head is None:
-            return False
-        if not batch or any(p.row is None or p.view for p in batch) or self._views_to_seal(batch) is not None:
-            return False
-        now = self.clock.monotonic()
-        return now >= self._contended_until and now - self._swept_at < self.SWEEP_S
-
-    def _views_to_seal(self, batch: list[_Pending]) -> float | None:
-        """Which page views this batch chains: those counted in the hours before the one returned
-        (`inf`: all, somebody asked), or none (None: this hour's were sealed already)."""
-        if any(p.seal_views for p in batch):
-            return math.inf
-        now = self.clock.now()
-        return None if now < self._views_sealed_until else views.hour_of(now)
-
-    def _views_sealed(self, sealing: float | None) -> None:
-        if sealing is not None:
-            self._views_sealed_until = views.hour_of(self.clock.now()) + views.HOUR_S
-
-    def _append_on_known_head(self, batch: list[_Pending]) -> tuple[int, str] | None:
-        """Chain the batch on the head this writer left, in one statement that moves the head only if
-        it is still there (committed on return); None when another writer moved it (nothing written)."""
-        assert self._known_head is not None
-        start_id, start_mac = last_id, prev = self._known_head
-        self._known_head = None  # unknown until this statement says
-        values = []
-        for p in batch:
-            assert p.row is not None
-            last_id += 1
-            mac = row_mac(self.key, prev, last_id, p.row)
-            values.append((last_id, *[p.row[k] for k in ROW_FIELDS], prev, mac))
-            prev = mac
-        if not self._writer_db.statement(_PG_APPEND, [last_id, prev, start_id, start_mac, _pg_rows(values)]):
-            self._contended_until = self.clock.monotonic() + self.SWEEP_S  # the lock and the inbox for a while
-            return None
-        self._known_head = (last_id, prev)
-        return last_id, prev
+    def _chain(self, batch: list[Pending]) -> tuple[int, str] | None:
+        """Chain the batch and every inbox row in one transaction (chain.py); returns the new head."""
+        return self._chainer.chain(batch)
 
     # --- the checkpoint outside the database ------------------------------------------------------
     def _write_checkpoint(self, row_id: int, mac: str) -> None:
@@ -505,26 +379,11 @@ class AuditLog:
         return verify_chain(self.db, self.key, [self.checkpoint] if self.checkpoint else [], required=False)
 
 
-@dataclass
-class _Pending:
-    row: dict[str, Any] | None  # None: a flush marker, or the marker of a row committed with a write
-    done: threading.Event | None
-    error: Exception | None = field(default=None)
-    inbox_id: int | None = None  # that row's id in audit_inbox
-    attempts: int = 0  # failed batches this row took part in (rows nobody waits for are tried again)
-    view: bool = False  # a page view: counted (views.py), chained with the others of its hour
-    seal_views: bool = False  # a flush marker that chains every page view counted so far
-
-
 def _storable(text: str) -> str:
     """`text` as every backend stores it: PostgreSQL refuses a NUL character in text, and one such
     row (a tool name or a token subject sent with one) would fail its whole batch, every other
     caller's row with it. Each NUL becomes U+FFFD, the replacement character."""
     return text.replace("\x00", "\ufffd") if "\x00" in text else text
-
-
-def _pg_rows(values: list[tuple[Any, ...]]) -> str:
-    return json.dumps([dict(zip(_COLUMNS, v, strict=True)) for v in values], separators=(",", ":"))
 
 
 def _jsonable(value: Any) -> Any:
