@@ -48,10 +48,10 @@
   // them, and the tab's title carries the number of approvals waiting.
   var baseTitle = document.title;
 
-  function told(patch) {
+  function told(patch, notify) {
     patch.forEach(function (op) {
       var notice = op.parent === "alerts" ? document.getElementById(op.id) : null;
-      if (notice && "Notification" in window && Notification.permission === "granted") {
+      if (notify && notice && "Notification" in window && Notification.permission === "granted") {
         var link = notice.querySelector("a");
         var shown = new Notification(notice.querySelector("b").textContent, { body: notice.textContent, tag: op.id });
         shown.onclick = function () {
@@ -80,7 +80,7 @@
     });
   }
 
-  function listen(root) {
+  function listen(root, onPatch) {
     var source = new EventSource(root.getAttribute("data-live"));
     var ready = root.getAttribute("data-ready") || "data-live-ready";
     source.addEventListener("open", function () {
@@ -90,7 +90,7 @@
     source.addEventListener("patch", function (event) {
       var patch = JSON.parse(event.data);
       apply(patch);
-      told(patch);
+      (onPatch || function () {})(patch);
     });
     source.addEventListener("ended", function () {
       source.close();
@@ -98,12 +98,48 @@
     source.addEventListener("error", function () {
       document.body.classList.add("offline");
     });
+    return source;
+  }
+
+  // The alerts stream is opened by one tab of the browser at a time (a Web Lock): a browser keeps
+  // about six connections to a server, and each open stream holds one. That tab tells the others
+  // (a BroadcastChannel) and alone shows the desktop notification; when it closes, another takes over.
+  function listenForAlerts(root) {
+    var channel = "BroadcastChannel" in window ? new BroadcastChannel("rpa-console-alerts") : null;
+    if (channel) {
+      channel.onmessage = function (event) {
+        apply(event.data);
+        told(event.data, false);
+      };
+    }
+    function lead() {
+      return new Promise(function (released) {
+        var source = listen(root, function (patch) {
+          if (channel) {
+            channel.postMessage(patch);
+          }
+          told(patch, true);
+        });
+        source.addEventListener("ended", released);
+      });
+    }
+    if (navigator.locks && channel) {
+      navigator.locks.request("rpa-console-alerts", lead);
+    } else {
+      lead();
+    }
   }
 
   document.addEventListener("DOMContentLoaded", function () {
     localize(document);
     offerDesktopAlerts();
-    told([]);
-    document.querySelectorAll("[data-live]").forEach(listen);
+    told([], false);
+    document.querySelectorAll("[data-live]").forEach(function (root) {
+      if (root.id === "alerts") {
+        listenForAlerts(root);
+      } else {
+        listen(root);
+      }
+    });
   });
 })();
