@@ -59,6 +59,7 @@ async def test_a_new_approval_is_told_on_any_page_with_its_link_and_the_count(se
     notice = by_id[f"alert-{jti}"]
     assert notice["op"] == "append" and notice["parent"] == "alerts"
     assert f'href="/console/approvals/{jti}"' in notice["html"] and "New approval waiting" in notice["html"]
+    assert "· Admission" in notice["html"]  # which competence
     assert "Jeanne" not in notice["html"]  # the request's values stay on its page
 
 
