@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 
 from rpa_mcp.console.views.replays import click_view
+from rpa_mcp.ops.common import Crop
 from rpa_mcp.replay.service.evidence import CLICK_BOX, CLICK_LABEL, crops_around
 from rpa_mcp.vision.images import legible_box
 
@@ -38,6 +39,7 @@ def test_a_click_on_the_plain_desktop_is_shown_with_the_window_beside_it():
     view = click_view({"point": list(point), "evidence": [crop]})
     assert view is not None and view["widened"] and (view["px"], view["py"]) == (point[0] - x, point[1] - y)
     assert view["r"] > 9  # the marker keeps its size once the wider picture is scaled down
+    assert Crop.model_validate(crop).widened  # what get_replay_status answers with
 
 
 def test_a_crop_with_something_to_read_is_left_as_it_was():
