@@ -9,6 +9,7 @@ import pytest
 from rpa_mcp.store import migrations
 from rpa_mcp.store.audit import AuditLog
 from rpa_mcp.store.audit.views import HOUR_S, views_of
+from rpa_mcp.store.db import Database
 from rpa_mcp.testing import FakeClock
 
 KEY = b"k" * 32
@@ -107,3 +108,26 @@ def test_the_page_views_table_comes_with_db_upgrade(backend):
     assert migrations.pending(backend) == {"audit": (2, 3)}
     assert migrations.upgrade(backend) == {"audit": (2, 3)}
     assert backend.query_one("SELECT count(*) AS n FROM audit_views")["n"] == 0
+
+
+def test_two_replicas_count_into_one_row_per_person_page_and_hour(backend, clock, tmp_path):
+    if backend.dialect == "sqlite":
+        other_db = Database(backend.path)  # another process on the same file
+    else:
+        from rpa_mcp.store.postgres import PostgresDatabase
+
+        other_db = PostgresDatabase(backend.conninfo)  # another replica
+    try:
+        one = AuditLog(backend, clock, key=KEY, checkpoint=tmp_path / "one.head")
+        two = AuditLog(other_db, clock, key=KEY, checkpoint=tmp_path / "two.head")
+        for log in (one, two, one):
+            _view(log, "alice", "list_replays")
+        one.flush()
+        two.flush()
+        clock.advance(HOUR_S)
+        two.record(actor="bob", operation="approve", args={}, outcome="ok", via="web")  # seals the hour over
+        rows = one.rows()
+        assert [(r["actor"], (views_of(r) or {}).get("views")) for r in rows] == [("bob", None), ("alice", 3)]
+        assert one.verify().ok and two.verify().ok
+    finally:
+        other_db.close()
