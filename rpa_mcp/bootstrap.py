@@ -14,6 +14,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from rpa_mcp import approval_alerts
 from rpa_mcp.auth.console_credentials import ConsoleCredentials
 from rpa_mcp.auth.keys import load_signing_keys
 from rpa_mcp.auth.provider import ProviderAccessTokens, ProviderKeys
@@ -208,6 +209,7 @@ def build_services(
             audit=audit,
             changed=notifier.resource_updated,
             links=settings.linked_identities,
+            alerts=approval_alerts.from_settings(settings, clock),
         ),
         competences=competences,
         traces=traces,

@@ -254,6 +254,23 @@ class Settings(BaseSettings):
     )
     readback_token: SecretStr | None = Field(None, description="Bearer token of the read-back (never logged).")
     readback_timeout_s: float = Field(10.0, gt=0, le=120, description="Longest wait for a read-back's answer (s).")
+    approval_webhook_url: str | None = Field(
+        None,
+        description="POST a signed JSON body here when a request starts waiting for a person's approval "
+        "(https, or http on loopback; needs RPA_APPROVAL_WEBHOOK_SECRET).",
+    )
+    approval_webhook_secret: SecretStr | None = Field(
+        None, description="Key of the webhook's X-RPA-Signature (HMAC-SHA256, 32 characters or more; never logged)."
+    )
+    approval_mail_to: NameList = Field(
+        [], description="Addresses told by e-mail when a request starts waiting for approval (needs RPA_SMTP_HOST)."
+    )
+    smtp_host: str | None = Field(None, description="SMTP server of the approval e-mails.")
+    smtp_port: int = Field(587, ge=1, le=65535, description="Port of RPA_SMTP_HOST.")
+    smtp_from: str = Field("rpa-mcp@localhost", description="Sender address of the approval e-mails.")
+    smtp_user: str | None = Field(None, description="SMTP login, with RPA_SMTP_PASSWORD.")
+    smtp_password: SecretStr | None = Field(None, description="SMTP password (never logged).")
+    smtp_starttls: bool = Field(True, description="STARTTLS before sending (false only for a relay on loopback).")
     log_level: str = "INFO"
     # --- the hospital's identity provider (OpenID Connect), for the console and as an OAuth resource server
     oidc_issuer: str | None = Field(None, description="Issuer URL of the identity provider (https; enables OIDC).")
@@ -276,7 +293,9 @@ class Settings(BaseSettings):
     )
     oidc_keys_cache_s: float = Field(300.0, gt=0, description="How long the provider's metadata and keys are cached.")
 
-    @field_validator("allowed_hosts", "allowed_origins", "oidc_algorithms", "readback_urls", mode="before")
+    @field_validator(
+        "allowed_hosts", "allowed_origins", "oidc_algorithms", "readback_urls", "approval_mail_to", mode="before"
+    )
     @classmethod
     def _split_list(cls, value: Any) -> Any:
         if not isinstance(value, str):

@@ -31,6 +31,7 @@ BENCHMARKS: dict[str, str] = {
     "programs": "real programs on Xvfb through the public tools: ids, policies, verdicts per program",
     "accuracy": "dialogs, verdicts, segmentation: tuning and evaluation sets side by side, real software apart",
     "dialogs-public": "resolve_dialog over MCP per set: one frame, then with the frame before and the window",
+    "sizing": "workstations replaying validated 1080p steps at once on one server: steps/s, CPU per step, memory",
 }
 """Every benchmark by name, with what it measures in a few words (`rpa-mcp bench --help` lists them)."""
 

@@ -11,6 +11,7 @@ cannot approve it under another of their identities.
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from rpa_mcp.errors import (
 )
 from rpa_mcp.identity import Identity, IdentityLinks
 
+logger = logging.getLogger(__name__)
 APPROVER_ROLES = frozenset({"approver", "operator"})
 APPROVALS_URI = "rpa://approvals"  # what changes when a request starts or stops waiting for a person
 CONSOLE = "web"  # the surface of a person signed in to the console
@@ -42,6 +44,12 @@ CONSOLE = "web"  # the surface of a person signed in to the console
 # answer is the approval, for a proposal they made in the console a moment before; a proposal made
 # over an API (by the LLM client, whoever holds its token) needs the approval of another person.
 IN_PERSON_OPERATIONS = frozenset({"answer_pause", "resume_replay"})
+
+
+class ApprovalAlerts(Protocol):
+    """Told when a request starts waiting for a person's approval (approval_alerts.py: webhook, e-mail)."""
+
+    def new_approval(self, view: ApprovalView, url: str) -> None: ...
 
 
 class Actor(Protocol):
@@ -111,12 +119,14 @@ class ConfirmationService:
         audit: AuditPort,
         changed: Callable[[str], None] = lambda uri: None,
         links: IdentityLinks | None = None,
+        alerts: ApprovalAlerts | None = None,
     ) -> None:
         self.repo, self.codec, self.clock, self.ttl_s = repo, codec, clock, ttl_s
         self._swept_until = 0.0  # expired proposals before this were scrubbed (scrub_expired)
         self.links = links if links is not None else IdentityLinks()  # RPA_IDENTITY_LINKS: identities of one person
         self.approval_modes, self.approval_base_url, self.audit = approval_modes, approval_base_url.rstrip("/"), audit
         self.changed = changed  # told APPROVALS_URI when the list of requests waiting for a person changes
+        self.alerts = alerts  # told of each request that starts waiting for another person (webhook, e-mail)
 
     # --- propose ------------------------------------------------------------------
     def propose(
@@ -174,7 +184,19 @@ class ConfirmationService:
         url = f"{self.approval_base_url}/console/approvals/{jti}" if mode == "human" else None
         if mode == "human":
             self.changed(APPROVALS_URI)
+            self._alert(record, url)
         return Proposal(jti, token, record.expires_at, mode, record.approval_status, url)
+
+    def _alert(self, record: ProposalRecord, url: str | None) -> None:
+        """Tell the approvers' channels, unless the person answers in person (their answer approves)."""
+        if self.alerts is None or url is None:
+            return
+        if record.operation in IN_PERSON_OPERATIONS and record.via == CONSOLE:
+            return
+        try:
+            self.alerts.new_approval(ApprovalView.of(record), url)
+        except Exception:  # an alert never costs the proposal
+            logger.exception("could not hand over the alert of request %s", record.jti)
 
     # --- apply --------------------------------------------------------------------
     def check(self, token: str, *, operation: str, caller: str, issuer: str = "") -> ProposalRecord:

@@ -33,6 +33,7 @@ from rpa_mcp.console.views.competences import Competences
 from rpa_mcp.console.views.dialogs import Dialogs
 from rpa_mcp.console.views.machines import Machines
 from rpa_mcp.console.views.replays import Replays
+from rpa_mcp.console.views.waiting import Waiting
 from rpa_mcp.errors import RpaError
 from rpa_mcp.ops.registry import Registry
 from rpa_mcp.store.console import PendingLogins, ProposalTokens
@@ -70,6 +71,7 @@ def console_routes(
     signin = SignIn(base, credentials, oidc, PendingLogins(services.db, services.clock), access_token=access_token)
     approvals, competences = Approvals(base, tokens, feed), Competences(base, tokens)
     machines, replays, audit, dialogs = Machines(base, feed), Replays(base, feed), Audit(base), Dialogs(base)
+    waiting = Waiting(base, feed)
 
     async def home(request: Request) -> Response:
         """What waits for the person: the approvals they may decide, the replays paused for an answer."""
@@ -148,6 +150,7 @@ def console_routes(
         Route("/console/live/replays/{replay_id}", replays.live, methods=["GET"]),
         Route("/console/approvals", approvals.pending, methods=["GET"]),
         Route("/console/live/approvals", approvals.live, methods=["GET"]),
+        Route("/console/live/waiting", waiting.live, methods=["GET"]),
         Route("/console/approvals/{jti}", approvals.detail, methods=["GET"]),
         Route("/console/approvals/{jti}/approve", approvals.approve, methods=["POST"]),
         Route("/console/approvals/{jti}/reject", approvals.reject, methods=["POST"]),

@@ -114,6 +114,7 @@ class ConsoleBase:
             handled_dialog=words.handled_dialog,
             workflow_steps=words.workflow_steps,
             live_states=words.LIVE_STATES,
+            approver_roles=APPROVER_ROLES,
         )
 
     # --- language --------------------------------------------------------------------------

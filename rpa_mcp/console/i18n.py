@@ -392,6 +392,15 @@ FR: dict[str, str] = {
     "Times are shown in your browser's time zone.": "Les heures sont affichées dans le fuseau horaire de votre "
     "navigateur.",
     "Saved as competence": "Enregistrée comme compétence",
+    "{n} views from {first} to {last} (UTC)": "{n} consultations de {first} à {last} (UTC)",
+    "Page views are counted per person, page and hour: one row each.": "Les consultations de pages sont "
+    "comptées par personne, page et heure : une ligne chacune.",
+    "New approval waiting": "Nouvelle validation en attente",
+    "Notify me on this computer": "M'avertir sur cet ordinateur",
+    "Nothing to see at the point itself: shown with its surroundings.": "Rien de lisible à l'endroit même : "
+    "montré avec ses alentours.",
+    "Nothing to see in the region itself: shown with its surroundings.": "Rien de lisible dans la zone même : "
+    "montrée avec ses alentours.",
 }
 
 

@@ -48,6 +48,9 @@ class Crop(StrictModel):
         None, description="The bytes, base64 (<= 1 MB, <= 2000 px a side); null over MCP (sent as image content)."
     )
     bbox: list[int] | None = Field(None, description="Where the crop was taken in the frame: [x, y, w, h].")
+    widened: bool = Field(
+        False, description="True when the region alone showed nothing legible: the crop shows it with its surroundings."
+    )
 
 
 class CropOptions(StrictModel):

@@ -98,7 +98,8 @@ async def dispatch(
         duration_ms = (time.perf_counter() - started) * 1000
         if scope is not None:
             # (an operation that wrote committed its row with its first write; a later error adds one)
-            services.audit.close_scope(scope, outcome=outcome, code=code, duration_ms=duration_ms, wait=wait)
+            view = via == "web" and op is not None and op.risk == "read"  # a console page view: counted per hour
+            services.audit.close_scope(scope, outcome=outcome, code=code, duration_ms=duration_ms, wait=wait, view=view)
         else:
             services.audit.record(
                 actor=caller.subject,

@@ -134,6 +134,7 @@ class EvidenceCrop:
     bbox: BBox
     frame: Frame
     mime_type: str = "image/png"
+    widened: bool = False  # the region alone was plain: the image shows it with its surroundings
 
 
 @dataclass

@@ -33,7 +33,7 @@ from rpa_mcp.validation.model import (
     VerdictKind,
 )
 from rpa_mcp.validation.ports import DialogLocator, JudgePort
-from rpa_mcp.vision.images import clamp_bbox, crop, encode_png_base64
+from rpa_mcp.vision.images import clamp_bbox, encode_png_base64, legible_box
 from rpa_mcp.vision.ocr import OcrEngine
 
 UNDECIDED_CONFIDENCE = 0.3
@@ -258,9 +258,13 @@ class Validator:
             box = clamp_bbox(ref.bbox, image.shape)
             if box[2] == 0 or box[3] == 0:
                 continue
-            region = crop(image, box, margin=defaults.crop_margin)
+            m = defaults.crop_margin
+            # a plain region (a dark desktop, an empty page) is shown with its surroundings
+            (x, y, w, h), widened = legible_box(image, (box[0] - m, box[1] - m, box[2] + 2 * m, box[3] + 2 * m))
+            region = image[y : y + h, x : x + w]
             # a page-sized region is shown as an overview: encoding it at full size costs ~40 ms
-            out.append(EvidenceCrop(ref.label, encode_png_base64(region, max_side=CROP_MAX_SIDE), box, ref.frame))
+            data = encode_png_base64(region, max_side=CROP_MAX_SIDE)
+            out.append(EvidenceCrop(ref.label, data, box, ref.frame, widened=widened))
         return out
 
 

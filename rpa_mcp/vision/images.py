@@ -97,6 +97,40 @@ def decode_image(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, field: st
     return image
 
 
+# A region where fewer than LEGIBLE_SHARE of the pixels stand LEGIBLE_CONTRAST grey levels or more away
+# from its median shows nothing a person can read: a plain rectangle of a dark desktop, of an empty page,
+# the faint edge of a dark window with a few letters cut off at the border. A button or a label with its
+# text in the region is more than that (3 to 30 % on the demo desktop's crops; a cut-off edge 1 %).
+LEGIBLE_CONTRAST = 24
+LEGIBLE_SHARE = 0.02
+
+
+def legible_box(image: np.ndarray, box: BBox, *, max_factor: int = 4) -> tuple[BBox, bool]:
+    """`box`, or (True) a box around it up to `max_factor` times its size, centred on it and clamped to
+    the frame, when `box` alone shows nothing legible: the first that does, else the widest."""
+    clamped = clamp_bbox(box, image.shape)
+    if clamped[2] == 0 or clamped[3] == 0 or _legible(image, clamped):
+        return clamped, False
+    x, y, w, h = clamped
+    wider = clamped
+    factor = 2
+    while factor <= max_factor:
+        ww, hh = w * factor, h * factor
+        wider = clamp_bbox((x + w // 2 - ww // 2, y + h // 2 - hh // 2, ww, hh), image.shape)
+        if _legible(image, wider):
+            break
+        factor *= 2
+    return wider, wider != clamped
+
+
+def _legible(image: np.ndarray, box: BBox) -> bool:
+    x, y, w, h = box
+    region = image[y : y + h, x : x + w]
+    grey = (region if region.ndim == 2 else cv2.cvtColor(region, cv2.COLOR_BGR2GRAY)).astype(np.int16)
+    away = np.abs(grey - int(np.median(grey))) >= LEGIBLE_CONTRAST
+    return bool(away.mean() >= LEGIBLE_SHARE)
+
+
 def clamp_bbox(bbox: BBox, shape: tuple[int, ...]) -> BBox:
     """Intersect a box with the frame; may return a zero-size box."""
     x, y, w, h = bbox

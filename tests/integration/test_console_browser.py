@@ -352,6 +352,26 @@ async def test_the_home_page_menu_fits_one_line_at_1366_and_times_are_local(cons
                 assert max(top for top, _ in boxes) < min(bottom for _, bottom in boxes), (selector, boxes)
             local = await page.inner_text("#home-approvals time")
             assert "UTC" not in local and "UTC" in (await page.get_attribute("#home-approvals time", "title") or "")
+            await page.goto(f"{console.base}/console/competences")  # another page: a new approval is told there
+            await page.wait_for_selector("body[data-alerts-ready]", state="attached")
+            second = await call(console.services, "propose_start_replay", {"competence": name, "machine_id": MACHINE})
+            notice = await page.wait_for_selector(f"#alert-{jti_of(second)}")
+            assert notice is not None and await page.inner_text("#count-approvals") == "2"
+            assert (await page.title()).startswith("(2) ")
+            await console.shot(page, f"new-approval-{lang}")
+            other = await context.new_page()  # a second tab: told by the first, with no stream of its own
+            streams: list[str] = []
+            other.on("request", lambda r: streams.append(r.url) if "/console/live/waiting" in r.url else None)
+            await other.goto(f"{console.base}/console/machines")
+            third = await call(console.services, "propose_start_replay", {"competence": name, "machine_id": MACHINE})
+            for tab in (page, other):
+                await tab.wait_for_selector(f"#alert-{jti_of(third)}")
+                assert await tab.inner_text("#count-approvals") == "3"
+            assert streams == []
+            await other.close()
+            await notice.eval_on_selector("a", "a => a.click()")
+            await page.wait_for_selector("#risk")
+            assert page.url.endswith(f"/console/approvals/{jti_of(second)}")
             await page.goto(f"{console.base}/console/approvals/{jti_of(proposal)}")
             await page.wait_for_selector("#risk")
             await console.shot(page, f"approval-{lang}")

@@ -11,6 +11,7 @@ import pytest
 
 from rpa_mcp.errors import InvalidInput
 from rpa_mcp.store.audit import AuditLog, row_mac
+from rpa_mcp.store.audit.checkpoint import read_checkpoint
 from rpa_mcp.store.replay import ReplayRepository
 from rpa_mcp.store.traces import TraceStore
 from rpa_mcp.testing import FakeClock
@@ -162,7 +163,7 @@ def test_rows_nobody_waits_for_are_checkpointed_by_flush_and_a_deleted_tail_is_d
 
 
 def test_the_checkpoint_follows_every_awaited_batch_and_at_most_every_interval_otherwise(log):
-    from rpa_mcp.store.audit import _Pending
+    from rpa_mcp.store.audit.chain import Pending as _Pending
 
     clock = log.clock
     unawaited, awaited = [_Pending({}, None)], [_Pending({}, threading.Event())]
@@ -183,7 +184,7 @@ def test_a_writer_with_nothing_left_to_do_writes_the_checkpoint_it_owes(backend,
     assert writer is not None
     writer.join(timeout=30)  # it ends only once nothing is owed: rows chained, checkpoint written
     assert not writer.is_alive()
-    assert log._read_checkpoint(tmp_path / "audit.head") == (
+    assert read_checkpoint(KEY, tmp_path / "audit.head") == (
         4,
         backend.query_one("SELECT mac FROM audit WHERE id = 4")["mac"],
     )

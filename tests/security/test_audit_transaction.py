@@ -15,7 +15,7 @@ import pytest
 
 from rpa_mcp.confirmation.digest import digest
 from rpa_mcp.ops.shadow import audit_view
-from rpa_mcp.store.audit import _jsonable
+from rpa_mcp.store.audit.log import _jsonable
 from rpa_mcp.store.db import Database
 from tests.integration.conftest import stack  # noqa: F401 - the real app under uvicorn
 from tests.integration.test_kill9 import AGENT, SECRET, _env, free_port  # noqa: F401 - free_port: a fixture

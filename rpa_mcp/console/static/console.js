@@ -44,14 +44,53 @@
     document.body.setAttribute("data-patches", String(count));
   }
 
-  function listen(root) {
+  // A new approval's notice (#alerts) also shows as a desktop notification, if the person allowed
+  // them, and the tab's title carries the number of approvals waiting.
+  var baseTitle = document.title;
+
+  function told(patch, notify) {
+    patch.forEach(function (op) {
+      var notice = op.parent === "alerts" ? document.getElementById(op.id) : null;
+      if (notify && notice && "Notification" in window && Notification.permission === "granted") {
+        var link = notice.querySelector("a");
+        var shown = new Notification(notice.querySelector("b").textContent, { body: notice.textContent, tag: op.id });
+        shown.onclick = function () {
+          window.focus();
+          if (link) {
+            window.location.assign(link.getAttribute("href"));
+          }
+        };
+      }
+    });
+    var waiting = document.getElementById("count-approvals");
+    var n = waiting && !waiting.hidden ? waiting.textContent : "";
+    document.title = n ? "(" + n + ") " + baseTitle : baseTitle;
+  }
+
+  function offerDesktopAlerts() {
+    var button = document.getElementById("desktop-alerts");
+    if (!button || !("Notification" in window) || Notification.permission !== "default") {
+      return;
+    }
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      Notification.requestPermission().then(function () {
+        button.hidden = true;
+      });
+    });
+  }
+
+  function listen(root, onPatch) {
     var source = new EventSource(root.getAttribute("data-live"));
+    var ready = root.getAttribute("data-ready") || "data-live-ready";
     source.addEventListener("open", function () {
       document.body.classList.remove("offline");
-      document.body.setAttribute("data-live-ready", "1");
+      document.body.setAttribute(ready, "1");
     });
     source.addEventListener("patch", function (event) {
-      apply(JSON.parse(event.data));
+      var patch = JSON.parse(event.data);
+      apply(patch);
+      (onPatch || function () {})(patch);
     });
     source.addEventListener("ended", function () {
       source.close();
@@ -59,10 +98,48 @@
     source.addEventListener("error", function () {
       document.body.classList.add("offline");
     });
+    return source;
+  }
+
+  // The alerts stream is opened by one tab of the browser at a time (a Web Lock): a browser keeps
+  // about six connections to a server, and each open stream holds one. That tab tells the others
+  // (a BroadcastChannel) and alone shows the desktop notification; when it closes, another takes over.
+  function listenForAlerts(root) {
+    var channel = "BroadcastChannel" in window ? new BroadcastChannel("rpa-console-alerts") : null;
+    if (channel) {
+      channel.onmessage = function (event) {
+        apply(event.data);
+        told(event.data, false);
+      };
+    }
+    function lead() {
+      return new Promise(function (released) {
+        var source = listen(root, function (patch) {
+          if (channel) {
+            channel.postMessage(patch);
+          }
+          told(patch, true);
+        });
+        source.addEventListener("ended", released);
+      });
+    }
+    if (navigator.locks && channel) {
+      navigator.locks.request("rpa-console-alerts", lead);
+    } else {
+      lead();
+    }
   }
 
   document.addEventListener("DOMContentLoaded", function () {
     localize(document);
-    document.querySelectorAll("[data-live]").forEach(listen);
+    offerDesktopAlerts();
+    told([], false);
+    document.querySelectorAll("[data-live]").forEach(function (root) {
+      if (root.id === "alerts") {
+        listenForAlerts(root);
+      } else {
+        listen(root);
+      }
+    });
   });
 })();

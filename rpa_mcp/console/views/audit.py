@@ -1,7 +1,8 @@
 """Audit: filter the log by who, what and when, a page at a time; verify the chain from the page.
 
 The console's own page views (successful reads through the console) are left out of the list
-unless asked for: they stay in the log, one row each, but do not bury the decisions.
+unless asked for: they stay in the log, counted per person, page and hour (one row each, with
+the number of views: store/audit/views.py), and do not bury the decisions.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from rpa_mcp.console.base import APPROVER_ROLES, ConsoleBase, guard
+from rpa_mcp.store.audit.views import views_of
 
 PAGE_ROWS = 50
 
@@ -61,6 +63,8 @@ class Audit:
             )
         )
         rows, more = found[:PAGE_ROWS], len(found) > PAGE_ROWS
+        for row in rows:
+            row["page_views"] = views_of(row)
         filters = {"who": who, "what": what, "from": q.get("from") or "", "to": q.get("to") or ""}
         filters = {k: v for k, v in filters.items() if v} | ({"views": "1"} if views else {})
         older = urlencode({**filters, "before": rows[-1]["id"]}) if more and rows else None

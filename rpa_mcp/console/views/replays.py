@@ -35,13 +35,18 @@ def click_view(action: dict[str, Any]) -> dict[str, Any] | None:
             x, y, w, h = (int(v) for v in crop["bbox"][:4])
             px, py = (int(point[0]) - x, int(point[1]) - y) if point else (-1, -1)
             inside = 0 <= px < w and 0 <= py < h
-            return {"n": n, "w": w, "h": h, "px": px if inside else None, "py": py if inside else None}
+            scale = max(1.0, max(w, h) / 240)  # a widened crop is shown at the usual size: a marker as large
+            return {
+                "n": n, "w": w, "h": h, "px": px if inside else None, "py": py if inside else None,
+                "r": round(9 * scale), "dot": round(2 * scale), "stroke": round(3 * scale),
+                "widened": bool(crop.get("widened")),
+            }  # fmt: skip
     return None
 
 
 def other_crops(action: dict[str, Any]) -> list[dict[str, Any]]:
     return [
-        {"n": n, "label": c.get("label", "")}
+        {"n": n, "label": c.get("label", ""), "widened": bool(c.get("widened"))}
         for n, c in enumerate(action.get("evidence") or [])
         if c.get("label") != CLICK_LABEL
     ]

@@ -10,7 +10,7 @@ import numpy as np
 from rpa_mcp.dialogs import DeclaredModal
 from rpa_mcp.errors import RpaError
 from rpa_mcp.validation.model import Expected, Observed, Target
-from rpa_mcp.vision.images import BBox, encode_png_base64
+from rpa_mcp.vision.images import BBox, encode_png_base64, legible_box
 
 EVIDENCE_BOX = (360, 200)  # w, h of an evidence crop around the action point
 CLICK_BOX = (240, 140)  # w, h of the crop kept for every verified action: where it was clicked
@@ -59,8 +59,8 @@ def crops_around(
     box_size: tuple[int, int] = EVIDENCE_BOX,
     label: str = "screen after the action, around the target",
 ) -> list[dict[str, Any]]:
-    """One client-sized PNG crop of the region that matters (action point or bbox)."""
-    h, w = image.shape[:2]
+    """One client-sized PNG crop of the region that matters (action point or bbox); widened (and
+    marked `widened`) when that region alone is a plain rectangle."""
     if bbox:
         x, y, bw, bh = (int(v) for v in bbox[:4])
         box = (x - 20, y - 20, bw + 40, bh + 40)
@@ -69,23 +69,16 @@ def crops_around(
         box = (int(point[0]) - bw // 2, int(point[1]) - bh // 2, bw, bh)
     else:
         return []
-    x, y, bw, bh = box
-    x0, y0 = max(0, x), max(0, y)
-    x1, y1 = min(w, x + bw), min(h, y + bh)
-    if x1 <= x0 or y1 <= y0:
+    # a plain region (a dark desktop where the window was, an empty page) is shown with its surroundings
+    (x0, y0, cw, ch), widened = legible_box(image, box)
+    if cw == 0 or ch == 0:
         return []
     try:
-        data = encode_png_base64(image[y0:y1, x0:x1])
+        data = encode_png_base64(image[y0 : y0 + ch, x0 : x0 + cw])
     except RpaError:
         return []
-    return [
-        {
-            "label": label,
-            "bbox": [x0, y0, x1 - x0, y1 - y0],
-            "mime_type": "image/png",
-            "data_base64": data,
-        }
-    ]
+    crop = {"label": label, "bbox": [x0, y0, cw, ch], "mime_type": "image/png", "data_base64": data}
+    return [crop | {"widened": True}] if widened else [crop]
 
 
 # Actions whose click lands on the target itself (typing clicks a field's label, beside its box).
@@ -216,6 +209,7 @@ def verdict_crops(verdict: Any) -> list[dict[str, Any]]:
                     "mime_type": field_of(c, "mime_type", "image/png"),
                     "data_base64": data,
                 }
+                | ({"widened": True} if field_of(c, "widened") else {})
             )
     return out
 
