@@ -104,3 +104,43 @@ def drive(wine_desktop: WineDesktop, package: Path) -> Callable[[list[dict[str, 
         return [r["value"] for r in results]
 
     return run
+
+
+# The real server of the X11 tier (create_app under uvicorn on a loopback port), shared as fixtures.
+from tests.agent_x11.conftest import make_rpa_server, rpa_server  # noqa: E402, F401  # fixtures, re-exported
+
+MACHINE = "poste-wine-01"
+
+
+class WineAgent:
+    """`rpa-agent run|record` in the package's python.exe under Wine, configured by an agent.ini and a
+    token file as a hospital installs it (the token minted for this machine only)."""
+
+    def __init__(self, desk: WineDesktop, package: Path, server: Any, command: str = "run", *extra: str) -> None:
+        folder = desk.folder(f"agent-{len(desk.started)}")
+        token = server.services.access_tokens.mint(MACHINE, ["agent"], ttl_s=3600, machines=[MACHINE])
+        (folder / "token.txt").write_text(f"{token}\n", encoding="utf-8")
+        (folder / "agent.ini").write_text(
+            f'url = "{server.url}"\nmachine_id = "{MACHINE}"\ntoken_file = "token.txt"\ndata_dir = "data"\n',
+            encoding="utf-8",
+        )
+        desk.setup.give(folder)
+        argv = [windows_path(package / "python.exe"), "-m", "rpa_agent", command]
+        self.process = desk.start([*argv, "--config", windows_path(folder / "agent.ini"), *extra])
+
+    def stop(self) -> None:
+        self.process.stop()
+
+
+@pytest.fixture
+def wine_agent(wine_desktop: WineDesktop, package: Path) -> Iterator[Callable[..., WineAgent]]:
+    started: list[WineAgent] = []
+
+    def start(server: Any, command: str = "run", *extra: str) -> WineAgent:
+        agent = WineAgent(wine_desktop, package, server, command, *extra)
+        started.append(agent)
+        return agent
+
+    yield start
+    for agent in reversed(started):
+        agent.stop()
