@@ -15,7 +15,31 @@ import time
 from dataclasses import asdict
 from typing import Any
 
-from rpa_agent.windows import open_desktop
+from rpa_agent.windows import api, open_desktop
+from rpa_agent.windows.api import KeyInput, MouseInput
+from rpa_agent.windows.input import normalise, utf16_units
+
+PERSON = 0  # dwExtraInfo of a person's input: not the agent's tag
+
+
+def person_click(desk: Any, x: int, y: int) -> None:
+    """A person's click: untagged input, the button held as a hand holds it."""
+    left, top, width, height = desk.win.virtual_screen()
+    flags = api.MOUSEEVENTF_MOVE | api.MOUSEEVENTF_ABSOLUTE | api.MOUSEEVENTF_VIRTUALDESK
+    desk.win.send_input([MouseInput(normalise(x, left, width), normalise(y, top, height), flags, extra_info=PERSON)])
+    time.sleep(0.1)
+    desk.win.send_input([MouseInput(0, 0, api.MOUSEEVENTF_LEFTDOWN, extra_info=PERSON)])
+    time.sleep(0.08)
+    desk.win.send_input([MouseInput(0, 0, api.MOUSEEVENTF_LEFTUP, extra_info=PERSON)])
+
+
+def person_type(desk: Any, text: str) -> None:
+    """A person's typing: untagged Unicode key strokes, one character at a time."""
+    for unit in utf16_units(text):
+        down = KeyInput(0, unit, api.KEYEVENTF_UNICODE, extra_info=PERSON)
+        up = KeyInput(0, unit, api.KEYEVENTF_UNICODE | api.KEYEVENTF_KEYUP, extra_info=PERSON)
+        desk.win.send_input([down, up])
+        time.sleep(0.03)
 
 
 def until(check: Any, timeout_s: float) -> Any:
@@ -52,6 +76,10 @@ def main(path: str) -> int:
             until(lambda: (e := desk.windows.focused_element()) is not None and e.value == step["value"], 30)
             element = desk.windows.focused_element()
             value = asdict(element) if element else None
+        elif op == "person_click":
+            person_click(desk, step["x"], step["y"])
+        elif op == "person_type":
+            person_type(desk, step["text"])
         elif op == "click":
             desk.input.click(step["x"], step["y"])
         elif op == "type":
