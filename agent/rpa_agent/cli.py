@@ -11,6 +11,7 @@ the extra `pip install 'rpa-mcp-agent[x11]'`. Both say what they do on stderr.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import re
 import signal
@@ -67,11 +68,11 @@ def main(argv: list[str] | None = None) -> int:
 def open_desktop(args: argparse.Namespace) -> Any:
     """The backend the arguments name; SystemExit in one line when it cannot load here."""
     if args.backend == "windows":
-        try:
-            from rpa_agent.windows import open_desktop as open_windows  # type: ignore[attr-defined,unused-ignore]
+        try:  # by name: the Windows backend is type-checked for win32, not with the rest
+            windows = importlib.import_module("rpa_agent.windows")
         except ImportError as exc:
             raise SystemExit(f"rpa-agent: the windows backend cannot load here ({exc})") from None
-        return open_windows()
+        return windows.open_desktop()
     try:
         from rpa_agent.x11.desktop import X11Desktop
     except ImportError:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import struct
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -14,6 +16,18 @@ from rpa_agent.core.journal import Journal
 from rpa_agent.port import Box, Button, Element, Frame, InputListener, SystemDialog, Window
 
 SIZE = (64, 48)
+
+
+def png_of(frame: Frame) -> bytes:
+    """A real PNG of a BGRA frame (standard library: the agent's screenshots must be PNG or JPEG)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    stride = frame.width * 4
+    rows = b"".join(b"\0" + frame.pixels[y * stride : (y + 1) * stride] for y in range(frame.height))
+    header = struct.pack(">IIBBBBB", frame.width, frame.height, 8, 6, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
 
 
 class FakeScreen:
@@ -29,7 +43,7 @@ class FakeScreen:
         return Frame(SIZE[0], SIZE[1], bytes([self.shown % 256]) * (SIZE[0] * SIZE[1] * 4))
 
     def png(self, frame: Frame) -> bytes:
-        return b"PNG" + frame.pixels[:1]
+        return png_of(frame)
 
     def changed(self, before: Frame, after: Frame, region: Box | None = None) -> float:
         return 0.0 if before == after else 1.0

@@ -86,6 +86,8 @@ def test_text_typed_with_characters_the_keymap_lacks_is_read_back_exactly_on_a_r
     keys = KeyTranslator(keymap)
     watch = InputWatch(desktop.display)
     watch.add_mapping_listener(keymap.refresh)
+    notified: list[tuple[int, int]] = []
+    watch.add_mapping_listener(lambda first, count: notified.append((first, count)))
     typed: queue.Queue[str] = queue.Queue()
 
     def on_raw(raw: RawInput) -> None:
@@ -103,6 +105,7 @@ def test_text_typed_with_characters_the_keymap_lacks_is_read_back_exactly_on_a_r
         seen: list[str] = []
         wait_until(lambda: (seen.extend(iter_queue(typed)), len(seen) >= len(text))[1], timeout=30, what="the keys")
         assert "".join(seen) == text
+        assert notified  # the keycodes bound for the text were announced to the recorder, in order with the keys
     finally:
         hands.close()
         watch.stop()

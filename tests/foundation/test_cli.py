@@ -134,3 +134,9 @@ def test_the_readme_names_every_command_and_every_benchmark(capsys):
     assert set(commands.group(1).split(",")) - named == set()
     bench_row = next(line for line in table if line.startswith("| `rpa-mcp bench"))
     assert [name for name in BENCHMARKS if f"`{name}`" not in bench_row] == []
+
+
+def test_the_server_no_longer_runs_an_agent_and_says_which_command_does(capsys):
+    assert main(["agent-x11", "--url", "http://127.0.0.1:8765"]) == 2
+    err = capsys.readouterr().err
+    assert "rpa-mcp-agent" in err and "rpa-agent run" in err

@@ -145,6 +145,7 @@ class Agent:
             self._broken(data, exc)
             return None
         if action.protocol_version not in SUPPORTED:
+            self.hands.begin(action)
             self.say(
                 f"the server speaks replay protocol {action.protocol_version}; this agent speaks "
                 f"{sorted(SUPPORTED)}: update the agent. Not executed."

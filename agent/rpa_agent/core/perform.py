@@ -53,7 +53,7 @@ class Performer:
         http: Http,
         *,
         machine_id: str,
-        say: Any,
+        say: Callable[[str], None],
         settle_ms: int | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
