@@ -89,6 +89,7 @@ class FakeProcessWindow:
     image: str | None
     visible: bool = True
     rect: Box = (0, 0, 800, 600)
+    integrity: int | None = 0x2000  # medium
 
 
 @dataclass
@@ -112,6 +113,8 @@ class FakeWin32:
     thread_id: int = 1
     desktop: str | type[PermissionError] = "Default"
     children: dict[tuple[int, str], int] = field(default_factory=dict)
+    session: int = 1
+    own_integrity: int | None = 0x2000  # the agent runs at medium integrity
     texts: dict[int, str] = field(default_factory=dict)
     # keyboard
     layouts: dict[int, int] = field(default_factory=dict)  # thread -> HKL
@@ -128,6 +131,10 @@ class FakeWin32:
     hooks: tuple[MouseHandler, KeyHandler] | None = None  # set while "installed": sent input is echoed to them
     application: Callable[[SendEvent], None] | None = None  # the application in front receives sent input
     pointer: tuple[int, int] = (0, 0)
+    tick: Callable[[], bool] | None = None  # the hook thread's timer
+    hook_failure: Exception | None = None  # SetWindowsHookExW refused
+    last_input: int = 0  # GetLastInputInfo's tick count
+    now_ms: int = 0  # GetTickCount
     quit_posted: list[int] = field(default_factory=list)
 
     def send_input(self, events: Sequence[SendEvent]) -> int:
@@ -163,6 +170,12 @@ class FakeWin32:
 
     def virtual_screen(self) -> Box:
         return self.screen
+
+    def last_input_ms(self) -> int:
+        return self.last_input
+
+    def tick_count(self) -> int:
+        return self.now_ms
 
     def cursor_pos(self) -> tuple[int, int]:
         return (0, 0)
@@ -218,6 +231,18 @@ class FakeWin32:
     def current_thread_id(self) -> int:
         return self.thread_id
 
+    def window_at(self, x: int, y: int) -> int:
+        for hwnd, window in self.windows.items():
+            left, top, width, height = window.rect
+            if window.visible and left <= x < left + width and top <= y < top + height:
+                return hwnd
+        return 0
+
+    def integrity_level(self, pid: int | None) -> int | None:
+        if pid is None:
+            return self.own_integrity
+        return next((w.integrity for w in self.windows.values() if w.pid == pid), None)
+
     def attach_thread_input(self, attach_from: int, attach_to: int, attach: bool) -> bool:
         self.attached.append((attach_from, attach_to, attach))
         return True
@@ -246,6 +271,9 @@ class FakeWin32:
     def control_text(self, hwnd: int) -> str:
         return self.texts.get(hwnd, "")
 
+    def session_id(self) -> int:
+        return self.session
+
     def input_desktop_name(self) -> str:
         if self.desktop is PermissionError:
             raise PermissionError(5, "access denied")
@@ -255,14 +283,19 @@ class FakeWin32:
     def keyboard_layout(self, thread_id: int) -> int:
         return self.layouts.get(thread_id, 0x04090409)
 
-    def to_unicode(self, vk: int, scan: int, key_state: bytes, layout: int) -> str:
+    def to_unicode(self, vk: int, scan: int, key_state: bytes, layout: int) -> tuple[str, bool]:
         self.to_unicode_calls.append((vk, layout))
         shift = bool(key_state[0x10] & 0x80)
         altgr = bool(key_state[0x11] & 0x80 and key_state[0x12] & 0x80)
         text = self.keymap.get((layout, vk, shift, altgr), "")
         if key_state[0x14] & 1 and text.isalpha():
             text = text.swapcase()
-        return text
+        if text.startswith("dead:"):
+            return text[5:], True
+        return text, False
+
+    def vk_for_char(self, char: str, layout: int) -> int | None:
+        return next((vk for (hkl, vk, _, _), text in self.keymap.items() if hkl == layout and text == char), None)
 
     def key_toggled(self, vk: int) -> bool:
         return self.caps if vk == 0x14 else False
@@ -282,8 +315,18 @@ class FakeWin32:
     def msaa_window(self, hwnd: int) -> FakeMsaa | None:
         return self.msaa
 
-    def run_hooks(self, on_mouse: MouseHandler, on_key: KeyHandler, ready: Callable[[int], None]) -> None:
+    def run_hooks(
+        self,
+        on_mouse: MouseHandler,
+        on_key: KeyHandler,
+        ready: Callable[[int], None],
+        on_tick: Callable[[], bool],
+        tick_ms: int,
+    ) -> None:
+        if self.hook_failure is not None:
+            raise self.hook_failure
         self.hooks = (on_mouse, on_key)
+        self.tick = on_tick
         ready(77)
         if self.hook_script is not None:
             self.hook_script(on_mouse, on_key)
@@ -294,9 +337,11 @@ class FakeWin32:
         return True
 
 
-def mouse(message: int, x: int = 5, y: int = 6, *, flags: int = 0, data: int = 0, extra: int = 0) -> MouseHookEvent:
-    return MouseHookEvent(message, x, y, data, flags, 0, extra)
+def mouse(
+    message: int, x: int = 5, y: int = 6, *, flags: int = 0, data: int = 0, extra: int = 0, time_ms: int = 0
+) -> MouseHookEvent:
+    return MouseHookEvent(message, x, y, data, flags, time_ms, extra)
 
 
-def key(message: int, vk: int, *, scan: int = 0, flags: int = 0, extra: int = 0) -> KeyHookEvent:
-    return KeyHookEvent(message, vk, scan, flags, 0, extra)
+def key(message: int, vk: int, *, scan: int = 0, flags: int = 0, extra: int = 0, time_ms: int = 0) -> KeyHookEvent:
+    return KeyHookEvent(message, vk, scan, flags, time_ms, extra)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import pytest
 from rpa_agent.port import RawInput
 from rpa_agent.windows import api
 from rpa_agent.windows.hooks import HookTranslator, HookWatch
@@ -22,6 +23,12 @@ def french_desktop() -> FakeWin32:
         (FRENCH, 0x41, True, False): "A",
         (US, 0x32, False, False): "2",
         (FRENCH, 0x0D, False, False): "\r",
+        (FRENCH, 0xDD, False, False): "dead:^",
+        (FRENCH, 0xDD, True, False): "dead:¨",
+        (FRENCH, 0x45, False, False): "e",
+        (FRENCH, 0x49, False, False): "i",
+        (FRENCH, 0x58, False, False): "x",
+        (FRENCH, 0x20, False, False): " ",
     }
     return win
 
@@ -40,12 +47,48 @@ def test_shift_and_altgr_change_the_character_and_caps_lock_is_read() -> None:
     translate.key(key(api.WM_KEYDOWN, VK_LSHIFT))
     assert translate.key(key(api.WM_KEYDOWN, 0x32)).char == "2"
     translate.key(key(api.WM_KEYUP, VK_LSHIFT))
+    translate.key(key(api.WM_KEYDOWN, 0xA2, scan=0x21D))  # AltGr: Windows' left Ctrl, then the right Alt
     translate.key(key(api.WM_SYSKEYDOWN, VK_RMENU))
     altgr = translate.key(key(api.WM_SYSKEYDOWN, 0x30))
     assert (altgr.key, altgr.char) == ("0", "@")
     translate.key(key(api.WM_KEYUP, VK_RMENU))
+    translate.key(key(api.WM_KEYUP, 0xA2, scan=0x21D))
     win.caps = True
     assert translate.key(key(api.WM_KEYDOWN, 0x41)).char == "A"
+
+
+def press(translate: HookTranslator, *vks: int) -> list[str | None]:
+    return [translate.key(key(api.WM_KEYDOWN, vk)).char for vk in vks]
+
+
+def test_a_dead_key_composes_with_the_next_letter_as_the_application_does() -> None:
+    translate = HookTranslator(french_desktop())
+    assert press(translate, 0xDD, 0x45) == [None, "ê"]
+    assert press(translate, 0xDD, 0x58) == [None, "^x"]  # no precomposed character: both
+    assert press(translate, 0xDD, 0x20) == [None, "^"]  # the accent alone
+    assert press(translate, 0xDD, 0xDD) == [None, "^^"]
+    translate.key(key(api.WM_KEYDOWN, VK_LSHIFT))
+    assert press(translate, 0xDD) == [None]
+    translate.key(key(api.WM_KEYUP, VK_LSHIFT))
+    assert press(translate, 0x49) == ["ï"]
+
+
+def test_altgr_is_reported_as_altgr_not_as_a_ctrl_combo() -> None:
+    translate = HookTranslator(french_desktop())
+    fake_ctrl = translate.key(key(api.WM_KEYDOWN, 0xA2, scan=0x21D))  # Windows' left Ctrl that comes with AltGr
+    right_alt = translate.key(key(api.WM_SYSKEYDOWN, VK_RMENU, scan=0x38))
+    at = translate.key(key(api.WM_KEYDOWN, 0x30))
+    assert [(r.key, r.char) for r in (fake_ctrl, right_alt, at)] == [("altgr", None), ("altgr", None), ("0", "@")]
+    assert translate.key(key(api.WM_KEYUP, 0xA2, scan=0x21D)).key == "altgr"
+    assert translate.key(key(api.WM_KEYUP, VK_RMENU, scan=0x38)).key == "altgr"  # named as when pressed
+    assert translate.key(key(api.WM_KEYDOWN, 0xA2, scan=0x1D)).key == "ctrl"  # a real left Ctrl
+
+
+def test_the_right_alt_of_a_layout_without_altgr_makes_alt_shortcuts() -> None:
+    translate = HookTranslator(french_desktop())
+    right_alt = translate.key(key(api.WM_SYSKEYDOWN, VK_RMENU, scan=0x38))  # no fake Ctrl before it: US layout
+    shortcut = translate.key(key(api.WM_SYSKEYDOWN, 0x41))
+    assert [(r.key, r.char) for r in (right_alt, shortcut)] == [("alt", None), ("a", None)]
 
 
 def test_a_shortcut_and_a_control_key_type_no_character() -> None:
@@ -141,6 +184,46 @@ def test_the_hook_thread_is_started_and_stopped_with_wm_quit() -> None:
     watch.stop()
     assert [(r.kind, r.key) for r in seen] == [("motion", None), ("key_press", "enter")]
     assert win.quit_posted == [77]
+
+
+def test_input_the_hooks_missed_reinstalls_them_and_counts_as_a_persons() -> None:
+    win = FakeWin32(last_input=10_000)
+    watch = HookWatch(win)
+    watch.start()
+    assert win.tick is not None
+    assert win.tick() is False  # the first tick takes the desktop's last input as where it starts
+    win.last_input = 12_000  # an input, as GetLastInputInfo saw it, then the hooks
+    win.now_ms = 12_030
+    watch.on_key(key(api.WM_KEYDOWN, 0x41, flags=api.LLKHF_INJECTED, extra=api.AGENT_EXTRA_INFO))
+    assert win.tick() is False
+    assert watch.foreign_count == 0
+    win.last_input = 20_000  # input that never reached the hooks: Windows removed them
+    assert win.tick() is True
+    assert (watch.foreign_count, watch.lost_count) == (1, 1)
+    assert win.tick() is False  # counted once
+    watch.stop()
+
+
+def test_the_hook_check_survives_the_tick_count_wrapping() -> None:
+    win = FakeWin32(last_input=0xFFFF_FF00, now_ms=0xFFFF_FF00)
+    watch = HookWatch(win)
+    watch.on_mouse(mouse(api.WM_MOUSEMOVE))
+    win.last_input = 0x0000_0100  # 512 ms later, after the wrap
+    assert watch.on_tick() is False
+    win.last_input = 0x0000_1000  # 4.3 s later
+    assert watch.on_tick() is True
+
+
+def test_hooks_that_cannot_be_installed_fail_the_start_and_a_later_start_succeeds() -> None:
+    win = FakeWin32(hook_failure=OSError(5, "SetWindowsHookExW: access denied"))
+    watch = HookWatch(win)
+    with pytest.raises(RuntimeError):
+        watch.start()
+    win.hook_failure = None
+    watch.start()
+    watch.on_mouse(mouse(api.WM_LBUTTONDOWN))
+    watch.stop()
+    assert watch.foreign_count == 1
 
 
 def test_a_failing_listener_does_not_stop_the_others() -> None:

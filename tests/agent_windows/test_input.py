@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 from rpa_agent.port import InputRefused
@@ -8,6 +8,7 @@ from rpa_agent.windows import api
 from rpa_agent.windows.api import KeyInput, MouseInput
 from rpa_agent.windows.input import (
     TEXT_BATCH,
+    ElevatedWindow,
     InputBlocked,
     InputPartlySent,
     SendInputDevice,
@@ -16,7 +17,7 @@ from rpa_agent.windows.input import (
     utf16_units,
 )
 
-from .fake import FakeWin32
+from .fake import FakeProcessWindow, FakeWin32
 
 
 def typed_units(sent: Sequence[object]) -> str:
@@ -117,6 +118,60 @@ def test_a_combo_presses_modifiers_in_order_and_releases_them_in_reverse() -> No
     assert keys == [(0x11, False), (0x10, False), (0x25, False), (0x25, True), (0x10, True), (0x11, True)]
     arrow = [e for e in win.sent if isinstance(e, KeyInput) and e.vk == 0x25]
     assert all(e.flags & api.KEYEVENTF_EXTENDEDKEY and e.scan == 0x125 for e in arrow)
+
+
+def test_a_punctuation_key_is_found_in_the_layout_of_the_window_in_front() -> None:
+    win = FakeWin32(layouts={9: 0x040C040C}, keymap={(0x040C040C, 0xDF, False, False): "!"})
+    win.windows[10] = FakeProcessWindow("Bloc-notes", 900, 9, r"C:\Windows\notepad.exe")
+    win.foreground = 10
+    SendInputDevice(win).combo("ctrl+!")
+    assert [e.vk for e in win.sent if isinstance(e, KeyInput)] == [0x11, 0xDF, 0xDF, 0x11]
+
+
+def elevated_in_front() -> FakeWin32:
+    win = FakeWin32()
+    win.windows[10] = FakeProcessWindow("Administrateur : Invite de commandes", 900, 9, None, integrity=0x3000)
+    win.windows[10].rect = (0, 0, 400, 300)
+    win.windows[11] = FakeProcessWindow("Dossier patient", 901, 8, None, rect=(400, 0, 400, 300))
+    win.foreground = 10
+    return win
+
+
+def test_typing_into_an_elevated_window_is_refused_before_anything_is_sent() -> None:
+    win = elevated_in_front()
+    device = SendInputDevice(win)
+    acts: list[Callable[[], None]] = [
+        lambda: device.type_text("abc"),
+        lambda: device.combo("ctrl+s"),
+        lambda: device.click(10, 10),
+    ]
+    for act in acts:
+        with pytest.raises(InputRefused) as caught:
+            act()
+        assert isinstance(caught.value, ElevatedWindow) and caught.value.code == "elevated-window"
+    assert win.sent == []
+
+
+def test_a_click_on_an_ordinary_window_beside_an_elevated_one_is_sent() -> None:
+    win = elevated_in_front()
+    SendInputDevice(win).click(500, 10)
+    assert len(win.sent) == 3
+
+
+def test_input_is_sent_when_an_integrity_level_cannot_be_read() -> None:
+    win = elevated_in_front()
+    win.own_integrity = None
+    SendInputDevice(win).type_text("a")
+    win.own_integrity, win.windows[10].integrity = 0x2000, None
+    SendInputDevice(win).type_text("b")
+    assert len(win.sent) == 4
+
+
+def test_an_elevated_agent_types_into_an_elevated_window() -> None:
+    win = elevated_in_front()
+    win.own_integrity = 0x3000
+    SendInputDevice(win).type_text("a")
+    assert len(win.sent) == 2
 
 
 def test_an_unknown_key_is_refused_before_anything_is_sent() -> None:

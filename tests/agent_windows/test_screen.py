@@ -48,6 +48,16 @@ def test_regions_are_screen_coordinates_even_with_a_monitor_left_of_the_primary(
     assert changed(before, after, (500, 0, 10, 10)) == 0.0  # outside the frame
 
 
+def test_a_large_change_is_estimated_from_a_sample_of_its_rows() -> None:
+    before = solid(300, 600)
+    after = paint(before, (0, 0, 100, 600), b"\x00\x00\x00\xff")  # 600 rows differ: sampled
+    assert abs(changed(before, after) - 1 / 3) < 0.01
+    striped = before
+    for row in range(0, 600, 2):
+        striped = paint(striped, (0, row, 300, 1), b"\x00\x00\x00\xff")
+    assert 0.4 < changed(before, striped) <= 0.6
+
+
 def test_frames_of_different_sizes_have_changed_entirely() -> None:
     assert changed(solid(10, 10), solid(10, 11)) == 1.0
 
@@ -80,3 +90,15 @@ def test_the_screen_grabs_through_its_grabber() -> None:
     frame = solid(3, 2)
     screen = MssScreen(grabber=lambda: frame)
     assert screen.grab() is frame and screen.size() == (3, 2)
+
+
+def test_the_size_comes_from_the_virtual_desktop_without_a_screenshot() -> None:
+    grabs: list[int] = []
+
+    def grab() -> Frame:
+        grabs.append(1)
+        return solid(3, 2)
+
+    screen = MssScreen(grabber=grab, desktop_box=lambda: (-1920, 0, 4480, 1440))
+    assert screen.size() == (4480, 1440)
+    assert grabs == []

@@ -20,8 +20,9 @@ def test_selfcheck_reports_each_capability_and_passes_with_warnings_under_wine()
     report = selfcheck(wine_like(), grabber=lambda: SCREEN)
     status = {c.name: c.status for c in report.checks}
     assert status == {
-        "python": "ok", "dpi_awareness": "ok", "virtual_screen": "ok", "screenshot": "ok", "input_desktop": "ok",
-        "system_dialog": "ok", "foreground_window": "ok", "ui_automation": "warn", "msaa": "ok", "input_hooks": "ok",
+        "python": "ok", "session": "ok", "dpi_awareness": "ok", "virtual_screen": "ok", "screenshot": "ok",
+        "input_desktop": "ok", "system_dialog": "ok", "foreground_window": "ok", "ui_automation": "warn",
+        "msaa": "ok", "input_hooks": "ok",
     }  # fmt: skip
     assert report.ok
     assert "4x2" in report.text()
@@ -40,6 +41,13 @@ def test_selfcheck_shows_ui_automation_and_the_secure_desktop_when_present() -> 
     assert status["ui_automation"][0] == "ok" and "Edit" in status["ui_automation"][1]
     assert status["input_desktop"] == ("warn", "Winlogon")
     assert status["system_dialog"][0] == "warn"
+
+
+def test_an_agent_run_as_a_service_fails_the_selfcheck() -> None:
+    win = wine_like()
+    win.session = 0
+    report = selfcheck(win, grabber=lambda: SCREEN, hooks=False)
+    assert [c.name for c in report.checks if c.status == "fail"] == ["session"]
 
 
 def test_a_black_screenshot_is_a_warning() -> None:

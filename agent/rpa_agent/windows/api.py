@@ -154,6 +154,13 @@ class Win32(Protocol):
         ...
 
     def cursor_pos(self) -> tuple[int, int]: ...
+    def last_input_ms(self) -> int:
+        """GetLastInputInfo: the tick count (GetTickCount's clock) of the desktop's last input."""
+        ...
+
+    def tick_count(self) -> int:
+        """GetTickCount: milliseconds since start, 32 bits."""
+        ...
 
     # DPI awareness: each returns the raw answer (BOOL, HRESULT); AttributeError when absent
     def set_dpi_awareness_context(self, context: int) -> bool: ...
@@ -180,6 +187,15 @@ class Win32(Protocol):
         ...
 
     def current_thread_id(self) -> int: ...
+    def window_at(self, x: int, y: int) -> int:
+        """WindowFromPoint's top-level window (GetAncestor GA_ROOT), 0 when none."""
+        ...
+
+    def integrity_level(self, pid: int | None) -> int | None:
+        """The mandatory integrity level's RID of a process (None: this one): 0x2000 medium, 0x3000 high;
+        None when its token cannot be read."""
+        ...
+
     def attach_thread_input(self, attach_from: int, attach_to: int, attach: bool) -> bool: ...
     def set_foreground_window(self, hwnd: int) -> bool: ...
     def bring_window_to_top(self, hwnd: int) -> bool: ...
@@ -196,6 +212,10 @@ class Win32(Protocol):
         """WM_GETTEXT, also across processes (GetWindowTextW only reads another process's captions)."""
         ...
 
+    def session_id(self) -> int:
+        """ProcessIdToSessionId of this process: 0 is the services' session, with no person's desktop."""
+        ...
+
     # secure desktop
     def input_desktop_name(self) -> str:
         """OpenInputDesktop + GetUserObjectInformationW(UOI_NAME); PermissionError when access is denied."""
@@ -203,8 +223,13 @@ class Win32(Protocol):
 
     # keyboard layouts
     def keyboard_layout(self, thread_id: int) -> int: ...
-    def to_unicode(self, vk: int, scan: int, key_state: bytes, layout: int) -> str:
-        """ToUnicodeEx without changing the keyboard state (flag 4): what the key types, '' for nothing."""
+    def to_unicode(self, vk: int, scan: int, key_state: bytes, layout: int) -> tuple[str, bool]:
+        """ToUnicodeEx without changing the keyboard state (flag 4): (what the key types, '' for nothing;
+        whether it is a dead key, whose spacing accent is then the text)."""
+        ...
+
+    def vk_for_char(self, char: str, layout: int) -> int | None:
+        """VkKeyScanExW: the virtual key that types `char` in that layout (modifiers aside), None when none does."""
         ...
 
     def key_toggled(self, vk: int) -> bool:
@@ -223,8 +248,16 @@ class Win32(Protocol):
         ...
 
     # low-level hooks (on the calling thread, which must pump messages)
-    def run_hooks(self, on_mouse: MouseHandler, on_key: KeyHandler, ready: Callable[[int], None]) -> None:
-        """Install WH_MOUSE_LL and WH_KEYBOARD_LL, call `ready(thread id)`, pump messages until WM_QUIT."""
+    def run_hooks(
+        self,
+        on_mouse: MouseHandler,
+        on_key: KeyHandler,
+        ready: Callable[[int], None],
+        on_tick: Callable[[], bool],
+        tick_ms: int,
+    ) -> None:
+        """Install WH_MOUSE_LL and WH_KEYBOARD_LL, call `ready(thread id)`, pump messages until WM_QUIT;
+        every `tick_ms` call `on_tick()` on the same thread, and install the hooks again when it says so."""
         ...
 
     def post_quit(self, thread_id: int) -> bool: ...

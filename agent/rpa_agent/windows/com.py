@@ -26,8 +26,12 @@ CHILDID_SELF = 0
 VT_I4, VT_BSTR = 3, 8
 UIA_VALUE_PATTERN_ID = 10002
 
-# IUIAutomation
+# IUIAutomation (55 methods after IUnknown's 3), then IUIAutomation2 (Windows 8+)
 UIA_ELEMENT_FROM_POINT, UIA_GET_FOCUSED_ELEMENT = 7, 8
+UIA2_PUT_CONNECTION_TIMEOUT, UIA2_PUT_TRANSACTION_TIMEOUT = 61, 63
+# A hung application must not hold the agent: UI Automation gives up after these (its own defaults: 2 s, 20 s).
+CONNECTION_TIMEOUT_MS, TRANSACTION_TIMEOUT_MS = 2000, 5000
+QUERY_INTERFACE = 0
 # IUIAutomationElement
 EL_GET_CURRENT_PATTERN_AS, EL_CONTROL_TYPE, EL_NAME, EL_IS_PASSWORD, EL_BOUNDING_RECTANGLE = 14, 21, 23, 35, 43
 # IUIAutomationValuePattern
@@ -50,6 +54,7 @@ class GUID(ctypes.Structure):
 
 CLSID_CUIAutomation = GUID.parse("ff48dba4-60ef-4201-aa87-54103eef594e")
 IID_IUIAutomation = GUID.parse("30cbe57d-d9d0-452a-ab13-7ac5ac4825ee")
+IID_IUIAutomation2 = GUID.parse("34723aff-0c9d-49d0-9896-7ab52df8cd8a")
 IID_IUIAutomationValuePattern = GUID.parse("a94cd8b1-0844-4cd6-9d2d-640537ab39e9")
 IID_IAccessible = GUID.parse("618736e0-3c3d-11cf-810c-00aa00389b71")
 
@@ -164,6 +169,19 @@ class MsaaElement(_ComObject):
         return value
 
 
+def _bound_timeouts(automation: int) -> None:
+    """IUIAutomation2's connection and transaction timeouts, when it has that interface (Windows 8+)."""
+    second = c_void_p()
+    query = _method(automation, QUERY_INTERFACE, POINTER(GUID), POINTER(c_void_p))
+    if query(automation, byref(IID_IUIAutomation2), byref(second)) != 0 or not second.value:
+        return
+    try:
+        _method(second.value, UIA2_PUT_CONNECTION_TIMEOUT, ctypes.c_uint32)(second.value, CONNECTION_TIMEOUT_MS)
+        _method(second.value, UIA2_PUT_TRANSACTION_TIMEOUT, ctypes.c_uint32)(second.value, TRANSACTION_TIMEOUT_MS)
+    finally:
+        _release(second.value)
+
+
 class Com:
     """CoInitializeEx per thread, CoCreateInstance(CUIAutomation) once, oleacc's entry points."""
 
@@ -217,6 +235,7 @@ class Com:
                 if hresult != 0 or not out.value:
                     raise UiaUnavailable(hresult)
                 self._automation = out.value
+                _bound_timeouts(out.value)
             return self._automation
 
     def uia_element_at(self, x: int, y: int) -> UiaElement | None:

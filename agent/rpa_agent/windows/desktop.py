@@ -28,7 +28,7 @@ class WindowsDesktop:
         self.watch: Watch = self.hooks
         self.input: Input = SendInputDevice(win, announce=self.hooks.expect)
         self.windows: Windows = Win32Windows(win, announce=self.hooks.expect)
-        self.screen: Screen = MssScreen(grabber)
+        self.screen: Screen = MssScreen(grabber, desktop_box=win.virtual_screen)
 
     def close(self) -> None:
         self.watch.stop()

@@ -12,8 +12,11 @@ without its tag).
 Every other event is a person's (`foreign`), including input injected by another program such as
 the on-screen keyboard: a pause is never wrong.
 
-The hook callbacks only translate and queue (Windows removes a low-level hook that answers late);
-listeners run on a second thread.
+The hook callbacks only translate and queue; listeners run on a second thread. Windows removes a
+low-level hook that answers late, without a word: every second the hook thread compares the time of
+the desktop's last input (GetLastInputInfo) with the last event its hooks saw; input they missed
+installs them again and counts once as a person's (`lost_count` says how often), so a takeover is
+never missed silently. What the recorder missed meanwhile is not recovered.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import logging
 import queue
 import threading
 import time
+import unicodedata
 from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
@@ -34,6 +38,9 @@ from rpa_agent.windows.api import KeyHookEvent, MouseHookEvent, Win32
 logger = logging.getLogger(__name__)
 
 EXPECTATION_TTL_S = 5.0
+TICK_MS = 1000  # how often the hook thread checks that its hooks still see the desktop's input
+STALE_MS = 1500  # input this much newer than the last event the hooks saw: the hooks were lost
+ALTGR_CTRL_SCAN = 0x21D
 MouseKind = Literal["button_press", "button_release", "motion", "scroll"]
 _MOUSE: dict[int, tuple[MouseKind, Button | None]] = {
     api.WM_MOUSEMOVE: ("motion", None),
@@ -49,7 +56,27 @@ _MOUSE: dict[int, tuple[MouseKind, Button | None]] = {
 _DOWN = {api.WM_KEYDOWN, api.WM_SYSKEYDOWN}
 _SHIFT = {keys.VK_SHIFT, keys.VK_LSHIFT, keys.VK_RSHIFT}
 _CTRL = {keys.VK_CONTROL, keys.VK_LCONTROL, keys.VK_RCONTROL}
-_ALT = {keys.VK_MENU, keys.VK_LMENU}
+_ALT = {keys.VK_MENU, keys.VK_LMENU, keys.VK_RMENU}
+
+
+# A dead key's spacing accent -> the combining mark it puts on the next letter.
+COMBINING = {
+    "^": "\u0302", "ˆ": "\u0302", "¨": "\u0308", '"': "\u0308", "`": "\u0300", "´": "\u0301", "'": "\u0301",
+    "~": "\u0303", "˜": "\u0303", "¸": "\u0327", "˚": "\u030a", "°": "\u030a", "ˇ": "\u030c",
+}  # fmt: skip
+
+
+def compose(accent: str, typed: str) -> str:
+    """What Windows types for a dead key then a key: "ê" for ^ e, the accent alone for a space, both
+    characters when no precomposed one exists (^ x gives "^x")."""
+    if typed == " ":
+        return accent
+    mark = COMBINING.get(accent)
+    if mark is not None:
+        composed = unicodedata.normalize("NFC", typed[0] + mark)
+        if len(composed) == 1:
+            return composed + typed[1:]
+    return accent + typed
 
 
 def _signed16(value: int) -> int:
@@ -66,6 +93,9 @@ class HookTranslator:
         self._held: set[int] = set()  # modifier virtual keys held now
         self._pointer = (0, 0)
         self._high_surrogate: str | None = None
+        self._dead: str | None = None  # a dead key's accent waiting for the next key
+        self._altgr_ctrl = False  # the left Ctrl that Windows sends with AltGr is down
+        self._right_alt = "alt"  # what the right Alt was when pressed: "altgr" or "alt"
 
     def mouse(self, event: MouseHookEvent) -> RawInput | None:
         kind_button = _MOUSE.get(event.message)
@@ -85,11 +115,19 @@ class HookTranslator:
     def key(self, event: KeyHookEvent) -> RawInput:
         down = event.message in _DOWN
         vk = event.vk
-        if vk in keys.MODIFIER_VKS:
+        name = keys.wire_name(vk)
+        if vk == keys.VK_LCONTROL and event.scan == ALTGR_CTRL_SCAN:
+            # AltGr arrives as this left Ctrl, then the right Alt: both are AltGr, not a Ctrl combo
+            self._altgr_ctrl, name = down, "altgr"
+        elif vk in keys.MODIFIER_VKS:
             (self._held.add if down else self._held.discard)(vk)
+        if vk == keys.VK_RMENU:  # AltGr on a layout that has it, Alt on the others (US)
+            if down:
+                self._right_alt = "altgr" if self._altgr_ctrl else "alt"
+            name = self._right_alt
         char = self._char(event) if down else None
         x, y = self._pointer
-        return RawInput("key_press" if down else "key_release", x, y, self._clock(), key=keys.wire_name(vk), char=char)
+        return RawInput("key_press" if down else "key_release", x, y, self._clock(), key=name, char=char)
 
     def _char(self, event: KeyHookEvent) -> str | None:
         if event.vk == keys.VK_PACKET:  # KEYEVENTF_UNICODE: the scan code is the UTF-16 unit
@@ -104,11 +142,19 @@ class HookTranslator:
         if event.vk in keys.MODIFIER_VKS:
             return None
         ctrl, alt = bool(self._held & _CTRL), bool(self._held & _ALT)
-        altgr = keys.VK_RMENU in self._held or (ctrl and alt)
+        altgr = (self._altgr_ctrl and keys.VK_RMENU in self._held) or (ctrl and alt)
         if (ctrl or alt) and not altgr:
             return None  # a shortcut types nothing
-        typed = self._win.to_unicode(event.vk, event.scan, self._key_state(altgr), self._layout())
-        return typed if typed and all(c.isprintable() for c in typed) else None
+        typed, dead = self._win.to_unicode(event.vk, event.scan, self._key_state(altgr), self._layout())
+        pending, self._dead = self._dead, None
+        if dead:
+            if pending is None:
+                self._dead = typed
+                return None  # the accent waits for the next key, as the application's does
+            return pending + typed  # two dead keys: both accents
+        if not typed or not all(c.isprintable() for c in typed):
+            return None
+        return compose(pending, typed) if pending is not None else typed
 
     def _key_state(self, altgr: bool) -> bytes:
         state = bytearray(256)
@@ -138,6 +184,8 @@ class HookWatch:
         self._expected: deque[tuple[str, float]] = deque()
         self._foreign = 0
         self._own_pointer: tuple[int, int] | None = None  # where the agent's last move put the pointer
+        self._last_event_ms: int | None = None  # tick count when the hooks last saw an event
+        self.lost_count = 0  # how often the hooks had to be installed again
         self._listeners: list[InputListener] = []
         self._queue: queue.Queue[RawInput | None] = queue.Queue()
         self._hook_thread: threading.Thread | None = None
@@ -162,6 +210,9 @@ class HookWatch:
     def start(self) -> None:
         if self._hook_thread is not None:
             return
+        self._ready.clear()
+        self._failure = None
+        self._hook_thread_id = 0
         self._dispatcher = threading.Thread(target=self._dispatch, name="rpa-agent-input-dispatch", daemon=True)
         self._dispatcher.start()
         self._hook_thread = threading.Thread(target=self._run_hooks, name="rpa-agent-input-hooks", daemon=True)
@@ -187,12 +238,31 @@ class HookWatch:
         self._queue.join()
 
     # --- the hook thread: translate, decide, queue ------------------------------------------------
+    def on_tick(self) -> bool:
+        """True (install the hooks again) when the desktop had input that the hooks did not see."""
+        last_input = self._win.last_input_ms()
+        seen = self._last_event_ms
+        self._last_event_ms = last_input if seen is None else seen
+        lag = (last_input - seen) & 0xFFFFFFFF if seen is not None else 0  # tick counts wrap after 49.7 days
+        if lag <= STALE_MS or lag >= 0x80000000:
+            return False
+        self._last_event_ms = last_input
+        self.lost_count += 1
+        with self._lock:
+            self._foreign += 1
+        logger.warning(
+            "input_hooks_lost: input %d ms newer than the hooks saw; installed again, counted as a person's", lag
+        )
+        return True
+
     def on_mouse(self, event: MouseHookEvent) -> None:
+        self._last_event_ms = self._win.tick_count()  # when it reached the hooks: never before GetLastInputInfo's
         raw = self._translator.mouse(event)
         if raw is not None:
             self._account(raw, event.extra_info, bool(event.flags & api.LLMHF_INJECTED))
 
     def on_key(self, event: KeyHookEvent) -> None:
+        self._last_event_ms = self._win.tick_count()
         raw = self._translator.key(event)
         self._account(raw, event.extra_info, bool(event.flags & api.LLKHF_INJECTED))
 
@@ -223,7 +293,7 @@ class HookWatch:
 
     def _run_hooks(self) -> None:
         try:
-            self._win.run_hooks(self.on_mouse, self.on_key, self._hooks_ready)
+            self._win.run_hooks(self.on_mouse, self.on_key, self._hooks_ready, self.on_tick, TICK_MS)
         except BaseException as exc:  # reported by start(); the thread must not die silently
             self._failure = exc
             logger.exception("input_hooks_failed")

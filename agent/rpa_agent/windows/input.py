@@ -46,6 +46,13 @@ class InputPartlySent(RuntimeError):
         self.asked = asked
 
 
+class ElevatedWindow(InputRefused):
+    """The window the input would reach runs at a higher integrity level (as administrator): Windows would
+    drop the input without a word (UIPI), so nothing is sent."""
+
+    code = "elevated-window"
+
+
 class UnknownKey(InputRefused):
     """A combination names a key this backend does not know: nothing was sent."""
 
@@ -71,11 +78,13 @@ class SendInputDevice:
     def __init__(self, win: Win32, announce: Announce | None = None) -> None:
         self._win = win
         self._announce = announce or (lambda kinds: None)
+        self._own_level: int | None = None
 
     def move(self, x: int, y: int) -> None:
         self._send([self._move(x, y)], ["motion"])
 
     def click(self, x: int, y: int, *, button: Button = "left", count: int = 1) -> None:
+        self._refuse_elevated(self._win.window_at(x, y))
         down, up = _BUTTON_FLAGS[button]
         events: list[SendEvent] = [self._move(x, y)]
         for _ in range(max(count, 1)):
@@ -83,6 +92,7 @@ class SendInputDevice:
         self._send(events, ["motion"] + ["button_press", "button_release"] * max(count, 1))
 
     def scroll(self, x: int, y: int, *, direction: Literal["up", "down"] = "down", amount: int = 3) -> None:
+        self._refuse_elevated(self._win.window_at(x, y))
         delta = api.WHEEL_DELTA if direction == "up" else -api.WHEEL_DELTA
         events: list[SendEvent] = [self._move(x, y)]
         events += [MouseInput(0, 0, api.MOUSEEVENTF_WHEEL, data=delta) for _ in range(max(amount, 1))]
@@ -94,15 +104,19 @@ class SendInputDevice:
         vks: list[int] = []
         for name in names:
             vk = keys.vk_for(name)
+            if vk is None and len(name) == 1:  # "ctrl+/", "ctrl+é": the key of the layout in front
+                vk = self._win.vk_for_char(name, self._foreground_layout())
             if vk is None:
                 raise UnknownKey(f"unknown key {name!r} in {keys_!r}: use names such as ctrl, alt, enter, f5, a")
             vks.append(vk)
+        self._refuse_elevated(self._win.foreground_window())
         events = [self._key(vk, up=False) for vk in vks] + [self._key(vk, up=True) for vk in reversed(vks)]
         self._send(events, ["key_press"] * len(vks) + ["key_release"] * len(vks))
 
     def type_text(self, text: str) -> None:
         """Each character as KEYEVENTF_UNICODE code units (down, up); a line break as Enter, a tab as Tab
         (an edit control takes a typed "\\n" for Ctrl+Enter)."""
+        self._refuse_elevated(self._win.foreground_window())
         events: list[KeyInput] = []
         for char in text.replace("\r\n", "\n"):
             if char in "\n\r\t":
@@ -121,6 +135,26 @@ class SendInputDevice:
         left, top, width, height = self._win.virtual_screen()
         flags = api.MOUSEEVENTF_MOVE | api.MOUSEEVENTF_ABSOLUTE | api.MOUSEEVENTF_VIRTUALDESK
         return MouseInput(normalise(x, left, width), normalise(y, top, height), flags)
+
+    def _refuse_elevated(self, hwnd: int) -> None:
+        """Refuse before sending when the window that would get the input outranks the agent (UIPI).
+        When either integrity level cannot be read, the input is sent: the screen then shows what it did."""
+        if not hwnd:
+            return
+        _, pid = self._win.window_thread_process(hwnd)
+        target = self._win.integrity_level(pid) if pid else None
+        if self._own_level is None:
+            self._own_level = self._win.integrity_level(None)
+        if target is not None and self._own_level is not None and target > self._own_level:
+            raise ElevatedWindow(
+                f"the window 0x{hwnd:x} runs as administrator (integrity 0x{target:x} above the agent's "
+                f"0x{self._own_level:x}): Windows would drop the input; a person must do this step"
+            )
+
+    def _foreground_layout(self) -> int:
+        hwnd = self._win.foreground_window()
+        thread, _ = self._win.window_thread_process(hwnd) if hwnd else (0, 0)
+        return self._win.keyboard_layout(thread)
 
     def _key(self, vk: int, *, up: bool) -> KeyInput:
         flags = (api.KEYEVENTF_KEYUP if up else 0) | (api.KEYEVENTF_EXTENDEDKEY if vk in keys.EXTENDED else 0)

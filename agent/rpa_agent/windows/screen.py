@@ -1,9 +1,12 @@
 """Screenshots with `mss` (GDI BitBlt of the whole virtual desktop, BGRA) and a pure-Python change measure.
 
-`changed()` cost, measured on CPython 3.11 for a 1920×1080 region (see the unit tests' benchmark):
-identical frames are compared row by row as byte slices (memcmp, about 2 ms); rows that differ are
-joined and XOR-ed as big integers, and a pixel counts as changed when any of its blue, green or red
-bytes differ (alpha ignored) — about 40 ms when every row differs. No sampling is needed at that size.
+`changed()` in pure Python: rows are compared as byte slices (memcmp); the rows that differ are
+joined and XOR-ed as big integers, and a pixel counts as changed when its blue, green or red byte
+differs (alpha ignored). Up to EXACT_ROWS differing rows the count is exact; beyond, evenly spaced
+differing rows (at most EXACT_ROWS) are counted and scaled to all of them — a change that large is
+estimated within a few points, and never reads as no change. Cost for a 1920×1080 region on
+CPython 3.11 (best of 7 on a loaded 2-core machine): identical frames 1.4 ms, 40 changed rows
+18 ms, every row changed 81 ms.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ if TYPE_CHECKING:
     from mss.base import MSS
 
 Grabber = Callable[[], Frame]
+EXACT_ROWS = 256  # differing rows counted pixel by pixel; beyond, evenly spaced ones stand for the rest
 
 
 def changed(before: Frame, after: Frame, region: Box | None = None) -> float:
@@ -43,7 +47,9 @@ def changed(before: Frame, after: Frame, region: Box | None = None) -> float:
     total = (right - left) * (bottom - top)
     if not old_rows:
         return 0.0
-    return _differing_pixels(b"".join(old_rows), b"".join(new_rows)) / total
+    step = -(-len(old_rows) // EXACT_ROWS)  # 1 (exact) up to EXACT_ROWS differing rows
+    sampled = _differing_pixels(b"".join(old_rows[::step]), b"".join(new_rows[::step]))
+    return min(sampled * len(old_rows) / len(old_rows[::step]), total) / total
 
 
 def _differing_pixels(old: bytes, new: bytes) -> int:
@@ -66,11 +72,16 @@ def bgra_to_rgb(pixels: bytes) -> bytes:
 class MssScreen:
     """The port's `Screen`: the whole virtual desktop in physical pixels (the process is DPI aware)."""
 
-    def __init__(self, grabber: Grabber | None = None) -> None:
+    def __init__(self, grabber: Grabber | None = None, desktop_box: Callable[[], Box] | None = None) -> None:
         self._grabber = grabber or self._grab_mss
+        self._desktop_box = desktop_box
         self._local = threading.local()  # an mss instance belongs to the thread that made it
 
     def size(self) -> tuple[int, int]:
+        """The virtual desktop's size, from the system's metrics when given (no screenshot needed)."""
+        if self._desktop_box is not None:
+            _, _, width, height = self._desktop_box()
+            return width, height
         frame = self.grab()
         return frame.width, frame.height
 

@@ -62,6 +62,7 @@ def selfcheck(win: Win32 | None = None, grabber: Grabber | None = None, *, hooks
     desktop = WindowsDesktop(win, grabber)
     report = Report()
     report.add("python", lambda: ("ok", f"{platform.python_version()} {platform.machine()} on {platform.platform()}"))
+    report.add("session", lambda: _session(win))
     report.add("dpi_awareness", lambda: _dpi(desktop))
     report.add("virtual_screen", lambda: ("ok", "x, y, width, height = {}, {}, {}, {}".format(*win.virtual_screen())))
     report.add("screenshot", lambda: _screenshot(desktop))
@@ -73,6 +74,13 @@ def selfcheck(win: Win32 | None = None, grabber: Grabber | None = None, *, hooks
     if hooks:
         report.add("input_hooks", lambda: _hooks(desktop))
     return report
+
+
+def _session(win: Win32) -> tuple[Status, str]:
+    session = win.session_id()
+    if session == 0:
+        return "fail", "session 0 (a service): the person's desktop is out of reach; start the agent at log-on"
+    return "ok", f"interactive session {session}"
 
 
 def _dpi(desktop: WindowsDesktop) -> tuple[Status, str]:

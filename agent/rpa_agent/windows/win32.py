@@ -98,6 +98,10 @@ class MSG(ctypes.Structure):
     ]
 
 
+class LASTINPUTINFO(ctypes.Structure):
+    _fields_ = [("cbSize", c_uint), ("dwTime", DWORD)]
+
+
 class GUITHREADINFO(ctypes.Structure):
     _fields_ = [
         ("cbSize", DWORD),
@@ -114,10 +118,14 @@ class GUITHREADINFO(ctypes.Structure):
 
 SM_XVIRTUALSCREEN, SM_YVIRTUALSCREEN, SM_CXVIRTUALSCREEN, SM_CYVIRTUALSCREEN = 76, 77, 78, 79
 PROCESS_QUERY_LIMITED_INFORMATION = 0x1000
+TOKEN_QUERY = 0x0008
+TOKEN_INTEGRITY_LEVEL = 25  # TOKEN_INFORMATION_CLASS.TokenIntegrityLevel
+GA_ROOT = 2
 DESKTOP_READOBJECTS = 0x0001
 UOI_NAME = 2
 WH_KEYBOARD_LL, WH_MOUSE_LL = 13, 14
 WM_QUIT = 0x0012
+WM_TIMER = 0x0113
 WM_GETTEXT, WM_GETTEXTLENGTH = 0x000D, 0x000E
 SMTO_ABORTIFHUNG = 0x0002
 PM_NOREMOVE = 0
@@ -167,6 +175,7 @@ class Dlls:
         _declare(u, "GetKeyboardLayout", HANDLE, DWORD)
         _declare(u, "ToUnicodeEx", c_int, c_uint, c_uint, ctypes.c_char_p, c_wchar_p, c_int, c_uint, HANDLE)
         _declare(u, "GetKeyState", ctypes.c_short, c_int)
+        _declare(u, "VkKeyScanExW", ctypes.c_short, ctypes.c_wchar, HANDLE)
         _declare(u, "SetWindowsHookExW", HANDLE, c_int, self.hook_proc, HANDLE, DWORD)
         _declare(u, "CallNextHookEx", LRESULT, HANDLE, c_int, WPARAM, LPARAM)
         _declare(u, "UnhookWindowsHookEx", BOOL, HANDLE)
@@ -175,10 +184,25 @@ class Dlls:
         _declare(u, "TranslateMessage", BOOL, POINTER(MSG))
         _declare(u, "DispatchMessageW", LRESULT, POINTER(MSG))
         _declare(u, "PostThreadMessageW", BOOL, DWORD, c_uint, WPARAM, LPARAM)
+        _declare(u, "SetTimer", ULONG_PTR, HANDLE, ULONG_PTR, c_uint, c_void_p)
+        _declare(u, "KillTimer", BOOL, HANDLE, ULONG_PTR)
+        _declare(u, "GetLastInputInfo", BOOL, POINTER(LASTINPUTINFO))
         _declare(k, "OpenProcess", HANDLE, DWORD, BOOL, DWORD)
         _declare(k, "QueryFullProcessImageNameW", BOOL, HANDLE, DWORD, c_wchar_p, POINTER(DWORD))
         _declare(k, "CloseHandle", BOOL, HANDLE)
         _declare(k, "GetCurrentThreadId", DWORD)
+        _declare(k, "GetTickCount", DWORD)
+        _declare(k, "GetCurrentProcess", HANDLE)
+        _declare(u, "WindowFromPoint", HANDLE, POINT)
+        _declare(u, "GetAncestor", HANDLE, HANDLE, c_uint)
+        self.advapi32 = ctypes.WinDLL("advapi32", use_last_error=True)
+        a = self.advapi32
+        _declare(a, "OpenProcessToken", BOOL, HANDLE, DWORD, POINTER(HANDLE))
+        _declare(a, "GetTokenInformation", BOOL, HANDLE, c_int, c_void_p, DWORD, POINTER(DWORD))
+        _declare(a, "GetSidSubAuthorityCount", POINTER(ctypes.c_ubyte), c_void_p)
+        _declare(a, "GetSidSubAuthority", POINTER(DWORD), c_void_p, DWORD)
+        _declare(k, "GetCurrentProcessId", DWORD)
+        _declare(k, "ProcessIdToSessionId", BOOL, DWORD, POINTER(DWORD))
         _declare(k, "GetModuleHandleW", HANDLE, c_wchar_p)
         # Absent on older Windows: looked up when called (AttributeError then).
         self.optional_user32 = {
@@ -240,6 +264,16 @@ class NativeWin32:
             int(metric(SM_CXVIRTUALSCREEN)),
             int(metric(SM_CYVIRTUALSCREEN)),
         )
+
+    def last_input_ms(self) -> int:
+        info = LASTINPUTINFO()
+        info.cbSize = ctypes.sizeof(LASTINPUTINFO)
+        if not self._u.GetLastInputInfo(byref(info)):
+            raise ctypes.WinError(ctypes.get_last_error())
+        return int(info.dwTime)
+
+    def tick_count(self) -> int:
+        return int(self._k.GetTickCount())
 
     def cursor_pos(self) -> tuple[int, int]:
         point = POINT()
@@ -317,6 +351,43 @@ class NativeWin32:
     def current_thread_id(self) -> int:
         return int(self._k.GetCurrentThreadId())
 
+    def window_at(self, x: int, y: int) -> int:
+        hwnd = self._u.WindowFromPoint(POINT(x, y))
+        return int(self._u.GetAncestor(hwnd, GA_ROOT) or 0) if hwnd else 0
+
+    def integrity_level(self, pid: int | None) -> int | None:
+        process = (
+            self._k.GetCurrentProcess()
+            if pid is None
+            else self._k.OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid)
+        )
+        if not process:
+            return None
+        token = HANDLE()
+        try:
+            if not self.dlls.advapi32.OpenProcessToken(process, TOKEN_QUERY, byref(token)):
+                return None
+            try:
+                return self._token_integrity(token)
+            finally:
+                self._k.CloseHandle(token)
+        finally:
+            if pid is not None:
+                self._k.CloseHandle(process)
+
+    def _token_integrity(self, token: HANDLE) -> int | None:
+        advapi32 = self.dlls.advapi32
+        needed = DWORD(0)
+        advapi32.GetTokenInformation(token, TOKEN_INTEGRITY_LEVEL, None, 0, byref(needed))
+        if not needed.value:
+            return None
+        buffer = ctypes.create_string_buffer(needed.value)
+        if not advapi32.GetTokenInformation(token, TOKEN_INTEGRITY_LEVEL, buffer, needed, byref(needed)):
+            return None
+        sid = ctypes.cast(buffer, POINTER(c_void_p))[0]  # TOKEN_MANDATORY_LABEL.Label.Sid
+        count = advapi32.GetSidSubAuthorityCount(sid)[0]
+        return int(advapi32.GetSidSubAuthority(sid, count - 1)[0]) if count else None
+
     def attach_thread_input(self, attach_from: int, attach_to: int, attach: bool) -> bool:
         return bool(self._u.AttachThreadInput(attach_from, attach_to, attach))
 
@@ -353,6 +424,12 @@ class NativeWin32:
             return ""
         return buffer.value
 
+    def session_id(self) -> int:
+        session = DWORD(0)
+        if not self._k.ProcessIdToSessionId(self._k.GetCurrentProcessId(), byref(session)):
+            raise ctypes.WinError(ctypes.get_last_error())
+        return int(session.value)
+
     # --- secure desktop -----------------------------------------------------------------------------
     def input_desktop_name(self) -> str:
         desktop = self._u.OpenInputDesktop(0, 0, DESKTOP_READOBJECTS)
@@ -377,10 +454,16 @@ class NativeWin32:
     def keyboard_layout(self, thread_id: int) -> int:
         return int(self._u.GetKeyboardLayout(thread_id) or 0)
 
-    def to_unicode(self, vk: int, scan: int, key_state: bytes, layout: int) -> str:
+    def to_unicode(self, vk: int, scan: int, key_state: bytes, layout: int) -> tuple[str, bool]:
         buffer = ctypes.create_unicode_buffer(8)
         count = int(self._u.ToUnicodeEx(vk, scan, key_state, buffer, 8, TOUNICODE_KEEP_STATE, layout))
-        return ctypes.wstring_at(buffer, count) if count > 0 else ""  # count < 0: a dead key
+        if count < 0:  # a dead key: the buffer holds its spacing accent
+            return buffer.value[:1], True
+        return (ctypes.wstring_at(buffer, count) if count > 0 else ""), False
+
+    def vk_for_char(self, char: str, layout: int) -> int | None:
+        answer = int(self._u.VkKeyScanExW(char, layout))
+        return None if answer == -1 else answer & 0xFF
 
     def key_toggled(self, vk: int) -> bool:
         return bool(int(self._u.GetKeyState(vk)) & 1)
@@ -399,7 +482,14 @@ class NativeWin32:
         return self.com.msaa_window(hwnd)
 
     # --- hooks --------------------------------------------------------------------------------------
-    def run_hooks(self, on_mouse: MouseHandler, on_key: KeyHandler, ready: Callable[[int], None]) -> None:
+    def run_hooks(
+        self,
+        on_mouse: MouseHandler,
+        on_key: KeyHandler,
+        ready: Callable[[int], None],
+        on_tick: Callable[[], bool],
+        tick_ms: int,
+    ) -> None:
         user32 = self._u
 
         def mouse_proc(code: int, wparam: int, lparam: int) -> int:
@@ -425,17 +515,32 @@ class NativeWin32:
         module = self._k.GetModuleHandleW(None)
         message = MSG()
         user32.PeekMessageW(byref(message), None, 0, 0, PM_NOREMOVE)  # this thread gets its message queue
-        mouse_hook = user32.SetWindowsHookExW(WH_MOUSE_LL, mouse_callback, module, 0)
-        key_hook = user32.SetWindowsHookExW(WH_KEYBOARD_LL, key_callback, module, 0)
-        try:
-            if not mouse_hook or not key_hook:
+        hooks: list[Any] = []
+
+        def install() -> None:
+            for hook in hooks:
+                user32.UnhookWindowsHookEx(hook)
+            hooks[:] = [
+                user32.SetWindowsHookExW(WH_MOUSE_LL, mouse_callback, module, 0),
+                user32.SetWindowsHookExW(WH_KEYBOARD_LL, key_callback, module, 0),
+            ]
+            if not all(hooks):
                 raise ctypes.WinError(ctypes.get_last_error())
+
+        timer = user32.SetTimer(None, 0, tick_ms, None)
+        try:
+            install()
             ready(self.current_thread_id())
             while int(user32.GetMessageW(byref(message), None, 0, 0)) > 0:
+                if message.message == WM_TIMER and message.hwnd is None:
+                    if on_tick():
+                        install()
+                    continue
                 user32.TranslateMessage(byref(message))
                 user32.DispatchMessageW(byref(message))
         finally:
-            for hook in (mouse_hook, key_hook):
+            user32.KillTimer(None, timer)
+            for hook in hooks:
                 if hook:
                     user32.UnhookWindowsHookEx(hook)
 
