@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import io
-import os
 import shutil
 import subprocess
 import sys
@@ -288,7 +287,7 @@ def make_zip(folder: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rpa_agent.build_windows", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    default_cache = os.environ.get("RPA_AGENT_BUILD_CACHE", "build/windows-cache")
+    default_cache = "build/windows-cache"
     fetch = sub.add_parser("download", help="fetch the embeddable Python and the Windows wheels")
     fetch.add_argument("--cache", type=Path, default=Path(default_cache))
     make = sub.add_parser("build", help="assemble the one-folder package")
