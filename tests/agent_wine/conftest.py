@@ -7,10 +7,10 @@ session (the agent of this checkout, the cached wheels); one Wine desktop per te
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
-import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -68,7 +68,12 @@ class WinApp:
 
     def __init__(self, desk: WineDesktop, package: Path, title: str = "Fiche patient — essai") -> None:
         self.log = desk.folder("app") / f"effects-{len(desk.started)}.jsonl"
-        argv = [windows_path(package / "python.exe"), windows_path(package / "winapp.py"), windows_path(self.log), title]
+        argv = [
+            windows_path(package / "python.exe"),
+            windows_path(package / "winapp.py"),
+            windows_path(self.log),
+            title,
+        ]
         self.process: WineProcess = desk.start(argv)
         self.ready = wait_until(
             lambda: next((e for e in self.events() if e["event"] == "ready"), None), timeout=60, what="the test app"
@@ -98,7 +103,9 @@ def drive(wine_desktop: WineDesktop, package: Path) -> Callable[[list[dict[str, 
         count[0] += 1
         path = wine_desktop.folder("drive") / f"steps-{count[0]}.json"
         path.write_text(json.dumps(steps), encoding="utf-8")
-        ran = wine_desktop.run([windows_path(package / "python.exe"), windows_path(package / "drive.py"), windows_path(path)])
+        ran = wine_desktop.run(
+            [windows_path(package / "python.exe"), windows_path(package / "drive.py"), windows_path(path)]
+        )
         results = [json.loads(line.removeprefix("RESULT ")) for line in ran.lines if line.startswith("RESULT ")]
         assert ran.proc.returncode == 0 and len(results) == len(steps), ran.lines[-20:]
         return [r["value"] for r in results]

@@ -51,6 +51,17 @@ def until(check: Any, timeout_s: float) -> Any:
         time.sleep(0.1)
 
 
+def wait_foreground(desk: Any, title: str) -> Any:
+    """The foreground window once its title holds `title` (None after 30 s)."""
+    return until(lambda: (w := desk.windows.foreground()) and title in w.title and w, 30)
+
+
+def wait_focused_value(desk: Any, value: str) -> Any:
+    """The focused element once its value is `value` (typing is queued), else as it is after 30 s."""
+    until(lambda: (e := desk.windows.focused_element()) is not None and e.value == value, 30)
+    return desk.windows.focused_element()
+
+
 def main(path: str) -> int:
     with open(path, encoding="utf-8") as fh:
         steps = json.load(fh)
@@ -62,7 +73,7 @@ def main(path: str) -> int:
             window = desk.windows.foreground()
             value = asdict(window) if window else None
         elif op == "wait_foreground":  # until the foreground window's title holds `title`
-            window = until(lambda: (w := desk.windows.foreground()) and step["title"] in w.title and w, 30)
+            window = wait_foreground(desk, step["title"])
             value = asdict(window) if window else None
         elif op == "titles":
             value = [w.title for w in desk.windows.windows()]
@@ -73,8 +84,7 @@ def main(path: str) -> int:
             element = desk.windows.focused_element()
             value = asdict(element) if element else None
         elif op == "wait_focused_value":  # until the focused element's value is `value` (typing is queued)
-            until(lambda: (e := desk.windows.focused_element()) is not None and e.value == step["value"], 30)
-            element = desk.windows.focused_element()
+            element = wait_focused_value(desk, step["value"])
             value = asdict(element) if element else None
         elif op == "person_click":
             person_click(desk, step["x"], step["y"])

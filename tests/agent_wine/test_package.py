@@ -7,16 +7,20 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 from rpa_agent import __version__
-from rpa_agent.build_windows import Cache, wheel_modules
+from rpa_agent.build_windows import Cache, build, wheel_modules
 from rpa_agent.config import FILE_KEYS
+
 from tests.agent_wine.wine import WineDesktop, WineSetup, windows_path
 
 pytestmark = pytest.mark.wine
 
 
-def test_the_package_holds_python_the_agent_its_libraries_and_a_start_script(package: Path) -> None:
+def test_the_package_holds_python_the_agent_its_libraries_and_a_start_script(
+    wine_setup: WineSetup, tmp_path: Path
+) -> None:
+    package = tmp_path / "rpa-agent"  # a fresh build: the session's package has run (and cached bytecode)
+    build(package, Cache(wine_setup.cache))
     assert (package / "python.exe").is_file() and (package / "python311.dll").is_file()
     assert "import site" in (package / "python311._pth").read_text("utf-8").splitlines()
     site = package / "Lib" / "site-packages"

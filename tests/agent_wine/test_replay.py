@@ -65,7 +65,12 @@ def test_a_replay_completes_and_the_application_saves_exactly_once(rpa_server, r
     agent.process.wait_line("polling", timeout=90)
     replay_id = replays.start("Fiche patient", MACHINE)
     status = replays.wait_stopped(replay_id, timeout=240)
-    assert status["state"] == "completed", (status.get("pause_reason"), status.get("pause_detail"), winapp.events(), agent.process.lines[-15:])
+    assert status["state"] == "completed", (
+        status.get("pause_reason"),
+        status.get("pause_detail"),
+        winapp.events(),
+        agent.process.lines[-15:],
+    )
     assert (status["outcome"], status["steps_done"]) == ("completed", 3)
     wait_until(lambda: winapp.events("saved"), timeout=30, what="the save")
     assert winapp.events("saved") == [{"event": "saved", "text": NAME, "urgent": True}]

@@ -4,10 +4,11 @@ ctypes only (the embeddable Python has no tkinter), that logs its effects as JSO
     python.exe winapp.py LOG [TITLE]
 
 Runs in Wine's (or Windows') own Python, never imported by the tests. Each line of LOG is one event:
-`{"event": "ready", "hwnd": ..., "controls": {"name": [x, y, w, h], ...}}` once the window shows, `{"event": "saved", "text": ..., "urgent": ...}`
-per click on "Enregistrer" (the text read back from the Edit with WM_GETTEXT), `{"event": "urgent",
-"checked": ...}` per toggle of the CheckBox, `{"event": "closed"}` when the window closes. The label
-"Nom du patient" stands before the Edit, so MSAA names the Edit after it, as on Windows.
+`{"event": "ready", "hwnd": ..., "controls": {"name": [x, y, w, h], ...}}` once the window shows;
+`{"event": "saved", "text": ..., "urgent": ...}` per click on "Enregistrer" (the text read back from
+the Edit with WM_GETTEXT); `{"event": "urgent", "checked": ...}` per toggle of the CheckBox;
+`{"event": "closed"}` when the window closes. The label "Nom du patient" stands before the Edit, so
+MSAA names the Edit after it, as on Windows.
 """
 
 from __future__ import annotations
@@ -122,7 +123,9 @@ class App:
         if not user32.RegisterClassW(ctypes.byref(cls)):
             raise ctypes.WinError(ctypes.get_last_error())
         style = WS_OVERLAPPEDWINDOW | WS_VISIBLE
-        self.hwnd = user32.CreateWindowExW(0, "RpaTestApp", self.title, style, 40, 30, 1000, 640, None, None, instance, None)
+        self.hwnd = user32.CreateWindowExW(
+            0, "RpaTestApp", self.title, style, 40, 30, 1000, 640, None, None, instance, None
+        )
         if not self.hwnd:
             raise ctypes.WinError(ctypes.get_last_error())
         font = gdi32.CreateFontW(-22, 0, 0, 0, 400, 0, 0, 0, 1, 0, 0, 5, 0, "Tahoma")  # large: read by OCR too
