@@ -19,7 +19,11 @@ import pytest
 
 from tests.agent_wine.wine import WineDesktop, WineProcess, WineSetup, read_log, wait_until, windows_path
 
+# The real server of the X11 tier (create_app under uvicorn on a loopback port), shared as fixtures.
+from tests.agent_x11.conftest import make_rpa_server, rpa_server  # noqa: F401  # fixtures, re-exported
+
 HERE = Path(__file__).resolve().parent
+MACHINE = "poste-wine-01"
 
 
 def require_wine() -> WineSetup:
@@ -111,12 +115,6 @@ def drive(wine_desktop: WineDesktop, package: Path) -> Callable[[list[dict[str, 
         return [r["value"] for r in results]
 
     return run
-
-
-# The real server of the X11 tier (create_app under uvicorn on a loopback port), shared as fixtures.
-from tests.agent_x11.conftest import make_rpa_server, rpa_server  # noqa: E402, F401  # fixtures, re-exported
-
-MACHINE = "poste-wine-01"
 
 
 class WineAgent:

@@ -23,11 +23,13 @@ PERSON = 0  # dwExtraInfo of a person's input: not the agent's tag
 
 
 def person_click(desk: Any, x: int, y: int) -> None:
-    """A person's click: untagged input, the button held as a hand holds it."""
+    """A person's click: untagged input, pressed once the pointer is there, held as a hand holds it.
+    (Under Wine a low-level hook delays the move, and a press sent meanwhile lands where the pointer
+    was: a hand waits to see the pointer on the button.)"""
     left, top, width, height = desk.win.virtual_screen()
     flags = api.MOUSEEVENTF_MOVE | api.MOUSEEVENTF_ABSOLUTE | api.MOUSEEVENTF_VIRTUALDESK
     desk.win.send_input([MouseInput(normalise(x, left, width), normalise(y, top, height), flags, extra_info=PERSON)])
-    time.sleep(0.1)
+    until(lambda: desk.win.cursor_pos() == (x, y), 5)
     desk.win.send_input([MouseInput(0, 0, api.MOUSEEVENTF_LEFTDOWN, extra_info=PERSON)])
     time.sleep(0.08)
     desk.win.send_input([MouseInput(0, 0, api.MOUSEEVENTF_LEFTUP, extra_info=PERSON)])

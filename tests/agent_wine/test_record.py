@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.agent_wine.conftest import WinApp
-from tests.agent_wine.wine import wait_until
+from tests.agent_wine.wine import WineError, wait_until
 
 pytestmark = pytest.mark.wine
 NAME = "Zoé Dupré"
@@ -24,7 +24,13 @@ def test_a_persons_work_is_recorded_and_built_into_steps(rpa_server, winapp: Win
         {"op": "person_click", **winapp.centre("urgent")},
         {"op": "person_click", **winapp.centre("save")},
     ])  # fmt: skip
-    wait_until(lambda: winapp.events("saved"), timeout=30, what="the application's save")
+    try:
+        wait_until(lambda: winapp.events("saved"), timeout=30, what="the application's save")
+    except WineError as exc:
+        raise AssertionError(
+            f"{exc}: the application logged {winapp.events()}; the recorder said:\n"
+            + "\n".join(recorder.process.lines[-20:])
+        ) from None
     clicks = wait_until(
         lambda: (found := [e for e in shadow.events(session) if e["type"] == "click"]) and len(found) >= 3 and found,
         timeout=60,
