@@ -228,7 +228,9 @@ def wheel_modules(cache: Cache) -> list[str]:
 
 def install_agent(source: Path, site_packages: Path) -> None:
     """The agent package (sources only) and its dist-info, so `importlib.metadata` knows its version."""
-    shutil.copytree(source, site_packages / "rpa_agent", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    # the build tool and its templates stay behind: a workstation runs the agent, never builds it
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc", "build_windows.py", "windows_package")
+    shutil.copytree(source, site_packages / "rpa_agent", ignore=skip)
     info = site_packages / f"rpa_mcp_agent-{__version__}.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(
