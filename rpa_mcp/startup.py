@@ -29,11 +29,13 @@ OTHER_NAMES = frozenset(
         "RPA_AGENT_TOKEN",
         "RPA_BENCH_PG_URL",
         "RPA_CHROMIUM",
+        "RPA_CI_CACHE",
         "RPA_CI_IN_CLONE",
         "RPA_PG_BIN",
         "RPA_PG_USER",
         "RPA_TEST_ARTIFACTS",
         "RPA_TEST_PG_URL",
+        "RPA_TEST_WINE",
         "RPA_TOKEN",
     }
 )

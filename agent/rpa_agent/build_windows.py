@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import io
-import os
 import shutil
 import subprocess
 import sys
@@ -229,7 +228,9 @@ def wheel_modules(cache: Cache) -> list[str]:
 
 def install_agent(source: Path, site_packages: Path) -> None:
     """The agent package (sources only) and its dist-info, so `importlib.metadata` knows its version."""
-    shutil.copytree(source, site_packages / "rpa_agent", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    # the build tool and its templates stay behind: a workstation runs the agent, never builds it
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc", "build_windows.py", "windows_package")
+    shutil.copytree(source, site_packages / "rpa_agent", ignore=skip)
     info = site_packages / f"rpa_mcp_agent-{__version__}.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(
@@ -288,7 +289,7 @@ def make_zip(folder: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rpa_agent.build_windows", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    default_cache = os.environ.get("RPA_AGENT_BUILD_CACHE", "build/windows-cache")
+    default_cache = "build/windows-cache"
     fetch = sub.add_parser("download", help="fetch the embeddable Python and the Windows wheels")
     fetch.add_argument("--cache", type=Path, default=Path(default_cache))
     make = sub.add_parser("build", help="assemble the one-folder package")

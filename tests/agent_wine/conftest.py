@@ -7,10 +7,10 @@ session (the agent of this checkout, the cached wheels); one Wine desktop per te
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
-import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,11 @@ import pytest
 
 from tests.agent_wine.wine import WineDesktop, WineProcess, WineSetup, read_log, wait_until, windows_path
 
+# The real server of the X11 tier (create_app under uvicorn on a loopback port), shared as fixtures.
+from tests.agent_x11.conftest import make_rpa_server, rpa_server  # noqa: F401  # fixtures, re-exported
+
 HERE = Path(__file__).resolve().parent
+MACHINE = "poste-wine-01"
 
 
 def require_wine() -> WineSetup:
@@ -68,7 +72,12 @@ class WinApp:
 
     def __init__(self, desk: WineDesktop, package: Path, title: str = "Fiche patient — essai") -> None:
         self.log = desk.folder("app") / f"effects-{len(desk.started)}.jsonl"
-        argv = [windows_path(package / "python.exe"), windows_path(package / "winapp.py"), windows_path(self.log), title]
+        argv = [
+            windows_path(package / "python.exe"),
+            windows_path(package / "winapp.py"),
+            windows_path(self.log),
+            title,
+        ]
         self.process: WineProcess = desk.start(argv)
         self.ready = wait_until(
             lambda: next((e for e in self.events() if e["event"] == "ready"), None), timeout=60, what="the test app"
@@ -98,9 +107,45 @@ def drive(wine_desktop: WineDesktop, package: Path) -> Callable[[list[dict[str, 
         count[0] += 1
         path = wine_desktop.folder("drive") / f"steps-{count[0]}.json"
         path.write_text(json.dumps(steps), encoding="utf-8")
-        ran = wine_desktop.run([windows_path(package / "python.exe"), windows_path(package / "drive.py"), windows_path(path)])
+        ran = wine_desktop.run(
+            [windows_path(package / "python.exe"), windows_path(package / "drive.py"), windows_path(path)]
+        )
         results = [json.loads(line.removeprefix("RESULT ")) for line in ran.lines if line.startswith("RESULT ")]
         assert ran.proc.returncode == 0 and len(results) == len(steps), ran.lines[-20:]
         return [r["value"] for r in results]
 
     return run
+
+
+class WineAgent:
+    """`rpa-agent run|record` in the package's python.exe under Wine, configured by an agent.ini and a
+    token file as a hospital installs it (the token minted for this machine only)."""
+
+    def __init__(self, desk: WineDesktop, package: Path, server: Any, command: str = "run", *extra: str) -> None:
+        folder = desk.folder(f"agent-{len(desk.started)}")
+        token = server.services.access_tokens.mint(MACHINE, ["agent"], ttl_s=3600, machines=[MACHINE])
+        (folder / "token.txt").write_text(f"{token}\n", encoding="utf-8")
+        (folder / "agent.ini").write_text(
+            f'url = "{server.url}"\nmachine_id = "{MACHINE}"\ntoken_file = "token.txt"\ndata_dir = "data"\n',
+            encoding="utf-8",
+        )
+        desk.setup.give(folder)
+        argv = [windows_path(package / "python.exe"), "-m", "rpa_agent", command]
+        self.process = desk.start([*argv, "--config", windows_path(folder / "agent.ini"), *extra])
+
+    def stop(self) -> None:
+        self.process.stop()
+
+
+@pytest.fixture
+def wine_agent(wine_desktop: WineDesktop, package: Path) -> Iterator[Callable[..., WineAgent]]:
+    started: list[WineAgent] = []
+
+    def start(server: Any, command: str = "run", *extra: str) -> WineAgent:
+        agent = WineAgent(wine_desktop, package, server, command, *extra)
+        started.append(agent)
+        return agent
+
+    yield start
+    for agent in reversed(started):
+        agent.stop()

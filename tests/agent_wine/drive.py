@@ -15,7 +15,33 @@ import time
 from dataclasses import asdict
 from typing import Any
 
-from rpa_agent.windows import open_desktop
+from rpa_agent.windows import api, open_desktop
+from rpa_agent.windows.api import KeyInput, MouseInput
+from rpa_agent.windows.input import normalise, utf16_units
+
+PERSON = 0  # dwExtraInfo of a person's input: not the agent's tag
+
+
+def person_click(desk: Any, x: int, y: int) -> None:
+    """A person's click: untagged input, pressed once the pointer is there, held as a hand holds it.
+    (Under Wine a low-level hook delays the move, and a press sent meanwhile lands where the pointer
+    was: a hand waits to see the pointer on the button.)"""
+    left, top, width, height = desk.win.virtual_screen()
+    flags = api.MOUSEEVENTF_MOVE | api.MOUSEEVENTF_ABSOLUTE | api.MOUSEEVENTF_VIRTUALDESK
+    desk.win.send_input([MouseInput(normalise(x, left, width), normalise(y, top, height), flags, extra_info=PERSON)])
+    until(lambda: desk.win.cursor_pos() == (x, y), 5)
+    desk.win.send_input([MouseInput(0, 0, api.MOUSEEVENTF_LEFTDOWN, extra_info=PERSON)])
+    time.sleep(0.08)
+    desk.win.send_input([MouseInput(0, 0, api.MOUSEEVENTF_LEFTUP, extra_info=PERSON)])
+
+
+def person_type(desk: Any, text: str) -> None:
+    """A person's typing: untagged Unicode key strokes, one character at a time."""
+    for unit in utf16_units(text):
+        down = KeyInput(0, unit, api.KEYEVENTF_UNICODE, extra_info=PERSON)
+        up = KeyInput(0, unit, api.KEYEVENTF_UNICODE | api.KEYEVENTF_KEYUP, extra_info=PERSON)
+        desk.win.send_input([down, up])
+        time.sleep(0.03)
 
 
 def until(check: Any, timeout_s: float) -> Any:
@@ -25,6 +51,17 @@ def until(check: Any, timeout_s: float) -> Any:
         if value or time.monotonic() > deadline:
             return value
         time.sleep(0.1)
+
+
+def wait_foreground(desk: Any, title: str) -> Any:
+    """The foreground window once its title holds `title` (None after 30 s)."""
+    return until(lambda: (w := desk.windows.foreground()) and title in w.title and w, 30)
+
+
+def wait_focused_value(desk: Any, value: str) -> Any:
+    """The focused element once its value is `value` (typing is queued), else as it is after 30 s."""
+    until(lambda: (e := desk.windows.focused_element()) is not None and e.value == value, 30)
+    return desk.windows.focused_element()
 
 
 def main(path: str) -> int:
@@ -38,7 +75,7 @@ def main(path: str) -> int:
             window = desk.windows.foreground()
             value = asdict(window) if window else None
         elif op == "wait_foreground":  # until the foreground window's title holds `title`
-            window = until(lambda: (w := desk.windows.foreground()) and step["title"] in w.title and w, 30)
+            window = wait_foreground(desk, step["title"])
             value = asdict(window) if window else None
         elif op == "titles":
             value = [w.title for w in desk.windows.windows()]
@@ -49,9 +86,12 @@ def main(path: str) -> int:
             element = desk.windows.focused_element()
             value = asdict(element) if element else None
         elif op == "wait_focused_value":  # until the focused element's value is `value` (typing is queued)
-            until(lambda: (e := desk.windows.focused_element()) is not None and e.value == step["value"], 30)
-            element = desk.windows.focused_element()
+            element = wait_focused_value(desk, step["value"])
             value = asdict(element) if element else None
+        elif op == "person_click":
+            person_click(desk, step["x"], step["y"])
+        elif op == "person_type":
+            person_type(desk, step["text"])
         elif op == "click":
             desk.input.click(step["x"], step["y"])
         elif op == "type":

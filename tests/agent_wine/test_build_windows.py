@@ -6,7 +6,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from rpa_agent.build_windows import BuildError, Cache, build, install_wheel, unpack_python, windows_requirements
 
 

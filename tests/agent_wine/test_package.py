@@ -7,21 +7,26 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 from rpa_agent import __version__
-from rpa_agent.build_windows import Cache, wheel_modules
+from rpa_agent.build_windows import Cache, build, wheel_modules
 from rpa_agent.config import FILE_KEYS
+
 from tests.agent_wine.wine import WineDesktop, WineSetup, windows_path
 
 pytestmark = pytest.mark.wine
 
 
-def test_the_package_holds_python_the_agent_its_libraries_and_a_start_script(package: Path) -> None:
+def test_the_package_holds_python_the_agent_its_libraries_and_a_start_script(
+    wine_setup: WineSetup, tmp_path: Path
+) -> None:
+    package = tmp_path / "rpa-agent"  # a fresh build: the session's package has run (and cached bytecode)
+    build(package, Cache(wine_setup.cache))
     assert (package / "python.exe").is_file() and (package / "python311.dll").is_file()
     assert "import site" in (package / "python311._pth").read_text("utf-8").splitlines()
     site = package / "Lib" / "site-packages"
     assert (site / "rpa_agent" / "windows" / "__init__.py").is_file()
     assert not list(site.rglob("__pycache__"))
+    assert not (site / "rpa_agent" / "build_windows.py").exists()  # the build tool stays behind
     start = (package / "start-agent.cmd").read_bytes()
     assert b"\r\n" in start and b'python.exe" -m rpa_agent run --config "%~dp0agent.ini"' in start
     config = tomllib.loads((package / "agent.ini").read_text("utf-8"))
@@ -35,7 +40,7 @@ def test_every_library_imports_in_windows_python_and_pip_finds_nothing_missing(
     modules = ", ".join([*wheel_modules(Cache(wine_setup.cache)), "rpa_agent.windows", "rpa_agent.core.wire"])
     ran = wine_desktop.run([windows_path(package / "python.exe"), "-c", f"import {modules}; print('imported')"])
     assert (ran.proc.returncode, ran.lines[-1:]) == (0, ["imported"]), ran.lines
-    pip = sorted(wine_setup.cache.glob("tools/pip-*.whl"))[-1]
+    pip = Cache(wine_setup.cache).pip_wheel()
     ran = wine_desktop.run([windows_path(package / "python.exe"), windows_path(pip / "pip"), "check"])
     assert ran.proc.returncode == 0, ran.lines
 

@@ -4,10 +4,11 @@ ctypes only (the embeddable Python has no tkinter), that logs its effects as JSO
     python.exe winapp.py LOG [TITLE]
 
 Runs in Wine's (or Windows') own Python, never imported by the tests. Each line of LOG is one event:
-`{"event": "ready", "hwnd": ..., "controls": {"name": [x, y, w, h], ...}}` once the window shows, `{"event": "saved", "text": ..., "urgent": ...}`
-per click on "Enregistrer" (the text read back from the Edit with WM_GETTEXT), `{"event": "urgent",
-"checked": ...}` per toggle of the CheckBox, `{"event": "closed"}` when the window closes. The label
-"Nom du patient" stands before the Edit, so MSAA names the Edit after it, as on Windows.
+`{"event": "ready", "hwnd": ..., "controls": {"name": [x, y, w, h], ...}}` once the window shows;
+`{"event": "saved", "text": ..., "urgent": ...}` per click on "Enregistrer" (the text read back from
+the Edit with WM_GETTEXT); `{"event": "urgent", "checked": ...}` per toggle of the CheckBox;
+`{"event": "closed"}` when the window closes. The label "Nom du patient" stands before the Edit, so
+MSAA names the Edit after it, as on Windows.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ WS_OVERLAPPEDWINDOW, WS_VISIBLE, WS_CHILD, WS_TABSTOP, WS_BORDER = 0x00CF0000, 0
 ES_AUTOHSCROLL, BS_PUSHBUTTON, BS_AUTOCHECKBOX = 0x80, 0x0, 0x3
 WM_DESTROY, WM_COMMAND, WM_GETTEXT, WM_GETTEXTLENGTH, WM_SETFONT = 0x0002, 0x0111, 0x000D, 0x000E, 0x0030
 BN_CLICKED, BM_GETCHECK, BST_CHECKED = 0, 0x00F0, 1
-DEFAULT_GUI_FONT, SW_SHOW, COLOR_WINDOW = 17, 5, 5
+SW_SHOW, COLOR_WINDOW = 5, 5
 ID_NAME, ID_SAVE, ID_URGENT = 101, 102, 103
 
 
@@ -70,7 +71,9 @@ user32.GetWindowRect.argtypes = [wintypes.HWND, ctypes.POINTER(wintypes.RECT)]
 user32.PostQuitMessage.argtypes = [ctypes.c_int]
 kernel32.GetModuleHandleW.argtypes = [wintypes.LPCWSTR]
 kernel32.GetModuleHandleW.restype = wintypes.HMODULE
-ctypes.windll.gdi32.GetStockObject.restype = wintypes.HGDIOBJ
+gdi32 = ctypes.WinDLL("gdi32", use_last_error=True)
+gdi32.CreateFontW.argtypes = [ctypes.c_int] * 5 + [wintypes.DWORD] * 8 + [wintypes.LPCWSTR]
+gdi32.CreateFontW.restype = wintypes.HFONT
 
 
 class App:
@@ -120,21 +123,23 @@ class App:
         if not user32.RegisterClassW(ctypes.byref(cls)):
             raise ctypes.WinError(ctypes.get_last_error())
         style = WS_OVERLAPPEDWINDOW | WS_VISIBLE
-        self.hwnd = user32.CreateWindowExW(0, "RpaTestApp", self.title, style, 80, 60, 560, 260, None, None, instance, None)
+        self.hwnd = user32.CreateWindowExW(
+            0, "RpaTestApp", self.title, style, 40, 30, 1000, 640, None, None, instance, None
+        )
         if not self.hwnd:
             raise ctypes.WinError(ctypes.get_last_error())
-        font = ctypes.windll.gdi32.GetStockObject(DEFAULT_GUI_FONT)
+        font = gdi32.CreateFontW(-22, 0, 0, 0, 400, 0, 0, 0, 1, 0, 0, 5, 0, "Tahoma")  # large: read by OCR too
         child = WS_CHILD | WS_VISIBLE
         controls = [
-            ("STATIC", "Nom du patient", child, 20, 24, 140, 24, 0),
-            ("EDIT", "", child | WS_TABSTOP | WS_BORDER | ES_AUTOHSCROLL, 170, 20, 340, 28, ID_NAME),
-            ("BUTTON", "Urgent", child | WS_TABSTOP | BS_AUTOCHECKBOX, 170, 64, 200, 28, ID_URGENT),
-            ("BUTTON", "Enregistrer", child | WS_TABSTOP | BS_PUSHBUTTON, 170, 110, 160, 40, ID_SAVE),
+            ("STATIC", "Nom du patient", child, 40, 44, 200, 32, 0),
+            ("EDIT", "", child | WS_TABSTOP | WS_BORDER | ES_AUTOHSCROLL, 250, 40, 460, 36, ID_NAME),
+            ("BUTTON", "Urgent", child | WS_TABSTOP | BS_AUTOCHECKBOX, 250, 100, 240, 36, ID_URGENT),
+            ("BUTTON", "Enregistrer", child | WS_TABSTOP | BS_PUSHBUTTON, 250, 170, 200, 48, ID_SAVE),
         ]
         for klass, text, style, x, y, w, h, ident in controls:
             menu = wintypes.HMENU(ident)
             handle = user32.CreateWindowExW(0, klass, text, style, x, y, w, h, self.hwnd, menu, instance, None)
-            user32.SendMessageW(handle, WM_SETFONT, font or 0, 1)
+            user32.SendMessageW(handle, WM_SETFONT, font, 1)
         user32.ShowWindow(self.hwnd, SW_SHOW)
         user32.UpdateWindow(self.hwnd)
         user32.SetForegroundWindow(self.hwnd)

@@ -26,7 +26,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -148,7 +148,8 @@ class WineProcess:
             code = self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
             self.stop()
-            raise WineError(f"{self.argv} still running after {timeout:.0f} s:\n" + "\n".join(self.lines[-15:]))
+            tail = "\n".join(self.lines[-15:])
+            raise WineError(f"{self.argv} still running after {timeout:.0f} s:\n{tail}") from None
         self._reader.join(10)
         return code
 
@@ -312,8 +313,3 @@ def read_log(path: Path) -> list[dict[str, Any]]:
         return []
     lines = path.read_text("utf-8").split("\n")
     return [json.loads(line) for line in lines[:-1] if line.strip()]
-
-
-def wait_log(path: Path, predicate: Callable[[dict[str, Any]], bool], *, timeout: float = 30.0, what: str) -> dict[str, Any]:
-    """The first logged event for which `predicate` holds."""
-    return wait_until(lambda: next((e for e in read_log(path) if predicate(e)), None), timeout=timeout, what=what)
