@@ -25,7 +25,7 @@ from rpa_mcp.clock import Clock
 from rpa_mcp.errors import Conflict, InvalidInput, NotFound, PreconditionFailed, RpaError
 from rpa_mcp.shadow.boxes import OCR_BOX_MAX_DISTANCE, distance_to_box, element_box, same_text
 from rpa_mcp.shadow.calibration import ASK_BELOW, Calibration
-from rpa_mcp.shadow.elements import app_key, is_container
+from rpa_mcp.shadow.elements import app_key, is_container, is_option
 from rpa_mcp.shadow.events import CLICK_TYPES, TraceEvent, normalize_locale, parse_events
 from rpa_mcp.shadow.feedback import FeedbackRejected, apply_feedback
 from rpa_mcp.shadow.ir import build_ir
@@ -275,8 +275,8 @@ class ShadowService:
             )
             info["segments_from"] = min(info["segments_from"], changed)
             if seg is not None:
-                if facts.get("ocr_pending"):
-                    state.ocr_pending.append(idx)
+                if facts.get("ocr_pending") or (seg.choice == idx and facts.get("anchor")):
+                    state.ocr_pending.append(idx)  # a drop-down's option is named by what the list showed
                 if len(state.segments) > before:
                     self._notice(
                         state,
@@ -752,6 +752,7 @@ class ShadowService:
 
     def _run_ocr(self, sid: str, state: ObserverState) -> None:
         wanted = {i for seg in state.segments for i in seg.events}
+        options = {seg.choice for seg in state.segments if seg.choice is not None}
         for idx in state.ocr_pending:
             if idx not in wanted:
                 continue
@@ -760,7 +761,10 @@ class ShadowService:
                 continue
             facts = rows[0]["facts"]
             facts.pop("ocr_pending", None)
-            facts["ocr"] = self._ocr_at(facts, name=(rows[0]["event"].get("element") or {}).get("name"))
+            element = rows[0]["event"].get("element") or {}
+            # a click in a drop-down's list: the element reported may be the page beneath, never its name
+            name = None if idx in options and not is_option(element) else element.get("name")
+            facts["ocr"] = self._ocr_at(facts, name=name)
             self.traces.update_facts(sid, idx, facts)
         state.ocr_pending = []
         state.version += 1

@@ -41,12 +41,12 @@ def suggest(seg: Segment, d: Described, locale: str, *, screen_same: bool | None
         out.append({"action": "undo", "kind": "noise", "reason": UNDO_REASONS[lang]["noise"]})
     if seg.parameter is None and not d.params.get("secret") and d.value:
         kind = None
-        if d.action_type == "type_text":
+        if d.action_type in ("type_text", "select_option"):
             kind = classify(d.value, d.field_label)
         elif d.action_type in ("double_click_anchor", "click_anchor") and classify(d.value) == "name":
             kind = "record"
         if kind is not None:
-            label = d.field_label if d.action_type == "type_text" else None
+            label = d.field_label if d.action_type in ("type_text", "select_option") else None
             name = suggest_name(label, kind, lang)
             out.append(
                 {
