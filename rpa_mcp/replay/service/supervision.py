@@ -17,6 +17,7 @@ import numpy as np
 from rpa_mcp.dialogs.apps import ReportedWindow
 from rpa_mcp.errors import RpaError
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.choices import option_expected, state_expected
 from rpa_mcp.replay.identity import MISMATCH
 from rpa_mcp.replay.ports import DialogResolverPort, ValidatorPort
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
@@ -169,7 +170,7 @@ class Supervisor:
         else:
             bbox = target.get("bbox")
         typed = a.action_type in ("type_text", "extract_text") and not a.params.get("secret")
-        expected_text = a.params.get("text") if typed else None  # a secret is never quoted in evidence
+        expected_text = a.params.get("text") if typed else option_expected(a.action_type, a.params)  # no secret
         vt, ve, vo = validator_args(
             label=target.get("label") or target.get("by_text"),
             bbox=bbox,
@@ -186,6 +187,7 @@ class Supervisor:
             outcome=a.expected.get("outcome"),  # the post-condition the demonstration showed
             own_windows=own_windows,
         )
+        ve = state_expected(a.action_type, a.params, ve, msg.output)  # set_checked: the state read after
         warned_no_change = (msg.warning or "").lower() == "no_screen_change"
         try:
             # a success is shown by the crop around the click alone, unless the agent saw no change
