@@ -44,7 +44,7 @@ from rpa_mcp.agent_sim.execute import (
     replaces_field,
 )
 from rpa_mcp.agent_sim.journal import DedupCache, Journal, person_retry_allows, ran, without_images
-from rpa_mcp.agent_x11 import locate
+from rpa_mcp.agent_x11 import choices, locate
 from rpa_mcp.agent_x11.focus import FocusEvidence, focus_region
 from rpa_mcp.agent_x11.inject import Injector
 from rpa_mcp.agent_x11.screen import Screen
@@ -283,7 +283,9 @@ class X11Agent:
                     return self._refused(action, refusal, foreign_before, png_before)
                 self._mark("resolved")
             else:
-                needs_point = kind in CLICKS | DOUBLE_CLICKS | RIGHT_CLICKS | {"scroll", "save"} | TYPING
+                needs_point = (
+                    kind in CLICKS | DOUBLE_CLICKS | RIGHT_CLICKS | {"scroll", "save"} | TYPING | choices.KINDS
+                )
                 if needs_point and action.target is not None and (action.target.label or action.target.x is not None):
                     found = self._locate(action, frame_before, png_before, front_before)
                     self._mark("resolved")
@@ -307,7 +309,14 @@ class X11Agent:
                     self._mark("resolved")
                 if position is not None:
                     self._notes["position"] = list(position)  # where the input went (timings, the demo's film)
-                self._inject(kind, action, position, frame_before)
+                if kind in choices.KINDS and position is not None:
+                    self._notes["output"] = choices.carry_out(choices.AgentPort(self, action), action, position)
+                else:
+                    self._inject(kind, action, position, frame_before)
+        except choices.ChoiceFailed as exc:  # nothing clicked: not executed; a click made: executed, failed
+            if not exc.clicked:
+                return self._refused(action, exc.reason, foreign_before, png_before)
+            error = exc.reason
         except InvalidInput as exc:
             return self._refused(action, f"INVALID_ACTION: {exc.message}", foreign_before, png_before)
         self._mark("injected")
@@ -335,6 +344,7 @@ class X11Agent:
             process_after=front_after.process if front_after else None,
             human_takeover=human,
             executed=executed,
+            output=self._notes.get("output"),
             duration_ms=int((time.monotonic() - started) * 1000),
             phases_ms=self._phases(),
         )
