@@ -19,6 +19,7 @@ from rpa_mcp.identity import Caller
 from rpa_mcp.ops.common import ImageArg, replay_machines, with_images
 from rpa_mcp.ops.registry import Http, OpContext, Operation, StrictModel, Surface
 from rpa_mcp.ops.replay import service_of
+from rpa_mcp.replay.occlusion import StackedWindow, occluded
 from rpa_mcp.replay.wire import (
     ActionResult,
     Heartbeat,
@@ -33,6 +34,16 @@ AGENT = frozenset({"agent"})
 REST: frozenset[Surface] = frozenset({"rest"})
 
 
+class StackedWindowArg(StrictModel):
+    """A window on screen as the agent reports it, with its box."""
+
+    title: str | None = Field(None, max_length=1000, description="Its title.")
+    process: str | None = Field(None, max_length=260, description="Its executable.")
+    box: list[int] | None = Field(
+        None, min_length=4, max_length=4, description="[x, y, w, h] on the screen, pixels (None: unknown)."
+    )
+
+
 class ResolveTargetInput(StrictModel):
     image: ImageArg = Field(description="Current screenshot.")
     target_spec: dict[str, Any] = Field(
@@ -40,6 +51,12 @@ class ResolveTargetInput(StrictModel):
         "resolve_order, window_title, uia{x,y,score}."
     )
     window_title: str | None = Field(None, max_length=1000, description="Foreground window title (target memory).")
+    windows: list[StackedWindowArg] = Field(
+        default_factory=list,
+        max_length=64,
+        description="The windows on screen, top-most first, with their boxes: a target the top-most window at its "
+        "point does not belong to is covered (resolved=false, method=window_occluded, naming the covering window).",
+    )
     machine_id: str | None = Field(
         None,
         min_length=1,
@@ -55,7 +72,8 @@ class ResolveTargetOutput(StrictModel):
     y: int | None = Field(None, description="Pixel Y to act at.")
     method: str = Field(
         description="Method that resolved, or rejected_low_score_*/rejected_drift_*/not_found, or identity_mismatch "
-        "(a record-selecting target where another record, or an unreadable line, is: never click it)."
+        "(a record-selecting target where another record, or an unreadable line, is: never click it), or "
+        "window_occluded (another window covers the target: never click it)."
     )
     score: float | None = Field(None, description="Score of the method (0..1).")
     reason: str | None = Field(None, description="Why it was rejected, when it was.")
@@ -89,6 +107,8 @@ async def resolve_target(ctx: OpContext, args: ResolveTargetInput) -> ResolveTar
         ),
         (args.image, "image"),
     )
+    spec_title = args.target_spec.get("window_title")
+    res = occluded(res, [_stacked(w) for w in args.windows], spec_title if isinstance(spec_title, str) else None)
     return ResolveTargetOutput(
         resolved=res.resolved,
         x=res.x,
@@ -100,6 +120,11 @@ async def resolve_target(ctx: OpContext, args: ResolveTargetInput) -> ResolveTar
         tried=res.tried,
         elapsed_ms=res.elapsed_ms,
     )
+
+
+def _stacked(arg: StackedWindowArg) -> StackedWindow:
+    box = (arg.box[0], arg.box[1], arg.box[2], arg.box[3]) if arg.box else None
+    return StackedWindow(arg.title, arg.process, box)
 
 
 # --- agent transport ------------------------------------------------------------------------------

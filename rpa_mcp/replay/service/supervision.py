@@ -19,6 +19,8 @@ from rpa_mcp.errors import RpaError
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.choices import option_expected, state_expected
 from rpa_mcp.replay.identity import MISMATCH
+from rpa_mcp.replay.occlusion import METHOD as OCCLUDED_METHOD
+from rpa_mcp.replay.occlusion import OCCLUDED
 from rpa_mcp.replay.ports import DialogResolverPort, ValidatorPort
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service.evidence import (
@@ -109,7 +111,7 @@ class Supervisor:
                 m.ABANDONED,
                 "not_executed",
                 pause=m.PAUSED_NEED_HELP,
-                pause_detail={"error": msg.error or "the agent did not execute the action", **_identity(msg.error)},
+                pause_detail={"error": msg.error or "the agent did not execute the action", **never_clicked(msg.error)},
             ), screen_bytes
         if cancelled:
             # cancel never interrupts an action in flight; its report is recorded when it comes
@@ -330,8 +332,11 @@ class Supervisor:
         return _held_for_dialog(vdict, dcrops, detail)
 
 
-def _identity(error: str | None) -> dict[str, Any]:
-    """A record whose identity did not match was never clicked: say so, with the category."""
+def never_clicked(error: str | None) -> dict[str, Any]:
+    """A record whose identity did not match, or a target another window covers, was never clicked: say so,
+    with the category."""
+    if error and (OCCLUDED in error or OCCLUDED_METHOD in error):
+        return {"failure_category": OCCLUDED, "executed": False, "why": "another window covers the target"}
     if not error or MISMATCH not in error:
         return {}
     return {"failure_category": MISMATCH, "executed": False, "why": "the record at the target is not the one chosen"}
