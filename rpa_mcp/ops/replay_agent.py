@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from pydantic import BaseModel, Field
 
 from rpa_mcp.identity import Caller
@@ -20,6 +21,7 @@ from rpa_mcp.ops.common import ImageArg, replay_machines, with_images
 from rpa_mcp.ops.registry import Http, OpContext, Operation, StrictModel, Surface
 from rpa_mcp.ops.replay import service_of
 from rpa_mcp.replay.occlusion import StackedWindow, occluded
+from rpa_mcp.replay.resolve import Resolution
 from rpa_mcp.replay.wire import (
     ActionResult,
     Heartbeat,
@@ -29,6 +31,7 @@ from rpa_mcp.replay.wire import (
     ReportAck,
     StartAck,
 )
+from rpa_mcp.vision.checkbox import box_state
 
 AGENT = frozenset({"agent"})
 REST: frozenset[Surface] = frozenset({"rest"})
@@ -48,7 +51,7 @@ class ResolveTargetInput(StrictModel):
     image: ImageArg = Field(description="Current screenshot.")
     target_spec: dict[str, Any] = Field(
         description="label/by_text, rel_x/rel_y (or x_pct/y_pct) recorded position, bbox, anchor_png_base64, "
-        "resolve_order, window_title, uia{x,y,score}."
+        "resolve_order, window_title, uia{x,y,score}; check_state=true also reads the check box beside the label."
     )
     window_title: str | None = Field(None, max_length=1000, description="Foreground window title (target memory).")
     windows: list[StackedWindowArg] = Field(
@@ -80,6 +83,11 @@ class ResolveTargetOutput(StrictModel):
     from_memory: bool = Field(False, description="The target memory answered.")
     tried: list[dict[str, Any]] = Field(default_factory=list, description="Each method tried and what it found.")
     elapsed_ms: float = Field(0.0, description="Time spent resolving.")
+    checked: bool | None = Field(
+        None,
+        description="With check_state=true in the spec: whether the check box beside the label found is ticked, "
+        "read from the pixels; null when it cannot be told (never guessed).",
+    )
 
 
 # --- handlers --------------------------------------------------------------------------------------
@@ -100,13 +108,13 @@ async def _memory_reads(ctx: OpContext, args: ResolveTargetInput) -> set[str]:
 async def resolve_target(ctx: OpContext, args: ResolveTargetInput) -> ResolveTargetOutput:
     service = service_of(ctx)
     machine = memory_machine(ctx.caller, args.machine_id)
-    res = await with_images(
-        ctx,
-        lambda image: service.resolver.resolve(
-            image, args.target_spec, window_title=args.window_title, machine_id=machine
-        ),
-        (args.image, "image"),
-    )
+
+    def work(image: np.ndarray) -> tuple[Resolution, bool | None]:
+        res = service.resolver.resolve(image, args.target_spec, window_title=args.window_title, machine_id=machine)
+        wants_state = args.target_spec.get("check_state") is True and res.resolved and res.box is not None
+        return res, box_state(image, res.box) if wants_state and res.box is not None else None
+
+    res, checked = await with_images(ctx, work, (args.image, "image"))
     spec_title = args.target_spec.get("window_title")
     res = occluded(res, [_stacked(w) for w in args.windows], spec_title if isinstance(spec_title, str) else None)
     return ResolveTargetOutput(
@@ -119,6 +127,7 @@ async def resolve_target(ctx: OpContext, args: ResolveTargetInput) -> ResolveTar
         from_memory=res.from_memory,
         tried=res.tried,
         elapsed_ms=res.elapsed_ms,
+        checked=checked,
     )
 
 

@@ -13,6 +13,7 @@ from rpa_mcp.ops.common import ImageArg
 from rpa_mcp.ops.registry import Caller, OpContext
 from rpa_mcp.replay.occlusion import StackedWindow, covering
 from rpa_mcp.replay.service.supervision import never_clicked
+from rpa_mcp.testing import FakeOcr
 from rpa_mcp.vision.budget import ImageWork
 
 FORM = "Pharmacie - Dispensation - Chromium"
@@ -87,3 +88,20 @@ def test_an_agent_refusing_a_covered_target_pauses_the_replay_as_window_occluded
     error = "target_not_resolved: window_occluded: WINDOW_OCCLUDED: covered by the window 'PACS viewer'"
     assert never_clicked(error)["failure_category"] == "WINDOW_OCCLUDED"
     assert never_clicked("target_not_resolved: not_found: nothing") == {}
+
+
+@pytest.mark.anyio
+async def test_resolve_target_reads_the_check_box_beside_the_label_when_asked(services, service) -> None:
+    from rpa_mcp.vision.ocr import OcrLine
+    from tests.vision.test_checkbox import LABEL, form
+
+    services.replay, services.image_work = service, ImageWork(2)
+    service.resolver.ocr = FakeOcr([OcrLine("Urgent", LABEL, 0.97)])  # the whole screen is read: no recorded spot
+    ctx = OpContext(caller=Caller("agent", frozenset({"operator"})), services=services)
+    answers = []
+    for ticked in (True, False):
+        png = cv2.imencode(".png", form("outlined", ticked=ticked))[1].tobytes()
+        image = ImageArg(png_base64=base64.b64encode(png).decode("ascii"))
+        spec = {"label": "Urgent", "check_state": True}
+        answers.append(await agent_ops.resolve_target(ctx, agent_ops.ResolveTargetInput(image=image, target_spec=spec)))
+    assert [(a.resolved, a.checked) for a in answers] == [(True, True), (True, False)]
