@@ -323,6 +323,7 @@ class Recorder:
             "ts": round(self.clock.wall(time_ms), 3),
             "type": kind,
             "window_title": window.title if window else None,
+            "window_box": list(window.geometry) if window and window.geometry else None,  # a replay follows it
             "app": window.process if window else None,
             "agent": "rpa-mcp agent-x11",
         }

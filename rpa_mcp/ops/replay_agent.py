@@ -22,6 +22,7 @@ from rpa_mcp.ops.registry import Http, OpContext, Operation, StrictModel, Surfac
 from rpa_mcp.ops.replay import service_of
 from rpa_mcp.replay.occlusion import StackedWindow, occluded
 from rpa_mcp.replay.resolve import Resolution
+from rpa_mcp.replay.window_frame import in_window_frame
 from rpa_mcp.replay.wire import (
     ActionResult,
     Heartbeat,
@@ -57,8 +58,9 @@ class ResolveTargetInput(StrictModel):
     windows: list[StackedWindowArg] = Field(
         default_factory=list,
         max_length=64,
-        description="The windows on screen, top-most first, with their boxes: a target the top-most window at its "
-        "point does not belong to is covered (resolved=false, method=window_occluded, naming the covering window).",
+        description="The windows on screen, top-most first, with their boxes: a target recorded in a window that "
+        "moved or was resized is looked for in its window's new frame; a target the top-most window at its point "
+        "does not belong to is covered (resolved=false, method=window_occluded, naming the covering window).",
     )
     machine_id: str | None = Field(
         None,
@@ -109,14 +111,17 @@ async def resolve_target(ctx: OpContext, args: ResolveTargetInput) -> ResolveTar
     service = service_of(ctx)
     machine = memory_machine(ctx.caller, args.machine_id)
 
+    stacked = [_stacked(w) for w in args.windows]
+
     def work(image: np.ndarray) -> tuple[Resolution, bool | None]:
-        res = service.resolver.resolve(image, args.target_spec, window_title=args.window_title, machine_id=machine)
+        spec = in_window_frame(args.target_spec, stacked, (image.shape[1], image.shape[0]))  # the window moved
+        res = service.resolver.resolve(image, spec, window_title=args.window_title, machine_id=machine)
         wants_state = args.target_spec.get("check_state") is True and res.resolved and res.box is not None
         return res, box_state(image, res.box) if wants_state and res.box is not None else None
 
     res, checked = await with_images(ctx, work, (args.image, "image"))
     spec_title = args.target_spec.get("window_title")
-    res = occluded(res, [_stacked(w) for w in args.windows], spec_title if isinstance(spec_title, str) else None)
+    res = occluded(res, stacked, spec_title if isinstance(spec_title, str) else None)
     return ResolveTargetOutput(
         resolved=res.resolved,
         x=res.x,

@@ -23,7 +23,7 @@ import numpy as np
 
 from rpa_mcp.clock import Clock
 from rpa_mcp.errors import Conflict, InvalidInput, NotFound, PreconditionFailed, RpaError
-from rpa_mcp.shadow.boxes import OCR_BOX_MAX_DISTANCE, distance_to_box, element_box, same_text
+from rpa_mcp.shadow.boxes import OCR_BOX_MAX_DISTANCE, distance_to_box, element_box, same_text, screen_box
 from rpa_mcp.shadow.calibration import ASK_BELOW, Calibration
 from rpa_mcp.shadow.elements import app_key, is_container, is_option
 from rpa_mcp.shadow.events import CLICK_TYPES, TraceEvent, normalize_locale, parse_events
@@ -311,6 +311,8 @@ class ShadowService:
         facts["x_pct"] = round(min(max(ev.x / sw, 0.0), 1.0), 4)
         facts["y_pct"] = round(min(max(ev.y / sh, 0.0), 1.0), 4)
         facts["frame_size"] = [w, h]
+        if window_box := screen_box(ev.extras.get("window_box")):
+            facts["window_box"] = window_box  # the window it was made in: a replay follows it when it moves
         if ev.type in CLICK_TYPES and element is not None and not container:
             box = element_box(element, point=(ev.x, ev.y), screen=(sw, sh), frame=(w, h))
             if box is not None:
