@@ -361,8 +361,12 @@ class X11Agent:
 
                 self._ocr = RapidOcrEngine()
             return locate.locate_locally(self._ocr, action, frame)
+        windows = [
+            {"title": w.title[:1000], "process": w.process, "box": list(w.geometry) if w.geometry else None}
+            for w in self.windows.stacked()[:64]  # the server reads at most 64, top-most first
+        ]
         return locate.locate_on_server(
-            self.client, self.headers, action, png, front.title if front else None, self.machine_id
+            self.client, self.headers, action, png, front.title if front else None, self.machine_id, windows
         )
 
     def _focus(self, action: NextAction) -> str | None:

@@ -63,12 +63,14 @@ def locate_on_server(
     png: bytes,
     window_title: str | None,
     machine_id: str | None = None,
+    windows: list[dict[str, Any]] | None = None,
 ) -> Located:
     body = {
         "image": {"png_base64": base64.b64encode(png).decode("ascii")},
         "target_spec": spec_of(action),
         "window_title": window_title,
         "machine_id": machine_id,  # the target memory read is this workstation's own
+        "windows": windows or [],  # top-most first, with boxes: a moved window, a covered target
     }
     response = client.post(RESOLVE_PATH, json=body, headers=headers)
     if response.status_code >= 400:
