@@ -68,12 +68,12 @@ class Controls:
     def click(self, state: ControlState, screen: str, x: int, y: int) -> tuple[str, str | None] | None:
         """(effect, label) of a click a control takes, None when it reaches none of them."""
         if state.open is not None:
-            choice, state.open = self._choices[state.open], None
-            for i, option in enumerate(choice.options):
-                if _inside(list(_option_box(choice, i)), x, y):
-                    state.chosen[choice.id] = option
-                    return f"chose:{choice.id}:{option}", option
-            return f"closed:{choice.id}", None
+            listed, state.open = self._choices[state.open], None
+            for i, option in enumerate(listed.options):
+                if _inside(list(_option_box(listed, i)), x, y):
+                    state.chosen[listed.id] = option
+                    return f"chose:{listed.id}:{option}", option
+            return f"closed:{listed.id}", None
         choice = next((c for c in self._choices_on(screen) if _inside(c.bbox, x, y)), None)
         if choice is not None:
             state.open = choice.id

@@ -185,8 +185,8 @@ class DesktopSpec(SpecModel):
         for k in self.shortcuts:
             check("screen", k.screen, screens)
             check_effect(k.on_press)
-        for control in [*self.choices, *self.checkboxes]:
-            for s in control.screens:
+        for shown in [c.screens for c in self.choices] + [b.screens for b in self.checkboxes]:
+            for s in shown:
                 check("screen", s, screens)
         for t in self.triggers:
             check("screen", t.screen, screens)
