@@ -44,7 +44,7 @@ from rpa_mcp.agent_sim.execute import (
     replaces_field,
 )
 from rpa_mcp.agent_sim.journal import DedupCache, Journal, person_retry_allows, ran, without_images
-from rpa_mcp.agent_x11 import choices, locate
+from rpa_mcp.agent_x11 import choices, locate, scrolling
 from rpa_mcp.agent_x11.focus import FocusEvidence, focus_region
 from rpa_mcp.agent_x11.inject import Injector
 from rpa_mcp.agent_x11.screen import Screen
@@ -288,6 +288,14 @@ class X11Agent:
                 )
                 if needs_point and action.target is not None and (action.target.label or action.target.x is not None):
                     found = self._locate(action, frame_before, png_before, front_before)
+                    if not found.found:  # a row of a list out of view: a bounded scroll, then resolved again
+                        seen = scrolling.bring_into_view(
+                            choices.AgentPort(self, action), action, found, png_before, self.windows.size,
+                            lambda png: self._locate(action, self.screen.grab(), png, front_before),
+                        )  # fmt: skip
+                        found, self._notes["scrolled"] = seen.found, seen.note
+                        if seen.png is not None:
+                            frame_before, png_before = self.screen.grab(), seen.png
                     self._mark("resolved")
                     if not found.found:
                         reason = f"target_not_resolved: {found.method}: {found.reason}"
@@ -344,6 +352,7 @@ class X11Agent:
             process_after=front_after.process if front_after else None,
             human_takeover=human,
             executed=executed,
+            warning=self._notes.get("scrolled"),
             output=self._notes.get("output"),
             duration_ms=int((time.monotonic() - started) * 1000),
             phases_ms=self._phases(),

@@ -111,7 +111,7 @@ def _state(port: ChoicePort, action: NextAction, position: tuple[int, int], png:
 
 @dataclass
 class AgentPort:
-    """The X11 agent's own hands, screen, server and accessibility bus, as `ChoicePort`."""
+    """The X11 agent's own hands, screen, server and accessibility bus, as `ChoicePort` (and `ScrollPort`)."""
 
     agent: Any  # rpa_mcp.agent_x11.agent.X11Agent (not imported: the agent imports this module)
     action: NextAction
@@ -121,6 +121,9 @@ class AgentPort:
 
     def press(self, keys: str) -> None:
         self.agent.hands.combo(keys)
+
+    def scroll(self, x: int, y: int, direction: str, amount: int) -> None:
+        self.agent.hands.scroll(x, y, direction=direction, amount=amount)
 
     def settled_png(self) -> bytes:
         frame, _ = self.agent._settle(None, self.action, quiet_s=0.2)
