@@ -16,10 +16,8 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
 
 from rpa_mcp.clock import Clock
 from rpa_mcp.errors import Conflict, InvalidInput, NotFound, PreconditionFailed
@@ -31,69 +29,25 @@ from rpa_mcp.shadow.feedback import FeedbackRejected, apply_feedback
 from rpa_mcp.shadow.ir import build_ir
 from rpa_mcp.shadow.language import decided, vote
 from rpa_mcp.shadow.masking import mask_event
+from rpa_mcp.shadow.observer import ObserverState
 from rpa_mcp.shadow.ports import TraceRepository
 from rpa_mcp.shadow.postconditions import LOOK_AHEAD
 from rpa_mcp.shadow.screens import StoredScreens
-from rpa_mcp.shadow.segment import Context, Segment
 from rpa_mcp.shadow.segmenter import IDLE_GAP_S, place
+from rpa_mcp.shadow.shots import SCREENSHOT_URI, BatchShots, Shot
 from rpa_mcp.shadow.steps import LOOK_BEHIND, derive_steps
 from rpa_mcp.shadow.suggestions import review, settle_names
-from rpa_mcp.vision.budget import FrameCache, check_request_pixels
+from rpa_mcp.vision.budget import FrameCache
 from rpa_mcp.vision.images import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_PIXELS,
-    decode_base64,
-    decode_image,
-    read_header,
 )
 from rpa_mcp.vision.ocr import OcrEngine
 
 logger = logging.getLogger(__name__)
 
-SCREENSHOT_URI = "rpa://screenshots/"
 MAX_NOTIFICATIONS = 100
 NO_SESSION = "no active session — do something on the workstation first so I can see it"
-
-
-@dataclass
-class ObserverState:
-    mode: str = "auto"  # auto (events came first) | observing (explicit start) | stopped | idle (after reset)
-    start_idx: int = 0
-    cursor: int = 0
-    segments: list[Segment] = field(default_factory=list)
-    ctx: Context = field(default_factory=Context)
-    cancelled: bool = False
-    locale: str | None = None
-    last_shot: str | None = None
-    ocr_pending: list[int] = field(default_factory=list)
-    notifications: list[dict[str, Any]] = field(default_factory=list)
-    version: int = 0
-    secret_field: str | None = None  # label ("" if unknown) of the secret field holding the focus, if any
-    language: str | None = None  # chosen at shadow_start: wins over the agent's locale and the screen's words
-    ui_votes: dict[str, int] = field(default_factory=dict)  # language of the screen's words (shadow.language)
-
-    @property
-    def observing(self) -> bool:
-        return self.mode in ("auto", "observing")
-
-    def to_dict(self) -> dict[str, Any]:
-        """Everything but the segments, which are stored one row each (see `_save`)."""
-        data = {f: getattr(self, f) for f in _STATE_FIELDS if f != "segments"}
-        data["ctx"] = self.ctx.to_dict()
-        data["ocr_pending"] = list(self.ocr_pending)
-        data["notifications"] = list(self.notifications)
-        data["ui_votes"] = dict(self.ui_votes)
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ObserverState:
-        data = dict(data)
-        data["segments"] = [Segment.from_dict(s) for s in data.get("segments", [])]
-        data["ctx"] = Context.from_dict(data.get("ctx", {}))
-        return cls(**{k: v for k, v in data.items() if k in _STATE_FIELDS})
-
-
-_STATE_FIELDS = tuple(ObserverState.__dataclass_fields__)
 
 
 @dataclass
@@ -103,13 +57,6 @@ class _Derived:
     steps: list[dict[str, Any]]
     by_key: dict[tuple[Any, ...], dict[str, Any]]
     review: dict[str, Any] | None = None  # computed once per version, when first asked
-
-
-@dataclass
-class _Shot:
-    data: bytes
-    image: np.ndarray
-    mime: str
 
 
 class ShadowService:
@@ -138,6 +85,7 @@ class ShadowService:
         # decoded screenshots by id, under the byte budget shared by every session (and the server)
         self.frames = frames if frames is not None else FrameCache(4 * DEFAULT_MAX_PIXELS * 3)
         self.max_request_pixels = max_request_pixels or 2 * max_pixels
+        self.shots = BatchShots(traces, max_pixels, max_image_bytes, self.max_request_pixels)
         self.clicks = ClickFacts(traces, ocr, self.frames, max_pixels=max_pixels)
         self._derived: dict[str, _Derived] = {}
         self._revs: dict[str, int] = {}  # the store's save count of each cached state
@@ -146,7 +94,7 @@ class ShadowService:
     def ingest(self, raw: Sequence[Any], *, prefix: str = "events") -> dict[str, Any]:
         """Validate, store and observe a batch (all or nothing)."""
         events = parse_events(raw, prefix=prefix)
-        shots = self._decode_shots(events, prefix)
+        shots = self.shots.decode(events, prefix)
         now = self.clock.now()
         touched: dict[str, dict[str, Any]] = {}
         accepted = duplicates = 0
@@ -192,34 +140,7 @@ class ShadowService:
             info["observing"] = state.observing
         return {"accepted": accepted, "duplicates": duplicates, "sessions": list(touched.values())}
 
-    def _decode_shots(self, events: Sequence[TraceEvent], prefix: str) -> list[_Shot | None]:
-        """Every screenshot of a batch: headers first (pixels of the whole batch bounded), then decoded."""
-        datas = [self._shot_bytes(ev, f"{prefix}[{i}]" if prefix else "") for i, ev in enumerate(events)]
-        headers = [read_header(data, field=where) for data, where in filter(None, datas)]
-        check_request_pixels(headers, self.max_request_pixels, field=prefix or "screenshot")
-        shots: list[_Shot | None] = []
-        for item in datas:
-            if item is None:
-                shots.append(None)
-                continue
-            data, where = item
-            image = decode_image(data, max_pixels=self.max_pixels, field=where)
-            shots.append(_Shot(data, image, "image/png" if read_header(data).format == "png" else "image/jpeg"))
-        return shots
-
-    def _shot_bytes(self, ev: TraceEvent, where: str) -> tuple[bytes, str] | None:
-        field_name = f"{where}.screenshot" if where else "screenshot"
-        if ev.screenshot_ref is not None:
-            ref = ev.screenshot_ref.removeprefix(SCREENSHOT_URI)
-            if self.traces.screenshot_info(ref) is None:
-                name = f"{where}.screenshot_ref" if where else "screenshot_ref"
-                raise InvalidInput(f"{name}: no screenshot {ev.screenshot_ref!r} was uploaded", field=name)
-            return None
-        if not ev.screenshot:
-            return None
-        return decode_base64(ev.screenshot, field=field_name, max_bytes=self.max_image_bytes), field_name
-
-    def _store_and_observe(self, ev: TraceEvent, shot: _Shot | None, now: float, info: dict[str, Any]) -> int:
+    def _store_and_observe(self, ev: TraceEvent, shot: Shot | None, now: float, info: dict[str, Any]) -> int:
         sid = ev.session_id
         if ev.event_id is not None and self._seen(sid, ev.event_id):
             return 0
