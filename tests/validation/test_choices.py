@@ -58,3 +58,12 @@ def test_a_parameter_filled_in_as_text_gives_the_wanted_state() -> None:
 def test_the_option_is_the_text_a_select_option_step_must_leave_shown() -> None:
     assert option_expected("select_option", {"option": "Boîte"}) == "Boîte"
     assert option_expected("click_anchor", {"option": "Boîte"}) is None
+
+
+def test_a_box_reading_the_wanted_state_after_a_click_elsewhere_in_view_is_a_success(
+    bare_validator: Validator,
+) -> None:
+    before, after = form(False), form(True)
+    after[600:640, 900:1000] = 20  # something else moved too: the box's own crop is unknown (no box given)
+    verdict = bare_validator.validate("set_checked", before, after, Target("Urgent"), wanting(True, {"checked": True}))
+    assert verdict.verdict == VerdictKind.SUCCESS
