@@ -60,6 +60,23 @@ class Controls:
         x, y, w, h = boxes[0]
         return x + w // 2, y + h // 2
 
+    def element_at(self, state: ControlState, screen: str, x: int, y: int) -> dict[str, object] | None:
+        """What an accessibility tree says is at a point (a recorder looks it up as the button goes down)."""
+        if state.open is not None:
+            listed = self._choices[state.open]
+            for i, option in enumerate(listed.options):
+                if _inside(list(_option_box(listed, i)), x, y):
+                    return {"name": option, "role": "ListItem", "automation_id": f"{listed.id}-{i}"}
+            return None
+        choice = next((c for c in self._choices_on(screen) if _inside(c.bbox, x, y)), None)
+        if choice is not None:
+            return {"name": choice.label, "role": "ComboBox", "automation_id": choice.id}
+        box = self._box_at(screen, x, y)
+        if box is not None:
+            states = ["checked"] if self.is_checked(state, box) else []
+            return {"name": box.label, "role": "CheckBox", "automation_id": box.id, "states": states}
+        return None
+
     def text_at(self, state: ControlState, screen: str, x: int, y: int) -> str | None:
         choice = next((c for c in self._choices_on(screen) if _inside(c.bbox, x, y)), None)
         return state.chosen.get(choice.id, choice.placeholder) if choice is not None else None

@@ -167,6 +167,12 @@ class VirtualDesktop:
         hotspot = self._hotspot_at(x, y)
         return (hotspot.text or hotspot.label) if hotspot is not None else ""
 
+    def element_at(self, x: int, y: int) -> dict[str, object] | None:
+        """The drop-down, option or check box at a point as an accessibility tree reports it (None: other)."""
+        if self.top_dialog is not None:
+            return None
+        return self.controls.element_at(self._state.controls, self._state.screen, x, y)
+
     def checked_at(self, x: int, y: int) -> bool | None:
         """The agent's accessibility reading of the check box at a point (None: no check box there)."""
         if self.top_dialog is not None:

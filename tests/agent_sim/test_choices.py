@@ -12,11 +12,16 @@ import pytest
 from rpa_mcp.agent_sim import VirtualDesktop
 from rpa_mcp.agent_sim.execute import inject
 from rpa_mcp.agent_sim.fixtures import ImageResolver
+from rpa_mcp.agent_sim.shadow import DemoRecorder
 from rpa_mcp.agent_sim.spec import parse_desktop
 from rpa_mcp.replay.choices import state_expected
 from rpa_mcp.replay.wire import NextAction, WireTarget
 from rpa_mcp.settings import shipped_dir
-from rpa_mcp.testing import FakeOcr
+from rpa_mcp.shadow.ir import build_ir
+from rpa_mcp.shadow.service import ShadowService
+from rpa_mcp.store.db import Database
+from rpa_mcp.store.traces import TraceStore
+from rpa_mcp.testing import FakeClock, FakeOcr
 from rpa_mcp.validation import Expected, Target, Validator, VerdictKind, load_validator_matrix
 from rpa_mcp.validation.matrix import MATRIX_FILE
 from rpa_mcp.vision.images import decode_image
@@ -138,3 +143,34 @@ def test_the_agent_reports_the_state_it_read_to_the_server(form: VirtualDesktop,
 
     result = anyio.run(run)
     assert (result["success"], result["output"]) == (True, {"checked": True})
+
+
+def test_a_demonstration_on_the_form_is_learnt_then_replayed_with_its_option_and_state(
+    form: VirtualDesktop, tmp_path: Path
+) -> None:
+    clock = FakeClock()
+    person = DemoRecorder(form, session_id="s1", machine_id="PC-1", clock=clock, screenshots=False)
+    person.click(*COMBO)
+    clock.advance(1.5)
+    person.click_label("Boîte")  # in the open list
+    clock.advance(2.0)
+    person.click(*BOX)
+    shadow = ShadowService(TraceStore(Database(tmp_path / "traces.sqlite3")), FakeOcr(), clock)
+    shadow.ingest(person.events)
+    steps = shadow.understanding("s1")["steps"][1:]  # after the window the recording began on
+    assert [(s["action_type"], s["params"]) for s in steps] == [
+        ("select_option", {"option": "Boîte"}),
+        ("set_checked", {"checked": True}),
+    ]
+    ir = build_ir(steps, name="form", domain="d", session_id="s1", machine_id="PC-1", created_at=0.0)
+    desk = VirtualDesktop(parse_desktop(FORM), ImageResolver.default())  # a new day: nothing chosen
+    for step in ir["steps"]:
+        target = step["target"]
+        label = target.get("label") or target.get("by_text")
+        action = NextAction(
+            replay_id="r", action_id=str(step["index"]), attempt_id="t", not_after=1e12, server_now=0.0,
+            action_type=step["action_type"], target=WireTarget(label=label, spec=target), params=step["params"],
+        )  # fmt: skip
+        assert inject(desk, action).success
+    assert desk.text_at(*COMBO) == "Boîte" and desk.checked_at(*BOX) is True
+    assert [e.effect for e in desk.agent_inputs()] == ["open:packaging", "chose:packaging:Boîte", "toggle:urgent:True"]
