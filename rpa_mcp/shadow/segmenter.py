@@ -186,7 +186,8 @@ def _focus(
     segments: list[Segment], ctx: Context, last: Segment | None, current: Segment | None, idx: int, event: TraceEvent
 ) -> Segment | None:
     same = (event.window_title or ctx.window) == ctx.window and (event.app or ctx.app) == ctx.app
-    if same or (current is not None and current.popup):  # a drop-down's list may be a window of its own
+    own_popup = current is not None and current.popup and app_key(event.app) in (None, app_key(ctx.app))
+    if same or own_popup:  # a drop-down's list may be a window of its own application
         if current is not None:
             current.events.append(idx)
         return current
@@ -280,8 +281,9 @@ def _opened(seg: Segment, key: str | None, role: str, point: list[int]) -> Segme
 
 
 def _chooses(seg: Segment, event: TraceEvent) -> bool:
-    """A plain click while this step's drop-down list is open chooses an option."""
-    return seg.popup and event.type == "click" and event.ts - seg.last_ts <= CHOICE_S
+    """A plain click in the same application while this step's drop-down list is open chooses an option."""
+    same_app = app_key(event.app) in (None, seg.app)
+    return seg.popup and same_app and event.type == "click" and event.ts - seg.last_ts <= CHOICE_S
 
 
 def _grow(seg: Segment, idx: int, point: list[int]) -> Segment:

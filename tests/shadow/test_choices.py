@@ -166,3 +166,16 @@ def test_the_ir_keeps_the_option_and_the_state(shadow: ShadowService) -> None:
         ("select_option", {"option": "Boîte"}),
         ("set_checked", {"checked": True}),
     ]
+
+
+def test_going_to_another_application_with_the_list_open_chooses_nothing(shadow: ShadowService) -> None:
+    mail = {"window_title": "Messagerie - Outlook", "app": "outlook.exe"}
+    steps = steps_of(
+        shadow,
+        [
+            ev("click", 1.0, x=400, y=300, element=COMBO, **AT),
+            ev("focus", 2.0, **mail),
+            ev("click", 3.0, x=400, y=360, element={"name": "Boîte de réception", "role": "TreeItem"}, **mail),
+        ],
+    )
+    assert "select_option" not in [s["action_type"] for s in steps]
