@@ -2,7 +2,8 @@
 
 - ``select_option``: click the drop-down (resolved like any target), wait for its list, find the
   option's text in the opened list through the server's `resolve_target` (its OCR and quality
-  guard: the option is never clicked at a guessed place), click it. An option not found closes
+  guard, around the drop-down: the same words elsewhere on the page are beyond its drift guard;
+  the option is never clicked at a guessed place), click it. An option not found closes
   the list (Escape) and the step is reported not resolved: the replay pauses.
 - ``set_checked``: read the box's state (AT-SPI `checked` where the application exposes it, else the
   server's reading of the box beside its label, `resolve_target` with `check_state`), click only
@@ -43,6 +44,8 @@ class ChoicePort(Protocol):
 
     def press(self, keys: str) -> None: ...
 
+    def screen_size(self) -> tuple[int, int]: ...
+
     def settled_png(self) -> bytes:
         """The screen once it stopped changing, as PNG."""
         ...
@@ -73,7 +76,14 @@ def choose_option(port: ChoicePort, action: NextAction, position: tuple[int, int
     if not isinstance(option, str) or not option:
         raise ChoiceFailed("INVALID_ACTION: select_option needs params.option (the option's text)", clicked=False)
     port.click(*position)
-    spec = {"label": option, "by_text": option}
+    width, height = port.screen_size()
+    # looked for around the drop-down (its list opens beside it), never as the same words elsewhere on the page
+    spec: dict[str, Any] = {
+        "label": option,
+        "by_text": option,
+        "rel_x": position[0] / width,
+        "rel_y": position[1] / height,
+    }
     if action.target is not None and action.target.window_title:
         spec["window_title"] = action.target.window_title
     found = port.find(spec, port.settled_png())
@@ -124,6 +134,10 @@ class AgentPort:
 
     def scroll(self, x: int, y: int, direction: str, amount: int) -> None:
         self.agent.hands.scroll(x, y, direction=direction, amount=amount)
+
+    def screen_size(self) -> tuple[int, int]:
+        size: tuple[int, int] = self.agent.windows.size  # (width, height) of the screen
+        return size
 
     def settled_png(self) -> bytes:
         frame, _ = self.agent._settle(None, self.action, quiet_s=0.2)

@@ -37,6 +37,9 @@ class FakePort:
     def settled_png(self) -> bytes:
         return b"png"
 
+    def screen_size(self) -> tuple[int, int]:
+        return (1000, 600)
+
     def find(self, spec: dict[str, Any], png: bytes) -> Located:
         self.asked.append(spec)
         at = self.options.get(spec["label"]) if self.clicks else None
@@ -67,7 +70,9 @@ def test_the_option_is_resolved_in_the_opened_list_and_clicked() -> None:
     port = FakePort(options={"Boîte": OPTION})
     assert carry_out(port, action("select_option", option="Boîte"), COMBO) is None
     assert port.clicks == [COMBO, OPTION]
-    assert port.asked == [{"label": "Boîte", "by_text": "Boîte", "window_title": "Pharmacie"}]
+    assert port.asked == [
+        {"label": "Boîte", "by_text": "Boîte", "rel_x": 0.4, "rel_y": 0.5, "window_title": "Pharmacie"}
+    ]  # looked for around the drop-down
 
 
 def test_an_option_not_found_closes_the_list_and_pauses() -> None:
