@@ -90,6 +90,7 @@ class FakeProcessWindow:
     visible: bool = True
     rect: Box = (0, 0, 800, 600)
     minimised: bool = False
+    cloaked: bool = False
     integrity: int | None = 0x2000  # medium
 
 
@@ -215,6 +216,9 @@ class FakeWin32:
 
     def is_iconic(self, hwnd: int) -> bool:
         return hwnd in self.windows and self.windows[hwnd].minimised
+
+    def is_cloaked(self, hwnd: int) -> bool:
+        return hwnd in self.windows and self.windows[hwnd].cloaked
 
     def window_text(self, hwnd: int) -> str:
         return self.windows[hwnd].title if hwnd in self.windows else ""
