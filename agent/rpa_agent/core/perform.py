@@ -105,6 +105,7 @@ class Performer:
         position: tuple[int, int] | None = None
         error: str | None = None
         output: dict[str, Any] | None = None
+        warning: str | None = None
         executed = True
         controls = choices.DesktopChoices(self.desktop, self.http, self.machine_id, self._settled_png)
         try:
@@ -128,18 +129,10 @@ class Performer:
             else:
                 needs_point = kind in NEEDS_POINT and action.target is not None
                 if needs_point and locate.has_something_to_find(action):
-                    title = front_before.title if front_before else None
-                    found = self.locate(action, png_before, title)
-                    if not found.found:  # a row of a list out of view: a bounded scroll, then resolved again
-                        size = self.desktop.screen.size()
-                        seen = scrolling.bring_into_view(
-                            controls, action, found, png_before, size, lambda png: self.locate(action, png, title)
-                        )
-                        found = seen.found
-                        if seen.note is not None:
-                            self.notes["scrolled"] = seen.note
-                        if seen.png is not None:
-                            frame_before, png_before = self.desktop.screen.grab(), seen.png
+                    seen = self._find(action, png_before, front_before.title if front_before else None, controls)
+                    found, warning = seen.found, seen.note
+                    if seen.png is not None:  # scrolled: the action goes on from the scrolled screen
+                        frame_before, png_before = self.desktop.screen.grab(), seen.png
                     self.mark("resolved")
                     if not found.found:
                         reason = f"target_not_resolved: {found.method}: {found.reason}"
@@ -191,7 +184,7 @@ class Performer:
             "process_after": front_after.process if front_after else None,
             "human_takeover": human,
             "executed": executed,
-            "warning": self.notes.get("scrolled"),
+            "warning": warning,
             "output": output,
             "duration_ms": int((time.monotonic() - started) * 1000),
             "phases_ms": self._phases(),
@@ -202,6 +195,19 @@ class Performer:
         """Where the target is on this screenshot: the server's answer (`rpa_agent.core.locate`),
         given the windows shown (top-most first) when the backend knows their order."""
         return locate.locate_on_server(self.http, action, png, window_title, self.machine_id, self.stacked_windows())
+
+    def _find(
+        self, action: NextAction, png: bytes, window_title: str | None, hands: scrolling.ScrollPort
+    ) -> scrolling.Scrolled:
+        """The target on this screen; a list's row out of view after a bounded scroll (`rpa_agent.core.scrolling`)."""
+        found = self.locate(action, png, window_title)
+        size = self.desktop.screen.size()
+        seen = scrolling.bring_into_view(
+            hands, action, found, png, size, lambda shot: self.locate(action, shot, window_title)
+        )
+        if seen.note is not None:
+            self.notes["scrolled"] = seen.note
+        return seen
 
     def stacked_windows(self) -> list[dict[str, Any]]:
         """The windows shown, top-most first, as the resolve request carries them ([] without `Stacking`)."""
