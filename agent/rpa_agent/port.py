@@ -48,6 +48,7 @@ class Element:
     box: Box | None = None
     is_password: bool = False
     value: str | None = None  # never filled for a password field
+    checked: bool | None = None  # a check box's (radio button's) state; None for other elements or when unread
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,20 @@ class Windows(Protocol):
     def focused_element(self) -> Element | None: ...
     def system_dialog(self) -> SystemDialog | None:
         """The operating system's own prompt when it is up (secure desktop, consent.exe, polkit)."""
+        ...
+
+
+@runtime_checkable
+class Stacking(Protocol):
+    """Optional on a `Windows` backend: the windows shown, top-most first, with their boxes.
+
+    The core sends them with each `resolve_target` request: the server looks for a target in its
+    window's new frame (moved, resized) and refuses a target another window covers (WINDOW_OCCLUDED).
+    Without it, the server resolves on the screenshot alone.
+    """
+
+    def stacked(self) -> list[Window]:
+        """The windows on screen (minimised ones left out), the top-most first."""
         ...
 
 

@@ -295,6 +295,7 @@ class ReferenceAgent:
             process_after=self.desktop.process,
             human_takeover=human,
             executed=outcome.executed,
+            output=outcome.output,
             duration_ms=int((time.monotonic() - started) * 1000),
         )
         self._event("executed" if outcome.executed else "not_executed", action)

@@ -11,7 +11,6 @@ checker can count how many times an action really reached the desktop.
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -19,6 +18,8 @@ from typing import Literal
 import cv2
 import numpy as np
 
+from rpa_mcp.agent_sim.controls import Controls, ControlState
+from rpa_mcp.agent_sim.controls import ascii_text as _ascii
 from rpa_mcp.agent_sim.fixtures import DESKTOPS_DIR, ImageResolver
 from rpa_mcp.agent_sim.spec import DesktopSpec, Dialog, Hotspot, OnClick, Screen, load_desktop_spec
 from rpa_mcp.errors import InvalidInput, NotFound
@@ -53,6 +54,7 @@ class _State:
     focus: str | None = None
     selected: bool = False  # the focused field's whole text is selected (ctrl+a): typing replaces it
     fired: set[int] = field(default_factory=set)
+    controls: ControlState = field(default_factory=ControlState)  # drop-downs and check boxes
 
 
 class VirtualDesktop:
@@ -62,6 +64,7 @@ class VirtualDesktop:
         self._screens = {s.id: s for s in spec.screens}
         self._dialogs = {d.id: d for d in spec.dialogs}
         self._fields = {f.id: f for f in spec.fields}
+        self.controls = Controls(spec)
         self._raw: dict[str, bytes] = {}
         self._decoded: dict[str, np.ndarray] = {}
         self._png_cache: dict[tuple[object, ...], bytes] = {}
@@ -114,7 +117,11 @@ class VirtualDesktop:
         """The current frame as PNG bytes; an unmodified screen is the fixture file itself."""
         key = self._state_key()
         if key not in self._png_cache:
-            if not self._state.dialogs and not self._visible_values():
+            if (
+                not self._state.dialogs
+                and not self._visible_values()
+                and not (self.spec.choices or self.spec.checkboxes)
+            ):
                 self._png_cache[key] = self._raw_bytes(self.screen.image)
             else:
                 ok, buf = cv2.imencode(".png", self.frame(), [cv2.IMWRITE_PNG_COMPRESSION, 3])
@@ -127,6 +134,7 @@ class VirtualDesktop:
         img = self._base(self.screen.image).copy()
         for field_id, value in self._visible_values().items():
             self._draw_field(img, field_id, value)
+        self.controls.draw(img, self._state.controls, self._state.screen)
         for dialog_id in self._state.dialogs:
             img = self._draw_dialog(img, self._dialogs[dialog_id])
         return img
@@ -135,6 +143,9 @@ class VirtualDesktop:
         """The agent's own vision, simulated: centre of the element showing `label` on screen."""
         wanted = normalize_text(label)
         top = self.top_dialog
+        control = None if top else self.controls.find(self._state.controls, self._state.screen, label)
+        if control is not None or (top is None and self._state.controls.open is not None):
+            return control  # an open list covers what is under it
         boxes = (
             [(b.label, b.bbox) for b in top.buttons]
             if top
@@ -150,8 +161,23 @@ class VirtualDesktop:
         top = self.top_dialog
         if top is not None:
             return next((b.label for b in top.buttons if _inside(b.bbox, x, y)), "")
+        shown = self.controls.text_at(self._state.controls, self._state.screen, x, y)
+        if shown is not None:
+            return shown
         hotspot = self._hotspot_at(x, y)
         return (hotspot.text or hotspot.label) if hotspot is not None else ""
+
+    def element_at(self, x: int, y: int) -> dict[str, object] | None:
+        """The drop-down, option or check box at a point as an accessibility tree reports it (None: other)."""
+        if self.top_dialog is not None:
+            return None
+        return self.controls.element_at(self._state.controls, self._state.screen, x, y)
+
+    def checked_at(self, x: int, y: int) -> bool | None:
+        """The agent's accessibility reading of the check box at a point (None: no check box there)."""
+        if self.top_dialog is not None:
+            return None
+        return self.controls.checked_at(self._state.controls, self._state.screen, x, y)
 
     # --- input ----------------------------------------------------------------------------
     def before_action(self) -> None:
@@ -166,6 +192,11 @@ class VirtualDesktop:
             button = next((b for b in top.buttons if _inside(b.bbox, x, y)), None)
             if button is not None:
                 label, effect = button.label, button.on_click
+        elif kind == "click" and (hit := self.controls.click(self._state.controls, screen, x, y)) is not None:
+            effect_text, label = hit
+            event = InputEvent(source, kind, x, y, effect=effect_text, label=label, screen=screen)
+            self.inputs.append(event)
+            return event
         elif kind != "right_click":
             hotspot = self._hotspot_at(x, y)
             if hotspot is not None:
@@ -279,7 +310,8 @@ class VirtualDesktop:
         }
 
     def _state_key(self) -> tuple[object, ...]:
-        return (self._state.screen, tuple(self._state.dialogs), tuple(sorted(self._visible_values().items())))
+        values = tuple(sorted(self._visible_values().items()))
+        return (self._state.screen, tuple(self._state.dialogs), values, self._state.controls.key())
 
     def _raw_bytes(self, name: str) -> bytes:
         if name not in self._raw:
@@ -356,14 +388,6 @@ def _clip(bbox: list[int], *shapes: tuple[int, ...]) -> tuple[int, int, int, int
     width = min(s[1] for s in shapes)
     x, y, w, h = bbox
     return max(0, x), max(0, y), max(0, min(x + w, width)), max(0, min(y + h, height))
-
-
-def _ascii(text: str) -> str:
-    """Hershey fonts draw ASCII only: drop accents, replace the rest."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
-    plain = plain.replace("\u2014", "-").replace("\u2019", "'").replace("\u00ab", '"').replace("\u00bb", '"')
-    return "".join(c if 32 <= ord(c) < 127 else "?" for c in plain)
 
 
 def check_point(x: object, y: object) -> tuple[int, int]:

@@ -20,6 +20,7 @@ from rpa_agent.core.actions import (  # the action types, as the workstation age
 
 from rpa_mcp.agent_sim.desktop import VirtualDesktop
 from rpa_mcp.replay import identity
+from rpa_mcp.replay.choices import wanted_state
 from rpa_mcp.replay.wire import NextAction
 from rpa_mcp.vision.text_match import title_matches
 
@@ -33,6 +34,7 @@ class Outcome:
     position: tuple[int, int] | None = None
     warning: str | None = None
     duration_s: float = 0.0  # extra time the action takes (waits, long actions): heartbeats cover it
+    output: Any = None  # what the action read (set_checked: {"checked": state after})
 
 
 def resolve_position(desktop: VirtualDesktop, action: NextAction) -> tuple[int, int] | None:
@@ -101,6 +103,10 @@ def inject(desktop: VirtualDesktop, action: NextAction) -> Outcome:
             return Outcome(False, False, f"INVALID_ACTION: {kind} needs params.keys", False)
         desktop.press(keys)
         return Outcome(True, True, duration_s=duration)
+    if kind == "select_option":
+        return choose_option(desktop, position, params, duration)
+    if kind == "set_checked":
+        return set_checked(desktop, position, params, duration)
     if kind == "scroll":
         desktop.scroll()
         return Outcome(True, True, position=position, duration_s=duration)
@@ -121,3 +127,43 @@ def inject(desktop: VirtualDesktop, action: NextAction) -> Outcome:
         desktop.click(*position, kind=click_kind)
         return Outcome(True, True, position=position, duration_s=duration)
     return Outcome(False, False, f"UNSUPPORTED_ACTION: {action.action_type!r} on the virtual desktop", False)
+
+
+def choose_option(
+    desktop: VirtualDesktop, position: tuple[int, int] | None, params: dict[str, Any], duration: float
+) -> Outcome:
+    """Open the drop-down, find the option's text in its list, click it."""
+    option = params.get("option")
+    if not isinstance(option, str) or not option:
+        return Outcome(False, False, "INVALID_ACTION: select_option needs params.option (the option's text)", False)
+    if position is None:
+        return Outcome(False, False, "TARGET_NOT_RESOLVED: no coordinates and the drop-down is not on screen", True)
+    desktop.click(*position)
+    found = desktop.find_label(option)
+    if found is None:
+        desktop.click(*position)  # close the list again: nothing chosen
+        return Outcome(True, False, f"TARGET_NOT_RESOLVED: {option!r} is not in the list", True, position)
+    desktop.click(*found)
+    return Outcome(True, True, position=position, duration_s=duration)
+
+
+def set_checked(
+    desktop: VirtualDesktop, position: tuple[int, int] | None, params: dict[str, Any], duration: float
+) -> Outcome:
+    """Read the box's state; click only when it differs from the wanted one; read it again."""
+    wanted = wanted_state(params)
+    if wanted is None:
+        return Outcome(False, False, "INVALID_ACTION: set_checked needs params.checked (true or false)", False)
+    if position is None:
+        return Outcome(False, False, "TARGET_NOT_RESOLVED: no coordinates and the box is not on screen", True)
+    before = desktop.checked_at(*position)
+    if before is None:
+        return Outcome(False, False, "TARGET_NOT_RESOLVED: no check box whose state can be read there", True)
+    if before != wanted:
+        desktop.click(*position)
+    after = desktop.checked_at(*position)
+    # executed even when nothing was clicked: the step was carried out (the box already was so), like a wait
+    if after != wanted:
+        error = f"TEXT_MISMATCH: the box reads {after} after the click, not {wanted}"
+        return Outcome(True, False, error, True, position, output={"checked": after})
+    return Outcome(True, True, position=position, duration_s=duration, output={"checked": after})

@@ -41,9 +41,12 @@ class DemoRecorder:
     def click(self, x: int, y: int, *, kind: str = "click") -> dict[str, Any]:
         shot = self._shot()
         hotspot_label = self._label_at(x, y)
+        control = self.desktop.element_at(x, y)  # looked up as the button goes down, like a recorder
         self.desktop.click(x, y, kind=kind, source="human")
         event = self._event(kind, x=x, y=y, button="right" if kind == "right_click" else "left")
-        if hotspot_label and self.uia:
+        if control is not None and self.uia:
+            event["element"] = control
+        elif hotspot_label and self.uia:
             event["element"] = {"name": hotspot_label, "role": "", "automation_id": ""}
         if shot:
             event["screenshot"] = shot

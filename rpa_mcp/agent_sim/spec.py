@@ -71,6 +71,27 @@ class TextField(SpecModel):
     color: list[int] = Field(default_factory=lambda: [30, 30, 30], min_length=3, max_length=3)
 
 
+class Choice(SpecModel):
+    """A drop-down (combo box): a click opens its list below it, one row of the box's height per option."""
+
+    id: str
+    screens: list[str] = Field(min_length=1, description="Screens on which it is visible.")
+    bbox: BBox = Field(description="The closed drop-down; it shows the chosen option (else its placeholder).")
+    label: str = Field(description="Its accessible name (the label beside it).")
+    options: list[str] = Field(min_length=1, max_length=50)
+    placeholder: str = "-- choisir --"
+
+
+class CheckBox(SpecModel):
+    """A check box: a click flips it; its accessible state says whether it is ticked."""
+
+    id: str
+    screens: list[str] = Field(min_length=1)
+    bbox: BBox = Field(description="The box and its label (what a click reaches).")
+    label: str
+    checked: bool = Field(False, description="Its state when the screen is first shown.")
+
+
 class DialogButton(SpecModel):
     label: str
     bbox: BBox
@@ -132,6 +153,8 @@ class DesktopSpec(SpecModel):
     dialogs: list[Dialog] = Field(default_factory=list)
     shortcuts: list[Shortcut] = Field(default_factory=list)
     triggers: list[Trigger] = Field(default_factory=list)
+    choices: list[Choice] = Field(default_factory=list)
+    checkboxes: list[CheckBox] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _references(self) -> DesktopSpec:
@@ -162,6 +185,9 @@ class DesktopSpec(SpecModel):
         for k in self.shortcuts:
             check("screen", k.screen, screens)
             check_effect(k.on_press)
+        for shown in [c.screens for c in self.choices] + [b.screens for b in self.checkboxes]:
+            for s in shown:
+                check("screen", s, screens)
         for t in self.triggers:
             check("screen", t.screen, screens)
             check("dialog", t.raise_dialog, dialogs)

@@ -83,6 +83,16 @@ class CompetenceStep(_Strict):
         "parameters as {{name}}), compared with the target's text before the click.",
     )
 
+    @model_validator(mode="after")
+    def _control_value(self) -> CompetenceStep:
+        """select_option chooses a text (params.option); set_checked wants true, false or a {{parameter}}."""
+        option, checked = self.params.get("option"), self.params.get("checked")
+        if self.action_type == "select_option" and option is not None and not isinstance(option, str):
+            raise ValueError("select_option: params.option is the option's text (a string, or {{parameter}})")
+        if self.action_type == "set_checked" and not isinstance(checked, bool | str):
+            raise ValueError("set_checked: params.checked is the wanted state: true, false or {{parameter}}")
+        return self
+
 
 class ReadBack(_Strict):
     """How the record a run changed is read back (HTTP GET, JSON answer) to turn `completed` into `verified`."""

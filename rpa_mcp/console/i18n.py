@@ -305,6 +305,7 @@ FR: dict[str, str] = {
     "no answer in time": "pas de réponse à temps",
     "an unexpected message, or the expected one missing": "un message inattendu, ou le message attendu absent",
     "the record is not the one chosen": "le dossier n'est pas celui choisi",
+    "another window covers what is to be clicked": "une autre fenêtre couvre ce qui doit être cliqué",
     "Screen changed": "L'écran a changé",
     "Region looks different": "La zone a changé d'aspect",
     "Text read in the region": "Texte lu dans la zone",

@@ -59,6 +59,7 @@ CATEGORIES = {
     "TIMEOUT": "no answer in time",
     "UNEXPECTED_OUTCOME": "an unexpected message, or the expected one missing",
     "IDENTITY_MISMATCH": "the record is not the one chosen",
+    "WINDOW_OCCLUDED": "another window covers what is to be clicked",
 }
 
 CHECKERS = {

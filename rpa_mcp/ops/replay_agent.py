@@ -13,12 +13,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from pydantic import BaseModel, Field
 
 from rpa_mcp.identity import Caller
 from rpa_mcp.ops.common import ImageArg, replay_machines, with_images
 from rpa_mcp.ops.registry import Http, OpContext, Operation, StrictModel, Surface
 from rpa_mcp.ops.replay import service_of
+from rpa_mcp.replay.occlusion import StackedWindow, occluded
+from rpa_mcp.replay.resolve import Resolution
+from rpa_mcp.replay.window_frame import in_window_frame
 from rpa_mcp.replay.wire import (
     ActionResult,
     Heartbeat,
@@ -28,18 +32,36 @@ from rpa_mcp.replay.wire import (
     ReportAck,
     StartAck,
 )
+from rpa_mcp.vision.checkbox import box_state
 
 AGENT = frozenset({"agent"})
 REST: frozenset[Surface] = frozenset({"rest"})
+
+
+class StackedWindowArg(StrictModel):
+    """A window on screen as the agent reports it, with its box."""
+
+    title: str | None = Field(None, max_length=1000, description="Its title.")
+    process: str | None = Field(None, max_length=260, description="Its executable.")
+    box: list[int] | None = Field(
+        None, min_length=4, max_length=4, description="[x, y, w, h] on the screen, pixels (None: unknown)."
+    )
 
 
 class ResolveTargetInput(StrictModel):
     image: ImageArg = Field(description="Current screenshot.")
     target_spec: dict[str, Any] = Field(
         description="label/by_text, rel_x/rel_y (or x_pct/y_pct) recorded position, bbox, anchor_png_base64, "
-        "resolve_order, window_title, uia{x,y,score}."
+        "resolve_order, window_title, uia{x,y,score}; check_state=true also reads the check box beside the label."
     )
     window_title: str | None = Field(None, max_length=1000, description="Foreground window title (target memory).")
+    windows: list[StackedWindowArg] = Field(
+        default_factory=list,
+        max_length=64,
+        description="The windows on screen, top-most first, with their boxes: a target recorded in a window that "
+        "moved or was resized is looked for in its window's new frame; a target the top-most window at its point "
+        "does not belong to is covered (resolved=false, method=window_occluded, naming the covering window).",
+    )
     machine_id: str | None = Field(
         None,
         min_length=1,
@@ -55,13 +77,19 @@ class ResolveTargetOutput(StrictModel):
     y: int | None = Field(None, description="Pixel Y to act at.")
     method: str = Field(
         description="Method that resolved, or rejected_low_score_*/rejected_drift_*/not_found, or identity_mismatch "
-        "(a record-selecting target where another record, or an unreadable line, is: never click it)."
+        "(a record-selecting target where another record, or an unreadable line, is: never click it), or "
+        "window_occluded (another window covers the target: never click it)."
     )
     score: float | None = Field(None, description="Score of the method (0..1).")
     reason: str | None = Field(None, description="Why it was rejected, when it was.")
     from_memory: bool = Field(False, description="The target memory answered.")
     tried: list[dict[str, Any]] = Field(default_factory=list, description="Each method tried and what it found.")
     elapsed_ms: float = Field(0.0, description="Time spent resolving.")
+    checked: bool | None = Field(
+        None,
+        description="With check_state=true in the spec: whether the check box beside the label found is ticked, "
+        "read from the pixels; null when it cannot be told (never guessed).",
+    )
 
 
 # --- handlers --------------------------------------------------------------------------------------
@@ -82,13 +110,18 @@ async def _memory_reads(ctx: OpContext, args: ResolveTargetInput) -> set[str]:
 async def resolve_target(ctx: OpContext, args: ResolveTargetInput) -> ResolveTargetOutput:
     service = service_of(ctx)
     machine = memory_machine(ctx.caller, args.machine_id)
-    res = await with_images(
-        ctx,
-        lambda image: service.resolver.resolve(
-            image, args.target_spec, window_title=args.window_title, machine_id=machine
-        ),
-        (args.image, "image"),
-    )
+
+    stacked = [_stacked(w) for w in args.windows]
+
+    def work(image: np.ndarray) -> tuple[Resolution, bool | None]:
+        spec = in_window_frame(args.target_spec, stacked, (image.shape[1], image.shape[0]))  # the window moved
+        res = service.resolver.resolve(image, spec, window_title=args.window_title, machine_id=machine)
+        wants_state = args.target_spec.get("check_state") is True and res.resolved and res.box is not None
+        return res, box_state(image, res.box) if wants_state and res.box is not None else None
+
+    res, checked = await with_images(ctx, work, (args.image, "image"))
+    spec_title = args.target_spec.get("window_title")
+    res = occluded(res, stacked, spec_title if isinstance(spec_title, str) else None)
     return ResolveTargetOutput(
         resolved=res.resolved,
         x=res.x,
@@ -99,7 +132,13 @@ async def resolve_target(ctx: OpContext, args: ResolveTargetInput) -> ResolveTar
         from_memory=res.from_memory,
         tried=res.tried,
         elapsed_ms=res.elapsed_ms,
+        checked=checked,
     )
+
+
+def _stacked(arg: StackedWindowArg) -> StackedWindow:
+    box = (arg.box[0], arg.box[1], arg.box[2], arg.box[3]) if arg.box else None
+    return StackedWindow(arg.title, arg.process, box)
 
 
 # --- agent transport ------------------------------------------------------------------------------

@@ -85,6 +85,7 @@ SERVER_SIDE_ACTIONS = frozenset({"extract_text", "t2a_decision"})
 # Types whose second execution has no further effect (clicking an active tab is SUCCESS).
 IDEMPOTENT_ACTIONS = frozenset(
     {"switch_tab", "focus_window", "wait", "wait_for_element", "screenshot_evidence", "navigate_url", "pause_for_human"}
+    | {"select_option", "set_checked"}  # they set a value: done twice, the value is the same
 )
 MAX_RESENDS_BY_TYPE = {"extract_text": 1}
 

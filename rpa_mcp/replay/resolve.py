@@ -126,6 +126,7 @@ class Resolution:
     from_memory: bool = False
     tried: list[dict[str, Any]] = field(default_factory=list)
     elapsed_ms: float = 0.0
+    box: BBox | None = None  # where the label's line was read (absolute pixels), for OCR hits
 
 
 @dataclass
@@ -266,6 +267,7 @@ class TargetResolver:
                 res = Resolution(
                     True, cand.x, cand.y, cand.method, round(cand.score, 4), from_memory=method == "memory", tried=tried
                 )
+                res.box = cand.line_box
                 return self._exit(res, started, replay_id, action_id)
             if first_rejection is None:
                 first_rejection = Resolution(False, None, None, name, round(cand.score, 4), reason, tried=tried)

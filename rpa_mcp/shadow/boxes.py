@@ -93,3 +93,13 @@ def iou(a: Any, b: Any) -> float:
     inter = iw * ih
     union = aw * ah + bw * bh - inter
     return float(inter / union) if union > 0 else 0.0
+
+
+def screen_box(value: Any) -> list[int] | None:
+    """A box [x, y, w, h] in screen pixels as an agent reports it (a window's), None when it is not one."""
+    if not isinstance(value, list | tuple) or len(value) != 4:
+        return None
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in value):
+        return None
+    x, y, w, h = (round(v) for v in value)
+    return [x, y, w, h] if w > 0 and h > 0 else None

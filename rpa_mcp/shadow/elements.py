@@ -23,6 +23,12 @@ MENU_ITEM_ROLES = frozenset({"menuitem", "checkmenuitem", "radiomenuitem"})
 LINK_ROLES = frozenset({"hyperlink", "link"})
 MULTILINE_ROLES = frozenset({"document", "textarea", "richedit", "terminal", "documenttext"})
 FIELD_ROLES = frozenset({"edit", "entry", "combobox", "searchbox", "spinbutton", "passwordtext"})  # "Text" is static
+COMBO_ROLES = frozenset({"combobox", "dropdown", "dropdownbutton", "popupbutton", "select"})
+# what a drop-down's list is made of (a native pop-up may not be in the tree at all: see `segmenter`)
+OPTION_ROLES = frozenset({"listitem", "option", "menuitem", "listboxitem", "dataitem", "tablecell", "treeitem"})
+CHECK_ROLES = frozenset({"checkbox", "checkbutton", "radiobutton", "radio", "checkmenuitem", "radiomenuitem"})
+RADIO_ROLES = frozenset({"radiobutton", "radio", "radiomenuitem"})
+CHECKED_STATES = frozenset({"checked", "pressed", "selected"})
 NOTIFY_ROLES = frozenset(
     {"tooltip", "notification", "alert", "status", "statusbar", "infobar", "toast", "log", "dialogalert"}
 )
@@ -95,6 +101,39 @@ def is_field(element: Mapping[str, Any] | None) -> bool:
 
 def is_menu_item(element: Mapping[str, Any] | None) -> bool:
     return role_of(element) in MENU_ITEM_ROLES
+
+
+def is_combo(element: Mapping[str, Any] | None) -> bool:
+    return role_of(element) in COMBO_ROLES
+
+
+def is_option(element: Mapping[str, Any] | None) -> bool:
+    return role_of(element) in OPTION_ROLES
+
+
+def is_checkable(element: Mapping[str, Any] | None) -> bool:
+    return role_of(element) in CHECK_ROLES
+
+
+def checked_at_press(element: Mapping[str, Any] | None) -> bool | None:
+    """A check box's state when the button went down (the recorder looks it up then), None when not said."""
+    if not element:
+        return None
+    if isinstance(element.get("checked"), bool):
+        return bool(element["checked"])
+    states = element.get("states")
+    if not isinstance(states, list | tuple):
+        return None
+    return bool({str(s).lower() for s in states} & CHECKED_STATES)
+
+
+def checked_after(element: Mapping[str, Any] | None) -> bool | None:
+    """The state a click on this check box (radio button) left: a radio button is always set after it;
+    a check box flips from the state it had when pressed; None when the element did not say."""
+    if role_of(element) in RADIO_ROLES:
+        return True
+    before = checked_at_press(element)
+    return None if before is None else not before
 
 
 def is_notification(element: Mapping[str, Any] | None) -> bool:

@@ -14,10 +14,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from rpa_mcp.shadow.elements import app_key, is_container, is_field, is_menu_item, is_row, is_tab, multiline, role_of
+from rpa_mcp.shadow.choices import chosen_option, set_checked
+from rpa_mcp.shadow.described import Described
+from rpa_mcp.shadow.elements import (
+    app_key,
+    is_checkable,
+    is_container,
+    is_field,
+    is_menu_item,
+    is_row,
+    is_tab,
+    multiline,
+    role_of,
+)
 from rpa_mcp.shadow.events import CLICK_TYPES, normalize_keys
 from rpa_mcp.shadow.masking import secret_placeholder
 from rpa_mcp.shadow.parameters import classify
@@ -64,19 +75,6 @@ KEY_NAMES_FR = {
 }
 
 Event = tuple[int, dict[str, Any], dict[str, Any]]
-
-
-@dataclass
-class Described:
-    intent: str
-    action_type: str
-    confidence: float  # from the evidence alone, before calibration
-    evidence: str
-    target: dict[str, Any]
-    params: dict[str, Any]
-    value: str | None = None  # what the step typed, or the label of the item it chose
-    pattern: str = "plain"  # plain | collapsed | edited | inferred | uncertain | detour | noise
-    field_label: str | None = None  # typing: the field's label
 
 
 def app_name(app: str | None, title: str | None, locale: str) -> str | None:
@@ -232,12 +230,16 @@ def _click(seg: Segment, actions: list[Event], t: dict[str, str], lang: str, win
     noise = seg.kind == "click" and seg.first_type == "" and bool(clicks)
     if kind not in CLICK_TYPES:
         kind = "right_click" if noise else "click"
+    if seg.kind == "click" and seg.choice is not None:
+        return chosen_option(seg, actions, t)
     ev = click_evidence(first, facts)
     target = click_target(first, facts, ev)
     pattern = "noise" if noise else "collapsed" if seg.collapsed else "plain"
     element = first.get("element") or {}
     action = {"click": "click_anchor", "double_click": "double_click_anchor", "right_click": "right_click_anchor"}[kind]
     named = ev.label if ev.source in ("uia", "ocr") else None
+    if kind in ("click", "double_click") and is_checkable(element):
+        return set_checked(first, target, named, ev.source, ev.confidence, pattern, t)
     if noise and named:
         return Described(
             t["menu_noise"].format(label=named), action, ev.confidence, ev.source, target, {}, None, pattern

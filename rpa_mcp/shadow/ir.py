@@ -29,6 +29,8 @@ WAIT_AFTER_MS = {
     "right_click_anchor": 500,
     "switch_tab": 800,
     "type_text": 200,
+    "select_option": 400,
+    "set_checked": 300,
     "save": 1000,
     "keyboard_shortcut": 500,
     "key_press": 300,

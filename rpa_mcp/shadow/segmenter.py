@@ -16,6 +16,12 @@ at a click after typing, at Enter/Tab that submits typed text, at a command such
   when the element does not say, what follows decides: more typing in the same field
   makes it a line break, anything else a submit. Tab submits too. Tab presses that lead
   to typing (keyboard navigation) belong to the typing step.
+- **drop-downs**: a plain click on a combo box opens its list; the next click, within
+  `CHOICE_S`, is the option chosen, whatever element the recorder saw under it (a native
+  pop-up is often not in the accessibility tree: the element reported is the page beneath).
+  Both make one step (`Segment.choice`); a window change while the list is open (the pop-up's
+  own window) belongs to it; clicking the combo again closes the list without a choice, and a
+  key closes it too (the keys are a step of their own).
 - **window effects**: a focus change within `FOCUS_EFFECT_S` of a click or key is what that
   action did (its window after), not a step. So is a focus change reported up to
   `EARLY_EFFECT_S` *before* a click that was made in the window it left (a recorder that looks
@@ -35,6 +41,7 @@ it changed (a detour rewrites the steps of the trip).
 from __future__ import annotations
 
 from rpa_mcp.shadow.elements import (
+    COMBO_ROLES,
     ROW_ROLES,
     TAB_ROLES,
     app_key,
@@ -54,6 +61,7 @@ FOCUS_EFFECT_S = 2.5
 EARLY_EFFECT_S = 2.0  # a recorder may send a window change before the click that caused it (looked up slowly)
 DOUBLE_CLICK_S = 0.5
 COLLAPSE_S = 30.0  # clicks on the same element this close are one step (a hesitation included)
+CHOICE_S = 30.0  # a drop-down's list open this long is still waiting for its option
 SUPERSEDE_S = 5.0  # a selection replaced this quickly by another one of the same list was a slip
 SUBMIT_KEYS = frozenset({"enter", "tab", "shift+tab", "numpadenter"})
 ENTER_KEYS = frozenset({"enter", "numpadenter"})
@@ -169,7 +177,7 @@ def _continues(seg: Segment, event: TraceEvent, kind: str, ctx: Context) -> bool
     if kind == "type" or (kind == "key" and _edits(normalize_keys(event.keys or ""))):
         return seg.typing and _same_field(seg, event, ctx)
     if kind in CLICK_TYPES:
-        return seg.kind == "click" and not seg.typed and _same_element(seg, event, ctx)
+        return seg.kind == "click" and not seg.typed and (_chooses(seg, event) or _same_element(seg, event, ctx))
     return False
 
 
@@ -178,7 +186,8 @@ def _focus(
     segments: list[Segment], ctx: Context, last: Segment | None, current: Segment | None, idx: int, event: TraceEvent
 ) -> Segment | None:
     same = (event.window_title or ctx.window) == ctx.window and (event.app or ctx.app) == ctx.app
-    if same:
+    own_popup = current is not None and current.popup and app_key(event.app) in (None, app_key(ctx.app))
+    if same or own_popup:  # a drop-down's list may be a window of its own application
         if current is not None:
             current.events.append(idx)
         return current
@@ -240,6 +249,14 @@ def _click(
         close(last)
         return _opened(last, key, role, point)
     if current is not None and current.kind == "click" and not current.typed:
+        if current.popup and key is not None and key == current.element and event.type == "click":
+            current.popup = False  # the combo itself clicked again: its list closed without a choice
+            return _grow(current, idx, current.point or point)
+        if _chooses(current, event):  # whatever the recorder saw there: the list covered it
+            current.events.append(idx)
+            current.popup, current.choice = False, idx
+            close(current)
+            return current
         if _same_element(current, event, ctx) and event.ts - current.last_ts <= COLLAPSE_S:
             _combine(current, event.type, quick=event.ts - current.last_ts <= DOUBLE_CLICK_S)
             return _grow(current, idx, point)
@@ -259,7 +276,14 @@ def _opened(seg: Segment, key: str | None, role: str, point: list[int]) -> Segme
     seg.element, seg.role, seg.point = key, role, point
     if seg.first_type == "right_click":
         seg.menu = True
+    seg.popup = seg.first_type == "click" and role in COMBO_ROLES
     return seg
+
+
+def _chooses(seg: Segment, event: TraceEvent) -> bool:
+    """A plain click in the same application while this step's drop-down list is open chooses an option."""
+    same_app = app_key(event.app) in (None, seg.app)
+    return seg.popup and same_app and event.type == "click" and event.ts - seg.last_ts <= CHOICE_S
 
 
 def _grow(seg: Segment, idx: int, point: list[int]) -> Segment:
@@ -323,7 +347,7 @@ def _fresh_click(seg: Segment) -> bool:
 
 
 def _start_typing(seg: Segment, event: TraceEvent) -> None:
-    seg.typed = True
+    seg.typed, seg.popup = True, False  # typed into an editable combo: no option clicked
     seg.into = _field_key(event) or seg.into or seg.element
     if seg.multiline is None and event.element is not None:
         seg.multiline = multiline(event.element.model_dump())
@@ -376,6 +400,12 @@ def _shifted_char(keys: str) -> bool:
 
 def _key(segments: list[Segment], ctx: Context, current: Segment | None, idx: int, event: TraceEvent) -> Segment:
     keys = normalize_keys(event.keys or "")
+    if current is not None and current.popup:
+        current.popup = False  # the list closed (Escape) or was driven by keys: no option clicked
+        if keys == "escape":
+            current.events.append(idx)
+            current.collapsed += 1
+            return current
     typing = current is not None and current.typing
     if current is not None and typing:
         if keys in ENTER_KEYS:

@@ -16,88 +16,38 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from rpa_mcp.clock import Clock
-from rpa_mcp.errors import Conflict, InvalidInput, NotFound, PreconditionFailed, RpaError
-from rpa_mcp.shadow.boxes import OCR_BOX_MAX_DISTANCE, distance_to_box, element_box, same_text
-from rpa_mcp.shadow.calibration import ASK_BELOW, Calibration
-from rpa_mcp.shadow.elements import app_key, is_container
+from rpa_mcp.errors import Conflict, InvalidInput, NotFound, PreconditionFailed
+from rpa_mcp.shadow.calibration import Calibration
+from rpa_mcp.shadow.click_facts import ClickFacts
+from rpa_mcp.shadow.elements import app_key, is_option
 from rpa_mcp.shadow.events import CLICK_TYPES, TraceEvent, normalize_locale, parse_events
 from rpa_mcp.shadow.feedback import FeedbackRejected, apply_feedback
 from rpa_mcp.shadow.ir import build_ir
 from rpa_mcp.shadow.language import decided, vote
 from rpa_mcp.shadow.masking import mask_event
-from rpa_mcp.shadow.parameters import declared
+from rpa_mcp.shadow.observer import ObserverState
 from rpa_mcp.shadow.ports import TraceRepository
 from rpa_mcp.shadow.postconditions import LOOK_AHEAD
 from rpa_mcp.shadow.screens import StoredScreens
-from rpa_mcp.shadow.segment import Context, Segment
 from rpa_mcp.shadow.segmenter import IDLE_GAP_S, place
+from rpa_mcp.shadow.shots import SCREENSHOT_URI, BatchShots, Shot
 from rpa_mcp.shadow.steps import LOOK_BEHIND, derive_steps
-from rpa_mcp.shadow.suggestions import settle_names
-from rpa_mcp.vision.budget import FrameCache, check_request_pixels
+from rpa_mcp.shadow.suggestions import review, settle_names
+from rpa_mcp.vision.budget import FrameCache
 from rpa_mcp.vision.images import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_PIXELS,
-    clamp_bbox,
-    decode_base64,
-    decode_image,
-    encode_png,
-    read_header,
 )
-from rpa_mcp.vision.ocr import OcrEngine, OcrLine
+from rpa_mcp.vision.ocr import OcrEngine
 
 logger = logging.getLogger(__name__)
 
-SCREENSHOT_URI = "rpa://screenshots/"
-ANCHOR_W, ANCHOR_H = 300, 80  # region kept around a click: the anchor crop and the OCR region
 MAX_NOTIFICATIONS = 100
 NO_SESSION = "no active session — do something on the workstation first so I can see it"
-
-
-@dataclass
-class ObserverState:
-    mode: str = "auto"  # auto (events came first) | observing (explicit start) | stopped | idle (after reset)
-    start_idx: int = 0
-    cursor: int = 0
-    segments: list[Segment] = field(default_factory=list)
-    ctx: Context = field(default_factory=Context)
-    cancelled: bool = False
-    locale: str | None = None
-    last_shot: str | None = None
-    ocr_pending: list[int] = field(default_factory=list)
-    notifications: list[dict[str, Any]] = field(default_factory=list)
-    version: int = 0
-    secret_field: str | None = None  # label ("" if unknown) of the secret field holding the focus, if any
-    language: str | None = None  # chosen at shadow_start: wins over the agent's locale and the screen's words
-    ui_votes: dict[str, int] = field(default_factory=dict)  # language of the screen's words (shadow.language)
-
-    @property
-    def observing(self) -> bool:
-        return self.mode in ("auto", "observing")
-
-    def to_dict(self) -> dict[str, Any]:
-        """Everything but the segments, which are stored one row each (see `_save`)."""
-        data = {f: getattr(self, f) for f in _STATE_FIELDS if f != "segments"}
-        data["ctx"] = self.ctx.to_dict()
-        data["ocr_pending"] = list(self.ocr_pending)
-        data["notifications"] = list(self.notifications)
-        data["ui_votes"] = dict(self.ui_votes)
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ObserverState:
-        data = dict(data)
-        data["segments"] = [Segment.from_dict(s) for s in data.get("segments", [])]
-        data["ctx"] = Context.from_dict(data.get("ctx", {}))
-        return cls(**{k: v for k, v in data.items() if k in _STATE_FIELDS})
-
-
-_STATE_FIELDS = tuple(ObserverState.__dataclass_fields__)
 
 
 @dataclass
@@ -107,13 +57,6 @@ class _Derived:
     steps: list[dict[str, Any]]
     by_key: dict[tuple[Any, ...], dict[str, Any]]
     review: dict[str, Any] | None = None  # computed once per version, when first asked
-
-
-@dataclass
-class _Shot:
-    data: bytes
-    image: np.ndarray
-    mime: str
 
 
 class ShadowService:
@@ -142,6 +85,8 @@ class ShadowService:
         # decoded screenshots by id, under the byte budget shared by every session (and the server)
         self.frames = frames if frames is not None else FrameCache(4 * DEFAULT_MAX_PIXELS * 3)
         self.max_request_pixels = max_request_pixels or 2 * max_pixels
+        self.shots = BatchShots(traces, max_pixels, max_image_bytes, self.max_request_pixels)
+        self.clicks = ClickFacts(traces, ocr, self.frames, max_pixels=max_pixels)
         self._derived: dict[str, _Derived] = {}
         self._revs: dict[str, int] = {}  # the store's save count of each cached state
 
@@ -149,7 +94,7 @@ class ShadowService:
     def ingest(self, raw: Sequence[Any], *, prefix: str = "events") -> dict[str, Any]:
         """Validate, store and observe a batch (all or nothing)."""
         events = parse_events(raw, prefix=prefix)
-        shots = self._decode_shots(events, prefix)
+        shots = self.shots.decode(events, prefix)
         now = self.clock.now()
         touched: dict[str, dict[str, Any]] = {}
         accepted = duplicates = 0
@@ -195,34 +140,7 @@ class ShadowService:
             info["observing"] = state.observing
         return {"accepted": accepted, "duplicates": duplicates, "sessions": list(touched.values())}
 
-    def _decode_shots(self, events: Sequence[TraceEvent], prefix: str) -> list[_Shot | None]:
-        """Every screenshot of a batch: headers first (pixels of the whole batch bounded), then decoded."""
-        datas = [self._shot_bytes(ev, f"{prefix}[{i}]" if prefix else "") for i, ev in enumerate(events)]
-        headers = [read_header(data, field=where) for data, where in filter(None, datas)]
-        check_request_pixels(headers, self.max_request_pixels, field=prefix or "screenshot")
-        shots: list[_Shot | None] = []
-        for item in datas:
-            if item is None:
-                shots.append(None)
-                continue
-            data, where = item
-            image = decode_image(data, max_pixels=self.max_pixels, field=where)
-            shots.append(_Shot(data, image, "image/png" if read_header(data).format == "png" else "image/jpeg"))
-        return shots
-
-    def _shot_bytes(self, ev: TraceEvent, where: str) -> tuple[bytes, str] | None:
-        field_name = f"{where}.screenshot" if where else "screenshot"
-        if ev.screenshot_ref is not None:
-            ref = ev.screenshot_ref.removeprefix(SCREENSHOT_URI)
-            if self.traces.screenshot_info(ref) is None:
-                name = f"{where}.screenshot_ref" if where else "screenshot_ref"
-                raise InvalidInput(f"{name}: no screenshot {ev.screenshot_ref!r} was uploaded", field=name)
-            return None
-        if not ev.screenshot:
-            return None
-        return decode_base64(ev.screenshot, field=field_name, max_bytes=self.max_image_bytes), field_name
-
-    def _store_and_observe(self, ev: TraceEvent, shot: _Shot | None, now: float, info: dict[str, Any]) -> int:
+    def _store_and_observe(self, ev: TraceEvent, shot: Shot | None, now: float, info: dict[str, Any]) -> int:
         sid = ev.session_id
         if ev.event_id is not None and self._seen(sid, ev.event_id):
             return 0
@@ -258,7 +176,7 @@ class ShadowService:
         if ev.type == "focus" and ev.app:
             facts["new_app"] = app_key(ev.app) not in state.ctx.apps_seen
         if ev.type in CLICK_TYPES or (ev.type == "scroll" and ev.x is not None):
-            facts |= self._click_facts(sid, ev, own_shot or state.last_shot, now)
+            facts |= self.clicks.facts(sid, ev, own_shot or state.last_shot, now)
         if own_shot is not None:
             state.last_shot = own_shot
         idx = self.traces.append_event(sid, data, ts=ev.ts, type=ev.type, event_id=ev.event_id, facts=facts, now=now)
@@ -275,8 +193,8 @@ class ShadowService:
             )
             info["segments_from"] = min(info["segments_from"], changed)
             if seg is not None:
-                if facts.get("ocr_pending"):
-                    state.ocr_pending.append(idx)
+                if facts.get("ocr_pending") or (seg.choice == idx and facts.get("anchor")):
+                    state.ocr_pending.append(idx)  # a drop-down's option is named by what the list showed
                 if len(state.segments) > before:
                     self._notice(
                         state,
@@ -293,56 +211,6 @@ class ShadowService:
 
     def _seen(self, sid: str, event_id: str) -> bool:
         return self.traces.has_event(sid, event_id)
-
-    def _click_facts(self, sid: str, ev: TraceEvent, shot_id: str | None, now: float) -> dict[str, Any]:
-        facts: dict[str, Any] = {}
-        element = ev.element.model_dump(mode="json", exclude_none=True) if ev.element is not None else None
-        container = is_container(element)  # a page or window: not what was clicked (OCR names it)
-        has_uia = bool(element and (element.get("name") or "").strip()) and not container
-        frame = self._frame(sid, shot_id)
-        if frame is None or ev.x is None or ev.y is None:
-            return facts
-        h, w = frame.shape[:2]
-        # An agent may send a downscaled screenshot and say the screen's size.
-        sw, sh = _positive(ev.extras.get("screen_width"), w), _positive(ev.extras.get("screen_height"), h)
-        px, py = round(ev.x * w / sw), round(ev.y * h / sh)
-        facts["shot"] = shot_id
-        facts["screen"] = [sw, sh]
-        facts["x_pct"] = round(min(max(ev.x / sw, 0.0), 1.0), 4)
-        facts["y_pct"] = round(min(max(ev.y / sh, 0.0), 1.0), 4)
-        facts["frame_size"] = [w, h]
-        if ev.type in CLICK_TYPES and element is not None and not container:
-            box = element_box(element, point=(ev.x, ev.y), screen=(sw, sh), frame=(w, h))
-            if box is not None:
-                facts["element_bbox"] = box
-        x0, y0, cw, ch = clamp_bbox((px - ANCHOR_W // 2, py - ANCHOR_H // 2, ANCHOR_W, ANCHOR_H), frame.shape)
-        if cw < 8 or ch < 8:
-            return facts
-        crop = frame[y0 : y0 + ch, x0 : x0 + cw]
-        anchor = self.traces.put_screenshot(
-            encode_png(crop), session_id=sid, kind="anchor", mime="image/png", width=cw, height=ch, now=now
-        )
-        facts["anchor"] = anchor
-        facts["anchor_offset"] = [px - x0, py - y0]
-        facts["anchor_box"] = [x0, y0, cw, ch]
-        # OCR names a click without a UIA name, and boxes one whose UIA rectangle is missing.
-        if ev.type in CLICK_TYPES and (not has_uia or "element_bbox" not in facts):
-            facts["ocr_pending"] = True
-        return facts
-
-    def _frame(self, sid: str, shot_id: str | None) -> np.ndarray | None:
-        if shot_id is None:
-            return None
-        cached = self.frames.get(shot_id)
-        if cached is not None:
-            return cached
-        try:
-            image = decode_image(self.traces.get_screenshot(shot_id), max_pixels=self.max_pixels)
-        except RpaError:
-            logger.warning("screenshot %s could not be read back", shot_id)
-            return None
-        self.frames.put(shot_id, image)
-        return image
 
     # --- observer lifecycle --------------------------------------------------------------
     def resolve_session(self, session_id: str | None, *, prefer_observing: bool = False) -> str:
@@ -752,6 +620,7 @@ class ShadowService:
 
     def _run_ocr(self, sid: str, state: ObserverState) -> None:
         wanted = {i for seg in state.segments for i in seg.events}
+        options = {seg.choice for seg in state.segments if seg.choice is not None}
         for idx in state.ocr_pending:
             if idx not in wanted:
                 continue
@@ -760,69 +629,11 @@ class ShadowService:
                 continue
             facts = rows[0]["facts"]
             facts.pop("ocr_pending", None)
-            facts["ocr"] = self._ocr_at(facts, name=(rows[0]["event"].get("element") or {}).get("name"))
+            element = rows[0]["event"].get("element") or {}
+            # a click in a drop-down's list: the element reported may be the page beneath, never its name
+            name = None if idx in options and not is_option(element) else element.get("name")
+            facts["ocr"] = self.clicks.ocr_at(facts, name=name)
             self.traces.update_facts(sid, idx, facts)
         state.ocr_pending = []
         state.version += 1
         self._save(sid, state, self.clock.now(), segments_from=None)
-
-    def _ocr_at(self, facts: dict[str, Any], *, name: str | None = None) -> dict[str, Any] | None:
-        """OCR the region kept around the click; the line under (or nearest to) the click names it.
-
-        Its box (in frame pixels) is kept when the line holds the click or is right beside it.
-        With a UIA `name` (a click OCR'd only for its box), the nearest line reading that name wins.
-        """
-        anchor, offset = facts.get("anchor"), facts.get("anchor_offset")
-        if not anchor or not offset:
-            return None
-        try:
-            region = decode_image(self.traces.get_screenshot(anchor), max_pixels=self.max_pixels)
-            lines = self.ocr.read(region)
-        except RpaError as exc:
-            logger.warning("OCR of an anchor failed: %s", exc.message)
-            return None
-        best = None
-        if name and name.strip():
-            named = [line for line in lines if same_text(line.text, name)]
-            best = pick_line(named, offset[0], offset[1], max_distance=OCR_BOX_MAX_DISTANCE)
-        best = best or pick_line(lines, offset[0], offset[1])
-        if best is None:
-            return None
-        found: dict[str, Any] = {"text": best.text[:200], "score": round(best.score, 3)}
-        origin = facts.get("anchor_box")
-        if origin and distance_to_box(best.bbox, offset[0], offset[1]) <= OCR_BOX_MAX_DISTANCE:
-            x, y, w, h = (round(v) for v in best.bbox)
-            found["bbox"] = [origin[0] + x, origin[1] + y, w, h]  # frame pixels
-        return found
-
-
-def _positive(value: Any, default: int) -> int:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and value > 0 else default
-
-
-def pick_line(
-    lines: Sequence[OcrLine], cx: float, cy: float, *, min_score: float = 0.5, max_distance: float = 60.0
-) -> OcrLine | None:
-    """The OCR line under the click, else the nearest one within a short distance."""
-    best, best_d = None, 1e9
-    for line in lines:
-        if line.score < min_score or not line.text.strip():
-            continue
-        x, y, w, h = line.bbox
-        dx = max(x - cx, 0, cx - (x + w))
-        dy = max(y - cy, 0, cy - (y + h))
-        d = (dx * dx + (3 * dy) ** 2) ** 0.5  # a line above or below is further than one beside
-        if d < best_d:
-            best, best_d = line, d
-    return best if best_d <= max_distance else None
-
-
-def review(steps: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """What to ask the person first: the least sure steps, then the suggestions; the parameters declared."""
-    unsure = sorted((s for s in steps if s["confidence"] < ASK_BELOW), key=lambda s: (s["confidence"], s["index"]))
-    return {
-        "ask_first": [s["index"] for s in unsure],
-        "ask_below": ASK_BELOW,
-        "suggestions": [{"step_index": s["index"], **x} for s in steps for x in s.get("suggestions") or []],
-        "parameters": declared(steps),
-    }

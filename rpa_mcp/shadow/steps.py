@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from rpa_mcp.shadow.calibration import Calibration
+from rpa_mcp.shadow.choices import value_shown
 from rpa_mcp.shadow.classes import step_class_of
 from rpa_mcp.shadow.elements import is_button, screen_title
 from rpa_mcp.shadow.events import normalize_keys
@@ -104,6 +105,8 @@ def derive_steps(
         )
         if opened:
             post.append({"kind": "dialog_opened", "text": opened})
+        if shown := value_shown(d.action_type, d.params):
+            post.insert(0, shown)
         same = None
         if seg.kind == "detour" and screens is not None:
             shot_then = (seg.detour or {}).get("shot_before")
@@ -180,6 +183,8 @@ def _parameterized(
     kind = spec.get("type") or "string"
     if action_type == "type_text":
         params["text"] = mark
+    elif action_type == "select_option":
+        params["option"] = mark
     else:
         target["by_text"] = target["label"] = mark
         if isinstance(target.get("element"), dict):

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rpa_mcp.shadow.intents import Described
-from rpa_mcp.shadow.parameters import classify, reason, suggest_name, type_of
+from rpa_mcp.shadow.calibration import ASK_BELOW
+from rpa_mcp.shadow.described import Described
+from rpa_mcp.shadow.parameters import classify, declared, reason, suggest_name, type_of
 from rpa_mcp.shadow.segment import Segment
 from rpa_mcp.shadow.targets import clean_label
 
@@ -41,12 +42,12 @@ def suggest(seg: Segment, d: Described, locale: str, *, screen_same: bool | None
         out.append({"action": "undo", "kind": "noise", "reason": UNDO_REASONS[lang]["noise"]})
     if seg.parameter is None and not d.params.get("secret") and d.value:
         kind = None
-        if d.action_type == "type_text":
+        if d.action_type in ("type_text", "select_option"):
             kind = classify(d.value, d.field_label)
         elif d.action_type in ("double_click_anchor", "click_anchor") and classify(d.value) == "name":
             kind = "record"
         if kind is not None:
-            label = d.field_label if d.action_type == "type_text" else None
+            label = d.field_label if d.action_type in ("type_text", "select_option") else None
             name = suggest_name(label, kind, lang)
             out.append(
                 {
@@ -80,3 +81,14 @@ def settle_names(steps: Sequence[dict[str, Any]]) -> None:
                 sug = {**sug, "name": name}
             settled.append(sug)
         step["suggestions"] = settled
+
+
+def review(steps: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """What to ask the person first: the least sure steps, then the suggestions; the parameters declared."""
+    unsure = sorted((s for s in steps if s["confidence"] < ASK_BELOW), key=lambda s: (s["confidence"], s["index"]))
+    return {
+        "ask_first": [s["index"] for s in unsure],
+        "ask_below": ASK_BELOW,
+        "suggestions": [{"step_index": s["index"], **x} for s in steps for x in s.get("suggestions") or []],
+        "parameters": declared(steps),
+    }

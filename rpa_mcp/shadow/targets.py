@@ -84,6 +84,8 @@ def click_target(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) -> 
         "x_pct": facts.get("x_pct"),
         "y_pct": facts.get("y_pct"),
         "window_title": event.get("window_title") or facts.get("wb"),
+        "window_box": facts.get("window_box"),  # with `screen`: where its window stood (screen pixels)
+        "screen": facts.get("screen") if facts.get("window_box") else None,
         "anchor_ref": f"rpa://screenshots/{facts['anchor']}" if facts.get("anchor") else None,
         "anchor_offset": facts.get("anchor_offset"),
     }

@@ -48,6 +48,7 @@ ACTION_TYPES: tuple[str, ...] = (
     "toggle_checkbox",
     "upload_file",
     "key_press",
+    "set_checked",
 )
 REQUIREMENTS = ("target.label", "target.bbox", "expected.window_title", "expected.text", "expected.json_schema",
                 "expected.output")  # fmt: skip

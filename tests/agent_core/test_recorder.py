@@ -92,3 +92,17 @@ def test_events_are_posted_until_the_server_takes_them_and_a_refused_token_stops
     assert sender.post({"event_id": "e1"}) and sender.sent == 1 and posted == ["e1", "e1"]
     assert not sender.post({"event_id": "e2"}) and sender.refused == 1
     assert isinstance(Response(200, b"{}").json(), dict)
+
+
+def test_an_event_carries_its_windows_box_and_a_check_box_its_state_before_the_click() -> None:
+    sent: list[dict[str, Any]] = []
+    events = stream(sent, [0.0])
+    placed = Window(7, "Pharmacie", 42, "chromium", box=(100, 50, 1024, 768))
+    box = Element("Urgent", "CheckBox", (120, 300, 16, 16), checked=False)
+    events.click(128, 308, button="left", ts=1.0, received=1.0, window=placed, element=box, frame=None)
+    events.click(
+        500, 600, button="left", ts=3.0, received=3.0, window=FORM, element=Element("OK", "Button"), frame=None
+    )
+    ticked, plain = sent
+    assert ticked["window_box"] == [100, 50, 1024, 768] and ticked["element"]["states"] == []
+    assert "window_box" not in plain and "states" not in plain["element"]  # no box known, not a check box

@@ -89,6 +89,8 @@ class FakeProcessWindow:
     image: str | None
     visible: bool = True
     rect: Box = (0, 0, 800, 600)
+    minimised: bool = False
+    cloaked: bool = False
     integrity: int | None = 0x2000  # medium
 
 
@@ -213,7 +215,10 @@ class FakeWin32:
         return self.windows[hwnd].visible
 
     def is_iconic(self, hwnd: int) -> bool:
-        return False
+        return hwnd in self.windows and self.windows[hwnd].minimised
+
+    def is_cloaked(self, hwnd: int) -> bool:
+        return hwnd in self.windows and self.windows[hwnd].cloaked
 
     def window_text(self, hwnd: int) -> str:
         return self.windows[hwnd].title if hwnd in self.windows else ""

@@ -5,7 +5,7 @@ import logging
 import pytest
 from rpa_agent.port import Element
 from rpa_agent.windows.api import REGDB_E_CLASSNOTREG
-from rpa_agent.windows.elements import STATE_SYSTEM_PROTECTED, Accessibility
+from rpa_agent.windows.elements import STATE_SYSTEM_CHECKED, STATE_SYSTEM_PROTECTED, Accessibility
 
 from .fake import FakeMsaa, FakeUia, FakeWin32
 
@@ -54,6 +54,17 @@ def test_msaa_roles_are_named_as_ui_automation_names_them() -> None:
     win = FakeWin32(uia_error=REGDB_E_CLASSNOTREG, msaa=FakeMsaa("Accept", 0x2C, value_=None))
     element = Accessibility(win).element_at(0, 0)
     assert element is not None and element.role == "CheckBox"
+
+
+def test_an_msaa_check_box_says_its_state_and_a_button_none() -> None:
+    ticked = FakeMsaa("Urgent", 0x2C, state_=STATE_SYSTEM_CHECKED)
+    element = Accessibility(FakeWin32(uia_error=REGDB_E_CLASSNOTREG, msaa=ticked)).element_at(0, 0)
+    assert element is not None and element.checked is True
+    blank = Accessibility(FakeWin32(uia_error=REGDB_E_CLASSNOTREG, msaa=FakeMsaa("Urgent", 0x2C))).element_at(0, 0)
+    assert blank is not None and blank.checked is False
+    button = FakeMsaa("OK", 0x2B, state_=STATE_SYSTEM_CHECKED)  # a pressed button is not a box
+    element = Accessibility(FakeWin32(uia_error=REGDB_E_CLASSNOTREG, msaa=button)).element_at(0, 0)
+    assert element is not None and element.checked is None
 
 
 def test_nothing_under_the_point_is_none() -> None:

@@ -28,6 +28,15 @@ def test_the_window_list_holds_visible_windows_with_titles() -> None:
     assert [w.handle for w in Win32Windows(workstation()).windows()] == [10, 13]
 
 
+def test_the_stacked_windows_are_the_shown_ones_top_most_first_with_their_boxes() -> None:
+    win = workstation()
+    win.windows[14] = FakeProcessWindow("Réduite", 904, 5, None, minimised=True)
+    win.windows[15] = FakeProcessWindow("Paramètres", 905, 4, None, rect=(0, 0, 1920, 1080), cloaked=True)
+    stacked = Win32Windows(win).stacked()
+    assert [w.handle for w in stacked] == [10, 13]  # EnumWindows' z-order; hidden, untitled, minimised, cloaked out
+    assert stacked[0].box == (5, 5, 400, 300)
+
+
 def test_activation_that_windows_allows_needs_no_dance() -> None:
     win = workstation()
     assert Win32Windows(win).activate(10) is True

@@ -79,6 +79,8 @@ def main(path: str) -> int:
             value = asdict(window) if window else None
         elif op == "titles":
             value = [w.title for w in desk.windows.windows()]
+        elif op == "stacked":
+            value = [asdict(w) for w in desk.windows.stacked()]
         elif op == "element_at":
             element = desk.windows.element_at(step["x"], step["y"])
             value = asdict(element) if element else None

@@ -45,6 +45,12 @@ def test_the_foreground_window_has_its_title_process_and_box(winapp: WinApp, dri
     assert left <= x < left + width and top <= y < top + height
 
 
+def test_the_windows_shown_are_stacked_top_most_first_with_their_boxes(winapp: WinApp, drive) -> None:
+    front, stacked = drive([{"op": "wait_foreground", "title": "Fiche patient"}, {"op": "stacked"}])
+    assert stacked and (stacked[0]["title"], stacked[0]["box"]) == (front["title"], front["box"])
+    assert all(w["title"] for w in stacked)  # untitled (and minimised, cloaked) windows are left out
+
+
 def test_element_names_and_roles_come_from_msaa(winapp: WinApp, drive) -> None:
     edit, button, box = drive([
         {"op": "element_at", **winapp.centre("name")},

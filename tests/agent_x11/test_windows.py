@@ -8,7 +8,7 @@ import time
 import pytest
 from rpa_agent.x11.inject import Injector
 from rpa_agent.x11.watch import InputWatch, RawInput
-from rpa_agent.x11.windows import WindowTracker
+from rpa_agent.x11.windows import WindowInfo, Windows, WindowTracker
 from Xlib import X, Xatom, display
 
 from rpa_mcp.desktop_rig.harness import wait_until
@@ -84,3 +84,22 @@ def test_an_input_sees_every_window_change_made_before_it_and_is_dated_on_this_m
 
 class _Untitled:
     title = ""
+
+
+def test_the_windows_shown_are_stacked_top_most_first_with_their_boxes(desktop):
+    windows = Windows(desktop.display)
+    below, above = TitledWindow(desktop.display, "Dossier de soins"), TitledWindow(desktop.display, "Pharmacie")
+    try:
+        wait_until(lambda: len(mine(windows)) == 2, timeout=10, what="both windows managed by openbox")
+        assert [w.title for w in mine(windows)] == ["Pharmacie", "Dossier de soins"]  # the last mapped is on top
+        assert all(w.geometry is not None and w.geometry[2:] == (400, 300) for w in mine(windows))
+        windows.activate(below.window.id)  # raised by the window manager: now on top
+        wait_until(lambda: mine(windows)[0].title == "Dossier de soins", timeout=10, what="the raised window on top")
+    finally:
+        below.close()
+        above.close()
+        windows.close()
+
+
+def mine(windows: Windows) -> list[WindowInfo]:
+    return [w for w in windows.stacked() if w.title in ("Dossier de soins", "Pharmacie")]

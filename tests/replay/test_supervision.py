@@ -208,3 +208,29 @@ async def test_typed_text_without_a_recorded_click_is_checked_around_the_click_o
     await service.start(steps=plan, competence="c", version=1, machine_id="pc-1")
     await drain(service, [agent], clock)
     assert services.validator.targets[0].bbox == (120, 150, 60, 20)
+
+
+async def test_a_chosen_option_is_checked_as_the_runs_value_where_the_agent_clicked(service, services, agent, clock):
+    plan = steps(1, "select_option", params={"option": "{{packaging}}"})
+    plan[0]["target"] |= {"bbox": [40, 50, 160, 24]}
+    await service.start(steps=plan, competence="c", version=1, machine_id="pc-1", params={"packaging": "Boîte"})
+    await drain(service, [agent], clock)
+    assert services.validator.expected[0].text == "Boîte"
+    assert service.store.actions(service.store.list_replays()[0]["replay_id"])[0]["idempotent"] == 1
+
+
+async def test_a_box_is_checked_on_the_state_the_agent_read_after(service, services, agent, clock):
+    plan = steps(1, "set_checked", params={"checked": True})
+    agent.result_for["set_checked"] = {"output": {"checked": True}}
+    await service.start(steps=plan, competence="c", version=1, machine_id="pc-1")
+    await drain(service, [agent], clock)
+    expected = services.validator.expected[0]
+    assert expected.has_output and expected.output == {"checked": True}
+    assert expected.json_schema["properties"]["checked"] == {"const": True}
+
+
+async def test_a_box_whose_state_the_agent_did_not_report_has_nothing_to_show_for_it(service, services, agent, clock):
+    await service.start(steps=steps(1, "set_checked", params={"checked": False}), competence="c", version=1,
+                        machine_id="pc-1")  # fmt: skip
+    await drain(service, [agent], clock)
+    assert not services.validator.expected[0].has_output

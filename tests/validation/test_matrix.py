@@ -22,8 +22,8 @@ def _write(tmp_path: Path, raw: dict) -> Path:
     return tmp_path
 
 
-def test_the_shipped_matrix_covers_the_27_action_types(matrix: ValidatorMatrix) -> None:
-    assert len(ACTION_TYPES) == 27
+def test_the_shipped_matrix_covers_the_28_action_types(matrix: ValidatorMatrix) -> None:
+    assert len(ACTION_TYPES) == 28
     assert set(matrix.actions) == set(ACTION_TYPES)
     for spec in matrix.actions.values():
         assert spec.primary and spec.secondary and spec.fallback

@@ -19,7 +19,6 @@ CLICKS = frozenset(
         "close_tab",
         "dialog_button",
         "toggle_checkbox",
-        "select_option",
         "drag_drop_anchor",
         "open_application",
         "close_application",
@@ -27,6 +26,7 @@ CLICKS = frozenset(
     }
 )
 ANY_CLICK = CLICKS | DOUBLE_CLICKS | RIGHT_CLICKS
+CHOICES = frozenset({"select_option", "set_checked"})  # set a control: clicks, read first (`rpa_agent.core.choices`)
 TYPING = frozenset({"type", "type_text", "text", "paste_and_execute"})
 KEYS = frozenset({"key", "key_combo", "hotkey", "keys", "keyboard_shortcut", "key_press"})
 REPLACING = frozenset({"type", "type_text", "text"})  # typing replaces what the field held (not a command line)
@@ -34,7 +34,7 @@ SELECT_ALL = "ctrl+a"
 NO_INPUT = frozenset({"wait", "wait_for_element", "screenshot_evidence", "pause_for_human"})
 SERVER_SIDE = frozenset({"extract_text", "t2a_decision"})
 DEFAULT_KEYS = {"save": "ctrl+s", "new_tab": "ctrl+t", "close_tab": "ctrl+w"}
-NEEDS_POINT = ANY_CLICK | TYPING | {"scroll", "save"}
+NEEDS_POINT = ANY_CLICK | CHOICES | TYPING | {"scroll", "save"}
 
 
 def replaces_field(kind: str, params: dict[str, Any]) -> bool:

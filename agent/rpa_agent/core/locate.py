@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from rpa_agent.core import wire
-from rpa_agent.core.actions import ANY_CLICK
+from rpa_agent.core.actions import ANY_CLICK, CHOICES
 from rpa_agent.core.http import Http
 from rpa_agent.core.wire import NextAction, WireError
 
 RESOLVE_PATH = "/api/v1/resolve_target"
+MAX_WINDOWS = 64  # the server reads at most 64 windows
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ def recorded_point(action: NextAction, size: tuple[int, int]) -> tuple[int, int]
 
 def refusal_at_recorded_point(action: NextAction, kind: str) -> str | None:
     """Why a target with nothing to look for must not be acted on at its recorded position, else None."""
-    if action.irreversible and kind in ANY_CLICK:
+    if action.irreversible and kind in ANY_CLICK | CHOICES:
         return "target_not_resolved: irreversible step: never clicked at its recorded position alone"
     if selects_a_record(spec_of(action)):
         return "target_not_resolved: a record-selecting step is never clicked at its recorded position"
@@ -73,26 +74,55 @@ def refusal_at_recorded_point(action: NextAction, kind: str) -> str | None:
 
 
 def locate_on_server(
-    http: Http, action: NextAction, png: bytes, window_title: str | None, machine_id: str | None
+    http: Http,
+    action: NextAction,
+    png: bytes,
+    window_title: str | None,
+    machine_id: str | None,
+    windows: list[dict[str, Any]] | None = None,
 ) -> Located:
-    """The server's resolution of the target on this screenshot."""
+    """The server's resolution of the target on this screenshot; `windows` (top-most first, with
+    boxes) lets it follow a moved window and refuse a covered target (`window_occluded`)."""
     target = action.target
     if target is not None and target.x is not None and target.y is not None:
         return Located(target.x, target.y, target.method or "server")
-    body = {
+    return located(ask_server(http, spec_of(action), png, window_title, machine_id, windows))
+
+
+def ask_server(
+    http: Http,
+    spec: dict[str, Any],
+    png: bytes,
+    window_title: str | None,
+    machine_id: str | None,
+    windows: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """`POST /api/v1/resolve_target` for `spec` on this screenshot: the answer, checked against the wire's
+    schema; an HTTP error or a broken answer is an unresolved answer (`method: server_error`)."""
+    body: dict[str, Any] = {
         "image": {"png_base64": base64.b64encode(png).decode("ascii")},
-        "target_spec": spec_of(action),
+        "target_spec": spec,
         "window_title": window_title,
         "machine_id": machine_id,  # the target memory read is this workstation's own
     }
+    if windows:
+        body["windows"] = windows[:MAX_WINDOWS]
     wire.outgoing("resolve", body)
     response = http.post(RESOLVE_PATH, body)
     if response.status_code >= 400:
-        return Located(None, None, "server_error", f"resolve_target answered HTTP {response.status_code}")
+        return _unresolved(f"resolve_target answered HTTP {response.status_code}")
     try:
-        data = wire.validate("resolve-target-answer", response.json())
+        return wire.validate("resolve-target-answer", response.json())
     except (ValueError, WireError) as exc:
-        return Located(None, None, "server_error", f"resolve_target's answer breaks the wire contract: {exc}")
+        return _unresolved(f"resolve_target's answer breaks the wire contract: {exc}")
+
+
+def located(data: dict[str, Any]) -> Located:
+    """Where a resolve_target answer puts the target (not found: its method and reason)."""
     if not data.get("resolved") or data.get("x") is None or data.get("y") is None:
         return Located(None, None, str(data.get("method") or "not_found"), data.get("reason") or "not found")
     return Located(int(data["x"]), int(data["y"]), str(data.get("method") or "server"))
+
+
+def _unresolved(reason: str) -> dict[str, Any]:
+    return {"resolved": False, "method": "server_error", "reason": reason}

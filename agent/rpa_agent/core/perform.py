@@ -14,7 +14,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from rpa_agent.core import locate
+from rpa_agent.core import choices, locate, scrolling
 from rpa_agent.core.actions import (
     ANY_CLICK,
     DOUBLE_CLICKS,
@@ -33,7 +33,7 @@ from rpa_agent.core.focus import FocusEvidence, focus_region
 from rpa_agent.core.http import Http
 from rpa_agent.core.titles import window_titled
 from rpa_agent.core.wire import NextAction
-from rpa_agent.port import Desktop, Frame, InputRefused, KeyboardFocus, Window
+from rpa_agent.port import Desktop, Frame, InputRefused, KeyboardFocus, Stacking, Window
 
 SETTLE_MIN_S = 0.15
 SETTLE_MAX_S = 3.0
@@ -104,7 +104,10 @@ class Performer:
         self.mark("shot")
         position: tuple[int, int] | None = None
         error: str | None = None
+        output: dict[str, Any] | None = None
+        warning: str | None = None
         executed = True
+        controls = choices.DesktopChoices(self.desktop, self.http, self.machine_id, self._settled_png)
         try:
             if kind in SERVER_SIDE:
                 executed, error = False, f"{kind} is a server-side action"
@@ -126,7 +129,10 @@ class Performer:
             else:
                 needs_point = kind in NEEDS_POINT and action.target is not None
                 if needs_point and locate.has_something_to_find(action):
-                    found = self.locate(action, png_before, front_before.title if front_before else None)
+                    seen = self._find(action, png_before, front_before.title if front_before else None, controls)
+                    found, warning = seen.found, seen.note
+                    if seen.png is not None:  # scrolled: the action goes on from the scrolled screen
+                        frame_before, png_before = self.desktop.screen.grab(), seen.png
                     self.mark("resolved")
                     if not found.found:
                         reason = f"target_not_resolved: {found.method}: {found.reason}"
@@ -142,7 +148,15 @@ class Performer:
                     self.mark("resolved")
                 if position is not None:
                     self.notes["position"] = list(position)  # where the input went (timings, the demo's film)
-                self._inject(kind, action, position, frame_before)
+                if kind in choices.KINDS and position is not None:
+                    output = choices.carry_out(controls, action, position)
+                else:
+                    self._inject(kind, action, position, frame_before)
+        except choices.ChoiceFailed as exc:  # nothing clicked: not executed; a click made: executed, failed
+            if not exc.clicked:
+                self.say(f"paused: {exc.reason}")
+                return self._refused(action, exc.reason, foreign_before, png_before)
+            error = exc.reason
         except (InvalidAction, InputRefused) as exc:
             return self._refused(action, f"INVALID_ACTION: {exc}", foreign_before, png_before)
         self.mark("injected")
@@ -170,14 +184,40 @@ class Performer:
             "process_after": front_after.process if front_after else None,
             "human_takeover": human,
             "executed": executed,
+            "warning": warning,
+            "output": output,
             "duration_ms": int((time.monotonic() - started) * 1000),
             "phases_ms": self._phases(),
         }
         return _without_none(result)
 
     def locate(self, action: NextAction, png: bytes, window_title: str | None) -> locate.Located:
-        """Where the target is on this screenshot: the server's answer (`rpa_agent.core.locate`)."""
-        return locate.locate_on_server(self.http, action, png, window_title, self.machine_id)
+        """Where the target is on this screenshot: the server's answer (`rpa_agent.core.locate`),
+        given the windows shown (top-most first) when the backend knows their order."""
+        return locate.locate_on_server(self.http, action, png, window_title, self.machine_id, self.stacked_windows())
+
+    def _find(
+        self, action: NextAction, png: bytes, window_title: str | None, hands: scrolling.ScrollPort
+    ) -> scrolling.Scrolled:
+        """The target on this screen; a list's row out of view after a bounded scroll (`rpa_agent.core.scrolling`)."""
+        found = self.locate(action, png, window_title)
+        size = self.desktop.screen.size()
+        seen = scrolling.bring_into_view(
+            hands, action, found, png, size, lambda shot: self.locate(action, shot, window_title)
+        )
+        if seen.note is not None:
+            self.notes["scrolled"] = seen.note
+        return seen
+
+    def stacked_windows(self) -> list[dict[str, Any]]:
+        """The windows shown, top-most first, as the resolve request carries them ([] without `Stacking`)."""
+        windows = self.desktop.windows
+        if not isinstance(windows, Stacking):
+            return []
+        return [
+            {"title": w.title[:1000], "process": (w.process or "")[:260] or None, "box": list(w.box) if w.box else None}
+            for w in windows.stacked()[: locate.MAX_WINDOWS]
+        ]
 
     def _person_came(self, seen: int, timeout: float) -> bool:
         """Wait up to `timeout` s for a person's input beyond the `seen` count; True as soon as there is some."""
@@ -238,6 +278,8 @@ class Performer:
                 raise InvalidAction("no coordinates and no label to find the target")
             count = 2 if kind in DOUBLE_CLICKS else 1
             hands.click(*position, button="right" if kind in RIGHT_CLICKS else "left", count=count)
+        elif kind in choices.KINDS:
+            raise InvalidAction(f"{kind} needs a target: the control to set")
         else:
             raise InvalidAction(f"unsupported action type {action.action_type!r}")
 
@@ -256,6 +298,11 @@ class Performer:
         return landed
 
     # --- screenshots ---------------------------------------------------------------------------------
+    def _settled_png(self) -> bytes:
+        """The screen once it stopped changing (a drop-down's list open, a box ticked), as PNG."""
+        frame, _ = self._settle(quiet_s=0.2)
+        return self.encode(frame)
+
     def encode(self, frame: Frame) -> bytes:
         """The frame's PNG; the last one sent when the screen has not changed by one pixel since."""
         last = self._last_shot

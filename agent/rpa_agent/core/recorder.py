@@ -71,6 +71,8 @@ def event_element(element: Element) -> dict[str, Any]:
         out["bbox"] = list(element.box)
     if element.is_password:
         out["is_password"] = True
+    if element.checked is not None:  # looked up as the button went down: the state before the click
+        out["states"] = ["checked"] if element.checked else []
     return out
 
 
@@ -265,6 +267,7 @@ class EventStream:
             "ts": round(ts, 3),
             "type": kind,
             "window_title": window.title if window else None,
+            "window_box": list(window.box) if window and window.box else None,  # a replay follows the window
             "app": window.process if window else None,
             "agent": self.agent,
             "screen_width": width,

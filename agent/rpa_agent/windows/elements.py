@@ -1,7 +1,9 @@
 """Element names and roles: UI Automation first, MSAA (oleacc) when UIA cannot be created.
 
 Roles use UI Automation's control type names. A password field is masked both ways: UIA's
-IsPassword, MSAA's STATE_SYSTEM_PROTECTED; its value is never read.
+IsPassword, MSAA's STATE_SYSTEM_PROTECTED; its value is never read. A check box's (radio button's)
+state comes from MSAA's STATE_SYSTEM_CHECKED; UI Automation's TogglePattern is not read yet (the
+agent then asks the server to read the box beside its label).
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from rpa_agent.windows.api import MsaaNode, UiaNode, UiaUnavailable, Win32
 
 logger = logging.getLogger(__name__)
 
+STATE_SYSTEM_CHECKED = 0x10
 STATE_SYSTEM_PROTECTED = 0x20000000
+CHECKABLE = frozenset({"CheckBox", "RadioButton"})
 
 UIA_CONTROL_TYPES = {
     50000: "Button", 50001: "Calendar", 50002: "CheckBox", 50003: "ComboBox", 50004: "Edit",
@@ -46,9 +50,12 @@ def from_uia(node: UiaNode) -> Element:
 
 
 def from_msaa(node: MsaaNode) -> Element:
-    password = bool(node.state() & STATE_SYSTEM_PROTECTED)
+    state = node.state()
+    password = bool(state & STATE_SYSTEM_PROTECTED)
     role = MSAA_ROLES.get(node.role(), "Custom")
-    return Element(node.name(), role, node.box(), is_password=password, value=None if password else node.value())
+    checked = bool(state & STATE_SYSTEM_CHECKED) if role in CHECKABLE else None
+    value = None if password else node.value()
+    return Element(node.name(), role, node.box(), is_password=password, value=value, checked=checked)
 
 
 class Accessibility:

@@ -5,6 +5,7 @@ platform (the unit tests run on Linux with a fake boundary)."""
 from __future__ import annotations
 
 import ctypes
+import functools
 import logging
 import sys
 from collections.abc import Callable, Sequence
@@ -117,6 +118,7 @@ class GUITHREADINFO(ctypes.Structure):
 
 
 SM_XVIRTUALSCREEN, SM_YVIRTUALSCREEN, SM_CXVIRTUALSCREEN, SM_CYVIRTUALSCREEN = 76, 77, 78, 79
+DWMWA_CLOAKED = 14
 PROCESS_QUERY_LIMITED_INFORMATION = 0x1000
 TOKEN_QUERY = 0x0008
 TOKEN_INTEGRITY_LEVEL = 25  # TOKEN_INFORMATION_CLASS.TokenIntegrityLevel
@@ -216,6 +218,16 @@ class Dlls:
         function = getattr(self.user32, name)
         function.restype, function.argtypes = restype, argtypes
         return function
+
+    @functools.cached_property
+    def dwmapi(self) -> Any:
+        """dwmapi.dll, loaded on first use; None where it is absent (then no window is cloaked)."""
+        try:
+            dll = ctypes.WinDLL("dwmapi", use_last_error=True)
+        except OSError:
+            return None
+        _declare(dll, "DwmGetWindowAttribute", c_long, HANDLE, DWORD, c_void_p, DWORD)  # the raw HRESULT
+        return dll
 
     def shcore(self) -> Any:
         try:
@@ -317,6 +329,14 @@ class NativeWin32:
 
     def is_iconic(self, hwnd: int) -> bool:
         return bool(self._u.IsIconic(hwnd))
+
+    def is_cloaked(self, hwnd: int) -> bool:
+        dwm = self.dlls.dwmapi
+        if dwm is None:
+            return False
+        cloaked = DWORD(0)
+        result = dwm.DwmGetWindowAttribute(hwnd, DWMWA_CLOAKED, byref(cloaked), ctypes.sizeof(cloaked))
+        return int(result) == 0 and cloaked.value != 0
 
     def window_text(self, hwnd: int) -> str:
         length = int(self._u.GetWindowTextLengthW(hwnd))

@@ -47,6 +47,15 @@ class Win32Windows:
                 found.append(self.describe(hwnd))
         return found
 
+    def stacked(self) -> list[Window]:
+        """The windows shown, top-most first: EnumWindows' z-order; minimised, cloaked (a suspended Store
+        app, another virtual desktop: user32 calls them visible) and untitled ones left out."""
+        win = self._win
+        shown = [
+            h for h in win.enum_windows() if win.is_window_visible(h) and not win.is_iconic(h) and not win.is_cloaked(h)
+        ]
+        return [self.describe(h) for h in shown if win.window_text(h)]
+
     def activate(self, handle: int) -> bool:
         """SetForegroundWindow; when Windows' foreground lock refuses, attach to the foreground thread's
         input and press Alt (which lifts the lock), then try again. True only when it is in front."""

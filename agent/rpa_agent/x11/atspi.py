@@ -29,8 +29,13 @@ COORD_SCREEN = 0
 MAX_DEPTH = 40
 MAX_NODES = 3000
 TIMEOUT_S = 1.0
+STATE_CHECKED = 4
 STATE_FOCUSED = 12
 STATE_SHOWING = 25
+RELATION_LABELLED_BY = 2
+# fields and drop-downs: a separate label widget names them (their own name may be a placeholder or the value shown)
+LABELLED_ROLES = frozenset({"entry", "text", "password text", "combo box", "spin button", "date editor"})
+CHECK_ROLES = frozenset({"check box", "radio button", "toggle button", "check menu item", "radio menu item"})
 PASSWORD_ROLES = frozenset({"password text"})
 CONTAINER_ROLES = frozenset({"document web", "frame", "panel", "section", "filler", "application"})
 GONE_ROLES = frozenset({"invalid", "unknown", "redundant object"})
@@ -60,6 +65,7 @@ class Element:
     bbox: tuple[int, int, int, int] | None  # screen x, y, w, h
     is_password: bool
     focused: bool = False
+    checked: bool | None = None  # a check box's (radio button's) state; None for other elements
 
     @property
     def identifies_target(self) -> bool:
@@ -70,7 +76,7 @@ class Element:
     def to_port(self) -> port.Element:
         """The element as the port names it (UI Automation's control types)."""
         role = ROLE_NAMES.get(self.role, self.role.title())
-        return port.Element(self.name, role, self.bbox, is_password=self.is_password)
+        return port.Element(self.name, role, self.bbox, is_password=self.is_password, checked=self.checked)
 
     def as_event_element(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -82,6 +88,8 @@ class Element:
             out["bbox"] = list(self.bbox)
         if self.is_password:
             out["is_password"] = True
+        if self.checked is not None:  # looked up as the button went down: the state before the click
+            out["states"] = ["checked"] if self.checked else []
         return out
 
 
@@ -149,12 +157,30 @@ class Accessibility:
     def _describe(self, ref: tuple[str, str]) -> Element:
         name = str(self._prop(ref, ACCESSIBLE, "Name") or "")
         role = str(self._call(ref, ACCESSIBLE, "GetRoleName")[0])
+        if role in LABELLED_ROLES:
+            name = self._label_of(ref) or name
         try:
             x, y, w, h = self._call(ref, COMPONENT, "GetExtents", "u", (COORD_SCREEN,))[0]
             bbox: tuple[int, int, int, int] | None = (int(x), int(y), int(w), int(h)) if w > 0 and h > 0 else None
         except LookupError:
             bbox = None
-        return Element(name.strip(), role, bbox, role in PASSWORD_ROLES, STATE_FOCUSED in self._states(ref))
+        states = self._states(ref)
+        checked = STATE_CHECKED in states if role in CHECK_ROLES else None
+        return Element(name.strip(), role, bbox, role in PASSWORD_ROLES, STATE_FOCUSED in states, checked)
+
+    def _label_of(self, ref: tuple[str, str]) -> str:
+        """The text of the label widgets this element is labelled by (AT-SPI relation), '' when none."""
+        try:
+            relations = self._call(ref, ACCESSIBLE, "GetRelationSet")[0]
+        except LookupError:
+            return ""
+        names = [
+            str(self._prop((str(t[0]), str(t[1])), ACCESSIBLE, "Name") or "").strip()
+            for kind, targets in relations
+            if kind == RELATION_LABELLED_BY
+            for t in targets
+        ]
+        return " ".join(n for n in names if n)
 
     def element_at(self, x: int, y: int, window_title: str | None = None) -> Element | None:
         """The deepest accessible element under screen point (x, y); the frame named `window_title`

@@ -60,6 +60,10 @@ class X11Windows:
     def windows(self) -> list[port.Window]:
         return [window(info) for info in self.x.windows()]
 
+    def stacked(self) -> list[port.Window]:
+        """The windows shown, top-most first (EWMH stacking order), minimised ones left out."""
+        return [window(info) for info in self.x.stacked()]
+
     def activate(self, handle: int) -> bool:
         self.x.activate(handle)
         return True  # asked of the window manager; the core checks the window in front afterwards

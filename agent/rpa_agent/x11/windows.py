@@ -153,6 +153,18 @@ class Windows:
     def windows(self) -> list[WindowInfo]:
         return [i for i in (self.info(w) for w in self.client_list()) if i is not None]
 
+    def stacked(self) -> list[WindowInfo]:
+        """The windows shown, top-most first (EWMH stacking order), minimised ones left out: what covers what."""
+        with self._lock:
+            try:
+                value = self._prop(self.root.id, "_NET_CLIENT_LIST_STACKING", Xatom.WINDOW)
+                order = [int(w) for w in value][::-1] if value is not None else []
+                hidden = self.atom("_NET_WM_STATE_HIDDEN")
+                shown = [w for w in order if hidden not in list(self._prop(w, "_NET_WM_STATE", Xatom.ATOM) or [])]
+            except (error.XError, error.BadWindow):
+                return []
+        return [i for i in (self.info(w) for w in shown) if i is not None]
+
     def find(self, title_part: str) -> WindowInfo | None:
         return next((w for w in self.windows() if title_part in w.title), None)
 

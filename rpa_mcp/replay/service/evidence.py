@@ -84,7 +84,7 @@ def crops_around(
 # Actions whose click lands on the target itself (typing clicks a field's label, beside its box).
 CLICKED_ON_TARGET = frozenset(
     {"click_anchor", "double_click_anchor", "right_click_anchor", "switch_tab", "close_tab", "dialog_button",
-     "select_option", "toggle_checkbox"}
+     "select_option", "toggle_checkbox", "set_checked"}
 )  # fmt: skip
 
 

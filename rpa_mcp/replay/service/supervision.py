@@ -17,7 +17,10 @@ import numpy as np
 from rpa_mcp.dialogs.apps import ReportedWindow
 from rpa_mcp.errors import RpaError
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.choices import option_expected, state_expected
 from rpa_mcp.replay.identity import MISMATCH
+from rpa_mcp.replay.occlusion import METHOD as OCCLUDED_METHOD
+from rpa_mcp.replay.occlusion import OCCLUDED
 from rpa_mcp.replay.ports import DialogResolverPort, ValidatorPort
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service.evidence import (
@@ -108,7 +111,7 @@ class Supervisor:
                 m.ABANDONED,
                 "not_executed",
                 pause=m.PAUSED_NEED_HELP,
-                pause_detail={"error": msg.error or "the agent did not execute the action", **_identity(msg.error)},
+                pause_detail={"error": msg.error or "the agent did not execute the action", **never_clicked(msg.error)},
             ), screen_bytes
         if cancelled:
             # cancel never interrupts an action in flight; its report is recorded when it comes
@@ -169,7 +172,7 @@ class Supervisor:
         else:
             bbox = target.get("bbox")
         typed = a.action_type in ("type_text", "extract_text") and not a.params.get("secret")
-        expected_text = a.params.get("text") if typed else None  # a secret is never quoted in evidence
+        expected_text = a.params.get("text") if typed else option_expected(a.action_type, a.params)  # no secret
         vt, ve, vo = validator_args(
             label=target.get("label") or target.get("by_text"),
             bbox=bbox,
@@ -186,6 +189,7 @@ class Supervisor:
             outcome=a.expected.get("outcome"),  # the post-condition the demonstration showed
             own_windows=own_windows,
         )
+        ve = state_expected(a.action_type, a.params, ve, msg.output)  # set_checked: the state read after
         warned_no_change = (msg.warning or "").lower() == "no_screen_change"
         try:
             # a success is shown by the crop around the click alone, unless the agent saw no change
@@ -328,8 +332,11 @@ class Supervisor:
         return _held_for_dialog(vdict, dcrops, detail)
 
 
-def _identity(error: str | None) -> dict[str, Any]:
-    """A record whose identity did not match was never clicked: say so, with the category."""
+def never_clicked(error: str | None) -> dict[str, Any]:
+    """A record whose identity did not match, or a target another window covers, was never clicked: say so,
+    with the category."""
+    if error and (OCCLUDED in error or OCCLUDED_METHOD in error):
+        return {"failure_category": OCCLUDED, "executed": False, "why": "another window covers the target"}
     if not error or MISMATCH not in error:
         return {}
     return {"failure_category": MISMATCH, "executed": False, "why": "the record at the target is not the one chosen"}

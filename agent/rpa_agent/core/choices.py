@@ -1,0 +1,174 @@
+"""How the agent carries out the steps that set a control: `select_option` and `set_checked`.
+
+- ``select_option``: click the drop-down (resolved like any target), wait for its list, find the
+  option's text in the opened list through the server's `resolve_target` (its OCR and quality
+  guard, around the drop-down: the same words elsewhere on the page are beyond its drift guard;
+  the option is never clicked at a guessed place), click it. An option not found closes
+  the list (Escape) and the step is reported not resolved: the replay pauses.
+- ``set_checked``: read the box's state (the accessibility tree's `checked` where the application
+  exposes it, else the server's reading of the box beside its label, `resolve_target` with
+  `check_state`), click only when it differs from the wanted one, read it again; the state read
+  after goes back in the result's `output.checked`, which the server's check compares with the
+  wanted one. A state that cannot be read is never guessed: nothing is clicked and the step is
+  reported not resolved.
+
+The performer reaches this module through `ChoicePort` (its hands, its screen, the server, the
+accessibility tree), so it is tested without a desktop; `DesktopChoices` is that port over the
+platform port and the server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal, Protocol
+
+from rpa_agent.core.actions import CHOICES
+from rpa_agent.core.http import Http
+from rpa_agent.core.locate import Located, ask_server, located
+from rpa_agent.core.wire import NextAction
+from rpa_agent.port import Desktop
+
+KINDS = CHOICES
+TRUE_WORDS = frozenset({"true", "1", "yes", "oui"})
+FALSE_WORDS = frozenset({"false", "0", "no", "non"})
+
+
+class ChoiceFailed(Exception):
+    """The control could not be set; `reason` is the result's error (the replay pauses).
+
+    `clicked` says whether input was injected: False, the step is reported not executed.
+    """
+
+    def __init__(self, reason: str, *, clicked: bool) -> None:
+        super().__init__(reason)
+        self.reason, self.clicked = reason, clicked
+
+
+class ChoicePort(Protocol):
+    def click(self, x: int, y: int) -> None: ...
+
+    def press(self, keys: str) -> None: ...
+
+    def screen_size(self) -> tuple[int, int]: ...
+
+    def settled_png(self) -> bytes:
+        """The screen once it stopped changing, as PNG."""
+        ...
+
+    def find(self, spec: dict[str, Any], png: bytes) -> Located:
+        """The server's resolution of a target spec on this screenshot."""
+        ...
+
+    def checked_at(self, x: int, y: int) -> bool | None:
+        """The check box's state at a point from the accessibility tree, None when it does not say."""
+        ...
+
+    def checked_on_screen(self, spec: dict[str, Any], png: bytes) -> bool | None:
+        """The server's reading of the box's state beside its label, None when it cannot tell."""
+        ...
+
+
+def wanted_state(params: dict[str, Any]) -> bool | None:
+    """The state a set_checked step wants (a parameter filled in as 'true'/'false' included).
+
+    The same reading as the server's `rpa_mcp.replay.choices.wanted_state` (the agent imports
+    nothing of the server): the two must agree, `tests/agent_core/test_choices.py` checks it.
+    """
+    value = params.get("checked")
+    if isinstance(value, bool):
+        return value
+    word = value.strip().lower() if isinstance(value, str) else None
+    if word in TRUE_WORDS | FALSE_WORDS:
+        return word in TRUE_WORDS
+    return None
+
+
+def carry_out(port: ChoicePort, action: NextAction, position: tuple[int, int]) -> dict[str, Any] | None:
+    """Set the control; the output to report (set_checked: the state read after). Raises ChoiceFailed."""
+    if action.action_type.lower() == "select_option":
+        choose_option(port, action, position)
+        return None
+    return {"checked": set_checked(port, action, position)}
+
+
+def choose_option(port: ChoicePort, action: NextAction, position: tuple[int, int]) -> None:
+    option = action.params.get("option")
+    if not isinstance(option, str) or not option:
+        raise ChoiceFailed("INVALID_ACTION: select_option needs params.option (the option's text)", clicked=False)
+    port.click(*position)
+    width, height = port.screen_size()
+    # looked for around the drop-down (its list opens beside it), never as the same words elsewhere on the page
+    spec: dict[str, Any] = {
+        "label": option,
+        "by_text": option,
+        "rel_x": position[0] / width,
+        "rel_y": position[1] / height,
+    }
+    if action.target is not None and action.target.window_title:
+        spec["window_title"] = action.target.window_title
+    found = port.find(spec, port.settled_png())
+    if not found.found:
+        port.press("escape")  # close the list: nothing chosen
+        raise ChoiceFailed(f"target_not_resolved: option {option!r} not in the list: {found.reason}", clicked=True)
+    port.click(int(found.x or 0), int(found.y or 0))
+
+
+def set_checked(port: ChoicePort, action: NextAction, position: tuple[int, int]) -> bool:
+    wanted = wanted_state(action.params)
+    if wanted is None:
+        raise ChoiceFailed("INVALID_ACTION: set_checked needs params.checked (true or false)", clicked=False)
+    before = _state(port, action, position, None)
+    if before is None:
+        raise ChoiceFailed("target_not_resolved: the box's state cannot be read: it is not clicked", clicked=False)
+    if before == wanted:
+        return before  # already so: nothing to click
+    port.click(*position)
+    after = _state(port, action, position, port.settled_png())
+    if after is None:
+        raise ChoiceFailed("TEXT_MISMATCH: the box's state cannot be read after the click", clicked=True)
+    return after
+
+
+def _state(port: ChoicePort, action: NextAction, position: tuple[int, int], png: bytes | None) -> bool | None:
+    state = port.checked_at(*position)
+    if state is not None:
+        return state
+    label = action.target.label if action.target is not None else None
+    if not label:
+        return None
+    return port.checked_on_screen({"label": label, "by_text": label, "check_state": True}, png or port.settled_png())
+
+
+class DesktopChoices:
+    """`ChoicePort` and `ScrollPort` (`rpa_agent.core.scrolling`) over the platform port and the server."""
+
+    def __init__(self, desktop: Desktop, http: Http, machine_id: str, settled_png: Callable[[], bytes]) -> None:
+        self.desktop, self.http, self.machine_id = desktop, http, machine_id
+        self._settled_png = settled_png
+
+    def click(self, x: int, y: int) -> None:
+        self.desktop.input.click(x, y)
+
+    def press(self, keys: str) -> None:
+        self.desktop.input.combo(keys)
+
+    def scroll(self, x: int, y: int, direction: Literal["up", "down"], amount: int) -> None:
+        self.desktop.input.scroll(x, y, direction=direction, amount=amount)
+
+    def screen_size(self) -> tuple[int, int]:
+        return self.desktop.screen.size()
+
+    def settled_png(self) -> bytes:
+        return self._settled_png()
+
+    def find(self, spec: dict[str, Any], png: bytes) -> Located:
+        return located(ask_server(self.http, spec, png, None, self.machine_id))
+
+    def checked_on_screen(self, spec: dict[str, Any], png: bytes) -> bool | None:
+        answer = ask_server(self.http, spec, png, None, self.machine_id)
+        state = answer.get("checked")
+        return state if isinstance(state, bool) else None
+
+    def checked_at(self, x: int, y: int) -> bool | None:
+        element = self.desktop.windows.element_at(x, y)
+        return element.checked if element is not None else None

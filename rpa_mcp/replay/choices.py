@@ -1,0 +1,43 @@
+"""What a replay checks after a step that sets a control (`select_option`, `set_checked`).
+
+A `select_option` step is checked like typed text: the option's text (`params.option`, the run's
+value once parameters are filled in) must be what the drop-down shows, read where the agent clicked.
+A `set_checked` step is checked on the state the agent read after the action (`output.checked`,
+read from the accessibility tree or asked of the server): it must be the wanted one
+(`params.checked`), through the validator's schema check, beside the box's pixels.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from rpa_mcp.validation.model import Expected
+
+CHOICE_ACTIONS = frozenset({"select_option", "set_checked"})
+
+
+def wanted_state(params: dict[str, Any]) -> bool | None:
+    """The state a set_checked step wants (a parameter filled in as 'true'/'false' included)."""
+    value = params.get("checked")
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false", "1", "0", "yes", "no", "oui", "non"):
+        return value.strip().lower() in ("true", "1", "yes", "oui")
+    return None
+
+
+def option_expected(action_type: str, params: dict[str, Any]) -> str | None:
+    """The text a select_option step must leave shown in its drop-down."""
+    option = params.get("option")
+    return option if action_type == "select_option" and isinstance(option, str) and option else None
+
+
+def state_expected(action_type: str, params: dict[str, Any], expected: Expected, output: Any) -> Expected:
+    """A set_checked step's expectation: the state read after is the wanted one (unchanged for other steps)."""
+    wanted = wanted_state(params)
+    if action_type != "set_checked" or wanted is None:
+        return expected
+    schema = {"type": "object", "required": ["checked"], "properties": {"checked": {"const": wanted}}}
+    read = isinstance(output, dict) and isinstance(output.get("checked"), bool)
+    return dataclasses.replace(expected, json_schema=schema, output=output if read else None, has_output=read)

@@ -1,0 +1,67 @@
+"""A target recorded in its window follows that window when it moved or was resized on replay.
+
+The demonstration keeps, beside a click's position (a fraction of the screen), the box of the window
+it was made in (`window_box`, screen pixels) and the screen's size (`screen`). At replay the agent
+reports its windows with their boxes; when the target's window (found by its title) now stands
+elsewhere or has another size, the recorded position is carried into its new frame before the
+search: kept at the same distance from the nearest edge of the window (a toolbar on the left, an OK
+button on the right, a status bar at the bottom stay where the layout keeps them). The search regions
+and the drift guard then work around that point instead of where the window used to be.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rpa_mcp.replay.occlusion import StackedWindow
+from rpa_mcp.vision.text_match import title_matches
+
+
+def _box(value: Any) -> tuple[int, int, int, int] | None:
+    if isinstance(value, list | tuple) and len(value) == 4 and all(isinstance(v, int | float) for v in value):
+        x, y, w, h = (int(v) for v in value)
+        return (x, y, w, h) if w > 0 and h > 0 else None
+    return None
+
+
+def _fraction(spec: Mapping[str, Any], *keys: str) -> float | None:
+    for key in keys:
+        value = spec.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value) / 100.0 if value > 1.0 else float(value)
+    return None
+
+
+def _along(offset: float, old: int, new: int) -> float:
+    """An offset within a window's side of length `old`, kept from the nearest edge in a side of `new`."""
+    offset = min(max(offset, 0.0), old - 1.0)
+    return offset if offset <= old / 2 else new - (old - offset)
+
+
+def in_window_frame(
+    spec: Mapping[str, Any], windows: Sequence[StackedWindow], screen: tuple[int, int]
+) -> dict[str, Any]:
+    """The spec with its recorded position moved into its window's current frame (unchanged when the
+    window is not reported, did not move, or the demonstration did not say where it was)."""
+    out = dict(spec)
+    size = spec.get("screen")
+    recorded, then = _box(spec.get("window_box")), _box([0, 0, *size[:2]] if isinstance(size, list) else None)
+    rx, ry = _fraction(spec, "rel_x", "x_pct"), _fraction(spec, "rel_y", "y_pct")
+    title = spec.get("window_title")
+    if recorded is None or then is None or rx is None or ry is None or not isinstance(title, str) or not title:
+        return out
+    now = next((w.box for w in windows if w.box and w.title and title_matches(w.title, title)), None)
+    if now is None or now == recorded:
+        return out
+    px, py = rx * then[2], ry * then[3]
+    wx, wy, ww, wh = recorded
+    cx, cy, cw, ch = now
+    nx, ny = cx + _along(px - wx, ww, cw), cy + _along(py - wy, wh, ch)
+    width, height = screen
+    out["rel_x"] = round(min(max(nx / width, 0.0), 1.0), 4)
+    out["rel_y"] = round(min(max(ny / height, 0.0), 1.0), 4)
+    out.pop("x_pct", None)
+    out.pop("y_pct", None)
+    out.pop("bbox", None)  # the recorded box is where the window used to be
+    return out

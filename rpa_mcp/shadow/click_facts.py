@@ -1,0 +1,131 @@
+"""What a click says once its screenshot is read: where it was (screen fractions), the clicked element's
+box in the frame, the window it was made in, the anchor crop kept around it and, read lazily, the OCR
+line under it (the click's name when the element had none, or its box)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from rpa_mcp.errors import RpaError
+from rpa_mcp.shadow.boxes import OCR_BOX_MAX_DISTANCE, distance_to_box, element_box, same_text, screen_box
+from rpa_mcp.shadow.elements import is_container
+from rpa_mcp.shadow.events import CLICK_TYPES, TraceEvent
+from rpa_mcp.shadow.ports import TraceRepository
+from rpa_mcp.vision.budget import FrameCache
+from rpa_mcp.vision.images import clamp_bbox, decode_image, encode_png
+from rpa_mcp.vision.ocr import OcrEngine, OcrLine
+
+logger = logging.getLogger(__name__)
+
+ANCHOR_W, ANCHOR_H = 300, 80  # region kept around a click: the anchor crop and the OCR region
+
+
+class ClickFacts:
+    def __init__(self, traces: TraceRepository, ocr: OcrEngine, frames: FrameCache, *, max_pixels: int) -> None:
+        self.traces, self.ocr, self.frames, self.max_pixels = traces, ocr, frames, max_pixels
+
+    def facts(self, sid: str, ev: TraceEvent, shot_id: str | None, now: float) -> dict[str, Any]:
+        facts: dict[str, Any] = {}
+        element = ev.element.model_dump(mode="json", exclude_none=True) if ev.element is not None else None
+        container = is_container(element)  # a page or window: not what was clicked (OCR names it)
+        has_uia = bool(element and (element.get("name") or "").strip()) and not container
+        frame = self.frame(shot_id)
+        if frame is None or ev.x is None or ev.y is None:
+            return facts
+        h, w = frame.shape[:2]
+        # An agent may send a downscaled screenshot and say the screen's size.
+        sw, sh = _positive(ev.extras.get("screen_width"), w), _positive(ev.extras.get("screen_height"), h)
+        px, py = round(ev.x * w / sw), round(ev.y * h / sh)
+        facts["shot"] = shot_id
+        facts["screen"] = [sw, sh]
+        facts["x_pct"] = round(min(max(ev.x / sw, 0.0), 1.0), 4)
+        facts["y_pct"] = round(min(max(ev.y / sh, 0.0), 1.0), 4)
+        facts["frame_size"] = [w, h]
+        if window_box := screen_box(ev.extras.get("window_box")):
+            facts["window_box"] = window_box  # the window it was made in: a replay follows it when it moves
+        if ev.type in CLICK_TYPES and element is not None and not container:
+            box = element_box(element, point=(ev.x, ev.y), screen=(sw, sh), frame=(w, h))
+            if box is not None:
+                facts["element_bbox"] = box
+        x0, y0, cw, ch = clamp_bbox((px - ANCHOR_W // 2, py - ANCHOR_H // 2, ANCHOR_W, ANCHOR_H), frame.shape)
+        if cw < 8 or ch < 8:
+            return facts
+        crop = frame[y0 : y0 + ch, x0 : x0 + cw]
+        anchor = self.traces.put_screenshot(
+            encode_png(crop), session_id=sid, kind="anchor", mime="image/png", width=cw, height=ch, now=now
+        )
+        facts["anchor"] = anchor
+        facts["anchor_offset"] = [px - x0, py - y0]
+        facts["anchor_box"] = [x0, y0, cw, ch]
+        # OCR names a click without a UIA name, and boxes one whose UIA rectangle is missing.
+        if ev.type in CLICK_TYPES and (not has_uia or "element_bbox" not in facts):
+            facts["ocr_pending"] = True
+        return facts
+
+    def frame(self, shot_id: str | None) -> np.ndarray | None:
+        if shot_id is None:
+            return None
+        cached = self.frames.get(shot_id)
+        if cached is not None:
+            return cached
+        try:
+            image = decode_image(self.traces.get_screenshot(shot_id), max_pixels=self.max_pixels)
+        except RpaError:
+            logger.warning("screenshot %s could not be read back", shot_id)
+            return None
+        self.frames.put(shot_id, image)
+        return image
+
+    def ocr_at(self, facts: dict[str, Any], *, name: str | None = None) -> dict[str, Any] | None:
+        """OCR the region kept around the click; the line under (or nearest to) the click names it.
+
+        Its box (in frame pixels) is kept when the line holds the click or is right beside it.
+        With a UIA `name` (a click OCR'd only for its box), the nearest line reading that name wins.
+        """
+        anchor, offset = facts.get("anchor"), facts.get("anchor_offset")
+        if not anchor or not offset:
+            return None
+        try:
+            region = decode_image(self.traces.get_screenshot(anchor), max_pixels=self.max_pixels)
+            lines = self.ocr.read(region)
+        except RpaError as exc:
+            logger.warning("OCR of an anchor failed: %s", exc.message)
+            return None
+        best = None
+        if name and name.strip():
+            named = [line for line in lines if same_text(line.text, name)]
+            best = pick_line(named, offset[0], offset[1], max_distance=OCR_BOX_MAX_DISTANCE)
+        best = best or pick_line(lines, offset[0], offset[1])
+        if best is None:
+            return None
+        found: dict[str, Any] = {"text": best.text[:200], "score": round(best.score, 3)}
+        origin = facts.get("anchor_box")
+        if origin and distance_to_box(best.bbox, offset[0], offset[1]) <= OCR_BOX_MAX_DISTANCE:
+            x, y, w, h = (round(v) for v in best.bbox)
+            found["bbox"] = [origin[0] + x, origin[1] + y, w, h]  # frame pixels
+        return found
+
+
+def _positive(value: Any, default: int) -> int:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and value > 0 else default
+
+
+def pick_line(
+    lines: Sequence[OcrLine], cx: float, cy: float, *, min_score: float = 0.5, max_distance: float = 60.0
+) -> OcrLine | None:
+    """The OCR line under the click, else the nearest one within a short distance."""
+    best, best_d = None, 1e9
+    for line in lines:
+        if line.score < min_score or not line.text.strip():
+            continue
+        x, y, w, h = line.bbox
+        dx = max(x - cx, 0, cx - (x + w))
+        dy = max(y - cy, 0, cy - (y + h))
+        d = (dx * dx + (3 * dy) ** 2) ** 0.5  # a line above or below is further than one beside
+        if d < best_d:
+            best, best_d = line, d
+    return best if best_d <= max_distance else None

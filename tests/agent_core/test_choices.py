@@ -1,0 +1,124 @@
+"""The agent's select_option and set_checked, through its port (no desktop needed)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rpa_agent.core.choices import ChoiceFailed, carry_out, wanted_state
+from rpa_agent.core.locate import Located
+from rpa_agent.core.wire import NextAction, Target
+
+from rpa_mcp.replay import choices as server_choices
+
+COMBO, BOX, OPTION = (400, 300), (300, 420), (400, 372)
+
+
+class FakePort:
+    """A drop-down whose list shows `options` once clicked, and a check box with an accessible state."""
+
+    def __init__(self, *, options: dict[str, tuple[int, int]] | None = None, checked: bool | None = False) -> None:
+        self.options = options or {}
+        self.checked = checked
+        self.screen_state: bool | None = None  # what the server reads beside the label
+        self.clicks: list[tuple[int, int]] = []
+        self.keys: list[str] = []
+        self.asked: list[dict[str, Any]] = []
+
+    def click(self, x: int, y: int) -> None:
+        self.clicks.append((x, y))
+        if (x, y) == BOX and self.checked is not None:
+            self.checked = not self.checked
+        if (x, y) == BOX and self.screen_state is not None:
+            self.screen_state = not self.screen_state
+
+    def press(self, keys: str) -> None:
+        self.keys.append(keys)
+
+    def settled_png(self) -> bytes:
+        return b"png"
+
+    def screen_size(self) -> tuple[int, int]:
+        return (1000, 600)
+
+    def find(self, spec: dict[str, Any], png: bytes) -> Located:
+        self.asked.append(spec)
+        at = self.options.get(spec["label"]) if self.clicks else None
+        return Located(*at, "hybrid_text_direct") if at else Located(None, None, "not_found", "not on the screen")
+
+    def checked_at(self, x: int, y: int) -> bool | None:
+        return self.checked if (x, y) == BOX else None
+
+    def checked_on_screen(self, spec: dict[str, Any], png: bytes) -> bool | None:
+        self.asked.append(spec)
+        return self.screen_state
+
+
+def action(kind: str, label: str | None = None, **params: Any) -> NextAction:
+    return NextAction(
+        replay_id="r",
+        action_id="a",
+        attempt_id="t",
+        not_after=1e12,
+        server_now=0.0,
+        action_type=kind,
+        target=Target(label=label, window_title="Pharmacie"),
+        params=params,
+    )
+
+
+def test_the_option_is_resolved_in_the_opened_list_and_clicked() -> None:
+    port = FakePort(options={"Boîte": OPTION})
+    assert carry_out(port, action("select_option", option="Boîte"), COMBO) is None
+    assert port.clicks == [COMBO, OPTION]
+    assert port.asked == [
+        {"label": "Boîte", "by_text": "Boîte", "rel_x": 0.4, "rel_y": 0.5, "window_title": "Pharmacie"}
+    ]  # looked for around the drop-down
+
+
+def test_an_option_not_found_closes_the_list_and_pauses() -> None:
+    port = FakePort(options={})
+    with pytest.raises(ChoiceFailed) as failed:
+        carry_out(port, action("select_option", option="Ampoule"), COMBO)
+    assert failed.value.clicked and failed.value.reason.startswith("target_not_resolved")
+    assert port.clicks == [COMBO] and port.keys == ["escape"]
+
+
+def test_an_unticked_box_is_clicked_and_its_state_read_after_is_reported() -> None:
+    port = FakePort(checked=False)
+    assert carry_out(port, action("set_checked", checked=True), BOX) == {"checked": True}
+    assert port.clicks == [BOX]
+
+
+def test_a_box_already_in_the_wanted_state_is_not_clicked() -> None:
+    port = FakePort(checked=True)
+    assert carry_out(port, action("set_checked", checked=True), BOX) == {"checked": True}
+    assert port.clicks == []
+
+
+def test_without_an_accessible_state_the_server_reads_the_box_beside_its_label() -> None:
+    port = FakePort(checked=None)
+    port.screen_state = False
+    assert carry_out(port, action("set_checked", "Urgent", checked=True), BOX) == {"checked": True}
+    assert port.asked[0] == {"label": "Urgent", "by_text": "Urgent", "check_state": True}
+
+
+def test_a_state_nobody_can_read_is_never_guessed() -> None:
+    port = FakePort(checked=None)
+    with pytest.raises(ChoiceFailed) as failed:
+        carry_out(port, action("set_checked", "Urgent", checked=True), BOX)
+    assert not failed.value.clicked and port.clicks == []
+
+
+@pytest.mark.parametrize(
+    "value", [True, False, "true", "False", " oui ", "non", "1", "0", "yes", "no", "peut-être", None, 1]
+)
+def test_the_agent_reads_the_wanted_state_as_the_server_does(value: Any) -> None:
+    assert wanted_state({"checked": value}) == server_choices.wanted_state({"checked": value})
+
+
+def test_a_set_checked_step_without_a_wanted_state_clicks_nothing() -> None:
+    port = FakePort(checked=False)
+    with pytest.raises(ChoiceFailed) as failed:
+        carry_out(port, action("set_checked", "Urgent"), BOX)
+    assert not failed.value.clicked and failed.value.reason.startswith("INVALID_ACTION") and port.clicks == []
