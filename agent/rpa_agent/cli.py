@@ -2,6 +2,7 @@
 
     rpa-agent run    --url URL --token-file F --machine-id M [--backend x11|windows] [--journal PATH]
     rpa-agent record --url URL --token-file F --machine-id M [--backend x11|windows] [--session-id S]
+    rpa-agent selfcheck [--json] [--drill]   (Windows: what this workstation's desktop allows the agent)
 
 Configuration: rpa_agent.config (the command line, then RPA_AGENT_* variables, then `--config FILE`).
 The backend defaults to the platform's (windows on Windows, x11 elsewhere); the X11 backend needs
@@ -54,11 +55,16 @@ def parser() -> argparse.ArgumentParser:
     _common(record)
     record.add_argument("--session-id", default=None, help="Recording session id (default: a new one).")
     record.add_argument("--locale", default=None, help="Session language (fr, en; default from $LANG).")
+    check = sub.add_parser("selfcheck", help="Windows: check what this desktop allows the agent, and report.")
+    check.add_argument("--json", action="store_true", help="The report as JSON (to send to IT).")
+    check.add_argument("--drill", action="store_true", help="Also type and click into a notepad of its own.")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(sys.argv[1:] if argv is None else argv)
+    if args.command == "selfcheck":
+        return selfcheck(args)
     cfg = config.load(args, warn=lambda text: say(f"warning: {text}"))
     if args.command == "record":
         return record(args, cfg)
@@ -72,12 +78,24 @@ def open_desktop(args: argparse.Namespace) -> Any:
             windows = importlib.import_module("rpa_agent.windows")
         except ImportError as exc:
             raise SystemExit(f"rpa-agent: the windows backend cannot load here ({exc})") from None
-        return windows.open_desktop()
+        try:
+            return windows.open_desktop()
+        except OSError as exc:  # not Windows, or no interactive desktop to work on
+            raise SystemExit(f"rpa-agent: the windows backend cannot open this desktop ({exc})") from None
     try:
         from rpa_agent.x11.desktop import X11Desktop
     except ImportError:
         raise SystemExit("rpa-agent: the x11 backend needs its extra: pip install 'rpa-mcp-agent[x11]'") from None
     return X11Desktop.open(_display(args.display), session_bus=os.environ.get("DBUS_SESSION_BUS_ADDRESS"))
+
+
+def selfcheck(args: argparse.Namespace) -> int:
+    """The Windows backend's self-check (what a hospital's IT runs on a real workstation)."""
+    if sys.platform != "win32":
+        raise SystemExit("rpa-agent: selfcheck checks a Windows desktop; run it on the workstation (or in Wine)")
+    module = importlib.import_module("rpa_agent.windows.selfcheck")
+    flags = [flag for flag, on in (("--json", args.json), ("--drill", args.drill)) if on]
+    return int(module.main(flags))
 
 
 def _display(given: str | None) -> str:

@@ -51,7 +51,7 @@ def test_the_agent_says_its_version_in_windows_python(package: Path, wine_deskto
 
 
 def test_selfcheck_passes_under_wine_and_says_names_come_from_msaa(package: Path, wine_desktop: WineDesktop) -> None:
-    ran = wine_desktop.run([windows_path(package / "python.exe"), "-m", "rpa_agent.windows.selfcheck", "--json"])
+    ran = wine_desktop.run([windows_path(package / "python.exe"), "-m", "rpa_agent", "selfcheck", "--json"])
     report = json.loads("\n".join(ran.lines[ran.lines.index("{") :]))  # stderr's warnings come first
     assert (ran.proc.returncode, report["ok"]) == (0, True), report
     statuses = {check["name"]: check["status"] for check in report["checks"]}
