@@ -13,7 +13,7 @@ process decide nothing the screenshot decides.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -21,7 +21,9 @@ import numpy as np
 from rpa_mcp.dialogs.apps import AppCheck, AppConfirmer, ReportedWindow
 from rpa_mcp.dialogs.catalog import GENERIC_IDS, DialogCatalog, DialogEntry
 from rpa_mcp.dialogs.locate import ModalRegion, score_candidates, text_lines
+from rpa_mcp.dialogs.locate.icons import has_error_icon
 from rpa_mcp.dialogs.matching import ACCEPT_SCORE, EntryScore, Matcher, process_name
+from rpa_mcp.dialogs.structure import Shape, file_chooser, kind_of, labels_among
 from rpa_mcp.dialogs.thorough import THOROUGH_CONFIDENCE, blocks
 from rpa_mcp.vision.images import BBox, crop
 from rpa_mcp.vision.lines import ink_box
@@ -43,6 +45,10 @@ FOOTERS_READ = 2  # and after them, boxes with a footer of buttons still unread 
 FLOATING = frozenset({"shadow", "backdrop"})
 SPECIFIC_MARGIN = 0.3  # a specific entry this close to the generic kind on top is the better name
 GENERIC_CONFIDENCE = 0.7  # a generic kind given for an application-bound entry's words: never sure
+TIE = 0.05  # two scores this close name a dialog equally well
+STRUCTURE_OVER = 0.8  # a generic kind named by words under this score gives way to what the shape shows
+STRUCTURE_CONFIDENCE = 0.65  # a kind told by the shape alone: < the resolver's auto threshold
+ICON_MARGIN = 96  # px beside a block of words where its icon may sit (thorough path)
 
 
 @dataclass(frozen=True)
@@ -229,11 +235,14 @@ class DialogClassifier:
         notes: list[str] = []
         for region in _to_read(candidates):
             buttons, lines = self.read_region(image, region, max_lines=FIRST_LINES)
-            found = self.match(region.bbox, buttons, lines, panel=region.buttonless, confirm=confirm)
+            icon = _icon_check(image, region.bbox)
+            found = self.match(region.bbox, buttons, lines, panel=region.buttonless, confirm=confirm, icon=icon)
             if not found.found or found.dialog_id == unknown.id or found.confidence < 0.8:
                 more = self.read_lines_after(image, region, FIRST_LINES)
                 if more:
-                    found = self.match(region.bbox, buttons, [*lines, *more], panel=region.buttonless, confirm=confirm)
+                    found = self.match(
+                        region.bbox, buttons, [*lines, *more], panel=region.buttonless, confirm=confirm, icon=icon
+                    )
             found = replace(found, region_found_by="+".join(region.evidence) or "outline")
             if found.found and found.dialog_id == unknown.id and not FLOATING & set(region.evidence):
                 # a box with buttons that names nothing and casts no shadow: a card of the page (a
@@ -275,14 +284,43 @@ class DialogClassifier:
         )
 
     def classify_thorough(self, image: np.ndarray, confirm: AppConfirmer) -> Classification | None:
-        """A dialog found by its words and buttons on the whole frame read once (see thorough.py)."""
+        """A dialog found by its words and buttons on the whole frame read once (see thorough.py), or
+        a file chooser by its layout (structure.py)."""
         unknown = self.catalog.unknown
         best: Classification | None = None
-        for block in blocks(self.catalog, self.matcher, self.ocr.read(image), image.shape[0]):
+        read = self.ocr.read(image)
+        scale = max(1.0, image.shape[0] / 1080)
+        for block in blocks(self.catalog, self.matcher, read, image.shape[0]):
             buttons = [ReadButton(b.text.strip(), b.bbox) for b in block.buttons]
-            found = self.match(block.bbox, buttons, [line.text.strip() for line in block.lines], confirm=confirm)
+            lines = [line.text.strip() for line in block.lines]
+            x, y, w, h = block.bbox
+            margin = int(ICON_MARGIN * scale)
+            found = self.match(
+                block.bbox,
+                buttons,
+                lines,
+                confirm=confirm,
+                icon=_icon_check(image, (x - margin, y, w + margin, h)),
+                flat=labels_among(lines),
+                whole_frame=True,
+            )
             if found.found and found.dialog_id != unknown.id and (best is None or found.confidence > best.confidence):
                 best = found
+        chooser = file_chooser(read, image.shape[0])
+        if chooser is not None and (best is None or best.dialog_id in GENERIC_IDS):
+            entry = self.catalog.get(chooser.kind)
+            assert entry is not None, f"{chooser.kind}: a generic kind of the catalog"
+            best = Classification(
+                entry.id,
+                entry,
+                STRUCTURE_CONFIDENCE,
+                "screenshot",
+                True,
+                chooser.bbox,
+                None,
+                tuple(ReadButton(b.text.strip(), b.bbox) for b in chooser.buttons),
+                notes=(f"a file chooser: {chooser.why}",),
+            )
         if best is None:
             return None
         return replace(
@@ -352,10 +390,16 @@ class DialogClassifier:
         *,
         panel: bool = False,
         confirm: AppConfirmer | None = None,
+        icon: Callable[[], bool] = lambda: False,
+        flat: Sequence[str] = (),
+        whole_frame: bool = False,
     ) -> Classification:
         """The catalog entry the read text names. `panel`: the region has no buttons (a toast, a
         notification, or a card of the page): it is a dialog only when its title names an entry.
-        `confirm`: which applications are confirmed; an auto/skip entry of another matches nothing."""
+        `confirm`: which applications are confirmed; an auto/skip entry of another matches nothing.
+        When no entry's words name it surely, the shape may name a generic kind (structure.py):
+        `icon` says whether the region shows an error icon, `flat` are lines read as buttons drawn flat.
+        `whole_frame`: the lines come from the whole frame (thorough path), not from one dialog's box."""
         confirm = confirm or AppConfirmer(self.catalog, self.ocr, None)
         labels = [b.label for b in buttons]
         scores, gated = _admissible(self.matcher.score(lines, labels), confirm, with_buttons=not panel or bool(buttons))
@@ -413,6 +457,28 @@ class DialogClassifier:
                 tuple(lines),
                 tuple(notes),
             )
+        # words read across a whole frame (a status bar's "untitled") name no application without its title
+        generic = _generic_over_unnamed(accepted) if accepted and whole_frame else None
+        if generic is not None:
+            notes.append(f"{generic.entry.id} rather than {accepted[0].entry.id}: its application's title is not read")
+            accepted = [generic, *(s for s in accepted if s is not generic)]
+        shape = self._shape(accepted, labels, flat, lines, icon) if (buttons or flat) and not mentions else None
+        if shape is not None:
+            entry = self.catalog.get(shape.kind)
+            assert entry is not None, f"{shape.kind}: a generic kind of the catalog"
+            named = f"; the words read like {accepted[0].entry.id}" if accepted else ""
+            return Classification(
+                entry.id,
+                entry,
+                STRUCTURE_CONFIDENCE,
+                "screenshot",
+                True,
+                bbox,
+                _first(lines),
+                tuple(buttons),
+                tuple(lines),
+                (*notes, f"{entry.id} by its shape: {shape.why}{named}"),
+            )
         if not accepted:
             best = scores[0] if scores else None
             if best is not None:
@@ -441,7 +507,7 @@ class DialogClassifier:
             accepted = [specific, *(s for s in accepted if s is not specific)]
             top = specific
         confidence = top.score
-        tied = [s for s in accepted[1:] if top.score - s.score < 0.05]
+        tied = [s for s in accepted[1:] if top.score - s.score < TIE]
         if top.entry.id not in GENERIC_IDS:
             # a generic kind shares the named entry's words by design: it is no rival of it
             tied = [s for s in tied if s.entry.id not in GENERIC_IDS or s.entry.policy != "pause"]
@@ -471,6 +537,46 @@ class DialogClassifier:
             confirm,
         )
 
+    @staticmethod
+    def _shape(
+        accepted: Sequence[EntryScore],
+        labels: Sequence[str],
+        flat: Sequence[str],
+        lines: Sequence[str],
+        icon: Callable[[], bool],
+    ) -> Shape | None:
+        """The generic kind the shape shows, when no entry's words name the dialog surely: nothing was
+        accepted, or only a generic kind under STRUCTURE_OVER (its words are weaker than the shape), or
+        any generic kind when the shape is decisive."""
+        top = accepted[0] if accepted else None
+        if top is not None and top.entry.id not in GENERIC_IDS:
+            return None
+        shape = kind_of([*labels, *flat], lines, icon)
+        if shape is None or (top is not None and (shape.kind == top.entry.id)):
+            return None
+        return shape if top is None or shape.decisive or top.score < STRUCTURE_OVER else None
+
+
+def _icon_check(image: np.ndarray, bbox: BBox) -> Callable[[], bool]:
+    """Looks for an error icon in the box only when asked (most dialogs never need it)."""
+    return lambda: has_error_icon(crop(image, bbox))
+
+
+def _generic_over_unnamed(accepted: Sequence[EntryScore]) -> EntryScore | None:
+    """The generic kind rather than a named application's entry tied with it whose own title is not
+    read: words every application writes ("untitled", "save changes") name no application."""
+    top = accepted[0]
+    if top.entry.id in GENERIC_IDS or top.title >= 0.5:
+        return None
+    return next(
+        (
+            s
+            for s in accepted[1:]
+            if s.entry.id in GENERIC_IDS and top.score - s.score < TIE and s.entry.policy == "pause"
+        ),
+        None,
+    )
+
 
 def _specific_over_generic(accepted: Sequence[EntryScore]) -> EntryScore | None:
     """A named application's own pause entry rather than the generic kind the same words also give
@@ -485,6 +591,7 @@ def _specific_over_generic(accepted: Sequence[EntryScore]) -> EntryScore | None:
             score.entry.id not in GENERIC_IDS
             and score.entry.policy == "pause"
             and score.body > 0  # its own words are there, not only the title and buttons it shares
+            and score.title >= 0.5  # and its own title: "untitled" in a body names no application
             and score.body >= top.body
             and score.buttons >= top.buttons - 0.1
         ):
