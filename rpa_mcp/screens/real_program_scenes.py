@@ -467,3 +467,56 @@ def firefox(s: Session) -> None:
 
 
 SCENES["firefox"] = firefox
+
+
+# -- editors of other toolkits: geany (GTK 3), featherpad (Qt 5) -------------------------------------------
+def _editor(s: Session, argv: tuple[str, ...], window: str, toolkit: str, state: tuple[str, ...]) -> None:
+    """Type a sentence, open the save-as and open choosers, quit and answer the save-changes prompt."""
+    for folder in state:  # a fresh state: no session or question left by an earlier run
+        shutil.rmtree(s.home / folder, ignore_errors=True)
+    s.run(*argv)
+    wid = s.wait_window(window)
+    s.maximize(wid)
+    x, y, w, h = s.active_geometry(wid)
+    s.click((x + w // 2, y + h // 2))  # the caret in the text view
+    time.sleep(1.5)
+    before = s.settle()
+    s.type(SENTENCE[s.config.lang])
+    after = s.settle()
+    client_only = np.zeros_like(before)
+    client_only[y + 60 :] = 1  # the title bar and tabs ("*" once modified) left out
+    field = changed_box(before * client_only, after * client_only)
+    b, a = s.save("typing-before", before), s.save("typing-after", after)
+    s.pair(
+        "type-sentence",
+        b,
+        a,
+        {"type": "type_text", "bbox": list(field), "point": list(center(field)), "expected_text": SENTENCE[s.config.lang]},
+        "SUCCESS",
+        None,
+        "a long sentence typed in the editor",
+    )
+    for keys, name, kind, what in (
+        ("ctrl+shift+s", "save-as", "file-save-as", "save-as"),
+        ("ctrl+o", "open", "file-open", "open"),
+    ):
+        s.key(keys)
+        time.sleep(1.5)
+        s.shot(name, s.settle(), kind, "pause", f"the {toolkit} {what} file chooser")
+        s.key("Escape")
+        time.sleep(0.8)
+    s.key("ctrl+q")
+    time.sleep(1.2)
+    _dialog_then_click(s, "save-changes", "app-save-changes", DONT_SAVE, "save changes before closing?")
+
+
+def geany(s: Session) -> None:
+    _editor(s, ("geany", "--new-instance", "--no-session"), "Geany", "GTK", (".config/geany",))
+
+
+def featherpad(s: Session) -> None:
+    _editor(s, ("featherpad", "--standalone"), "Untitled|Sans titre", "Qt", (".config/featherpad",))
+
+
+SCENES["geany"] = geany
+SCENES["featherpad"] = featherpad
