@@ -501,7 +501,7 @@ class DialogClassifier:
                 tuple(notes),
             )
         top = accepted[0]
-        specific = _specific_over_generic(accepted)
+        specific = _specific_over_generic(accepted, whole_frame=whole_frame)
         if specific is not None:
             notes.append(f"{specific.entry.id} rather than the generic {top.entry.id}")
             accepted = [specific, *(s for s in accepted if s is not specific)]
@@ -578,7 +578,7 @@ def _generic_over_unnamed(accepted: Sequence[EntryScore]) -> EntryScore | None:
     )
 
 
-def _specific_over_generic(accepted: Sequence[EntryScore]) -> EntryScore | None:
+def _specific_over_generic(accepted: Sequence[EntryScore], *, whole_frame: bool) -> EntryScore | None:
     """A named application's own pause entry rather than the generic kind the same words also give
     (never an entry that would be answered or ignored: the generic kind's pause stands then)."""
     top = accepted[0]
@@ -591,7 +591,7 @@ def _specific_over_generic(accepted: Sequence[EntryScore]) -> EntryScore | None:
             score.entry.id not in GENERIC_IDS
             and score.entry.policy == "pause"
             and score.body > 0  # its own words are there, not only the title and buttons it shares
-            and score.title >= 0.5  # and its own title: "untitled" in a body names no application
+            and (score.title >= 0.5 or not whole_frame)  # across a whole frame, its own title too
             and score.body >= top.body
             and score.buttons >= top.buttons - 0.1
         ):
