@@ -491,7 +491,12 @@ def _editor(s: Session, argv: tuple[str, ...], window: str, toolkit: str, state:
         "type-sentence",
         b,
         a,
-        {"type": "type_text", "bbox": list(field), "point": list(center(field)), "expected_text": SENTENCE[s.config.lang]},
+        {
+            "type": "type_text",
+            "bbox": list(field),
+            "point": list(center(field)),
+            "expected_text": SENTENCE[s.config.lang],
+        },
         "SUCCESS",
         None,
         "a long sentence typed in the editor",

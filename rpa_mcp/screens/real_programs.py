@@ -247,7 +247,9 @@ def changed_box(before: np.ndarray, after: np.ndarray, margin: int = 8) -> BBox:
     ys, xs = np.nonzero(cv2.absdiff(before, after).max(axis=2) > 24)
     if not len(xs):
         raise LookupError("nothing changed")
-    x, y, w, h = grow((int(xs.min()), int(ys.min()), int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)), margin)
+    x, y, w, h = grow(
+        (int(xs.min()), int(ys.min()), int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)), margin
+    )
     x0, y0 = max(0, x), max(0, y)  # never off the frame
     return (x0, y0, min(w - (x0 - x), before.shape[1] - x0), min(h - (y0 - y), before.shape[0] - y0))
 
