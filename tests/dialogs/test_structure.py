@@ -137,3 +137,13 @@ def test_real_prompts_of_tuning_programs_get_their_generic_kind(real_service, fo
     found = real_service.classify(cv2.imread(str(folder / file)), thorough=True)
     assert found.dialog_id == want, found.notes
     assert real_service.resolve(cv2.imread(str(folder / file)), thorough=True).decision == "pause"
+
+
+@pytest.mark.parametrize(
+    ("title", "alert"),
+    [("dossier.gnumeric", False), ("notes.txt", False), ("127.0.0.1:8080", True), ("intranet.chu.fr", True)],
+)
+def test_a_file_name_is_no_origin_over_a_page_alert(catalog, title, alert) -> None:
+    from rpa_mcp.dialogs.matching import Matcher
+
+    assert ("browser-js-alert" in [e.id for e in Matcher(catalog).by_title(title)]) is alert
