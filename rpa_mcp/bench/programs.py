@@ -15,7 +15,7 @@ import json
 import statistics
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -89,7 +89,7 @@ def pair_args(folder: Path, pair: dict[str, Any]) -> dict[str, Any]:
     return args
 
 
-async def program(call: Call, manifest: Path, policies: dict[str, str]) -> Figures:
+async def program(call: Call, manifest: Path, policies: Mapping[str, str]) -> Figures:
     raw = json.loads(manifest.read_text(encoding="utf-8"))
     folder = manifest.parent
     out = Figures()

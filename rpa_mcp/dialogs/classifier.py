@@ -412,23 +412,9 @@ class DialogClassifier:
         generic = next((self.catalog.get(s.entry.generic) for s in gated if s.entry.generic), None)
         if not accepted and generic is not None and not mentions:
             notes.append(f"the same words in another application: {generic.id}")
-            return _with_app(
-                Classification(
-                    generic.id,
-                    generic,
-                    round(min(gated[0].score, GENERIC_CONFIDENCE), 3),
-                    "screenshot",
-                    True,
-                    bbox,
-                    _first(lines),
-                    tuple(buttons),
-                    tuple(lines),
-                    tuple(notes),
-                    app=gated[0].entry.app,
-                    app_confirmed_by="none",
-                ),
-                confirm,
-            )
+            confidence = round(min(gated[0].score, GENERIC_CONFIDENCE), 3)
+            found = _seen(generic, confidence, bbox, buttons, lines, notes)
+            return _with_app(replace(found, app=gated[0].entry.app, app_confirmed_by="none"), confirm)
         if panel and not (accepted and accepted[0].title >= PANEL_TITLE_MIN) and not mentions:
             best = scores[0] if scores else None
             detail = f" (closest {best.entry.id}: title {best.title:.2f})" if best else ""
@@ -445,40 +431,19 @@ class DialogClassifier:
         if mentions and not (accepted and accepted[0].entry.locked):
             entry = mentions[0]
             notes.append(f"the dialog shows the title of {entry.id}: treated as that system dialog")
-            return Classification(
-                entry.id,
-                entry,
-                0.9,
-                "screenshot",
-                True,
-                bbox,
-                _first(lines),
-                tuple(buttons),
-                tuple(lines),
-                tuple(notes),
-            )
+            return _seen(entry, 0.9, bbox, buttons, lines, notes)
         # words read across a whole frame (a status bar's "untitled") name no application without its title
-        generic = _generic_over_unnamed(accepted) if accepted and whole_frame else None
-        if generic is not None:
-            notes.append(f"{generic.entry.id} rather than {accepted[0].entry.id}: its application's title is not read")
-            accepted = [generic, *(s for s in accepted if s is not generic)]
+        plain = _generic_over_unnamed(accepted) if accepted and whole_frame else None
+        if plain is not None:
+            notes.append(f"{plain.entry.id} rather than {accepted[0].entry.id}: its application's title is not read")
+            accepted = [plain, *(s for s in accepted if s is not plain)]
         shape = self._shape(accepted, labels, flat, lines, icon) if (buttons or flat) and not mentions else None
         if shape is not None:
-            entry = self.catalog.get(shape.kind)
-            assert entry is not None, f"{shape.kind}: a generic kind of the catalog"
+            kind = self.catalog.get(shape.kind)
+            assert kind is not None, f"{shape.kind}: a generic kind of the catalog"
             named = f"; the words read like {accepted[0].entry.id}" if accepted else ""
-            return Classification(
-                entry.id,
-                entry,
-                STRUCTURE_CONFIDENCE,
-                "screenshot",
-                True,
-                bbox,
-                _first(lines),
-                tuple(buttons),
-                tuple(lines),
-                (*notes, f"{entry.id} by its shape: {shape.why}{named}"),
-            )
+            notes.append(f"{kind.id} by its shape: {shape.why}{named}")
+            return _seen(kind, STRUCTURE_CONFIDENCE, bbox, buttons, lines, notes)
         if not accepted:
             best = scores[0] if scores else None
             if best is not None:
@@ -488,18 +453,7 @@ class DialogClassifier:
                 # no button read: as likely a panel of the page as a dialog
                 confidence *= UNKNOWN_NO_BUTTON_FACTOR
                 notes.append("no button read: perhaps not a dialog at all")
-            return Classification(
-                unknown.id,
-                unknown,
-                round(confidence, 3),
-                "screenshot",
-                True,
-                bbox,
-                _first(lines),
-                tuple(buttons),
-                tuple(lines),
-                tuple(notes),
-            )
+            return _seen(unknown, round(confidence, 3), bbox, buttons, lines, notes)
         top = accepted[0]
         specific = _specific_over_generic(accepted, whole_frame=whole_frame)
         if specific is not None:
@@ -555,6 +509,20 @@ class DialogClassifier:
         if shape is None or (top is not None and (shape.kind == top.entry.id)):
             return None
         return shape if top is None or shape.decisive or top.score < STRUCTURE_OVER else None
+
+
+def _seen(
+    entry: DialogEntry,
+    confidence: float,
+    bbox: BBox | None,
+    buttons: Sequence[ReadButton],
+    lines: Sequence[str],
+    notes: Sequence[str],
+) -> Classification:
+    """A dialog found in the screenshot and named `entry` (its first line taken for its title)."""
+    return Classification(
+        entry.id, entry, confidence, "screenshot", True, bbox, _first(lines), tuple(buttons), tuple(lines), tuple(notes)
+    )
 
 
 def _icon_check(image: np.ndarray, bbox: BBox) -> Callable[[], bool]:
