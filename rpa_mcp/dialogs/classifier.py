@@ -23,6 +23,7 @@ from rpa_mcp.dialogs.catalog import GENERIC_IDS, DialogCatalog, DialogEntry
 from rpa_mcp.dialogs.locate import ModalRegion, score_candidates, text_lines
 from rpa_mcp.dialogs.locate.icons import has_error_icon
 from rpa_mcp.dialogs.matching import ACCEPT_SCORE, EntryScore, Matcher, process_name
+from rpa_mcp.dialogs.naming import TIE, admissible, bound, generic_over_unnamed, rank, specific_over_generic
 from rpa_mcp.dialogs.structure import Shape, file_chooser, kind_of, labels_among
 from rpa_mcp.dialogs.thorough import THOROUGH_CONFIDENCE, blocks
 from rpa_mcp.vision.images import BBox, crop
@@ -43,9 +44,7 @@ FOOTERS_READ = 2  # and after them, boxes with a footer of buttons still unread 
 # Evidence that a box is drawn over the page rather than part of it. "new" is not enough: search
 # results appearing under an unchanged search field are new, and a card of the page.
 FLOATING = frozenset({"shadow", "backdrop"})
-SPECIFIC_MARGIN = 0.3  # a specific entry this close to the generic kind on top is the better name
 GENERIC_CONFIDENCE = 0.7  # a generic kind given for an application-bound entry's words: never sure
-TIE = 0.05  # two scores this close name a dialog equally well
 STRUCTURE_OVER = 0.8  # a generic kind named by words under this score gives way to what the shape shows
 STRUCTURE_CONFIDENCE = 0.65  # a kind told by the shape alone: < the resolver's auto threshold
 ICON_MARGIN = 96  # px beside a block of words where its icon may sit (thorough path)
@@ -106,7 +105,7 @@ class DialogClassifier:
         by_process = self.matcher.by_process(process) if process else []
         by_title = self.matcher.by_title(window_title) if window_title else []
         confirm = confirm or AppConfirmer(self.catalog, self.ocr, None, [ReportedWindow(window_title, process)])
-        gated = [e for e in by_title if _bound(e) and not confirm.check(e.app or "").confirmed]
+        gated = [e for e in by_title if bound(e) and not confirm.check(e.app or "").confirmed]
         by_title = [e for e in by_title if e not in gated]
         if by_process and process and self.matcher.is_system_process(process):
             both = [e for e in by_process if e in by_title]
@@ -193,7 +192,7 @@ class DialogClassifier:
                 title=seen.title or hint.title,
             )
         # disagreement: keep the stricter one, with a low confidence so nothing is auto-clicked or skipped
-        stricter = seen if _rank(seen.entry) >= _rank(hint.entry) else hint
+        stricter = seen if rank(seen.entry) >= rank(hint.entry) else hint
         return replace(
             seen,
             dialog_id=stricter.dialog_id,
@@ -402,7 +401,7 @@ class DialogClassifier:
         `whole_frame`: the lines come from the whole frame (thorough path), not from one dialog's box."""
         confirm = confirm or AppConfirmer(self.catalog, self.ocr, None)
         labels = [b.label for b in buttons]
-        scores, gated = _admissible(self.matcher.score(lines, labels), confirm, with_buttons=not panel or bool(buttons))
+        scores, gated = admissible(self.matcher.score(lines, labels), confirm, with_buttons=not panel or bool(buttons))
         unknown = self.catalog.unknown
         accepted = [s for s in scores if s.score >= ACCEPT_SCORE]
         mentions = self.matcher.locked_mentions(lines)
@@ -433,7 +432,7 @@ class DialogClassifier:
             notes.append(f"the dialog shows the title of {entry.id}: treated as that system dialog")
             return _seen(entry, 0.9, bbox, buttons, lines, notes)
         # words read across a whole frame (a status bar's "untitled") name no application without its title
-        plain = _generic_over_unnamed(accepted) if accepted and whole_frame else None
+        plain = generic_over_unnamed(accepted) if accepted and whole_frame else None
         if plain is not None:
             notes.append(f"{plain.entry.id} rather than {accepted[0].entry.id}: its application's title is not read")
             accepted = [plain, *(s for s in accepted if s is not plain)]
@@ -455,7 +454,7 @@ class DialogClassifier:
                 notes.append("no button read: perhaps not a dialog at all")
             return _seen(unknown, round(confidence, 3), bbox, buttons, lines, notes)
         top = accepted[0]
-        specific = _specific_over_generic(accepted, whole_frame=whole_frame)
+        specific = specific_over_generic(accepted, whole_frame=whole_frame)
         if specific is not None:
             notes.append(f"{specific.entry.id} rather than the generic {top.entry.id}")
             accepted = [specific, *(s for s in accepted if s is not specific)]
@@ -467,7 +466,7 @@ class DialogClassifier:
             tied = [s for s in tied if s.entry.id not in GENERIC_IDS or s.entry.policy != "pause"]
         rivals = [s for s in tied if s.entry.policy != top.entry.policy]
         if rivals:
-            strict = max([top, *rivals], key=lambda s: _rank(s.entry))
+            strict = max([top, *rivals], key=lambda s: rank(s.entry))
             notes.append(f"ambiguous between {top.entry.id} and {', '.join(s.entry.id for s in rivals)}")
             top, confidence = strict, min(confidence, 0.5)
         elif tied:
@@ -530,76 +529,13 @@ def _icon_check(image: np.ndarray, bbox: BBox) -> Callable[[], bool]:
     return lambda: has_error_icon(crop(image, bbox))
 
 
-def _generic_over_unnamed(accepted: Sequence[EntryScore]) -> EntryScore | None:
-    """The generic kind rather than a named application's entry tied with it whose own title is not
-    read: words every application writes ("untitled", "save changes") name no application."""
-    top = accepted[0]
-    if top.entry.id in GENERIC_IDS or top.title >= 0.5:
-        return None
-    return next(
-        (
-            s
-            for s in accepted[1:]
-            if s.entry.id in GENERIC_IDS and top.score - s.score < TIE and s.entry.policy == "pause"
-        ),
-        None,
-    )
-
-
-def _specific_over_generic(accepted: Sequence[EntryScore], *, whole_frame: bool) -> EntryScore | None:
-    """A named application's own pause entry rather than the generic kind the same words also give
-    (never an entry that would be answered or ignored: the generic kind's pause stands then)."""
-    top = accepted[0]
-    if top.entry.id not in GENERIC_IDS:
-        return None
-    for score in accepted[1:]:
-        if top.score - score.score > SPECIFIC_MARGIN:
-            return None
-        if (
-            score.entry.id not in GENERIC_IDS
-            and score.entry.policy == "pause"
-            and score.body > 0  # its own words are there, not only the title and buttons it shares
-            and (score.title >= 0.5 or not whole_frame)  # across a whole frame, its own title too
-            and score.body >= top.body
-            and score.buttons >= top.buttons - 0.1
-        ):
-            return score
-    return None
-
-
-def _bound(entry: DialogEntry) -> bool:
-    """Answered or ignored without a person: it matches only inside its confirmed application."""
-    return entry.app is not None and entry.policy in ("auto", "skip")
-
-
-def _admissible(
-    scores: Sequence[EntryScore], confirm: AppConfirmer, *, with_buttons: bool
-) -> tuple[list[EntryScore], list[EntryScore]]:
-    """(the scores that may match, the accepted ones left out because their application is not
-    confirmed). A region with buttons never matches a buttonless entry."""
-    kept: list[EntryScore] = []
-    gated: list[EntryScore] = []
-    for score in scores:
-        entry = score.entry
-        if with_buttons and not entry.buttons:
-            continue
-        if _bound(entry):
-            if score.score < ACCEPT_SCORE:
-                continue  # could not match anyway: no need to confirm its application
-            if not confirm.check(entry.app or "").confirmed:
-                gated.append(score)
-                continue
-        kept.append(score)
-    return kept, gated
-
-
 def _with_app(found: Classification, confirm: AppConfirmer) -> Classification:
     """The classification with the evidence that its application is (or is not) the one showing it."""
     app = found.entry.app
     if app is None:
         return found
     # a pause entry's application is reported, not looked for in the frame (that costs a read)
-    check: AppCheck = confirm.check(app, read_frame=_bound(found.entry))
+    check: AppCheck = confirm.check(app, read_frame=bound(found.entry))
     return replace(found, app=app, app_confirmed_by=check.by)
 
 
@@ -612,10 +548,3 @@ def _to_read(candidates: Sequence[ModalRegion]) -> list[ModalRegion]:
 
 def _first(lines: Sequence[str]) -> str | None:
     return lines[0] if lines else None
-
-
-def _rank(entry: DialogEntry) -> int:
-    """Strictness: locked > pause > skip > auto."""
-    if entry.locked:
-        return 3
-    return {"pause": 2, "skip": 1, "auto": 0}[entry.policy]
