@@ -25,10 +25,10 @@ from rpa_mcp.dialogs.locate.icons import has_error_icon
 from rpa_mcp.dialogs.matching import ACCEPT_SCORE, EntryScore, Matcher, process_name
 from rpa_mcp.dialogs.naming import TIE, admissible, bound, generic_over_unnamed, rank, specific_over_generic
 from rpa_mcp.dialogs.structure import Shape, file_chooser, kind_of, labels_among
-from rpa_mcp.dialogs.thorough import THOROUGH_CONFIDENCE, blocks
+from rpa_mcp.dialogs.thorough import THOROUGH_CONFIDENCE, blocks, button_blocks
 from rpa_mcp.vision.images import BBox, crop
 from rpa_mcp.vision.lines import ink_box
-from rpa_mcp.vision.ocr import OcrEngine
+from rpa_mcp.vision.ocr import OcrEngine, OcrLine
 
 MAX_LINES = 5  # text lines read per dialog (title + first body lines); each costs one recognition
 FIRST_LINES = 3  # read first; the other lines only when these leave the dialog unidentified
@@ -305,6 +305,7 @@ class DialogClassifier:
             )
             if found.found and found.dialog_id != unknown.id and (best is None or found.confidence > best.confidence):
                 best = found
+        best = best or self._by_buttons(image, read)
         chooser = file_chooser(read, image.shape[0])
         if chooser is not None and (best is None or best.dialog_id in GENERIC_IDS):
             entry = self.catalog.get(chooser.kind)
@@ -329,6 +330,22 @@ class DialogClassifier:
             path="thorough",
             notes=(*best.notes, "found by its words and buttons on the whole frame (no outline named it)"),
         )
+
+    def _by_buttons(self, image: np.ndarray, read: Sequence[OcrLine]) -> Classification | None:
+        """A dialog found from its row of buttons up, named by its shape alone (never by its words)."""
+        scale = max(1.0, image.shape[0] / 1080)
+        for block in button_blocks(read, image.shape[0]):
+            lines = [line.text.strip() for line in block.lines]
+            x, y, w, h = block.bbox
+            margin = int(ICON_MARGIN * scale)
+            icon = _icon_check(image, (x - margin, y, w + margin, h))
+            shape = kind_of([b.text for b in block.buttons], lines, icon)
+            kind = self.catalog.get(shape.kind) if shape is not None else None
+            if shape is not None and kind is not None:
+                buttons = [ReadButton(b.text.strip(), b.bbox) for b in block.buttons]
+                notes = [f"{kind.id} by its shape: {shape.why} (found from its buttons up)"]
+                return _seen(kind, STRUCTURE_CONFIDENCE, block.bbox, buttons, lines, notes)
+        return None
 
     def _layout(self, image: np.ndarray, region: ModalRegion) -> tuple[list[BBox], list[BBox], list[BBox]]:
         """(button boxes, texts on the button row, other text lines) — region-local for the texts."""

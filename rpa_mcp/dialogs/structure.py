@@ -4,9 +4,9 @@ When no catalog entry's words name a dialog, what it asks still shows in its but
 - save changes: a save button beside a discard one ("Don't Save", "Discard All", "Ne pas enregistrer");
 - deletion: a question naming a deletion, answered yes/no or delete/cancel;
 - error: one acknowledgement button (OK, Close) with an error icon (a red disc) or an error word;
-- file chooser: a Save or Open button beside Cancel on one row, under a list of files (names with
-  an extension, or the Name / Size / Type / Modified columns); Save gives `file-save-as`, Open
-  `file-open`.
+- file chooser: a Save, Open or OK button beside Cancel on one row, under a list of files (names
+  with an extension, or the Name / Size / Type / Modified columns); Save gives `file-save-as`, Open
+  `file-open`, OK `file-save-as` when a name field is labelled above, else `file-open`.
 Words are compared accent-, case- and punctuation-free, in English, French, German, Spanish and
 Italian. Each rule names a generic kind, all `pause`: it decides nothing a person would not.
 """
@@ -58,6 +58,10 @@ COLUMNS = _words(
     "name", "nom", "size", "taille", "type", "modified", "modifié", "accessed", "accédé", "location", "emplacement",
     "date", "größe", "geändert", "nombre", "tamaño", "modificado", "dimensione", "modificato",
 )  # fmt: skip
+OK_ONLY = _words("ok", "valider")
+NAME_FIELD = _words(
+    "name", "nom", "file name", "nom du fichier", "dateiname", "nombre", "nome"
+)  # a label ending in ":"
 FILE_NAME = re.compile(r"\S\.[A-Za-z0-9]{2,5}$")
 
 ROW_TOLERANCE = 0.8  # of a button line's height: two labels on one row
@@ -125,7 +129,7 @@ def file_chooser(read: Sequence[OcrLine], frame_height: int) -> Chooser | None:
     short = [line for line in read if len(line.text) <= 24]
     for accept in short:
         kind = "file-save-as" if _is(accept.text, SAVE) else "file-open" if _is(accept.text, OPEN) else None
-        if kind is None:
+        if kind is None and not _is(accept.text, OK_ONLY):
             continue
         ax, ay, aw, ah = accept.bbox
         cancel = next(
@@ -147,6 +151,9 @@ def file_chooser(read: Sequence[OcrLine], frame_height: int) -> Chooser | None:
         columns = _columns(above)
         if len(files) < MIN_FILES and len(columns) < MIN_COLUMNS:
             continue
+        if kind is None:  # an OK button: a name to type makes it a save chooser
+            named = any(_is(line.text, NAME_FIELD) and line.text.strip().endswith(":") for line in above)
+            kind = "file-save-as" if named else "file-open"
         evidence = [*files, *columns, accept, cancel]
         x0 = min(b.bbox[0] for b in evidence)
         y0 = min(b.bbox[1] for b in evidence)

@@ -147,3 +147,21 @@ def test_a_file_name_is_no_origin_over_a_page_alert(catalog, title, alert) -> No
     from rpa_mcp.dialogs.matching import Matcher
 
     assert ("browser-js-alert" in [e.id for e in Matcher(catalog).by_title(title)]) is alert
+
+
+def test_a_message_box_without_title_words_is_found_from_its_buttons_up(catalog) -> None:
+    read = [
+        line("Le serveur est injoignable : l'envoi a échoué.", 760, 480, 380),
+        line("OK", 1080, 560, 30),
+        line("Compte rendu du jour.", 20, 120, 200),
+    ]
+    found = DialogService(catalog, PageOcr(read)).classify(blank(), thorough=True)
+    assert found.dialog_id == "app-error" and found.path == "thorough" and found.confidence < 0.6
+
+
+def test_an_ok_button_under_a_file_list_with_a_name_field_is_a_save_chooser() -> None:
+    read = [line("Nom :", 140, 40, 50), line("Nom", 360, 130, 40), *_files(420, 160)]
+    read += [line("Annuler", 1150, 860, 70), line("OK", 1240, 860, 30)]
+    chooser = file_chooser(read, 1080)
+    assert chooser is not None and chooser.kind == "file-save-as"
+    assert file_chooser([r for r in read if r.text != "Nom :"], 1080).kind == "file-open"  # type: ignore[union-attr]
