@@ -6,12 +6,18 @@ side by side, screenshots of real software apart.
   its content and a font from the halves the tuning set never shows (docs/decisions/
   vision-evaluation.md says how the split is kept honest);
 - real: Chromium's own prompts captured on a virtual display (tests/fixtures/real);
+- real programs on Xvfb, tuning programs beside whole programs held out, and the external
+  evaluation set when present (rpa_mcp/bench/unseen.py);
 - segmentation: the shadow's proposed steps against labelled demonstrations, by half
   (rpa_mcp/bench/segmentation.py).
 
-A section is a callable returning rows `{"metric", "tuning", "evaluation", "target"}` (plus an
-optional "real" value); `SECTIONS` lists them in print order. Options: `--salt S` draws a fresh
-evaluation set, `--scale F` multiplies the set sizes, `--misses` lists every miss.
+Dialog and verdict figures come from `resolve_dialog` and `validate_action` called over an MCP
+client session (rpa_mcp/bench/tool_client.py), each dialog frame alone then with the frame before
+and the reported window. A section is a callable returning rows `{"metric", "tuning",
+"evaluation", "target"}` (plus an optional "real" value); `SECTIONS` lists them in print order.
+Options: `--salt S` draws a fresh evaluation set, `--scale F` multiplies the set sizes, `--misses`
+lists every miss of the tuning set, `--only W1,W2` runs the sections whose titles start with them,
+`--external DIR` names the external set.
 """
 
 from __future__ import annotations
