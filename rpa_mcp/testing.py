@@ -85,9 +85,17 @@ class FakeDialogLocator:
     before: object | None = None  # validation.DialogHit | None
     after: object | None = None
     calls: int = 0
+    windows: list[tuple[tuple[str | None, str | None], ...]] = field(default_factory=list)  # as each call got them
 
-    def locate(self, image: np.ndarray, *, previous: np.ndarray | None = None) -> object | None:
+    def locate(
+        self,
+        image: np.ndarray,
+        *,
+        previous: np.ndarray | None = None,
+        windows: Sequence[tuple[str | None, str | None]] = (),
+    ) -> object | None:
         self.calls += 1
+        self.windows.append(tuple(windows))
         return self.after if previous is not None else self.before
 
 

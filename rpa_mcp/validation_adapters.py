@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import httpx2
 import numpy as np
 
+from rpa_mcp.dialogs.apps import ReportedWindow
 from rpa_mcp.errors import Unavailable
 from rpa_mcp.settings import Settings
 from rpa_mcp.validation import DialogHit, JudgeAnswer, Validator
 from rpa_mcp.validation.caller_schema import SchemaLimits
 from rpa_mcp.validation.matrix import MATRIX_FILE, load_validator_matrix
+from rpa_mcp.validation.ports import ReportedWindows
 from rpa_mcp.vision.ocr import OcrEngine
 
 JUDGE_TIMEOUT_S = 10.0
@@ -29,17 +32,27 @@ JUDGE_PROMPT = (
 
 
 class _Classifies(Protocol):
-    def classify(self, image: np.ndarray | None = None, *, previous: np.ndarray | None = None) -> Any: ...
+    def classify(
+        self,
+        image: np.ndarray | None = None,
+        *,
+        previous: np.ndarray | None = None,
+        windows: Sequence[ReportedWindow] = (),
+    ) -> Any: ...
 
 
 class DialogServiceLocator:
-    """`DialogLocator` over `services.dialogs.classify(image=..., previous=...)`."""
+    """`DialogLocator` over `services.dialogs.classify(image=..., previous=..., windows=...)`: the
+    agent-reported windows confirm an application as they do for `classify_dialog`."""
 
     def __init__(self, dialogs: _Classifies) -> None:
         self.dialogs = dialogs
 
-    def locate(self, image: np.ndarray, *, previous: np.ndarray | None = None) -> DialogHit | None:
-        found = self.dialogs.classify(image=image, previous=previous)
+    def locate(
+        self, image: np.ndarray, *, previous: np.ndarray | None = None, windows: ReportedWindows = ()
+    ) -> DialogHit | None:
+        reported = [ReportedWindow(title, process) for title, process in windows if title or process]
+        found = self.dialogs.classify(image=image, previous=previous, windows=reported)
         bbox = getattr(found, "bbox", None)
         if not getattr(found, "found", bbox is not None) or bbox is None:
             return None

@@ -6,24 +6,32 @@ side by side, screenshots of real software apart.
   its content and a font from the halves the tuning set never shows (docs/decisions/
   vision-evaluation.md says how the split is kept honest);
 - real: Chromium's own prompts captured on a virtual display (tests/fixtures/real);
+- real programs on Xvfb, tuning programs beside whole programs held out, and the external
+  evaluation set when present (rpa_mcp/bench/unseen.py);
 - segmentation: the shadow's proposed steps against labelled demonstrations, by half
   (rpa_mcp/bench/segmentation.py).
 
-A section is a callable returning rows `{"metric", "tuning", "evaluation", "target"}` (plus an
-optional "real" value); `SECTIONS` lists them in print order. Options: `--salt S` draws a fresh
-evaluation set, `--scale F` multiplies the set sizes, `--misses` lists every miss.
+Dialog and verdict figures come from `resolve_dialog` and `validate_action` called over an MCP
+client session (rpa_mcp/bench/tool_client.py), each dialog frame alone then with the frame before
+and the reported window. A section is a callable returning rows `{"metric", "tuning",
+"evaluation", "target"}` (plus an optional "real" value); `SECTIONS` lists them in print order.
+Options: `--salt S` draws a fresh evaluation set, `--scale F` multiplies the set sizes, `--misses`
+lists every miss of the tuning set, `--only W1,W2` runs the sections whose titles start with them,
+`--external DIR` names the external set.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from rpa_mcp.bench import segmentation
+from rpa_mcp.bench import segmentation, unseen
 from rpa_mcp.bench.scoring import (
     CATEGORY_NAMES,
     DialogScores,
@@ -33,14 +41,11 @@ from rpa_mcp.bench.scoring import (
     score_dialogs,
     score_verdicts,
 )
-from rpa_mcp.bootstrap import build_dialog_ocr, build_ocr
-from rpa_mcp.dialogs import DialogService, load_dialog_catalog
-from rpa_mcp.dialogs.catalog import DialogCatalog
+from rpa_mcp.bench.tool_client import BlockingTools, blocking_tools
+from rpa_mcp.bootstrap import Services, build_services
 from rpa_mcp.screens.truth import ScreenSet
-from rpa_mcp.settings import Settings, shipped_dir
-from rpa_mcp.validation import Validator
-from rpa_mcp.validation_adapters import build_validator
-from rpa_mcp.vision.ocr import OcrEngine, RapidOcrEngine
+from rpa_mcp.settings import Settings
+from rpa_mcp.vision.ocr import RapidOcrEngine
 
 Row = dict[str, str]
 REAL_DIR = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "real"
@@ -52,6 +57,7 @@ class Options:
     salt: str = "1"
     scale: float = 1.0
     misses: bool = False
+    external: str | None = None
 
 
 _options: Options | None = None
@@ -80,32 +86,37 @@ def screen_set(split: str) -> ScreenSet | None:
     return ScreenSet(ensure_sampled_set(opts.cache, split, salt=opts.salt, scale=opts.scale, progress=_progress))  # type: ignore[arg-type]  # split is tuning|evaluation here
 
 
-@cache
-def _ocr() -> RapidOcrEngine:
-    return build_ocr(Settings())  # as the server wires it (Latin head unless switched off)
+_session: contextlib.ExitStack | None = None
+_tools: BlockingTools | None = None
+_services: Services | None = None
 
 
-@cache
-def _dialog_ocr() -> OcrEngine:
-    return build_dialog_ocr(Settings(), _ocr())  # as the server wires it (int8 where the CPU runs it fast)
+def _open() -> tuple[Services, BlockingTools]:
+    """The services as the server wires them, and an MCP client session on them (opened once per run)."""
+    global _session, _tools, _services
+    if _tools is None or _services is None:
+        _session = contextlib.ExitStack()
+        tmp = _session.enter_context(tempfile.TemporaryDirectory())
+        _services = build_services(Settings(data_dir=Path(tmp), jwt_secret="b" * 48, rate_limit_per_minute=10**7))
+        _services.validator.warm_up()
+        _tools = _session.enter_context(blocking_tools(_services))
+    return _services, _tools
+
+
+def _close() -> None:
+    global _session, _tools, _services
+    if _session is not None:
+        _session.close()
+    _session, _tools, _services = None, None, None
 
 
 def _cold() -> None:
-    """Forget what both engines read: every timed call is cold."""
-    for engine in {id(e): e for e in (_ocr(), _dialog_ocr())}.values():
+    """Forget what the engines read: every timed call is cold."""
+    services, _ = _open()
+    engines = (services.dialogs.classifier.ocr, services.validator.ocr, services.validator.fast_ocr)
+    for engine in {id(e): e for e in engines if e is not None}.values():
         if isinstance(engine, RapidOcrEngine):
             engine.clear_cache()
-
-
-@cache
-def _engines() -> tuple[DialogCatalog, DialogService, Validator]:
-    catalog = load_dialog_catalog(shipped_dir("catalog") / "dialogs.yaml")
-    ocr = _ocr()
-    service = DialogService(catalog, _dialog_ocr())
-    settings = Settings()
-    validator = build_validator(settings, ocr, service, fast_ocr=_dialog_ocr())  # as the server wires it
-    validator.warm_up()
-    return catalog, service, validator
 
 
 @cache
@@ -113,8 +124,8 @@ def dialog_scores(split: str) -> DialogScores | None:
     screens = screen_set(split)
     if screens is None:
         return None
-    catalog, service, _ = _engines()
-    return score_dialogs(screens, service, catalog, cold=_cold)
+    services, client = _open()
+    return score_dialogs(screens, client.call, services.dialogs.catalog, cold=_cold)
 
 
 @cache
@@ -122,24 +133,28 @@ def verdict_scores(split: str) -> VerdictScores | None:
     screens = screen_set(split)
     if screens is None:
         return None
-    _, _, validator = _engines()
-    return score_verdicts(screens, validator, cold=_cold)
+    _, client = _open()
+    return score_verdicts(screens, client.call, cold=_cold)
 
 
 def _dialog_metrics(s: DialogScores) -> dict[str, str]:
     within = sum(i >= 0.7 for i in s.ious)
     ious = sorted(s.ious)
     out = {
-        "dialog ids": pct(s.ids_ok, s.n),
+        "dialog ids (+ frame before + window)": pct(s.ids_ok, s.n),
+        "dialog ids (one frame)": pct(s.ids_one_frame, s.n),
         "policies (decision = catalog policy)": pct(s.policy_ok, s.n),
         "system dialogs paused": pct(s.system_paused, s.system),
         "unsafe auto": str(len(s.unsafe_auto)),
         "dialog box IoU >= 0.7": pct(within, len(s.ious)),
         "dialog box IoU, median": f"{ious[len(ious) // 2]:.2f}" if ious else "—",
         "frames without a dialog reported as one": f"{len(s.false_positives)}/{s.without}",
-        "classify, 1080p, CPU median after decode": median(s.ms_1080),
+        "  the same, one frame": f"{len(s.false_positives_one_frame)}/{s.without}",
+        "resolve_dialog over MCP, 1080p, CPU median": median(s.ms_1080),
         "  the same, wall time": median(s.wall_ms_1080),
     }
+    for path, values in sorted(s.wall_ms_by_path.items()):
+        out[f"  wall time, {path} path, every call"] = f"{median(values)} (n={len(values)})"
     for cat, name in CATEGORY_NAMES.items():
         ok, n = s.by_category.get(cat, [0, 0])
         out[f"  ids, {name} (category {cat})"] = pct(ok, n)
@@ -147,11 +162,11 @@ def _dialog_metrics(s: DialogScores) -> dict[str, str]:
 
 
 DIALOG_TARGETS = {
-    "dialog ids": ">= 97 % (evaluation)",
+    "dialog ids (+ frame before + window)": ">= 97 % (evaluation)",
     "system dialogs paused": "100 %",
     "unsafe auto": "0",
     "dialog box IoU >= 0.7": "",
-    "classify, 1080p, CPU median after decode": "<= 80 ms",
+    "resolve_dialog over MCP, 1080p, CPU median": "<= 100 ms",
 }
 
 
@@ -177,9 +192,8 @@ def _verdict_metrics(s: VerdictScores) -> dict[str, str]:
         "verdicts, label + click point only": pct(s.ok_nobox, s.n),
         "a SUCCESS that did not happen": str(len(s.false_success)),
         "pairs not scored (target off the frame)": str(len(s.unscored)),
-        "whole validation, 1080p, CPU median, box": median(s.ms_box_1080),
-        "whole validation, 1080p, CPU median, no box": median(s.ms_nobox_1080),
-        "  the same with a box, as a replay step (no crops for a SUCCESS)": median(s.ms_step_1080),
+        "validate_action over MCP, 1080p, CPU median, box": median(s.ms_box_1080),
+        "validate_action over MCP, 1080p, CPU median, no box": median(s.ms_nobox_1080),
         "  wall time, box / no box": f"{median(s.wall_ms_box_1080)} / {median(s.wall_ms_nobox_1080)}",
     }
     for category, (ok_box, ok_nobox, n) in sorted(s.by_category.items()):
@@ -190,8 +204,8 @@ def _verdict_metrics(s: VerdictScores) -> dict[str, str]:
 VERDICT_TARGETS = {
     "verdicts, target box given": ">= 97 % (evaluation)",
     "a SUCCESS that did not happen": "0",
-    "whole validation, 1080p, CPU median, box": "<= 60 ms",
-    "whole validation, 1080p, CPU median, no box": "<= 150 ms",
+    "validate_action over MCP, 1080p, CPU median, box": "<= 60 ms",
+    "validate_action over MCP, 1080p, CPU median, no box": "<= 150 ms",
 }
 
 
@@ -212,7 +226,8 @@ def real_rows() -> list[Row]:
     rows = [
         {"metric": m, "tuning": "—", "evaluation": "—", "target": t, "real": v}
         for m, v, t in (
-            ("dialog ids", pct(s.ids_ok, s.n), ">= 95 %"),
+            ("dialog ids (+ frame before + window)", pct(s.ids_ok, s.n), ">= 95 %"),
+            ("dialog ids (one frame)", pct(s.ids_one_frame, s.n), ">= 95 %"),
             ("policies (decision = catalog policy)", pct(s.policy_ok, s.n), ""),
             ("unsafe auto", str(len(s.unsafe_auto)), "0"),
             ("dialog box IoU >= 0.7", pct(sum(i >= 0.7 for i in s.ious), len(s.ious)), ""),
@@ -233,10 +248,23 @@ def segmentation_rows() -> list[Row]:
     return segmentation.accuracy_rows()
 
 
+def program_rows() -> list[Row]:
+    """Real programs on Xvfb, whole programs held out (rpa_mcp/bench/unseen.py)."""
+    return unseen.program_rows()
+
+
+def external_rows() -> list[Row]:
+    """The independently drawn set, when present (rpa_mcp/bench/unseen.py)."""
+    _, client = _open()
+    return unseen.external_rows(client.call, _opts().external)
+
+
 SECTIONS: tuple[tuple[str, Callable[[], list[Row]]], ...] = (
     ("dialogs", dialog_rows),
     ("validator verdicts", validator_rows),
     ("real software (Chromium's own prompts, Xvfb, fr/en)", real_rows),
+    ("real programs on Xvfb (tuning programs | whole programs held out)", program_rows),
+    ("external evaluation set (drawn by an independent author; never tuned on)", external_rows),
     ("segmentation (labelled demonstrations, halves fixed by name)", segmentation_rows),
 )
 
@@ -271,14 +299,26 @@ def run(argv: list[str]) -> str:
     parser.add_argument(
         "--misses", action="store_true", help="list every miss (tuning: to work on; never tune on the rest)"
     )
+    parser.add_argument(
+        "--external", default=None, help="the external evaluation set's folder (default: beside the checkout)"
+    )
+    parser.add_argument("--only", default=None, help="comma-separated section titles' first words (e.g. dialogs,real)")
     args = parser.parse_args(argv)
     global _options
     _options = Options(cache=args.cache or Settings().data_dir / "bench" / "screens", salt=args.salt, scale=args.scale,
-                       misses=args.misses)  # fmt: skip
+                       misses=args.misses, external=args.external)  # fmt: skip
     for fn in (screen_set, dialog_scores, verdict_scores):
         fn.cache_clear()
-    blocks = [format_section(title, section()) for title, section in SECTIONS]
-    if args.misses:
-        blocks.append("misses\n" + "\n".join(_misses()))
+    chosen = [w.strip() for w in args.only.split(",")] if args.only else None
+    try:
+        blocks = [
+            format_section(title, section())
+            for title, section in SECTIONS
+            if chosen is None or any(title.startswith(w) for w in chosen)
+        ]
+        if args.misses:
+            blocks.append("misses\n" + "\n".join(_misses()))
+    finally:
+        _close()
     blocks.append(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cpus (timings move with it)")
     return "\n\n".join(blocks)

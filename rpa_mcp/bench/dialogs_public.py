@@ -135,7 +135,7 @@ def external_dir(given: str | None) -> Path | None:
     return None
 
 
-def _external(folder: Path) -> Iterator[Case]:
+def external_cases(folder: Path) -> Iterator[Case]:
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     for entry in manifest.get("entries", []):
         if entry.get("kind") != "dialog":
@@ -228,7 +228,7 @@ def run(argv: list[str]) -> str:
     if external is None:
         notes.append("external-eval: absent (no shared/external-eval/round1 beside the checkout)")
     else:
-        sets["external-eval round1 (unseen)"] = list(_external(external))
+        sets["external-eval round1 (unseen)"] = list(external_cases(external))
         notes.append(f"external-eval: {external} (drawn by an independent author; never tuned on)")
     if limit:
         sets = {k: v[:limit] for k, v in sets.items()}

@@ -1,10 +1,13 @@
-"""Score the dialog classifier and the validator on a screen set against its ground truth.
+"""Score the dialog tools and the validation tool on a screen set against its ground truth.
 
-Shared by `rpa-mcp bench accuracy` (tuning, evaluation and real-software sets side by side) and
-the per-area benchmarks. Timings are CPU time of this process (they move less than wall time
-on a shared machine), classification measured after the frames are decoded. `cold` (the OCR
-engine's `clear_cache`) runs before each timed call: a figure never profits from what an
-earlier frame of the set read (one validation still shares its reads between its checkers).
+Used by `rpa-mcp bench accuracy` (tuning, evaluation and real-software sets side by side). Every
+figure comes from the public tools called as an MCP client calls them (`resolve_dialog`,
+`validate_action`; bench/tool_client.py): `call(tool, arguments)` answers the tool's structured
+content. Each dialog frame is sent twice: alone, then with the evidence a client may add (the frame
+before, when the set has one, and the agent-reported window). Timings are CPU time of this process
+(client and server both run in it; they move less than wall time on a shared machine) and wall
+time, around the call, the frame already encoded. `cold` (the OCR engines' `clear_cache`) runs
+before each timed call: a figure never profits from what an earlier frame of the set read.
 """
 
 from __future__ import annotations
@@ -14,15 +17,16 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from rpa_mcp.bench.cases import frame_cases, pair_cases
-from rpa_mcp.dialogs import DialogService, effective_policy
+from rpa_mcp.bench.tool_client import ToolFailed, image_arg, windows_arg
+from rpa_mcp.dialogs import effective_policy
 from rpa_mcp.dialogs.catalog import DialogCatalog
 from rpa_mcp.dialogs.locate import iou
 from rpa_mcp.screens.truth import ScreenSet
-from rpa_mcp.validation import Expected, Observed, Target, Validator
-from rpa_mcp.validation.model import VerdictKind
 
+Call = Callable[[str, dict[str, Any]], dict[str, Any]]
 CATEGORY_NAMES = {"A": "system", "B": "browser", "C": "Easily", "D": "applications", "E": "unknown"}
 
 
@@ -56,6 +60,9 @@ class DialogScores:
     misses: list[str] = field(default_factory=list)
     ms_1080: list[float] = field(default_factory=list)
     wall_ms_1080: list[float] = field(default_factory=list)
+    ids_one_frame: int = 0  # the frame alone (no frame before, no window)
+    false_positives_one_frame: list[str] = field(default_factory=list)
+    wall_ms_by_path: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))  # every call
 
 
 def _nothing() -> None:
@@ -63,42 +70,59 @@ def _nothing() -> None:
 
 
 def score_dialogs(
-    screens: ScreenSet, service: DialogService, catalog: DialogCatalog, *, cold: Callable[[], None] = _nothing
+    screens: ScreenSet, call: Call, catalog: DialogCatalog, *, cold: Callable[[], None] = _nothing
 ) -> DialogScores:
     out = DialogScores()
     for case in frame_cases(screens):
         truth = case.truth.dialog
-        cold()
-        with _Timed() as timed:
-            decision = service.resolve(case.image, previous=case.previous)
+        alone: dict[str, Any] = {"image": image_arg(case.image)}
+        evidence = dict(alone)
+        if case.previous is not None:
+            evidence["previous"] = image_arg(case.previous)
+        if windows := windows_arg(case.truth.window_title or None, case.truth.process or None):
+            evidence["windows"] = windows
+        one = _timed_call(call, alone, cold, out)
+        decided = _timed_call(call, evidence, cold, out) if evidence != alone else one
         if case.truth.size == (1920, 1080):
-            out.ms_1080.append(timed.cpu)
-            out.wall_ms_1080.append(timed.wall)
-        got = decision.classification
+            out.ms_1080.append(decided["_cpu_ms"])
+            out.wall_ms_1080.append(decided["_wall_ms"])
         if truth is None:
             out.without += 1
-            if got.found:
-                out.false_positives.append(f"{case.name} -> {got.dialog_id}")
+            if decided["found"]:
+                out.false_positives.append(f"{case.name} -> {decided['dialog_id']}")
+            if one["found"]:
+                out.false_positives_one_frame.append(f"{case.name} -> {one['dialog_id']}")
             continue
         entry = catalog.get(truth.id)
         assert entry is not None, f"{case.name}: truth id {truth.id} is not in the catalog"
         out.n += 1
-        right = got.dialog_id == truth.id
+        right = decided["dialog_id"] == truth.id
         out.ids_ok += right
+        out.ids_one_frame += one["dialog_id"] == truth.id
         cat = out.by_category[entry.category]
         cat[0] += right
         cat[1] += 1
         want = effective_policy(entry).policy
-        out.policy_ok += decision.decision == want
+        out.policy_ok += decided["decision"] == want
         if entry.category == "A":
             out.system += 1
-            out.system_paused += decision.decision == "pause"
-        if decision.decision == "auto" and (not right or want != "auto"):
-            out.unsafe_auto.append(f"{case.name}: {truth.id} answered auto as {got.dialog_id}")
-        out.ious.append(iou(got.bbox, truth.visible_bbox) if got.bbox else 0.0)
+            out.system_paused += decided["decision"] == "pause"
+        for answer in (one, decided):
+            if answer["decision"] == "auto" and (answer["dialog_id"] != truth.id or want != "auto"):
+                out.unsafe_auto.append(f"{case.name}: {truth.id} answered auto as {answer['dialog_id']}")
+        out.ious.append(iou(tuple(decided["bbox"]), truth.visible_bbox) if decided["bbox"] else 0.0)
         if not right:
-            out.misses.append(f"{case.name}: {truth.id} -> {got.dialog_id}")
+            out.misses.append(f"{case.name}: {truth.id} -> {decided['dialog_id']}")
     return out
+
+
+def _timed_call(call: Call, arguments: dict[str, Any], cold: Callable[[], None], out: DialogScores) -> dict[str, Any]:
+    """`resolve_dialog`, its CPU and wall time added to the answer (`_cpu_ms`, `_wall_ms`)."""
+    cold()
+    with _Timed() as timed:
+        answer = call("resolve_dialog", arguments)
+    out.wall_ms_by_path[str(answer.get("path", "fast"))].append(timed.wall)
+    return {**answer, "_cpu_ms": timed.cpu, "_wall_ms": timed.wall}
 
 
 @dataclass
@@ -112,23 +136,26 @@ class VerdictScores:
     unscored: list[str] = field(default_factory=list)  # pairs whose target lies off the frame (a set's fault)
     ms_box_1080: list[float] = field(default_factory=list)
     ms_nobox_1080: list[float] = field(default_factory=list)
-    ms_step_1080: list[float] = field(default_factory=list)  # with a box, as a replay step asks (crops unless SUCCESS)
     wall_ms_box_1080: list[float] = field(default_factory=list)
     wall_ms_nobox_1080: list[float] = field(default_factory=list)
 
 
-def score_verdicts(screens: ScreenSet, validator: Validator, *, cold: Callable[[], None] = _nothing) -> VerdictScores:
+def score_verdicts(screens: ScreenSet, call: Call, *, cold: Callable[[], None] = _nothing) -> VerdictScores:
     out = VerdictScores()
     for case in pair_cases(screens):
         pair, action = case.truth, case.truth.action
-        if action.type not in validator.matrix.actions:
-            continue
-        observed = Observed(
-            window_title_before=pair.observed.get("window_title_before"),
-            window_title_after=pair.observed.get("window_title_after"),
-            process_after=pair.observed.get("process_after"),
-        )
-        expected = Expected(window_title=action.expected_window_title, text=action.expected_text)
+        observed = {
+            k: v
+            for k, v in (
+                ("window_title_before", pair.observed.get("window_title_before")),
+                ("window_title_after", pair.observed.get("window_title_after")),
+                ("process_after", pair.observed.get("process_after")),
+            )
+            if v
+        }
+        expected = {
+            k: v for k, v in (("window_title", action.expected_window_title), ("text", action.expected_text)) if v
+        }
         want = (pair.verdict, pair.failure_category)
         if not target_on_frame(action.point, action.bbox, pair.after.size):
             out.unscored.append(f"{pair.id}: target {action.point or action.bbox} off the {pair.after.size} frame")
@@ -136,15 +163,30 @@ def score_verdicts(screens: ScreenSet, validator: Validator, *, cold: Callable[[
         out.n += 1
         cat = out.by_category[pair.category]
         cat[2] += 1
+        frames = {"before": image_arg(case.before), "after": image_arg(case.after)}
         for with_box in (True, False):
-            target = Target(action.label, action.bbox) if with_box else Target(action.label, None, action.point)
+            target: dict[str, Any] = {"label": action.label} if action.label else {}
+            if with_box and action.bbox:
+                target["bbox"] = list(action.bbox)
+            elif action.point:
+                target["point"] = list(action.point)
+            arguments: dict[str, Any] = {"action_type": action.type, **frames, "target": target or None}
+            if expected:
+                arguments["expected"] = expected
+            if observed:
+                arguments["observed"] = observed
             cold()
-            with _Timed() as timed:
-                verdict = validator.validate(action.type, case.before, case.after, target, expected, observed)
+            try:
+                with _Timed() as timed:
+                    verdict = call("validate_action", arguments)
+            except ToolFailed as exc:  # an action type or target the tool refuses: the set's fault
+                out.unscored.append(f"{pair.id}: refused ({exc})")
+                out.n, cat[2] = out.n - 1, cat[2] - 1
+                break
             if pair.before.size == (1920, 1080):
                 (out.ms_box_1080 if with_box else out.ms_nobox_1080).append(timed.cpu)
                 (out.wall_ms_box_1080 if with_box else out.wall_ms_nobox_1080).append(timed.wall)
-            got = (verdict.verdict.value, verdict.failure_category.value if verdict.failure_category else None)
+            got = (verdict["verdict"], verdict.get("failure_category"))
             right = got == want
             if with_box:
                 out.ok_box += right
@@ -152,20 +194,12 @@ def score_verdicts(screens: ScreenSet, validator: Validator, *, cold: Callable[[
             else:
                 out.ok_nobox += right
                 cat[1] += right
-            if verdict.verdict is VerdictKind.SUCCESS and pair.verdict != "SUCCESS":
-                out.false_success.append(f"{pair.id} ({'box' if with_box else 'no box'}): {verdict.rule}")
-            if with_box and pair.before.size == (1920, 1080):
-                cold()
-                started = _cpu_ms()
-                as_step = validator.validate(
-                    action.type, case.before, case.after, target, expected, observed, crops="unless_success"
-                )
-                out.ms_step_1080.append(_cpu_ms() - started)
-                assert as_step.verdict is verdict.verdict, f"{pair.id}: the crop policy changed the verdict"
+            if verdict["verdict"] == "SUCCESS" and pair.verdict != "SUCCESS":
+                out.false_success.append(f"{pair.id} ({'box' if with_box else 'no box'}): {verdict['rule']}")
             if not right:
                 out.misses.append(
                     f"{pair.id} ({'box' if with_box else 'no box'}): want {want[0]}/{want[1]} got {got[0]}/{got[1]}"
-                    f" [{verdict.rule}]"
+                    f" [{verdict['rule']}]"
                 )
     return out
 

@@ -13,7 +13,7 @@ process decide nothing the screenshot decides.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -21,11 +21,14 @@ import numpy as np
 from rpa_mcp.dialogs.apps import AppCheck, AppConfirmer, ReportedWindow
 from rpa_mcp.dialogs.catalog import GENERIC_IDS, DialogCatalog, DialogEntry
 from rpa_mcp.dialogs.locate import ModalRegion, score_candidates, text_lines
+from rpa_mcp.dialogs.locate.icons import has_error_icon
 from rpa_mcp.dialogs.matching import ACCEPT_SCORE, EntryScore, Matcher, process_name
-from rpa_mcp.dialogs.thorough import THOROUGH_CONFIDENCE, blocks
+from rpa_mcp.dialogs.naming import TIE, admissible, bound, generic_over_unnamed, rank, specific_over_generic
+from rpa_mcp.dialogs.structure import Shape, file_chooser, kind_of, labels_among
+from rpa_mcp.dialogs.thorough import THOROUGH_CONFIDENCE, blocks, button_blocks
 from rpa_mcp.vision.images import BBox, crop
 from rpa_mcp.vision.lines import ink_box
-from rpa_mcp.vision.ocr import OcrEngine
+from rpa_mcp.vision.ocr import OcrEngine, OcrLine
 
 MAX_LINES = 5  # text lines read per dialog (title + first body lines); each costs one recognition
 FIRST_LINES = 3  # read first; the other lines only when these leave the dialog unidentified
@@ -41,8 +44,10 @@ FOOTERS_READ = 2  # and after them, boxes with a footer of buttons still unread 
 # Evidence that a box is drawn over the page rather than part of it. "new" is not enough: search
 # results appearing under an unchanged search field are new, and a card of the page.
 FLOATING = frozenset({"shadow", "backdrop"})
-SPECIFIC_MARGIN = 0.3  # a specific entry this close to the generic kind on top is the better name
 GENERIC_CONFIDENCE = 0.7  # a generic kind given for an application-bound entry's words: never sure
+STRUCTURE_OVER = 0.8  # a generic kind named by words under this score gives way to what the shape shows
+STRUCTURE_CONFIDENCE = 0.65  # a kind told by the shape alone: < the resolver's auto threshold
+ICON_MARGIN = 96  # px beside a block of words where its icon may sit (thorough path)
 
 
 @dataclass(frozen=True)
@@ -100,7 +105,7 @@ class DialogClassifier:
         by_process = self.matcher.by_process(process) if process else []
         by_title = self.matcher.by_title(window_title) if window_title else []
         confirm = confirm or AppConfirmer(self.catalog, self.ocr, None, [ReportedWindow(window_title, process)])
-        gated = [e for e in by_title if _bound(e) and not confirm.check(e.app or "").confirmed]
+        gated = [e for e in by_title if bound(e) and not confirm.check(e.app or "").confirmed]
         by_title = [e for e in by_title if e not in gated]
         if by_process and process and self.matcher.is_system_process(process):
             both = [e for e in by_process if e in by_title]
@@ -187,7 +192,7 @@ class DialogClassifier:
                 title=seen.title or hint.title,
             )
         # disagreement: keep the stricter one, with a low confidence so nothing is auto-clicked or skipped
-        stricter = seen if _rank(seen.entry) >= _rank(hint.entry) else hint
+        stricter = seen if rank(seen.entry) >= rank(hint.entry) else hint
         return replace(
             seen,
             dialog_id=stricter.dialog_id,
@@ -229,11 +234,14 @@ class DialogClassifier:
         notes: list[str] = []
         for region in _to_read(candidates):
             buttons, lines = self.read_region(image, region, max_lines=FIRST_LINES)
-            found = self.match(region.bbox, buttons, lines, panel=region.buttonless, confirm=confirm)
+            icon = _icon_check(image, region.bbox)
+            found = self.match(region.bbox, buttons, lines, panel=region.buttonless, confirm=confirm, icon=icon)
             if not found.found or found.dialog_id == unknown.id or found.confidence < 0.8:
                 more = self.read_lines_after(image, region, FIRST_LINES)
                 if more:
-                    found = self.match(region.bbox, buttons, [*lines, *more], panel=region.buttonless, confirm=confirm)
+                    found = self.match(
+                        region.bbox, buttons, [*lines, *more], panel=region.buttonless, confirm=confirm, icon=icon
+                    )
             found = replace(found, region_found_by="+".join(region.evidence) or "outline")
             if found.found and found.dialog_id == unknown.id and not FLOATING & set(region.evidence):
                 # a box with buttons that names nothing and casts no shadow: a card of the page (a
@@ -275,14 +283,44 @@ class DialogClassifier:
         )
 
     def classify_thorough(self, image: np.ndarray, confirm: AppConfirmer) -> Classification | None:
-        """A dialog found by its words and buttons on the whole frame read once (see thorough.py)."""
+        """A dialog found by its words and buttons on the whole frame read once (see thorough.py), or
+        a file chooser by its layout (structure.py)."""
         unknown = self.catalog.unknown
         best: Classification | None = None
-        for block in blocks(self.catalog, self.matcher, self.ocr.read(image), image.shape[0]):
+        read = self.ocr.read(image)
+        scale = max(1.0, image.shape[0] / 1080)
+        for block in blocks(self.catalog, self.matcher, read, image.shape[0]):
             buttons = [ReadButton(b.text.strip(), b.bbox) for b in block.buttons]
-            found = self.match(block.bbox, buttons, [line.text.strip() for line in block.lines], confirm=confirm)
+            lines = [line.text.strip() for line in block.lines]
+            x, y, w, h = block.bbox
+            margin = int(ICON_MARGIN * scale)
+            found = self.match(
+                block.bbox,
+                buttons,
+                lines,
+                confirm=confirm,
+                icon=_icon_check(image, (x - margin, y, w + margin, h)),
+                flat=labels_among(lines),
+                whole_frame=True,
+            )
             if found.found and found.dialog_id != unknown.id and (best is None or found.confidence > best.confidence):
                 best = found
+        best = best or self._by_buttons(image, read)
+        chooser = file_chooser(read, image.shape[0])
+        if chooser is not None and (best is None or best.dialog_id in GENERIC_IDS):
+            entry = self.catalog.get(chooser.kind)
+            assert entry is not None, f"{chooser.kind}: a generic kind of the catalog"
+            best = Classification(
+                entry.id,
+                entry,
+                STRUCTURE_CONFIDENCE,
+                "screenshot",
+                True,
+                chooser.bbox,
+                None,
+                tuple(ReadButton(b.text.strip(), b.bbox) for b in chooser.buttons),
+                notes=(f"a file chooser: {chooser.why}",),
+            )
         if best is None:
             return None
         return replace(
@@ -292,6 +330,22 @@ class DialogClassifier:
             path="thorough",
             notes=(*best.notes, "found by its words and buttons on the whole frame (no outline named it)"),
         )
+
+    def _by_buttons(self, image: np.ndarray, read: Sequence[OcrLine]) -> Classification | None:
+        """A dialog found from its row of buttons up, named by its shape alone (never by its words)."""
+        scale = max(1.0, image.shape[0] / 1080)
+        for block in button_blocks(read, image.shape[0]):
+            lines = [line.text.strip() for line in block.lines]
+            x, y, w, h = block.bbox
+            margin = int(ICON_MARGIN * scale)
+            icon = _icon_check(image, (x - margin, y, w + margin, h))
+            shape = kind_of([b.text for b in block.buttons], lines, icon)
+            kind = self.catalog.get(shape.kind) if shape is not None else None
+            if shape is not None and kind is not None:
+                buttons = [ReadButton(b.text.strip(), b.bbox) for b in block.buttons]
+                notes = [f"{kind.id} by its shape: {shape.why} (found from its buttons up)"]
+                return _seen(kind, STRUCTURE_CONFIDENCE, block.bbox, buttons, lines, notes)
+        return None
 
     def _layout(self, image: np.ndarray, region: ModalRegion) -> tuple[list[BBox], list[BBox], list[BBox]]:
         """(button boxes, texts on the button row, other text lines) — region-local for the texts."""
@@ -352,13 +406,19 @@ class DialogClassifier:
         *,
         panel: bool = False,
         confirm: AppConfirmer | None = None,
+        icon: Callable[[], bool] = lambda: False,
+        flat: Sequence[str] = (),
+        whole_frame: bool = False,
     ) -> Classification:
         """The catalog entry the read text names. `panel`: the region has no buttons (a toast, a
         notification, or a card of the page): it is a dialog only when its title names an entry.
-        `confirm`: which applications are confirmed; an auto/skip entry of another matches nothing."""
+        `confirm`: which applications are confirmed; an auto/skip entry of another matches nothing.
+        When no entry's words name it surely, the shape may name a generic kind (structure.py):
+        `icon` says whether the region shows an error icon, `flat` are lines read as buttons drawn flat.
+        `whole_frame`: the lines come from the whole frame (thorough path), not from one dialog's box."""
         confirm = confirm or AppConfirmer(self.catalog, self.ocr, None)
         labels = [b.label for b in buttons]
-        scores, gated = _admissible(self.matcher.score(lines, labels), confirm, with_buttons=not panel or bool(buttons))
+        scores, gated = admissible(self.matcher.score(lines, labels), confirm, with_buttons=not panel or bool(buttons))
         unknown = self.catalog.unknown
         accepted = [s for s in scores if s.score >= ACCEPT_SCORE]
         mentions = self.matcher.locked_mentions(lines)
@@ -368,23 +428,9 @@ class DialogClassifier:
         generic = next((self.catalog.get(s.entry.generic) for s in gated if s.entry.generic), None)
         if not accepted and generic is not None and not mentions:
             notes.append(f"the same words in another application: {generic.id}")
-            return _with_app(
-                Classification(
-                    generic.id,
-                    generic,
-                    round(min(gated[0].score, GENERIC_CONFIDENCE), 3),
-                    "screenshot",
-                    True,
-                    bbox,
-                    _first(lines),
-                    tuple(buttons),
-                    tuple(lines),
-                    tuple(notes),
-                    app=gated[0].entry.app,
-                    app_confirmed_by="none",
-                ),
-                confirm,
-            )
+            confidence = round(min(gated[0].score, GENERIC_CONFIDENCE), 3)
+            found = _seen(generic, confidence, bbox, buttons, lines, notes)
+            return _with_app(replace(found, app=gated[0].entry.app, app_confirmed_by="none"), confirm)
         if panel and not (accepted and accepted[0].title >= PANEL_TITLE_MIN) and not mentions:
             best = scores[0] if scores else None
             detail = f" (closest {best.entry.id}: title {best.title:.2f})" if best else ""
@@ -401,18 +447,19 @@ class DialogClassifier:
         if mentions and not (accepted and accepted[0].entry.locked):
             entry = mentions[0]
             notes.append(f"the dialog shows the title of {entry.id}: treated as that system dialog")
-            return Classification(
-                entry.id,
-                entry,
-                0.9,
-                "screenshot",
-                True,
-                bbox,
-                _first(lines),
-                tuple(buttons),
-                tuple(lines),
-                tuple(notes),
-            )
+            return _seen(entry, 0.9, bbox, buttons, lines, notes)
+        # words read across a whole frame (a status bar's "untitled") name no application without its title
+        plain = generic_over_unnamed(accepted) if accepted and whole_frame else None
+        if plain is not None:
+            notes.append(f"{plain.entry.id} rather than {accepted[0].entry.id}: its application's title is not read")
+            accepted = [plain, *(s for s in accepted if s is not plain)]
+        shape = self._shape(accepted, labels, flat, lines, icon) if (buttons or flat) and not mentions else None
+        if shape is not None:
+            kind = self.catalog.get(shape.kind)
+            assert kind is not None, f"{shape.kind}: a generic kind of the catalog"
+            named = f"; the words read like {accepted[0].entry.id}" if accepted else ""
+            notes.append(f"{kind.id} by its shape: {shape.why}{named}")
+            return _seen(kind, STRUCTURE_CONFIDENCE, bbox, buttons, lines, notes)
         if not accepted:
             best = scores[0] if scores else None
             if best is not None:
@@ -422,32 +469,21 @@ class DialogClassifier:
                 # no button read: as likely a panel of the page as a dialog
                 confidence *= UNKNOWN_NO_BUTTON_FACTOR
                 notes.append("no button read: perhaps not a dialog at all")
-            return Classification(
-                unknown.id,
-                unknown,
-                round(confidence, 3),
-                "screenshot",
-                True,
-                bbox,
-                _first(lines),
-                tuple(buttons),
-                tuple(lines),
-                tuple(notes),
-            )
+            return _seen(unknown, round(confidence, 3), bbox, buttons, lines, notes)
         top = accepted[0]
-        specific = _specific_over_generic(accepted)
+        specific = specific_over_generic(accepted, whole_frame=whole_frame)
         if specific is not None:
             notes.append(f"{specific.entry.id} rather than the generic {top.entry.id}")
             accepted = [specific, *(s for s in accepted if s is not specific)]
             top = specific
         confidence = top.score
-        tied = [s for s in accepted[1:] if top.score - s.score < 0.05]
+        tied = [s for s in accepted[1:] if top.score - s.score < TIE]
         if top.entry.id not in GENERIC_IDS:
             # a generic kind shares the named entry's words by design: it is no rival of it
             tied = [s for s in tied if s.entry.id not in GENERIC_IDS or s.entry.policy != "pause"]
         rivals = [s for s in tied if s.entry.policy != top.entry.policy]
         if rivals:
-            strict = max([top, *rivals], key=lambda s: _rank(s.entry))
+            strict = max([top, *rivals], key=lambda s: rank(s.entry))
             notes.append(f"ambiguous between {top.entry.id} and {', '.join(s.entry.id for s in rivals)}")
             top, confidence = strict, min(confidence, 0.5)
         elif tied:
@@ -471,51 +507,43 @@ class DialogClassifier:
             confirm,
         )
 
-
-def _specific_over_generic(accepted: Sequence[EntryScore]) -> EntryScore | None:
-    """A named application's own pause entry rather than the generic kind the same words also give
-    (never an entry that would be answered or ignored: the generic kind's pause stands then)."""
-    top = accepted[0]
-    if top.entry.id not in GENERIC_IDS:
-        return None
-    for score in accepted[1:]:
-        if top.score - score.score > SPECIFIC_MARGIN:
+    @staticmethod
+    def _shape(
+        accepted: Sequence[EntryScore],
+        labels: Sequence[str],
+        flat: Sequence[str],
+        lines: Sequence[str],
+        icon: Callable[[], bool],
+    ) -> Shape | None:
+        """The generic kind the shape shows, when no entry's words name the dialog surely: nothing was
+        accepted, or only a generic kind under STRUCTURE_OVER (its words are weaker than the shape), or
+        any generic kind when the shape is decisive."""
+        top = accepted[0] if accepted else None
+        if top is not None and top.entry.id not in GENERIC_IDS:
             return None
-        if (
-            score.entry.id not in GENERIC_IDS
-            and score.entry.policy == "pause"
-            and score.body > 0  # its own words are there, not only the title and buttons it shares
-            and score.body >= top.body
-            and score.buttons >= top.buttons - 0.1
-        ):
-            return score
-    return None
+        shape = kind_of([*labels, *flat], lines, icon)
+        if shape is None or (top is not None and (shape.kind == top.entry.id)):
+            return None
+        return shape if top is None or shape.decisive or top.score < STRUCTURE_OVER else None
 
 
-def _bound(entry: DialogEntry) -> bool:
-    """Answered or ignored without a person: it matches only inside its confirmed application."""
-    return entry.app is not None and entry.policy in ("auto", "skip")
+def _seen(
+    entry: DialogEntry,
+    confidence: float,
+    bbox: BBox | None,
+    buttons: Sequence[ReadButton],
+    lines: Sequence[str],
+    notes: Sequence[str],
+) -> Classification:
+    """A dialog found in the screenshot and named `entry` (its first line taken for its title)."""
+    return Classification(
+        entry.id, entry, confidence, "screenshot", True, bbox, _first(lines), tuple(buttons), tuple(lines), tuple(notes)
+    )
 
 
-def _admissible(
-    scores: Sequence[EntryScore], confirm: AppConfirmer, *, with_buttons: bool
-) -> tuple[list[EntryScore], list[EntryScore]]:
-    """(the scores that may match, the accepted ones left out because their application is not
-    confirmed). A region with buttons never matches a buttonless entry."""
-    kept: list[EntryScore] = []
-    gated: list[EntryScore] = []
-    for score in scores:
-        entry = score.entry
-        if with_buttons and not entry.buttons:
-            continue
-        if _bound(entry):
-            if score.score < ACCEPT_SCORE:
-                continue  # could not match anyway: no need to confirm its application
-            if not confirm.check(entry.app or "").confirmed:
-                gated.append(score)
-                continue
-        kept.append(score)
-    return kept, gated
+def _icon_check(image: np.ndarray, bbox: BBox) -> Callable[[], bool]:
+    """Looks for an error icon in the box only when asked (most dialogs never need it)."""
+    return lambda: has_error_icon(crop(image, bbox))
 
 
 def _with_app(found: Classification, confirm: AppConfirmer) -> Classification:
@@ -524,7 +552,7 @@ def _with_app(found: Classification, confirm: AppConfirmer) -> Classification:
     if app is None:
         return found
     # a pause entry's application is reported, not looked for in the frame (that costs a read)
-    check: AppCheck = confirm.check(app, read_frame=_bound(found.entry))
+    check: AppCheck = confirm.check(app, read_frame=bound(found.entry))
     return replace(found, app=app, app_confirmed_by=check.by)
 
 
@@ -537,10 +565,3 @@ def _to_read(candidates: Sequence[ModalRegion]) -> list[ModalRegion]:
 
 def _first(lines: Sequence[str]) -> str | None:
     return lines[0] if lines else None
-
-
-def _rank(entry: DialogEntry) -> int:
-    """Strictness: locked > pause > skip > auto."""
-    if entry.locked:
-        return 3
-    return {"pause": 2, "skip": 1, "auto": 0}[entry.policy]

@@ -5,6 +5,8 @@ is read once, then each line that reads like a dialog's title (or its known body
 with the lines just below it; a block whose lines name a catalog entry AND that shows at least one
 of its buttons below the title is a dialog. Slower than the fast path (a full-frame OCR), and never
 sure enough to answer anything by itself: its confidence stays under the resolver's skip threshold.
+When no block names an entry, a row of known button labels and the lines above it may still be a
+dialog whose shape names a generic kind (`button_blocks`, structure.py).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Sequence
 
 from rpa_mcp.dialogs.catalog import DialogCatalog
 from rpa_mcp.dialogs.matching import Matcher, compact
+from rpa_mcp.dialogs.structure import labels_among
 from rpa_mcp.vision.images import BBox
 from rpa_mcp.vision.ocr import OcrLine
 
@@ -21,6 +24,11 @@ BLOCK_LEFT, BLOCK_RIGHT = 320, 640  # px (at 1080 rows) beside the title line
 MAX_BUTTON_CHARS = 32
 THOROUGH_CONFIDENCE = 0.55  # < the resolver's skip (0.6) and auto (0.85) thresholds: a person decides
 MAX_ANCHORS = 8
+# a dialog found from its buttons up (px at 1080 rows): its row of buttons, the text above it
+ROW_SLACK = 0.8  # of a label's height: two labels on one row
+ROW_W = 520
+TEXT_ABOVE = 220
+TEXT_LEFT, TEXT_RIGHT = 560, 120
 
 
 class Block:
@@ -65,6 +73,42 @@ def blocks(catalog: DialogCatalog, matcher: Matcher, read: Sequence[OcrLine], fr
             continue
         text = [anchor, *sorted((x for x in near if x is not anchor and x not in buttons), key=lambda x: x.bbox[1])]
         out.append(Block(anchor, text, sorted(buttons, key=lambda b: (b.bbox[1], b.bbox[0]))))
+    return out
+
+
+def button_blocks(read: Sequence[OcrLine], frame_height: int) -> list[Block]:
+    """Candidate dialogs found from their buttons up: a row of known button labels (OK, Yes/No, Save
+    and Don't Save...) and the lines just above it. Only their shape may name them (structure.py)."""
+    scale = max(1.0, frame_height / 1080)
+    labels = [line for line in read if len(line.text) <= MAX_BUTTON_CHARS and labels_among([line.text])]
+    out: list[Block] = []
+    seen: set[tuple[BBox, ...]] = set()
+    for label in labels:
+        _lx, ly, _lw, lh = label.bbox
+        row = [
+            b
+            for b in labels
+            if abs(b.bbox[1] - ly) <= ROW_SLACK * lh and abs(b.bbox[0] - label.bbox[0]) <= ROW_W * scale
+        ]
+        key = tuple(sorted(b.bbox for b in row))
+        if key in seen:
+            continue
+        seen.add(key)
+        left = min(b.bbox[0] for b in row) - TEXT_LEFT * scale
+        right = max(b.bbox[0] + b.bbox[2] for b in row) + TEXT_RIGHT * scale
+        above = [
+            line
+            for line in read
+            if line not in row
+            and line.bbox[1] + line.bbox[3] <= ly
+            and ly - line.bbox[1] <= TEXT_ABOVE * scale
+            and line.bbox[0] + line.bbox[2] >= left
+            and line.bbox[0] <= right
+        ]
+        if not above:
+            continue
+        above.sort(key=lambda x: x.bbox[1])
+        out.append(Block(above[0], above, sorted(row, key=lambda b: b.bbox[0])))
     return out
 
 

@@ -110,6 +110,7 @@ class ResolveDialogOutput(StrictModel):
         description="auto: click `button` at `click_at`; pause: stop and wait for a person; skip: ignore the dialog."
     )
     dialog_id: str = Field(description="Catalog id, or `unknown`.")
+    found: bool = Field(True, description="False when no dialog could be located on the screenshot.")
     category: str = Field(description="Catalog category of the dialog.")
     confidence: float = Field(description="0..1 confidence of the classification.")
     button: str | None = Field(None, description="For auto: the label of the button to click (screen text).")
@@ -211,6 +212,7 @@ async def resolve_dialog(ctx: OpContext, args: ResolveDialogInput) -> ResolveDia
     return ResolveDialogOutput(
         decision=decision.decision,
         dialog_id=c.dialog_id,
+        found=c.found,
         category=c.category,
         confidence=round(c.confidence, 3),
         button=decision.button.label if decision.button else None,

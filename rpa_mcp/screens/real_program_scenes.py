@@ -14,7 +14,7 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 
-from rpa_mcp.screens.real_programs import USER, Session, center, changed_box, grow
+from rpa_mcp.screens.real_programs import USER, BBox, Session, center, changed_box, grow
 
 SENTENCE = {
     "en": "The patient was told the results of the blood test this morning.",
@@ -56,6 +56,48 @@ def _dialog_then_click(
     return after
 
 
+def _typed_pair(s: Session, before: np.ndarray, after: np.ndarray, field: BBox, where: str = "the editor") -> None:
+    """The sentence typed into `field`: a before/after pair."""
+    b, a = s.save("typing-before", before), s.save("typing-after", after)
+    s.pair(
+        "type-sentence",
+        b,
+        a,
+        {
+            "type": "type_text",
+            "bbox": list(field),
+            "point": list(center(field)),
+            "expected_text": SENTENCE[s.config.lang],
+        },
+        "SUCCESS",
+        None,
+        f"a long sentence typed in {where}",
+    )
+
+
+def _chooser(s: Session, keys: str, name: str, kind: str, description: str) -> None:
+    """Open a file chooser with `keys`, shoot it, close it."""
+    s.key(keys)
+    time.sleep(1.5)
+    s.shot(name, s.settle(), kind, "pause", description)
+    s.key("Escape")
+    time.sleep(0.8)
+
+
+def _quit_unsaved(s: Session, description: str) -> None:
+    """Quit with unsaved changes and answer the prompt without saving: a pair."""
+    s.key("ctrl+q")
+    time.sleep(1.2)
+    _dialog_then_click(s, "save-changes", "app-save-changes", DONT_SAVE, description)
+
+
+def _changed_below(before: np.ndarray, after: np.ndarray, top: int) -> BBox:
+    """What changed below row `top` (the title bar, "*" once modified, left out)."""
+    client_only = np.zeros_like(before)
+    client_only[top:] = 1
+    return changed_box(before * client_only, after * client_only)
+
+
 # -- mousepad (GTK text editor) -------------------------------------------------------------------
 def mousepad(s: Session) -> None:
     # no "restore the previous session?" question left by an interrupted run: a fresh state
@@ -76,37 +118,10 @@ def mousepad(s: Session) -> None:
         read = " ".join(line.text for line in s.ocr.read(after[y : y + 200, x : x + w]))
         if SENTENCE[s.config.lang].replace(" ", "") in read.replace(" ", ""):
             break
-    client_only = np.zeros_like(before)
-    client_only[y:] = 1  # the client area: the title bar ("*" once modified) left out
-    field = changed_box(before * client_only, after * client_only)
-    b, a = s.save("typing-before", before), s.save("typing-after", after)
-    s.pair(
-        "type-sentence",
-        b,
-        a,
-        {
-            "type": "type_text",
-            "bbox": list(field),
-            "point": list(center(field)),
-            "expected_text": SENTENCE[s.config.lang],
-        },
-        "SUCCESS",
-        None,
-        "a long sentence typed in the editor",
-    )
-    s.key("ctrl+shift+s")
-    time.sleep(1.5)
-    s.shot("save-as", s.settle(), "file-save-as", "pause", "the GTK save-as file chooser")
-    s.key("Escape")
-    time.sleep(0.8)
-    s.key("ctrl+o")
-    time.sleep(1.5)
-    s.shot("open", s.settle(), "file-open", "pause", "the GTK open file chooser")
-    s.key("Escape")
-    time.sleep(0.8)
-    s.key("ctrl+q")
-    time.sleep(1.2)
-    _dialog_then_click(s, "save-changes", "app-save-changes", DONT_SAVE, "save changes before closing?")
+    _typed_pair(s, before, after, _changed_below(before, after, y))
+    _chooser(s, "ctrl+shift+s", "save-as", "file-save-as", "the GTK save-as file chooser")
+    _chooser(s, "ctrl+o", "open", "file-open", "the GTK open file chooser")
+    _quit_unsaved(s, "save changes before closing?")
 
 
 # -- a Tk program (python3-tk): entry, text, a greyed-out button, message boxes --------------------------
@@ -210,21 +225,7 @@ def tk(s: Session) -> None:
     before = s.settle()
     s.type(SENTENCE[s.config.lang])
     after = s.settle()
-    b, a = s.save("typing-before", before), s.save("typing-after", after)
-    s.pair(
-        "type-sentence",
-        b,
-        a,
-        {
-            "type": "type_text",
-            "bbox": list(field),
-            "point": list(center(field)),
-            "expected_text": SENTENCE[s.config.lang],
-        },
-        "SUCCESS",
-        None,
-        "a long sentence typed in a text box",
-    )
+    _typed_pair(s, before, after, field, "a text box")
     s.key("F3")
     time.sleep(1.0)
     _dialog_then_click(s, "error", "app-error", OK, "an error message box")
@@ -288,14 +289,8 @@ def gnumeric(s: Session) -> None:
     s.type("Glycémie")
     s.key("Return")
     time.sleep(0.5)
-    s.key("ctrl+o")
-    time.sleep(1.5)
-    s.shot("open", s.settle(), "file-open", "pause", "the GTK open file chooser")
-    s.key("Escape")
-    time.sleep(0.8)
-    s.key("ctrl+q")
-    time.sleep(1.2)
-    _dialog_then_click(s, "save-changes", "app-save-changes", DONT_SAVE, "save changes to the workbook?")
+    _chooser(s, "ctrl+o", "open", "file-open", "the GTK open file chooser")
+    _quit_unsaved(s, "save changes to the workbook?")
 
 
 # -- zenity (GTK message boxes) ---------------------------------------------------------------------------
@@ -467,3 +462,38 @@ def firefox(s: Session) -> None:
 
 
 SCENES["firefox"] = firefox
+
+
+# -- editors of other toolkits: geany (GTK 3), featherpad (Qt 5) -------------------------------------------
+def _editor(s: Session, argv: tuple[str, ...], window: str, toolkit: str, state: tuple[str, ...]) -> None:
+    """Type a sentence, open the save-as and open choosers, quit and answer the save-changes prompt."""
+    for folder in state:  # a fresh state: no session or question left by an earlier run
+        shutil.rmtree(s.home / folder, ignore_errors=True)
+    s.run(*argv)
+    wid = s.wait_window(window)
+    s.maximize(wid)
+    x, y, w, h = s.active_geometry(wid)
+    s.click((x + w // 2, y + h // 2))  # the caret in the text view
+    time.sleep(1.5)
+    before = s.settle()
+    s.type(SENTENCE[s.config.lang])
+    after = s.settle()
+    _typed_pair(s, before, after, _changed_below(before, after, y + 60))  # the tabs left out too
+    for keys, name, kind, what in (
+        ("ctrl+shift+s", "save-as", "file-save-as", "save-as"),
+        ("ctrl+o", "open", "file-open", "open"),
+    ):
+        _chooser(s, keys, name, kind, f"the {toolkit} {what} file chooser")
+    _quit_unsaved(s, "save changes before closing?")
+
+
+def geany(s: Session) -> None:
+    _editor(s, ("geany", "--new-instance", "--no-session"), "Geany", "GTK", (".config/geany",))
+
+
+def featherpad(s: Session) -> None:
+    _editor(s, ("featherpad", "--standalone"), "Untitled|Sans titre", "Qt", (".config/featherpad",))
+
+
+SCENES["geany"] = geany
+SCENES["featherpad"] = featherpad

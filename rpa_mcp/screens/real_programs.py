@@ -11,8 +11,8 @@ widgets) or from the frame (the label found by OCR in the dialog), then are chec
 
 The split is by whole program (see `SPLIT`): tuning programs may be used to reproduce and fix a
 verdict; held-out programs are only measured. Needs: Xvfb, openbox, xdotool, dbus, xprop, setxkbmap, the programs
-(Debian: mousepad gnumeric zenity python3-tk firefox-esr firefox-esr-l10n-fr) and the fr_FR and
-en_US locales.
+(Debian: mousepad gnumeric geany zenity featherpad qttranslations5-l10n python3-tk firefox-esr
+firefox-esr-l10n-fr) and the fr_FR and en_US locales.
 """
 
 from __future__ import annotations
@@ -40,7 +40,16 @@ from rpa_mcp.screens.real import xvfb
 BBox = tuple[int, int, int, int]
 USER = "rpacap"
 SIZES = ((1920, 1080), (1600, 900), (1366, 768))
-SPLIT = {"mousepad": "tuning", "tk": "tuning", "gnumeric": "tuning", "zenity": "held-out", "firefox": "held-out"}
+FRENCH_FIRST = frozenset({"firefox", "mousepad", "zenity", "geany"})  # the language at 1920x1080
+SPLIT = {
+    "mousepad": "tuning",
+    "tk": "tuning",
+    "gnumeric": "tuning",
+    "geany": "tuning",
+    "zenity": "held-out",
+    "firefox": "held-out",
+    "featherpad": "held-out",
+}
 
 
 @dataclass
@@ -238,7 +247,11 @@ def changed_box(before: np.ndarray, after: np.ndarray, margin: int = 8) -> BBox:
     ys, xs = np.nonzero(cv2.absdiff(before, after).max(axis=2) > 24)
     if not len(xs):
         raise LookupError("nothing changed")
-    return grow((int(xs.min()), int(ys.min()), int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)), margin)
+    x, y, w, h = grow(
+        (int(xs.min()), int(ys.min()), int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)), margin
+    )
+    x0, y0 = max(0, x), max(0, y)  # never off the frame
+    return (x0, y0, min(w - (x0 - x), before.shape[1] - x0), min(h - (y0 - y), before.shape[0] - y0))
 
 
 def ensure_user() -> None:
@@ -274,7 +287,7 @@ def session(program: str, config: Config, out: Path, ocr: Any) -> Iterator[Sessi
 
 def configs_for(program: str) -> tuple[Config, ...]:
     """Three sizes per program, languages alternating so each program and each size has fr and en."""
-    first = "fr" if sorted(SPLIT).index(program) % 2 == 0 else "en"
+    first = "fr" if program in FRENCH_FIRST else "en"
     other = "en" if first == "fr" else "fr"
     langs = (first, other, first)
     return tuple(Config(lang, w, h) for lang, (w, h) in zip(langs, SIZES, strict=True))

@@ -250,7 +250,13 @@ class CheckContext:
             return None
         if which not in self._dialogs:
             previous = self.before if which == "after" else None
-            self._dialogs[which] = self.dialog_locator.locate(self.frame(which), previous=previous)
+            # the window the agent reported in front of that frame confirms which application shows it
+            seen = self.observed
+            window = (
+                (seen.window_title_after, seen.process_after) if which == "after" else (seen.window_title_before, None)
+            )
+            windows = (window,) if any(window) else ()
+            self._dialogs[which] = self.dialog_locator.locate(self.frame(which), previous=previous, windows=windows)
         return self._dialogs[which]
 
     def gray_cells(self, which: Frame) -> np.ndarray:

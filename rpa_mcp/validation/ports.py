@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -23,9 +24,16 @@ class DialogHit:
     raw: dict[str, Any] = field(default_factory=dict)
 
 
+ReportedWindows = Sequence[tuple[str | None, str | None]]
+"""(title, process) of the windows the desktop agent reported in front of a frame."""
+
+
 class DialogLocator(Protocol):
-    def locate(self, image: np.ndarray, *, previous: np.ndarray | None = None) -> DialogHit | None:
-        """The modal dialog visible on `image` (None when there is none)."""
+    def locate(
+        self, image: np.ndarray, *, previous: np.ndarray | None = None, windows: ReportedWindows = ()
+    ) -> DialogHit | None:
+        """The modal dialog visible on `image` (None when there is none). `windows`: what the agent
+        reported (they confirm which application shows a dialog, never name it)."""
         ...
 
 

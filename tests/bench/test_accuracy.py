@@ -41,7 +41,7 @@ def test_a_pair_whose_click_lies_off_the_frame_is_not_scored(point, bbox, ok) ->
 def test_the_timings_are_printed_as_cpu_and_as_wall_time() -> None:
     dialogs = DialogScores(ms_1080=[150.0, 140.0, 160.0], wall_ms_1080=[95.0, 90.0, 99.0])
     shown = accuracy._dialog_metrics(dialogs)
-    assert shown["classify, 1080p, CPU median after decode"] == "150 ms"
+    assert shown["resolve_dialog over MCP, 1080p, CPU median"] == "150 ms"
     assert shown["  the same, wall time"] == "95 ms"
     verdicts = VerdictScores(ms_box_1080=[130.0], wall_ms_box_1080=[80.0], wall_ms_nobox_1080=[120.0, 124.0])
     assert accuracy._verdict_metrics(verdicts)["  wall time, box / no box"] == "80 ms / 122 ms"

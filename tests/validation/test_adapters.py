@@ -10,6 +10,7 @@ import httpx2
 import numpy as np
 import pytest
 
+from rpa_mcp.dialogs.apps import ReportedWindow
 from rpa_mcp.errors import Unavailable
 from rpa_mcp.settings import Settings
 from rpa_mcp.testing import FakeOcr
@@ -59,7 +60,8 @@ class _Dialogs:
     def __init__(self, answer: _Classification) -> None:
         self.answer = answer
 
-    def classify(self, image=None, *, previous=None):
+    def classify(self, image=None, *, previous=None, windows=()):
+        self.windows = list(windows)
         return self.answer
 
 
@@ -80,3 +82,10 @@ def test_build_validator_wires_the_judge_only_when_configured(tmp_path: Path) ->
         FakeOcr(),
     )
     assert isinstance(judged.judge, OpenAiJudge) and not judged.enabled
+
+
+def test_the_dialog_locator_hands_the_reported_windows_to_the_classifier() -> None:
+    dialogs = _Dialogs(_Classification(True, (1, 2, 3, 4)))
+    locator = DialogServiceLocator(dialogs)
+    locator.locate(np.zeros((10, 10, 3), np.uint8), windows=[("Notes - Mousepad", "mousepad"), (None, None)])
+    assert dialogs.windows == [ReportedWindow("Notes - Mousepad", "mousepad")]

@@ -215,3 +215,18 @@ def test_saved_and_unsaved_wording_is_told_apart() -> None:
 
 def test_default_diff_settings_match_the_matrix(matrix) -> None:
     assert matrix.defaults.diff.settings() == DiffSettings()
+
+
+def test_the_dialog_locator_gets_the_window_the_agent_reported_in_front_of_each_frame() -> None:
+    locator = FakeDialogLocator()
+    observed = Observed(window_title_before="Notes", window_title_after="Error", process_after="wish")
+    c = ctx(frame(), frame(), dialog_locator=locator, observed=observed)
+    c.dialog("after")
+    c.dialog("before")
+    assert locator.windows == [(("Error", "wish"),), (("Notes", None),)]
+
+
+def test_the_dialog_locator_gets_no_window_when_the_agent_reported_none() -> None:
+    locator = FakeDialogLocator()
+    ctx(frame(), frame(), dialog_locator=locator).dialog("after")
+    assert locator.windows == [()]

@@ -23,7 +23,7 @@ class Locator:
     def __init__(self, title: str) -> None:
         self.title = title
 
-    def locate(self, image: np.ndarray, *, previous: np.ndarray | None = None) -> DialogHit | None:
+    def locate(self, image: np.ndarray, *, previous: np.ndarray | None = None, windows=()) -> DialogHit | None:
         if not image.any():
             return None
         return DialogHit((100, 80, 600, 400), dialog_id="unknown", policy="pause", title=self.title, confidence=0.6)

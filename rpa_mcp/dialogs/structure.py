@@ -1,0 +1,179 @@
+"""Generic kinds told by the shape of a dialog, in any application, toolkit or layout.
+
+When no catalog entry's words name a dialog, what it asks still shows in its buttons and layout:
+- save changes: a save button beside a discard one ("Don't Save", "Discard All", "Ne pas enregistrer");
+- deletion: a question naming a deletion, answered yes/no or delete/cancel;
+- error: one acknowledgement button (OK, Close) with an error icon (a red disc) or an error word;
+- file chooser: a Save, Open or OK button beside Cancel on one row, under a list of files (names
+  with an extension, or the Name / Size / Type / Modified columns); Save gives `file-save-as`, Open
+  `file-open`, OK `file-save-as` when a name field is labelled above, else `file-open`.
+Words are compared accent-, case- and punctuation-free, in English, French, German, Spanish and
+Italian. Each rule names a generic kind, all `pause`: it decides nothing a person would not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from rpa_mcp.dialogs.matching import compact
+from rpa_mcp.vision.images import BBox
+from rpa_mcp.vision.ocr import OcrLine
+
+
+def _words(*items: str) -> frozenset[str]:
+    return frozenset(compact(i) for i in items)
+
+
+SAVE = _words("save", "save all", "save as", "enregistrer", "enregistrer tout", "tout enregistrer", "speichern",
+              "alle speichern", "guardar", "salva", "salvare")  # fmt: skip
+DISCARD = _words(
+    "don't save", "do not save", "discard", "discard all", "discard changes", "close without saving",
+    "quit without saving", "close anyway", "ne pas enregistrer", "fermer sans enregistrer",
+    "quitter sans enregistrer", "ignorer", "ignorer tout", "abandonner", "rejeter", "nicht speichern",
+    "verwerfen", "no guardar", "descartar", "non salvare", "scarta",
+)  # fmt: skip
+ACKNOWLEDGE = _words("ok", "close", "fermer", "dismiss", "got it", "d'accord", "compris", "schliessen", "cerrar",
+                     "aceptar", "chiudi")  # fmt: skip
+DETAILS = _words("details", "show details", "détails", "afficher les détails", "einzelheiten", "detalles", "dettagli")
+YES_NO = (_words("yes", "oui", "ja", "si", "sì"), _words("no", "non", "nein"))
+DELETE_CANCEL = (
+    _words("delete", "remove", "move to trash", "supprimer", "effacer", "mettre à la corbeille", "löschen",
+           "eliminar", "borrar", "elimina"),
+    _words("cancel", "annuler", "keep", "conserver", "abbrechen", "cancelar", "annulla"),
+)  # fmt: skip
+CANCEL = _words("cancel", "annuler", "abbrechen", "cancelar", "annulla")
+OPEN = _words("open", "ouvrir", "select", "sélectionner", "choose", "choisir", "upload", "charger", "insert",
+              "insérer", "öffnen", "abrir", "apri")  # fmt: skip
+# word stems, searched in the compact text of the dialog's lines
+DELETION = ("delete", "remove", "erase", "trash", "supprim", "effac", "corbeille", "losch", "elimin", "borrar",
+            "cancellar")  # fmt: skip
+ERROR = (
+    "error", "erreur", "failed", "failure", "echec", "echoue", "couldnot", "couldnt", "cannot", "unableto",
+    "impossible", "napaspu", "nontpaspu", "nepeutpas", "denied", "refuse", "notfound", "introuvable", "fehler",
+    "fehlgeschlagen", "konntenicht", "nosepudo", "errore", "invalid",
+)  # fmt: skip
+COLUMNS = _words(
+    "name", "nom", "size", "taille", "type", "modified", "modifié", "accessed", "accédé", "location", "emplacement",
+    "date", "größe", "geändert", "nombre", "tamaño", "modificado", "dimensione", "modificato",
+)  # fmt: skip
+OK_ONLY = _words("ok", "valider")
+NAME_FIELD = _words(
+    "name", "nom", "file name", "nom du fichier", "dateiname", "nombre", "nome"
+)  # a label ending in ":"
+FILE_NAME = re.compile(r"\S\.[A-Za-z0-9]{2,5}$")
+
+ROW_TOLERANCE = 0.8  # of a button line's height: two labels on one row
+CHOOSER_BUTTON_GAP = 520  # px at 1080 rows: Save and Cancel of one chooser lie this close
+CHOOSER_LIST_W = 1400  # px at 1080 rows: the file list lies within this of the buttons, to their left
+MIN_FILES = 2
+MIN_COLUMNS = 2
+
+
+@dataclass(frozen=True)
+class Shape:
+    kind: str  # a generic id
+    why: str
+    decisive: bool = False  # no other generic kind shows it (a file chooser has no "Don't Save" button)
+
+
+LABELS = SAVE | DISCARD | ACKNOWLEDGE | DETAILS | YES_NO[0] | YES_NO[1] | DELETE_CANCEL[0] | DELETE_CANCEL[1]
+
+
+def labels_among(lines: Sequence[str]) -> list[str]:
+    """The lines that read as a button these rules know (a button drawn flat reads as a text line)."""
+    return [line for line in lines if _is(line, LABELS)]
+
+
+def _is(label: str, words: frozenset[str]) -> bool:
+    return compact(label) in words
+
+
+def _any(labels: Sequence[str], words: frozenset[str]) -> bool:
+    return any(_is(label, words) for label in labels)
+
+
+def kind_of(labels: Sequence[str], lines: Sequence[str], error_icon: Callable[[], bool]) -> Shape | None:
+    """The generic kind a dialog's button labels and text lines show, if any. `error_icon` is
+    called only when the buttons could be an error's (it looks at pixels)."""
+    labels = [label for label in labels if compact(label)]
+    if _any(labels, SAVE) and _any(labels, DISCARD):
+        return Shape("app-save-changes", "a save button beside a discard button", decisive=True)
+    text = compact(" ".join(lines))
+    names_deletion = any(stem in text for stem in DELETION)
+    pairs = [(a, b) for a, b in (YES_NO, DELETE_CANCEL) if _any(labels, a) and _any(labels, b)]
+    if names_deletion and pairs:
+        return Shape("app-confirm-delete", "a question naming a deletion, answered yes/no or delete/cancel")
+    acks = [label for label in labels if _is(label, ACKNOWLEDGE)]
+    if acks and len(labels) <= 2 and all(_is(label, ACKNOWLEDGE | DETAILS) for label in labels):
+        if any(stem in text for stem in ERROR):
+            return Shape("app-error", "one acknowledgement button under words of an error")
+        if error_icon():
+            return Shape("app-error", "one acknowledgement button beside an error icon")
+    return None
+
+
+@dataclass(frozen=True)
+class Chooser:
+    kind: str  # file-save-as | file-open
+    bbox: BBox
+    buttons: tuple[OcrLine, ...]
+    why: str
+
+
+def file_chooser(read: Sequence[OcrLine], frame_height: int) -> Chooser | None:
+    """A file chooser among the lines of a whole frame: an accept button (Save / Open) beside Cancel on
+    one row, under a list of files or the columns of one."""
+    scale = max(1.0, frame_height / 1080)
+    short = [line for line in read if len(line.text) <= 24]
+    for accept in short:
+        kind = "file-save-as" if _is(accept.text, SAVE) else "file-open" if _is(accept.text, OPEN) else None
+        if kind is None and not _is(accept.text, OK_ONLY):
+            continue
+        ax, ay, aw, ah = accept.bbox
+        cancel = next(
+            (
+                c
+                for c in short
+                if _is(c.text, CANCEL)
+                and abs((c.bbox[1] + c.bbox[3] / 2) - (ay + ah / 2)) <= ROW_TOLERANCE * ah
+                and abs(c.bbox[0] - ax) <= CHOOSER_BUTTON_GAP * scale
+            ),
+            None,
+        )
+        if cancel is None:
+            continue
+        left = min(ax, cancel.bbox[0]) - CHOOSER_LIST_W * scale
+        right = max(ax + aw, cancel.bbox[0] + cancel.bbox[2]) + 40 * scale
+        above = [line for line in read if line.bbox[1] + line.bbox[3] <= ay and left <= line.bbox[0] <= right]
+        files = [line for line in above if FILE_NAME.search(line.text.strip())]
+        columns = _columns(above)
+        if len(files) < MIN_FILES and len(columns) < MIN_COLUMNS:
+            continue
+        if kind is None:  # an OK button: a name to type makes it a save chooser
+            named = any(_is(line.text, NAME_FIELD) and line.text.strip().endswith(":") for line in above)
+            kind = "file-save-as" if named else "file-open"
+        evidence = [*files, *columns, accept, cancel]
+        x0 = min(b.bbox[0] for b in evidence)
+        y0 = min(b.bbox[1] for b in evidence)
+        x1 = max(b.bbox[0] + b.bbox[2] for b in evidence)
+        y1 = max(b.bbox[1] + b.bbox[3] for b in evidence)
+        listed = f"{len(files)} file names" if len(files) >= MIN_FILES else "the columns of a file list"
+        why = f"'{accept.text.strip()}' beside '{cancel.text.strip()}' under {listed}"
+        return Chooser(kind, (x0, y0, x1 - x0, y1 - y0), (accept, cancel), why)
+    return None
+
+
+def _columns(lines: Sequence[OcrLine]) -> list[OcrLine]:
+    """The header of a file list: two or more column names on one row (OCR may read them as one line)."""
+
+    def names(line: OcrLine) -> int:
+        return sum(compact(word) in COLUMNS for word in line.text.split())
+
+    heads = [line for line in lines if names(line) and names(line) == len(line.text.split())]
+    for head in heads:
+        row = [h for h in heads if abs(h.bbox[1] - head.bbox[1]) <= max(6, head.bbox[3] // 2)]
+        if sum(names(h) for h in row) >= MIN_COLUMNS:
+            return row
+    return []

@@ -1,0 +1,167 @@
+"""Generic kinds told by a dialog's shape: its buttons, its words of error or deletion, its error
+icon, a file chooser's list and buttons; and the real tuning programs that needed them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from rpa_mcp.dialogs import DialogService
+from rpa_mcp.dialogs.catalog import GENERIC_IDS
+from rpa_mcp.dialogs.locate.icons import has_error_icon
+from rpa_mcp.dialogs.structure import file_chooser, kind_of
+from rpa_mcp.vision.ocr import OcrLine
+from tests.dialogs.test_thorough import PageOcr, blank, line
+
+REAL = Path(__file__).resolve().parent.parent / "fixtures" / "real_programs"
+
+
+def never() -> bool:
+    raise AssertionError("the icon is looked for only when the buttons could be an error's")
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [["Save", "Discard All", "Don't Quit"], ["Enregistrer", "Ignorer tout"], ["Speichern", "Nicht speichern"]],
+)
+def test_a_save_button_beside_a_discard_button_is_a_save_changes_prompt(labels) -> None:
+    shape = kind_of(labels, ["Some documents have not been saved"], never)
+    assert shape is not None and shape.kind == "app-save-changes" and shape.decisive
+
+
+def test_a_question_naming_a_deletion_answered_yes_or_no_is_a_deletion() -> None:
+    shape = kind_of(["Non", "Oui"], ["Supprimer le rendez-vous du 14/03 ?"], never)
+    assert shape is not None and shape.kind == "app-confirm-delete"
+    assert kind_of(["No", "Yes"], ["Print the report?"], never) is None
+
+
+def test_one_acknowledgement_under_words_of_an_error_is_an_error() -> None:
+    shape = kind_of(["OK"], ["The file could not be written: permission denied."], never)
+    assert shape is not None and shape.kind == "app-error"
+
+
+def test_one_acknowledgement_beside_an_error_icon_is_an_error_and_without_it_nothing() -> None:
+    assert kind_of(["OK"], ["Le dossier est verrouillé."], lambda: True) == kind_of(["Fermer"], [], lambda: True)
+    assert kind_of(["OK"], ["Le dossier est verrouillé."], lambda: True) is not None
+    assert kind_of(["OK"], ["Le dossier est verrouillé."], lambda: False) is None
+    assert kind_of(["OK", "Cancel"], ["Continue?"], never) is None
+
+
+def test_every_kind_a_shape_gives_is_a_generic_kind_that_pauses(catalog) -> None:
+    shapes = [
+        kind_of(["Save", "Don't save"], [], never),
+        kind_of(["Yes", "No"], ["Delete it?"], never),
+        kind_of(["OK"], ["Error"], never),
+    ]
+    for shape in shapes:
+        assert shape is not None and shape.kind in GENERIC_IDS
+        entry = catalog.get(shape.kind)
+        assert entry is not None and entry.policy == "pause" and entry.app is None
+
+
+def _files(x: int, top: int) -> list[OcrLine]:
+    return [line(name, x, top + 24 * i, 110) for i, name in enumerate(("Biologie.csv", "notes.txt", "CR.odt"))]
+
+
+def test_save_beside_cancel_under_a_list_of_files_is_a_save_chooser() -> None:
+    read = [*_files(420, 160), line("Annuler", 1150, 860, 70), line("Enregistrer", 1240, 860, 90)]
+    chooser = file_chooser(read, 1080)
+    assert chooser is not None and chooser.kind == "file-save-as"
+    assert chooser.bbox[1] == 160 and chooser.bbox[1] + chooser.bbox[3] == 878
+
+
+def test_open_beside_cancel_under_the_columns_of_a_list_is_an_open_chooser() -> None:
+    read = [line("Nom", 350, 20, 40), line("Taille Type Accédé", 1060, 20, 170)]
+    read += [line("Annuler", 1051, 723, 66), line("Ouvrir", 1157, 728, 50)]
+    chooser = file_chooser(read, 768)
+    assert chooser is not None and chooser.kind == "file-open"
+
+
+def test_save_and_cancel_without_a_list_of_files_are_no_chooser() -> None:
+    read = [line("Compte rendu du jour.", 420, 160, 200), line("Annuler", 1150, 860, 70), line("Save", 1240, 860)]
+    assert file_chooser(read, 1080) is None
+
+
+def test_a_chooser_found_on_the_whole_frame_pauses(catalog) -> None:
+    read = [line("Save File", 700, 30, 90), *_files(420, 160), line("Cancel", 1150, 860, 70)]
+    service = DialogService(catalog, PageOcr([*read, line("Save", 1240, 860, 60)]))
+    found = service.classify(blank(), thorough=True)
+    assert found.dialog_id == "file-save-as" and found.path == "thorough"
+    assert service.resolve(blank(), thorough=True).decision == "pause"
+
+
+def _disc(color: tuple[int, int, int]) -> np.ndarray:
+    area = np.full((120, 300, 3), 220, np.uint8)
+    cv2.circle(area, (40, 60), 18, color, -1)
+    cv2.rectangle(area, (30, 57), (50, 63), (255, 255, 255), -1)
+    return area
+
+
+def test_a_red_disc_with_a_white_mark_is_an_error_icon() -> None:
+    assert has_error_icon(_disc((40, 40, 220)))
+
+
+def test_a_blue_disc_a_red_banner_or_a_plain_box_is_none() -> None:
+    banner = np.full((120, 300, 3), 220, np.uint8)
+    banner[10:110, 10:290] = (40, 40, 220)
+    assert not has_error_icon(_disc((220, 90, 30)))
+    assert not has_error_icon(banner)
+    assert not has_error_icon(np.full((120, 300, 3), 220, np.uint8))
+
+
+def _tuning_frames(kind: str) -> list[tuple[Path, str]]:
+    out = []
+    for manifest in sorted(REAL.glob("*/manifest.json")):
+        raw = json.loads(manifest.read_text(encoding="utf-8"))
+        if raw["split"] == "tuning":  # held-out programs are measured, never asserted
+            out += [(manifest.parent, f["file"]) for f in raw["frames"] if f["expected_id"] == kind]
+    return out
+
+
+@pytest.mark.parametrize(
+    ("folder", "file"),
+    [
+        *_tuning_frames("app-error")[:2],
+        *[f for f in _tuning_frames("app-save-changes") if "gnumeric" in f[1] or "geany" in f[1]][:3],
+        *_tuning_frames("file-save-as")[:2],
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_real_prompts_of_tuning_programs_get_their_generic_kind(real_service, folder, file) -> None:
+    raw = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    want = next(f["expected_id"] for f in raw["frames"] if f["file"] == file)
+    found = real_service.classify(cv2.imread(str(folder / file)), thorough=True)
+    assert found.dialog_id == want, found.notes
+    assert real_service.resolve(cv2.imread(str(folder / file)), thorough=True).decision == "pause"
+
+
+@pytest.mark.parametrize(
+    ("title", "alert"),
+    [("dossier.gnumeric", False), ("notes.txt", False), ("127.0.0.1:8080", True), ("intranet.chu.fr", True)],
+)
+def test_a_file_name_is_no_origin_over_a_page_alert(catalog, title, alert) -> None:
+    from rpa_mcp.dialogs.matching import Matcher
+
+    assert ("browser-js-alert" in [e.id for e in Matcher(catalog).by_title(title)]) is alert
+
+
+def test_a_message_box_without_title_words_is_found_from_its_buttons_up(catalog) -> None:
+    read = [
+        line("Le serveur est injoignable : l'envoi a échoué.", 760, 480, 380),
+        line("OK", 1080, 560, 30),
+        line("Compte rendu du jour.", 20, 120, 200),
+    ]
+    found = DialogService(catalog, PageOcr(read)).classify(blank(), thorough=True)
+    assert found.dialog_id == "app-error" and found.path == "thorough" and found.confidence < 0.6
+
+
+def test_an_ok_button_under_a_file_list_with_a_name_field_is_a_save_chooser() -> None:
+    read = [line("Nom :", 140, 40, 50), line("Nom", 360, 130, 40), *_files(420, 160)]
+    read += [line("Annuler", 1150, 860, 70), line("OK", 1240, 860, 30)]
+    chooser = file_chooser(read, 1080)
+    assert chooser is not None and chooser.kind == "file-save-as"
+    assert file_chooser([r for r in read if r.text != "Nom :"], 1080).kind == "file-open"  # type: ignore[union-attr]

@@ -1,0 +1,22 @@
+"""What `capture-programs` records: a target box on the frame, both languages for every program."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rpa_mcp.screens.real_programs import SPLIT, changed_box, configs_for
+
+
+def test_a_change_at_the_frames_edge_gives_a_box_on_the_frame() -> None:
+    before = np.zeros((100, 200, 3), np.uint8)
+    after = before.copy()
+    after[2:40, 0:60] = 255
+    x, y, w, h = changed_box(before, after)
+    assert (x, y) == (0, 0) and x + w <= 200 and y + h <= 100 and w >= 60 and h >= 40
+
+
+def test_every_program_runs_in_both_languages_and_keeps_its_first_one() -> None:
+    for program in SPLIT:
+        assert {c.lang for c in configs_for(program)} == {"fr", "en"}
+    assert configs_for("mousepad")[0].lang == "fr" and configs_for("gnumeric")[0].lang == "en"
+    assert set(SPLIT.values()) == {"tuning", "held-out"}
