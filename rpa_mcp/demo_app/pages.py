@@ -51,7 +51,9 @@ def search_page(t: dict[str, str], lang: str, query: str, results: list[Patient]
     return page(f"Easily — {t['search_title']}", body, lang=lang, view="search")
 
 
-def record_page(t: dict[str, str], lang: str, patient: Patient, tab: str, notes: list[dict[str, Any]]) -> str:
+def record_page(
+    t: dict[str, str], lang: str, patient: Patient, tab: str, notes: list[dict[str, Any]], *, save: str = "saved"
+) -> str:
     tabs = "".join(
         f'<button class="tab{" active" if name == tab else ""}" role="tab" data-tab="{name}" '
         f'aria-selected="{"true" if name == tab else "false"}">{escape(t[name])}</button>'
@@ -76,6 +78,7 @@ def record_page(t: dict[str, str], lang: str, patient: Patient, tab: str, notes:
 <label for="note">{escape(t["note_label"])}</label>
 <textarea id="note" rows="5"></textarea>
 <div><button id="save" class="primary">{escape(t["save"])}</button></div>
+<div id="banner" class="banner" role="alert" hidden></div>
 <h3>{escape(t["history"])}</h3><ul id="history">{history}</ul></section>"""
     admin = "".join(f"<li>{escape(line)}</li>" for line in t["admin_lines"].split("|"))
     body = f"""<div class="patient"><span class="pname">{escape(patient.name)}</span>
@@ -90,6 +93,10 @@ def record_page(t: dict[str, str], lang: str, patient: Patient, tab: str, notes:
         "tab": tab,
         "tabs": "|".join(f"{name}={t[name]}" for name in TABS),
         "saved": t["saved"],
+        "save-answer": save,
+        "save-confirm": t["save_confirm"],
+        "confirm-yes": t["confirm_yes"],
+        "confirm-no": t["confirm_no"],
         "confirm": t["delete_confirm"],
         "camera-on": t["camera_on"],
         "camera-refused": t["camera_refused"],

@@ -91,3 +91,36 @@ def test_sign_in_logs_who_but_never_the_password(client: TestClient, log: Effect
     assert answer.status_code == 303
     (effect,) = log.since(kind="login")
     assert effect.detail == {"user": "infirmiere1", "password_length": 7}
+
+
+def test_a_save_the_application_refuses_keeps_nothing_and_is_logged_as_refused(client: TestClient, log: EffectsLog):
+    assert client.post("/control", json={"save": "error"}).json()["save"] == "error"
+    refused = client.post("/api/notes", json={"patient": "p001", "text": "Note"})
+    assert refused.status_code == 422 and "obligatoires" in refused.json()["error"]
+    assert [e.kind for e in log.since()] == ["refused"]
+    assert "Aucune observation" in client.get("/patient/p001/observations").text
+    client.post("/control", json={})  # back to a new day
+    assert client.post("/api/notes", json={"patient": "p001", "text": "Note"}).status_code == 200
+    assert [e.kind for e in log.since()][-2:] == ["open_record", "save"]
+
+
+def test_the_record_says_how_save_is_answered_and_shows_renamed_labels(client: TestClient):
+    client.post("/control", json={"save": "confirm", "renamed": {"save": "Sauvegarder"}})
+    page = client.get("/patient/p001/observations").text
+    assert 'data-save-answer="confirm"' in page and ">Sauvegarder</button>" in page
+    assert ">Enregistrer</button>" not in page
+
+
+def test_the_results_can_be_reversed(client: TestClient):
+    names = [p.name for p in search_patients("DURAND")]
+    client.post("/control", json={"results": "reversed"})
+    page = client.get("/search", params={"q": "DURAND"}).text
+    assert [page.index(n) for n in reversed(names)] == sorted(page.index(n) for n in names)
+
+
+@pytest.mark.parametrize(
+    "body", [{"save": "maybe"}, {"results": "random"}, {"renamed": {"nope": "x"}}, {"renamed": {"save": ""}}, {"x": 1}]
+)
+def test_an_unknown_variation_is_refused_and_changes_nothing(client: TestClient, body: dict):
+    assert client.post("/control", json=body).status_code == 422
+    assert client.get("/control").json() == {"save": "saved", "renamed": {}, "results": "name"}

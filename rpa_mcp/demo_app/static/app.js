@@ -84,16 +84,40 @@
     li.append(span, del);
     list.append(li);
   }
-  document.getElementById("save").addEventListener("click", function () {
+  function save() {
+    const banner = document.getElementById("banner");
+    banner.hidden = true;
     fetch("/api/notes", {
       method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ patient: patient, text: note.value }),
-    }).then(function (r) { return r.json(); }).then(function (item) {
-      addNote(item);
+      body: JSON.stringify({ patient: patient, text: note.value, lang: body.dataset.lang }),
+    }).then(function (r) {
+      return r.json().then(function (answer) { return { ok: r.ok, answer: answer }; });
+    }).then(function (got) {
+      if (!got.ok) { banner.textContent = got.answer.error; banner.hidden = false; return; } // the application refused
+      addNote(got.answer);
       note.value = "";
       dirty = false;
       toast(body.dataset.saved);
     });
+  }
+  function askFirst() { // the application's own box (not the browser's): the note is kept only once confirmed
+    const box = document.createElement("div");
+    box.className = "box";
+    box.setAttribute("role", "dialog");
+    const question = document.createElement("p");
+    question.textContent = body.dataset.saveConfirm;
+    const yes = document.createElement("button");
+    yes.className = "primary";
+    yes.textContent = body.dataset.confirmYes;
+    const no = document.createElement("button");
+    no.textContent = body.dataset.confirmNo;
+    box.append(question, yes, no);
+    document.body.append(box);
+    yes.addEventListener("click", function () { box.remove(); log("dialog", { dialog: "save-confirm", answer: "yes" }); save(); });
+    no.addEventListener("click", function () { box.remove(); log("dialog", { dialog: "save-confirm", answer: "no" }); });
+  }
+  document.getElementById("save").addEventListener("click", function () {
+    if (body.dataset.saveAnswer === "confirm") askFirst(); else save();
   });
   document.getElementById("history").addEventListener("click", function (e) {
     const del = e.target.closest("button.delete");
