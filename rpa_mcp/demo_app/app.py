@@ -103,7 +103,7 @@ def create_demo_app(effects: EffectsLog | None = None) -> Starlette:
         if patient is None or tab not in TABS:
             return _html("<h1>404</h1>", 404)
         log.add("open_record", patient=patient.id, name=patient.name, tab=tab)
-        return _html(record_page(t, lang, patient, tab, notes.of(patient.id), save=variations.now.save))
+        return _html(record_page(t, lang, patient, tab, notes.of(patient.id)))
 
     async def pacs(request: Request) -> Response:
         lang, t = words(request)
@@ -125,10 +125,13 @@ def create_demo_app(effects: EffectsLog | None = None) -> Starlette:
         text = (body or {}).get("text")
         if patient is None or not isinstance(text, str) or len(text) > 5000:
             return JSONResponse({"error": "patient (known id) and text (at most 5000 characters) are required"}, 422)
-        if variations.now.save == "error":  # the application's own refusal: nothing is kept
-            _, t = texts((body or {}).get("lang"))
+        answer = variations.now.save
+        _, t = texts((body or {}).get("lang"))
+        if answer == "error":  # the application's own refusal: nothing is kept
             log.add("refused", patient=patient.id, text=text, message=t["save_error"])
             return JSONResponse({"error": t["save_error"]}, 422)
+        if answer == "confirm" and (body or {}).get("confirmed") is not True:  # its own box asks first
+            return JSONResponse({"confirm": t["save_confirm"]}, 409)
         item = notes.add(patient.id, text)
         log.add("save", patient=patient.id, text=text, note=item["id"])
         return JSONResponse(item)

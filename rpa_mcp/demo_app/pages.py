@@ -51,9 +51,7 @@ def search_page(t: dict[str, str], lang: str, query: str, results: list[Patient]
     return page(f"Easily — {t['search_title']}", body, lang=lang, view="search")
 
 
-def record_page(
-    t: dict[str, str], lang: str, patient: Patient, tab: str, notes: list[dict[str, Any]], *, save: str = "saved"
-) -> str:
+def record_page(t: dict[str, str], lang: str, patient: Patient, tab: str, notes: list[dict[str, Any]]) -> str:
     tabs = "".join(
         f'<button class="tab{" active" if name == tab else ""}" role="tab" data-tab="{name}" '
         f'aria-selected="{"true" if name == tab else "false"}">{escape(t[name])}</button>'
@@ -93,8 +91,6 @@ def record_page(
         "tab": tab,
         "tabs": "|".join(f"{name}={t[name]}" for name in TABS),
         "saved": t["saved"],
-        "save-answer": save,
-        "save-confirm": t["save_confirm"],
         "confirm-yes": t["confirm_yes"],
         "confirm-no": t["confirm_no"],
         "confirm": t["delete_confirm"],

@@ -104,11 +104,18 @@ def test_a_save_the_application_refuses_keeps_nothing_and_is_logged_as_refused(c
     assert [e.kind for e in log.since()][-2:] == ["open_record", "save"]
 
 
-def test_the_record_says_how_save_is_answered_and_shows_renamed_labels(client: TestClient):
-    client.post("/control", json={"save": "confirm", "renamed": {"save": "Sauvegarder"}})
+def test_a_save_the_application_asks_about_first_is_kept_only_once_confirmed(client: TestClient, log: EffectsLog):
+    client.post("/control", json={"save": "confirm"})
+    asked = client.post("/api/notes", json={"patient": "p001", "text": "Note"})
+    assert asked.status_code == 409 and "Confirmer" in asked.json()["confirm"] and log.since() == []
+    kept = client.post("/api/notes", json={"patient": "p001", "text": "Note", "confirmed": True})
+    assert kept.status_code == 200 and [e.kind for e in log.since()] == ["save"]
+
+
+def test_a_renamed_label_replaces_the_applications_own(client: TestClient):
+    client.post("/control", json={"renamed": {"save": "Sauvegarder"}})
     page = client.get("/patient/p001/observations").text
-    assert 'data-save-answer="confirm"' in page and ">Sauvegarder</button>" in page
-    assert ">Enregistrer</button>" not in page
+    assert ">Sauvegarder</button>" in page and ">Enregistrer</button>" not in page
 
 
 def test_the_results_can_be_reversed(client: TestClient):
