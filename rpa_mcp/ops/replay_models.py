@@ -69,7 +69,10 @@ class ActionHistory(StrictModel):
     action_type: str = Field(description="Action type.")
     state: str = Field(description="PENDING, DISPATCHED, ORPHAN, HELD (waits for a person), ACKED or ABANDONED.")
     outcome: str | None = Field(None, description="success, success_with_warning, failed, unverified, skipped_...")
-    origin: str = Field(description="workflow, dialog (inserted by the dialog resolver) or person (answer_pause).")
+    origin: str = Field(
+        description="workflow, dialog (inserted by the dialog resolver), person (answer_pause) or preflight (the "
+        "observation a replay begins with when the workstation's last screen is not recent)."
+    )
     dispatches: int = Field(description="How many times it was sent to the agent.")
     resends: int = Field(description="How many of those were resends.")
     attempt_id: str | None = Field(None, description="Current attempt (fencing token).")
@@ -124,7 +127,10 @@ class ReplayStatusOutput(StrictModel):
         None, description="The action in progress or waiting; while paused, the paused one (even once abandoned)."
     )
     steps_total: int = Field(description="Actions planned at start.")
-    done: int = Field(description="Actions finished (ACKED or ABANDONED), verified or not: see steps_done.")
+    done: int = Field(
+        description="Actions finished (ACKED or ABANDONED), verified or not: see steps_done (the observation a "
+        "replay may begin with is not counted)."
+    )
     actions: list[ActionHistory] = Field(description="Every action with its verdict and evidence.")
     created_at: float = Field(description="Epoch seconds.")
     updated_at: float = Field(description="Epoch seconds.")

@@ -103,6 +103,7 @@ async def start_replay(ctx: OpContext, args: StartReplayInput) -> StartReplayOut
     machine = _machine(args, loaded)
     steps = loaded.workflow.get("steps") or []
     service = service_of(ctx)
+    planned = service.plan(steps, args.params, loaded.workflow.get("parameters") or [])
     replay_id = await service.start(
         steps=steps,
         competence=loaded.name,
@@ -112,7 +113,8 @@ async def start_replay(ctx: OpContext, args: StartReplayInput) -> StartReplayOut
         created_by=ctx.caller.subject,
         declared=loaded.workflow.get("parameters") or [],
         readback=loaded.workflow.get("readback"),
-        observe_first=service.needs_observation(machine),  # its last screen is not recent: observed again first
+        # its last screen is old, or does not show what the first step needs: observed again first
+        observe_first=bool(service.preflight(machine, planned).get("observe_first")),
     )
     notify_changed(ctx, replay_id)
     return StartReplayOutput(

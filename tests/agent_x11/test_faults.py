@@ -208,7 +208,7 @@ def test_an_agent_killed_after_start_is_outcome_unknown_and_only_a_persons_retry
     agent.wait_line("polling for actions")
     mark = desktop.effects.mark
     replays, replay_id = drive(server, "Observation longue", steps)
-    agent.wait_line("executing step 1/2")  # journaled STARTED, the start acknowledged: input is under way
+    agent.wait_line("executing step 1/2 type_text")  # journaled STARTED, the start acknowledged: input is under way
     agent.stop(signal.SIGKILL)
     status = replays.wait_stopped(replay_id, timeout=120)
     assert status["state"] == "paused" and status["pause_reason"] == "OUTCOME_UNKNOWN", status

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -84,7 +85,7 @@ async def test_a_poll_with_nothing_ready_returns_no_action_for_a_204(ctx):
 
 
 async def test_the_answer_preview_names_the_paused_action_even_once_it_is_final(ctx, service, agent, clock):
-    service.store.machine_screen("pc-1", now=clock.now(), window_title="PACS", size=(8, 8), png=b"png")  # recent
+    service.config = dataclasses.replace(service.config, preflight=False)  # about the answer, not the workstation
     out = await start.start_replay(ctx, models.StartReplayInput(competence="Ouvrir imagerie", params={"who": "Dupont"}))
     agent.result_for["switch_tab"] = {"executed": False, "success": False, "error": "target_not_resolved",
                                       "error_retryable": False}  # fmt: skip

@@ -4,13 +4,14 @@ What the server knows of a workstation when a replay is asked for (`replay_machi
 - when it last polled for replay actions (`polled_at`, written at most every few seconds):
   older than `presence_s` (RPA_REPLAY_PRESENCE_S) and the workstation is not connected;
 - the last screen it reported with an action's result (`reported_at`, its foreground window
-  title, the screenshot and its size). When that report is at most `screen_fresh_s` old
-  (RPA_REPLAY_SCREEN_FRESH_S), the first step is checked against it: the window it expects is
-  in front, the screen is at least as large as the recorded one, its target is found there.
-  An older report is not evidence of the screen now: the replay then begins by observing the
-  workstation (`observe_first`: a screenshot, no input) and checks the first step against that
-  observation before anything else is sent; a screen that does not show what it needs pauses the
-  replay (WORKSTATION_NOT_READY, nothing executed, what is missing named), and `retry` observes again.
+  title, the screenshot and its size). A screen smaller than the recorded one is refused. When that
+  report is at most `screen_fresh_s` old (RPA_REPLAY_SCREEN_FRESH_S) and shows what the first step
+  needs (the window it expects in front, its target found there), the replay starts with it.
+  Otherwise the report is not evidence of the screen now (a person may have used the workstation
+  since): the replay begins by observing the workstation (`observe_first`: a screenshot, no input)
+  and checks the first step against that observation before anything else is sent; a screen that
+  does not show what it needs pauses the replay (WORKSTATION_NOT_READY, nothing executed, what is
+  missing named), and `retry` observes again.
 
 A refusal changes nothing (no replay row, no action dispatched) and says "nothing was executed".
 """
@@ -47,10 +48,6 @@ class Preflight(ReplayCore):
                 machine_id, now=self.time.now(), window_title=window_title, size=png_size(png), png=png
             )
 
-    def needs_observation(self, machine_id: str) -> bool:
-        """The preflight is on and the workstation's last screen is not recent: a replay observes it first."""
-        return self.config.preflight and not self._fresh(self.store.get_machine(machine_id))
-
     def _fresh(self, machine: MachineRow | None) -> bool:
         return (
             machine is not None
@@ -83,9 +80,19 @@ class Preflight(ReplayCore):
                 "why": f"the workstation's last screen is not recent (reported: {age}): it is observed again, and "
                 "the first step checked against it, before any input",
             }
+        too_small = _size_gap(machine, first)
+        if too_small:  # a property of the workstation, not of what it shows now
+            _refuse(machine_id, [too_small])
         missing = self._first_step_gaps(machine, first)
-        if missing:
-            _refuse(machine_id, missing)
+        if missing:  # the screen may have changed since it was reported: what it shows now decides
+            return {
+                "checked": True,
+                "connected": True,
+                "screen_checked": False,
+                "observe_first": True,
+                "why": f"the last screen ({now - (machine.reported_at or now):.0f} s ago): {'; '.join(missing)}. "
+                "It is observed again, and the first step checked against it, before any input",
+            }
         return {"checked": True, "connected": True, "screen_checked": True, "window_title": machine.window_title}
 
     def observed_gaps(self, observation: ActionRow) -> list[str]:
@@ -119,13 +126,9 @@ class Preflight(ReplayCore):
             and m.screen_signature(wanted) != m.screen_signature(machine.window_title)
         ):
             missing.append(f"the window {wanted!r} is not in front (the workstation shows {machine.window_title!r})")
-        frame = target.get("frame_size")
-        if isinstance(frame, list | tuple) and len(frame) == 2 and machine.screen_w and machine.screen_h:
-            fw, fh = int(frame[0]), int(frame[1])
-            if machine.screen_w < fw or machine.screen_h < fh:
-                missing.append(
-                    f"the screen is {machine.screen_w}x{machine.screen_h}, smaller than the recorded {fw}x{fh}"
-                )
+        too_small = _size_gap(machine, first)
+        if too_small:
+            missing.append(too_small)
         if not missing and (target.get("label") or target.get("by_text") or target.get("anchor_png_base64")):
             try:
                 image = decode_image(machine.screenshot or b"", max_pixels=self.config.max_image_pixels)
@@ -137,6 +140,17 @@ class Preflight(ReplayCore):
                 label = target.get("label") or target.get("by_text") or "its anchor"
                 missing.append(f"the first step's target {label!r} is not on the screen ({res.reason})")
         return missing
+
+
+def _size_gap(machine: MachineRow, first: Mapping[str, Any]) -> str | None:
+    """The screen is smaller than the one the first step was recorded on."""
+    target = first.get("target") if isinstance(first.get("target"), dict) else {}
+    frame = (target or {}).get("frame_size")
+    if isinstance(frame, list | tuple) and len(frame) == 2 and machine.screen_w and machine.screen_h:
+        fw, fh = int(frame[0]), int(frame[1])
+        if machine.screen_w < fw or machine.screen_h < fh:
+            return f"the screen is {machine.screen_w}x{machine.screen_h}, smaller than the recorded {fw}x{fh}"
+    return None
 
 
 def _refuse(machine_id: str, missing: list[str]) -> None:
