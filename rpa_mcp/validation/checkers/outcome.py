@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 import cv2
+import numpy as np
 
 from rpa_mcp.validation.checkers.base import BaseChecker, Params
 from rpa_mcp.validation.context import CheckContext
@@ -32,6 +33,7 @@ MESSAGE_MAX_LINES = 4  # ... and changes holding more text lines together are a 
 CLUSTER_GAP = 90  # px between changed regions that belong to one thing on screen
 CLUSTER_BLOBS = 40  # changed regions looked at when grouping them
 MOVE_REACH = 400  # px above or below where a line's pixels are looked for in the frame before
+MOVE_WIDTH = 256  # px of a line (from its left) compared with the frame before
 ALREADY_SHOWN = 0.02  # normalised squared difference under which a line was already on the screen
 WORDS_KINDS = frozenset({"message", "heading", "dialog", "row"})  # judged as whole words
 ERROR = re.compile(
@@ -85,18 +87,35 @@ def _read_region(ctx: CheckContext, region: BBox) -> list[tuple[BBox, str]]:
 
 
 def is_new(ctx: CheckContext, box: BBox) -> bool:
-    """The line's pixels were nowhere in the frame before, in its columns, up to MOVE_REACH px above or below."""
+    """The line's pixels were nowhere in the frame before, in its columns, up to MOVE_REACH px above or below.
+
+    Compared in grey on the line's first MOVE_WIDTH columns (where its text begins): a few ms a line.
+    """
     key = f"new:{box}"
     if key not in ctx.memo:
         x, y, w, h = clamp_bbox(box, ctx.after.shape)
-        line = ctx.after[y : y + h, x : x + w]
+        w = min(w, MOVE_WIDTH)
         y0, y1 = max(0, y - MOVE_REACH), min(ctx.shape[0], y + h + MOVE_REACH)
-        strip = ctx.before[y0:y1, x : x + w]
+        line = _grey(ctx.after[y : y + h, x : x + w])
+        strip = _grey(ctx.before[y0:y1, x : x + w])
         new = True
         if w > 2 and h > 2 and strip.shape[0] >= h and float(line.std()) > 0:
-            new = cv2.minMaxLoc(cv2.matchTemplate(strip, line, cv2.TM_SQDIFF_NORMED))[0] > ALREADY_SHOWN
+            new = not _shifted_copy(line, strip) and (
+                cv2.minMaxLoc(cv2.matchTemplate(strip, line, cv2.TM_SQDIFF_NORMED))[0] > ALREADY_SHOWN
+            )
         ctx.memo[key] = new
     return bool(ctx.memo[key])
+
+
+def _shifted_copy(line: np.ndarray, strip: np.ndarray) -> bool:
+    """The line's rows are, exactly and in order, rows of the strip (content moved whole: the usual case)."""
+    wanted = [row.tobytes() for row in line]
+    rows = [row.tobytes() for row in strip]
+    return any(rows[i : i + len(wanted)] == wanted for i, row in enumerate(rows) if row == wanted[0])
+
+
+def _grey(image: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
 
 
 def lines_around(ctx: CheckContext, region: BBox) -> int:
