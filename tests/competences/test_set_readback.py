@@ -80,3 +80,29 @@ async def test_a_bad_readback_is_refused_naming_its_field_and_nothing_is_saved(
         await call(env, "propose_set_readback", {"name": "Admission patient", "readback": readback})
     assert err.value.code == code and str(err.value.details.get("field", "")).startswith(field), err.value.details
     assert env[0].competences.get("Admission patient").version == 1
+
+
+async def test_a_run_of_the_version_it_saved_is_verified_through_that_readback(tmp_path: Path) -> None:
+    from rpa_mcp.testing import FakeRecordReader, HeldJobs
+    from tests.replay.kit import FakeAgent, FakeDialogs, FakeValidator, JumpClock, drain
+
+    settings = Settings(
+        data_dir=tmp_path / "data", jwt_secret="k" * 64, readback_urls=BASE, approval="write=token,act=token",
+        replay_preflight=False,
+    )  # fmt: skip
+    clock = JumpClock()
+    services = build_services(settings, clock=clock, replay_validator=FakeValidator(), replay_dialogs=FakeDialogs())
+    workflow = ir(steps=1) | {"parameters": [{"name": "patient_id", "type": "string", "example": "IPP1"}]}
+    services.competences.save("Admission patient", workflow, machine_id="pc-1")
+    records = FakeRecordReader(lambda url: {"entry": [{"resource": {"id": url.rsplit("=", 1)[1]}}]})
+    services.replay.records, services.replay.background = records, HeldJobs()
+    env = (services, build_registry(areas=("competences", "replay")))
+    await approved(env, {"name": "Admission patient", "readback": READBACK})
+    proposal = await call(
+        env, "propose_start_replay", {"competence": "Admission patient", "params": {"patient_id": "IPP7"}}
+    )
+    started = await call(env, "apply_start_replay", {"token": proposal["token"]})
+    await drain(services.replay, [FakeAgent(services.replay, clock=clock)], clock)
+    services.replay.background.jobs.pop()()
+    assert records.calls == [BASE + "/Patient?identifier=IPP7"]
+    assert services.replay.status(started["replay_id"])["outcome"] == "verified"
