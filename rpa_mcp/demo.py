@@ -169,13 +169,6 @@ async def _status(mcp: Mcp, story: Story, replay_id: str) -> dict[str, Any]:
     return status
 
 
-def _failure(status: dict[str, Any]) -> dict[str, Any] | None:
-    for action in status.get("actions", []):
-        if action.get("verdict") == "FAILURE" or action.get("failure_category"):
-            return dict(action)
-    return None
-
-
 def _paused(status: dict[str, Any]) -> bool:
     return status.get("state") in ("paused", "completed", "failed", "cancelled")
 
@@ -404,25 +397,23 @@ async def _supervise(story: Story, st: dict[str, Any], replay_id: str, timeout: 
     mcp, desktop = st["mcp"], st["desktop"]
     story.step("The agent polls, executes, reports; the validator checks every action.")
     status = await _wait_for(mcp, story, replay_id, _paused, timeout_s=timeout, label="replay")
-    failure = _failure(status)
-    story.say(f"replay {status.get('state')} — reason {status.get('pause_reason')}")
+    detail = status.get("pause_detail") or {}
+    story.say(f"replay {status.get('state')} — reason {status.get('pause_reason')}: {detail.get('missing')}")
     story.expect(
-        failure is not None and failure.get("failure_category") == "WRONG_APPLICATION",
-        "the validator caught the click that landed in the PACS viewer: FAILURE / WRONG_APPLICATION",
+        status.get("pause_reason") == "WORKSTATION_NOT_READY" and detail.get("executed") == 0,
+        "the workstation was observed before the first input: the record is not in front, so the replay paused "
+        "with nothing executed (WORKSTATION_NOT_READY)",
         json.dumps({k: status.get(k) for k in ("state", "pause_reason", "pause_detail")}, ensure_ascii=False)[:400],
     )
-    story.expect(status.get("state") == "paused", "the replay paused instead of going on")
     if status.get("state") != "paused":
-        raise StoryFailed("the replay is not paused after the wrong-application click")
+        raise StoryFailed("the replay is not paused before its first input")
 
-    story.step("The nurse brings the record back in front, opens the Imagerie tab herself, and answers: skip.")
-    story.say("(retry would not help: the agent never executes a click twice — the first one did land, in PACS)")
-    for label in ("Dossier patient", "Imagerie"):
-        position = desktop.find_label(label)
-        if position is not None:
-            desktop.click(*position, source="human")
+    story.step("The nurse brings the record back in front and answers: retry (the screen is observed again).")
+    position = desktop.find_label("Dossier patient")
+    if position is not None:
+        desktop.click(*position, source="human")
     story.say(f"window in front: {desktop.window_title}")
-    answer = await mcp.call("propose_answer_pause", {"replay_id": replay_id, "decision": "skip"})
+    answer = await mcp.call("propose_answer_pause", {"replay_id": replay_id, "decision": "retry"})
     if _err(answer):
         story.expect(False, "answer proposed", json.dumps(answer)[:300])
         raise StoryFailed("cannot answer the pause")
@@ -430,7 +421,7 @@ async def _supervise(story: Story, st: dict[str, Any], replay_id: str, timeout: 
     if answer.get("approval_mode") == "human":
         await _approve(story, st, str(answer.get("approval_url")))
     resumed = await mcp.call("apply_answer_pause", {"token": answer["token"]})
-    story.expect(not _err(resumed), "pause answered: skip (the person did the step)", json.dumps(resumed)[:300])
+    story.expect(not _err(resumed), "pause answered: retry (observed again, then the first step)", str(resumed)[:300])
 
     story.step("The replay goes on: the save raises the known « Confirmer l'enregistrement » dialog.")
 

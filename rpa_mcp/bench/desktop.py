@@ -149,7 +149,7 @@ def click_to_click(rig: Any, tools: Any, agent: Any, steps: int, detail: Path | 
     rig.close_browser(browser)
     if status["state"] != "completed":
         return [f"click-to-click: the {steps}-step replay stopped {status['state']} ({status.get('pause_reason')})"]
-    ids = [a["action_id"] for a in status["actions"]]
+    ids = [a["action_id"] for a in status["actions"] if a.get("origin") != "preflight"]  # not the observation
     marks = {t["action_id"]: t for t in list(agent.agent.timings) if t["action_id"] in ids}
     ordered = [marks[i] for i in ids if i in marks]
     events = _events(rig.log.lines[first_line:])

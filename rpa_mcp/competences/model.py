@@ -7,6 +7,7 @@ so a file with a misspelt or unknown field is reported, not half-understood.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -14,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from rpa_mcp.validation.model import OutcomeKind
 
 MAX_STEPS = 1000
+FIELD_PATH = re.compile(r"[A-Za-z0-9_$@-]+(\.[A-Za-z0-9_$@-]+)*")
 
 
 class _Strict(BaseModel):
@@ -116,6 +118,16 @@ class ReadBack(_Strict):
     def _no_secret(cls, value: Any) -> Any:
         if "{{secret:" in str(value).replace(" ", ""):
             raise ValueError("a read-back never uses a secret parameter")
+        return value
+
+    @field_validator("fields")
+    @classmethod
+    def _paths(cls, value: dict[str, str]) -> dict[str, str]:
+        for path, expected in value.items():
+            if not FIELD_PATH.fullmatch(path) or len(path) > 200:
+                raise ValueError(f"{path!r} is not a dotted path into the answer (e.g. entry.0.resource.id; 200 chars)")
+            if not 0 < len(expected) <= 500:
+                raise ValueError(f"the expected value of {path!r} must have 1 to 500 characters")
         return value
 
 

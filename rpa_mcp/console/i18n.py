@@ -197,6 +197,10 @@ FR: dict[str, str] = {
     "USER_PAUSE": "Mis en pause à la demande. Reprenez pour continuer.",
     "SERVER_ACTION_FAILED": "Une étape côté serveur (lecture de texte, décision) a échoué ; elle n'est jamais "
     "réessayée automatiquement. Répondez réessayer, passer ou abandonner.",
+    "WORKSTATION_NOT_READY": "Rien n'a été exécuté : l'écran du poste ne montre pas ce que la première étape "
+    "demande (voir ce qui manque). Mettez la fenêtre de l'application au premier plan (déverrouillez la session si "
+    "elle l'est), puis répondez réessayer (l'écran est observé à nouveau) ou abandonner.",
+    "The workstation is not ready": "Le poste n'est pas prêt",
     # --- approvals
     "Pending approvals": "Validations en attente",
     "Nothing is waiting for approval.": "Rien n'attend de validation.",

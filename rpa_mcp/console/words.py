@@ -45,6 +45,7 @@ PAUSES = {
     "UNVERIFIED": "The result could not be checked",
     "USER_PAUSE": "Paused on request",
     "SERVER_ACTION_FAILED": "A server-side step failed",
+    "WORKSTATION_NOT_READY": "The workstation is not ready",
 }
 
 CATEGORIES = {

@@ -3,6 +3,7 @@
     app = create_demo_app(EffectsLog(path))   # then serve it with uvicorn on 127.0.0.1
 
 `GET /effects?since=N` returns the effects after mark N as JSON (for other processes).
+`POST /control` changes how the application answers (tests only: `variations`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from starlette.staticfiles import StaticFiles
 from rpa_mcp.demo_app.effects import EffectsLog
 from rpa_mcp.demo_app.pages import login_page, pacs_page, record_page, search_page
 from rpa_mcp.demo_app.patients import patient_by_id, search_patients
-from rpa_mcp.demo_app.texts import TABS, texts
+from rpa_mcp.demo_app.texts import LABEL_KEYS, TABS, texts
+from rpa_mcp.demo_app.variations import BadVariation, Variation, Variations
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 MAX_BODY = 64 * 1024
@@ -76,20 +78,26 @@ async def _json_body(request: Request) -> dict[str, Any] | None:
 def create_demo_app(effects: EffectsLog | None = None) -> Starlette:
     log = effects or EffectsLog()
     notes = _Notes()
+    variations = Variations()
+
+    def words(request: Request) -> tuple[str, dict[str, str]]:
+        return texts(request.query_params.get("lang"), variations.now.renamed)
 
     async def home(request: Request) -> Response:
-        lang, t = texts(request.query_params.get("lang"))
+        lang, t = words(request)
         return _html(search_page(t, lang, "", None))
 
     async def search(request: Request) -> Response:
-        lang, t = texts(request.query_params.get("lang"))
+        lang, t = words(request)
         query = request.query_params.get("q", "")[:200]
         results = search_patients(query)
+        if variations.now.results == "reversed":
+            results.reverse()
         log.add("search", q=query, results=len(results))
         return _html(search_page(t, lang, query, results))
 
     async def record(request: Request) -> Response:
-        lang, t = texts(request.query_params.get("lang"))
+        lang, t = words(request)
         patient = patient_by_id(request.path_params["patient"])
         tab = request.path_params.get("tab", "synthese")
         if patient is None or tab not in TABS:
@@ -98,11 +106,11 @@ def create_demo_app(effects: EffectsLog | None = None) -> Starlette:
         return _html(record_page(t, lang, patient, tab, notes.of(patient.id)))
 
     async def pacs(request: Request) -> Response:
-        lang, t = texts(request.query_params.get("lang"))
+        lang, t = words(request)
         return _html(pacs_page(t, lang))
 
     async def login_form(request: Request) -> Response:
-        lang, t = texts(request.query_params.get("lang"))
+        lang, t = words(request)
         return _html(login_page(t, lang))
 
     async def login(request: Request) -> Response:
@@ -117,6 +125,13 @@ def create_demo_app(effects: EffectsLog | None = None) -> Starlette:
         text = (body or {}).get("text")
         if patient is None or not isinstance(text, str) or len(text) > 5000:
             return JSONResponse({"error": "patient (known id) and text (at most 5000 characters) are required"}, 422)
+        answer = variations.now.save
+        _, t = texts((body or {}).get("lang"))
+        if answer == "error":  # the application's own refusal: nothing is kept
+            log.add("refused", patient=patient.id, text=text, message=t["save_error"])
+            return JSONResponse({"error": t["save_error"]}, 422)
+        if answer == "confirm" and (body or {}).get("confirmed") is not True:  # its own box asks first
+            return JSONResponse({"confirm": t["save_confirm"]}, 409)
         item = notes.add(patient.id, text)
         log.add("save", patient=patient.id, text=text, note=item["id"])
         return JSONResponse(item)
@@ -149,6 +164,19 @@ def create_demo_app(effects: EffectsLog | None = None) -> Starlette:
             return JSONResponse({"error": "since must be an integer"}, 422)
         return JSONResponse([{"seq": e.seq, "ts": e.ts, "kind": e.kind, **e.detail} for e in log.since(since)])
 
+    async def get_control(request: Request) -> Response:
+        return JSONResponse(variations.as_dict())
+
+    async def post_control(request: Request) -> Response:
+        body = await _json_body(request)
+        if body is None:
+            return JSONResponse({"error": "a JSON object is required (save, renamed, results)"}, 422)
+        try:
+            variations.set(Variation.parse(body, LABEL_KEYS))
+        except BadVariation as exc:
+            return JSONResponse({"error": str(exc)}, 422)
+        return JSONResponse(variations.as_dict())
+
     async def favicon(request: Request) -> Response:
         return Response(status_code=204)
 
@@ -165,9 +193,12 @@ def create_demo_app(effects: EffectsLog | None = None) -> Starlette:
             Route("/api/notes/delete", delete_note, methods=["POST"]),
             Route("/effects", post_effect, methods=["POST"]),
             Route("/effects", get_effects, methods=["GET"]),
+            Route("/control", get_control, methods=["GET"]),
+            Route("/control", post_control, methods=["POST"]),
             Route("/favicon.ico", favicon),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ]
     )
     app.state.effects = log
+    app.state.variations = variations
     return app

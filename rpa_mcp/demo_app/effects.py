@@ -1,6 +1,6 @@
 """The application's own record of what happened to it (one JSON line per effect).
 
-Written by the demo application's server: saves and deletions when they reach it, and the
+Written by the demo application's server: saves (and saves it refused) and deletions when they reach it, and the
 events the page reports (clicks, typed text, dialog answers, camera requests). Readers
 count effects since a mark (`seq`), so one log serves several replays.
 """
@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 KINDS = frozenset(
-    {"click", "typed", "search", "open_record", "tab", "save", "delete", "dialog", "camera", "leave", "login"}
+    {"click", "typed", "search", "open_record", "tab", "save", "refused", "delete", "dialog", "camera", "leave"}
+    | {"login"}
 )
 MAX_DETAIL_CHARS = 2000
 

@@ -76,6 +76,7 @@ def record_page(t: dict[str, str], lang: str, patient: Patient, tab: str, notes:
 <label for="note">{escape(t["note_label"])}</label>
 <textarea id="note" rows="5"></textarea>
 <div><button id="save" class="primary">{escape(t["save"])}</button></div>
+<div id="banner" class="banner" role="alert" hidden></div>
 <h3>{escape(t["history"])}</h3><ul id="history">{history}</ul></section>"""
     admin = "".join(f"<li>{escape(line)}</li>" for line in t["admin_lines"].split("|"))
     body = f"""<div class="patient"><span class="pname">{escape(patient.name)}</span>
@@ -90,6 +91,8 @@ def record_page(t: dict[str, str], lang: str, patient: Patient, tab: str, notes:
         "tab": tab,
         "tabs": "|".join(f"{name}={t[name]}" for name in TABS),
         "saved": t["saved"],
+        "confirm-yes": t["confirm_yes"],
+        "confirm-no": t["confirm_no"],
         "confirm": t["delete_confirm"],
         "camera-on": t["camera_on"],
         "camera-refused": t["camera_refused"],

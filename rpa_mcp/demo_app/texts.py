@@ -29,6 +29,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "note_label": "Texte de l'observation",
         "save": "Enregistrer",
         "saved": "Enregistré",
+        "save_error": "Champs obligatoires : conditionnement, double contrôle",
+        "save_confirm": "Confirmer l'enregistrement de cette observation ?",
+        "confirm_yes": "Confirmer",
+        "confirm_no": "Annuler",
         "delete": "Supprimer",
         "delete_confirm": "Supprimer cette observation ?",
         "history": "Observations enregistrées",
@@ -72,6 +76,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "note_label": "Note text",
         "save": "Save",
         "saved": "Saved",
+        "save_error": "Required fields: packaging, double check",
+        "save_confirm": "Confirm saving this note?",
+        "confirm_yes": "Confirm",
+        "confirm_no": "Cancel",
         "delete": "Delete",
         "delete_confirm": "Delete this note?",
         "history": "Saved notes",
@@ -94,6 +102,10 @@ TEXTS: dict[str, dict[str, str]] = {
 }
 
 
-def texts(lang: str | None) -> tuple[str, dict[str, str]]:
+def texts(lang: str | None, renamed: dict[str, str] | None = None) -> tuple[str, dict[str, str]]:
+    """The words of a language, with the labels a test renamed (`variations.Variation.renamed`)."""
     code = "en" if lang == "en" else "fr"
-    return code, TEXTS[code]
+    return code, {**TEXTS[code], **(renamed or {})}
+
+
+LABEL_KEYS = frozenset(TEXTS["fr"])

@@ -74,7 +74,8 @@ def with_parameters(ir: dict[str, Any], observation: Observation) -> dict[str, A
     """The learned workflow with the patient and the note as `{{patient}}` and `{{note}}` parameters.
 
     What the person says when teaching ("the patient and the note change each time"): the values
-    typed become placeholders, and so does the patient's name in the window titles the steps expect.
+    typed become placeholders, and so does the patient's name in the window titles and post-conditions the
+    steps expect.
     """
     out: dict[str, Any] = json.loads(json.dumps(ir))
     values = {"patient": observation.patient, "note": observation.note}
@@ -86,6 +87,9 @@ def with_parameters(ir: dict[str, Any], observation: Observation) -> dict[str, A
         for key in ("expected_window_before", "expected_window_after"):
             if isinstance(step.get(key), str):
                 step[key] = step[key].replace(observation.patient, "{{patient}}")
+        outcome = step.get("expected_outcome")
+        if outcome:  # the post-condition names the patient too (the record's title)
+            outcome["text"] = outcome["text"].replace(observation.patient, "{{patient}}")
     return out
 
 

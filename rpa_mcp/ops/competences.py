@@ -1,4 +1,5 @@
-"""Competence operations: list, read, promote (write) and delete to the trash (dangerous).
+"""Competence operations: list, read, promote (write) and delete to the trash (dangerous); declaring a
+read-back is in `competence_readback`.
 
 Promotion and deletion change the tool list (a validated competence is offered as
 `run_<slug>`), so both tell the notifier.
@@ -16,6 +17,7 @@ from rpa_mcp.competences import yamlio
 from rpa_mcp.competences.ports import Competences
 from rpa_mcp.competences.slug import slugify
 from rpa_mcp.errors import InvalidInput
+from rpa_mcp.ops.competence_readback import READBACK_OPERATIONS
 from rpa_mcp.ops.registry import OpContext, Operation, Preview, Resource, StrictModel
 from rpa_mcp.ops.run_competence import tool_name
 
@@ -352,4 +354,5 @@ OPERATIONS: tuple[Operation, ...] = (
         handler=promote_competence,
         preview=preview_promote,
     ),
+    *READBACK_OPERATIONS,
 )

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from rpa_mcp.identity import Caller
 from rpa_mcp.ops.common import ImageArg, replay_machines, with_images
 from rpa_mcp.ops.registry import Http, OpContext, Operation, StrictModel, Surface
-from rpa_mcp.ops.replay import service_of
+from rpa_mcp.ops.replay_models import service_of
 from rpa_mcp.replay.occlusion import StackedWindow, occluded
 from rpa_mcp.replay.resolve import Resolution
 from rpa_mcp.replay.window_frame import in_window_frame

@@ -26,7 +26,8 @@ from rpa_mcp.competences import LoadedCompetence
 from rpa_mcp.errors import RpaError
 from rpa_mcp.ops.gate import ProposalOutput, propose_of
 from rpa_mcp.ops.registry import OpContext, Operation, OperationTemplate, StrictModel
-from rpa_mcp.ops.replay import START_REPLAY, StartReplayInput
+from rpa_mcp.ops.replay_models import StartReplayInput
+from rpa_mcp.ops.replay_start import START_REPLAY
 from rpa_mcp.shadow.parameters import RESERVED, date_pattern
 
 if TYPE_CHECKING:

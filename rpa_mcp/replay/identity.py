@@ -26,7 +26,10 @@ from rpa_mcp.validation.text import text_line_boxes
 from rpa_mcp.vision.images import clamp_bbox
 from rpa_mcp.vision.ocr import OcrLine, normalize_text
 
-ROW_HALF_WIDTH = 520  # px either side of the click read as the record's line
+# px read as the record's line, left and right of the click: a row's action (Open, Select) is usually
+# at its end, the name and identifier that say whose row it is at its start
+ROW_LEFT_REACH = 960
+ROW_RIGHT_REACH = 520
 ROW_MIN_HALF_HEIGHT = 14
 MAX_RUNS = 12  # text runs of the band (cells of a grid row) recognised at most
 MISMATCH = "IDENTITY_MISMATCH"
@@ -90,7 +93,7 @@ def row_text(ocr: LineReader, image: np.ndarray, x: int, y: int, *, height: int 
     OCR; only the runs the point's line crosses are recognised, each on its own crop.
     """
     half = max(ROW_MIN_HALF_HEIGHT, height // 2 + 4)
-    x0, y0, w, h = clamp_bbox((x - ROW_HALF_WIDTH, y - half, 2 * ROW_HALF_WIDTH, 2 * half), image.shape)
+    x0, y0, w, h = clamp_bbox((x - ROW_LEFT_REACH, y - half, ROW_LEFT_REACH + ROW_RIGHT_REACH, 2 * half), image.shape)
     if w <= 4 or h <= 4:
         return ""
     band = image[y0 : y0 + h, x0 : x0 + w]

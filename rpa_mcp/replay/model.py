@@ -60,6 +60,7 @@ VALIDATION_FAILED = "VALIDATION_FAILED"  # the validator said FAILURE (e.g. WRON
 UNVERIFIED = "UNVERIFIED"  # no validator / switched off / uncertain / no screenshots
 USER_PAUSE = "USER_PAUSE"
 SERVER_ACTION_FAILED = "SERVER_ACTION_FAILED"
+WORKSTATION_NOT_READY = "WORKSTATION_NOT_READY"  # the screen observed first does not show what the first step needs
 
 PAUSE_HELP: dict[str, str] = {
     PAUSED_NEED_HELP: "The action failed or went unanswered too many times. Look at the screen, then answer "
@@ -77,6 +78,9 @@ PAUSE_HELP: dict[str, str] = {
     UNVERIFIED: "The action's effect could not be verified. Check the screen, then answer skip (it is fine), "
     "retry or abort.",
     USER_PAUSE: "Paused on request. Resume to continue.",
+    WORKSTATION_NOT_READY: "Nothing was executed: the workstation's screen does not show what the first step "
+    "needs (see missing). Bring the application's window to the front (unlock the session if it is locked), then "
+    "answer retry (the screen is observed again) or abort.",
     SERVER_ACTION_FAILED: "A server-side step (text extraction, decision) failed; it is never retried "
     "automatically. Answer retry, skip or abort.",
 }

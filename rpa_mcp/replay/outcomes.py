@@ -140,10 +140,11 @@ class ReplayOutcome:
 
 
 def _step_actions(actions: Sequence[ActionRow]) -> dict[int, list[ActionRow]]:
-    """The actions of each workflow step (a retry's copy included; a dialog's answer is not the step)."""
+    """The actions of each workflow step (a retry's copy included; a dialog's answer, or the observation a
+    replay began with, is not the step)."""
     out: dict[int, list[ActionRow]] = {}
     for a in actions:
-        if a.origin == "dialog" or (a.action_type == "dialog_button" and a.origin != "workflow"):
+        if a.origin in ("dialog", "preflight") or (a.action_type == "dialog_button" and a.origin != "workflow"):
             continue
         out.setdefault(a.step_index, []).append(a)
     return out

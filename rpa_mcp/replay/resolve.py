@@ -10,7 +10,8 @@ cascade, but when nothing passes the answer is `resolved=false` with the first r
 A record-selecting target (``identity`` in its spec: rpa_mcp.replay.identity) is accepted only when
 the line at the hit reads the record the person chose; otherwise the answer is `resolved=false`,
 `method=identity_mismatch`, with both texts in the reason (the step is never clicked). Its OCR
-search passes over the lines of the fields the run typed the value into (``typed_fields``).
+search passes over the lines of the fields the run typed the value into (``typed_fields``) and, among the
+lines that read its label, takes the one on the record's line (a result list whose order changed).
 
 OCR never reads a full frame when a recorded position exists: it reads a window around it.
 A remembered position is used only where its label is read again; where that label's line was
@@ -312,7 +313,7 @@ class TargetResolver:
             return _Candidate(hit.x, hit.y, hit.reliability, "memory")
         if method == "ocr":
             quick = self._last_line(image, spec, title, machine_id)
-            if quick is not None and self.guard(quick, spec, image.shape)[0]:
+            if quick is not None and self.guard(quick, spec, image.shape)[0] and self._same_record(image, spec, quick):
                 return quick
             return self._ocr_match(image, spec)
         if method == "template":
@@ -375,6 +376,10 @@ class TargetResolver:
         read = self.ocr.read_line(image[y0 : y0 + bh, x0 : x0 + bw])
         return read is not None and wanted in normalize_text(read.text)
 
+    def _same_record(self, image: np.ndarray, spec: Mapping[str, Any], cand: _Candidate) -> bool:
+        """The candidate's line reads the record the person chose (any candidate, for a target that is no record)."""
+        return identity.identity_of(spec) is None or self._identity(image, spec, cand).ok
+
     def _identity(self, image: np.ndarray, spec: Mapping[str, Any], cand: _Candidate) -> identity.IdentityCheck:
         """The record's line at the candidate, read and compared with the identity the person saw."""
         height = cand.line_box[3] if cand.line_box is not None else 0
@@ -432,6 +437,7 @@ class TargetResolver:
         if not label:
             return None
         wanted = normalize_text(str(label))
+        first: _Candidate | None = None
         for x0, y0, rw, rh in self._regions(image, spec):
             if rw <= 0 or rh <= 0:
                 continue
@@ -450,9 +456,16 @@ class TargetResolver:
             if spec.get("typed_fields") and identity.identity_of(spec) is not None:
                 # a record's value also shows in the field it was typed into: that field is never the record
                 found = [c for c in found if identity.typed_field(self._identity(image, spec, c).read, spec) is None]
+            if identity.identity_of(spec) is not None:
+                # a list whose order changed: the label on the line of the record the person chose, wherever it is
+                record = next((c for c in found if self._same_record(image, spec, c)), None)
+                if record is not None:
+                    return record
+                first = first or (found[0] if found else None)
+                continue
             if found:
                 return found[0]
-        return None
+        return first  # a record's label seen on other records' lines only: its identity check says so
 
     # --- template -------------------------------------------------------------------------------
     def _template(self, image: np.ndarray, spec: Mapping[str, Any]) -> _Candidate | None:

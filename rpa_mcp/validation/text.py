@@ -86,6 +86,21 @@ def text_contains(read: str | None, expected: str) -> bool:
     return True
 
 
+def words_written(read: str | None, expected: str) -> bool:
+    """`text_contains`, beginning and ending on word boundaries of `read` (spaces inside may be lost).
+
+    "Enregistré" is not written in "Observations enregistrées": a message is its own words, never the
+    start of another word.
+    """
+    if not read:
+        return False
+    fixed = [c for c in (compact(p) for p in parts(expected)) if c]
+    if not fixed:
+        return False
+    inner = r".*?".join(r"[\W_]*".join(re.escape(ch) for ch in part) for part in fixed)
+    return re.search(rf"(?<![^\W_]){inner}(?![^\W_])", normalize_text(read)) is not None
+
+
 def text_equals(read: str | None, expected: str) -> bool:
     """`read` is exactly `expected` (compacted, OCR-confusable glyphs folded): what a field holds, in full.
 

@@ -77,6 +77,11 @@ def agent_in_thread(desktop, tmp_path):
         agent.stop()
 
 
+def steps_of(status: dict) -> list[dict]:
+    """The workflow's actions (not the observation a replay begins with when the last screen is old)."""
+    return [a for a in status["actions"] if a["origin"] != "preflight"]
+
+
 def take_the_mouse(person: Person) -> None:
     """The person moves the mouse: a move to where the pointer already is makes no event, one of these two moves it."""
     person.hands.move(900, 600)
@@ -213,11 +218,11 @@ def test_an_agent_killed_after_start_is_outcome_unknown_and_only_a_persons_retry
     agent.wait_line("polling for actions")
     mark = desktop.effects.mark
     replays, replay_id = drive(server, "Observation longue", steps)
-    agent.wait_line("executing step 1/2")  # journaled STARTED, the start acknowledged: input is under way
+    agent.wait_line("executing step 1/2 type_text")  # journaled STARTED, the start acknowledged: input is under way
     agent.stop(signal.SIGKILL)
     status = replays.wait_stopped(replay_id, timeout=120)
     assert status["state"] == "paused" and status["pause_reason"] == "OUTCOME_UNKNOWN", status
-    first = status["actions"][0]
+    first = steps_of(status)[0]
 
     restarted = desktop.agent(agent_args(server, journal, "--heartbeat-interval", "1"))
     restarted.wait_line("polling for actions")
@@ -313,7 +318,7 @@ def test_a_person_taking_the_mouse_while_the_target_is_searched_is_a_takeover_an
     status = replays.wait_stopped(replay_id)
     # not "needs help" with the action given up: the person took over, the step waits for the resume
     assert status["state"] == "paused" and status["pause_reason"] == "HUMAN_TAKEOVER", status
-    assert status["actions"][0]["state"] == "PENDING", status["actions"]
+    assert steps_of(status)[0]["state"] == "PENDING", status["actions"]
 
     front = desktop.desk.wait_foreground(lambda w: w.wid == browser.wid)
     shot = base64.b64encode(desktop.desk.screenshot(tmp_path / "now.png").read_bytes()).decode()
@@ -339,7 +344,8 @@ def test_a_person_s_input_before_the_server_answers_a_result_stops_the_next_acti
 
     def answered_then_touched(kind, body):
         ack = post_for_real(kind, body)
-        if kind == "result" and ack is not None and not touched:
+        observation = str(body.get("action_id", "")).endswith("-obs")  # the screen observed before the wait
+        if kind == "result" and ack is not None and not touched and not observation:
             touched.append(True)  # the wait's result is judged and answered; the person moves before it is read
             person_input_seen(agent, person)
         return ack

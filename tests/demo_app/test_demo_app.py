@@ -91,3 +91,43 @@ def test_sign_in_logs_who_but_never_the_password(client: TestClient, log: Effect
     assert answer.status_code == 303
     (effect,) = log.since(kind="login")
     assert effect.detail == {"user": "infirmiere1", "password_length": 7}
+
+
+def test_a_save_the_application_refuses_keeps_nothing_and_is_logged_as_refused(client: TestClient, log: EffectsLog):
+    assert client.post("/control", json={"save": "error"}).json()["save"] == "error"
+    refused = client.post("/api/notes", json={"patient": "p001", "text": "Note"})
+    assert refused.status_code == 422 and "obligatoires" in refused.json()["error"]
+    assert [e.kind for e in log.since()] == ["refused"]
+    assert "Aucune observation" in client.get("/patient/p001/observations").text
+    client.post("/control", json={})  # back to a new day
+    assert client.post("/api/notes", json={"patient": "p001", "text": "Note"}).status_code == 200
+    assert [e.kind for e in log.since()][-2:] == ["open_record", "save"]
+
+
+def test_a_save_the_application_asks_about_first_is_kept_only_once_confirmed(client: TestClient, log: EffectsLog):
+    client.post("/control", json={"save": "confirm"})
+    asked = client.post("/api/notes", json={"patient": "p001", "text": "Note"})
+    assert asked.status_code == 409 and "Confirmer" in asked.json()["confirm"] and log.since() == []
+    kept = client.post("/api/notes", json={"patient": "p001", "text": "Note", "confirmed": True})
+    assert kept.status_code == 200 and [e.kind for e in log.since()] == ["save"]
+
+
+def test_a_renamed_label_replaces_the_applications_own(client: TestClient):
+    client.post("/control", json={"renamed": {"save": "Sauvegarder"}})
+    page = client.get("/patient/p001/observations").text
+    assert ">Sauvegarder</button>" in page and ">Enregistrer</button>" not in page
+
+
+def test_the_results_can_be_reversed(client: TestClient):
+    names = [p.name for p in search_patients("DURAND")]
+    client.post("/control", json={"results": "reversed"})
+    page = client.get("/search", params={"q": "DURAND"}).text
+    assert [page.index(n) for n in reversed(names)] == sorted(page.index(n) for n in names)
+
+
+@pytest.mark.parametrize(
+    "body", [{"save": "maybe"}, {"results": "random"}, {"renamed": {"nope": "x"}}, {"renamed": {"save": ""}}, {"x": 1}]
+)
+def test_an_unknown_variation_is_refused_and_changes_nothing(client: TestClient, body: dict):
+    assert client.post("/control", json=body).status_code == 422
+    assert client.get("/control").json() == {"save": "saved", "renamed": {}, "results": "name"}

@@ -115,3 +115,30 @@ def test_a_record_without_parameters_must_be_read_whole() -> None:
     fixed = {"identity": "FAURE Celine", "identity_values": []}
     assert identity.check("FAURE Celine 02/11/1962", fixed).ok
     assert not identity.check("FAURE Jean 01/01/1940", fixed).ok
+
+
+def rows_with_open_buttons(*names: str) -> np.ndarray:
+    """Surname, first name and, far to their right, the same label ('Ouvrir') on every row: only the row
+    says whose record it opens."""
+    img = np.full((H, W, 3), 250, np.uint8)
+    for y, name in zip(ROW_Y, names, strict=False):
+        for x, cell in zip((100, 330, 1000), (*PATIENTS[name][:2], "Ouvrir"), strict=True):
+            cv2.putText(img, cell, (x, y), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (30, 30, 30), 2, cv2.LINE_AA)
+    return img
+
+
+def open_step(patient: str) -> dict[str, object]:
+    """'Ouvrir' on the first row in the demonstration, the record's identity kept with it."""
+    spec = {"label": "Ouvrir", "rel_x": 1040 / W, "rel_y": (ROW_Y[0] - 10) / H, "resolve_order": ["ocr"]}
+    return {**spec, **record_identity("{{patient}}", {"patient": patient})}
+
+
+def test_a_label_repeated_on_every_row_is_taken_on_the_intended_records_line(resolver: TargetResolver) -> None:
+    res = resolver.resolve(rows_with_open_buttons("FAURE", "DURAND", "MOREL"), open_step("MOREL"))
+    assert res.resolved and abs(res.y - (ROW_Y[2] - 10)) <= 14, res  # the third row's button, not the first's
+    assert res.x > 980
+
+
+def test_a_repeated_label_on_other_patients_lines_only_is_an_identity_mismatch(resolver: TargetResolver) -> None:
+    res = resolver.resolve(rows_with_open_buttons("FAURE", "DURAND", "MORELLO"), open_step("MOREL"))
+    assert not res.resolved and res.method == "identity_mismatch", res

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 from typing import Any
 
@@ -69,24 +70,31 @@ async def test_a_workstation_silent_for_too_long_is_refused(live: Any) -> None:
     refusal(service)
 
 
-async def test_without_a_recent_screen_only_the_connection_is_checked(live: Any) -> None:
+async def test_without_a_recent_screen_the_workstation_is_observed_first(live: Any) -> None:
     services, service = live
     service.store.machine_screen(
         "pc-1", now=service.time.now(), window_title="PACS", size=(800, 600), png=png(800, 600)
     )
     services.clock.advance(service.config.screen_fresh_s + 1)
     await service.next_action("pc-1")
-    assert service.preflight("pc-1", service.plan([STEP]))["screen_checked"] is False
+    assert "not recent" in observed_first(service)["why"]
 
 
-async def test_the_first_steps_window_must_be_in_front(live: Any) -> None:
+def observed_first(service: ReplayService) -> dict[str, Any]:
+    """The preflight's answer when the last screen cannot be trusted: observed again before any input."""
+    readiness = service.preflight("pc-1", service.plan([STEP]))
+    assert readiness["observe_first"] is True and readiness["screen_checked"] is False, readiness
+    return readiness
+
+
+async def test_a_last_screen_without_the_first_steps_window_is_observed_again(live: Any) -> None:
     services, service = live
     await service.next_action("pc-1")
     services.ocr.lines = [OcrLine(text="Dossier", bbox=(600, 350, 80, 20), score=0.99)]
     service.store.machine_screen(
         "pc-1", now=service.time.now(), window_title="PACS Viewer", size=(1280, 720), png=png()
     )
-    assert "PACS Viewer" in refusal(service).details["missing"][0]
+    assert "PACS Viewer" in observed_first(service)["why"]  # the person may have brought it back since
     service.store.machine_screen(
         "pc-1", now=service.time.now(), window_title="MédiDossier", size=(1280, 720), png=png()
     )
@@ -102,14 +110,14 @@ async def test_a_screen_smaller_than_the_recorded_one_is_refused(live: Any) -> N
     assert "1024x600" in refusal(service).details["missing"][0]
 
 
-async def test_the_first_target_must_be_found_on_the_last_screen(live: Any) -> None:
+async def test_a_last_screen_without_the_first_target_is_observed_again(live: Any) -> None:
     services, service = live
     await service.next_action("pc-1")
     service.store.machine_screen(
         "pc-1", now=service.time.now(), window_title="MédiDossier", size=(1280, 720), png=png()
     )
     services.ocr.lines = []
-    assert "'Dossier'" in refusal(service).details["missing"][0]
+    assert "'Dossier'" in observed_first(service)["why"]
 
 
 async def test_a_refused_apply_leaves_no_replay_dispatches_nothing_and_keeps_its_token(tmp_path: Path) -> None:
@@ -137,3 +145,55 @@ async def test_a_refused_apply_leaves_no_replay_dispatches_nothing_and_keeps_its
     await services.replay.next_action("pc-1")
     started = await call("apply_start_replay", {"token": proposal["token"]})  # the token was not spent
     assert started["status"] == "running"
+
+
+# --- a screen that is not recent: observed again before the first input ---------------------------------
+async def start_observed(service: ReplayService, agent: Any) -> str:
+    await agent.service.next_action("pc-1")  # connected, but its last screen is old (or there is none)
+    observed_first(service)
+    return await service.start(steps=[STEP], competence="Admission", version=1, machine_id="pc-1", observe_first=True)
+
+
+@pytest.fixture
+def observer(live: Any) -> Any:
+    from tests.replay.kit import FakeAgent
+
+    services, service = live
+    return FakeAgent(service, clock=services.clock)
+
+
+async def test_a_stale_screen_is_observed_again_and_a_wrong_window_pauses_before_any_input(
+    live: Any, observer: Any
+) -> None:
+    services, service = live
+    services.ocr.lines = [OcrLine(text="Dossier", bbox=(600, 350, 80, 20), score=0.99)]
+    observer.result_for["screenshot_evidence"] = {"window_title": "Écran verrouillé"}
+    replay_id = await start_observed(service, observer)
+    assert await observer.step() == "done"  # the observation: a screenshot, no input
+    replay = service.store.get_replay(replay_id)
+    assert replay.state == "paused" and replay.pause_reason == "WORKSTATION_NOT_READY", replay
+    assert "Écran verrouillé" in replay.pause_detail["missing"][0] and replay.pause_detail["executed"] == 0
+    assert await observer.step() == "idle"  # the first step is not sent
+    status = service.status(replay_id)
+    assert (status["steps_done"], status["if_stopped_now"], status["steps_total"]) == (0, "halted_before_effect", 1)
+    assert [a.action_type for a in service.store.actions(replay_id) if a.dispatches] == ["screenshot_evidence"]
+
+    shot = base64.b64encode(png()).decode()  # the person brought the window back
+    observer.result_for["screenshot_evidence"] = {"window_title": "MédiDossier", "screenshot_after": shot}
+    await service.answer(replay_id, "retry")  # observed again, checked again
+    assert await observer.step() == "done"
+    again = service.store.get_replay(replay_id)
+    assert again.state == "running", (again.pause_reason, again.pause_detail)
+    assert await observer.step() == "done"  # now the first step
+    status = service.status(replay_id)
+    assert (status["state"], status["outcome"], status["steps_done"]) == ("completed", "completed", 1), status
+
+
+async def test_a_recent_screen_showing_what_the_first_step_needs_is_not_observed_again(live: Any) -> None:
+    services, service = live
+    await service.next_action("pc-1")
+    services.ocr.lines = [OcrLine(text="Dossier", bbox=(600, 350, 80, 20), score=0.99)]
+    service.store.machine_screen(
+        "pc-1", now=service.time.now(), window_title="MédiDossier", size=(1280, 720), png=png()
+    )
+    assert "observe_first" not in service.preflight("pc-1", service.plan([STEP]))

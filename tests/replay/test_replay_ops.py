@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,6 +11,9 @@ import pytest
 
 from rpa_mcp.ops import replay as ops
 from rpa_mcp.ops import replay_agent as agent_ops_module
+from rpa_mcp.ops import replay_models as models
+from rpa_mcp.ops import replay_pauses as pauses
+from rpa_mcp.ops import replay_start as start
 from rpa_mcp.ops.registry import Caller, OpContext
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.wire import NextActionRequest
@@ -57,19 +61,20 @@ def ctx(services, service):
 
 
 async def test_start_replay_preview_binds_the_competence_version_and_changes_nothing(ctx, service):
-    args = ops.StartReplayInput(competence="Ouvrir imagerie", params={"who": "Dupont"})
+    args = models.StartReplayInput(competence="Ouvrir imagerie", params={"who": "Dupont"})
     await agent_ops_module.replay_next(ctx, NextActionRequest(machine_id="pc-1", wait=0))  # the workstation polls
-    preview = await ops._start_preview(ctx, args)
+    preview = await start._start_preview(ctx, args)
     assert preview.binding == {"competence": "ouvrir-imagerie", "version": 3, "sha256": "abc"}
     assert "version 3" in preview.summary and "pc-1" in preview.summary
     assert service.store.list_replays() == []
-    out = await ops.start_replay(ctx, args)
+    out = await start.start_replay(ctx, args)
     assert out.status == m.RUNNING and out.version == 3
     nxt = await agent_ops_module.replay_next(ctx, NextActionRequest(machine_id="pc-1", wait=0, protocol_version=2))
-    assert nxt.action is not None and nxt.action.action_type == "switch_tab"
+    # the workstation never reported a screen: it is observed (no input) before the first step is sent
+    assert nxt.action is not None and nxt.action.action_type == "screenshot_evidence"
     status = await ops.get_replay_status(ctx, ops.ReplayStatusInput(replay_id=out.replay_id))
-    assert status.current_action.state == m.DISPATCHED
-    assert service.store.actions(out.replay_id)[1]["params"]["text"] == "Dupont"
+    assert status.current_action.state == m.DISPATCHED and status.steps_total == 2
+    assert service.store.actions(out.replay_id)[2]["params"]["text"] == "Dupont"
     body = json.loads(await ops._replay_resource(ctx.services, replay_id=out.replay_id))
     assert body["state"] == m.RUNNING
 
@@ -80,13 +85,14 @@ async def test_a_poll_with_nothing_ready_returns_no_action_for_a_204(ctx):
 
 
 async def test_the_answer_preview_names_the_paused_action_even_once_it_is_final(ctx, service, agent, clock):
-    out = await ops.start_replay(ctx, ops.StartReplayInput(competence="Ouvrir imagerie", params={"who": "Dupont"}))
+    service.config = dataclasses.replace(service.config, preflight=False)  # about the answer, not the workstation
+    out = await start.start_replay(ctx, models.StartReplayInput(competence="Ouvrir imagerie", params={"who": "Dupont"}))
     agent.result_for["switch_tab"] = {"executed": False, "success": False, "error": "target_not_resolved",
                                       "error_retryable": False}  # fmt: skip
     await drain(service, [agent], clock)
     first = service.store.actions(out.replay_id)[0]
     assert first.state == m.ABANDONED and service.store.get_replay(out.replay_id).state == m.PAUSED
-    preview = await ops._answer_preview(ctx, ops.AnswerPauseInput(replay_id=out.replay_id, decision="retry"))
+    preview = await pauses._answer_preview(ctx, models.AnswerPauseInput(replay_id=out.replay_id, decision="retry"))
     assert "step 0 'Click 'Imagerie''" in preview.summary and "Type" not in preview.summary, preview.summary
     assert preview.details["action_id"] == first.action_id
 
@@ -95,8 +101,8 @@ async def test_answer_pause_validates_the_decision():
     from rpa_mcp.errors import InvalidInput
 
     with pytest.raises(InvalidInput):
-        ops.AnswerPauseInput(replay_id="r", decision="rm -rf")
-    assert ops.AnswerPauseInput(replay_id="r", decision=" click:Oui ").decision == "click:Oui"
+        models.AnswerPauseInput(replay_id="r", decision="rm -rf")
+    assert models.AnswerPauseInput(replay_id="r", decision=" click:Oui ").decision == "click:Oui"
 
 
 def test_agent_operations_are_rest_only_for_the_agent_role():

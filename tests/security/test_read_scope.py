@@ -110,6 +110,7 @@ def arguments(op: Operation, ws: Workstation) -> dict[str, Any]:
         "target_spec": {"label": "OK"},
         "decision": "skip",
         "active_only": False,
+        "readback": None,
     }
     args: dict[str, Any] = {}
     for field, info in op.input.model_fields.items():

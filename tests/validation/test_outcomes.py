@@ -142,3 +142,48 @@ def test_a_form_the_demonstration_showed_is_the_steps_outcome(bare_validator: Va
     wanted = Expected(outcome_kind="dialog", outcome_text="Nouvelle dispensation")
     verdict = bare_validator.validate("click_anchor", form(), form_panel(), VALIDER, wanted)
     assert (verdict.verdict, verdict.rule) == (VerdictKind.SUCCESS, "expected-dialog")
+
+
+def record_page(error: bool, message: str = ERROR) -> np.ndarray:
+    """A form over its history: the heading 'Observations enregistrees' and four saved notes below the button.
+    With `error`, the application's banner (`message`) comes in under the button and pushes them down."""
+    img = form()
+    top = 560 + (50 if error else 0)
+    if error:
+        cv2.rectangle(img, (300, 532), (1000, 572), (232, 232, 253), -1)  # light red, dark red words
+        cv2.rectangle(img, (300, 532), (1000, 572), (28, 28, 155), 1)
+        _text(img, message, 320, 560, (28, 28, 155))
+    _text(img, "Observations enregistrees", 300, top)
+    for n, note in enumerate(("Patient calme, douleur 2/10", "Pansement refait", "Leve au fauteuil", "Tension 12/8")):
+        cv2.putText(img, note, (330, top + 28 + 24 * n), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (30, 30, 30), 1, cv2.LINE_AA)
+    return img
+
+
+def test_content_pushed_down_by_an_error_banner_is_not_a_form_and_the_error_is_seen(
+    bare_validator: Validator,
+) -> None:
+    verdict = bare_validator.validate(
+        "click_anchor", record_page(False), record_page(True), VALIDER, outcome("Enregistre")
+    )
+    assert (verdict.verdict, verdict.failure_category) == (VerdictKind.FAILURE, FailureCategory.UNEXPECTED_OUTCOME)
+    unexpected = next(r for r in verdict.evidence if r.signal == "unexpected")
+    assert unexpected.score == 1.0 and "obligatoires" in unexpected.facts["message"].lower(), unexpected
+
+
+def test_an_outcome_is_never_the_start_of_another_word_nor_a_line_that_only_moved(
+    bare_validator: Validator,
+) -> None:
+    after = record_page(True, "Patient transfere en cardiologie")  # a notice, neither error nor confirmation
+    verdict = bare_validator.validate("click_anchor", record_page(False), after, VALIDER, outcome("Enregistre"))
+    assert (verdict.verdict, verdict.rule) == (VerdictKind.FAILURE, "outcome-missing")
+    seen = next(r for r in verdict.evidence if r.signal == "outcome")
+    assert seen.score == 0.0, seen  # "Observations enregistrees" moved: it is neither new nor the word
+
+
+def test_words_written_keeps_word_boundaries_and_tolerates_lost_spaces() -> None:
+    from rpa_mcp.validation.text import words_written
+
+    assert words_written("Toast: Enregistré.", "Enregistré")
+    assert words_written("Observationenregistrée", "Observation enregistrée")
+    assert not words_written("Observations enregistrées", "Enregistré")
+    assert not words_written(None, "Enregistré")

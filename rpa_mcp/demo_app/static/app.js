@@ -84,17 +84,40 @@
     li.append(span, del);
     list.append(li);
   }
-  document.getElementById("save").addEventListener("click", function () {
+  function save(confirmed) {
+    const banner = document.getElementById("banner");
+    banner.hidden = true;
     fetch("/api/notes", {
       method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ patient: patient, text: note.value }),
-    }).then(function (r) { return r.json(); }).then(function (item) {
-      addNote(item);
+      body: JSON.stringify({ patient: patient, text: note.value, lang: body.dataset.lang, confirmed: confirmed }),
+    }).then(function (r) {
+      return r.json().then(function (answer) { return { status: r.status, answer: answer }; });
+    }).then(function (got) {
+      if (got.status === 409) { askFirst(got.answer.confirm); return; } // the application asks first
+      if (got.status !== 200) { banner.textContent = got.answer.error; banner.hidden = false; return; } // refused
+      addNote(got.answer);
       note.value = "";
       dirty = false;
       toast(body.dataset.saved);
     });
-  });
+  }
+  function askFirst(text) { // the application's own box (not the browser's): the note is kept only once confirmed
+    const box = document.createElement("div");
+    box.className = "box";
+    box.setAttribute("role", "dialog");
+    const question = document.createElement("p");
+    question.textContent = text;
+    const yes = document.createElement("button");
+    yes.className = "primary";
+    yes.textContent = body.dataset.confirmYes;
+    const no = document.createElement("button");
+    no.textContent = body.dataset.confirmNo;
+    box.append(question, yes, no);
+    document.body.append(box);
+    yes.addEventListener("click", function () { box.remove(); log("dialog", { dialog: "save-confirm", answer: "yes" }); save(true); });
+    no.addEventListener("click", function () { box.remove(); log("dialog", { dialog: "save-confirm", answer: "no" }); });
+  }
+  document.getElementById("save").addEventListener("click", function () { save(false); });
   document.getElementById("history").addEventListener("click", function (e) {
     const del = e.target.closest("button.delete");
     if (!del) return;

@@ -152,7 +152,8 @@ class Pauses(ReplayCore):
                                 "replay_id": replay_id,
                                 "action_id": f"{paused.action_id}-r{secrets.token_hex(2)}",
                                 "seq": (paused.seq + nxt) / 2 if nxt is not None else paused.seq + 0.5,
-                                "origin": "person",
+                                # an observation observed again stays one: the first step is checked again
+                                "origin": "preflight" if paused.origin == "preflight" else "person",
                                 "state": m.PENDING,
                                 "updated_at": now,
                             }

@@ -21,6 +21,7 @@ from rpa_mcp.replay import model as m
 from rpa_mcp.replay.readback import plan as readback_plan
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service.core import ReplayCore, new_id
+from rpa_mcp.replay.service.preflight import OBSERVE, OBSERVED_ORIGIN
 from rpa_mcp.shadow.classes import step_class_of
 
 
@@ -109,7 +110,10 @@ class Planning(ReplayCore):
         created_by: str | None = None,
         declared: Sequence[Mapping[str, Any]] = (),
         readback: Mapping[str, Any] | None = None,
+        observe_first: bool = False,
     ) -> str:
+        """Insert the replay and its actions; `observe_first` (the preflight's answer when the workstation's
+        last screen is not recent) begins it with an observation the first step is checked against."""
         planned = self.plan(steps, params, declared)
         # The competence's read-back, with this run's values; a URL outside the allow-list is refused now.
         checked = readback_plan(readback, params or {}, self.config.readback_urls) if readback else None
@@ -122,6 +126,8 @@ class Planning(ReplayCore):
             )
             for i, action in enumerate(planned)
         ]
+        if observe_first:
+            rows.insert(0, _observation(replay_id, planned, self.config.max_resends, now))
         self.store.insert_replay(
             ReplayRow(
                 replay_id=replay_id,
@@ -131,7 +137,7 @@ class Planning(ReplayCore):
                 state=m.RUNNING,
                 params=dict(params or {}),
                 variables=dict(params or {}),
-                steps_total=len(rows),
+                steps_total=len(planned),
                 created_by=created_by,
                 created_at=now,
                 updated_at=now,
@@ -151,6 +157,27 @@ class Planning(ReplayCore):
         self._wake(machine_id)
         self._changed(replay_id)
         return replay_id
+
+
+def _observation(replay_id: str, planned: Sequence[Mapping[str, Any]], max_resends: int, now: float) -> ActionRow:
+    """A screenshot of the workstation, no input: the first desktop step is checked against it before it is sent."""
+    first = next((a for a in planned if not a["server_side"]), planned[0])
+    return ActionRow(
+        replay_id=replay_id,
+        action_id=f"{replay_id[3:11]}-obs",
+        seq=-1.0,
+        step_index=int(first["step_index"]),
+        intent="Observe the workstation's screen before the first input",
+        action_type=OBSERVE,
+        target=None,
+        params={},
+        expected={"step_class": "navigation", "window_before": None, "window_after": None, "outcome": None},
+        idempotent=1,
+        max_resends=max_resends,
+        origin=OBSERVED_ORIGIN,
+        state=m.PENDING,
+        updated_at=now,
+    )
 
 
 SECRET_PLACEHOLDER = re.compile(r"\{\{\s*(secret:[^{}\s]+)\s*\}\}")

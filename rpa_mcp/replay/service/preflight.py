@@ -4,11 +4,14 @@ What the server knows of a workstation when a replay is asked for (`replay_machi
 - when it last polled for replay actions (`polled_at`, written at most every few seconds):
   older than `presence_s` (RPA_REPLAY_PRESENCE_S) and the workstation is not connected;
 - the last screen it reported with an action's result (`reported_at`, its foreground window
-  title, the screenshot and its size). When that report is at most `screen_fresh_s` old
-  (RPA_REPLAY_SCREEN_FRESH_S), the first step is checked against it: the window it expects is
-  in front, the screen is at least as large as the recorded one, its target is found there.
-  An older report is not evidence of the screen now: only the connection is checked, and the
-  first step's own resolution (which pauses before any input) guards it.
+  title, the screenshot and its size). A screen smaller than the recorded one is refused. When that
+  report is at most `screen_fresh_s` old (RPA_REPLAY_SCREEN_FRESH_S) and shows what the first step
+  needs (the window it expects in front, its target found there), the replay starts with it.
+  Otherwise the report is not evidence of the screen now (a person may have used the workstation
+  since): the replay begins by observing the workstation (`observe_first`: a screenshot, no input)
+  and checks the first step against that observation before anything else is sent; a screen that
+  does not show what it needs pauses the replay (WORKSTATION_NOT_READY, nothing executed, what is
+  missing named), and `retry` observes again.
 
 A refusal changes nothing (no replay row, no action dispatched) and says "nothing was executed".
 """
@@ -20,12 +23,15 @@ from typing import Any
 
 from rpa_mcp.errors import RpaError, WorkstationNotReady
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.rows import ActionRow, MachineRow
 from rpa_mcp.replay.service.core import ReplayCore
 from rpa_mcp.vision.images import decode_image
 
 POLL_WRITE_EVERY_S = 5.0  # a workstation's poll is written at most this often (per replica)
 # The first step brings the expected window itself: its "window before" is not a precondition.
 BRINGS_ITS_WINDOW = frozenset({"focus_window", "open_application", "navigate_url", "switch_tab"})
+OBSERVE = "screenshot_evidence"  # the observation a replay begins with when the last screen is not fresh
+OBSERVED_ORIGIN = "preflight"
 
 
 class Preflight(ReplayCore):
@@ -42,6 +48,14 @@ class Preflight(ReplayCore):
                 machine_id, now=self.time.now(), window_title=window_title, size=png_size(png), png=png
             )
 
+    def _fresh(self, machine: MachineRow | None) -> bool:
+        return (
+            machine is not None
+            and machine.reported_at is not None
+            and self.time.now() - machine.reported_at <= self.config.screen_fresh_s
+            and machine.screenshot is not None
+        )
+
     def preflight(self, machine_id: str, planned: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """What was checked (for the preview), or WorkstationNotReady naming what is missing."""
         if not self.config.preflight:
@@ -53,20 +67,52 @@ class Preflight(ReplayCore):
             _refuse(machine_id, [f"the workstation {machine_id} is not connected (last poll: {seen})"])
         assert machine is not None
         first = next((a for a in planned if not a.get("server_side")), None)
-        fresh = (
-            machine.reported_at is not None
-            and now - machine.reported_at <= self.config.screen_fresh_s
-            and machine.screenshot is not None
-        )
-        if first is None or not fresh:
-            why = "no step on the desktop" if first is None else "no recent screen from the workstation"
-            return {"checked": True, "connected": True, "screen_checked": False, "why": why}
+        fresh = self._fresh(machine)
+        if first is None:
+            return {"checked": True, "connected": True, "screen_checked": False, "why": "no step on the desktop"}
+        if not fresh:
+            age = "never" if machine.reported_at is None else f"{now - machine.reported_at:.0f} s ago"
+            return {
+                "checked": True,
+                "connected": True,
+                "screen_checked": False,
+                "observe_first": True,
+                "why": f"the workstation's last screen is not recent (reported: {age}): it is observed again, and "
+                "the first step checked against it, before any input",
+            }
+        too_small = _size_gap(machine, first)
+        if too_small:  # a property of the workstation, not of what it shows now
+            _refuse(machine_id, [too_small])
         missing = self._first_step_gaps(machine, first)
-        if missing:
-            _refuse(machine_id, missing)
+        if missing:  # the screen may have changed since it was reported: what it shows now decides
+            return {
+                "checked": True,
+                "connected": True,
+                "screen_checked": False,
+                "observe_first": True,
+                "why": f"the last screen ({now - (machine.reported_at or now):.0f} s ago): {'; '.join(missing)}. "
+                "It is observed again, and the first step checked against it, before any input",
+            }
         return {"checked": True, "connected": True, "screen_checked": True, "window_title": machine.window_title}
 
-    def _first_step_gaps(self, machine: Any, first: Mapping[str, Any]) -> list[str]:
+    def observed_gaps(self, observation: ActionRow) -> list[str]:
+        """What the first desktop step after `observation` needs and the screen just observed does not show."""
+        replay = self.store.get_replay(observation.replay_id)
+        machine = self.store.get_machine(observation.machine_id or (replay.machine_id if replay else None) or "")
+        first = next(
+            (
+                a
+                for a in self.store.actions(observation.replay_id)
+                if a.seq > observation.seq and not a.server_side and a.origin != OBSERVED_ORIGIN
+            ),
+            None,
+        )
+        if machine is None or machine.screenshot is None or first is None:
+            return []
+        planned = {"action_type": first.action_type, "target": first.target, "expected": first.expected}
+        return self._first_step_gaps(machine, planned)
+
+    def _first_step_gaps(self, machine: MachineRow, first: Mapping[str, Any]) -> list[str]:
         missing = []
         found = first.get("target")
         target: dict[str, Any] = found if isinstance(found, dict) else {}
@@ -80,16 +126,12 @@ class Preflight(ReplayCore):
             and m.screen_signature(wanted) != m.screen_signature(machine.window_title)
         ):
             missing.append(f"the window {wanted!r} is not in front (the workstation shows {machine.window_title!r})")
-        frame = target.get("frame_size")
-        if isinstance(frame, list | tuple) and len(frame) == 2 and machine.screen_w and machine.screen_h:
-            fw, fh = int(frame[0]), int(frame[1])
-            if machine.screen_w < fw or machine.screen_h < fh:
-                missing.append(
-                    f"the screen is {machine.screen_w}x{machine.screen_h}, smaller than the recorded {fw}x{fh}"
-                )
+        too_small = _size_gap(machine, first)
+        if too_small:
+            missing.append(too_small)
         if not missing and (target.get("label") or target.get("by_text") or target.get("anchor_png_base64")):
             try:
-                image = decode_image(machine.screenshot, max_pixels=self.config.max_image_pixels)
+                image = decode_image(machine.screenshot or b"", max_pixels=self.config.max_image_pixels)
             except RpaError as exc:
                 return [f"the workstation's last screen cannot be read ({exc.message})"]
             spec = {**target, "step_class": expected.get("step_class")}
@@ -98,6 +140,17 @@ class Preflight(ReplayCore):
                 label = target.get("label") or target.get("by_text") or "its anchor"
                 missing.append(f"the first step's target {label!r} is not on the screen ({res.reason})")
         return missing
+
+
+def _size_gap(machine: MachineRow, first: Mapping[str, Any]) -> str | None:
+    """The screen is smaller than the one the first step was recorded on."""
+    target = first.get("target") if isinstance(first.get("target"), dict) else {}
+    frame = (target or {}).get("frame_size")
+    if isinstance(frame, list | tuple) and len(frame) == 2 and machine.screen_w and machine.screen_h:
+        fw, fh = int(frame[0]), int(frame[1])
+        if machine.screen_w < fw or machine.screen_h < fh:
+            return f"the screen is {machine.screen_w}x{machine.screen_h}, smaller than the recorded {fw}x{fh}"
+    return None
 
 
 def _refuse(machine_id: str, missing: list[str]) -> None:

@@ -9,11 +9,15 @@ from rpa_mcp.errors import Conflict
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.rows import ActionRow, ReportRow
 from rpa_mcp.replay.service.core import ReplayCore
+from rpa_mcp.replay.service.preflight import OBSERVED_ORIGIN
 from rpa_mcp.replay.service.supervision import Decision, own_windows
 from rpa_mcp.replay.wire import ActionResult, ReportAck
 
 
 class Reports(ReplayCore):
+    def observed_gaps(self, observation: ActionRow) -> list[str]:  # pragma: no cover - provided by Preflight
+        raise NotImplementedError
+
     async def report(self, msg: ActionResult) -> ReportAck:
         m.log_event(
             "report",
@@ -63,6 +67,12 @@ class Reports(ReplayCore):
         self.metrics.verdict_seconds(time.perf_counter() - validating)
         if decision.verdict is not None:  # the validate phase of the evidence bundle
             decision.verdict["duration_ms"] = round((time.perf_counter() - validating) * 1000, 2)
+        if a.origin == OBSERVED_ORIGIN and decision.state == m.ACKED and decision.pause is None and screen:
+            self._reported_screen(a.machine_id or replay.machine_id, msg.window_title, screen)
+            missing = await self.image_work.run(self.observed_gaps, a, lane="agents")
+            if missing:  # the first step is not sent: a person brings the screen it needs, then answers retry
+                decision.pause = m.WORKSTATION_NOT_READY
+                decision.pause_detail = {"missing": missing, "executed": 0}
         now = self.time.now()
         with self.store.atomic():
             if not self.store.add_report(

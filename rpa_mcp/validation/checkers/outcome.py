@@ -5,19 +5,24 @@
 window title, a field's value, a row) after the action. `UnexpectedMessageChecker` reads the
 message-sized regions that appeared after the action and flags an error or a confirmation the
 demonstration did not show. Both read text lines of the changed regions only (recognition on
-tight line crops, a bounded number of them), never the whole frame.
+tight line crops, a bounded number of them), never the whole frame, and only the lines that are new:
+a line whose pixels were already on the screen a little higher or lower (content pushed down by a
+banner, a row inserted above it) is not something the action produced.
 """
 
 from __future__ import annotations
 
 import re
 
+import cv2
+import numpy as np
+
 from rpa_mcp.validation.checkers.base import BaseChecker, Params
 from rpa_mcp.validation.context import CheckContext
 from rpa_mcp.validation.model import CheckResult, CropRef
 from rpa_mcp.validation.regions import around
-from rpa_mcp.validation.text import text_contains, text_line_boxes
-from rpa_mcp.vision.images import BBox
+from rpa_mcp.validation.text import text_contains, text_line_boxes, words_written
+from rpa_mcp.vision.images import BBox, clamp_bbox
 from rpa_mcp.vision.ocr import normalize_text
 
 MAX_REGIONS = 6  # changed regions read, largest change first
@@ -27,6 +32,10 @@ MESSAGE_MAX_SHARE = 0.35  # a region larger than this share of the frame is a ne
 MESSAGE_MAX_LINES = 4  # ... and changes holding more text lines together are a form or a page
 CLUSTER_GAP = 90  # px between changed regions that belong to one thing on screen
 CLUSTER_BLOBS = 40  # changed regions looked at when grouping them
+MOVE_REACH = 400  # px above or below where a line's pixels are looked for in the frame before
+MOVE_WIDTH = 256  # px of a line (from its left) compared with the frame before
+ALREADY_SHOWN = 0.02  # normalised squared difference under which a line was already on the screen
+WORDS_KINDS = frozenset({"message", "heading", "dialog", "row"})  # judged as whole words
 ERROR = re.compile(
     r"\b(erreur|error|echec|echoue|failed|invalide|invalid|impossible|refuse|denied|obligatoire|required|"
     r"manquant|missing|interdit|forbidden)"
@@ -66,8 +75,10 @@ def _read_region(ctx: CheckContext, region: BBox) -> list[tuple[BBox, str]]:
         for lx, ly, lw, lh in text_line_boxes(ctx.after[y : y + h, x : x + w], max_lines=LINES_PER_REGION):
             if ctx.memo.get("outcome_reads", 0) >= MAX_READS:
                 break
-            ctx.memo["outcome_reads"] = ctx.memo.get("outcome_reads", 0) + 1
             box = (x + lx - 2, y + ly - 2, lw + 4, lh + 4)
+            if not is_new(ctx, box):
+                continue
+            ctx.memo["outcome_reads"] = ctx.memo.get("outcome_reads", 0) + 1
             line = ctx.read_line("after", box)
             if line is not None and line.text.strip():
                 lines.append((box, " ".join(line.text.split())))
@@ -75,10 +86,43 @@ def _read_region(ctx: CheckContext, region: BBox) -> list[tuple[BBox, str]]:
     return list(ctx.memo[key])
 
 
+def is_new(ctx: CheckContext, box: BBox) -> bool:
+    """The line's pixels were nowhere in the frame before, in its columns, up to MOVE_REACH px above or below.
+
+    Compared in grey on the line's first MOVE_WIDTH columns (where its text begins): a few ms a line.
+    """
+    key = f"new:{box}"
+    if key not in ctx.memo:
+        x, y, w, h = clamp_bbox(box, ctx.after.shape)
+        w = min(w, MOVE_WIDTH)
+        y0, y1 = max(0, y - MOVE_REACH), min(ctx.shape[0], y + h + MOVE_REACH)
+        line = _grey(ctx.after[y : y + h, x : x + w])
+        strip = _grey(ctx.before[y0:y1, x : x + w])
+        new = True
+        if w > 2 and h > 2 and strip.shape[0] >= h and float(line.std()) > 0:
+            new = not _shifted_copy(line, strip) and (
+                cv2.minMaxLoc(cv2.matchTemplate(strip, line, cv2.TM_SQDIFF_NORMED))[0] > ALREADY_SHOWN
+            )
+        ctx.memo[key] = new
+    return bool(ctx.memo[key])
+
+
+def _shifted_copy(line: np.ndarray, strip: np.ndarray) -> bool:
+    """The line's rows are, exactly and in order, rows of the strip (content moved whole: the usual case)."""
+    wanted = [row.tobytes() for row in line]
+    rows = [row.tobytes() for row in strip]
+    return any(rows[i : i + len(wanted)] == wanted for i, row in enumerate(rows) if row == wanted[0])
+
+
+def _grey(image: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+
+
 def lines_around(ctx: CheckContext, region: BBox) -> int:
-    """Text lines of the changes that hang together with `region` (each within CLUSTER_GAP px of the
+    """New text lines of the changes that hang together with `region` (each within CLUSTER_GAP px of the
     next): one for a banner, a few for a box, many for a form or a page (whose own notes on required
-    fields are no error). Counted by ink, without OCR; memoised per group."""
+    fields are no error). Counted by ink, without OCR (lines merely moved are not counted); memoised per
+    group."""
     blobs = [around(b.bbox, ctx.after.shape, 4) for b in ctx.change().blobs[:CLUSTER_BLOBS]]
     cluster, todo = {region}, [region]
     while todo:
@@ -95,7 +139,9 @@ def lines_around(ctx: CheckContext, region: BBox) -> int:
         if (x1 - x0) * (y1 - y0) > MESSAGE_MAX_SHARE * width * height:
             ctx.memo[key] = MESSAGE_MAX_LINES + 1  # changes spread over a page: not one message
         else:
-            ctx.memo[key] = len(text_line_boxes(ctx.after[y0:y1, x0:x1], max_lines=MESSAGE_MAX_LINES + 1))
+            boxes = text_line_boxes(ctx.after[y0:y1, x0:x1], max_lines=4 * MESSAGE_MAX_LINES)
+            new = (b for b in boxes if is_new(ctx, (x0 + b[0] - 2, y0 + b[1] - 2, b[2] + 4, b[3] + 4)))
+            ctx.memo[key] = sum(1 for _, _ in zip(new, range(MESSAGE_MAX_LINES + 1), strict=False))
     return int(ctx.memo[key])
 
 
@@ -136,10 +182,11 @@ class OutcomeChecker(BaseChecker):
             return self.result(
                 signal, 1.0 if seen else 0.0, f"window title after {title!r} {verb} the expected {wanted!r}"
             )
+        shows = words_written if kind in WORDS_KINDS else text_contains
         lines: list[tuple[BBox, str]] = []
         for blob in ctx.change().blobs[:MAX_REGIONS]:  # region by region: the first one showing it ends the search
             lines.extend(_read_region(ctx, around(blob.bbox, ctx.after.shape, 4)))
-            box, text = next(((b, t) for b, t in lines if text_contains(t, wanted)), ((0, 0, 0, 0), ""))
+            box, text = next(((b, t) for b, t in lines if shows(t, wanted)), ((0, 0, 0, 0), ""))
             if text:
                 return self.result(
                     signal,
@@ -150,7 +197,7 @@ class OutcomeChecker(BaseChecker):
                     read=text,
                 )
         joined = " ".join(text for _, text in lines)
-        if joined and text_contains(joined, wanted):
+        if joined and shows(joined, wanted):
             return self.result(signal, 0.9, f"expected {kind} {wanted!r} seen over several lines (OCR {joined!r})")
         if title is not None and text_contains(title, wanted):
             return self.result(signal, 0.9, f"expected {kind} {wanted!r} seen in the window title {title!r}")

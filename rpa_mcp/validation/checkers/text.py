@@ -148,7 +148,9 @@ class TitleBarChecker(BaseChecker):
     Scores 1 when the observed/OCR'd title after the action matches the expected title (or, without
     one, the application of the title before the action), 0 when it is another application.
     params: expect (present|absent), ocr (read target.bbox as the title bar when nothing was observed),
-    reference (expected: only compare with expected.window_title, never with the title before).
+    reference (expected: only compare with expected.window_title, never with the title before),
+    when (before: judge the title the agent reported before the action, against expected.window_title:
+    was the window already in front?).
     """
 
     name = "TitleBarChecker"
@@ -156,6 +158,18 @@ class TitleBarChecker(BaseChecker):
     def run(self, ctx: CheckContext, signal: str, params: Params) -> CheckResult:
         expect_absent = params.get("expect", "present") == "absent"
         observed, expected = ctx.observed, ctx.expected
+        if params.get("when") == "before":
+            before = observed.window_title_before
+            if before is None or not expected.window_title:
+                return self.not_applicable(signal, "no window title before the action, or none expected")
+            front = text_contains(before, expected.window_title)
+            relation = "was already" if front else "was not"
+            return self.result(
+                signal,
+                1.0 if front else 0.0,
+                f"the expected window {expected.window_title!r} {relation} in front before the action "
+                f"(title before: {before!r})",
+            )
         title_after = observed.window_title_after
         source = "agent report"
         crop = None
