@@ -70,8 +70,9 @@ class ActionHistory(StrictModel):
     state: str = Field(description="PENDING, DISPATCHED, ORPHAN, HELD (waits for a person), ACKED or ABANDONED.")
     outcome: str | None = Field(None, description="success, success_with_warning, failed, unverified, skipped_...")
     origin: str = Field(
-        description="workflow, dialog (inserted by the dialog resolver), person (answer_pause) or preflight (the "
-        "observation a replay begins with when the workstation's last screen is not recent)."
+        description="workflow, dialog (inserted by the dialog resolver), person (answer_pause) preflight (the "
+        "observation a replay begins with when the workstation's last screen is not recent) or closing (the "
+        "look at the screen after the last step, before the replay says completed)."
     )
     dispatches: int = Field(description="How many times it was sent to the agent.")
     resends: int = Field(description="How many of those were resends.")

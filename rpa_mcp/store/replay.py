@@ -238,9 +238,10 @@ class ReplayRepository:
             for action in actions:
                 self._insert(conn, "replay_actions", action)
 
-    def insert_action(self, row: ActionRow) -> None:
+    def insert_action(self, row: ActionRow, *, or_nothing: bool = False) -> bool:
+        """Insert one action; with `or_nothing`, an action of the same id already there is kept (False)."""
         with self.db.transaction() as conn:
-            self._insert(conn, "replay_actions", row)
+            return self._insert(conn, "replay_actions", row, or_nothing=or_nothing) > 0
 
     @staticmethod
     def _insert(conn: Connection, table: str, row: _Row, *, or_nothing: bool = False) -> int:

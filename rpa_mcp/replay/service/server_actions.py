@@ -12,6 +12,11 @@ from rpa_mcp.validation.extraction import check_output, shape_extracted
 from rpa_mcp.vision.images import crop, decode_image
 
 
+CLOSING_LOOK = "screenshot_evidence"  # no input: the agent waits, then sends the screen
+CLOSING_ORIGIN = "closing"
+CLOSING_WAIT_S = 1.0  # longer than a browser's or an application's usual delay before a prompt appears
+
+
 class ServerActions(ReplayCore):
     def _advance(self, replay_id: str) -> None:
         """Run server-side actions at the head of the queue; complete the replay when nothing is open."""
@@ -22,6 +27,8 @@ class ServerActions(ReplayCore):
             a = self.store.first_open_action(replay_id)
             now = self.time.now()
             if a is None:
+                if self._look_once_more(replay, now):  # the agent is asked for it: completion waits for it
+                    return
                 if self.store.update_replay(
                     replay_id,
                     expect_states=(m.RUNNING,),
@@ -40,6 +47,39 @@ class ServerActions(ReplayCore):
             if not (a.server_side and a.state == m.PENDING):
                 return
             self._run_server_action(replay, a, now)
+
+    def _look_once_more(self, replay: ReplayRow, now: float) -> bool:
+        """After the last step, one more look at the workstation's screen before a replay says `completed`:
+        a dialog that came later than the agent's wait for the screen to settle (a browser's permission
+        prompt, an application's late error box) is seen and pauses the replay. True when that look was
+        queued now; False when it was already made, or the replay has no step on the desktop."""
+        actions = self.store.actions(replay.replay_id)
+        if not any(not a.server_side for a in actions) or any(a.origin == CLOSING_ORIGIN for a in actions):
+            return False
+        last = max(actions, key=lambda a: a.seq)
+        queued = self.store.insert_action(
+            ActionRow(
+                replay_id=replay.replay_id,
+                action_id=f"{replay.replay_id[3:11]}-end",
+                seq=last.seq + 1.0,
+                step_index=last.step_index,
+                intent="Look at the screen once more after the last step: a dialog that came late is seen",
+                action_type=CLOSING_LOOK,
+                target=None,
+                params={"seconds": CLOSING_WAIT_S},
+                expected={"step_class": "navigation", "window_before": None, "window_after": None, "outcome": None},
+                idempotent=1,
+                max_resends=self.config.max_resends,
+                origin=CLOSING_ORIGIN,
+                state=m.PENDING,
+                updated_at=now,
+            ),
+            or_nothing=True,  # two replicas completing the same replay queue one look
+        )
+        if queued:
+            self._wake(replay.machine_id)
+            self._changed(replay.replay_id)
+        return True
 
     def _run_server_action(self, replay: ReplayRow, a: ActionRow, now: float) -> None:
         outcome, output, error = "failed", None, None
