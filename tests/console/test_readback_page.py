@@ -46,7 +46,7 @@ async def test_a_run_read_back_equal_shows_verified_in_the_console_and_the_audit
     replay_id = str((await call(services, "apply_start_replay", {"token": proposal["token"]}))["replay_id"])
     agent, http = agent_for(app)
     async with http:
-        for _ in range(2):
+        for _ in range(3):  # two steps, then the look at the screen before completion
             assert await agent.poll_once() is not None
     assert records.calls == [FHIR + "/Patient/p-1"]
     status = await call(services, "get_replay_status", {"replay_id": replay_id})

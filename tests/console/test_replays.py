@@ -52,12 +52,12 @@ async def test_the_timeline_shows_every_action_with_its_crops_checkers_and_where
     replay_id = await start(services, IMAGERIE, BACK_TO_DOSSIER)
     agent, http = agent_for(app)
     async with http:
-        for _ in range(2):
+        for _ in range(3):  # two steps, then the look at the screen before completion
             assert await agent.poll_once() is not None
     browser.sign_in("victor", "viewer")
     page = browser.get(f"/console/replays/{replay_id}").text
     items = re.findall(r'<li id="action-[^"]+" class="action state-acked', page)
-    assert len(items) == 2 and "TitleBarChecker" in page and 'id="progress">2 / 2' in page
+    assert len(items) == 3 and "TitleBarChecker" in page and 'id="progress">2 / 2' in page
     assert '<svg class="clicked"' in page and '<circle class="point"' in page  # the point on the after-crop
     crop = re.search(r'<image href="(/console/replays/[^"]+/crops/[^"]+/\d+)"', page)
     assert crop is not None
@@ -67,7 +67,7 @@ async def test_the_timeline_shows_every_action_with_its_crops_checkers_and_where
     assert 'id="replay-outcome" class="badge completed"' in page
     bundle = browser.get(f"/console/replays/{replay_id}/evidence.json")
     assert bundle.status_code == 200 and "attachment" in bundle.headers["content-disposition"]
-    assert bundle.json()["intact"] is True and len(bundle.json()["bundle"]["steps"]) == 2
+    assert bundle.json()["intact"] is True and len(bundle.json()["bundle"]["steps"]) == 3
 
 
 async def test_a_validation_failure_pauses_in_plain_words_and_skip_from_the_page_continues(

@@ -131,17 +131,21 @@ async def test_a_competence_replays_to_completion_and_the_status_tells_the_story
         story = await drive(stack, agent, replay_id, llm)
 
     assert first["state"] == m.RUNNING and first["done"] == 0 and first["current_action"]["state"] == m.PENDING
-    assert [s["done"] for s in story] == [1, 2, 3]
-    assert [s["state"] for s in story] == [m.RUNNING, m.RUNNING, m.COMPLETED]
+    # three steps, then one more look at the screen before the replay says completed
+    assert [s["done"] for s in story] == [1, 2, 3, 3]
+    assert [s["state"] for s in story] == [m.RUNNING, m.RUNNING, m.RUNNING, m.COMPLETED]
     assert [s["current_action"]["index"] for s in story[:2]] == [1, 2]  # the next step, waiting for the agent
     final = story[-1]
     assert final["pause_reason"] is None and final["finished_at"] is not None
-    assert [(a["intent"], a["state"], a["outcome"], a["verdict"]) for a in final["actions"]] == [
+    steps = [a for a in final["actions"] if a["origin"] != "closing"]
+    assert [(a["intent"], a["state"], a["outcome"], a["verdict"]) for a in steps] == [
         ("Open the 'Imagerie' tab", m.ACKED, "success", "SUCCESS"),
         ("Open the 'Dossier patient' tab", m.ACKED, "success", "SUCCESS"),
         ("Click 'Observations'", m.ACKED, "success", "SUCCESS"),
     ]
-    assert all(a["dispatches"] == 1 and a["checkers"] for a in final["actions"])
+    assert all(a["dispatches"] == 1 and a["checkers"] for a in steps)
+    [look] = [a for a in final["actions"] if a["origin"] == "closing"]
+    assert look["action_type"] == "screenshot_evidence" and look["state"] == m.ACKED and look["dispatches"] == 1
     assert [e.label for e in agent.desktop.agent_inputs()] == ["Imagerie", "Dossier patient", "Observations"]
     assert agent.desktop.screen.id == "observation"
 
