@@ -44,7 +44,10 @@ async def test_a_finished_run_records_its_outcome_and_evidence_digest_once(
     ]  # fmt: skip
     sealed = service.evidence_bundle(rid)
     assert sealed["intact"] is True and sealed["sha256"] == replay.evidence_sha256
-    typed, save = sealed["bundle"]["steps"]
+    typed, save, look = sealed["bundle"]["steps"]
+    # the closing look at the screen after the last step is in the sealed record too, not as a step done
+    assert (look["origin"], look["action_type"], look["state"]) == ("closing", "screenshot_evidence", "ACKED")
+    assert look["index"] == save["index"] and sealed["bundle"]["steps_done"] == 2
     assert typed["typed"] == {"expected": "DURAND", "read_back": "DURAND"}
     assert save["step_class"] == "irreversible" and save["phases_ms"]["validate"] >= 0
     assert all(len(c["sha256"]) == 64 and c["href"].startswith(f"/console/replays/{rid}/crops/") for c in save["crops"])

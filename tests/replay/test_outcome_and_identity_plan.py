@@ -38,7 +38,7 @@ async def test_the_outcome_and_the_identity_take_the_runs_patient(service: Any, 
     def recording(
         action_type: str, before: Any, after: Any, target: Any = None, expected: Any = None, *a: Any, **k: Any
     ) -> Any:
-        seen.append(expected)
+        seen.append((action_type, expected))
         return validate(action_type, before, after, target, expected, *a, **k)
 
     services.validator.validate = recording
@@ -50,9 +50,10 @@ async def test_the_outcome_and_the_identity_take_the_runs_patient(service: Any, 
     assert first["target"]["identity"] == "MOREL 02/11/1962" and first["target"]["identity_values"] == ["MOREL"]
     await drain(service, [agent], clock)
     assert service.store.get_replay(rid)["state"] == m.COMPLETED
-    assert [(e.outcome_kind, e.outcome_text) for e in seen] == [
-        ("window_title", "Admission — MOREL"),
-        ("message", "Dispensation de MOREL enregistrée"),
+    assert [(t, e.outcome_kind, e.outcome_text) for t, e in seen] == [
+        ("click_anchor", "window_title", "Admission — MOREL"),
+        ("click_anchor", "message", "Dispensation de MOREL enregistrée"),
+        ("screenshot_evidence", None, None),  # the closing look after the last step expects no outcome of its own
     ]
 
 

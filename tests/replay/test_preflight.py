@@ -186,7 +186,12 @@ async def test_a_stale_screen_is_observed_again_and_a_wrong_window_pauses_before
     assert again.state == "running", (again.pause_reason, again.pause_detail)
     assert await observer.step() == "done"  # now the first step
     status = service.status(replay_id)
+    assert (status["state"], status["steps_done"]) == ("running", 1), status  # not completed before one more look
+    assert await observer.step() == "done"  # the closing look: a screenshot, no input
+    status = service.status(replay_id)
     assert (status["state"], status["outcome"], status["steps_done"]) == ("completed", "completed", 1), status
+    looks = [(a.origin, a.action_type) for a in service.store.actions(replay_id) if a.origin != "workflow"]
+    assert looks == [("preflight", "screenshot_evidence")] * 2 + [("closing", "screenshot_evidence")]  # twice observed
 
 
 async def test_a_recent_screen_showing_what_the_first_step_needs_is_not_observed_again(live: Any) -> None:

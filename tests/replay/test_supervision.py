@@ -26,7 +26,12 @@ async def test_an_unexpected_dialog_with_an_auto_decision_inserts_the_button_cli
     services.validator.script = [Verdict("FAILURE", "UNEXPECTED_DIALOG")]
     _rid, replay, acts = await run(service, agent, clock, steps(2))
     assert replay["state"] == m.COMPLETED
-    assert [a["action_type"] for a in acts] == ["click_anchor", "dialog_button", "click_anchor"]
+    assert [a["action_type"] for a in acts if a["origin"] != "closing"] == [
+        "click_anchor",
+        "dialog_button",
+        "click_anchor",
+    ]
+    assert [(a["origin"], a["state"]) for a in acts[3:]] == [("closing", m.ACKED)]  # the look after the last step
     assert (
         acts[1]["origin"] == "dialog" and acts[1]["target"]["x"] == 100 and acts[0]["outcome"] == "success_dialog_auto"
     )
@@ -42,7 +47,7 @@ async def test_an_unexpected_dialog_with_a_pause_decision_pauses_with_the_dialog
     await drain(service, [agent], clock)
     acts = service.store.actions(rid)
     assert service.store.get_replay(rid)["state"] == m.COMPLETED
-    assert [a["origin"] for a in acts] == ["workflow", "person", "workflow"]
+    assert [a["origin"] for a in acts] == ["workflow", "person", "workflow", "closing"]
     assert_clean(service, [agent])
 
 
@@ -74,7 +79,9 @@ async def test_a_non_strict_action_without_screen_change_goes_on_with_a_warning(
     services.validator.by_type["click_anchor"] = Verdict("FAILURE", "NO_VISUAL_CHANGE")
     _rid, replay, acts = await run(service, agent, clock, steps(2))
     assert replay["state"] == m.COMPLETED
-    assert {a["warning"] for a in acts} == {"no_screen_change"} and acts[0]["outcome"] == "success_with_warning"
+    workflow = [a for a in acts if a["origin"] != "closing"]
+    assert len(workflow) == 2 and {a["warning"] for a in workflow} == {"no_screen_change"}
+    assert acts[0]["outcome"] == "success_with_warning"
 
 
 async def test_an_uncertain_verdict_pauses_unverified(service, services, agent, clock):
@@ -160,10 +167,12 @@ async def test_a_success_is_validated_without_evidence_crops_unless_the_agent_sa
     service, services, agent, clock
 ):
     _, replay, _ = await run(service, agent, clock, steps(1))
-    assert replay["state"] == m.COMPLETED and services.validator.crops == ["unless_success"]
+    assert replay["state"] == m.COMPLETED and services.validator.calls == ["click_anchor", "screenshot_evidence"]
+    assert services.validator.crops == ["unless_success", "unless_success"]  # the step, then the closing look
     agent.result_for["click_anchor"] = {"warning": "no_screen_change"}
     await run(service, agent, clock, steps(1))
-    assert services.validator.crops[-1] == "always"  # the retry or the pause shows the validator's crops
+    clicks = [c for t, c in zip(services.validator.calls, services.validator.crops, strict=True) if t == "click_anchor"]
+    assert clicks == ["unless_success", "always"]  # the retry or the pause shows the validator's crops
 
 
 async def test_the_validator_knows_the_workflow_own_windows_with_the_run_values(service, services, agent, clock):

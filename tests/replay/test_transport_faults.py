@@ -87,8 +87,9 @@ async def test_a_happy_replay_completes_with_every_action_acked_once(service, ag
     rid = await start(service, 4)
     await drain(service, [agent], clock)
     assert state(service, rid)["state"] == m.COMPLETED
-    assert [a["state"] for a in service.store.actions(rid)] == [m.ACKED] * 4
-    assert len(agent.executions) == 4
+    acts = service.store.actions(rid)
+    assert [(a["origin"], a["state"]) for a in acts] == [("workflow", m.ACKED)] * 4 + [("closing", m.ACKED)]
+    assert sorted(a for _r, a, _t in agent.executions) == sorted(a["action_id"] for a in acts)  # each one once
     assert_clean(service, [agent])
 
 
@@ -240,6 +241,9 @@ async def test_i_resend_of_an_executed_non_idempotent_action_is_answered_from_th
     assert await agent.step() == "dedup_report"
     assert action(service, rid)["state"] == m.ACKED
     assert len(agent.executions) == 1
+    assert await agent.step() == "done"  # the closing look after the last step
+    assert state(service, rid)["state"] == m.COMPLETED
+    assert [a[1] for a in agent.executions] == [p.action_id, action(service, rid, 1)["action_id"]]
     assert_clean(service, [agent])
 
 
@@ -423,6 +427,8 @@ async def test_t_heartbeats_extend_the_lease_of_a_long_action(service, agent, cl
         assert (await agent.heartbeat()).status == "accepted"
         assert service.scan_once() == 0
     await agent.finish_long()
+    assert action(service, rid)["state"] == m.ACKED and state(service, rid)["state"] == m.RUNNING
+    assert await agent.step() == "done"  # the closing look after the last step
     assert state(service, rid)["state"] == m.COMPLETED
     assert_clean(service, [agent])
 
@@ -629,5 +635,9 @@ async def test_retry_after_max_resends_sends_a_fresh_copy_and_skip_goes_on(servi
     await service.answer(rid2, "skip")
     await drain(service, [agent], clock)
     acts = service.store.actions(rid2)
-    assert [a["state"] for a in acts] == [m.ABANDONED, m.ACKED] and acts[1]["outcome"] == "success"
+    assert [(a["origin"], a["state"]) for a in acts] == [
+        ("workflow", m.ABANDONED),
+        ("workflow", m.ACKED),
+        ("closing", m.ACKED),
+    ] and acts[1]["outcome"] == "success"
     assert_clean(service, [agent])
