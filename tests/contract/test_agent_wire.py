@@ -110,6 +110,9 @@ async def test_a_v1_agent_without_the_protocol_header_gets_the_same_shapes(serve
         await services.replay.start(steps=STEPS[:1], competence="Contract", version=1, machine_id=MACHINE)
         action = (await agent.next(wait=5)).body
         assert (await agent.post("/api/v1/replay/result", result(action))).body["status"] == "accepted"
+        look = (await agent.next(wait=5)).body  # one more look at the screen before the replay completes
+        assert look["action_type"] == "screenshot_evidence"
+        assert (await agent.post("/api/v1/replay/result", result(look))).body["status"] == "accepted"
         assert (await agent.next(wait=0)).status == 204  # the replay is done
 
 
