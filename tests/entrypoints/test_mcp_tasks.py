@@ -30,18 +30,10 @@ from rpa_mcp.errors import NotFound
 from rpa_mcp.identity import Caller
 from rpa_mcp.ops import build_registry
 from tests.conftest import token_for
+from tests.entrypoints.approval_kit import ALICE, CAROL, IR, jti_of, propose_delete
 
 pytestmark = pytest.mark.anyio
-ALICE = Caller("alice", frozenset({"operator"}), via="mcp", auth="internal")
 BOB = Caller("bob", frozenset({"operator"}), via="mcp", auth="internal")
-CAROL = Caller("carol", frozenset({"approver"}), via="web", auth="internal")  # a person, in the console
-IR = {
-    "name": "Admission patient",
-    "domain": "generic",
-    "version": 1,
-    "source": {"session_id": "s1", "machine_id": "PC-1"},
-    "steps": [{"index": 1, "intent": "Click 'Admission'", "action_type": "click_anchor", "target": {"label": "A"}}],
-}
 ANY = TypeAdapter(dict[str, Any])
 
 
@@ -97,15 +89,6 @@ def the_task(server: RpaMCPServer, task_id: str, who: Caller = ALICE) -> Task:
     task = server.tasks.store.get(task_id, who.identity)
     assert task is not None
     return task
-
-
-async def propose_delete(client: Client) -> dict[str, Any]:
-    proposal = await client.call_tool("propose_delete_competence", {"name": IR["name"]})
-    return proposal.structured_content
-
-
-def jti_of(proposal: dict[str, Any]) -> str:
-    return str(proposal["approval_url"]).rsplit("/", 1)[-1]
 
 
 async def start_apply_as_task(client: Client) -> tuple[dict[str, Any], str]:
