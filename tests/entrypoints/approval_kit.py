@@ -9,7 +9,9 @@ from typing import Any
 import anyio
 from mcp.types import ElicitResult
 
+from rpa_mcp.entrypoints.mcp import RpaMCPServer, build_mcp_server
 from rpa_mcp.identity import Caller
+from rpa_mcp.ops import build_registry
 
 ALICE = Caller("alice", frozenset({"operator"}), via="mcp", auth="internal")
 CAROL = Caller("carol", frozenset({"approver"}), via="web", auth="internal")  # a person, in the console
@@ -34,6 +36,12 @@ class Person:
         self.shown.append(params)
         self.seen.set()
         return ElicitResult(action=self.action)
+
+
+def alices_server(services: Any) -> RpaMCPServer:
+    """The MCP server (in memory) whose local caller is Alice, once IR is saved."""
+    services.competences.save(IR["name"], IR)
+    return build_mcp_server(build_registry(), services, local_caller=ALICE)
 
 
 async def propose_delete(client: Any) -> dict[str, Any]:

@@ -13,14 +13,13 @@ from mcp.client.streamable_http import streamable_http_client
 
 from rpa_mcp.entrypoints import mcp_approval
 from rpa_mcp.entrypoints.app import create_app
-from rpa_mcp.entrypoints.mcp import build_mcp_server
 from rpa_mcp.errors import Forbidden, NotFound
-from rpa_mcp.ops import build_registry
 from tests.conftest import token_for
 from tests.entrypoints.approval_kit import (
     ALICE,
     IR,
     Person,
+    alices_server,
     apply_once_carol_approves,
     jti_of,
     propose_delete,
@@ -30,8 +29,7 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_the_apply_shows_the_approval_page_and_completes_once_another_person_approves(services):
-    services.competences.save(IR["name"], IR)
-    server = build_mcp_server(build_registry(), services, local_caller=ALICE)
+    server = alices_server(services)
     person = Person()
 
     def proposer_cannot_approve() -> None:
@@ -49,8 +47,7 @@ async def test_the_apply_shows_the_approval_page_and_completes_once_another_pers
 
 
 async def test_a_person_who_declines_gets_approval_pending_and_nothing_is_done(services):
-    services.competences.save(IR["name"], IR)
-    server = build_mcp_server(build_registry(), services, local_caller=ALICE)
+    server = alices_server(services)
     async with Client(server, mode="legacy", elicitation_callback=Person("decline")) as client:
         proposal = await propose_delete(client)
         result = await client.call_tool("apply_delete_competence", {"token": proposal["token"]})
@@ -62,8 +59,7 @@ async def test_without_an_approval_in_time_the_answer_is_approval_pending_and_a_
     services, monkeypatch
 ):
     monkeypatch.setattr(mcp_approval, "APPROVAL_WAIT_S", 0.05)
-    services.competences.save(IR["name"], IR)
-    server = build_mcp_server(build_registry(), services, local_caller=ALICE)
+    server = alices_server(services)
     person = Person()
     async with Client(server, mode="legacy", elicitation_callback=person) as client:
         proposal = await propose_delete(client)
@@ -75,8 +71,7 @@ async def test_without_an_approval_in_time_the_answer_is_approval_pending_and_a_
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_a_client_without_url_elicitation_gets_approval_pending_at_once(services, mode):
-    services.competences.save(IR["name"], IR)
-    server = build_mcp_server(build_registry(), services, local_caller=ALICE)
+    server = alices_server(services)
     async with Client(server, mode=mode) as client:
         proposal = await propose_delete(client)
         with anyio.fail_after(5):
@@ -105,8 +100,7 @@ async def test_over_http_a_legacy_session_gets_the_url_elicitation_and_the_apply
 async def test_a_2026_client_gets_the_url_as_an_input_request_and_the_apply_completes_once_another_person_approves(
     services,
 ):
-    services.competences.save(IR["name"], IR)
-    server = build_mcp_server(build_registry(), services, local_caller=ALICE)
+    server = alices_server(services)
     person = Person()
     async with Client(server, elicitation_callback=person) as client:
         assert client.protocol_version >= "2026"
@@ -124,8 +118,7 @@ async def test_a_2026_client_gets_the_url_as_an_input_request_and_the_apply_comp
 
 
 async def test_a_2026_client_whose_person_declines_the_input_request_gets_approval_pending(services):
-    services.competences.save(IR["name"], IR)
-    server = build_mcp_server(build_registry(), services, local_caller=ALICE)
+    server = alices_server(services)
     async with Client(server, elicitation_callback=Person("decline")) as client:
         proposal = await propose_delete(client)
         result = await client.call_tool("apply_delete_competence", {"token": proposal["token"]})

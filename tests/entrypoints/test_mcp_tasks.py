@@ -30,7 +30,7 @@ from rpa_mcp.errors import NotFound
 from rpa_mcp.identity import Caller
 from rpa_mcp.ops import build_registry
 from tests.conftest import token_for
-from tests.entrypoints.approval_kit import ALICE, CAROL, IR, jti_of, propose_delete
+from tests.entrypoints.approval_kit import ALICE, CAROL, IR, alices_server, jti_of, propose_delete
 
 pytestmark = pytest.mark.anyio
 BOB = Caller("bob", frozenset({"operator"}), via="mcp", auth="internal")
@@ -106,8 +106,7 @@ async def until_status(server: RpaMCPServer, task_id: str, status: str) -> None:
 
 
 async def test_an_apply_as_a_task_carries_the_approval_url_and_completes_once_another_person_approves(services):
-    services.competences.save(IR["name"], IR)
-    server = build_mcp_server(build_registry(), services, local_caller=ALICE)
+    server = alices_server(services)
     async with Client(server, extensions=[TasksClient()]) as client:
         proposal, task_id = await start_apply_as_task(client)
         await until_status(server, task_id, "input_required")
@@ -130,8 +129,7 @@ async def test_an_apply_as_a_task_carries_the_approval_url_and_completes_once_an
 
 
 async def test_a_declined_approval_ends_the_task_with_approval_pending_and_nothing_is_done(services):
-    services.competences.save(IR["name"], IR)
-    server = build_mcp_server(build_registry(), services, local_caller=ALICE)
+    server = alices_server(services)
     async with Client(server, extensions=[TasksClient()]) as client:
         _, task_id = await start_apply_as_task(client)
         await until_status(server, task_id, "input_required")
@@ -147,8 +145,7 @@ async def test_a_declined_approval_ends_the_task_with_approval_pending_and_nothi
 
 
 async def test_a_cancelled_task_is_acknowledged_ends_cancelled_and_nothing_is_done(services):
-    services.competences.save(IR["name"], IR)
-    server = build_mcp_server(build_registry(), services, local_caller=ALICE)
+    server = alices_server(services)
     async with Client(server, extensions=[TasksClient()]) as client:
         _, task_id = await start_apply_as_task(client)
         await until_status(server, task_id, "input_required")
