@@ -109,8 +109,9 @@ def wait_until(
     what: str,
     interval: float = 0.05,
     seen: Callable[[], str] | None = None,
+    error: type[Exception] = DesktopError,
 ) -> Any:
-    """Poll `condition` until it returns something truthy; DesktopError naming `what` after `timeout`
+    """Poll `condition` until it returns something truthy; `error` naming `what` after `timeout`
     (and what `seen` says was there instead, to tell a slow start from a wrong page)."""
     deadline = time.monotonic() + timeout
     while True:
@@ -119,7 +120,7 @@ def wait_until(
             return value
         if time.monotonic() > deadline:
             instead = f"; seen instead: {seen()}" if seen is not None else ""
-            raise DesktopError(f"timed out after {timeout:.0f} s waiting for {what}{instead}")
+            raise error(f"timed out after {timeout:.0f} s waiting for {what}{instead}")
         time.sleep(interval)
 
 

@@ -24,13 +24,13 @@ import signal
 import socket
 import subprocess
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rpa_mcp.desktop_rig.child import ChildLines
+from rpa_mcp.desktop_rig.harness import wait_until as rig_wait_until
 
 ENV_SETUP = "RPA_TEST_WINE"  # the folder .ci/wine-setup made (prefix, cache, user)
 SCREEN = (1280, 800)  # Wine's virtual desktop, as .ci/wine-setup configured it
@@ -46,14 +46,8 @@ def windows_path(path: Path) -> str:
 
 
 def wait_until(condition: Callable[[], Any], *, timeout: float, what: str, interval: float = 0.05) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise WineError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(interval)
+    """The rig's `wait_until`, raising WineError."""
+    return rig_wait_until(condition, timeout=timeout, what=what, interval=interval, error=WineError)
 
 
 @dataclass(frozen=True)
