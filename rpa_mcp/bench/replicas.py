@@ -37,7 +37,8 @@ import anyio
 import httpx2
 
 from rpa_mcp.bench import summary
-from rpa_mcp.testing import FakeClock, loopback_socket
+from rpa_mcp.bench.launch import bench_env, free_port, wait_healthy
+from rpa_mcp.testing import FakeClock
 
 SECRET = "bench-replicas-secret-key-long-enough-0123456789"
 AUDIT_KEY = "bench-replicas-audit-key-long-enough-0123456789"
@@ -106,20 +107,8 @@ async def _servers(root: Path, n: int, pg_url: str | None) -> AsyncIterator[list
         for i in range(n):
             data = root / f"r{i}"
             _prepare(data)  # SQLite reads these files; PostgreSQL replicas get them imported below
-            sock = loopback_socket()
-            port = sock.getsockname()[1]
-            sock.close()
-            env = {k: v for k, v in os.environ.items() if not k.startswith("RPA_")} | {
-                "RPA_DATA_DIR": str(data),
-                "RPA_PORT": str(port),
-                "RPA_JWT_SECRET": SECRET,
-                "RPA_AUDIT_KEY": AUDIT_KEY,
-                "RPA_API_TOKEN": AGENT,
-                "RPA_APPROVAL": "token",
-                "RPA_REPLAY_PREFLIGHT": "false",  # replays start before the agents poll: the queue is measured
-                "RPA_RATE_LIMIT_PER_MINUTE": "10000000",
-                "RPA_LOG_LEVEL": "WARNING",
-            }
+            port = free_port()
+            env = bench_env(data, port, secret=SECRET, audit_key=AUDIT_KEY, agent_token=AGENT)
             if pg_url:
                 env["RPA_STORE_URL"] = pg_url
                 if i == 0:
@@ -129,27 +118,15 @@ async def _servers(root: Path, n: int, pg_url: str | None) -> AsyncIterator[list
             with open(root / f"r{i}.log", "ab") as log:
                 proc = subprocess.Popen([sys.executable, "-m", "rpa_mcp", "serve"], env=env, stdout=log, stderr=log)
             servers.append(Server(port, proc))
-            await _healthy(servers[-1])  # one at a time: the first sets a new database up
+            await wait_healthy(
+                servers[-1].base, proc, within=120, log=root / f"r{i}.log"
+            )  # one at a time: the first sets a new database up
         yield servers
     finally:
         for s in servers:
             s.proc.terminate()
         for s in servers:
             s.proc.wait()
-
-
-async def _healthy(server: Server) -> None:
-    async with httpx2.AsyncClient(timeout=2) as client:
-        with anyio.fail_after(120):
-            while True:
-                try:
-                    if (await client.get(f"{server.base}/healthz")).status_code == 200:
-                        return
-                except httpx2.TransportError:
-                    pass
-                if server.proc.poll() is not None:
-                    raise RuntimeError("a server exited at start-up; see its log")
-                await anyio.sleep(0.1)
 
 
 # --- the two sides --------------------------------------------------------------------------------

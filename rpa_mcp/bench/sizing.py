@@ -32,7 +32,8 @@ import anyio
 import httpx2
 
 from rpa_mcp.bench import assets
-from rpa_mcp.testing import FakeClock, loopback_socket
+from rpa_mcp.bench.launch import bench_env, free_port, wait_healthy
+from rpa_mcp.testing import FakeClock
 
 SECRET = "bench-sizing-secret-key-long-enough-0123456789"
 AUDIT_KEY = "bench-sizing-audit-key-long-enough-0123456789"
@@ -81,34 +82,14 @@ async def _server(root: Path, steps: int) -> AsyncIterator[Server]:
     store = CompetenceStore(data / "competences", FakeClock())
     store.save(COMPETENCE, _workflow(steps), machine_id="bench-0")
     store.promote(COMPETENCE)
-    sock = loopback_socket()
-    port = sock.getsockname()[1]
-    sock.close()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RPA_")} | {
-        "RPA_DATA_DIR": str(data),
-        "RPA_PORT": str(port),
-        "RPA_JWT_SECRET": SECRET,
-        "RPA_AUDIT_KEY": AUDIT_KEY,
-        "RPA_API_TOKEN": AGENT,
-        "RPA_APPROVAL": "token",
-        "RPA_REPLAY_PREFLIGHT": "false",  # the agents poll once their replay is started
-        "RPA_RATE_LIMIT_PER_MINUTE": "10000000",
-        "RPA_LOG_LEVEL": "WARNING",
-    }
+    port = free_port()
+    env = bench_env(data, port, secret=SECRET, audit_key=AUDIT_KEY, agent_token=AGENT)
     operator = AccessTokens([SECRET.encode()], issuer="rpa-mcp", audience="rpa-mcp").mint("bench", ["operator"])
     with open(root / "server.log", "ab") as log:
         proc = subprocess.Popen([sys.executable, "-m", "rpa_mcp", "serve"], env=env, stdout=log, stderr=log)
     server = Server(port, proc, operator)
     try:
-        async with httpx2.AsyncClient(timeout=2) as client:
-            with anyio.fail_after(180):
-                while True:
-                    with contextlib.suppress(httpx2.TransportError):
-                        if (await client.get(f"{server.base}/healthz")).status_code == 200:
-                            break
-                    if proc.poll() is not None:
-                        raise RuntimeError(f"the server exited at start-up; see {root / 'server.log'}")
-                    await anyio.sleep(0.2)
+        await wait_healthy(server.base, proc, within=180, log=root / "server.log")
         yield server
     finally:
         proc.terminate()

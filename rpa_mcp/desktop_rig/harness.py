@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rpa_mcp.desktop_rig.child import ChildLines
 from rpa_mcp.testing import loopback_socket
 
 REQUIRED_TOOLS = {"Xvfb": "xvfb", "openbox": "openbox", "chromium": "chromium", "dbus-daemon": "dbus"}
@@ -108,8 +109,9 @@ def wait_until(
     what: str,
     interval: float = 0.05,
     seen: Callable[[], str] | None = None,
+    error: type[Exception] = DesktopError,
 ) -> Any:
-    """Poll `condition` until it returns something truthy; DesktopError naming `what` after `timeout`
+    """Poll `condition` until it returns something truthy; `error` naming `what` after `timeout`
     (and what `seen` says was there instead, to tell a slow start from a wrong page)."""
     deadline = time.monotonic() + timeout
     while True:
@@ -118,7 +120,7 @@ def wait_until(
             return value
         if time.monotonic() > deadline:
             instead = f"; seen instead: {seen()}" if seen is not None else ""
-            raise DesktopError(f"timed out after {timeout:.0f} s waiting for {what}{instead}")
+            raise error(f"timed out after {timeout:.0f} s waiting for {what}{instead}")
         time.sleep(interval)
 
 
@@ -408,7 +410,7 @@ def demo_app_server(effects_path: Path | None = None) -> Iterator[tuple[ServerTh
         yield server, log
 
 
-class AgentProcess:
+class AgentProcess(ChildLines):
     """`python -m rpa_agent run|record ...` (the workstation agent, X11 backend) as a child process on a
     desktop; its stderr lines are kept. Arguments without a command are `run`'s."""
 
@@ -416,74 +418,8 @@ class AgentProcess:
         import sys
 
         command = [] if args and args[0] in ("run", "record") else ["run"]
-        self.argv = [sys.executable, "-m", "rpa_agent", *command, *args]
-        self.lines: list[str] = []
-        self._cond = threading.Condition()
-        self.proc = subprocess.Popen(
-            self.argv,
-            env={**desk.env, **(env or {})},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        assert self.proc.stderr is not None
-        for raw in self.proc.stderr:
-            with self._cond:
-                self.lines.append(raw.decode("utf-8", "replace").rstrip("\n"))
-                self._cond.notify_all()
-        with self._cond:
-            self._cond.notify_all()
-
-    def wait_line(self, needle: str, *, timeout: float = 60.0, after: int = 0) -> str:
-        """The first stderr line (from index `after`) containing `needle`; DesktopError after `timeout`."""
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while True:
-                for line in self.lines[after:]:
-                    if needle in line:
-                        return line
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or (self.proc.poll() is not None and not self._reader.is_alive()):
-                    tail = "\n".join(self.lines[-15:])
-                    raise DesktopError(
-                        f"rpa-agent never said {needle!r} (exit {self.proc.poll()}); last lines:\n{tail}"
-                    )
-                self._cond.wait(min(remaining, 0.5))
-
-    def count(self, needle: str) -> int:
-        with self._cond:
-            return sum(needle in line for line in self.lines)
-
-    def wait_count(self, needle: str, n: int, *, timeout: float = 60.0) -> None:
-        """Until `n` stderr lines contain `needle`."""
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while sum(needle in line for line in self.lines) < n:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or self.proc.poll() is not None:
-                    tail = "\n".join(self.lines[-15:])
-                    raise DesktopError(f"rpa-agent said {needle!r} fewer than {n} times; last lines:\n{tail}")
-                self._cond.wait(min(remaining, 0.5))
-
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 60.0) -> int:
-        if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, sig)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(10)
-        self._reader.join(10)
-        if self.proc.stderr is not None:
-            self.proc.stderr.close()
-        return int(self.proc.returncode)
+        argv = [sys.executable, "-m", "rpa_agent", *command, *args]
+        super().__init__(argv, env={**desk.env, **(env or {})}, stream="stderr", what="rpa-agent", error=DesktopError)
 
     def kill(self) -> int:
         """SIGKILL: the process dies at once, with no chance to clean up (a crash)."""

@@ -81,18 +81,24 @@ def declares_tasks(ctx: ServerRequestContext[Any, Any]) -> bool:
     return TASKS_EXTENSION in ((capabilities.extensions or {}) if capabilities is not None else {})
 
 
-def detailed(task: Task) -> dict[str, Any]:
-    """A task on the 2026-07-28 wire, with its result, error or input requests inline."""
+def _status(task: Task, *, ttl: str, poll: str) -> dict[str, Any]:
+    """What both wires say of a task; they name its time to live and poll interval differently."""
     body: dict[str, Any] = {
         "taskId": task.task_id,
         "status": task.status,
         "createdAt": iso(task.created_at),
         "lastUpdatedAt": iso(task.updated_at),
-        "ttlMs": task.ttl_ms,
-        "pollIntervalMs": POLL_INTERVAL_MS,
+        ttl: task.ttl_ms,
+        poll: POLL_INTERVAL_MS,
     }
     if task.message:
         body["statusMessage"] = task.message
+    return body
+
+
+def detailed(task: Task) -> dict[str, Any]:
+    """A task on the 2026-07-28 wire, with its result, error or input requests inline."""
+    body = _status(task, ttl="ttlMs", poll="pollIntervalMs")
     if task.status == "completed" and task.result is not None:
         body["result"] = task.result
     elif task.status == "failed" and task.error is not None:
@@ -104,17 +110,7 @@ def detailed(task: Task) -> dict[str, Any]:
 
 def legacy(task: Task) -> dict[str, Any]:
     """A task on the 2025-11-25 wire."""
-    body: dict[str, Any] = {
-        "taskId": task.task_id,
-        "status": task.status,
-        "createdAt": iso(task.created_at),
-        "lastUpdatedAt": iso(task.updated_at),
-        "ttl": task.ttl_ms,
-        "pollInterval": POLL_INTERVAL_MS,
-    }
-    if task.message:
-        body["statusMessage"] = task.message
-    return body
+    return _status(task, ttl="ttl", poll="pollInterval")
 
 
 class McpTasks:

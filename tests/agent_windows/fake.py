@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 from rpa_agent.port import Box
 from rpa_agent.windows.api import (
@@ -30,22 +30,17 @@ from rpa_agent.windows.api import (
 
 
 @dataclass
-class FakeUia:
+class _FakeNode:
+    """What a UIA element and an MSAA object both answer: a name, a box and a value (reads counted)."""
+
     name_: str = ""
-    control_type_: int = 50000
-    password: bool = False
+    _: KW_ONLY
     value_: str | None = None
     box_: Box | None = (10, 20, 100, 30)
     value_reads: int = 0
 
     def name(self) -> str:
         return self.name_
-
-    def control_type(self) -> int:
-        return self.control_type_
-
-    def is_password(self) -> bool:
-        return self.password
 
     def box(self) -> Box | None:
         return self.box_
@@ -56,29 +51,27 @@ class FakeUia:
 
 
 @dataclass
-class FakeMsaa:
-    name_: str = ""
+class FakeUia(_FakeNode):
+    control_type_: int = 50000
+    password: bool = False
+
+    def control_type(self) -> int:
+        return self.control_type_
+
+    def is_password(self) -> bool:
+        return self.password
+
+
+@dataclass
+class FakeMsaa(_FakeNode):
     role_: int = 0x2B
     state_: int = 0
-    value_: str | None = None
-    box_: Box | None = (10, 20, 100, 30)
-    value_reads: int = 0
-
-    def name(self) -> str:
-        return self.name_
 
     def role(self) -> int:
         return self.role_
 
     def state(self) -> int:
         return self.state_
-
-    def box(self) -> Box | None:
-        return self.box_
-
-    def value(self) -> str | None:
-        self.value_reads += 1
-        return self.value_
 
 
 @dataclass

@@ -24,12 +24,13 @@ import signal
 import socket
 import subprocess
 import tempfile
-import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from rpa_mcp.desktop_rig.child import ChildLines
+from rpa_mcp.desktop_rig.harness import wait_until as rig_wait_until
 
 ENV_SETUP = "RPA_TEST_WINE"  # the folder .ci/wine-setup made (prefix, cache, user)
 SCREEN = (1280, 800)  # Wine's virtual desktop, as .ci/wine-setup configured it
@@ -45,14 +46,8 @@ def windows_path(path: Path) -> str:
 
 
 def wait_until(condition: Callable[[], Any], *, timeout: float, what: str, interval: float = 0.05) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise WineError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(interval)
+    """The rig's `wait_until`, raising WineError."""
+    return rig_wait_until(condition, timeout=timeout, what=what, interval=interval, error=WineError)
 
 
 @dataclass(frozen=True)
@@ -100,73 +95,14 @@ def _xauth_record(number: str, cookie: bytes) -> bytes:
     return (256).to_bytes(2, "big") + b"".join(len(f).to_bytes(2, "big") + f for f in fields)
 
 
-class WineProcess:
+class WineProcess(ChildLines):
     """A Windows program started by `WineDesktop.start`; its output lines (stdout and stderr) are kept."""
 
     def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
-        self.argv = argv
-        self.lines: list[str] = []
-        self._cond = threading.Condition()
-        self.proc = subprocess.Popen(
-            argv,
-            env=env,
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
+        super().__init__(argv, env=env, cwd=cwd, stream="stdout", what=repr(argv[-1]), error=WineError)
 
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for raw in self.proc.stdout:
-            with self._cond:
-                self.lines.append(raw.decode("utf-8", "replace").rstrip("\r\n"))
-                self._cond.notify_all()
-        with self._cond:
-            self._cond.notify_all()
-
-    def wait_line(self, needle: str, *, timeout: float = 60.0, after: int = 0) -> str:
-        """The first output line (from index `after`) containing `needle`; WineError after `timeout`."""
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while True:
-                for line in self.lines[after:]:
-                    if needle in line:
-                        return line
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or (self.proc.poll() is not None and not self._reader.is_alive()):
-                    tail = "\n".join(self.lines[-15:])
-                    raise WineError(f"{self.argv[-1]!r} never said {needle!r} (exit {self.proc.poll()}):\n{tail}")
-                self._cond.wait(min(remaining, 0.5))
-
-    def wait(self, timeout: float = 120.0) -> int:
-        """Its exit status, once it ended by itself (WineError after `timeout`)."""
-        try:
-            code = self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.stop()
-            tail = "\n".join(self.lines[-15:])
-            raise WineError(f"{self.argv} still running after {timeout:.0f} s:\n{tail}") from None
-        self._reader.join(10)
-        return code
-
-    def stop(self, timeout: float = 20.0) -> int:
-        if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(10)
-        self._reader.join(10)
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
-        return int(self.proc.returncode)
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 20.0) -> int:
+        return super().stop(sig, timeout)
 
 
 class WineDesktop:

@@ -66,6 +66,15 @@ def start_agent(desktop, server, tmp_path, *extra: str):
     return agent
 
 
+def replay_until_stopped(desktop, server, drive, tmp_path, name: str, steps: list[dict], **run):
+    """Start the agent, replay `steps` until the replay stops: its status, and what the application did meanwhile."""
+    start_agent(desktop, server, tmp_path)
+    mark = desktop.effects.mark
+    replays, replay_id = drive(server, name, steps, **run)
+    status = replays.wait_stopped(replay_id)
+    return status, desktop.effects.since(mark)
+
+
 def record_title(patient: str, tab: str) -> str:
     return f"Easily — {patient_by_id(patient).name} — {tab}{CHROMIUM}"
 
@@ -96,10 +105,7 @@ def test_a_save_the_application_answers_with_its_error_is_not_completed(
     desktop.browser("/patient/p007/observations", wait_title="Observations")
     steps = write_and_save(person, title, "Pansement refait, plaie propre.")
     app(save="error")
-    start_agent(desktop, rpa_server, tmp_path)
-    mark = desktop.effects.mark
-    replays, replay_id = drive(rpa_server, "Observation refusée", steps)
-    status = replays.wait_stopped(replay_id)
+    status, effects = replay_until_stopped(desktop, rpa_server, drive, tmp_path, "Observation refusée", steps)
     assert status["state"] == "paused", (status["state"], status["outcome"], status["actions"])
     assert status["outcome"] == "paused" and status["if_stopped_now"] == "reconciliation_required", status["outcome"]
     save = paused_action(status)
@@ -107,7 +113,6 @@ def test_a_save_the_application_answers_with_its_error_is_not_completed(
     assert "obligatoire" in str(save["checkers"]).lower(), save["checkers"]  # the application's own words
     assert status["steps_done"] == 1 and status["current_action"]["action_id"] == save["action_id"]
     assert [e["index"] for e in status["irreversible_sent"]] == [2]
-    effects = desktop.effects.since(mark)
     assert len(kinds(effects, "refused")) == 1 and not kinds(effects, "save"), effects
 
 
@@ -118,16 +123,12 @@ def test_a_save_the_application_answers_with_a_box_the_demonstration_did_not_sho
     desktop.browser("/patient/p008/observations", wait_title="Observations")
     steps = write_and_save(person, title, "Douleur 3/10, antalgique donné.")
     app(save="confirm")
-    start_agent(desktop, rpa_server, tmp_path)
-    mark = desktop.effects.mark
-    replays, replay_id = drive(rpa_server, "Observation à confirmer", steps)
-    status = replays.wait_stopped(replay_id)
+    status, effects = replay_until_stopped(desktop, rpa_server, drive, tmp_path, "Observation à confirmer", steps)
     assert status["state"] == "paused", (status["state"], status["outcome"], status["actions"])
     save = paused_action(status)
     assert save["index"] == 2, save
     assert status["pause_reason"] == "UNEXPECTED_DIALOG" or save["failure_category"] == "UNEXPECTED_OUTCOME", status
     assert "confirmer" in (str(save["checkers"]) + str(status["pause_detail"])).lower()  # the box's text is shown
-    effects = desktop.effects.since(mark)
     assert not kinds(effects, "save") and not kinds(effects, "dialog"), effects  # nobody answered the box
 
 
@@ -141,16 +142,12 @@ def test_a_renamed_button_pauses_before_any_click_and_steps_done_counts_the_typi
     app(renamed={"save": "Sauvegarder"})
     desktop.browser("/patient/p009/observations", wait_title="Observations")
     person.find("Sauvegarder", "push button")
-    start_agent(desktop, rpa_server, tmp_path)
-    mark = desktop.effects.mark
-    replays, replay_id = drive(rpa_server, "Observation bouton renommé", steps)
-    status = replays.wait_stopped(replay_id)
+    status, effects = replay_until_stopped(desktop, rpa_server, drive, tmp_path, "Observation bouton renommé", steps)
     assert status["state"] == "paused", (status["state"], status["outcome"], status["actions"])
     save = paused_action(status)
     assert save["index"] == 2 and "target_not_resolved" in str(save["error"]), save
     assert (status["steps_done"], status["current_action"]["index"]) == (1, 2)
     assert status["if_stopped_now"] == "halted_before_effect" and status["irreversible_sent"] == [], status
-    effects = desktop.effects.since(mark)
     assert not kinds(effects, "save") and not kinds(effects, "refused"), effects
     assert [e.detail["label"] for e in kinds(effects, "click")] == ["Texte de l'observation"]  # the typing's only
 
@@ -172,12 +169,11 @@ def test_a_reordered_result_list_opens_the_record_of_the_patient_named(
     learned.process.terminate()
     app(results="reversed")
     desktop.browser("/search?q=DURAND", wait_title="Recherche patient")
-    start_agent(desktop, rpa_server, tmp_path)
-    mark = desktop.effects.mark
-    replays, replay_id = drive(rpa_server, "Ouvrir un dossier", [step], patient=durand[0].name)
-    status = replays.wait_stopped(replay_id)
+    status, effects = replay_until_stopped(
+        desktop, rpa_server, drive, tmp_path, "Ouvrir un dossier", [step], patient=durand[0].name
+    )
     assert status["state"] == "completed", (status["pause_reason"], status["pause_detail"], status["actions"])
-    opened = kinds(desktop.effects.since(mark), "open_record")
+    opened = kinds(effects, "open_record")
     assert [e.detail["patient"] for e in opened] == [durand[0].id]  # the patient named, now on the last row
 
 
@@ -186,14 +182,12 @@ def test_another_patient_at_the_recorded_position_is_never_clicked(desktop, rpa_
     step = open_record_step(person)
     absent = "DURAND Hugo"  # the intended patient is not in the list; DURAND Alice is where the demonstration clicked
     assert absent not in [p.name for p in search_patients("DURAND")]
-    start_agent(desktop, rpa_server, tmp_path)
-    mark = desktop.effects.mark
-    replays, replay_id = drive(rpa_server, "Ouvrir un dossier absent", [step], patient=absent)
-    status = replays.wait_stopped(replay_id)
+    status, effects = replay_until_stopped(
+        desktop, rpa_server, drive, tmp_path, "Ouvrir un dossier absent", [step], patient=absent
+    )
     assert status["state"] == "paused", (status["state"], status["actions"])
     assert "IDENTITY_MISMATCH" in str(status["pause_detail"]) + str(paused_action(status)["error"]), status
     assert status["if_stopped_now"] == "halted_before_effect"
-    effects = desktop.effects.since(mark)
     assert not kinds(effects, "click") and not kinds(effects, "open_record"), effects  # nothing clicked
 
 

@@ -24,3 +24,11 @@ def test_the_timeout_names_what_was_awaited_and_what_was_seen_instead():
 def test_without_a_witness_the_timeout_says_only_what_was_awaited():
     with pytest.raises(DesktopError, match=r"waiting for the session$"):
         wait_until(lambda: [], timeout=-1, what="the session")
+
+
+def test_the_timeout_raises_the_error_a_caller_names():
+    class WineError(RuntimeError):
+        pass
+
+    with pytest.raises(WineError):
+        wait_until(lambda: None, timeout=-1, what="notepad", error=WineError)

@@ -10,82 +10,46 @@ import pytest
 from mcp import Client
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import ElicitResult
 
 from rpa_mcp.entrypoints import mcp_approval
 from rpa_mcp.entrypoints.app import create_app
-from rpa_mcp.entrypoints.mcp import build_mcp_server
 from rpa_mcp.errors import Forbidden, NotFound
-from rpa_mcp.identity import Caller
-from rpa_mcp.ops import build_registry
 from tests.conftest import token_for
+from tests.entrypoints.approval_kit import (
+    ALICE,
+    IR,
+    Person,
+    alices_server,
+    apply_once_carol_approves,
+    jti_of,
+    propose_delete,
+)
 
 pytestmark = pytest.mark.anyio
-ALICE = Caller("alice", frozenset({"operator"}), via="mcp", auth="internal")
-CAROL = Caller("carol", frozenset({"approver"}), via="web", auth="internal")  # a person, in the console
-IR = {
-    "name": "Admission patient",
-    "domain": "generic",
-    "version": 1,
-    "source": {"session_id": "s1", "machine_id": "PC-1"},
-    "steps": [{"index": 1, "intent": "Click 'Admission'", "action_type": "click_anchor", "target": {"label": "A"}}],
-}
-
-
-class Person:
-    """The client's person: sees the elicitation, says whether they opened the link."""
-
-    def __init__(self, action: str = "accept") -> None:
-        self.action = action
-        self.shown: list[Any] = []
-        self.seen = anyio.Event()
-
-    async def __call__(self, context: Any, params: Any) -> ElicitResult:
-        self.shown.append(params)
-        self.seen.set()
-        return ElicitResult(action=self.action)
-
-
-async def propose_delete(client: Client) -> dict[str, Any]:
-    proposal = await client.call_tool("propose_delete_competence", {"name": IR["name"]})
-    assert proposal.structured_content["approval_mode"] == "human"
-    return proposal.structured_content
-
-
-def jti_of(proposal: dict[str, Any]) -> str:
-    return str(proposal["approval_url"]).rsplit("/", 1)[-1]
 
 
 async def test_the_apply_shows_the_approval_page_and_completes_once_another_person_approves(services):
-    services.competences.save(IR["name"], IR)
-    server = build_mcp_server(build_registry(), services, local_caller=ALICE)
+    server = alices_server(services)
     person = Person()
-    answer: dict[str, Any] = {}
+
+    def proposer_cannot_approve() -> None:
+        with pytest.raises(Forbidden):
+            services.confirmations.decide(jti_of(proposal), ALICE, approve=True)
+
     async with Client(server, mode="legacy", elicitation_callback=person) as client:
         proposal = await propose_delete(client)
-
-        async def apply() -> None:
-            answer["result"] = await client.call_tool("apply_delete_competence", {"token": proposal["token"]})
-
-        with anyio.fail_after(20):
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(apply)
-                await person.seen.wait()
-                assert "result" not in answer  # the elicitation's "accept" is not consent
-                with pytest.raises(Forbidden):  # nor may the proposer approve their own request
-                    services.confirmations.decide(jti_of(proposal), ALICE, approve=True)
-                services.confirmations.decide(jti_of(proposal), CAROL, approve=True)
+        result = await apply_once_carol_approves(client, services, person, proposal, meanwhile=proposer_cannot_approve)
     (shown,) = person.shown
     assert shown.mode == "url" and shown.url == proposal["approval_url"]
-    assert not answer["result"].is_error, answer["result"].content[0].text
+    assert not result.is_error, result.content[0].text
     with pytest.raises(NotFound):
         services.competences.get(IR["name"])
 
 
-async def test_a_person_who_declines_gets_approval_pending_and_nothing_is_done(services):
-    services.competences.save(IR["name"], IR)
-    server = build_mcp_server(build_registry(), services, local_caller=ALICE)
-    async with Client(server, mode="legacy", elicitation_callback=Person("decline")) as client:
+@pytest.mark.parametrize("mode", ["legacy", "auto"])  # a 2026 client declines the input request
+async def test_a_person_who_declines_gets_approval_pending_and_nothing_is_done(services, mode):
+    server = alices_server(services)
+    async with Client(server, mode=mode, elicitation_callback=Person("decline")) as client:
         proposal = await propose_delete(client)
         result = await client.call_tool("apply_delete_competence", {"token": proposal["token"]})
     assert result.is_error and result.meta["rpa/error"]["code"] == "approval-pending"
@@ -96,8 +60,7 @@ async def test_without_an_approval_in_time_the_answer_is_approval_pending_and_a_
     services, monkeypatch
 ):
     monkeypatch.setattr(mcp_approval, "APPROVAL_WAIT_S", 0.05)
-    services.competences.save(IR["name"], IR)
-    server = build_mcp_server(build_registry(), services, local_caller=ALICE)
+    server = alices_server(services)
     person = Person()
     async with Client(server, mode="legacy", elicitation_callback=person) as client:
         proposal = await propose_delete(client)
@@ -109,8 +72,7 @@ async def test_without_an_approval_in_time_the_answer_is_approval_pending_and_a_
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_a_client_without_url_elicitation_gets_approval_pending_at_once(services, mode):
-    services.competences.save(IR["name"], IR)
-    server = build_mcp_server(build_registry(), services, local_caller=ALICE)
+    server = alices_server(services)
     async with Client(server, mode=mode) as client:
         proposal = await propose_delete(client)
         with anyio.fail_after(5):
@@ -123,7 +85,6 @@ async def test_over_http_a_legacy_session_gets_the_url_elicitation_and_the_apply
     base = await serve(create_app(services=services))
     token = token_for(services, "alice", "operator")
     person = Person()
-    answer: dict[str, Any] = {}
     async with (
         httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http,
         streamable_http_client(f"{base}/mcp", http_client=http) as (read, write),
@@ -132,54 +93,29 @@ async def test_over_http_a_legacy_session_gets_the_url_elicitation_and_the_apply
         await session.initialize()
         proposal = (await session.call_tool("propose_delete_competence", {"name": IR["name"]})).structured_content
 
-        async def apply() -> None:
-            answer["result"] = await session.call_tool("apply_delete_competence", {"token": proposal["token"]})
-
-        with anyio.fail_after(30):
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(apply)
-                await person.seen.wait()
-                services.confirmations.decide(jti_of(proposal), CAROL, approve=True)
+        result = await apply_once_carol_approves(session, services, person, proposal, within=30)
     assert person.shown[0].url == proposal["approval_url"]
-    assert not answer["result"].is_error, answer["result"].content[0].text
+    assert not result.is_error, result.content[0].text
 
 
 async def test_a_2026_client_gets_the_url_as_an_input_request_and_the_apply_completes_once_another_person_approves(
     services,
 ):
-    services.competences.save(IR["name"], IR)
-    server = build_mcp_server(build_registry(), services, local_caller=ALICE)
+    server = alices_server(services)
     person = Person()
-    answer: dict[str, Any] = {}
     async with Client(server, elicitation_callback=person) as client:
         assert client.protocol_version >= "2026"
         proposal = await propose_delete(client)
 
-        async def apply() -> None:
-            answer["result"] = await client.call_tool("apply_delete_competence", {"token": proposal["token"]})
+        def nothing_done_yet() -> None:
+            assert services.competences.get(IR["name"]).name == IR["name"]
 
-        with anyio.fail_after(20):
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(apply)
-                await person.seen.wait()
-                assert "result" not in answer  # the client's "accept" is not consent
-                assert services.competences.get(IR["name"]).name == IR["name"]
-                services.confirmations.decide(jti_of(proposal), CAROL, approve=True)
+        result = await apply_once_carol_approves(client, services, person, proposal, meanwhile=nothing_done_yet)
     (shown,) = person.shown
     assert shown.mode == "url" and shown.url == proposal["approval_url"]
-    assert not answer["result"].is_error, answer["result"].content[0].text
+    assert not result.is_error, result.content[0].text
     with pytest.raises(NotFound):
         services.competences.get(IR["name"])
-
-
-async def test_a_2026_client_whose_person_declines_the_input_request_gets_approval_pending(services):
-    services.competences.save(IR["name"], IR)
-    server = build_mcp_server(build_registry(), services, local_caller=ALICE)
-    async with Client(server, elicitation_callback=Person("decline")) as client:
-        proposal = await propose_delete(client)
-        result = await client.call_tool("apply_delete_competence", {"token": proposal["token"]})
-    assert result.is_error and result.meta["rpa/error"]["code"] == "approval-pending"
-    assert services.competences.get(IR["name"]).name == IR["name"]
 
 
 async def test_over_http_a_2026_client_gets_the_input_request_and_the_apply_completes(services, serve):
@@ -187,23 +123,15 @@ async def test_over_http_a_2026_client_gets_the_input_request_and_the_apply_comp
     base = await serve(create_app(services=services))
     token = token_for(services, "alice", "operator")
     person = Person()
-    answer: dict[str, Any] = {}
     async with (
         httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http,
         Client(streamable_http_client(f"{base}/mcp", http_client=http), elicitation_callback=person) as client,
     ):
         proposal = await propose_delete(client)
 
-        async def apply() -> None:
-            answer["result"] = await client.call_tool("apply_delete_competence", {"token": proposal["token"]})
-
-        with anyio.fail_after(30):
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(apply)
-                await person.seen.wait()
-                services.confirmations.decide(jti_of(proposal), CAROL, approve=True)
+        result = await apply_once_carol_approves(client, services, person, proposal, within=30)
     assert person.shown[0].url == proposal["approval_url"]
-    assert not answer["result"].is_error, answer["result"].content[0].text
+    assert not result.is_error, result.content[0].text
 
 
 async def test_an_apply_in_flight_when_the_wait_ends_is_not_interrupted(services, monkeypatch):

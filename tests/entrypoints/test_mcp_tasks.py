@@ -30,18 +30,10 @@ from rpa_mcp.errors import NotFound
 from rpa_mcp.identity import Caller
 from rpa_mcp.ops import build_registry
 from tests.conftest import token_for
+from tests.entrypoints.approval_kit import ALICE, CAROL, IR, alices_server, jti_of, propose_delete
 
 pytestmark = pytest.mark.anyio
-ALICE = Caller("alice", frozenset({"operator"}), via="mcp", auth="internal")
 BOB = Caller("bob", frozenset({"operator"}), via="mcp", auth="internal")
-CAROL = Caller("carol", frozenset({"approver"}), via="web", auth="internal")  # a person, in the console
-IR = {
-    "name": "Admission patient",
-    "domain": "generic",
-    "version": 1,
-    "source": {"session_id": "s1", "machine_id": "PC-1"},
-    "steps": [{"index": 1, "intent": "Click 'Admission'", "action_type": "click_anchor", "target": {"label": "A"}}],
-}
 ANY = TypeAdapter(dict[str, Any])
 
 
@@ -99,15 +91,6 @@ def the_task(server: RpaMCPServer, task_id: str, who: Caller = ALICE) -> Task:
     return task
 
 
-async def propose_delete(client: Client) -> dict[str, Any]:
-    proposal = await client.call_tool("propose_delete_competence", {"name": IR["name"]})
-    return proposal.structured_content
-
-
-def jti_of(proposal: dict[str, Any]) -> str:
-    return str(proposal["approval_url"]).rsplit("/", 1)[-1]
-
-
 async def start_apply_as_task(client: Client) -> tuple[dict[str, Any], str]:
     proposal = await propose_delete(client)
     created = await call(client, "apply_delete_competence", {"token": proposal["token"]})
@@ -123,8 +106,7 @@ async def until_status(server: RpaMCPServer, task_id: str, status: str) -> None:
 
 
 async def test_an_apply_as_a_task_carries_the_approval_url_and_completes_once_another_person_approves(services):
-    services.competences.save(IR["name"], IR)
-    server = build_mcp_server(build_registry(), services, local_caller=ALICE)
+    server = alices_server(services)
     async with Client(server, extensions=[TasksClient()]) as client:
         proposal, task_id = await start_apply_as_task(client)
         await until_status(server, task_id, "input_required")
@@ -147,8 +129,7 @@ async def test_an_apply_as_a_task_carries_the_approval_url_and_completes_once_an
 
 
 async def test_a_declined_approval_ends_the_task_with_approval_pending_and_nothing_is_done(services):
-    services.competences.save(IR["name"], IR)
-    server = build_mcp_server(build_registry(), services, local_caller=ALICE)
+    server = alices_server(services)
     async with Client(server, extensions=[TasksClient()]) as client:
         _, task_id = await start_apply_as_task(client)
         await until_status(server, task_id, "input_required")
@@ -164,8 +145,7 @@ async def test_a_declined_approval_ends_the_task_with_approval_pending_and_nothi
 
 
 async def test_a_cancelled_task_is_acknowledged_ends_cancelled_and_nothing_is_done(services):
-    services.competences.save(IR["name"], IR)
-    server = build_mcp_server(build_registry(), services, local_caller=ALICE)
+    server = alices_server(services)
     async with Client(server, extensions=[TasksClient()]) as client:
         _, task_id = await start_apply_as_task(client)
         await until_status(server, task_id, "input_required")

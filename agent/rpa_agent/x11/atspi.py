@@ -78,20 +78,6 @@ class Element:
         role = ROLE_NAMES.get(self.role, self.role.title())
         return port.Element(self.name, role, self.bbox, is_password=self.is_password, checked=self.checked)
 
-    def as_event_element(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "name": self.name,
-            "role": ROLE_NAMES.get(self.role, self.role.title()),
-            "atspi_role": self.role,
-        }
-        if self.bbox is not None:
-            out["bbox"] = list(self.bbox)
-        if self.is_password:
-            out["is_password"] = True
-        if self.checked is not None:  # looked up as the button went down: the state before the click
-            out["states"] = ["checked"] if self.checked else []
-        return out
-
 
 def enable_accessibility(session_bus: str) -> None:
     """Turn the desktop's accessibility on (`org.a11y.Status.IsEnabled`), as a screen reader would."""
