@@ -11,7 +11,6 @@ from rpa_mcp.replay.service.core import ReplayCore, new_id
 from rpa_mcp.validation.extraction import check_output, shape_extracted
 from rpa_mcp.vision.images import crop, decode_image
 
-
 CLOSING_LOOK = "screenshot_evidence"  # no input: the agent waits, then sends the screen
 CLOSING_ORIGIN = "closing"
 CLOSING_WAIT_S = 1.0  # longer than a browser's or an application's usual delay before a prompt appears
