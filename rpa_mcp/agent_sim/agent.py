@@ -253,7 +253,8 @@ class ReferenceAgent:
             return self._not_executed(action, "NON_RETRYABLE: the target application refused the input", False)
         if self._take("human_takeover", nth, action):
             self.desktop.click(0, 0, source="human")
-        self.desktop.before_action()
+        if action.action_type.lower() not in execute.NO_INPUT:  # a look at the screen injects nothing
+            self.desktop.before_action()
         if self._take("system_dialog", nth, action):
             self._raise_system_dialog()
         if self._human_since():

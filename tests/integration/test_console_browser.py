@@ -179,6 +179,8 @@ async def test_approve_a_replay_proposed_over_mcp_and_watch_its_timeline_advance
                     await page.wait_for_function(
                         "n => document.getElementById('progress').textContent.startsWith(n + ' /')", arg=n
                     )
+                # one more look at the screen after the last step, then the replay says completed
+                assert await agent.poll_once() is not None
             await page.wait_for_selector("#replay-state.completed")
             assert await still_same_page(page)
             assert await page.locator("svg.clicked circle.point").count() == 2
