@@ -98,7 +98,7 @@ async def test_a_nurse_teaches_over_mcp_and_the_learned_competence_replays_each_
         status = await llm.wait_replay(replay["replay_id"])
 
     assert status["state"] == "completed", (status.get("pause_reason"), status.get("pause_detail"), agent.lines[-8:])
-    steps = [a for a in status["actions"] if a["origin"] not in ("preflight", "closing")]  # not the looks before and after
+    steps = [a for a in status["actions"] if a["origin"] not in ("preflight", "closing")]  # not the two looks
     assert [a["verdict"] for a in steps] == ["SUCCESS"] * 5, status["actions"]
     effects = effects_of_observation(desktop.effects.since(mark))
     assert [e.detail["q"] for e in effects["search"]] == [taught.patient]
