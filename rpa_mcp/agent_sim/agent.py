@@ -34,6 +34,7 @@ from typing import Any
 
 import anyio
 import httpx2
+from rpa_agent.core.actions import NO_INPUT
 from rpa_agent.core.journal import DedupCache, Journal, attempt_key, person_retry_allows, ran
 
 from rpa_mcp.agent_sim import execute
@@ -253,7 +254,7 @@ class ReferenceAgent:
             return self._not_executed(action, "NON_RETRYABLE: the target application refused the input", False)
         if self._take("human_takeover", nth, action):
             self.desktop.click(0, 0, source="human")
-        if action.action_type.lower() not in execute.NO_INPUT:  # a look at the screen injects nothing
+        if action.action_type.lower() not in NO_INPUT:  # a look at the screen injects nothing
             self.desktop.before_action()
         if self._take("system_dialog", nth, action):
             self._raise_system_dialog()
