@@ -164,6 +164,7 @@ class FakeServer:
     resolve: dict[str, Any] = field(default_factory=lambda: {"resolved": False, "method": "not_found"})
     replay_state: str = "running"
     proceed: bool = True
+    knows_windows: bool = True  # False: a server of the previous release, whose resolve_target has no `windows`
 
     def action(self, action_id: str = "a1", attempt_id: str = "t1", **fields: Any) -> dict[str, Any]:
         now = time.time()
@@ -191,6 +192,9 @@ class FakeServer:
         kind = path.rsplit("/", 1)[-1]
         self.sent.append((kind, body))
         if kind == "resolve_target":
+            if "windows" in body and not self.knows_windows:  # as the server's validation names an unknown field
+                problem = {"field": "windows", "problem": "Extra inputs are not permitted"}
+                return 422, {"code": "invalid-input", "details": {"field": "windows", "errors": [problem]}}
             return 200, self.resolve
         if kind in ("receipt", "start", "heartbeat") and self.protocol < 2:
             return 404, {"title": "Not Found"}

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from rpa_agent.core.journal import Journal
 from rpa_agent.core.wire import PROTOCOL_HEADER, PROTOCOL_VERSION
+from rpa_agent.port import Window
 
-from .fakes import FakeDesktop, FakeHttp, FakeServer, handle_next, make_agent
+from .fakes import FakeDesktop, FakeHttp, FakeServer, FakeWindows, handle_next, make_agent
+
+
+class StackedWindows(FakeWindows):
+    def stacked(self) -> list[Window]:
+        return [Window(1, "Dossier patient", 10, "chromium", (0, 0, 800, 600))]
 
 
 def test_every_request_says_the_protocol_the_agent_speaks() -> None:
@@ -35,3 +41,17 @@ def test_a_server_speaking_a_newer_protocol_gets_nothing_executed() -> None:
     handle_next(make_agent(server, desktop, Journal(":memory:"), lines))
     assert desktop.input.sent == [] and server.results[0]["error"].startswith("PROTOCOL")
     assert any("update the agent" in line for line in lines)
+
+
+def test_a_server_of_the_previous_release_is_asked_without_the_windows_it_does_not_know() -> None:
+    server, desktop = FakeServer(knows_windows=False), FakeDesktop()
+    desktop.windows = StackedWindows()
+    server.resolve = {"resolved": True, "x": 33, "y": 44, "method": "ocr"}
+    server.action(action_id="a1", target={"label": "Imagerie"})
+    server.action(action_id="a2", target={"label": "Imagerie"})
+    agent = make_agent(server, desktop, Journal(":memory:"))
+    handle_next(agent)
+    handle_next(agent)
+    asked = [body for kind, body in server.sent if kind == "resolve_target"]
+    assert ["windows" in body for body in asked] == [True, False, False]  # refused once, then never sent
+    assert desktop.input.sent == [("click", 33, 44, "left", 1)] * 2

@@ -131,6 +131,13 @@ async def test_error_answers_of_the_agent_wire_are_problem_documents(server):
             "/api/v1/resolve_target", {"image": {"png_base64": "bm90IGFuIGltYWdl"}, "target_spec": {}}
         )
         assert bad_image.status == 422 and bad_image.body["code"] == "image-rejected"
+        # A field this server does not know is named: a newer agent drops it and asks again.
+        later = await agent.post(
+            "/api/v1/resolve_target",
+            {"image": {"png_base64": png(200)}, "target_spec": {}, "later_field": []},
+            conforming=False,
+        )
+        assert later.status == 422 and later.body["details"]["field"] == "later_field"
         agent.version = "two"
         assert (await agent.next(wait=0)).status == 422
 

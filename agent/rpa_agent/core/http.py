@@ -37,6 +37,7 @@ class Http:
         self.base_url = base_url.rstrip("/")
         self.headers = dict(headers or {})
         self.timeout = timeout
+        self.refused_fields: set[str] = set()  # optional request fields this server refused by name (older)
 
     def get(self, path: str, *, params: dict[str, Any] | None = None, timeout: float | None = None) -> Response:
         query = f"?{urllib.parse.urlencode(params)}" if params else ""

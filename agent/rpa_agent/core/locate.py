@@ -15,7 +15,7 @@ from typing import Any
 
 from rpa_agent.core import wire
 from rpa_agent.core.actions import ANY_CLICK, CHOICES
-from rpa_agent.core.http import Http
+from rpa_agent.core.http import Http, Response
 from rpa_agent.core.wire import NextAction, WireError
 
 RESOLVE_PATH = "/api/v1/resolve_target"
@@ -105,16 +105,33 @@ def ask_server(
         "window_title": window_title,
         "machine_id": machine_id,  # the target memory read is this workstation's own
     }
-    if windows:
+    if windows and "windows" not in http.refused_fields:
         body["windows"] = windows[:MAX_WINDOWS]
     wire.outgoing("resolve", body)
     response = http.post(RESOLVE_PATH, body)
+    if "windows" in body and refuses_field(response, "windows"):
+        # A server of the protocol's previous release knows no `windows`: ask without it, from now on.
+        http.refused_fields.add("windows")
+        del body["windows"]
+        response = http.post(RESOLVE_PATH, body)
     if response.status_code >= 400:
         return _unresolved(f"resolve_target answered HTTP {response.status_code}")
     try:
         return wire.validate("resolve-target-answer", response.json())
     except (ValueError, WireError) as exc:
         return _unresolved(f"resolve_target's answer breaks the wire contract: {exc}")
+
+
+def refuses_field(response: Response, name: str) -> bool:
+    """Whether the server answered 422 naming the request field `name` (a field it does not know)."""
+    if response.status_code != 422:
+        return False
+    try:
+        details = response.json().get("details") or {}
+    except (ValueError, AttributeError):
+        return False
+    named = [details.get("field"), *((e or {}).get("field") for e in details.get("errors") or [])]
+    return name in named
 
 
 def located(data: dict[str, Any]) -> Located:
