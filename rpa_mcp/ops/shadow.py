@@ -147,7 +147,10 @@ class FeedbackInput(StrictModel):
             "or the row it chose by its label, becomes the workflow parameter {{name}}), set_outcome (step_index "
             "and outcome_text: what the application shows once the step is done; a replay counts the step done "
             "only when it is seen), clear_outcome (step_index: the step shows nothing checkable), set_class "
-            "(step_index and step_class and/or uncheckable)."
+            "(step_index and step_class and/or uncheckable), retarget (step_index and target_label and/or "
+            "target_point: the step acts on another element of its screenshot), set_value (step_index and value: "
+            "the text a typing step types or the option a drop-down step chooses; or checked: the state a check box "
+            "step leaves)."
         )
     )
     step_index: int | None = Field(None, description="The step, counted from 1 as shown.")
@@ -181,6 +184,19 @@ class FeedbackInput(StrictModel):
     outcome_kind: OutcomeKind | None = Field(
         None, description="For set_outcome: message (default), heading, dialog, window_title, field_value or row."
     )
+    target_label: str | None = Field(
+        None,
+        max_length=200,
+        description="For retarget: the visible text of the element the step must act on, as on the step's screenshot.",
+    )
+    target_point: tuple[int, int] | None = Field(
+        None,
+        description="For retarget: [x, y] in the pixels of the step's screenshot, on (or beside) the element's text.",
+    )
+    value: str | None = Field(
+        None, max_length=1000, description="For set_value: the text to type, or the option to choose."
+    )
+    checked: bool | None = Field(None, description="For set_value: the state a check box step leaves (true: ticked).")
 
 
 class FeedbackOut(StrictModel):
@@ -209,6 +225,10 @@ async def shadow_feedback(ctx: OpContext, args: FeedbackInput) -> FeedbackOut:
             uncheckable=args.uncheckable,
             outcome_text=args.outcome_text,
             outcome_kind=args.outcome_kind,
+            target_label=args.target_label,
+            target_point=args.target_point,
+            value=args.value,
+            checked=args.checked,
         )
 
     return FeedbackOut.model_validate(await anyio.to_thread.run_sync(run))

@@ -66,6 +66,11 @@ class StepOut(StrictModel):
         "element in the pixels of the frame before the click (with frame_size; absent when unknown), element, "
         "x_pct, y_pct, window_title, anchor_ref, ..."
     )
+    screenshot: str | None = Field(
+        None,
+        description="rpa://screenshots/<id>: the screen the step began on (read it to show the person what the "
+        "step acts on; shadow_feedback retarget takes a target_point in its pixels).",
+    )
     params: dict[str, Any] = Field(description="Action parameters (typed text, keys, direction, ...).")
     status: Literal["proposed", "validated", "corrected"] = Field(description="Review status.")
     window_before: str | None = Field(description="Window title when the step began.")

@@ -13,6 +13,11 @@ one value (two steps may share a parameter only when they used the same value).
 ``set_outcome`` (`step_index`, `outcome_text`, optional `outcome_kind`: message, heading, dialog,
 window_title, field_value, row) says what the step must show to count as done at replay (a
 parameter may appear as ``{{name}}``); ``clear_outcome`` says the step shows nothing checkable.
+
+``retarget`` (`step_index`, and the new target found on the step's screenshot by the service:
+see `shadow.retarget`) makes the step act on another element. ``set_value`` (`step_index`, `value`
+or `checked`) sets what a typing step types, the option a drop-down step chooses, or the state a
+check box step leaves; a step whose value is a parameter takes it from each run instead.
 """
 
 from __future__ import annotations
@@ -36,7 +41,11 @@ FeedbackAction = Literal[
     "set_class",
     "set_outcome",
     "clear_outcome",
+    "retarget",
+    "set_value",
 ]
+VALUE_ACTIONS = {"type_text": "text", "select_option": "option"}  # action type -> the param its value sets
+MAX_VALUE = 1000
 ACTIONS: tuple[str, ...] = get_args(FeedbackAction)
 MAX_INTENT = 200
 MAX_OUTCOME = 500
@@ -65,6 +74,9 @@ def apply_feedback(
     uncheckable: bool | None = None,
     outcome_text: str | None = None,
     outcome_kind: str | None = None,
+    target: dict[str, Any] | None = None,
+    value: str | None = None,
+    checked: bool | None = None,
 ) -> tuple[list[Segment], str]:
     """Returns the new segments and a one-line summary of what changed.
 
@@ -74,6 +86,7 @@ def apply_feedback(
     _check_parameter_arguments(action, name, description)
     _check_class_arguments(action, step_index, step_class, uncheckable)
     _check_outcome_arguments(action, step_index, outcome_text, outcome_kind)
+    _check_value_arguments(action, step_index, target, value, checked)
     segs = [Segment.from_dict(s.to_dict()) for s in segments]
     if action == "cancel":
         return [], f"cancelled: {len(segs)} step(s) dropped"
@@ -120,6 +133,12 @@ def apply_feedback(
     if action == "clear_outcome":
         seg.outcome, seg.updated_at = {}, now
         return segs, f"step {step_index} has no outcome to check: a replay cannot verify it"
+    if action == "retarget":
+        assert target is not None
+        seg.retarget, seg.status, seg.updated_at = dict(target), "corrected", now
+        return segs, f"step {step_index} now acts on {target['label']!r}"
+    if action == "set_value":
+        return segs, _set_value(seg, step_index, steps, value, checked, now)
     if action == "merge_next":
         if step_index == len(segs):
             raise FeedbackRejected(f"step {step_index} is the last step: there is no next step to merge it with")
@@ -195,6 +214,56 @@ def _check_class_arguments(
         raise FeedbackRejected("set_class needs step_class (navigation, input or irreversible) or uncheckable")
     if step_class is not None and step_class not in STEP_CLASSES:
         raise FeedbackRejected(f"step_class {step_class!r} is not a class: use one of {', '.join(STEP_CLASSES)}")
+
+
+def _check_value_arguments(
+    action: str, step_index: int | None, target: dict[str, Any] | None, value: str | None, checked: bool | None
+) -> None:
+    if action == "retarget":
+        if step_index is None:
+            raise FeedbackRejected("retarget needs step_index and target_label or target_point")
+        if target is None:
+            raise FeedbackRejected("retarget needs target_label (the element's visible text) or target_point")
+    if action == "set_value":
+        if step_index is None or (value is None) == (checked is None):
+            raise FeedbackRejected(
+                "set_value needs step_index and one of value (text typed, option chosen) or checked (true/false)"
+            )
+        if value is not None and not value.strip():
+            raise FeedbackRejected("value: give the text to type or the option to choose (it is empty)")
+        if value is not None and len(value) > MAX_VALUE:
+            raise FeedbackRejected(f"value: at most {MAX_VALUE} characters (it has {len(value)})")
+
+
+def _set_value(
+    seg: Segment,
+    step_index: int,
+    steps: Sequence[Mapping[str, Any]] | None,
+    value: str | None,
+    checked: bool | None,
+    now: float,
+) -> str:
+    """Set what the step types, chooses or leaves ticked; its one-line summary."""
+    assert steps is not None
+    kind = steps[step_index - 1].get("action_type")
+    if seg.parameter:
+        raise FeedbackRejected(
+            f"step {step_index} takes its value from the parameter {{{{{seg.parameter['name']}}}}} at each run: "
+            "give it there"
+        )
+    if checked is not None:
+        if kind != "set_checked":
+            raise FeedbackRejected(f"checked: step {step_index} is a {kind} step, not a check box (set_checked) step")
+        seg.value, seg.status, seg.updated_at = {"checked": checked}, "corrected", now
+        return f"step {step_index} leaves the box {'ticked' if checked else 'unticked'}"
+    assert value is not None
+    if kind not in VALUE_ACTIONS:
+        raise FeedbackRejected(
+            f"value: step {step_index} is a {kind} step: only a typing (type_text) or drop-down (select_option) "
+            "step has a value"
+        )
+    seg.value, seg.status, seg.updated_at = {VALUE_ACTIONS[str(kind)]: value}, "corrected", now
+    return f"step {step_index} now {'types' if kind == 'type_text' else 'chooses'} {value!r}"
 
 
 def _check_parameter_arguments(action: str, name: str | None, description: str | None) -> None:

@@ -29,7 +29,7 @@ class StoredScreens:
         self.traces, self.ocr, self.session_id, self.max_pixels = traces, ocr, session_id, max_pixels
         self._frames: OrderedDict[str, np.ndarray | None] = OrderedDict()
 
-    def _frame(self, shot: str) -> np.ndarray | None:
+    def frame(self, shot: str) -> np.ndarray | None:
         if shot in self._frames:
             self._frames.move_to_end(shot)
             return self._frames[shot]
@@ -52,7 +52,7 @@ class StoredScreens:
         if isinstance(cached, dict) and cached.get("pair") == [before, after]:
             text = cached.get("text")
             return str(text) if text else None
-        a, b = self._frame(before), self._frame(after)
+        a, b = self.frame(before), self.frame(after)
         text = None
         if a is not None and b is not None:
             box = (int(exclude[0]), int(exclude[1]), int(exclude[2]), int(exclude[3])) if exclude else None
@@ -72,7 +72,7 @@ class StoredScreens:
         cached = facts.get("opened")
         if isinstance(cached, dict) and cached.get("pair") == [before, after]:
             return str(cached["text"]) if cached.get("text") else None
-        a, b = self._frame(before), self._frame(after)
+        a, b = self.frame(before), self.frame(after)
         text = None
         if a is not None and b is not None and a.shape == b.shape:
             box = (int(exclude[0]), int(exclude[1]), int(exclude[2]), int(exclude[3])) if exclude else None
@@ -87,7 +87,7 @@ class StoredScreens:
     def same_screen(self, a: str, b: str) -> bool | None:
         if a == b:
             return True
-        fa, fb = self._frame(a), self._frame(b)
+        fa, fb = self.frame(a), self.frame(b)
         if fa is None or fb is None or fa.shape != fb.shape:
             return None
         diff = cv2.absdiff(fa, fb)

@@ -50,6 +50,8 @@ class Segment:
     uncheckable: bool = False  # a person declared its outcome cannot be checked on screen
     # the step's post-condition set by feedback: {"kind", "text", "source": "person"}; {} = none (cleared)
     outcome: dict[str, Any] | None = None
+    retarget: dict[str, Any] | None = None  # another element a person named (shadow.retarget)
+    value: dict[str, Any] | None = None  # {"text"|"option"|"checked": ...} set by the set_value feedback
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}

@@ -32,6 +32,7 @@ from rpa_mcp.shadow.masking import mask_event
 from rpa_mcp.shadow.observer import ObserverState
 from rpa_mcp.shadow.ports import TraceRepository
 from rpa_mcp.shadow.postconditions import LOOK_AHEAD
+from rpa_mcp.shadow.retarget import retarget_spec
 from rpa_mcp.shadow.screens import StoredScreens
 from rpa_mcp.shadow.segmenter import IDLE_GAP_S, place
 from rpa_mcp.shadow.shots import SCREENSHOT_URI, BatchShots, Shot
@@ -379,6 +380,10 @@ class ShadowService:
         uncheckable: bool | None = None,
         outcome_text: str | None = None,
         outcome_kind: str | None = None,
+        target_label: str | None = None,
+        target_point: tuple[int, int] | None = None,
+        value: str | None = None,
+        checked: bool | None = None,
     ) -> dict[str, Any]:
         args = {
             "step_index": step_index,
@@ -390,6 +395,10 @@ class ShadowService:
             "uncheckable": uncheckable,
             "outcome_text": outcome_text,
             "outcome_kind": outcome_kind,
+            "target_label": target_label,
+            "target_point": list(target_point) if target_point else None,
+            "value": value,
+            "checked": checked,
         }
         args = {k: v for k, v in args.items() if v is not None}
         with self._lock:
@@ -401,7 +410,10 @@ class ShadowService:
                 types = None
                 if action in ("merge_next", "split"):
                     types = {e["idx"]: e["event"]["type"] for e in self.traces.events(session_id, state.start_idx)}
-                steps = self._understood(session_id, state) if action == "parameterize" else None
+                steps = self._understood(session_id, state) if action in ("parameterize", "set_value") else None
+                target = None
+                if action == "retarget":
+                    target = self._retarget(session_id, state, step_index, target_label, target_point)
                 segments, summary = apply_feedback(
                     state.segments,
                     action,
@@ -417,6 +429,9 @@ class ShadowService:
                     uncheckable=uncheckable,
                     outcome_text=outcome_text,
                     outcome_kind=outcome_kind,
+                    target=target,
+                    value=value,
+                    checked=checked,
                 )
             except FeedbackRejected as rejected:
                 self.traces.add_feedback(
@@ -443,6 +458,32 @@ class ShadowService:
             steps = self._understood(session_id, state)
         self._changed(session_id)
         return {"status": "feedback_applied", "session_id": session_id, "message": summary, "steps": steps}
+
+    def _retarget(
+        self,
+        sid: str,
+        state: ObserverState,
+        step_index: int | None,
+        label: str | None,
+        point: tuple[int, int] | None,
+    ) -> dict[str, Any] | None:
+        """The element a person named for a step, found on the step's screenshot (None: arguments missing,
+        refused by `apply_feedback`)."""
+        if step_index is None or (label is None and point is None):
+            return None
+        if not 1 <= step_index <= len(state.segments):
+            count = len(state.segments)
+            raise FeedbackRejected(f"step_index {step_index} does not exist: steps are numbered 1 to {count}")
+        step = self._understood(sid, state)[step_index - 1]
+        shot = (step.get("screenshot") or "").removeprefix(SCREENSHOT_URI)
+        if not shot:
+            raise FeedbackRejected(f"step {step_index} has no screenshot to find the element on: correct its intent")
+        frame = StoredScreens(self.traces, self.ocr, sid, max_pixels=self.max_pixels).frame(shot)
+        if frame is None:
+            raise FeedbackRejected(f"step {step_index}'s screenshot cannot be read back: correct its intent")
+        bbox = step.get("target", {}).get("bbox")
+        near = (int(bbox[0] + bbox[2] / 2), int(bbox[1] + bbox[3] / 2)) if bbox else None
+        return retarget_spec(frame, self.ocr.read(frame), step_index=step_index, label=label, point=point, near=near)
 
     def build(
         self, session_id: str, name: str, domain: str = "generic", require_all_validated: bool = False
@@ -588,7 +629,13 @@ class ShadowService:
             return cached.steps
         reuse = cached.by_key if cached and cached.locale == locale else {}
         keys = [
-            (tuple(seg.events), seg.status, seg.intent, seg.updated_at, repr(seg.parameter), repr(seg.outcome))
+            (
+                tuple(seg.events),
+                seg.status,
+                seg.intent,
+                seg.updated_at,
+                *map(repr, (seg.parameter, seg.outcome, seg.retarget, seg.value)),
+            )
             for seg in state.segments
         ]  # what feedback changes is in the key: a step parameterized in the same clock tick is derived again
         last = len(keys) - 2

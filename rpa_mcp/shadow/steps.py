@@ -27,7 +27,9 @@ from rpa_mcp.shadow.postconditions import (
     shot_before,
     wants_toast,
 )
+from rpa_mcp.shadow.retarget import retargeted
 from rpa_mcp.shadow.segment import Segment
+from rpa_mcp.shadow.shots import SCREENSHOT_URI
 from rpa_mcp.shadow.suggestions import suggest
 from rpa_mcp.shadow.targets import clean_label
 
@@ -86,14 +88,14 @@ def derive_steps(
         notes, shot_after = after_step(rows, last_pos)
         notes = notified(evs) + notes
         actions = [(i, e, f) for i, e, f in evs if e.get("type") != "screenshot"]
-        toast = opened = None
-        if screens is not None and shot_after and actions and wants_toast(d.action_type, actions):
+        toast = opened = shot = None
+        if actions:
             principal = next((x for x in reversed(actions) if x[1].get("type") != "focus"), actions[-1])
             shot = shot_before(rows, position.get(principal[0]), principal[2])
-            if shot and shot != shot_after:
-                toast = screens.toast(actions[-1][0], shot, shot_after, d.target.get("bbox"))
-                if toast is None and after == before:  # a form opened inside the same window
-                    opened = screens.opened(actions[-1][0], shot, shot_after, d.target.get("bbox"))
+        if screens is not None and shot and shot_after and shot != shot_after and wants_toast(d.action_type, actions):
+            toast = screens.toast(actions[-1][0], shot, shot_after, d.target.get("bbox"))
+            if toast is None and after == before:  # a form opened inside the same window
+                opened = screens.opened(actions[-1][0], shot, shot_after, d.target.get("bbox"))
         post, expected = collect(
             action_type=d.action_type,
             window_before=before,
@@ -105,7 +107,7 @@ def derive_steps(
         )
         if opened:
             post.append({"kind": "dialog_opened", "text": opened})
-        if shown := value_shown(d.action_type, d.params):
+        if shown := value_shown(d.action_type, {**d.params, **(seg.value or {})}):
             post.insert(0, shown)
         same = None
         if seg.kind == "detour" and screens is not None:
@@ -113,6 +115,13 @@ def derive_steps(
             same = screens.same_screen(shot_then, shot_after) if shot_then and shot_after else None
         suggestions = suggest(seg, d, locale, screen_same=same)  # names settled over all steps by the caller
         params, target, intent, value = dict(d.params), dict(d.target), d.intent, d.value
+        if seg.retarget:  # a person named another element of the step's screenshot
+            intent = _renamed(intent, target.get("label") or target.get("by_text"), seg.retarget["label"])
+            target = retargeted(target, seg.retarget)
+        if seg.value:  # a person set what the step types, chooses or leaves ticked
+            params |= seg.value
+            if "checked" not in seg.value:
+                intent, value = _renamed(intent, value, next(iter(seg.value.values()))), next(iter(seg.value.values()))
         identity = identity_of(d.action_type, target, seg.parameter)  # before a parameter replaces the label
         parameter = None
         if seg.parameter:
@@ -130,6 +139,7 @@ def derive_steps(
             "value": value,
             "events": list(seg.events),
             "target": target,
+            "screenshot": f"{SCREENSHOT_URI}{shot}" if shot else None,  # the screen the step began on
             "params": params,
             "status": seg.status,
             "window_before": before,
@@ -152,6 +162,12 @@ def derive_steps(
             step["original_intent"] = d.intent
         out[p] = step
     return out
+
+
+def _renamed(intent: str, old: Any, new: str) -> str:
+    """The intent naming `new` where it quoted `old` (as the understanding quotes screen text)."""
+    shown = clean_label(old, limit=40) if isinstance(old, str) else None
+    return intent.replace(f"'{shown}'", f"'{clean_label(new, limit=40) or new}'") if shown else intent
 
 
 def _began_on(segments: Sequence[Segment], p: int, window: str | None) -> bool:
