@@ -126,9 +126,10 @@ def derive_steps(
         parameter = None
         if seg.parameter:
             parameter, intent = _parameterized(seg.parameter, d.action_type, params, target, intent, value)
-        confidence = (
-            1.0 if seg.intent else round(calibration.confidence(d.action_type, d.evidence, d.pattern, d.confidence), 2)
-        )
+        confidence = calibration.confidence(d.action_type, d.evidence, d.pattern, d.confidence)
+        if d.pattern == "uncertain":  # what the step does was not seen whole: no table makes it surer
+            confidence = min(confidence, d.confidence)
+        confidence = 1.0 if seg.intent else round(confidence, 2)
         step: dict[str, Any] = {
             "index": p + 1,
             "intent": seg.intent or intent,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rpa_mcp.shadow.calibration import ASK_BELOW, Calibration
 from rpa_mcp.shadow.ir import build_ir
 from rpa_mcp.shadow.service import ShadowService
 from rpa_mcp.testing import FakeOcr
@@ -72,6 +73,16 @@ def test_an_option_nothing_read_is_kept_uncertain_and_asked_first(shadow: Shadow
     assert choice["action_type"] == "select_option" and choice["params"] == {}
     assert choice["confidence"] < 0.8 and choice["shape"] == "uncertain"
     assert shadow.understanding("s1")["review"]["ask_first"] == [1]
+
+
+def test_an_uncertain_step_stays_below_the_ask_first_line_whatever_the_calibration_table_says(make_service) -> None:
+    sure_table = Calibration({"select_option|uia": (200, 200), "select_option|uia|uncertain": (200, 200)})
+    service = make_service(calibration=sure_table)
+    steps = steps_of(
+        service,
+        [ev("click", 1.0, x=400, y=300, element=COMBO, **AT), ev("click", 2.5, x=400, y=360, element=UNDER, **AT)],
+    )
+    assert steps[-1]["shape"] == "uncertain" and steps[-1]["confidence"] < ASK_BELOW
 
 
 def test_the_combo_clicked_again_closes_its_list_and_the_next_click_is_a_step_of_its_own(
