@@ -31,6 +31,9 @@ class Evidence:
         return CONFIDENCE[self.source]
 
 
+MIN_LABEL_CHARS = 2
+
+
 def clean_label(text: str | None, *, limit: int = MAX_LABEL) -> str | None:
     """Screen or UIA text fit to quote in an intent: one line, no control characters, capped."""
     if not text:
@@ -50,12 +53,18 @@ def plain_text(text: str | None) -> str | None:
     return text[:MAX_MATCH_TEXT] or None
 
 
+def names_something(text: str) -> bool:
+    """Whether OCR text can name what was clicked: two letters or digits at least (a lone '/' or '-' read
+    near the click is a fragment of a placeholder or a separator, not a label)."""
+    return sum(ch.isalnum() for ch in text) >= MIN_LABEL_CHARS
+
+
 def click_evidence(event: dict[str, Any], facts: dict[str, Any]) -> Evidence:
     element = event.get("element") or {}
     if clean_label(element.get("name")) and not is_container(element):
         return Evidence(clean_label(element.get("name")), "uia")
     ocr = facts.get("ocr") or {}
-    if clean_label(ocr.get("text")):
+    if clean_label(ocr.get("text")) and names_something(ocr["text"]):
         return Evidence(clean_label(ocr.get("text")), "ocr")
     title = clean_label(event.get("window_title") or facts.get("wb"))
     if title:

@@ -156,3 +156,25 @@ def test_a_malformed_uia_rectangle_is_invalid_input_naming_the_field(shadow: Sha
     with pytest.raises(InvalidInput) as err:
         shadow.ingest([ev("click", 1.0, x=1, y=1, element={"bbox": [1, 2, 3]})])
     assert err.value.details["field"] == "events[0].element.bbox"
+
+
+@pytest.mark.parametrize(("read", "named"), [("/", False), ("- -", False), ("jj/mm/aaaa", True), ("OK", True)])
+def test_ocr_text_names_a_clicked_field_only_when_it_holds_two_letters_or_digits(
+    make_service, read: str, named: bool
+) -> None:
+    # A date field without an accessible name: OCR near the click reads what is there.
+    service = make_service(ocr=FakeOcr(lines=[OcrLine(read, (140, 30, 40, 18), 0.97)]))
+    at = {"window_title": "Prélèvement", "app": "chromium", "locale": "fr-FR"}
+    service.ingest(
+        [
+            ev("screenshot", 0.5, screenshot=frame_b64(), screen_width=960, screen_height=540, **at),
+            ev("click", 1.0, x=400, y=300, element={"role": "Edit"}, **at),
+            ev("type", 2.0, text="12/03/2026", **at),
+        ]
+    )
+    step = service.understanding("s1")["steps"][-1]
+    assert step["action_type"] == "type_text"
+    if named:
+        assert step["target"]["by_text"] == read
+    else:  # the placeholder's fragment is not the field's name, and the step is asked about first
+        assert step["target"]["by_text"] != read and step["confidence"] < 0.8, step
