@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from rpa_mcp.shadow.feedback import FeedbackRejected
-from rpa_mcp.validation.locate import find_label
+from rpa_mcp.validation.locate import distance_to_box, find_label
 from rpa_mcp.vision.ocr import OcrLine
 
 POINT_REACH = 24  # px: a point this close to a text's box designates it
@@ -71,18 +71,9 @@ def retarget_spec(
 
 
 def _line_at(lines: list[OcrLine], point: tuple[int, int]) -> OcrLine | None:
-    px, py = point
-    best: tuple[float, OcrLine] | None = None
-    for line in lines:
-        if not line.text.strip():
-            continue
-        x, y, w, h = line.bbox
-        dx = max(x - px, 0, px - (x + w))
-        dy = max(y - py, 0, py - (y + h))
-        distance = float((dx * dx + dy * dy) ** 0.5)
-        if distance <= POINT_REACH and (best is None or distance < best[0]):
-            best = (distance, line)
-    return best[1] if best else None
+    near = [(distance_to_box(point, line.bbox), line) for line in lines if line.text.strip()]
+    near = [(d, line) for d, line in near if d <= POINT_REACH]
+    return min(near, key=lambda pair: pair[0])[1] if near else None
 
 
 # Target keys that describe the demonstrated element: they go when a person names another one.

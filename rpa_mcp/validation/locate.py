@@ -71,7 +71,7 @@ def match_score(read: str, label: str) -> tuple[float, float, float]:
     return ratio, 0.0, 1.0
 
 
-def _distance(point: tuple[int, int], box: BBox) -> float:
+def distance_to_box(point: tuple[int, int], box: BBox) -> float:
     px, py = point
     x, y, w, h = box
     dx = max(x - px, 0, px - (x + w))
@@ -91,7 +91,7 @@ def find_label(lines: list[OcrLine], origin: tuple[int, int], label: str, point:
         if (start, end) != (0.0, 1.0):  # keep only the part of the line that holds the label
             x, w = x + round(start * w), max(4, round((end - start) * w))
         box = (ox + x, oy + y, w, h)
-        hits.append(LabelHit(box, line.text, score, _distance(point, box)))
+        hits.append(LabelHit(box, line.text, score, distance_to_box(point, box)))
     if not hits:
         return None
     best = max(h.score for h in hits)
