@@ -54,12 +54,16 @@ class _FakeNode:
 class FakeUia(_FakeNode):
     control_type_: int = 50000
     password: bool = False
+    toggle: int | None = None  # TogglePattern's state; None: no pattern
 
     def control_type(self) -> int:
         return self.control_type_
 
     def is_password(self) -> bool:
         return self.password
+
+    def toggle_state(self) -> int | None:
+        return self.toggle
 
 
 @dataclass

@@ -69,3 +69,16 @@ def test_an_msaa_check_box_says_its_state_and_a_button_none() -> None:
 
 def test_nothing_under_the_point_is_none() -> None:
     assert Accessibility(FakeWin32(uia=None)).element_at(0, 0) is None
+
+
+@pytest.mark.parametrize(("toggle", "checked"), [(1, True), (0, False), (2, None), (None, None)])
+def test_a_ui_automation_check_box_says_its_toggle_state(toggle: int | None, checked: bool | None) -> None:
+    box = FakeUia("Urgent", control_type_=50002, toggle=toggle)  # CheckBox; 2: indeterminate, None: no pattern
+    element = Accessibility(FakeWin32(uia=box)).element_at(0, 0)
+    assert element is not None and (element.role, element.checked) == ("CheckBox", checked)
+
+
+def test_a_ui_automation_button_has_no_checked_state_even_with_a_toggle_pattern() -> None:
+    toggle_button = FakeUia("Gras", control_type_=50000, toggle=1)
+    element = Accessibility(FakeWin32(uia=toggle_button)).element_at(0, 0)
+    assert element is not None and element.checked is None

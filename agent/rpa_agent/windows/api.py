@@ -125,6 +125,10 @@ class UiaNode(Protocol):
         """ValuePattern's current value, None without the pattern."""
         ...
 
+    def toggle_state(self) -> int | None:
+        """TogglePattern's current state (0 off, 1 on, 2 indeterminate), None without the pattern."""
+        ...
+
 
 class MsaaNode(Protocol):
     """An IAccessible and its child id; each property is read only when asked."""

@@ -25,6 +25,7 @@ OBJID_CLIENT = -4
 CHILDID_SELF = 0
 VT_I4, VT_BSTR = 3, 8
 UIA_VALUE_PATTERN_ID = 10002
+UIA_TOGGLE_PATTERN_ID = 10015
 
 # IUIAutomation (55 methods after IUnknown's 3), then IUIAutomation2 (Windows 8+)
 UIA_ELEMENT_FROM_POINT, UIA_GET_FOCUSED_ELEMENT = 7, 8
@@ -34,8 +35,9 @@ CONNECTION_TIMEOUT_MS, TRANSACTION_TIMEOUT_MS = 2000, 5000
 QUERY_INTERFACE = 0
 # IUIAutomationElement
 EL_GET_CURRENT_PATTERN_AS, EL_CONTROL_TYPE, EL_NAME, EL_IS_PASSWORD, EL_BOUNDING_RECTANGLE = 14, 21, 23, 35, 43
-# IUIAutomationValuePattern
+# IUIAutomationValuePattern, IUIAutomationTogglePattern
 VALUE_GET_CURRENT_VALUE = 4
+TOGGLE_GET_CURRENT_STATE = 4
 # IAccessible (IDispatch's four after IUnknown's three)
 ACC_NAME, ACC_VALUE, ACC_ROLE, ACC_STATE, ACC_LOCATION = 10, 11, 13, 14, 22
 RELEASE = 2
@@ -56,6 +58,7 @@ CLSID_CUIAutomation = GUID.parse("ff48dba4-60ef-4201-aa87-54103eef594e")
 IID_IUIAutomation = GUID.parse("30cbe57d-d9d0-452a-ab13-7ac5ac4825ee")
 IID_IUIAutomation2 = GUID.parse("34723aff-0c9d-49d0-9896-7ab52df8cd8a")
 IID_IUIAutomationValuePattern = GUID.parse("a94cd8b1-0844-4cd6-9d2d-640537ab39e9")
+IID_IUIAutomationTogglePattern = GUID.parse("94cf8058-9b8d-4ab9-8bfd-4cd0a33c8c70")
 IID_IAccessible = GUID.parse("618736e0-3c3d-11cf-810c-00aa00389b71")
 
 
@@ -124,14 +127,24 @@ class UiaElement(_ComObject):
         return rect.box() if hresult == 0 else None
 
     def value(self) -> str | None:
+        pattern = self._pattern(UIA_VALUE_PATTERN_ID, IID_IUIAutomationValuePattern)
+        return pattern._bstr(VALUE_GET_CURRENT_VALUE) if pattern is not None else None
+
+    def toggle_state(self) -> int | None:
+        pattern = self._pattern(UIA_TOGGLE_PATTERN_ID, IID_IUIAutomationTogglePattern)
+        if pattern is None:
+            return None
+        out = c_int()
+        hresult = _method(pattern.pointer, TOGGLE_GET_CURRENT_STATE, POINTER(c_int))(pattern.pointer, byref(out))
+        return int(out.value) if hresult == 0 else None
+
+    def _pattern(self, pattern_id: int, iid: GUID) -> _ComObject | None:
+        """The element's control pattern as the interface `iid` (released with it), None without it."""
         pattern = c_void_p()
         get = _method(self.pointer, EL_GET_CURRENT_PATTERN_AS, c_int, POINTER(GUID), POINTER(c_void_p))
-        if get(self.pointer, UIA_VALUE_PATTERN_ID, byref(IID_IUIAutomationValuePattern), byref(pattern)) != 0:
+        if get(self.pointer, pattern_id, byref(iid), byref(pattern)) != 0 or not pattern.value:
             return None
-        if not pattern.value:
-            return None
-        holder = _ComObject(self._com, pattern.value)
-        return holder._bstr(VALUE_GET_CURRENT_VALUE)
+        return _ComObject(self._com, pattern.value)
 
 
 class MsaaElement(_ComObject):

@@ -2,8 +2,9 @@
 
 Roles use UI Automation's control type names. A password field is masked both ways: UIA's
 IsPassword, MSAA's STATE_SYSTEM_PROTECTED; its value is never read. A check box's (radio button's)
-state comes from MSAA's STATE_SYSTEM_CHECKED; UI Automation's TogglePattern is not read yet (the
-agent then asks the server to read the box beside its label).
+state comes from UI Automation's TogglePattern (on, off; an indeterminate box or a radio button,
+which has no TogglePattern, gives no state) or MSAA's STATE_SYSTEM_CHECKED; without a state the
+agent asks the server to read the box beside its label.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ logger = logging.getLogger(__name__)
 STATE_SYSTEM_CHECKED = 0x10
 STATE_SYSTEM_PROTECTED = 0x20000000
 CHECKABLE = frozenset({"CheckBox", "RadioButton"})
+TOGGLE_STATES: dict[int | None, bool] = {0: False, 1: True}  # ToggleState_Off, _On; 2 (indeterminate): unknown
 
 UIA_CONTROL_TYPES = {
     50000: "Button", 50001: "Calendar", 50002: "CheckBox", 50003: "ComboBox", 50004: "Edit",
@@ -46,7 +48,9 @@ MSAA_ROLES = {
 def from_uia(node: UiaNode) -> Element:
     password = node.is_password()
     role = UIA_CONTROL_TYPES.get(node.control_type(), "Custom")
-    return Element(node.name(), role, node.box(), is_password=password, value=None if password else node.value())
+    checked = TOGGLE_STATES.get(node.toggle_state() if role in CHECKABLE else None)
+    value = None if password else node.value()
+    return Element(node.name(), role, node.box(), is_password=password, value=value, checked=checked)
 
 
 def from_msaa(node: MsaaNode) -> Element:
