@@ -19,6 +19,7 @@ from rpa_agent.windows.api import (
     WM_LBUTTONDOWN,
     WM_LBUTTONUP,
     WM_MOUSEMOVE,
+    ControlInfo,
     KeyHandler,
     KeyHookEvent,
     KeyInput,
@@ -115,6 +116,7 @@ class FakeWin32:
     session: int = 1
     own_integrity: int | None = 0x2000  # the agent runs at medium integrity
     texts: dict[int, str] = field(default_factory=dict)
+    control: ControlInfo | None = None  # the standard control under any point
     # keyboard
     layouts: dict[int, int] = field(default_factory=dict)  # thread -> HKL
     keymap: dict[tuple[int, int, bool, bool], str] = field(default_factory=dict)  # (hkl, vk, shift, altgr) -> text
@@ -272,6 +274,9 @@ class FakeWin32:
 
     def control_text(self, hwnd: int) -> str:
         return self.texts.get(hwnd, "")
+
+    def control_at(self, x: int, y: int) -> ControlInfo | None:
+        return self.control
 
     def session_id(self) -> int:
         return self.session

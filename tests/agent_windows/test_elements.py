@@ -4,7 +4,7 @@ import logging
 
 import pytest
 from rpa_agent.port import Element
-from rpa_agent.windows.api import REGDB_E_CLASSNOTREG
+from rpa_agent.windows.api import REGDB_E_CLASSNOTREG, ControlInfo
 from rpa_agent.windows.elements import STATE_SYSTEM_CHECKED, STATE_SYSTEM_PROTECTED, Accessibility
 
 from .fake import FakeMsaa, FakeUia, FakeWin32
@@ -82,3 +82,31 @@ def test_a_ui_automation_button_has_no_checked_state_even_with_a_toggle_pattern(
     toggle_button = FakeUia("Gras", control_type_=50000, toggle=1)
     element = Accessibility(FakeWin32(uia=toggle_button)).element_at(0, 0)
     assert element is not None and element.checked is None
+
+
+@pytest.mark.parametrize(
+    ("control", "role", "checked"),
+    [
+        (ControlInfo("Button", 0x50010000), "Button", None),  # BS_PUSHBUTTON
+        (ControlInfo("Button", 0x50010003, check=1), "CheckBox", True),  # BS_AUTOCHECKBOX, ticked
+        (ControlInfo("Button", 0x50010003, check=0), "CheckBox", False),
+        (ControlInfo("Button", 0x50010006, check=2), "CheckBox", None),  # BS_AUTO3STATE, indeterminate
+        (ControlInfo("BUTTON", 0x50010009, check=1), "RadioButton", True),
+        (ControlInfo("Edit", 0x50810080), "Edit", None),
+        (ControlInfo("MyAppCanvas", 0x50000000), "Pane", None),  # not a standard control: as MSAA said
+        (None, "Pane", None),
+    ],
+)
+def test_an_msaa_client_is_named_by_its_standard_controls_class(
+    control: ControlInfo | None, role: str, checked: bool | None
+) -> None:
+    client = FakeMsaa("Urgent", 0x0A)  # ROLE_SYSTEM_CLIENT, as Wine's oleacc answers for a button
+    element = Accessibility(FakeWin32(uia_error=REGDB_E_CLASSNOTREG, msaa=client, control=control)).element_at(0, 0)
+    assert element is not None and (element.name, element.role, element.checked) == ("Urgent", role, checked)
+
+
+def test_an_msaa_push_button_is_never_renamed_by_its_class() -> None:
+    button = FakeMsaa("OK", 0x2B)
+    win = FakeWin32(uia_error=REGDB_E_CLASSNOTREG, msaa=button, control=ControlInfo("Button", 0x50010003, check=1))
+    element = Accessibility(win).element_at(0, 0)
+    assert element is not None and (element.role, element.checked) == ("Button", None)

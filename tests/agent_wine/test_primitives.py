@@ -58,10 +58,10 @@ def test_element_names_and_roles_come_from_msaa(winapp: WinApp, drive) -> None:
         {"op": "element_at", **winapp.centre("urgent")},
     ])  # fmt: skip
     assert (edit["role"], edit["name"], edit["is_password"]) == ("Edit", "Nom du patient", False)
-    # Wine 8's oleacc gives a button's window ROLE_SYSTEM_CLIENT ("Pane"); Windows gives PUSHBUTTON and
-    # CHECKBUTTON: the roles of buttons are part of what only a real Windows shows (docs/deploy/windows-agent.md)
-    assert (button["role"], button["name"]) == ("Pane", "Enregistrer")
-    assert (box["role"], box["name"]) == ("Pane", "Urgent")
+    # Wine 8's oleacc says only ROLE_SYSTEM_CLIENT for a button's window: the control's class and style
+    # name it, and BM_GETCHECK gives the box's state (Windows' oleacc gives PUSHBUTTON and CHECKBUTTON itself)
+    assert (button["role"], button["name"], button["checked"]) == ("Button", "Enregistrer", None)
+    assert (box["role"], box["name"], box["checked"]) == ("CheckBox", "Urgent", False)
     for element, control in ((edit, "name"), (button, "save"), (box, "urgent")):
         assert element["box"] == winapp.ready["controls"][control]  # the application's own GetWindowRect
 

@@ -56,6 +56,7 @@ def test_a_persons_work_is_recorded_and_built_into_steps(rpa_server, winapp: Win
     assert [s["action_type"] for s in steps][-1] == "click_anchor", steps
     assert any("Enregistrer" in s["intent"] for s in steps), [s["intent"] for s in steps]
     assert any(s["action_type"] == "type_text" and s["params"].get("text") == NAME for s in steps), steps
+    assert [s["params"] for s in steps if s["action_type"] == "set_checked"] == [{"checked": True}], steps
 
 
 def person_clicks(drive: Drive, winapp: WinApp, control: str, answer: str | None) -> int:

@@ -106,6 +106,15 @@ class KeyHookEvent:
     extra_info: int
 
 
+@dataclass(frozen=True)
+class ControlInfo:
+    """A standard Win32 control under a point: its window class, style and, for a button, BM_GETCHECK."""
+
+    class_name: str
+    style: int
+    check: int | None = None  # BST_UNCHECKED 0, BST_CHECKED 1, BST_INDETERMINATE 2; None: not a button or no answer
+
+
 class UiaUnavailable(Exception):
     """UI Automation cannot be created here (Wine 8: CUIAutomation not registered)."""
 
@@ -219,6 +228,11 @@ class Win32(Protocol):
 
     def control_text(self, hwnd: int) -> str:
         """WM_GETTEXT, also across processes (GetWindowTextW only reads another process's captions)."""
+        ...
+
+    def control_at(self, x: int, y: int) -> ControlInfo | None:
+        """The child window under the point (WindowFromPoint): GetClassNameW, GWL_STYLE, and for a "Button"
+        BM_GETCHECK (SendMessageTimeoutW, aborted if the application hangs); None when there is none."""
         ...
 
     def session_id(self) -> int:

@@ -5,6 +5,10 @@ IsPassword, MSAA's STATE_SYSTEM_PROTECTED; its value is never read. A check box'
 state comes from UI Automation's TogglePattern (on, off; an indeterminate box or a radio button,
 which has no TogglePattern, gives no state) or MSAA's STATE_SYSTEM_CHECKED; without a state the
 agent asks the server to read the box beside its label.
+
+An MSAA answer that says only "client" (`Pane`) for a standard Win32 control — Wine's oleacc does
+so for buttons and check boxes — is refined from the control's window class and style (as Windows'
+own MSAA proxies name them), a button's state from BM_GETCHECK.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 import logging
 
 from rpa_agent.port import Element
-from rpa_agent.windows.api import MsaaNode, UiaNode, UiaUnavailable, Win32
+from rpa_agent.windows.api import ControlInfo, MsaaNode, UiaNode, UiaUnavailable, Win32
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +47,38 @@ MSAA_ROLES = {
     0x30: "ProgressBar", 0x33: "Slider", 0x34: "Spinner", 0x38: "Button", 0x39: "Button",
     0x3C: "Tab", 0x3E: "SplitButton",
 }  # fmt: skip
+
+
+# Standard window classes -> UI Automation control type; "Button" is told apart by its style.
+CONTROL_CLASSES = {
+    "edit": "Edit", "richedit20w": "Edit", "richedit50w": "Edit", "static": "Text", "combobox": "ComboBox",
+    "listbox": "List", "syslistview32": "List", "systreeview32": "Tree", "systabcontrol32": "Tab",
+    "msctls_progress32": "ProgressBar", "msctls_trackbar32": "Slider",
+}  # fmt: skip
+BS_TYPEMASK = 0x0F
+BUTTON_STYLES = {
+    2: "CheckBox",
+    3: "CheckBox",
+    5: "CheckBox",
+    6: "CheckBox",
+    4: "RadioButton",
+    9: "RadioButton",
+    7: "Group",
+}
+BUTTON_CHECKS: dict[int | None, bool] = {0: False, 1: True}  # BST_UNCHECKED, BST_CHECKED; 2 (indeterminate): unknown
+
+
+def refined_by_class(element: Element, control: ControlInfo | None) -> Element:
+    """An MSAA `Pane` named by its standard control's class (unchanged for any other window)."""
+    if control is None:
+        return element
+    kind = control.class_name.lower()
+    if kind == "button":
+        role = BUTTON_STYLES.get(control.style & BS_TYPEMASK, "Button")
+    else:
+        role = CONTROL_CLASSES.get(kind, element.role)
+    checked = BUTTON_CHECKS.get(control.check) if role in CHECKABLE else element.checked
+    return Element(element.name, role, element.box, element.is_password, element.value, checked)
 
 
 def from_uia(node: UiaNode) -> Element:
@@ -79,7 +115,10 @@ class Accessibility:
                 self.uia_available = True
                 return from_uia(node) if node is not None else None
         msaa = self._win.msaa_element_at(x, y)
-        return from_msaa(msaa) if msaa is not None else None
+        if msaa is None:
+            return None
+        element = from_msaa(msaa)
+        return refined_by_class(element, self._win.control_at(x, y)) if element.role == "Pane" else element
 
     def focused_element(self) -> Element | None:
         if self._use_uia():

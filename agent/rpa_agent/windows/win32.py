@@ -15,6 +15,7 @@ from typing import Any
 from rpa_agent.port import Box
 from rpa_agent.windows.api import (
     ERROR_ACCESS_DENIED,
+    ControlInfo,
     KeyHandler,
     KeyHookEvent,
     MouseHandler,
@@ -130,6 +131,9 @@ WM_QUIT = 0x0012
 WM_TIMER = 0x0113
 WM_GETTEXT, WM_GETTEXTLENGTH = 0x000D, 0x000E
 SMTO_ABORTIFHUNG = 0x0002
+GWL_STYLE = -16
+BM_GETCHECK = 0x00F0
+CHECK_TIMEOUT_MS = 500
 PM_NOREMOVE = 0
 TOUNICODE_KEEP_STATE = 0x4  # Windows 10 1607+: ToUnicodeEx leaves the keyboard state (dead keys) alone
 
@@ -162,6 +166,8 @@ class Dlls:
         _declare(u, "IsIconic", BOOL, HANDLE)
         _declare(u, "GetWindowTextLengthW", c_int, HANDLE)
         _declare(u, "GetWindowTextW", c_int, HANDLE, c_wchar_p, c_int)
+        _declare(u, "GetClassNameW", c_int, HANDLE, c_wchar_p, c_int)
+        _declare(u, "GetWindowLongW", c_long, HANDLE, c_int)
         _declare(u, "GetWindowRect", BOOL, HANDLE, POINTER(RECT))
         _declare(u, "GetWindowThreadProcessId", DWORD, HANDLE, POINTER(DWORD))
         _declare(u, "AttachThreadInput", BOOL, DWORD, DWORD, BOOL)
@@ -431,6 +437,21 @@ class NativeWin32:
 
     def child_window(self, parent: int, class_name: str) -> int:
         return int(self._u.FindWindowExW(parent, None, class_name, None) or 0)
+
+    def control_at(self, x: int, y: int) -> ControlInfo | None:
+        hwnd = self._u.WindowFromPoint(POINT(x, y))
+        if not hwnd:
+            return None
+        buffer = ctypes.create_unicode_buffer(256)
+        if not self._u.GetClassNameW(hwnd, buffer, len(buffer)):
+            return None
+        style = int(self._u.GetWindowLongW(hwnd, GWL_STYLE)) & 0xFFFFFFFF
+        check = None
+        if buffer.value.lower() == "button":
+            answer = ULONG_PTR(0)
+            if self._u.SendMessageTimeoutW(hwnd, BM_GETCHECK, 0, 0, SMTO_ABORTIFHUNG, CHECK_TIMEOUT_MS, byref(answer)):
+                check = int(answer.value)
+        return ControlInfo(buffer.value, style, check)
 
     def control_text(self, hwnd: int) -> str:
         answer = ULONG_PTR(0)
