@@ -5,7 +5,9 @@
   value is the option's text (``params.option``, parameterisable), read from the option's own
   element when the recorder saw a list item there, else by OCR around the click on the frame
   before it (the list was open on it). A page element reported under a native pop-up never
-  names the option. No text found: the step is kept, uncertain, for the person to complete.
+  names the option. An option reached with the arrow keys and chosen with Enter (or Tab) is read in
+  the combo box on the screen after the step. No text found: the step is kept, uncertain, for the
+  person to complete (`shadow_feedback` `set_value`).
 - ``set_checked``: a click on a check box (radio button) with the state it left
   (``params.checked``): a radio button is set by a click; a check box flips from the state its
   element reported when pressed. A state the recorder did not report is assumed ticked and the
@@ -15,11 +17,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from rpa_mcp.shadow.described import Described
 from rpa_mcp.shadow.elements import checked_after, element_key, is_option
 from rpa_mcp.shadow.events import CLICK_TYPES
+from rpa_mcp.shadow.phrases import TEXTS
 from rpa_mcp.shadow.segment import Segment
 from rpa_mcp.shadow.targets import CONFIDENCE, clean_label, click_evidence, click_target, plain_text
 
@@ -47,7 +51,8 @@ def chosen_option(seg: Segment, actions: list[Event], t: dict[str, str]) -> Desc
     ev = click_evidence(combo[1], combo[2])
     target = click_target(combo[1], combo[2], ev)
     label = ev.label if ev.source in ("uia", "ocr") else None
-    text, read_by = option_text(chosen[1], chosen[2], combo[1])
+    # chosen by the arrows and Enter: the option is not under any click (read after the step: `read_after`)
+    text, read_by = (None, "raw") if seg.keyed else option_text(chosen[1], chosen[2], combo[1])
     shown = clean_label(text, limit=40)
     if text is None:
         intent = t["choose_unknown"].format(label=label or ev.label or "?")
@@ -58,6 +63,18 @@ def chosen_option(seg: Segment, actions: list[Event], t: dict[str, str]) -> Desc
     confidence = min(ev.confidence, CONFIDENCE[read_by]) if label else min(CONFIDENCE[read_by], UNSURE)
     pattern = "collapsed" if seg.collapsed else "plain"
     return Described(intent, "select_option", confidence, ev.source, target, {"option": text}, text, pattern, label)
+
+
+def read_after(d: Described, text: str | None, locale: str) -> Described:
+    """A select_option step whose option was chosen by the keyboard, with the option its combo box shows
+    once the step is done (read on the screen after it): still uncertain, so the person is asked first."""
+    shown = clean_label(text, limit=40)
+    if d.action_type != "select_option" or d.params.get("option") or not text or not shown:
+        return d
+    t = TEXTS["fr" if locale == "fr" else "en"]
+    label = d.field_label
+    intent = t["choose_option"].format(value=shown, label=label) if label else t["choose_option_at"].format(value=shown)
+    return replace(d, intent=intent, params={"option": text}, value=text)
 
 
 def set_checked(

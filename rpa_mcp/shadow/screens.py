@@ -15,7 +15,7 @@ import numpy as np
 from rpa_mcp.errors import RpaError
 from rpa_mcp.shadow.ports import TraceRepository
 from rpa_mcp.shadow.toasts import BOTTOM_BAND, PIXEL_THRESHOLD, read_opened, read_toast
-from rpa_mcp.vision.images import decode_image
+from rpa_mcp.vision.images import clamp_bbox, decode_image
 from rpa_mcp.vision.ocr import OcrEngine
 
 logger = logging.getLogger(__name__)
@@ -81,6 +81,28 @@ class StoredScreens:
             except RpaError as exc:
                 logger.warning("reading an opened box failed: %s", exc.message)
         facts["opened"] = {"pair": [before, after], "text": text}
+        self.traces.update_facts(self.session_id, idx, facts)
+        return text
+
+    def text_in(self, idx: int, shot: str, box: list[int]) -> str | None:
+        rows = self.traces.events(self.session_id, idx, idx + 1)
+        if not rows:
+            return None
+        facts = rows[0]["facts"]
+        cached = facts.get("shown")
+        if isinstance(cached, dict) and cached.get("at") == [shot, *box]:
+            return str(cached["text"]) if cached.get("text") else None
+        frame, text = self.frame(shot), None
+        if frame is not None:
+            x, y, w, h = clamp_bbox((int(box[0]), int(box[1]), int(box[2]), int(box[3])), frame.shape)
+            if w >= 4 and h >= 4:
+                try:
+                    line = self.ocr.read_line(frame[y : y + h, x : x + w])
+                except RpaError as exc:
+                    logger.warning("reading a box failed: %s", exc.message)
+                    line = None
+                text = " ".join(line.text.split()) if line is not None and line.text.strip() else None
+        facts["shown"] = {"at": [shot, *box], "text": text}
         self.traces.update_facts(self.session_id, idx, facts)
         return text
 

@@ -34,7 +34,8 @@ class Segment:
     base_type: str = ""  # click type before a context menu was opened on the element
     menu: bool = False  # a context menu this step opened is still open
     popup: bool = False  # a drop-down this step opened is still open: the next click chooses its option
-    choice: int | None = None  # the click that chose the drop-down's option (a select_option step)
+    choice: int | None = None  # the click (or, `keyed`, the Enter) that chose the drop-down's option
+    keyed: bool = False  # the open list was driven by the arrow keys
     nav: bool = False  # a key step made of Tab presses only (keyboard navigation)
     keys: str = ""  # key steps: the combo pressed
     came_from: str | None = None  # focus steps: the window title before the change

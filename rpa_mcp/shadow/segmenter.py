@@ -66,6 +66,7 @@ SUPERSEDE_S = 5.0  # a selection replaced this quickly by another one of the sam
 SUBMIT_KEYS = frozenset({"enter", "tab", "shift+tab", "numpadenter"})
 ENTER_KEYS = frozenset({"enter", "numpadenter"})
 NAV_KEYS = frozenset({"tab", "shift+tab"})
+LIST_KEYS = frozenset({"up", "down", "pageup", "pagedown", "home", "end"})  # moving in an open drop-down list
 EDIT_KEYS = frozenset(
     {"backspace", "delete", "left", "right", "up", "down", "home", "end", "space", "shift", "capslock"}
     | {"shift+left", "shift+right", "shift+home", "shift+end", "ctrl+left", "ctrl+right", "ctrl+backspace"}
@@ -401,10 +402,19 @@ def _shifted_char(keys: str) -> bool:
 def _key(segments: list[Segment], ctx: Context, current: Segment | None, idx: int, event: TraceEvent) -> Segment:
     keys = normalize_keys(event.keys or "")
     if current is not None and current.popup:
+        if keys in LIST_KEYS:  # the person moves in the open list with the arrows
+            current.events.append(idx)
+            current.keyed = True
+            return current
         current.popup = False  # the list closed (Escape) or was driven by keys: no option clicked
         if keys == "escape":
             current.events.append(idx)
             current.collapsed += 1
+            return current
+        if current.keyed and (keys in ENTER_KEYS or keys == "tab"):  # the option reached by the arrows, chosen
+            current.events.append(idx)
+            current.choice = idx
+            close(current)
             return current
     typing = current is not None and current.typing
     if current is not None and typing:

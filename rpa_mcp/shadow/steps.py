@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from rpa_mcp.shadow.calibration import Calibration
-from rpa_mcp.shadow.choices import value_shown
+from rpa_mcp.shadow.choices import read_after, value_shown
 from rpa_mcp.shadow.classes import step_class_of
 from rpa_mcp.shadow.elements import is_button, screen_title
 from rpa_mcp.shadow.events import normalize_keys
@@ -52,6 +52,10 @@ class Screens(Protocol):
         """Whether two screenshots show the same screen (None: cannot tell)."""
         ...
 
+    def text_in(self, idx: int, shot: str, box: list[int]) -> str | None:
+        """The text a box of a screenshot shows, e.g. a combo box's option (cached on event `idx`)."""
+        ...
+
 
 def derive_steps(
     rows: list[dict[str, Any]],
@@ -86,6 +90,8 @@ def derive_steps(
             before = after
         d = describe(seg, evs, locale, window_after=after)
         notes, shot_after = after_step(rows, last_pos)
+        if seg.keyed and screens is not None and shot_after and d.target.get("bbox"):
+            d = read_after(d, screens.text_in(seg.events[-1], shot_after, d.target["bbox"]), locale)
         notes = notified(evs) + notes
         actions = [(i, e, f) for i, e, f in evs if e.get("type") != "screenshot"]
         toast = opened = shot = None

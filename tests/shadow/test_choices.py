@@ -190,3 +190,40 @@ def test_going_to_another_application_with_the_list_open_chooses_nothing(shadow:
         ],
     )
     assert "select_option" not in [s["action_type"] for s in steps]
+
+
+def test_an_option_reached_with_the_arrows_and_enter_is_one_select_option_read_in_the_combo_after(
+    make_service: Any,
+) -> None:
+    service = make_service(ocr=FakeOcr(lines=[OcrLine("Boîte", (4, 3, 60, 18), 0.97)]))
+    combo = {**COMBO, "bbox": [330, 288, 160, 26]}
+    steps = steps_of(
+        service,
+        [
+            ev("screenshot", 0.5, screenshot=frame_b64(), screen_width=960, screen_height=540, **AT),
+            ev("click", 1.0, x=400, y=300, element=combo, **AT),
+            ev("key", 1.5, keys="down", **AT),
+            ev("key", 1.8, keys="down", **AT),
+            ev("key", 2.1, keys="enter", **AT),
+            ev("screenshot", 2.5, screenshot=frame_b64(), screen_width=960, screen_height=540, **AT),
+            ev("click", 4.0, x=900, y=500, element=SAVE, **AT),
+        ],
+    )
+    assert [s["action_type"] for s in steps] == ["select_option", "click_anchor"], steps
+    choice = steps[0]
+    assert choice["events"] == [1, 2, 3, 4] and choice["params"] == {"option": "Boîte"}
+    assert choice["intent"] == "Choisir 'Boîte' dans 'Conditionnement'"
+    assert choice["confidence"] < ASK_BELOW  # read on the screen after, not seen under a click: asked first
+
+
+def test_an_open_list_left_with_escape_after_the_arrows_chooses_nothing(shadow: ShadowService) -> None:
+    steps = steps_of(
+        shadow,
+        [
+            ev("click", 1.0, x=400, y=300, element=COMBO, **AT),
+            ev("key", 1.5, keys="down", **AT),
+            ev("key", 2.0, keys="escape", **AT),
+            ev("click", 4.0, x=900, y=500, element=SAVE, **AT),
+        ],
+    )
+    assert "select_option" not in [s["action_type"] for s in steps]
