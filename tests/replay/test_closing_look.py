@@ -160,7 +160,7 @@ async def test_a_person_answering_the_closing_looks_dialog_is_followed_by_anothe
     replay = replay_of(service, rid)
     assert replay.state == m.RUNNING and services.ledger.ended == [], replay.state  # not completed yet
     looks = closing(service, rid)
-    assert [a.action_id for a in looks][0] == first.action_id and len(looks) == 2, looks
+    assert len(looks) == 2 and looks[0].action_id == first.action_id, looks
     second = looks[1]
     assert second.seq > answer.seq and second.state == m.PENDING and second.action_type == "screenshot_evidence"
     assert second.action_id != first.action_id
