@@ -188,3 +188,21 @@ async def test_a_dialog_seen_again_at_the_second_look_pauses_again(
     assert len(looks) == 2 and (replay.pause_detail or {})["action_id"] == looks[1].action_id
     assert services.ledger.ended == []
     assert_clean(service, [agent])
+
+
+async def test_a_dialog_answered_by_the_policy_at_the_closing_look_is_followed_by_another_look(
+    service: ReplayService, services: Any, agent: FakeAgent, clock: JumpClock
+) -> None:
+    services.validator.script = [Verdict(), Verdict("FAILURE", "UNEXPECTED_DIALOG")]  # the step, then the look
+    services.dialogs.decision = "auto"
+    rid = await service.start(steps=steps(1), competence="c", version=1, machine_id="pc-1")
+    await drain(service, [agent], clock)
+    assert replay_of(service, rid).state == m.COMPLETED
+    kinds = [(a.origin, a.action_type) for a in sorted(service.store.actions(rid), key=lambda a: a.seq)]
+    assert kinds[-3:] == [
+        ("closing", "screenshot_evidence"),
+        ("dialog", "dialog_button"),  # the policy's click on the box the look saw
+        ("closing", "screenshot_evidence"),  # and a look at the screen after it
+    ], kinds
+    assert services.validator.calls[-2:] == ["dialog_button", "screenshot_evidence"]
+    assert_clean(service, [agent])
