@@ -245,6 +245,7 @@ def build_services(
             metrics=metrics,
             records=HttpRecordReader(settings.readback_token),
             background=ThreadBackground(),
+            frames=frames,  # a reported screen decoded once, for its resolution and its report
         ),
         coordination=coordination,
         leadership=Leadership(db),

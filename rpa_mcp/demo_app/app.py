@@ -94,7 +94,7 @@ def create_demo_app(effects: EffectsLog | None = None) -> Starlette:
         if variations.now.results == "reversed":
             results.reverse()
         log.add("search", q=query, results=len(results))
-        return _html(search_page(t, lang, query, results))
+        return _html(search_page(t, lang, query, results, frozenset(variations.now.unreadable)))
 
     async def record(request: Request) -> Response:
         lang, t = words(request)
@@ -170,7 +170,7 @@ def create_demo_app(effects: EffectsLog | None = None) -> Starlette:
     async def post_control(request: Request) -> Response:
         body = await _json_body(request)
         if body is None:
-            return JSONResponse({"error": "a JSON object is required (save, renamed, results)"}, 422)
+            return JSONResponse({"error": "a JSON object is required (save, renamed, results, unreadable)"}, 422)
         try:
             variations.set(Variation.parse(body, LABEL_KEYS))
         except BadVariation as exc:

@@ -8,6 +8,8 @@ from typing import Any
 from rpa_mcp.demo_app.patients import Patient
 from rpa_mcp.demo_app.texts import TABS
 
+_UNREADABLE = ' class="unreadable"'
+
 
 def _q(lang: str) -> str:
     return "?lang=en" if lang == "en" else ""
@@ -27,12 +29,16 @@ def page(title: str, body: str, *, lang: str, view: str, data: dict[str, Any] | 
 </body></html>"""
 
 
-def search_page(t: dict[str, str], lang: str, query: str, results: list[Patient] | None) -> str:
+def search_page(
+    t: dict[str, str], lang: str, query: str, results: list[Patient] | None, unreadable: frozenset[str] = frozenset()
+) -> str:
+    """The search form and its results; the rows of the `unreadable` patient ids drawn too small and faint to read."""
     rows = ""
     if results is not None:
         if results:
             cells = "".join(
-                f'<tr><td class="name">{escape(p.name)}</td><td>{escape(p.birth)}</td><td>{escape(p.ipp)}</td>'
+                f'<tr{_UNREADABLE if p.id in unreadable else ""}><td class="name">{escape(p.name)}</td>'
+                f"<td>{escape(p.birth)}</td><td>{escape(p.ipp)}</td>"
                 f'<td><a class="button" href="/patient/{p.id}/synthese{_q(lang)}">{escape(t["open"])}</a></td></tr>'
                 for p in results
             )

@@ -8,7 +8,9 @@ A test sets them with `POST /control` (JSON, every field optional) and reads the
   ``confirm`` (the application asks in its own box first; the note is kept only once "Confirmer" is
   clicked);
 - ``renamed``: new words for the application's labels by their key (``{"save": "Sauvegarder"}``);
-- ``results``: the order of the search results, ``name`` (the default) or ``reversed``.
+- ``results``: the order of the search results, ``name`` (the default) or ``reversed``;
+- ``unreadable``: patient ids whose row in the search results shows its name, birth date and
+  identifier too small and too faint to be read (its "Ouvrir le dossier" stays as it is).
 """
 
 from __future__ import annotations
@@ -17,9 +19,13 @@ import threading
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from rpa_mcp.demo_app.patients import patient_by_id
+
 SAVE_ANSWERS = ("saved", "error", "confirm")
 RESULT_ORDERS = ("name", "reversed")
 MAX_RENAMED = 20
+MAX_UNREADABLE = 20
+FIELDS = ("save", "renamed", "results", "unreadable")
 
 
 class BadVariation(ValueError):
@@ -31,12 +37,13 @@ class Variation:
     save: str = "saved"
     renamed: dict[str, str] = field(default_factory=dict)
     results: str = "name"
+    unreadable: list[str] = field(default_factory=list)
 
     @classmethod
     def parse(cls, body: dict[str, Any], known_labels: frozenset[str]) -> Variation:
-        unknown = sorted(set(body) - {"save", "renamed", "results"})
+        unknown = sorted(set(body) - set(FIELDS))
         if unknown:
-            raise BadVariation(f"unknown fields {unknown}: control takes save, renamed, results")
+            raise BadVariation(f"unknown fields {unknown}: control takes {', '.join(FIELDS)}")
         save = body.get("save", "saved")
         if save not in SAVE_ANSWERS:
             raise BadVariation(f"save must be one of {list(SAVE_ANSWERS)}")
@@ -49,7 +56,14 @@ class Variation:
         for key, words in renamed.items():
             if key not in known_labels or not isinstance(words, str) or not 0 < len(words) <= 80:
                 raise BadVariation(f"renamed.{key}: a known label key and 1 to 80 characters")
-        return cls(save=str(save), renamed=dict(renamed), results=str(results))
+        unreadable = body.get("unreadable") or []
+        if (
+            not isinstance(unreadable, list)
+            or len(unreadable) > MAX_UNREADABLE
+            or not all(isinstance(p, str) and patient_by_id(p) is not None for p in unreadable)
+        ):
+            raise BadVariation(f"unreadable must list at most {MAX_UNREADABLE} known patient ids (p001)")
+        return cls(save=str(save), renamed=dict(renamed), results=str(results), unreadable=list(unreadable))
 
 
 class Variations:

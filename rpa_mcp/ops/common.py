@@ -83,12 +83,13 @@ def _screenshot_id(services: Services, arg: ImageArg, field: str) -> str:
 def decode_arg(services: Services, arg: ImageArg, field: str) -> np.ndarray:
     """An image argument decoded with the configured limits (blocking: call it inside `with_images`).
 
-    A stored screenshot is decoded once and kept in the shared frame cache (RPA_FRAME_CACHE_BYTES).
+    A stored screenshot, or the same image sent again, is decoded once and kept in the shared frame
+    cache (RPA_FRAME_CACHE_BYTES).
     """
     settings = services.settings
     if arg.png_base64 is not None:
         data = decode_base64(arg.png_base64, field=f"{field}.png_base64", max_bytes=settings.max_body_bytes)
-        return decode_image(data, max_pixels=settings.max_image_pixels, field=field)
+        return decode_image(data, max_pixels=settings.max_image_pixels, field=field, cache=services.frames)
     screenshot_id = _screenshot_id(services, arg, field)
     cached = services.frames.get(screenshot_id)
     if cached is not None:

@@ -169,10 +169,7 @@ def text_line_boxes(image: np.ndarray, *, max_lines: int = 4) -> list[BBox]:
     if image.size == 0:
         return []
     height, width = image.shape[:2]
-    background = np.median(image.reshape(-1, 3), axis=0).astype(np.int16)
-    distance = np.abs(image.astype(np.int16) - background).max(axis=2)
-    ink = (distance > 60).astype(np.uint8)
-    ink = cv2.dilate(ink, np.ones((1, 9), np.uint8))
+    ink = cv2.dilate(ink_mask(image), np.ones((1, 9), np.uint8))
     _count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     boxes: list[BBox] = []
     for x, y, w, h, _area in stats[1:]:
@@ -184,6 +181,30 @@ def text_line_boxes(image: np.ndarray, *, max_lines: int = 4) -> list[BBox]:
     if not lines and height <= 48:
         return [(0, 0, width, height)]
     return lines[:max_lines]
+
+
+def ink_mask(image: np.ndarray, *, contrast: int = 60) -> np.ndarray:
+    """1 where a BGR region's pixel stands more than `contrast` grey levels from the region's median colour
+    in any channel, else 0 (uint8). Computed in uint8 (absolute difference, channel maximum): a few times
+    faster than in int16 on a line-sized region, the same pixels."""
+    fill = np.empty_like(image)
+    fill[:] = _median_colour(image)
+    blue, green, red = cv2.split(cv2.absdiff(image, fill))
+    _, ink = cv2.threshold(cv2.max(cv2.max(blue, green), red), contrast, 1, cv2.THRESH_BINARY)
+    return ink
+
+
+def _median_colour(image: np.ndarray) -> np.ndarray:
+    """The per-channel median of a BGR region as `np.median` gives it (the two middle values' mean for an
+    even count), truncated to whole grey levels: from each channel's histogram, without sorting pixels."""
+    count = image.shape[0] * image.shape[1]
+    low, high = (count - 1) // 2, count // 2  # the middle order statistics
+    colour = np.empty(3, np.uint8)
+    for channel in range(3):
+        seen = np.cumsum(cv2.calcHist([image], [channel], None, [256], [0, 256]).ravel())
+        below, above = np.searchsorted(seen, [low + 1, high + 1])  # first levels holding each rank
+        colour[channel] = (int(below) + int(above)) // 2
+    return colour
 
 
 def _join_words(boxes: list[BBox]) -> list[BBox]:

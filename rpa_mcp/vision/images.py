@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import struct
 from dataclasses import dataclass
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -76,8 +78,23 @@ def decode_base64(text: str, *, field: str = "png_base64", max_bytes: int = DEFA
         raise ImageRejected(f"{field}: not valid base64 ({exc})", field=field) from exc
 
 
-def decode_image(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, field: str = "image") -> np.ndarray:
-    """PNG/JPEG bytes -> BGR uint8 array, after the header checks."""
+class DecodedFrames(Protocol):
+    """Decoded frames kept by key (`rpa_mcp.vision.budget.FrameCache`); a frame put there is read-only."""
+
+    def get(self, key: str) -> np.ndarray | None: ...
+
+    def put(self, key: str, frame: np.ndarray) -> None: ...
+
+
+def decode_image(
+    data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, field: str = "image", cache: DecodedFrames | None = None
+) -> np.ndarray:
+    """PNG/JPEG bytes -> BGR uint8 array, after the header checks.
+
+    With `cache`, the same bytes are decoded once (keyed by their SHA-256; the header is checked on
+    every call): an agent sends the screen it resolved a target on again as its report's "before", and
+    often its last "after" again as the next step's screen. The array is then shared: read-only.
+    """
     if not data:
         raise ImageRejected(f"{field}: empty image", field=field)
     header = read_header(data, field=field)
@@ -91,9 +108,16 @@ def decode_image(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, field: st
             height=header.height,
             max_pixels=max_pixels,
         )
+    key = f"sha256:{hashlib.sha256(data).hexdigest()}" if cache is not None else ""
+    if cache is not None:
+        seen = cache.get(key)
+        if seen is not None:
+            return seen
     image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if image is None:
         raise ImageRejected(f"{field}: the {header.format} data is corrupt", field=field)
+    if cache is not None:
+        cache.put(key, image)
     return image
 
 

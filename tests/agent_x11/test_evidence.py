@@ -1,8 +1,8 @@
 """A replay says "completed" only on evidence, and chooses a patient's record by who it is: on the real desktop.
 
 Each test changes how the demo application answers (`POST /control`: its own error or its own box for
-"Enregistrer", a renamed button, the results in another order), replays a small workflow through
-`agent-x11`, and counts on the application's own log what it underwent: exactly once, or nothing.
+"Enregistrer", a renamed button, the results in another order, a row too faint to read), replays a small
+workflow through `agent-x11`, and counts on the application's own log what it underwent: exactly once, or nothing.
 """
 
 from __future__ import annotations
@@ -189,6 +189,25 @@ def test_another_patient_at_the_recorded_position_is_never_clicked(desktop, rpa_
     assert "IDENTITY_MISMATCH" in str(status["pause_detail"]) + str(paused_action(status)["error"]), status
     assert status["if_stopped_now"] == "halted_before_effect"
     assert not kinds(effects, "click") and not kinds(effects, "open_record"), effects  # nothing clicked
+
+
+def test_a_row_ocr_cannot_read_never_opens_the_record_of_the_patient_at_the_recorded_position(
+    desktop, rpa_server, person, app, drive, tmp_path
+):
+    first, named = search_patients("DURAND")[:2]
+    learned = desktop.browser("/search?q=DURAND", wait_title="Recherche patient")
+    step = open_record_step(person)  # learned on the first row: `first`
+    learned.process.terminate()
+    app(unreadable=[named.id])  # the patient named is listed, on a row no OCR reads; `first` is where it was
+    desktop.browser("/search?q=DURAND", wait_title="Recherche patient")
+    status, effects = replay_until_stopped(
+        desktop, rpa_server, drive, tmp_path, "Ouvrir un dossier illisible", [step], patient=named.name
+    )
+    assert status["state"] == "paused", (status["state"], status["actions"])
+    assert "IDENTITY_MISMATCH" in str(status["pause_detail"]) + str(paused_action(status)["error"]), status
+    assert status["if_stopped_now"] == "halted_before_effect" and status["irreversible_sent"] == [], status
+    assert not kinds(effects, "click") and not kinds(effects, "open_record"), effects  # no record opened, no click
+    assert first.id not in [e.detail.get("patient") for e in effects]
 
 
 def test_an_agent_killed_after_a_save_started_ends_reconciliation_required_and_is_never_sent_again(

@@ -125,9 +125,29 @@ def test_the_results_can_be_reversed(client: TestClient):
     assert [page.index(n) for n in reversed(names)] == sorted(page.index(n) for n in names)
 
 
+def test_a_patients_row_can_be_drawn_unreadable_and_the_others_stay_as_they_are(client: TestClient):
+    first, second = search_patients("DURAND")[:2]
+    client.post("/control", json={"unreadable": [second.id]})
+    page = client.get("/search", params={"q": "DURAND"}).text
+    row = page[page.rindex("<tr", 0, page.index(second.name)) : page.index(second.name)]
+    assert 'class="unreadable"' in row and f"/patient/{second.id}/synthese" in page
+    before = page[page.rindex("<tr", 0, page.index(first.name)) : page.index(first.name)]
+    assert "unreadable" not in before
+    assert "tr.unreadable" in client.get("/static/app.css").text
+
+
 @pytest.mark.parametrize(
-    "body", [{"save": "maybe"}, {"results": "random"}, {"renamed": {"nope": "x"}}, {"renamed": {"save": ""}}, {"x": 1}]
+    "body",
+    [
+        {"save": "maybe"},
+        {"results": "random"},
+        {"renamed": {"nope": "x"}},
+        {"renamed": {"save": ""}},
+        {"x": 1},
+        {"unreadable": "p001"},
+        {"unreadable": ["p999"]},
+    ],
 )
 def test_an_unknown_variation_is_refused_and_changes_nothing(client: TestClient, body: dict):
     assert client.post("/control", json=body).status_code == 422
-    assert client.get("/control").json() == {"save": "saved", "renamed": {}, "results": "name"}
+    assert client.get("/control").json() == {"save": "saved", "renamed": {}, "results": "name", "unreadable": []}

@@ -21,6 +21,7 @@ from rpa_mcp.settings import Settings
 from rpa_mcp.store.db import Database
 from rpa_mcp.store.replay import ReplayRepository
 from rpa_mcp.testing import FakeClock, FakeOcr
+from rpa_mcp.vision.budget import FrameCache
 
 
 def png_b64(value: int = 0, size: int = 16) -> str:
@@ -139,6 +140,7 @@ def make_services(tmp_path: Path, **overrides: Any) -> SimpleNamespace:
         dialogs=FakeDialogs(),
         vlm=overrides.pop("vlm", None) or NoVlmLocator(),
         server_actions=overrides.pop("server_actions", None) or NoServerActionRunner(),
+        frames=overrides.pop("frames", None) or FrameCache(settings.frame_cache_bytes),  # decoded screens, shared
         **overrides,
     )
 
@@ -158,6 +160,7 @@ def make_service(services: SimpleNamespace, **extra: Any) -> ReplayService:
         vlm=services.vlm,
         server_actions=services.server_actions,
         ledger=services.ledger,
+        frames=services.frames,
         **extra,
     )
 

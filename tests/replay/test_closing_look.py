@@ -141,3 +141,68 @@ async def test_a_replay_of_server_side_actions_only_completes_without_a_look(tmp
     assert [(a.origin, a.action_type) for a in service.store.actions(rid)] == [("workflow", "t2a_decision")]
     assert await agent.step() == "idle" and agent.executions == []  # nothing was sent to the workstation
     assert [e["outcome"] for e in services.ledger.ended] == ["completed"]
+
+
+async def test_a_person_answering_the_closing_looks_dialog_is_followed_by_another_look_before_completed(
+    service: ReplayService, services: Any, agent: FakeAgent, clock: JumpClock
+) -> None:
+    services.validator.by_type["screenshot_evidence"] = Verdict("FAILURE", "UNEXPECTED_DIALOG")
+    rid = await service.start(steps=steps(2), competence="c", version=1, machine_id="pc-1")
+    await drain(service, [agent], clock)
+    [first] = closing(service, rid)
+    assert replay_of(service, rid).pause_reason == m.UNEXPECTED_DIALOG
+
+    await service.answer(rid, "click:Oui")  # an input on a screen no look has seen after it
+    del services.validator.by_type["screenshot_evidence"]  # the dialog is gone: the next look sees a clean screen
+    assert await agent.step() == "done"  # the person's click
+    [answer] = [a for a in service.store.actions(rid) if a.action_type == "dialog_button"]
+    assert answer.state == m.ACKED and answer.seq > first.seq
+    replay = replay_of(service, rid)
+    assert replay.state == m.RUNNING and services.ledger.ended == [], replay.state  # not completed yet
+    looks = closing(service, rid)
+    assert len(looks) == 2 and looks[0].action_id == first.action_id, looks
+    second = looks[1]
+    assert second.seq > answer.seq and second.state == m.PENDING and second.action_type == "screenshot_evidence"
+    assert second.action_id != first.action_id
+
+    assert await agent.step() == "done"  # the second look: no dialog on the screen
+    status = service.status(rid)
+    assert (status["state"], status["outcome"], status["steps_done"]) == ("completed", "completed", 2)
+    assert services.validator.calls[-2:] == ["dialog_button", "screenshot_evidence"]
+    assert [e["outcome"] for e in services.ledger.ended] == ["completed"]
+    assert await agent.step() == "idle"
+    assert_clean(service, [agent])
+
+
+async def test_a_dialog_seen_again_at_the_second_look_pauses_again(
+    service: ReplayService, services: Any, agent: FakeAgent, clock: JumpClock
+) -> None:
+    services.validator.by_type["screenshot_evidence"] = Verdict("FAILURE", "UNEXPECTED_DIALOG")
+    rid = await service.start(steps=steps(1), competence="c", version=1, machine_id="pc-1")
+    await drain(service, [agent], clock)
+    await service.answer(rid, "click:Oui")  # the application answers with another box: still seen
+    await drain(service, [agent], clock)
+    replay = replay_of(service, rid)
+    assert replay.state == m.PAUSED and replay.pause_reason == m.UNEXPECTED_DIALOG, replay
+    looks = closing(service, rid)
+    assert len(looks) == 2 and (replay.pause_detail or {})["action_id"] == looks[1].action_id
+    assert services.ledger.ended == []
+    assert_clean(service, [agent])
+
+
+async def test_a_dialog_answered_by_the_policy_at_the_closing_look_is_followed_by_another_look(
+    service: ReplayService, services: Any, agent: FakeAgent, clock: JumpClock
+) -> None:
+    services.validator.script = [Verdict(), Verdict("FAILURE", "UNEXPECTED_DIALOG")]  # the step, then the look
+    services.dialogs.decision = "auto"
+    rid = await service.start(steps=steps(1), competence="c", version=1, machine_id="pc-1")
+    await drain(service, [agent], clock)
+    assert replay_of(service, rid).state == m.COMPLETED
+    kinds = [(a.origin, a.action_type) for a in sorted(service.store.actions(rid), key=lambda a: a.seq)]
+    assert kinds[-3:] == [
+        ("closing", "screenshot_evidence"),
+        ("dialog", "dialog_button"),  # the policy's click on the box the look saw
+        ("closing", "screenshot_evidence"),  # and a look at the screen after it
+    ], kinds
+    assert services.validator.calls[-2:] == ["dialog_button", "screenshot_evidence"]
+    assert_clean(service, [agent])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from rpa_mcp.validation.text import text_line_boxes
+from rpa_mcp.validation.text import ink_mask, text_line_boxes
 
 
 def field_with_text(words: list[str], *, gap: int = 14, caret: bool = True) -> tuple[np.ndarray, int]:
@@ -42,3 +42,21 @@ def test_two_lines_stay_two_boxes_in_reading_order():
 def test_words_far_apart_are_separate_lines():
     boxes = text_line_boxes(field_with_text(["Nom", "Prenom"], gap=200, caret=False)[0])
     assert len(boxes) == 2
+
+
+def reference_ink(image: np.ndarray) -> np.ndarray:
+    """The ink as first written: each pixel's largest channel distance from the region's median colour, over 60."""
+    background = np.median(image.reshape(-1, 3), axis=0).astype(np.int16)
+    return (np.abs(image.astype(np.int16) - background).max(axis=2) > 60).astype(np.uint8)
+
+
+def test_the_ink_is_the_same_as_the_median_colour_and_distance_computed_pixel_by_pixel():
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        h, w = int(rng.integers(1, 80)), int(rng.integers(1, 260))
+        frame = np.empty((h + 12, w + 12, 3), np.uint8)
+        frame[:] = rng.integers(0, 256, 3, dtype=np.uint8)
+        spots = rng.random(frame.shape[:2]) < rng.random()  # from none to every pixel, odd and even counts
+        frame[spots] = rng.integers(0, 256, (int(spots.sum()), 3), dtype=np.uint8)
+        region = frame[5 : 5 + h, 7 : 7 + w]  # a view into a frame, as the checkers pass it
+        assert np.array_equal(ink_mask(region), reference_ink(region)), region.shape

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from rpa_mcp.errors import ImageRejected
+from rpa_mcp.vision.budget import FrameCache
 from rpa_mcp.vision.images import PNG_FAST, PNG_SMALL, decode_base64, decode_image, encode_png, read_header, shrink
 
 
@@ -102,3 +103,30 @@ def test_a_page_sized_crop_is_shrunk_like_the_area_filter_does_it():
         assert diff.mean() < 3, (scale, diff.mean())  # grey levels: the same picture
     decoded = cv2.imdecode(np.frombuffer(encode_png(page, max_side=960), np.uint8), cv2.IMREAD_COLOR)
     assert max(decoded.shape[:2]) <= 960
+
+
+def test_the_same_bytes_are_decoded_once_through_the_cache_and_shared_read_only(monkeypatch):
+    frame = np.zeros((60, 80, 3), np.uint8)
+    cv2.putText(frame, "Enregistrer", (4, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 1)
+    data = encode_png(frame)
+    decodes: list[int] = []
+    real = cv2.imdecode
+    monkeypatch.setattr(cv2, "imdecode", lambda *a: decodes.append(1) or real(*a))
+    cache = FrameCache(10 * frame.nbytes)
+    first = decode_image(data, cache=cache)
+    again = decode_image(bytes(data), cache=cache)  # equal bytes, another object: the agent's report
+    assert again is first and len(decodes) == 1 and np.array_equal(first, frame)
+    with pytest.raises(ValueError):
+        first[0, 0, 0] = 1  # shared between requests: nobody may draw on it
+    other = decode_image(encode_png(255 - frame), cache=cache)
+    assert len(decodes) == 2 and not np.array_equal(other, first)
+    assert decode_image(data) is not first and len(decodes) == 3  # without the cache: decoded anew
+
+
+def test_a_cached_image_is_still_checked_against_the_callers_limit():
+    data = encode_png(np.zeros((60, 80, 3), np.uint8))
+    cache = FrameCache(1 << 20)
+    decode_image(data, cache=cache)
+    with pytest.raises(ImageRejected) as info:
+        decode_image(data, max_pixels=1000, cache=cache)
+    assert info.value.code == ImageRejected.code and info.value.details["max_pixels"] == 1000

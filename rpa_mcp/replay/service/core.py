@@ -39,6 +39,7 @@ from rpa_mcp.replay.rows import ActionRow, ReplayRow, ReportRow
 from rpa_mcp.replay.service.supervision import Supervisor
 from rpa_mcp.replay.unconfigured import NoRecordReader, RunNow
 from rpa_mcp.vision.budget import ImageWork
+from rpa_mcp.vision.images import DecodedFrames
 
 
 def new_id(prefix: str, nbytes: int = 6) -> str:
@@ -71,6 +72,7 @@ class ReplayCore:
         metrics: Metrics | None = None,
         records: RecordReader | None = None,
         background: Background | None = None,
+        frames: DecodedFrames | None = None,
     ) -> None:
         self.store = store
         self.metrics: Metrics = metrics or NoMetrics()  # replays ended, pauses, verdict latency
@@ -85,7 +87,7 @@ class ReplayCore:
         self.time = m.ServerTime(clock)
         self.memory = TargetMemory(store, self.time)
         self.resolver = TargetResolver(ocr=ocr, memory=self.memory, thresholds=thresholds, vlm=vlm)
-        self.supervisor = Supervisor(config, validator=validator, dialogs=dialogs)
+        self.supervisor = Supervisor(config, validator=validator, dialogs=dialogs, frames=frames)
         self._events: dict[str | None, anyio.Event] = {}
         self._poll_written: dict[str, float] = {}  # machine -> when its last poll was written (this replica)
         # Wake-ups shared with the other replicas (LISTEN/NOTIFY on PostgreSQL); None in one process.

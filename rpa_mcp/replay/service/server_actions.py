@@ -50,16 +50,19 @@ class ServerActions(ReplayCore):
     def _look_once_more(self, replay: ReplayRow, now: float) -> bool:
         """After the last step, one more look at the workstation's screen before a replay says `completed`:
         a dialog that came later than the agent's wait for the screen to settle (a browser's permission
-        prompt, an application's late error box) is seen and pauses the replay. True when that look was
-        queued now; False when it was already made, or the replay has no step on the desktop."""
+        prompt, an application's late error box) is seen and pauses the replay. A person's answer to what a
+        look saw (`click:<label>`) is an input too: another look follows it. True when a look was queued
+        now; False when the last action on the desktop is a look already, or the replay has none."""
         actions = self.store.actions(replay.replay_id)
-        if not any(not a.server_side for a in actions) or any(a.origin == CLOSING_ORIGIN for a in actions):
+        on_desktop = [a for a in actions if not a.server_side]
+        if not on_desktop or max(on_desktop, key=lambda a: a.seq).origin == CLOSING_ORIGIN:
             return False
+        looks = sum(1 for a in actions if a.origin == CLOSING_ORIGIN)
         last = max(actions, key=lambda a: a.seq)
         queued = self.store.insert_action(
             ActionRow(
                 replay_id=replay.replay_id,
-                action_id=f"{replay.replay_id[3:11]}-end",
+                action_id=f"{replay.replay_id[3:11]}-end" + (str(looks + 1) if looks else ""),
                 seq=last.seq + 1.0,
                 step_index=last.step_index,
                 intent="Look at the screen once more after the last step: a dialog that came late is seen",

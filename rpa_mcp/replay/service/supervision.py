@@ -41,7 +41,7 @@ from rpa_mcp.replay.service.evidence import (
 from rpa_mcp.replay.wire import ActionResult
 from rpa_mcp.validation.model import CropPolicy
 from rpa_mcp.validation.text import own_window as own_window_named
-from rpa_mcp.vision.images import decode_base64, decode_image
+from rpa_mcp.vision.images import DecodedFrames, decode_base64, decode_image
 
 
 @dataclass
@@ -73,10 +73,18 @@ def own_windows(actions: Sequence[ActionRow]) -> list[str]:
 class Supervisor:
     """Asks the validator and the dialog resolver it was given (unless the config switches them off)."""
 
-    def __init__(self, config: m.ReplayConfig, *, validator: ValidatorPort, dialogs: DialogResolverPort) -> None:
+    def __init__(
+        self,
+        config: m.ReplayConfig,
+        *,
+        validator: ValidatorPort,
+        dialogs: DialogResolverPort,
+        frames: DecodedFrames | None = None,
+    ) -> None:
         self.config = config
         self.validator = validator
         self.dialogs = dialogs
+        self.frames = frames  # the screens decoded already (a report's "before" is the screen resolved on)
 
     def decide(
         self, a: ActionRow, replay: ReplayRow, msg: ActionResult, own_windows: Sequence[str] = ()
@@ -159,8 +167,11 @@ class Supervisor:
                 decode_base64(msg.screenshot_before, field="screenshot_before"),
                 max_pixels=self.config.max_image_pixels,
                 field="screenshot_before",
+                cache=self.frames,
             )
-            after = decode_image(after_bytes, max_pixels=self.config.max_image_pixels, field="screenshot_after")
+            after = decode_image(
+                after_bytes, max_pixels=self.config.max_image_pixels, field="screenshot_after", cache=self.frames
+            )
         except RpaError as exc:
             return _held_unverified(exc.message)
         target = a.target if isinstance(a.target, dict) else {}
