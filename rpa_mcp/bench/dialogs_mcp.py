@@ -24,7 +24,7 @@ import cv2
 
 from rpa_mcp.bench import corpus
 from rpa_mcp.bench.mcp import _calls, serving
-from rpa_mcp.bootstrap import build_dialog_ocr, build_ocr, build_services
+from rpa_mcp.bootstrap import Services, build_dialog_ocr, build_ocr, build_services
 from rpa_mcp.entrypoints.app import create_app
 from rpa_mcp.identity import Caller
 from rpa_mcp.ops import build_registry
@@ -49,13 +49,18 @@ def frames(limit: int = 6) -> list[tuple[Any, str]]:
     return out
 
 
+def services_reading_afresh(settings: Settings) -> Services:
+    """The services as the server builds them (its own OCR engines: the classifier's int8 one where the
+    CPU runs int8 fast), with no memory of read crops: every call reads its frame afresh."""
+    ocr = build_ocr(settings, cache_entries=0)
+    return build_services(settings, ocr=ocr, dialog_ocr=build_dialog_ocr(settings, ocr, cache_entries=0))
+
+
 async def _run(repeat: int) -> list[str]:
     cases = frames()
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp), jwt_secret="b" * 48, rate_limit_per_minute=10**7)
-        # the server's engines with no memory of read crops: every call (in process or over MCP) reads afresh
-        ocr = build_ocr(settings, cache_entries=0)
-        services = build_services(settings, ocr=ocr, dialog_ocr=build_dialog_ocr(settings, ocr, cache_entries=0))
+        services = services_reading_afresh(settings)
         dialogs = services.dialogs
         token = services.access_tokens.mint("bench", ["operator"])
         registry = build_registry()
