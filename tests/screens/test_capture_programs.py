@@ -20,3 +20,10 @@ def test_every_program_runs_in_both_languages_and_keeps_its_first_one() -> None:
         assert {c.lang for c in configs_for(program)} == {"fr", "en"}
     assert configs_for("mousepad")[0].lang == "fr" and configs_for("gnumeric")[0].lang == "en"
     assert set(SPLIT.values()) == {"tuning", "held-out"}
+
+
+def test_every_program_of_the_split_has_a_scene_and_the_later_ones_are_held_out() -> None:
+    from rpa_mcp.screens.editor_scenes import SCENES
+
+    assert set(SCENES) == set(SPLIT)
+    assert SPLIT["abiword"] == SPLIT["gnome-text-editor"] == "held-out"
