@@ -26,6 +26,7 @@ DONT_SAVE = (
     "do not save",
     "ne pas enregistrer",
     "fermer sans enregistrer",
+    "close without saving",
     "discard",
     "ignorer",
     "abandonner",
