@@ -1,4 +1,5 @@
-"""classify_dialog over MCP against the same classification in process, same frames, same run.
+"""`rpa-mcp bench dialogs-mcp [--repeat N]`: classify_dialog over MCP against the same classification
+in process, same frames, same run.
 
 Frames are 1080p dialogs of the committed corpus, re-encoded as true-colour PNG at a fast zlib
 level (about the size an agent's screenshot has). Figures: the classifier alone on the decoded
