@@ -55,7 +55,7 @@ from rpa_mcp.vision.budget import FrameCache, ImageWork
 from rpa_mcp.vision.cpu import fast_int8_dot
 from rpa_mcp.vision.int8 import int8_recognizer, wheel_model
 from rpa_mcp.vision.latin_head import latin_recognizer
-from rpa_mcp.vision.ocr import OcrEngine, RapidOcrEngine, default_workers
+from rpa_mcp.vision.ocr import READ_CACHE_ENTRIES, OcrEngine, RapidOcrEngine, default_workers
 
 log = logging.getLogger(__name__)
 
@@ -258,15 +258,19 @@ def build_services(
 REC_MODEL = "PP-OCRv6_rec_small.onnx"  # rapidocr 3.x's recognizer (its wheel's default)
 
 
-def build_ocr(settings: Settings) -> RapidOcrEngine:
+def build_ocr(settings: Settings, *, cache_entries: int = READ_CACHE_ENTRIES) -> RapidOcrEngine:
     """The checkers' engine: the float recognizer, with its Latin head (vision.latin_head, made under
-    data_dir/models at the first read) unless RPA_OCR_LATIN_HEAD=false."""
+    data_dir/models at the first read) unless RPA_OCR_LATIN_HEAD=false. `cache_entries`: crops whose
+    reading is remembered (0 for a benchmark that measures every read)."""
     threads, workers = settings.ocr_threads, ocr_workers(settings)
     if not settings.ocr_latin_head:
-        return RapidOcrEngine(threads=threads, workers=workers)
+        return RapidOcrEngine(threads=threads, workers=workers, cache_entries=cache_entries)
     models = settings.data_dir / "models"
     return RapidOcrEngine(
-        recognizer=lambda: latin_recognizer(wheel_model(REC_MODEL), models), threads=threads, workers=workers
+        recognizer=lambda: latin_recognizer(wheel_model(REC_MODEL), models),
+        threads=threads,
+        workers=workers,
+        cache_entries=cache_entries,
     )
 
 
@@ -287,7 +291,7 @@ def use_int8(settings: Settings) -> bool:
     return fast
 
 
-def build_dialog_ocr(settings: Settings, ocr: OcrEngine) -> OcrEngine:
+def build_dialog_ocr(settings: Settings, ocr: OcrEngine, *, cache_entries: int = READ_CACHE_ENTRIES) -> OcrEngine:
     """The dialog classifier's engine: its own, recognising with the int8 recognizer made under
     data_dir/models at its first read (vision.int8), cut to its Latin head like the checkers' one
     unless RPA_OCR_LATIN_HEAD=false, reading crops narrowed to RPA_DIALOG_OCR_WIDTH of their width;
@@ -308,6 +312,7 @@ def build_dialog_ocr(settings: Settings, ocr: OcrEngine) -> OcrEngine:
         threads=settings.ocr_threads,
         workers=ocr_workers(settings),
         width=settings.dialog_ocr_width,
+        cache_entries=cache_entries,
     )
 
 

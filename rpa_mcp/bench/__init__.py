@@ -21,6 +21,7 @@ BENCHMARKS: dict[str, str] = {
     "answers": "bytes of MCP answers: tools/list per role and toolset, resolve_dialog with its crop",
     "shadow": "event ingestion throughput and get_understanding latency on a 500-event session",
     "dialogs": "dialog classifier and resolver on the committed screens: accuracy, box IoU, latency",
+    "dialogs-mcp": "classify_dialog over MCP (HTTP) against in process, the server's engines: fast-path latency",
     "validator": "latency of each post-action checker on 1920x1080 frames, verdict accuracy on the pairs",
     "replay": "dispatch latency with the long poll, server overhead per step, target-memory lookups",
     "console": "replay timeline page in Chromium: page weight, first render, report-to-screen delay",

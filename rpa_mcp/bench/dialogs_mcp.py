@@ -1,10 +1,13 @@
-"""classify_dialog over MCP against the same classification in process, same frames, same run.
+"""`rpa-mcp bench dialogs-mcp [--repeat N]`: classify_dialog over MCP against the same classification
+in process, same frames, same run.
 
 Frames are 1080p dialogs of the committed corpus, re-encoded as true-colour PNG at a fast zlib
 level (about the size an agent's screenshot has). Figures: the classifier alone on the decoded
 frame, decode + classifier, `dispatch()` in process (arguments checked, audit row, output
 checked), and the SDK client over Streamable HTTP to a uvicorn server in this process. The
-ratio that matters is MCP / in process within this run.
+ratio that matters is MCP / in process within this run. The engines are the server's own
+(`build_ocr` / `build_dialog_ocr`: the classifier's int8 recognizer where the CPU runs int8 fast),
+with no memory of read crops: every call reads its frame afresh.
 """
 
 from __future__ import annotations
@@ -22,14 +25,13 @@ import cv2
 
 from rpa_mcp.bench import corpus
 from rpa_mcp.bench.mcp import _calls, serving
-from rpa_mcp.bootstrap import build_services, ocr_workers
+from rpa_mcp.bootstrap import Services, build_dialog_ocr, build_ocr, build_services
 from rpa_mcp.entrypoints.app import create_app
 from rpa_mcp.identity import Caller
 from rpa_mcp.ops import build_registry
 from rpa_mcp.ops.dispatch import dispatch
 from rpa_mcp.settings import Settings
 from rpa_mcp.vision.images import decode_base64, decode_image
-from rpa_mcp.vision.ocr import RapidOcrEngine
 
 
 def _median_ms(values: list[float]) -> float:
@@ -48,12 +50,18 @@ def frames(limit: int = 6) -> list[tuple[Any, str]]:
     return out
 
 
+def services_reading_afresh(settings: Settings) -> Services:
+    """The services as the server builds them (its own OCR engines: the classifier's int8 one where the
+    CPU runs int8 fast), with no memory of read crops: every call reads its frame afresh."""
+    ocr = build_ocr(settings, cache_entries=0)
+    return build_services(settings, ocr=ocr, dialog_ocr=build_dialog_ocr(settings, ocr, cache_entries=0))
+
+
 async def _run(repeat: int) -> list[str]:
     cases = frames()
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp), jwt_secret="b" * 48, rate_limit_per_minute=10**7)
-        # no memory of read crops: every call (in process or over MCP) reads its frame afresh
-        services = build_services(settings, ocr=RapidOcrEngine(cache_entries=0, workers=ocr_workers(settings)))
+        services = services_reading_afresh(settings)
         dialogs = services.dialogs
         token = services.access_tokens.mint("bench", ["operator"])
         registry = build_registry()
@@ -83,8 +91,10 @@ async def _run(repeat: int) -> list[str]:
     def line(what: str, values: list[float], target: str = "") -> str:
         return f"  {what:34} median {_median_ms(values):7.1f} ms  ratio {_median_ms(values) / base:.2f}{target}"
 
+    engine = getattr(dialogs.classifier.ocr, "recognizer_model", None)
     return [
         f"classify_dialog, {len(cases)} 1080p frames x {repeat} (PNG {min(sizes) // 1000}-{max(sizes) // 1000} kB)",
+        f"  classifier's recognizer: {engine.name if engine else 'the wheel model (float)'}",
         line("in process, decoded frame", alone),
         line("in process, base64 + PNG decode", decoded),
         line("dispatch() in process", dispatched),

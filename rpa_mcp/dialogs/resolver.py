@@ -14,7 +14,8 @@ import numpy as np
 
 from rpa_mcp.dialogs.apps import AppConfirmer, ReportedWindow
 from rpa_mcp.dialogs.catalog import DialogCatalog
-from rpa_mcp.dialogs.classifier import Classification, DialogClassifier, ReadButton
+from rpa_mcp.dialogs.classification import Classification, ReadButton
+from rpa_mcp.dialogs.classifier import DialogClassifier
 from rpa_mcp.dialogs.matching import find_button
 from rpa_mcp.dialogs.policy import DeclaredModal, check_declarations, effective_policy, is_locked
 from rpa_mcp.vision.images import BBox, crop, encode_png_base64

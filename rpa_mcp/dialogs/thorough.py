@@ -6,18 +6,26 @@ with the lines just below it; a block whose lines name a catalog entry AND that 
 of its buttons below the title is a dialog. Slower than the fast path (a full-frame OCR), and never
 sure enough to answer anything by itself: its confidence stays under the resolver's skip threshold.
 When no block names an entry, a row of known button labels and the lines above it may still be a
-dialog whose shape names a generic kind (`button_blocks`, structure.py).
+dialog whose shape names a generic kind (`button_blocks`, structure.py); a file chooser is told by
+its layout (structure.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
-from rpa_mcp.dialogs.catalog import DialogCatalog
+import numpy as np
+
+from rpa_mcp.dialogs.apps import AppConfirmer
+from rpa_mcp.dialogs.catalog import GENERIC_IDS, DialogCatalog
+from rpa_mcp.dialogs.classification import Classification, ReadButton, seen
+from rpa_mcp.dialogs.identify import STRUCTURE_CONFIDENCE, Identifier
 from rpa_mcp.dialogs.matching import Matcher, compact
-from rpa_mcp.dialogs.structure import labels_among
+from rpa_mcp.dialogs.reading import icon_check
+from rpa_mcp.dialogs.structure import file_chooser, kind_of, labels_among
 from rpa_mcp.vision.images import BBox
-from rpa_mcp.vision.ocr import OcrLine
+from rpa_mcp.vision.ocr import OcrEngine, OcrLine
 
 BLOCK_BELOW = 400  # px (at 1080 rows) of a dialog under its title line (a camera preview makes a bubble tall)
 BLOCK_LEFT, BLOCK_RIGHT = 320, 640  # px (at 1080 rows) beside the title line
@@ -29,6 +37,77 @@ ROW_SLACK = 0.8  # of a label's height: two labels on one row
 ROW_W = 520
 TEXT_ABOVE = 220
 TEXT_LEFT, TEXT_RIGHT = 560, 120
+ICON_MARGIN = 96  # px beside a block of words where its icon may sit
+
+
+def classify_thorough(
+    identifier: Identifier, ocr: OcrEngine, image: np.ndarray, confirm: AppConfirmer
+) -> Classification | None:
+    """A dialog found by its words and buttons on the whole frame read once, or a file chooser by its
+    layout; None when neither is there."""
+    catalog = identifier.catalog
+    unknown = catalog.unknown
+    best: Classification | None = None
+    read = ocr.read(image)
+    for block in blocks(catalog, identifier.matcher, read, image.shape[0]):
+        buttons = [ReadButton(b.text.strip(), b.bbox) for b in block.buttons]
+        lines = [line.text.strip() for line in block.lines]
+        found = identifier.match(
+            block.bbox,
+            buttons,
+            lines,
+            confirm=confirm,
+            icon=icon_check(image, _beside(block.bbox, image.shape[0])),
+            flat=labels_among(lines),
+            whole_frame=True,
+        )
+        if found.found and found.dialog_id != unknown.id and (best is None or found.confidence > best.confidence):
+            best = found
+    best = best or _by_buttons(catalog, image, read)
+    chooser = file_chooser(read, image.shape[0])
+    if chooser is not None and (best is None or best.dialog_id in GENERIC_IDS):
+        entry = catalog.get(chooser.kind)
+        assert entry is not None, f"{chooser.kind}: a generic kind of the catalog"
+        best = Classification(
+            entry.id,
+            entry,
+            STRUCTURE_CONFIDENCE,
+            "screenshot",
+            True,
+            chooser.bbox,
+            None,
+            tuple(ReadButton(b.text.strip(), b.bbox) for b in chooser.buttons),
+            notes=(f"a file chooser: {chooser.why}",),
+        )
+    if best is None:
+        return None
+    return replace(
+        best,
+        confidence=min(best.confidence, THOROUGH_CONFIDENCE),
+        region_found_by="words",
+        path="thorough",
+        notes=(*best.notes, "found by its words and buttons on the whole frame (no outline named it)"),
+    )
+
+
+def _by_buttons(catalog: DialogCatalog, image: np.ndarray, read: Sequence[OcrLine]) -> Classification | None:
+    """A dialog found from its row of buttons up, named by its shape alone (never by its words)."""
+    for block in button_blocks(read, image.shape[0]):
+        lines = [line.text.strip() for line in block.lines]
+        shape = kind_of([b.text for b in block.buttons], lines, icon_check(image, _beside(block.bbox, image.shape[0])))
+        kind = catalog.get(shape.kind) if shape is not None else None
+        if shape is not None and kind is not None:
+            buttons = [ReadButton(b.text.strip(), b.bbox) for b in block.buttons]
+            notes = [f"{kind.id} by its shape: {shape.why} (found from its buttons up)"]
+            return seen(kind, STRUCTURE_CONFIDENCE, block.bbox, buttons, lines, notes)
+    return None
+
+
+def _beside(bbox: BBox, frame_height: int) -> BBox:
+    """A block widened to its left, where its icon may sit."""
+    x, y, w, h = bbox
+    margin = int(ICON_MARGIN * max(1.0, frame_height / 1080))
+    return (x - margin, y, w + margin, h)
 
 
 class Block:

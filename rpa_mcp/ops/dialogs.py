@@ -9,7 +9,7 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from rpa_mcp.dialogs.apps import ReportedWindow
-from rpa_mcp.dialogs.classifier import Classification
+from rpa_mcp.dialogs.classification import Classification
 from rpa_mcp.dialogs.policy import DeclaredModal, check_declarations
 from rpa_mcp.dialogs.resolver import Decision
 from rpa_mcp.dialogs.service import DialogService

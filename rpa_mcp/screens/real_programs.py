@@ -12,7 +12,7 @@ widgets) or from the frame (the label found by OCR in the dialog), then are chec
 The split is by whole program (see `SPLIT`): tuning programs may be used to reproduce and fix a
 verdict; held-out programs are only measured. Needs: Xvfb, openbox, xdotool, dbus, xprop, setxkbmap, the programs
 (Debian: mousepad gnumeric geany zenity featherpad qttranslations5-l10n python3-tk firefox-esr
-firefox-esr-l10n-fr) and the fr_FR and en_US locales.
+firefox-esr-l10n-fr abiword gnome-text-editor) and the fr_FR and en_US locales.
 """
 
 from __future__ import annotations
@@ -49,6 +49,8 @@ SPLIT = {
     "zenity": "held-out",
     "firefox": "held-out",
     "featherpad": "held-out",
+    "abiword": "held-out",
+    "gnome-text-editor": "held-out",
 }
 
 
@@ -189,11 +191,13 @@ class Session:
         x0, y0, w, h = region or (0, 0, image.shape[1], image.shape[0])
         lines = self.ocr.read(image[y0 : y0 + h, x0 : x0 + w])
         wanted = [w.lower() for w in words]
-        for line in sorted(lines, key=lambda ln: -ln.score):
-            text = line.text.strip().lower().replace("_", "")
-            if any(text == w or (len(w) > 4 and w in text) for w in wanted):
-                bx, by, bw, bh = line.bbox
-                return (x0 + bx, y0 + by, bw, bh), line.text.strip()
+        texts = [(line, line.text.strip().lower().replace("_", "")) for line in sorted(lines, key=lambda ln: -ln.score)]
+        # a label read whole first: a sentence that holds the words ("... if you don't save them") is no button
+        exact = [line for line, text in texts if text in wanted]
+        within = [line for line, text in texts if any(len(w) > 4 and w in text for w in wanted)]
+        for line in (*exact, *within):
+            bx, by, bw, bh = line.bbox
+            return (x0 + bx, y0 + by, bw, bh), line.text.strip()
         raise LookupError(f"{self.program}: none of {words} read in {region}: {[ln.text for ln in lines]}")
 
     def active_geometry(self, wid: str | None = None) -> BBox:
@@ -316,7 +320,7 @@ def capture(out: Path, programs: tuple[str, ...], scenes: dict[str, Callable[[Se
 
 
 def main(argv: list[str] | None = None) -> int:
-    from rpa_mcp.screens.real_program_scenes import SCENES
+    from rpa_mcp.screens.editor_scenes import SCENES
     from rpa_mcp.vision.ocr import RapidOcrEngine
 
     parser = argparse.ArgumentParser(prog="python -m rpa_mcp.screens capture-programs")

@@ -20,3 +20,28 @@ def test_every_program_runs_in_both_languages_and_keeps_its_first_one() -> None:
         assert {c.lang for c in configs_for(program)} == {"fr", "en"}
     assert configs_for("mousepad")[0].lang == "fr" and configs_for("gnumeric")[0].lang == "en"
     assert set(SPLIT.values()) == {"tuning", "held-out"}
+
+
+def test_every_program_of_the_split_has_a_scene_and_the_later_ones_are_held_out() -> None:
+    from rpa_mcp.screens.editor_scenes import SCENES
+
+    assert set(SCENES) == set(SPLIT)
+    assert SPLIT["abiword"] == SPLIT["gnome-text-editor"] == "held-out"
+
+
+def test_a_button_read_whole_is_clicked_rather_than_a_sentence_holding_its_words() -> None:
+    from rpa_mcp.screens.real_program_scenes import DONT_SAVE
+    from rpa_mcp.screens.real_programs import Session
+    from rpa_mcp.vision.ocr import OcrLine
+
+    class Reads:
+        def read(self, image: np.ndarray) -> list[OcrLine]:
+            return [
+                OcrLine("Your changes will be lost if you don't save them.", (10, 10, 300, 14), 0.99),
+                OcrLine("Close Without Saving", (20, 60, 120, 18), 0.9),
+            ]
+
+    session = Session.__new__(Session)  # no display, no user: only the OCR is asked
+    session.program, session.ocr = "abiword", Reads()
+    box, label = session.find_text(np.zeros((100, 400, 3), np.uint8), DONT_SAVE)
+    assert (box, label) == ((20, 60, 120, 18), "Close Without Saving")

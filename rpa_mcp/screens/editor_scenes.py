@@ -1,0 +1,100 @@
+"""Editors of other toolkits (see rpa_mcp.screens.real_programs): geany (GTK 3) and featherpad (Qt 5),
+then, added later, a word processor (AbiWord, GTK 3) and a GTK 4 / libadwaita editor (GNOME Text
+Editor). Each: a sentence typed, the save-as and open file choosers, the save-changes prompt on quit;
+AbiWord's own error for a file it cannot read too.
+
+The later two were held out before either was captured or measured: never tuned on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import subprocess
+import time
+
+from rpa_mcp.screens.real_program_scenes import (
+    OK,
+    SCENES,
+    SENTENCE,
+    changed_below,
+    chooser,
+    dialog_then_click,
+    quit_unsaved,
+    typed_pair,
+)
+from rpa_mcp.screens.real_programs import USER, Session
+
+__all__ = ["SCENES", "abiword", "editor", "featherpad", "geany", "gnome_text_editor"]
+
+
+def editor(s: Session, argv: tuple[str, ...], window: str, toolkit: str, state: tuple[str, ...]) -> None:
+    """Type a sentence, open the save-as and open choosers, quit and answer the save-changes prompt."""
+    for folder in state:  # a fresh state: no session or question left by an earlier run
+        shutil.rmtree(s.home / folder, ignore_errors=True)
+    s.run(*argv)
+    wid = s.wait_window(window)
+    s.maximize(wid)
+    x, y, w, h = s.active_geometry(wid)
+    s.click((x + w // 2, y + h // 2))  # the caret in the text view
+    time.sleep(1.5)
+    before = s.settle()
+    s.type(SENTENCE[s.config.lang])
+    after = s.settle()
+    typed_pair(s, before, after, changed_below(before, after, y + 60))  # the tabs left out too
+    for keys, name, kind, what in (
+        ("ctrl+shift+s", "save-as", "file-save-as", "save-as"),
+        ("ctrl+o", "open", "file-open", "open"),
+    ):
+        chooser(s, keys, name, kind, f"the {toolkit} {what} file chooser")
+    quit_unsaved(s, "save changes before closing?")
+
+
+def geany(s: Session) -> None:
+    editor(s, ("geany", "--new-instance", "--no-session"), "Geany", "GTK", (".config/geany",))
+
+
+def featherpad(s: Session) -> None:
+    editor(s, ("featherpad", "--standalone"), "Untitled|Sans titre", "Qt", (".config/featherpad",))
+
+
+ABIWORD_WINDOW = "AbiWord|Untitled|Sans titre|Document"  # its title: the document's name (fr: "Document1")
+
+
+def abiword(s: Session) -> None:
+    editor(s, ("abiword",), ABIWORD_WINDOW, "AbiWord (GTK 3)", (".AbiSuite", ".config/abiword"))
+    # a file it cannot read, typed into its open dialog: its own error message
+    unreadable = s.home / "compte-rendu.abw"
+    if unreadable.exists():
+        unreadable.chmod(0o600)
+    unreadable.write_bytes(b"\x00\x01 not a document " * 64)
+    subprocess.run(["chown", f"{USER}:{USER}", str(unreadable)], check=True)
+    unreadable.chmod(0o000)
+    s.run("abiword")
+    s.maximize(s.wait_window(ABIWORD_WINDOW))
+    s.key("ctrl+o")
+    time.sleep(2.0)
+    s.key("ctrl+l")
+    time.sleep(0.5)
+    s.type(str(unreadable))
+    for keys in ("Return", "alt+o", "Return"):  # Return may only accept the path's completion; then Open
+        time.sleep(1.0)
+        s.key(keys)
+        time.sleep(2.0)
+        with contextlib.suppress(LookupError):
+            s.find_text(s.settle(), OK, s.active_geometry())
+            break
+    dialog_then_click(s, "open-error", "app-error", OK, "the file could not be imported")
+
+
+def gnome_text_editor(s: Session) -> None:
+    # GTK 4 draws with cairo on a display without GL; no session restored from an earlier run
+    argv = ("env", "GSK_RENDERER=cairo", "gnome-text-editor", "--standalone", "--ignore-session")
+    state = (".local/share/org.gnome.TextEditor", ".config/dconf")
+    editor(s, argv, "Text Editor|Éditeur de texte|Untitled|Sans titre", "GTK 4", state)
+
+
+SCENES["geany"] = geany
+SCENES["featherpad"] = featherpad
+SCENES["abiword"] = abiword
+SCENES["gnome-text-editor"] = gnome_text_editor
