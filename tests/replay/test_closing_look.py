@@ -11,6 +11,7 @@ import pytest
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service import ReplayService
+from rpa_mcp.replay.service.server_actions import MAX_CLOSING_LOOKS
 from tests.replay.kit import FakeAgent, JumpClock, Verdict, assert_clean, drain, make_service, make_services, steps
 
 pytestmark = pytest.mark.anyio
@@ -205,4 +206,22 @@ async def test_a_dialog_answered_by_the_policy_at_the_closing_look_is_followed_b
         ("closing", "screenshot_evidence"),  # and a look at the screen after it
     ], kinds
     assert services.validator.calls[-2:] == ["dialog_button", "screenshot_evidence"]
+    assert_clean(service, [agent])
+
+
+async def test_a_dialog_the_policy_answers_that_keeps_coming_back_pauses_after_three_looks(
+    service: ReplayService, services: Any, agent: FakeAgent, clock: JumpClock
+) -> None:
+    # the step passes, then every look sees the dialog again and the policy answers it again
+    services.validator.script = [Verdict()] + [Verdict("FAILURE", "UNEXPECTED_DIALOG"), Verdict()] * 10
+    services.dialogs.decision = "auto"
+    rid = await service.start(steps=steps(1), competence="c", version=1, machine_id="pc-1")
+    await drain(service, [agent], clock)
+    replay = replay_of(service, rid)
+    assert replay.state == m.PAUSED and replay.pause_reason == m.UNEXPECTED_DIALOG, replay
+    assert "came back" in (replay.pause_detail or {})["reason"]
+    assert len(closing(service, rid)) == MAX_CLOSING_LOOKS
+    answers = [a for a in service.store.actions(rid) if a.action_type == "dialog_button"]
+    assert len(answers) == MAX_CLOSING_LOOKS  # each look's dialog answered once, then no more answers
+    assert services.ledger.ended == []
     assert_clean(service, [agent])

@@ -14,6 +14,7 @@ from rpa_mcp.vision.images import crop, decode_image
 CLOSING_LOOK = "screenshot_evidence"  # no input: the agent waits, then sends the screen
 CLOSING_ORIGIN = "closing"
 CLOSING_WAIT_S = 1.0  # longer than a browser's or an application's usual delay before a prompt appears
+MAX_CLOSING_LOOKS = 3  # an answer at the closing look, then a dialog again, three times: a person decides
 
 
 class ServerActions(ReplayCore):
@@ -51,14 +52,24 @@ class ServerActions(ReplayCore):
         """After the last step, one more look at the workstation's screen before a replay says `completed`:
         a dialog that came later than the agent's wait for the screen to settle (a browser's permission
         prompt, an application's late error box) is seen and pauses the replay. A person's answer to what a
-        look saw (`click:<label>`) is an input too: another look follows it. True when a look was queued
-        now; False when the last action on the desktop is a look already, or the replay has none."""
+        look saw (`click:<label>`) is an input too: another look follows it, up to `MAX_CLOSING_LOOKS`; a
+        dialog still coming back after that pauses the replay. True when a look was queued now (or the
+        replay paused); False when the last action on the desktop is a look already, or the replay has none."""
         actions = self.store.actions(replay.replay_id)
         on_desktop = [a for a in actions if not a.server_side]
         if not on_desktop or max(on_desktop, key=lambda a: a.seq).origin == CLOSING_ORIGIN:
             return False
         looks = sum(1 for a in actions if a.origin == CLOSING_ORIGIN)
         last = max(actions, key=lambda a: a.seq)
+        if looks >= MAX_CLOSING_LOOKS:  # answered, looked again, a dialog again: never an endless loop of answers
+            detail = {
+                "action_id": last.action_id,
+                "reason": f"a dialog came back after each of {looks} answers once the last step was done: "
+                "a person looks at the workstation and decides",
+            }
+            if self._pause(replay.replay_id, m.UNEXPECTED_DIALOG, detail, now=now, from_states=(m.RUNNING,)):
+                self._changed(replay.replay_id)
+            return True
         queued = self.store.insert_action(
             ActionRow(
                 replay_id=replay.replay_id,
