@@ -65,6 +65,7 @@ class RunOutcome:
 @dataclass
 class Reliability:
     runs: list[RunOutcome] = field(default_factory=list)
+    steps: list[dict[str, Any]] = field(default_factory=list)  # every run's steps, from its evidence bundle
 
     def count(self, verdict: str) -> int:
         return sum(r.verdict == verdict for r in self.runs)
@@ -196,7 +197,36 @@ def click_to_click(rig: Any, tools: Any, agent: Any, steps: int, detail: Path | 
         lines.append(f"    (server's own validation inside the report: median {statistics.median(validate):.3f} s)")
     if resolve:
         lines.append(f"    (server's own resolution inside the resolve: median {statistics.median(resolve):.3f} s)")
+    lines += check_costs(rig.services.replay.evidence_bundle(replay_id)["bundle"]["steps"])
     return lines
+
+
+POST_CONDITION_CHECKERS = ("OutcomeChecker", "UnexpectedMessageChecker")
+
+
+def check_costs(bundle_steps: list[dict[str, Any]]) -> list[str]:
+    """Per step, from the runs' evidence bundles: the identity check on the agent (read before the click)
+    and the post-condition checks on the server (outcome seen, no unexpected message)."""
+    steps = [s for s in bundle_steps if s.get("origin") not in ("preflight", "closing")]
+    identity = [float(ms) for s in steps if (ms := (s.get("phases_ms") or {}).get("identity")) is not None]
+    post = [
+        sum(
+            float(c.get("duration_ms") or 0)
+            for c in s.get("checkers") or []
+            if c.get("checker") in POST_CONDITION_CHECKERS
+        )
+        for s in steps
+    ]
+    return [
+        "  per step, from the evidence bundles:",
+        f"    identity check (agent)        median {_median_ms(identity)} "
+        f"(steps with one: {len(identity)}/{len(steps)})",
+        f"    post-condition checks (server) median {_median_ms(post)} ({', '.join(POST_CONDITION_CHECKERS)})",
+    ]
+
+
+def _median_ms(values: list[float]) -> str:
+    return f"{statistics.median(values):.1f} ms" if values else "—"
 
 
 def _write_detail(
@@ -265,6 +295,7 @@ def reliability(rig: Any, tools: Any, runs: int) -> Reliability:
             )["replay_id"]
             status = tools.wait_stopped(replay_id)
             verdict, detail = judge(status, rig.effects.since(mark), patient, note)
+            outcome.steps += rig.services.replay.evidence_bundle(replay_id)["bundle"]["steps"]
             outcome.runs.append(
                 RunOutcome(patient.name, geometry, scrolled, verdict, time.monotonic() - started, detail)
             )
@@ -405,6 +436,7 @@ def _measure(args: argparse.Namespace, workdir: Path) -> str:
     durations = [r.seconds for r in outcome.runs]
     if durations:
         lines.append(f"  seconds per replay: median {statistics.median(durations):.1f}, max {max(durations):.1f}")
+    lines += check_costs(outcome.steps)
     for r in outcome.runs:
         if r.verdict != "complete":
             where = f"{r.patient}, {r.geometry}{', scrolled' if r.scrolled else ''}"

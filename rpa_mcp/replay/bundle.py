@@ -1,9 +1,10 @@
 """One evidence bundle per run: what happened at each step, and one digest that seals it.
 
 Per action: its step (index, intent, class), how it went out (dispatches, resends), the phase
-timings (resolve, identity, inject, settle as the agent measured them; validate as the server
-did), the verdict with each checker's finding (the text read back after typing among them),
-and the before/after crops by reference (label, box, SHA-256 of the PNG, where to fetch it).
+timings (resolve, inject, settle as the agent measured them; identity, the server's reading of the
+record's identity inside the resolve, as the agent relays it; validate as the server did), the
+verdict with each checker's finding (the text read back after typing among them), and the
+before/after crops by reference (label, box, SHA-256 of the PNG, where to fetch it).
 The bundle is built from the stored rows only, in a canonical form: built again later it gives
 the same bytes, so its SHA-256, recorded in the audit chain when the run ends, shows any
 later change to the rows it was built from. A declared read-back's result joins the bundle once

@@ -253,8 +253,10 @@ class TargetResolver:
                 }
             )
             if ok and identity.identity_of(spec) is not None:
+                reading = time.perf_counter()
                 seen = self._identity(image, spec, cand)
                 tried[-1]["identity_read"] = seen.read
+                tried[-1]["identity_ms"] = round((time.perf_counter() - reading) * 1000, 2)
                 if not seen.ok:  # the record there is not the one the person chose: never clicked there
                     tried[-1] |= {"accepted": False, "reason": seen.reason}
                     if mismatch is None:

@@ -222,3 +222,24 @@ def test_an_unknown_key_name_is_refused_before_any_input(server, desktop, journa
     server.action(action_type="key_combo", params={})
     handle_next(make_agent(server, desktop, journal))
     assert desktop.input.sent == [] and server.results[0]["error"].startswith("INVALID_ACTION")
+
+
+def test_the_servers_identity_check_time_is_the_steps_identity_phase(server, desktop, journal) -> None:
+    server.resolve = {
+        "resolved": True,
+        "x": 33,
+        "y": 44,
+        "method": "ocr",
+        "tried": [{"method": "memory", "identity_ms": 2.5}, {"method": "ocr", "identity_ms": 4.0}],
+    }
+    server.action(target={"label": "DURAND Jean", "spec": {"identity": "DURAND Jean"}})
+    handle_next(make_agent(server, desktop, journal))
+    phases = server.results[0]["phases_ms"]
+    assert phases["identity"] == 6.5 and "resolve" in phases
+
+
+def test_a_step_without_identity_has_no_identity_phase(server, desktop, journal) -> None:
+    server.resolve = {"resolved": True, "x": 33, "y": 44, "method": "ocr", "tried": [{"method": "ocr"}]}
+    server.action(target={"label": "Imagerie"})
+    handle_next(make_agent(server, desktop, journal))
+    assert "identity" not in server.results[0]["phases_ms"]

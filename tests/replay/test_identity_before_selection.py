@@ -73,6 +73,7 @@ def test_a_reordered_result_list_resolves_to_the_intended_record(resolver: Targe
     res = resolver.resolve(result_list("FAURE", "DURAND", "MOREL"), step("MOREL"))
     assert res.resolved and abs(res.y - (ROW_Y[2] - 10)) <= 14  # the third row, not the recorded first
     assert "MOREL" in res.tried[-1]["identity_read"]
+    assert res.tried[-1]["identity_ms"] > 0  # the identity check's own time, for the evidence bundle's phases
 
 
 def test_another_patient_whose_name_starts_the_same_is_never_selected(resolver: TargetResolver) -> None:

@@ -28,6 +28,7 @@ class Located:
     y: int | None
     method: str
     reason: str | None = None
+    identity_ms: float | None = None  # the server's identity check of the record there (inside the resolve)
 
     @property
     def found(self) -> bool:
@@ -136,9 +137,12 @@ def refuses_field(response: Response, name: str) -> bool:
 
 def located(data: dict[str, Any]) -> Located:
     """Where a resolve_target answer puts the target (not found: its method and reason)."""
+    checks = [t["identity_ms"] for t in data.get("tried") or [] if isinstance(t.get("identity_ms"), int | float)]
+    identity_ms = float(sum(checks)) if checks else None
     if not data.get("resolved") or data.get("x") is None or data.get("y") is None:
-        return Located(None, None, str(data.get("method") or "not_found"), data.get("reason") or "not found")
-    return Located(int(data["x"]), int(data["y"]), str(data.get("method") or "server"))
+        reason = data.get("reason") or "not found"
+        return Located(None, None, str(data.get("method") or "not_found"), reason, identity_ms)
+    return Located(int(data["x"]), int(data["y"]), str(data.get("method") or "server"), None, identity_ms)
 
 
 def _unresolved(reason: str) -> dict[str, Any]:

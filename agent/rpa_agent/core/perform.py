@@ -65,6 +65,7 @@ class Performer:
         self.settle_ms = settle_ms
         self.offset = 0.0  # server clock - this machine's clock, from the last action's `server_now`
         self.marks: dict[str, float] = {}
+        self.server_phases: dict[str, float] = {}  # phases the server timed for this attempt (identity)
         self.notes: dict[str, Any] = {}  # per action, beside the times: how the wait before typing ended
         self.foreign_seen: dict[str, int] = {}  # attempt_id -> a person's input count its result was judged on
         self._last_shot: tuple[Frame, bytes] | None = None  # the last frame sent after an action
@@ -79,6 +80,7 @@ class Performer:
 
     def begin(self, action: NextAction) -> None:
         self.marks = {"polled": time.time()}
+        self.server_phases = {}
         self.notes = {}
         self.offset = action.server_now - time.time()
 
@@ -131,6 +133,8 @@ class Performer:
                 if needs_point and locate.has_something_to_find(action):
                     seen = self._find(action, png_before, front_before.title if front_before else None, controls)
                     found, warning = seen.found, seen.note
+                    if found.identity_ms is not None:
+                        self.server_phases["identity"] = found.identity_ms
                     if seen.png is not None:  # scrolled: the action goes on from the scrolled screen
                         frame_before, png_before = self.desktop.screen.grab(), seen.png
                     self.mark("resolved")
@@ -389,7 +393,7 @@ class Performer:
             name: round((marks[end] - marks[begin]) * 1000, 1)
             for name, (begin, end) in spans.items()
             if begin in marks and end in marks
-        }
+        } | self.server_phases
 
 
 def _same(a: Window | None, b: Window) -> bool:
