@@ -67,6 +67,11 @@ class Learning:
     misses: list[str] = field(default_factory=list)
     parameterized: list[str] = field(default_factory=list)
 
+    @property
+    def declared(self) -> set[str]:
+        """The parameters the workflow takes."""
+        return {line.split(":")[0] for line in self.parameterized if ": step " in line}
+
 
 @dataclass
 class Run:
@@ -76,6 +81,7 @@ class Run:
     seconds: float
     steps: int
     detail: str = ""
+    effects: list[Any] = field(default_factory=list)  # what the application underwent during the run
 
 
 # --- learning -----------------------------------------------------------------------------------------
@@ -144,6 +150,15 @@ def learn(rig: Any, tools: Any, app: Any) -> Learning:
     tools.call("shadow_stop", session_id=SESSION)
     steps = tools.call("get_understanding", session_id=SESSION)["steps"]
     learning = score(steps, EXPECTED_STEPS)
+    # the person agrees with each removal the server suggests (a detour, a stray click), last first
+    removals = [s["index"] for s in steps if any(g["action"] == "undo" for g in s.get("suggestions") or [])]
+    for index in sorted(removals, reverse=True):
+        tools.call("shadow_feedback", session_id=SESSION, action="undo", step_index=index)
+    if removals:
+        kept = tools.call("get_understanding", session_id=SESSION)["steps"]
+        after = score(kept, EXPECTED_STEPS)
+        learning.after_removals = (after.found, after.proposed, removals)  # type: ignore[attr-defined]
+        learning.matches = after.matches  # type: ignore[attr-defined]
     matches: dict[int, int] = learning.matches  # type: ignore[attr-defined]
     for expected_index, name in PARAMETERS.items():
         if expected_index not in matches:
@@ -191,7 +206,7 @@ def replays(rig: Any, tools: Any, app: Any, runs: int, declared: set[str], *, ke
         seconds = time.monotonic() - started
         steps = len([a for a in status["actions"] if a.get("origin") not in ("preflight", "closing")])
         verdict, detail = judge(status, app.since(mark), variant)
-        out.append(Run(variant, geometry, verdict, seconds, steps, detail))
+        out.append(Run(variant, geometry, verdict, seconds, steps, detail, app.since(mark)))
         if status["state"] == "paused":
             tools.call("cancel_replay", replay_id=replay_id)
         _escape(rig)
@@ -272,8 +287,7 @@ def _measure(args: argparse.Namespace, workdir: Path) -> str:
             rig.start_agent(poll_wait_s=10.0)
             learning = learn(rig, tools, app)
             print("\n".join(report(learning, [], 0.0)[:-2]), file=sys.stderr, flush=True)  # before the long part
-            declared = {line.split(":")[0] for line in learning.parameterized if ": step " in line}
-            runs = replays(rig, tools, app, args.runs, declared, keep_app=args.keep_app)
+            runs = replays(rig, tools, app, args.runs, learning.declared, keep_app=args.keep_app)
         finally:
             app.close()
     return "\n".join(report(learning, runs, time.monotonic() - started))
@@ -289,6 +303,15 @@ def report(learning: Learning, runs: list[Run], elapsed: float) -> list[str]:
         f"values/options exact {learning.exact}/{learning.valued}   (target >= 0.9, values exact)",
         "  proposed: " + " | ".join(f"{s['action_type']} {_label(s).strip()!r} {_value(s)!r}" for s in learning.steps),
     ]
+    removed = getattr(learning, "after_removals", None)
+    if removed is not None:
+        found, proposed, steps = removed
+        lines.append(
+            f"  after the removals the server suggested (steps {steps}, accepted): recall {found}/{learning.expected}"
+            f"   precision {found}/{proposed}"
+        )
+    else:
+        lines.append("  no removal suggested")
     lines += [f"  missed: {m}" for m in learning.misses]
     lines.append("  parameters: " + ", ".join(learning.parameterized))
     if not runs:

@@ -28,6 +28,7 @@ SYSTEM_PYTHON = "/usr/bin/python3"
 MAIN_TITLE = "Admission — Bureau des entrées"
 EFFECT_TIMEOUT_S = 60.0
 HESITATION_S = 1.2
+HOLD_S = 0.1  # a mouse button held as a hand holds it
 
 
 def gtk_missing() -> list[str]:
@@ -163,22 +164,22 @@ def admit(clerk: Person, app: AdmissionApp, task: Admission) -> None:
     clerk.type(task.query[:-1] + "X")  # a typo on the last letter, seen and fixed
     clerk.press("BackSpace")
     clerk.type(task.query[-1])
-    clerk.click("Rechercher", "push button")
+    hand_click(clerk, *clerk.point("Rechercher", "push button"))
     app.wait_effect("search", mark)
     time.sleep(HESITATION_S)  # reads the results before choosing
-    clerk.click(task.first_name, "table cell")
+    hand_click(clerk, *clerk.point(task.first_name, "table cell"))
     app.wait_effect("open", mark)
     _stray_click(clerk, app)
     click_labelled(clerk, "Motif d'admission")
     clerk.type(task.reason)
     click_labelled(clerk, "Service", role="combo box")
-    clerk.click(task.service, "menu item")
+    hand_click(clerk, *clerk.point(task.service, "menu item"))
     clerk.find(task.service, "combo box")  # the drop-down closed on the chosen service
     click_labelled(clerk, "Date d'entrée")
     clerk.type(task.date)
     if task.isolation:
-        clerk.click("Isolement requis", "check box")
-    clerk.click("Enregistrer", "push button")
+        hand_click(clerk, *clerk.point("Isolement requis", "check box"))
+    hand_click(clerk, *clerk.point("Enregistrer", "push button"))
     app.wait_effect("save", mark)
 
 
@@ -187,8 +188,7 @@ def click_labelled(clerk: Person, label: str, *, role: str = "text") -> tuple[in
     is nameless), a little inside its left edge; a text field is awaited until it has the keyboard."""
     x, y, w, h = clerk.find(label, "label").bbox
     point = (x + w + 40, y + h // 2)
-    clerk.hands.click(*point)
-    clerk.pace("click")
+    hand_click(clerk, *point)
     if role == "text":
 
         def focused() -> bool:
@@ -199,13 +199,27 @@ def click_labelled(clerk: Person, label: str, *, role: str = "text") -> tuple[in
     return point
 
 
+def hand_click(clerk: Person, x: int, y: int, *, hold_s: float = HOLD_S) -> None:
+    """A person's click: the button held a moment (an application may act on the press, the release, or both)."""
+    from Xlib import X
+    from Xlib.ext import xtest
+
+    screen = clerk.hands.display
+    xtest.fake_input(screen, X.MotionNotify, x=x, y=y)
+    xtest.fake_input(screen, X.ButtonPress, 1)
+    screen.sync()
+    time.sleep(hold_s)
+    xtest.fake_input(screen, X.ButtonRelease, 1)
+    screen.sync()
+    clerk.pace("click")
+
+
 def _stray_click(clerk: Person, app: AdmissionApp) -> None:
     """A click on the window's empty lower right corner (no widget there): nothing happens."""
     info = app.desk.windows().info(app.wid)
     assert info is not None and info.geometry is not None
     x, y, w, h = info.geometry
-    clerk.hands.click(x + w - 40, y + h - 30)
-    clerk.pace("click")
+    hand_click(clerk, x + w - 40, y + h - 30)
 
 
 EXPECTED_STEPS = (  # written from the task, before any recording was looked at: (kind, label, value)

@@ -77,7 +77,7 @@ def labelled(grid: Gtk.Grid, row: int, text: str, widget: Gtk.Widget) -> None:
     grid.attach(widget, 1, row, 1, 1)
 
 
-class Admission(Gtk.Window):
+class Admission(Gtk.Window):  # type: ignore[misc]  # PyGObject has no stubs here
     def __init__(self, effects: Effects) -> None:
         super().__init__(title=TITLE)
         self.effects = effects
