@@ -31,7 +31,7 @@ class StepOutcomeOut(StrictModel):
 
 class Suggestion(StrictModel):
     action: Literal["undo", "parameterize"] = Field(description="The shadow_feedback action that applies it.")
-    kind: str = Field(description="detour, noise (undo); name, date, identifier, number, record (parameterize).")
+    kind: str = Field(description="detour, noise, stray (undo); name, date, identifier, number, record (parameterize).")
     reason: str = Field(description="Why, in the session's language: relay it to the person as it is.")
     name: str | None = Field(None, description="parameterize: the suggested parameter name.")
     type: str | None = Field(None, description="parameterize: string, number or date.")
