@@ -30,7 +30,7 @@ from __future__ import annotations
 import fnmatch
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +137,8 @@ class _Candidate:
     score: float
     method: str
     line_box: BBox | None = None  # where the label's line was read (absolute pixels), for OCR hits
+    read_score: float | None = None  # the OCR's own confidence in that line (before the label's share of it)
+    label_x: int | None = None  # where in that line the label itself is (its share of the line's width)
 
 
 class TargetResolver:
@@ -447,9 +449,17 @@ class TargetResolver:
                 if score is None:
                     continue
                 bx, by, bw, bh = line.bbox
+                box = (x0 + bx, y0 + by, bw, bh)
+                centre = x0 + bx + round(bw * _share(line.text, wanted))
                 found.append(
                     _Candidate(
-                        x0 + bx + bw // 2, y0 + by + bh // 2, score, "hybrid_text_direct", (x0 + bx, y0 + by, bw, bh)
+                        x0 + bx + bw // 2,
+                        y0 + by + bh // 2,
+                        score,
+                        "hybrid_text_direct",
+                        box,
+                        float(line.score),
+                        centre,
                     )
                 )
             found.sort(key=lambda c: -c.score)  # stable: reading order among equal scores
@@ -459,8 +469,9 @@ class TargetResolver:
             if identity.identity_of(spec) is not None:
                 # a list whose order changed: the label on the line of the record the person chose, wherever it is
                 record = next((c for c in found if self._same_record(image, spec, c)), None)
-                if record is not None:
-                    return record
+                if record is not None:  # a row reads with its other cells: its identity read the words whole
+                    x = record.label_x if record.label_x is not None else record.x  # on its cell, not the row's middle
+                    return replace(record, x=x, score=max(record.score, record.read_score or 0.0))
                 first = first or (found[0] if found else None)
                 continue
             if found:
@@ -509,6 +520,13 @@ def _label_score(text: str, score: float, wanted: str) -> float | None:
     if not read or wanted not in read:
         return None
     return score if read == wanted else score * (len(wanted) / len(read)) ** 0.25
+
+
+def _share(text: str, wanted: str) -> float:
+    """Where the label's middle is along a line that shows it (0 left, 1 right), by characters."""
+    read = normalize_text(text)
+    at = read.find(wanted)
+    return 0.5 if at < 0 or not read else (at + len(wanted) / 2) / len(read)
 
 
 def _padded(box: BBox) -> BBox:
