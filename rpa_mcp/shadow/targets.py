@@ -77,6 +77,8 @@ def click_target(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) -> 
     found: dict[str, Any] = {"label": label} if label else {}
     if bbox:  # in the pixels of the frame before the click, whose size is given beside it
         found |= {"bbox": bbox, "frame_size": facts.get("frame_size")}
+        if facts.get("label_box"):  # a field's label beside it: a replay finds the label, then the field
+            found["label_box"] = facts["label_box"]
     return {
         "by_text": ev.label if ev.source in ("uia", "ocr") else None,
         **found,
