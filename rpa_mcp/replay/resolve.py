@@ -130,9 +130,6 @@ class Resolution:
     box: BBox | None = None  # where the label's line was read (absolute pixels), for OCR hits
 
 
-FIELD_INSET = 40  # px into a field from its left edge where a click beside its label lands (at most its middle)
-
-
 @dataclass
 class _Candidate:
     x: int
@@ -528,19 +525,13 @@ def _label_score(text: str, score: float, wanted: str) -> float | None:
 
 def _beside(cand: _Candidate | None, spec: Mapping[str, Any], shape: tuple[int, ...]) -> _Candidate | None:
     """A field whose label stands beside it (a native form): the label's line found, the field is where it
-    was from its label in the demonstration, a little inside its left edge (a field may widen)."""
-    label, field, size = spec.get("label_box"), spec.get("bbox"), spec.get("frame_size")
-    if cand is None or cand.line_box is None or not (_box(label) and _box(field)):
+    was from its label in the demonstration (`label_offset`, frame pixels, wherever the window now is)."""
+    offset, size = spec.get("label_offset"), spec.get("frame_size")
+    if cand is None or cand.line_box is None or not isinstance(offset, list | tuple) or len(offset) != 2:
         return cand
-    assert label is not None and field is not None  # _box() said so
     scale = shape[1] / size[0] if isinstance(size, list | tuple) and size and size[0] else 1.0
-    lx, ly, fx, fy, fw, fh = label[0], label[1], field[0], field[1], field[2], field[3]
-    dx, dy = fx - lx + min(fw / 2, FIELD_INSET), fy + fh / 2 - ly
-    return replace(cand, x=round(cand.line_box[0] + dx * scale), y=round(cand.line_box[1] + dy * scale))
-
-
-def _box(value: Any) -> bool:
-    return isinstance(value, list | tuple) and len(value) == 4 and all(isinstance(v, int | float) for v in value)
+    dx, dy = float(offset[0]) * scale, float(offset[1]) * scale
+    return replace(cand, x=round(cand.line_box[0] + dx), y=round(cand.line_box[1] + dy))
 
 
 def _share(text: str, wanted: str) -> float:

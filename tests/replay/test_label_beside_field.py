@@ -13,6 +13,7 @@ import pytest
 from rpa_mcp.replay.resolve import TargetResolver, load_thresholds
 from rpa_mcp.replay.unconfigured import NoVlmLocator
 from rpa_mcp.settings import shipped_dir
+from rpa_mcp.shadow.targets import label_offset
 
 W, H = 1280, 720
 LABEL = "Motif d'admission"
@@ -36,7 +37,7 @@ def resolver(shared_ocr: Any) -> TargetResolver:
 
 
 def spec(label_box: list[int] | None) -> dict[str, Any]:
-    found = resolver_label_box(label_box)
+    found = {"label_offset": label_offset(label_box, [360, 100, 220, 34])} if label_box else {}
     return {
         "label": LABEL,
         "bbox": [360, 100, 220, 34],
@@ -48,14 +49,11 @@ def spec(label_box: list[int] | None) -> dict[str, Any]:
     }
 
 
-def resolver_label_box(label_box: list[int] | None) -> dict[str, Any]:
-    return {"label_box": label_box} if label_box else {}
-
-
 def test_the_field_beside_its_label_is_where_the_click_lands_after_the_window_moved(resolver: TargetResolver) -> None:
     recorded = resolver.resolve(form(), spec(None))  # where the label reads on the demonstration's screen
     assert recorded.resolved and recorded.box is not None
-    res = resolver.resolve(form(dx=60, dy=40), spec(list(recorded.box)))
+    moved = {k: v for k, v in spec(list(recorded.box)).items() if k != "bbox"}  # a moved window's spec has no box
+    res = resolver.resolve(form(dx=60, dy=40), moved)
     assert res.resolved, res
     assert 360 + 60 < res.x < 580 + 60 and 100 + 40 < res.y < 134 + 40, (res.x, res.y)  # inside the moved field
 
