@@ -66,6 +66,8 @@ class Learning:
     steps: list[dict[str, Any]] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
     parameterized: list[str] = field(default_factory=list)
+    matches: dict[int, int] = field(default_factory=dict)  # expected step -> its proposed step (0-based)
+    after_removals: tuple[int, int, list[int]] | None = None  # (found, proposed, steps removed) once accepted
 
     @property
     def declared(self) -> set[str]:
@@ -127,9 +129,7 @@ def score(steps: list[dict[str, Any]], expected: tuple[tuple[str, str, Any], ...
     for n in valued:
         if n in matches and n not in exact:
             misses.append(f"{expected[n][0]} {expected[n][1]!r}: value {_value(steps[matches[n]])!r}")
-    learning = Learning(len(expected), len(steps), len(matches), len(exact), len(valued), steps, misses)
-    learning.matches = matches  # type: ignore[attr-defined]  # read by learn() to parameterize
-    return learning
+    return Learning(len(expected), len(steps), len(matches), len(exact), len(valued), steps, misses, matches=matches)
 
 
 def learn(rig: Any, tools: Any, app: Any) -> Learning:
@@ -157,9 +157,9 @@ def learn(rig: Any, tools: Any, app: Any) -> Learning:
     if removals:
         kept = tools.call("get_understanding", session_id=SESSION)["steps"]
         after = score(kept, EXPECTED_STEPS)
-        learning.after_removals = (after.found, after.proposed, removals)  # type: ignore[attr-defined]
-        learning.matches = after.matches  # type: ignore[attr-defined]
-    matches: dict[int, int] = learning.matches  # type: ignore[attr-defined]
+        learning.after_removals = (after.found, after.proposed, removals)
+        learning.matches = after.matches
+    matches = learning.matches
     for expected_index, name in PARAMETERS.items():
         if expected_index not in matches:
             learning.parameterized.append(f"{name}: no step")
@@ -303,9 +303,8 @@ def report(learning: Learning, runs: list[Run], elapsed: float) -> list[str]:
         f"values/options exact {learning.exact}/{learning.valued}   (target >= 0.9, values exact)",
         "  proposed: " + " | ".join(f"{s['action_type']} {_label(s).strip()!r} {_value(s)!r}" for s in learning.steps),
     ]
-    removed = getattr(learning, "after_removals", None)
-    if removed is not None:
-        found, proposed, steps = removed
+    if learning.after_removals is not None:
+        found, proposed, steps = learning.after_removals
         lines.append(
             f"  after the removals the server suggested (steps {steps}, accepted): recall {found}/{learning.expected}"
             f"   precision {found}/{proposed}"
