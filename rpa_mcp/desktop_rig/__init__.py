@@ -3,7 +3,9 @@
 - `harness`: a virtual desktop (Xvfb, openbox, D-Bus, AT-SPI, Chromium), the workstation agent
   started as `python -m rpa_agent` in it, and a scripted person (real XTEST input);
 - `rig`: the server, the demo application and the agent wired together (benchmarks, the demo);
-- `scenario`: the demo's nurse and her observation; `film`, `movie`: the replay filmed.
+- `scenario`: the demo's nurse and her observation; `film`, `movie`: the replay filmed;
+- `admission`: a native GTK3 application nobody tuned the platform to (`native/gtk_admission.py`, run
+  by the system's Python) and its scripted clerk, for `rpa-mcp bench apps`.
 
 It drives the workstation agent (`rpa_agent`, distribution `rpa-mcp-agent[x11]`), which must be
 installed beside the server for the real-desktop tests, `rpa-mcp bench desktop` and `rpa-mcp demo --desktop`.

@@ -247,7 +247,8 @@ class Rig:
 
         lines: list[str] = []
         journal = Journal(self.workdir / f"journal-{secrets.token_hex(3)}.sqlite")
-        desktop = X11Desktop.open(self.desk.display)
+        # the desktop's own accessibility bus, as a workstation agent in the person's session has it
+        desktop = X11Desktop.open(self.desk.display, session_bus=self.desk.env.get("DBUS_SESSION_BUS_ADDRESS"))
         desktop.watch.start()
         agent = Agent(
             desktop=desktop,

@@ -30,7 +30,7 @@ from __future__ import annotations
 import fnmatch
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +137,8 @@ class _Candidate:
     score: float
     method: str
     line_box: BBox | None = None  # where the label's line was read (absolute pixels), for OCR hits
+    read_score: float | None = None  # the OCR's own confidence in that line (before the label's share of it)
+    label_x: int | None = None  # where in that line the label itself is (its share of the line's width)
 
 
 class TargetResolver:
@@ -315,9 +317,10 @@ class TargetResolver:
             return _Candidate(hit.x, hit.y, hit.reliability, "memory")
         if method == "ocr":
             quick = self._last_line(image, spec, title, machine_id)
+            quick = _beside(quick, spec, image.shape)
             if quick is not None and self.guard(quick, spec, image.shape)[0] and self._same_record(image, spec, quick):
                 return quick
-            return self._ocr_match(image, spec)
+            return _beside(self._ocr_match(image, spec), spec, image.shape)
         if method == "template":
             return self._template(image, spec)
         if method == "uia":
@@ -449,9 +452,17 @@ class TargetResolver:
                 if score is None:
                     continue
                 bx, by, bw, bh = line.bbox
+                box = (x0 + bx, y0 + by, bw, bh)
+                centre = x0 + bx + round(bw * _share(line.text, wanted))
                 found.append(
                     _Candidate(
-                        x0 + bx + bw // 2, y0 + by + bh // 2, score, "hybrid_text_direct", (x0 + bx, y0 + by, bw, bh)
+                        x0 + bx + bw // 2,
+                        y0 + by + bh // 2,
+                        score,
+                        "hybrid_text_direct",
+                        box,
+                        float(line.score),
+                        centre,
                     )
                 )
             found.sort(key=lambda c: -c.score)  # stable: reading order among equal scores
@@ -461,8 +472,9 @@ class TargetResolver:
             if identity.identity_of(spec) is not None:
                 # a list whose order changed: the label on the line of the record the person chose, wherever it is
                 record = next((c for c in found if self._same_record(image, spec, c)), None)
-                if record is not None:
-                    return record
+                if record is not None:  # a row reads with its other cells: its identity read the words whole
+                    x = record.label_x if record.label_x is not None else record.x  # on its cell, not the row's middle
+                    return replace(record, x=x, score=max(record.score, record.read_score or 0.0))
                 first = first or (found[0] if found else None)
                 continue
             if found:
@@ -511,6 +523,24 @@ def _label_score(text: str, score: float, wanted: str) -> float | None:
     if not read or wanted not in read:
         return None
     return score if read == wanted else score * (len(wanted) / len(read)) ** 0.25
+
+
+def _beside(cand: _Candidate | None, spec: Mapping[str, Any], shape: tuple[int, ...]) -> _Candidate | None:
+    """A field whose label stands beside it (a native form): the label's line found, the field is where it
+    was from its label in the demonstration (`label_offset`, frame pixels, wherever the window now is)."""
+    offset, size = spec.get("label_offset"), spec.get("frame_size")
+    if cand is None or cand.line_box is None or not isinstance(offset, list | tuple) or len(offset) != 2:
+        return cand
+    scale = shape[1] / size[0] if isinstance(size, list | tuple) and size and size[0] else 1.0
+    dx, dy = float(offset[0]) * scale, float(offset[1]) * scale
+    return replace(cand, x=round(cand.line_box[0] + dx), y=round(cand.line_box[1] + dy))
+
+
+def _share(text: str, wanted: str) -> float:
+    """Where the label's middle is along a line that shows it (0 left, 1 right), by characters."""
+    read = normalize_text(text)
+    at = read.find(wanted)
+    return 0.5 if at < 0 or not read else (at + len(wanted) / 2) / len(read)
 
 
 def _padded(box: BBox) -> BBox:

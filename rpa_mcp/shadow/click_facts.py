@@ -12,7 +12,7 @@ import numpy as np
 
 from rpa_mcp.errors import RpaError
 from rpa_mcp.shadow.boxes import OCR_BOX_MAX_DISTANCE, distance_to_box, element_box, same_text, screen_box
-from rpa_mcp.shadow.elements import is_container
+from rpa_mcp.shadow.elements import is_container, is_field
 from rpa_mcp.shadow.events import CLICK_TYPES, TraceEvent
 from rpa_mcp.shadow.ports import TraceRepository
 from rpa_mcp.vision.budget import FrameCache
@@ -22,6 +22,7 @@ from rpa_mcp.vision.ocr import OcrEngine, OcrLine
 logger = logging.getLogger(__name__)
 
 ANCHOR_W, ANCHOR_H = 300, 80  # region kept around a click: the anchor crop and the OCR region
+LABEL_REACH = 400  # px left of (and a quarter of it above) a field where its label widget may stand
 
 
 class ClickFacts:
@@ -51,6 +52,8 @@ class ClickFacts:
             box = element_box(element, point=(ev.x, ev.y), screen=(sw, sh), frame=(w, h))
             if box is not None:
                 facts["element_bbox"] = box
+                if is_field(element) and has_uia:
+                    facts["label_pending"] = True  # read lazily: where its label stands, if beside it
         x0, y0, cw, ch = clamp_bbox((px - ANCHOR_W // 2, py - ANCHOR_H // 2, ANCHOR_W, ANCHOR_H), frame.shape)
         if cw < 8 or ch < 8:
             return facts
@@ -65,6 +68,30 @@ class ClickFacts:
         if ev.type in CLICK_TYPES and (not has_uia or "element_bbox" not in facts):
             facts["ocr_pending"] = True
         return facts
+
+    def label_beside(self, facts: dict[str, Any], name: str | None) -> list[int] | None:
+        """Where a field's label is read left of or above it (frame pixels), when the field itself does not
+        show it: a native form's label widget. A replay finds the label, then the field by the same offset."""
+        frame, box = self.frame(facts.get("shot")), facts.get("element_bbox")
+        if frame is None or not box or not name:
+            return None
+        x, y, w, h = (int(v) for v in box)
+        w, h = min(w, LABEL_REACH // 2), min(h, LABEL_REACH // 4)  # its label is by its left edge, not in it
+        x0, y0, rw, rh = clamp_bbox(
+            (x - LABEL_REACH, y - LABEL_REACH // 4, w + LABEL_REACH, h + LABEL_REACH // 4), frame.shape
+        )
+        if rw < 8 or rh < 8:
+            return None
+        lines = [line for line in self.ocr.read(frame[y0 : y0 + rh, x0 : x0 + rw]) if same_text(line.text, name)]
+        field = (x - x0, y - y0, w, h)
+        inside = [
+            ln for ln in lines if distance_to_box(field, ln.bbox[0] + ln.bbox[2] / 2, ln.bbox[1] + ln.bbox[3] / 2) == 0
+        ]
+        best = pick_line(lines, x - x0, y - y0 + h / 2, max_distance=LABEL_REACH)
+        if best is None or inside:
+            return None
+        bx, by, bw, bh = (round(v) for v in best.bbox)
+        return [x0 + bx, y0 + by, bw, bh]
 
     def frame(self, shot_id: str | None) -> np.ndarray | None:
         if shot_id is None:

@@ -194,7 +194,11 @@ class ShadowService:
             )
             info["segments_from"] = min(info["segments_from"], changed)
             if seg is not None:
-                if facts.get("ocr_pending") or (seg.choice == idx and facts.get("anchor")):
+                if (
+                    facts.get("ocr_pending")
+                    or facts.get("label_pending")
+                    or (seg.choice == idx and facts.get("anchor"))
+                ):
                     state.ocr_pending.append(idx)  # a drop-down's option is named by what the list showed
                 if len(state.segments) > before:
                     self._notice(
@@ -675,11 +679,13 @@ class ShadowService:
             if not rows:
                 continue
             facts = rows[0]["facts"]
-            facts.pop("ocr_pending", None)
             element = rows[0]["event"].get("element") or {}
-            # a click in a drop-down's list: the element reported may be the page beneath, never its name
-            name = None if idx in options and not is_option(element) else element.get("name")
-            facts["ocr"] = self.clicks.ocr_at(facts, name=name)
+            if facts.pop("label_pending", None) and (label := self.clicks.label_beside(facts, element.get("name"))):
+                facts["label_box"] = label
+            if facts.pop("ocr_pending", None) or (idx in options and facts.get("anchor")):
+                # a click in a drop-down's list: the element reported may be the page beneath, never its name
+                name = None if idx in options and not is_option(element) else element.get("name")
+                facts["ocr"] = self.clicks.ocr_at(facts, name=name)
             self.traces.update_facts(sid, idx, facts)
         state.ocr_pending = []
         state.version += 1

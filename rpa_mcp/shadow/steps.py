@@ -30,7 +30,7 @@ from rpa_mcp.shadow.postconditions import (
 from rpa_mcp.shadow.retarget import retargeted
 from rpa_mcp.shadow.segment import Segment
 from rpa_mcp.shadow.shots import SCREENSHOT_URI
-from rpa_mcp.shadow.suggestions import suggest
+from rpa_mcp.shadow.suggestions import stray_candidate, suggest
 from rpa_mcp.shadow.targets import clean_label
 
 LOOK_BEHIND = 3  # events before a step read for the screenshot it started from
@@ -118,6 +118,9 @@ def derive_steps(
         same = None
         if seg.kind == "detour" and screens is not None:
             shot_then = (seg.detour or {}).get("shot_before")
+            same = screens.same_screen(shot_then, shot_after) if shot_then and shot_after else None
+        elif stray_candidate(d) and screens is not None and actions:  # a click on nothing: did anything change?
+            shot_then = shot_before(rows, position.get(actions[0][0]), actions[0][2])
             same = screens.same_screen(shot_then, shot_after) if shot_then and shot_after else None
         suggestions = suggest(seg, d, locale, screen_same=same)  # names settled over all steps by the caller
         params, target, intent, value = dict(d.params), dict(d.target), d.intent, d.value

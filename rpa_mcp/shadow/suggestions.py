@@ -21,13 +21,20 @@ UNDO_REASONS = {
         "detour": "détour par '{visited}' : retour sur '{back}' sans rien y changer — à retirer, "
         "sauf si cela fait partie de la tâche",
         "noise": "le menu contextuel a été ouvert puis fermé sans rien choisir",
+        "stray": "un clic sur un endroit où rien n'est nommé, qui n'a rien changé à l'écran",
     },
     "en": {
         "detour": "a detour through '{visited}': back to '{back}' without changing anything — remove it "
         "unless it is part of the task",
         "noise": "the context menu was opened and closed without choosing anything",
+        "stray": "a click on a spot where nothing is named, which changed nothing on the screen",
     },
 }
+
+
+def stray_candidate(d: Described) -> bool:
+    """A plain click that neither the element under it nor the text around it named: maybe a misclick."""
+    return d.action_type == "click_anchor" and d.evidence in ("raw", "window_title")
 
 
 def suggest(seg: Segment, d: Described, locale: str, *, screen_same: bool | None) -> list[dict[str, Any]]:
@@ -40,6 +47,8 @@ def suggest(seg: Segment, d: Described, locale: str, *, screen_same: bool | None
         out.append({"action": "undo", "kind": "detour", "reason": text})
     if d.pattern == "noise":
         out.append({"action": "undo", "kind": "noise", "reason": UNDO_REASONS[lang]["noise"]})
+    if seg.kind != "detour" and stray_candidate(d) and screen_same is True:
+        out.append({"action": "undo", "kind": "stray", "reason": UNDO_REASONS[lang]["stray"]})
     if seg.parameter is None and not d.params.get("secret") and d.value:
         kind = None
         if d.action_type in ("type_text", "select_option"):

@@ -86,6 +86,8 @@ def click_target(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) -> 
     found: dict[str, Any] = {"label": label} if label else {}
     if bbox:  # in the pixels of the frame before the click, whose size is given beside it
         found |= {"bbox": bbox, "frame_size": facts.get("frame_size")}
+        if offset := label_offset(facts.get("label_box"), bbox):
+            found["label_offset"] = offset  # a field's label beside it: a replay finds the label, then the field
     return {
         "by_text": ev.label if ev.source in ("uia", "ocr") else None,
         **found,
@@ -98,6 +100,19 @@ def click_target(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) -> 
         "anchor_ref": f"rpa://screenshots/{facts['anchor']}" if facts.get("anchor") else None,
         "anchor_offset": facts.get("anchor_offset"),
     }
+
+
+FIELD_INSET = 40  # px into a field from its left edge where a click beside its label lands (at most its middle)
+
+
+def label_offset(label: Any, field: Any) -> list[int] | None:
+    """From the top left of a field's label line (read beside it) to a point inside the field, frame pixels:
+    a little inside its left edge (a field may widen with its window), half way down."""
+    if not (isinstance(label, list) and len(label) == 4 and isinstance(field, list) and len(field) == 4):
+        return None
+    lx, ly = label[0], label[1]
+    fx, fy, fw, fh = field
+    return [round(fx - lx + min(fw / 2, FIELD_INSET)), round(fy + fh / 2 - ly)]
 
 
 def evidence_text(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) -> str | None:

@@ -40,6 +40,9 @@ def compact(text: str) -> str:
     return _NON_WORD.sub("", normalize_text(text))
 
 
+CARET = "i"  # a text cursor read as a glyph (l, I, |), folded
+
+
 def folded(text: str) -> str:
     """compact() with OCR-confusable glyphs folded (l/1/| -> i, 0 -> o)."""
     return compact(text).translate(_CONFUSABLES)
@@ -101,18 +104,19 @@ def words_written(read: str | None, expected: str) -> bool:
     return re.search(rf"(?<![^\W_]){inner}(?![^\W_])", normalize_text(read)) is not None
 
 
-def text_equals(read: str | None, expected: str) -> bool:
+def text_equals(read: str | None, expected: str, *, caret: bool = False) -> bool:
     """`read` is exactly `expected` (compacted, OCR-confusable glyphs folded): what a field holds, in full.
 
     "PETITBERNARD" does not equal "BERNARD": text left in a field before the typing is a mismatch.
-    An ANY_WORDS in `expected` stands for whatever is there; the fixed parts fill the rest.
+    An ANY_WORDS in `expected` stands for whatever is there; the fixed parts fill the rest. With
+    `caret`, the text cursor just after the text (read as one more l, I or |) is not part of it.
     """
     if not read:
         return False
     got = folded(read)
     fixed = [folded(part) for part in parts(expected)]
     if ANY_WORDS not in expected:
-        return bool(fixed[0]) and got == fixed[0]
+        return bool(fixed[0]) and (got == fixed[0] or (caret and got == fixed[0] + CARET))
     pattern = ".*".join(re.escape(part) for part in fixed)
     prefix = "" if expected.lstrip().startswith(ANY_WORDS) else "^"
     suffix = "" if expected.rstrip().endswith(ANY_WORDS) else "$"

@@ -143,3 +143,29 @@ def test_a_label_repeated_on_every_row_is_taken_on_the_intended_records_line(res
 def test_a_repeated_label_on_other_patients_lines_only_is_an_identity_mismatch(resolver: TargetResolver) -> None:
     res = resolver.resolve(rows_with_open_buttons("FAURE", "DURAND", "MORELLO"), open_step("MOREL"))
     assert not res.resolved and res.method == "identity_mismatch", res
+
+
+def tight_rows(*names: str) -> np.ndarray:
+    """A native list's rows: identifier, surname, first name, birth date close together (one OCR line a row)."""
+    img = np.full((H, W, 3), 250, np.uint8)
+    for y, name in zip(ROW_Y, names, strict=False):
+        surname, first, born, ident = PATIENTS[name]
+        cv2.putText(
+            img, f"{ident}  {surname}  {first}  {born}", (40, y), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (30, 30, 30), 2
+        )
+    return img
+
+
+def test_a_record_chosen_by_one_cell_of_a_row_read_as_one_line_is_resolved_on_its_row(
+    resolver: TargetResolver,
+) -> None:
+    spec = {"label": "{{prenom}}", "rel_x": 330 / W, "rel_y": (ROW_Y[0] - 10) / H, "resolve_order": ["ocr"]}
+    planned = {
+        **{k: v.replace("{{prenom}}", "Alice") if isinstance(v, str) else v for k, v in spec.items()},
+        **record_identity("{{prenom}}", {"prenom": "Alice"}),
+    }
+    res = resolver.resolve(tight_rows("FAURE", "DURAND", "MOREL"), planned)
+    assert res.resolved and abs(res.y - (ROW_Y[1] - 10)) <= 14, res  # DURAND Alice's row, not the recorded first
+    assert "Alice" in res.tried[-1]["identity_read"]
+    absent = resolver.resolve(tight_rows("FAURE", "MOREL"), planned)
+    assert not absent.resolved  # nobody called Alice on the list: never another row

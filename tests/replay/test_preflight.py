@@ -202,3 +202,17 @@ async def test_a_recent_screen_showing_what_the_first_step_needs_is_not_observed
         "pc-1", now=service.time.now(), window_title="MédiDossier", size=(1280, 720), png=png()
     )
     assert "observe_first" not in service.preflight("pc-1", service.plan([STEP]))
+
+
+async def test_a_first_target_whose_window_moved_far_is_on_the_screen_all_the_same(live: Any) -> None:
+    services, service = live
+    await service.next_action("pc-1")
+    service.store.machine_screen(
+        "pc-1", now=service.time.now(), window_title="MédiDossier", size=(1280, 720), png=png()
+    )
+    # recorded at (0.3, 0.4), read now beyond the top left corner of the region read around it
+    place = {"x_pct": 0.3, "y_pct": 0.4, "screen": [1280, 720]}
+    recorded = {**STEP, "target": {**{k: v for k, v in STEP["target"].items() if k[:4] != "rel_"}, **place}}
+    services.ocr.lines = [OcrLine(text="Dossier", bbox=(-300, -180, 80, 20), score=0.99)]
+    readiness = service.preflight("pc-1", service.plan([recorded]))
+    assert readiness["screen_checked"] is True and readiness.get("observe_first") is not True, readiness

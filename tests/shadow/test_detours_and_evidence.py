@@ -229,3 +229,27 @@ def test_typing_that_goes_on_in_the_same_field_after_a_detour_stays_one_step(sha
         ("Enregistrer", [9]),
     ]
     assert steps[0]["params"] == {"text": "Pas de fièvre.\nSortie demain."}
+
+
+def test_a_click_on_an_unnamed_spot_that_changed_nothing_is_suggested_for_removal(make_service: Any) -> None:
+    shadow = make_service(ocr=FakeOcr(lines=[]))  # no text around the click either
+    shadow.ingest(
+        [
+            ev("click", 1.0, x=930, y=520, screenshot=frame(), **EDGE),  # nothing under it, nothing named
+            ev("click", 3.0, x=1390, y=755, element=SAVE, screenshot=frame(), **EDGE),
+        ]
+    )
+    stray, save = shadow.understanding("s1")["steps"]
+    assert [(g["action"], g["kind"]) for g in stray["suggestions"]] == [("undo", "stray")]
+    assert not [g for g in save["suggestions"] if g["action"] == "undo"]
+
+
+def test_a_click_on_an_unnamed_spot_that_changed_the_screen_is_kept_without_suggestion(make_service: Any) -> None:
+    shadow = make_service(ocr=FakeOcr(lines=[]))
+    shadow.ingest(
+        [
+            ev("click", 1.0, x=930, y=520, screenshot=frame(), **EDGE),
+            ev("click", 3.0, x=1390, y=755, element=SAVE, screenshot=frame(shade=200), **EDGE),
+        ]
+    )
+    assert shadow.understanding("s1")["steps"][0]["suggestions"] == []

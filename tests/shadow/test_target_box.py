@@ -84,7 +84,8 @@ def test_the_uia_rectangle_of_the_notepad_editor_is_mapped_to_the_half_size_fram
     # rect {262, 122, 1541, 906} on a 1920x1080 screen, screenshots sent at 960x540: enclosing box
     assert target["bbox"] == [131, 61, 640, 392] and target["frame_size"] == [960, 540]
     assert target["label"] == "Éditeur de texte"
-    assert ocr.calls == 0  # UIA gave the name and the box: nothing to read
+    # UIA gave the name and the box: one read only, of the field's left edge, for a label beside it (none here)
+    assert ocr.calls == 1 and "label_offset" not in target
     ir = shadow.build(sid, "Observation")["workflow_ir"]
     assert ir["steps"][0]["target"]["bbox"] == [131, 61, 640, 392]
 
@@ -178,3 +179,22 @@ def test_ocr_text_names_a_clicked_field_only_when_it_holds_two_letters_or_digits
         assert step["target"]["by_text"] == read
     else:  # the placeholder's fragment is not the field's name, and the step is asked about first
         assert step["target"]["by_text"] != read and step["confidence"] < 0.8, step
+
+
+def test_a_field_named_by_a_label_beside_it_keeps_where_the_label_was_read(make_service: Any) -> None:
+    # the region read runs from 400 px left of the field: the label is read at (250, 105) in it
+    service = make_service(ocr=FakeOcr(lines=[OcrLine("Motif d'admission", (250, 105, 140, 24), 0.99)]))
+    field = {"name": "Motif d'admission", "role": "Edit", "bbox": [600, 200, 216, 34]}
+    at = {"window_title": "Admission", "screen_width": 960, "screen_height": 540, "screenshot": frame_b64()}
+    service.ingest([ev("click", 1.0, x=700, y=217, element=field, **at), ev("type", 2.0, text="Chute", **at)])
+    target = service.understanding("s1")["steps"][0]["target"]
+    # the label read at [450, 205, 140, 24]: the field is 150 + 40 px right of its line, 12 px down
+    assert target["bbox"] == [600, 200, 216, 34] and target["label_offset"] == [190, 12]
+
+
+def test_a_field_that_shows_its_own_label_keeps_no_label_box(make_service: Any) -> None:
+    service = make_service(ocr=FakeOcr(lines=[OcrLine("Motif d'admission", (410, 105, 140, 24), 0.99)]))
+    field = {"name": "Motif d'admission", "role": "Edit", "bbox": [600, 200, 216, 34]}  # read inside it
+    at = {"window_title": "Admission", "screen_width": 960, "screen_height": 540, "screenshot": frame_b64()}
+    service.ingest([ev("click", 1.0, x=700, y=217, element=field, **at), ev("type", 2.0, text="Chute", **at)])
+    assert "label_offset" not in service.understanding("s1")["steps"][0]["target"]

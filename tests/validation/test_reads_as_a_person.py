@@ -11,7 +11,7 @@ from rpa_mcp.testing import FakeOcr
 from rpa_mcp.validation.checkers.text import OcrRoiChecker
 from rpa_mcp.validation.context import CheckContext
 from rpa_mcp.validation.model import Expected, Observed, Target
-from rpa_mcp.validation.text import label_matches
+from rpa_mcp.validation.text import label_matches, text_equals
 from rpa_mcp.vision.ocr import OcrLine
 
 
@@ -43,3 +43,26 @@ def test_the_label_check_reads_the_drop_down_label_with_its_empty_choice() -> No
         FakeOcr([OcrLine("Conditionnement-choisir—", (0, 0, 10, 10), 0.98)]),
     )
     assert OcrRoiChecker().run(ctx, "label", {"frame": "after", "what": "target_label"}).score == 1.0
+
+
+def test_the_caret_after_text_just_typed_is_not_part_of_what_the_field_holds() -> None:
+    assert text_equals("Chute à domicilel", "Chute à domicile", caret=True)  # the cursor read as an l
+    assert text_equals("Chute à domicile|", "Chute à domicile", caret=True)
+    assert not text_equals("Chute à domicilel", "Chute à domicile")  # anywhere else, a letter is a letter
+    assert not text_equals("PETITBERNARD", "BERNARD", caret=True) and not text_equals("BERNARDO", "BERNARD", caret=True)
+
+
+def test_the_typed_check_reads_a_field_with_its_caret_as_the_text_typed() -> None:
+    before, after = np.full((120, 400, 3), 255, np.uint8), np.full((120, 400, 3), 255, np.uint8)
+    after[50:60, 40:200] = 0  # the text appeared
+    ctx = CheckContext(
+        "type_text",
+        before,
+        after,
+        Target("Motif d'admission", (20, 40, 300, 30)),
+        Expected(text="Chute à domicile"),
+        Observed(),
+        FakeOcr([OcrLine("Chute à domicilel", (0, 0, 10, 10), 0.98)]),
+    )
+    params = {"frame": "after", "what": "expected_text", "match": "whole"}
+    assert OcrRoiChecker().run(ctx, "typed", params).score == 1.0

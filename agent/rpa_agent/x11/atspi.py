@@ -39,6 +39,8 @@ CHECK_ROLES = frozenset({"check box", "radio button", "toggle button", "check me
 PASSWORD_ROLES = frozenset({"password text"})
 CONTAINER_ROLES = frozenset({"document web", "frame", "panel", "section", "filler", "application"})
 GONE_ROLES = frozenset({"invalid", "unknown", "redundant object"})
+POPUP_ROLES = frozenset({"window", "menu", "list box"})  # top-level pop-ups (GTK: a nameless "window")
+OPTION_ROLES = frozenset({"menu item", "list item", "check menu item", "radio menu item"})
 ROLE_NAMES = {  # AT-SPI role names -> the UI Automation control types the server knows
     "push button": "Button",
     "toggle button": "Button",
@@ -180,7 +182,9 @@ class Accessibility:
                 logger.debug("atspi_element_at_failed: %s", exc)
                 return None
 
-    def _frames(self, window_title: str | None) -> list[tuple[str, str]]:
+    def _frames(self, window_title: str | None, point: tuple[int, int] | None = None) -> list[tuple[str, str]]:
+        """The applications' showing top-level windows: a pop-up over `point` first (a drop-down's list,
+        a menu: above every frame), then the frame titled `window_title`, then the others."""
         frames: list[tuple[int, tuple[str, str]]] = []
         for app in self._call(REGISTRY, ACCESSIBLE, "GetChildren")[0]:
             for frame in self._call(tuple(app), ACCESSIBLE, "GetChildren")[0]:
@@ -188,11 +192,42 @@ class Accessibility:
                 if STATE_SHOWING not in self._states(ref):
                     continue
                 named = bool(window_title) and str(self._prop(ref, ACCESSIBLE, "Name") or "") == window_title
-                frames.append((0 if named else 1, ref))
+                frames.append((0 if point and self._popup_over(ref, point) else 1 if named else 2, ref))
         return [ref for _, ref in sorted(frames, key=lambda item: item[0])]
 
+    def _popup_over(self, ref: tuple[str, str], point: tuple[int, int]) -> bool:
+        if str(self._call(ref, ACCESSIBLE, "GetRoleName")[0]) not in POPUP_ROLES:
+            return False
+        return _inside(self._extents(ref), point)
+
+    def _extents(self, ref: tuple[str, str]) -> tuple[int, int, int, int] | None:
+        try:
+            x, y, w, h = self._call(ref, COMPONENT, "GetExtents", "u", (COORD_SCREEN,))[0]
+        except LookupError:
+            return None
+        return (int(x), int(y), int(w), int(h)) if w > 0 and h > 0 else None
+
+    def _opener(
+        self, ref: tuple[str, str], element: Element, point: tuple[int, int]
+    ) -> tuple[tuple[str, str], Element]:
+        """A drop-down's list item over the drop-down itself stands for the drop-down: the click that
+        opened the list (it shows its current option there by the time it is looked up)."""
+        if element.role not in OPTION_ROLES:
+            return ref, element
+        ancestor = ref
+        for _ in range(3):
+            parent = self._prop(ancestor, ACCESSIBLE, "Parent")
+            if not parent or parent[1] == NULL_PATH:
+                break
+            ancestor = (str(parent[0]), str(parent[1]))
+            if str(self._call(ancestor, ACCESSIBLE, "GetRoleName")[0]) == "combo box":
+                return (
+                    (ancestor, self._describe(ancestor)) if _inside(self._extents(ancestor), point) else (ref, element)
+                )
+        return ref, element
+
     def _element_at(self, x: int, y: int, window_title: str | None) -> Element | None:
-        for frame in self._frames(window_title):
+        for frame in self._frames(window_title, (x, y)):
             ref, found = frame, None
             for _ in range(MAX_DEPTH):
                 child = self._call(ref, COMPONENT, "GetAccessibleAtPoint", "iiu", (x, y, COORD_SCREEN))[0]
@@ -205,6 +240,7 @@ class Accessibility:
                     deeper = self._descend(found, x, y)
                     if deeper is not None:
                         found, element = deeper, self._describe(deeper)
+                found, element = self._opener(found, element, (x, y))
                 return self._named(found, element)
         return None
 
@@ -264,3 +300,7 @@ class Accessibility:
                     return element
             pending.extend((str(c[0]), str(c[1])) for c in self._call(ref, ACCESSIBLE, "GetChildren")[0])
         return None
+
+
+def _inside(box: tuple[int, int, int, int] | None, point: tuple[int, int]) -> bool:
+    return box is not None and box[0] <= point[0] < box[0] + box[2] and box[1] <= point[1] < box[1] + box[3]

@@ -136,10 +136,17 @@ class Preflight(ReplayCore):
                 return [f"the workstation's last screen cannot be read ({exc.message})"]
             spec = {**target, "step_class": expected.get("step_class")}
             res = self.resolver.resolve(image, spec, window_title=machine.window_title, machine_id=machine.machine_id)
+            if not res.resolved and (res.method or "").startswith("rejected_drift"):
+                # its window may stand elsewhere now (the step itself follows it): on the screen is enough here
+                anywhere = {k: v for k, v in spec.items() if k not in RECORDED_PLACE}
+                res = self.resolver.resolve(image, anywhere, window_title=machine.window_title, machine_id=None)
             if not res.resolved:
                 label = target.get("label") or target.get("by_text") or "its anchor"
                 missing.append(f"the first step's target {label!r} is not on the screen ({res.reason})")
         return missing
+
+
+RECORDED_PLACE = ("rel_x", "rel_y", "x_pct", "y_pct", "bbox", "window_box")  # where the target was, on screen
 
 
 def _size_gap(machine: MachineRow, first: Mapping[str, Any]) -> str | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from rpa_mcp.validation.checkers.base import BaseChecker, Params, frame_param
 from rpa_mcp.validation.context import CheckContext
 from rpa_mcp.validation.model import CheckResult, CropRef, Frame
@@ -53,7 +55,8 @@ class OcrRoiChecker(BaseChecker):
         else:
             line = ctx.read_label(which, box, lambda text: label_matches(text, wanted))
             read = line.text if line else ""
-        holds = text_equals if params.get("match") == "whole" else text_contains
+        whole = functools.partial(text_equals, caret=what == "expected_text")  # a field just typed in shows its caret
+        holds = whole if params.get("match") == "whole" else text_contains
         found = label_matches(read, wanted) if what == "target_label" else holds(read, wanted)
         if not found and what == "target_label" and params.get("box") == "tab" and ctx.target.label_bbox is None:
             box, read = read_tab_label(ctx, which, ctx.target.bbox, wanted=wanted)  # an application's wider tab

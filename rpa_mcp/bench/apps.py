@@ -1,0 +1,331 @@
+"""`rpa-mcp bench apps`: learning and replay on an application nobody tuned the platform to, per application.
+
+    rpa-mcp bench apps [--app gtk] [--runs 10] [--workdir DIR]
+
+`gtk`: the admission desk, a native GTK3 application (rpa_mcp/desktop_rig/native/gtk_admission.py) on Xvfb +
+openbox, with the RPA server and `rpa-agent` on loopback, all through the tools users call:
+
+- **learning**: a scripted clerk admits a patient (search, result row, reason, service drop-down,
+  entry date, isolation check box, save) with a typo fixed by Backspace, a hesitation and a click
+  on an empty part of the window, recorded by `rpa-agent record`; the steps the server proposes
+  (`get_understanding`) are scored against steps written from the task beforehand
+  (`admission.EXPECTED_STEPS`): recall, precision, and the typed values / chosen options exact;
+- **replay, nobody answering pauses**: the patient, reason, service and date made parameters
+  (`shadow_feedback parameterize`, as a person answers the suggestions), the competence built,
+  persisted, promoted, then replayed `--runs` times for other patients and values, the window
+  moved and resized between runs (1024x768 to maximised 1920x1080). A run is *complete* when it
+  completed with every verdict SUCCESS and the application's own log shows the search, the
+  patient opened and the right admission saved, each exactly once; *wrong* when the application
+  underwent anything else (another patient, a wrong value, twice, a refused save); else *paused*.
+
+Figures depend on the machine; a shared machine gives noisy ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+COMPETENCE = "Admission d'un patient"
+SESSION = "bench-admission"
+PARAMETERS = {  # expected step (by its index in EXPECTED_STEPS) -> the parameter a person names for it
+    0: "nom",
+    2: "prenom",
+    3: "motif",
+    4: "service",
+    5: "date_entree",
+}
+VARIANTS = (  # (query, row, IPP, reason, service, date)
+    ("MOREL", "Hélène", "400135", "Chute à domicile", "Gériatrie", "06/12/2026"),
+    ("BERNARD", "Louis", "400140", "Dyspnée aiguë", "Pneumologie", "07/12/2026"),
+    ("GIRARD", "Noémie", "400152", "Fracture du poignet", "Orthopédie", "08/12/2026"),
+    ("FAURE", "Gilles", "400122", "Bilan d'AVC", "Neurologie", "09/12/2026"),
+    ("ROUSSEAU", "Étienne", "400167", "Altération de l'état général", "Médecine interne", "10/12/2026"),
+    ("LAMBERT", "Sophie", "400173", "Palpitations", "Cardiologie", "11/12/2026"),
+    ("PETITBERNARD", "Anne", "400141", "Pneumopathie", "Pneumologie", "12/12/2026"),
+    ("FONTAINE", "Marc", "400188", "Syncope", "Cardiologie", "13/12/2026"),
+    ("CHEVALIER", "Inès", "400194", "Entorse grave", "Orthopédie", "14/12/2026"),
+    ("FAURE", "Céline", "400121", "Douleur thoracique", "Cardiologie", "15/12/2026"),
+)
+GEOMETRY_CYCLE = ("small", "moved", "maximized", "resized", "wide")
+
+
+@dataclass
+class Learning:
+    expected: int
+    proposed: int
+    found: int  # expected steps matched by a proposed step of the same kind on the same target
+    exact: int  # of the expected steps with a value, those whose value the matched step has exactly
+    valued: int
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    misses: list[str] = field(default_factory=list)
+    parameterized: list[str] = field(default_factory=list)
+    matches: dict[int, int] = field(default_factory=dict)  # expected step -> its proposed step (0-based)
+    after_removals: tuple[int, int, list[int]] | None = None  # (found, proposed, steps removed) once accepted
+
+    @property
+    def declared(self) -> set[str]:
+        """The parameters the workflow takes."""
+        return {line.split(":")[0] for line in self.parameterized if ": step " in line}
+
+
+@dataclass
+class Run:
+    variant: tuple[str, ...]
+    geometry: str
+    verdict: str  # complete | paused | wrong
+    seconds: float
+    steps: int
+    detail: str = ""
+    effects: list[Any] = field(default_factory=list)  # what the application underwent during the run
+
+
+# --- learning -----------------------------------------------------------------------------------------
+KIND_FAMILIES = {
+    "click": ("click_anchor", "double_click_anchor"),
+    "type_text": ("type_text",),
+    "select_option": ("select_option",),
+    "set_checked": ("set_checked",),
+}
+
+
+def _label(step: dict[str, Any]) -> str:
+    target = step.get("target") or {}
+    return " ".join(str(target.get(k) or "") for k in ("label", "by_text"))
+
+
+def _value(step: dict[str, Any]) -> Any:
+    params = step.get("params") or {}
+    if step.get("action_type") == "set_checked":
+        return params.get("checked")
+    if step.get("action_type") == "select_option":
+        return params.get("option", step.get("value"))
+    return params.get("text", step.get("value"))
+
+
+def score(steps: list[dict[str, Any]], expected: tuple[tuple[str, str, Any], ...]) -> Learning:
+    """Match each expected step, in order, to the first unused proposed step of its kind on its target."""
+    used: set[int] = set()
+    matches: dict[int, int] = {}
+    misses: list[str] = []
+    for n, (kind, label, _value_wanted) in enumerate(expected):
+        for i, step in enumerate(steps):
+            if i in used or step.get("action_type") not in KIND_FAMILIES[kind]:
+                continue
+            if label.casefold() in _label(step).casefold():
+                used.add(i)
+                matches[n] = i
+                break
+        else:
+            misses.append(f"{kind} {label!r}")
+    valued = [n for n, (_, _, v) in enumerate(expected) if v is not None]
+    exact = [n for n in valued if n in matches and _value(steps[matches[n]]) == expected[n][2]]
+    for n in valued:
+        if n in matches and n not in exact:
+            misses.append(f"{expected[n][0]} {expected[n][1]!r}: value {_value(steps[matches[n]])!r}")
+    return Learning(len(expected), len(steps), len(matches), len(exact), len(valued), steps, misses, matches=matches)
+
+
+def learn(rig: Any, tools: Any, app: Any) -> Learning:
+    from rpa_mcp.desktop_rig.admission import EXPECTED_STEPS, Admission, admit
+    from rpa_mcp.desktop_rig.harness import Person, wait_until
+    from rpa_mcp.desktop_rig.scenario import recorder_pace
+
+    recorder = rig.recorder(SESSION)
+    recorder.wait_line("recording session")
+    wait_until(lambda: rig.services.shadow.traces.get_session(SESSION), timeout=60, what="the recording session")
+    tools.call("shadow_start", session_id=SESSION)
+    clerk = Person(rig.desk, pace=recorder_pace(recorder))
+    try:
+        admit(clerk, app, Admission())
+    finally:
+        clerk.close()
+    recorder.stop()
+    tools.call("shadow_stop", session_id=SESSION)
+    steps = tools.call("get_understanding", session_id=SESSION)["steps"]
+    learning = score(steps, EXPECTED_STEPS)
+    # the person agrees with each removal the server suggests (a detour, a stray click), last first
+    removals = [s["index"] for s in steps if any(g["action"] == "undo" for g in s.get("suggestions") or [])]
+    for index in sorted(removals, reverse=True):
+        tools.call("shadow_feedback", session_id=SESSION, action="undo", step_index=index)
+    if removals:
+        kept = tools.call("get_understanding", session_id=SESSION)["steps"]
+        after = score(kept, EXPECTED_STEPS)
+        learning.after_removals = (after.found, after.proposed, removals)
+        learning.matches = after.matches
+    matches = learning.matches
+    for expected_index, name in PARAMETERS.items():
+        if expected_index not in matches:
+            learning.parameterized.append(f"{name}: no step")
+            continue
+        step_index = matches[expected_index] + 1
+        try:
+            tools.call("shadow_feedback", session_id=SESSION, action="parameterize", step_index=step_index, name=name)
+            learning.parameterized.append(f"{name}: step {step_index}")
+        except RuntimeError as exc:
+            learning.parameterized.append(f"{name}: refused ({str(exc)[:120]})")
+    tools.call("shadow_feedback", session_id=SESSION, action="validate")
+    tools.call("shadow_build", session_id=SESSION, name=COMPETENCE)
+    tools.propose_apply("persist_competence", session_id=SESSION, name=COMPETENCE)
+    tools.propose_apply("promote_competence", name=COMPETENCE)
+    return learning
+
+
+# --- replays --------------------------------------------------------------------------------------------
+def replays(rig: Any, tools: Any, app: Any, runs: int, declared: set[str], *, keep_app: bool = False) -> list[Run]:
+    """Each run on the application as a clerk opens it (a fresh window at its start screen), or with
+    `keep_app` on the window as the previous run left it (another patient's title, the last search)."""
+    from rpa_mcp.desktop_rig.admission import place, start_admission
+
+    out: list[Run] = []
+    for i in range(runs):
+        variant = VARIANTS[i % len(VARIANTS)]
+        query, row, _ipp, reason, service, date = variant
+        geometry = GEOMETRY_CYCLE[i % len(GEOMETRY_CYCLE)]
+        if not keep_app:
+            app.close()
+            app.wait_gone()
+            app = start_admission(app.desk, app.path)
+        place(app, geometry)
+        values = {"nom": query, "prenom": row, "motif": reason, "service": service, "date_entree": date}
+        mark = app.mark
+        started = time.monotonic()
+        replay_id = tools.propose_apply(
+            "start_replay",
+            competence=COMPETENCE,
+            machine_id=rig.machine_id,
+            params={k: v for k, v in values.items() if k in declared},
+        )["replay_id"]
+        status = tools.wait_stopped(replay_id)
+        seconds = time.monotonic() - started
+        steps = len([a for a in status["actions"] if a.get("origin") not in ("preflight", "closing")])
+        verdict, detail = judge(status, app.since(mark), variant)
+        out.append(Run(variant, geometry, verdict, seconds, steps, detail, app.since(mark)))
+        if status["state"] == "paused":
+            tools.call("cancel_replay", replay_id=replay_id)
+        _escape(rig)
+    app.close()
+    return out
+
+
+def _escape(rig: Any) -> None:
+    """Close a drop-down a stopped replay may have left open."""
+    from rpa_agent.x11.inject import Injector
+
+    hands = Injector(rig.desk.display)
+    try:
+        hands.combo("Escape")
+    finally:
+        hands.close()
+
+
+def judge(status: dict[str, Any], effects: list[Any], variant: tuple[str, ...]) -> tuple[str, str]:
+    query, _row, ipp, reason, service, date = variant
+    searches = [e.detail.get("q") for e in effects if e.kind == "search"]
+    opened = [e.detail.get("patient") for e in effects if e.kind == "open"]
+    saves = [e.detail for e in effects if e.kind == "save"]
+    errors = [e.detail for e in effects if e.kind == "error"]
+    wanted = {"patient": ipp, "motif": reason, "service": service, "date": date, "isolement": True}
+    problems = []
+    if any(q != query for q in searches) or len(searches) > 1:
+        problems.append(f"searches {searches}")
+    if any(p != ipp for p in opened) or len(opened) > 1:
+        problems.append(f"opened {opened}")
+    wrong_saves = [s for s in saves if {k: s.get(k) for k in wanted} != wanted]
+    if wrong_saves or len(saves) > 1:
+        problems.append(f"saved {saves}")
+    if errors:
+        problems.append(f"refused saves {errors}")
+    done = status["state"] == "completed" and all(
+        a.get("verdict") == "SUCCESS" for a in status["actions"] if a.get("origin") not in ("preflight", "closing")
+    )
+    if problems:
+        return "wrong", "; ".join(problems)
+    if done and len(saves) == 1 and len(searches) == 1 and len(opened) <= 1:
+        return "complete", ""
+    if done:
+        return "wrong", f"completed without the admission saved (saves {len(saves)}, searches {len(searches)})"
+    detail = status.get("pause_detail")
+    return "paused", f"step {status.get('steps_done')}: {status.get('pause_reason')}: {str(detail)[:200]}"
+
+
+# --- the report -----------------------------------------------------------------------------------------
+def run(argv: list[str]) -> str:
+    parser = argparse.ArgumentParser(prog="rpa-mcp bench apps")
+    parser.add_argument("--app", choices=("gtk",), default="gtk", help="the application (default gtk)")
+    parser.add_argument("--runs", type=int, default=10, help="varied replays, nobody answering (default 10)")
+    parser.add_argument(
+        "--keep-app", action="store_true", help="replay on the window as the previous run left it (no fresh start)"
+    )
+    parser.add_argument("--workdir", type=Path, default=None, help="keep the desktop's logs and data here")
+    args, _ = parser.parse_known_args(argv)
+    from rpa_mcp.desktop_rig.admission import gtk_missing
+    from rpa_mcp.desktop_rig.harness import missing_tools
+
+    missing = missing_tools() + gtk_missing()
+    if missing:
+        return f"not available: needs Debian packages {', '.join(missing)} (apt-get install -y ...)"
+    with tempfile.TemporaryDirectory(prefix="rpa-bench-apps-") as tmp:
+        return _measure(args, args.workdir or Path(tmp))
+
+
+def _measure(args: argparse.Namespace, workdir: Path) -> str:
+    from rpa_mcp.desktop_rig.admission import start_admission
+    from rpa_mcp.desktop_rig.rig import Rig
+
+    started = time.monotonic()
+    with Rig(workdir, rate_limit_per_minute=1_000_000, log_to_console=False) as rig:
+        app = start_admission(rig.desk, workdir / "admission.jsonl")
+        try:
+            tools = rig.tools()
+            rig.start_agent(poll_wait_s=10.0)
+            learning = learn(rig, tools, app)
+            print("\n".join(report(learning, [], 0.0)[:-2]), file=sys.stderr, flush=True)  # before the long part
+            runs = replays(rig, tools, app, args.runs, learning.declared, keep_app=args.keep_app)
+        finally:
+            app.close()
+    return "\n".join(report(learning, runs, time.monotonic() - started))
+
+
+def report(learning: Learning, runs: list[Run], elapsed: float) -> list[str]:
+    recall = learning.found / learning.expected
+    precision = learning.found / learning.proposed if learning.proposed else 0.0
+    lines = [
+        "gtk (admission desk, native GTK3, not tuned on):",
+        f"  learning: recall {learning.found}/{learning.expected} = {recall:.2f}   "
+        f"precision {learning.found}/{learning.proposed} = {precision:.2f}   "
+        f"values/options exact {learning.exact}/{learning.valued}   (target >= 0.9, values exact)",
+        "  proposed: " + " | ".join(f"{s['action_type']} {_label(s).strip()!r} {_value(s)!r}" for s in learning.steps),
+    ]
+    if learning.after_removals is not None:
+        found, proposed, steps = learning.after_removals
+        lines.append(
+            f"  after the removals the server suggested (steps {steps}, accepted): recall {found}/{learning.expected}"
+            f"   precision {found}/{proposed}"
+        )
+    else:
+        lines.append("  no removal suggested")
+    lines += [f"  missed: {m}" for m in learning.misses]
+    lines.append("  parameters: " + ", ".join(learning.parameterized))
+    if not runs:
+        return [*lines, "", ""]
+    complete = [r for r in runs if r.verdict == "complete"]
+    per_step = [r.seconds / r.steps for r in complete if r.steps]
+    lines.append(
+        f"  replays, nobody answering: complete {len(complete)}/{len(runs)}   "
+        f"paused {sum(r.verdict == 'paused' for r in runs)}   wrong {sum(r.verdict == 'wrong' for r in runs)}   "
+        "(target >= 9/10, 0 wrong)"
+    )
+    if per_step:
+        lines.append(f"  median s/step (complete runs): {statistics.median(per_step):.2f}   (target <= 1 s, idle)")
+    for r in runs:
+        if r.verdict != "complete":
+            lines.append(f"  {r.verdict}: {r.variant[0]} {r.variant[1]}, {r.geometry}: {r.detail}")
+    lines.append(f"(whole benchmark: {elapsed:.0f} s; shared machine, noisy figures)")
+    return lines

@@ -1,0 +1,63 @@
+"""A field named by a label standing beside it (a native form): the demonstration keeps where the label
+was read, and a replay that finds the label types into the field at the same offset from it, not on
+the label (a click on a label widget does not give its field the keyboard)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from rpa_mcp.replay.resolve import TargetResolver, load_thresholds
+from rpa_mcp.replay.unconfigured import NoVlmLocator
+from rpa_mcp.settings import shipped_dir
+from rpa_mcp.shadow.targets import label_offset
+
+W, H = 1280, 720
+LABEL = "Motif d'admission"
+
+
+def form(dx: int = 0, dy: int = 0) -> np.ndarray:
+    """The label at (100, 100) (+ a move), its field to the right of it."""
+    img = np.full((H, W, 3), 240, np.uint8)
+    cv2.putText(img, "Motif d'admission", (100 + dx, 120 + dy), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (30, 30, 30), 2)
+    cv2.rectangle(img, (360 + dx, 100 + dy), (580 + dx, 134 + dy), (255, 255, 255), -1)
+    cv2.rectangle(img, (360 + dx, 100 + dy), (580 + dx, 134 + dy), (120, 120, 120), 1)
+    return img
+
+
+@pytest.fixture
+def resolver(shared_ocr: Any) -> TargetResolver:
+    return TargetResolver(
+        ocr=shared_ocr, memory=None, thresholds=load_thresholds(shipped_dir("catalog") / "thresholds.yaml"),
+        vlm=NoVlmLocator(),
+    )  # fmt: skip
+
+
+def spec(label_box: list[int] | None) -> dict[str, Any]:
+    found = {"label_offset": label_offset(label_box, [360, 100, 220, 34])} if label_box else {}
+    return {
+        "label": LABEL,
+        "bbox": [360, 100, 220, 34],
+        "frame_size": [W, H],
+        "rel_x": 400 / W,
+        "rel_y": 117 / H,
+        "resolve_order": ["ocr"],
+        **found,
+    }
+
+
+def test_the_field_beside_its_label_is_where_the_click_lands_after_the_window_moved(resolver: TargetResolver) -> None:
+    recorded = resolver.resolve(form(), spec(None))  # where the label reads on the demonstration's screen
+    assert recorded.resolved and recorded.box is not None
+    moved = {k: v for k, v in spec(list(recorded.box)).items() if k != "bbox"}  # a moved window's spec has no box
+    res = resolver.resolve(form(dx=60, dy=40), moved)
+    assert res.resolved, res
+    assert 360 + 60 < res.x < 580 + 60 and 100 + 40 < res.y < 134 + 40, (res.x, res.y)  # inside the moved field
+
+
+def test_without_a_label_box_the_label_itself_is_the_target_as_before(resolver: TargetResolver) -> None:
+    res = resolver.resolve(form(dx=60, dy=40), spec(None))
+    assert res.resolved and res.x < 360 + 60  # on the label: a web field's label or placeholder is the field
