@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from rpa_mcp.clock import Clock
@@ -27,17 +26,15 @@ from rpa_mcp.shadow.elements import app_key, is_option
 from rpa_mcp.shadow.events import CLICK_TYPES, TraceEvent, normalize_locale, parse_events
 from rpa_mcp.shadow.feedback import FeedbackRejected, apply_feedback
 from rpa_mcp.shadow.ir import build_ir
-from rpa_mcp.shadow.language import decided, vote
+from rpa_mcp.shadow.language import vote
 from rpa_mcp.shadow.masking import mask_event
 from rpa_mcp.shadow.observer import ObserverState
 from rpa_mcp.shadow.ports import TraceRepository
-from rpa_mcp.shadow.postconditions import LOOK_AHEAD
 from rpa_mcp.shadow.retarget import retarget_spec
 from rpa_mcp.shadow.screens import StoredScreens
 from rpa_mcp.shadow.segmenter import IDLE_GAP_S, place
 from rpa_mcp.shadow.shots import SCREENSHOT_URI, BatchShots, Shot
-from rpa_mcp.shadow.steps import LOOK_BEHIND, derive_steps
-from rpa_mcp.shadow.suggestions import review, settle_names
+from rpa_mcp.shadow.understood import UnderstoodSteps
 from rpa_mcp.vision.budget import FrameCache
 from rpa_mcp.vision.images import (
     DEFAULT_MAX_BYTES,
@@ -49,15 +46,6 @@ logger = logging.getLogger(__name__)
 
 MAX_NOTIFICATIONS = 100
 NO_SESSION = "no active session — do something on the workstation first so I can see it"
-
-
-@dataclass
-class _Derived:
-    version: int
-    locale: str
-    steps: list[dict[str, Any]]
-    by_key: dict[tuple[Any, ...], dict[str, Any]]
-    review: dict[str, Any] | None = None  # computed once per version, when first asked
 
 
 class ShadowService:
@@ -88,7 +76,7 @@ class ShadowService:
         self.max_request_pixels = max_request_pixels or 2 * max_pixels
         self.shots = BatchShots(traces, max_pixels, max_image_bytes, self.max_request_pixels)
         self.clicks = ClickFacts(traces, ocr, self.frames, max_pixels=max_pixels)
-        self._derived: dict[str, _Derived] = {}
+        self.understood = UnderstoodSteps(traces, ocr, self.calibration, max_pixels=max_pixels, locale=default_locale)
         self._revs: dict[str, int] = {}  # the store's save count of each cached state
 
     # --- ingestion -----------------------------------------------------------------------
@@ -331,7 +319,7 @@ class ShadowService:
             state = self._require(session_id)
             steps = self._understood(session_id, state)
             notes = state.notifications
-            summary = self._review(session_id, steps)
+            summary = self.understood.review(session_id, steps)
         current = None
         if state.observing and state.segments and not state.segments[-1].closed and steps:
             current = steps[-1]
@@ -343,7 +331,7 @@ class ShadowService:
             "mode": state.mode,
             "observing": state.observing,
             "cancelled": state.cancelled,
-            "locale": self._locale(session_id, state),
+            "locale": self.understood.locale(session_id, state),
             "steps": steps,
             "current_step": current,
             "notifications": list(notes),
@@ -555,7 +543,7 @@ class ShadowService:
 
     def _forget(self, sid: str) -> None:
         self._states.pop(sid, None)
-        self._derived.pop(sid, None)
+        self.understood.forget(sid)
         self._revs.pop(sid, None)
 
     def _require(self, sid: str) -> ObserverState:
@@ -587,24 +575,6 @@ class ShadowService:
             self._forget(sid)
             raise
 
-    def _review(self, sid: str, steps: list[dict[str, Any]]) -> dict[str, Any]:
-        cached = self._derived.get(sid)
-        if cached is None or cached.steps is not steps:
-            return review(steps)
-        if cached.review is None:
-            cached.review = review(steps)
-        return cached.review
-
-    def _locale(self, sid: str, state: ObserverState) -> str:
-        """The person's choice, else the agent's locale, else the screen's words, else the default."""
-        return (
-            state.language
-            or state.locale
-            or (self.traces.get_session(sid) or {}).get("locale")
-            or decided(state.ui_votes)
-            or self.default_locale
-        )
-
     def _notice(self, state: ObserverState, now: float, kind: str, message: str, step: int | None = None) -> None:
         note: dict[str, Any] = {"ts": now, "kind": kind, "message": message}
         if step is not None:
@@ -619,55 +589,11 @@ class ShadowService:
                 logger.exception("notifying a change of session %s failed", sid)
 
     def _understood(self, sid: str, state: ObserverState) -> list[dict[str, Any]]:
-        """The steps as shown to a person, OCR evidence included.
-
-        Computed once per state version; a step whose segment did not change is reused (only
-        the last two, whose window after may depend on new events, are always re-derived).
-        """
+        """The steps as shown to a person, OCR evidence included (the pending reads done first)."""
         if state.ocr_pending:
             self._run_ocr(sid, state)
-            self._derived.pop(sid, None)
-        locale = self._locale(sid, state)
-        cached = self._derived.get(sid)
-        if cached and cached.version == state.version and cached.locale == locale:
-            return cached.steps
-        reuse = cached.by_key if cached and cached.locale == locale else {}
-        keys = [
-            (
-                tuple(seg.events),
-                seg.status,
-                seg.intent,
-                seg.updated_at,
-                *map(repr, (seg.parameter, seg.outcome, seg.retarget, seg.value)),
-            )
-            for seg in state.segments
-        ]  # what feedback changes is in the key: a step parameterized in the same clock tick is derived again
-        last = len(keys) - 2
-        todo = [p for p, key in enumerate(keys) if key not in reuse or p >= last]
-        fresh: dict[int, dict[str, Any]] = {}
-        indexes = [i for p in todo for i in state.segments[p].events]
-        if indexes:
-            rows = self.traces.events(sid, max(min(indexes) - LOOK_BEHIND, 0), max(indexes) + LOOK_AHEAD + 1)
-            fresh = derive_steps(
-                rows,
-                state.segments,
-                locale,
-                positions=todo,
-                calibration=self.calibration,
-                screens=StoredScreens(self.traces, self.ocr, sid, max_pixels=self.max_pixels),
-                window_now=state.ctx.window,
-            )
-        steps: list[dict[str, Any]] = []
-        for p, key in enumerate(keys):
-            found = fresh.get(p) or reuse.get(key)
-            if found is None:  # pragma: no cover - a segment always has stored events
-                continue
-            step = dict(found)
-            step["index"] = len(steps) + 1
-            steps.append(step)
-        settle_names(steps)
-        self._derived[sid] = _Derived(state.version, locale, steps, dict(zip(keys, steps, strict=False)))
-        return steps
+            self.understood.forget(sid)
+        return self.understood.steps(sid, state)
 
     def _run_ocr(self, sid: str, state: ObserverState) -> None:
         wanted = {i for seg in state.segments for i in seg.events}
