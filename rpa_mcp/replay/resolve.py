@@ -139,6 +139,7 @@ class _Candidate:
     line_box: BBox | None = None  # where the label's line was read (absolute pixels), for OCR hits
     read_score: float | None = None  # the OCR's own confidence in that line (before the label's share of it)
     label_x: int | None = None  # where in that line the label itself is (its share of the line's width)
+    click_x: int | None = None  # where to click once accepted, when not at x (a row's cell: its label)
 
 
 class TargetResolver:
@@ -189,16 +190,30 @@ class TargetResolver:
         pos = self.recorded_position(spec)
         if pos is not None and not self.is_placeholder(pos):
             h, w = shape[:2]
-            dx, dy = abs(cand.x / w - pos[0]), abs(cand.y / h - pos[1])
+            x = cand.x
+            if cand.click_x is not None and cand.line_box is not None:  # a row: the point of it nearest the click
+                left, _, width, _ = cand.line_box
+                x = min(max(round(pos[0] * w), left), left + width)
+            dx, dy = abs(x / w - pos[0]), abs(cand.y / h - pos[1])
             limit = self.thresholds.drift.max_fraction
             if dx > limit or dy > limit:
                 return (
                     False,
                     f"rejected_drift_{cand.method}",
-                    f"{cand.method} hit at ({cand.x / w:.3f}, {cand.y / h:.3f}) is {max(dx, dy):.2f} of the "
+                    f"{cand.method} hit at ({x / w:.3f}, {cand.y / h:.3f}) is {max(dx, dy):.2f} of the "
                     f"screen away from the recorded ({pos[0]:.3f}, {pos[1]:.3f}) (limit {limit:.2f})",
                 )
         return True, cand.method, ""
+
+    def _beside_or_line(
+        self, cand: _Candidate | None, spec: Mapping[str, Any], shape: tuple[int, ...]
+    ) -> _Candidate | None:
+        """The field beside the label line found, when that lands where the step was demonstrated; else the
+        line itself, judged as any hit (the same text elsewhere, e.g. a menu item, is not the field's label)."""
+        moved = _beside(cand, spec, shape)
+        if moved is not cand and moved is not None and not self.guard(moved, spec, shape)[0]:
+            return cand
+        return moved
 
     # --- cascade ----------------------------------------------------------------------------
     def resolve(
@@ -269,8 +284,9 @@ class TargetResolver:
             if ok:
                 if cand.line_box is not None:
                     self.label_boxes.remember(title, spec, (cand.x, cand.y), cand.line_box, machine_id=machine_id)
+                x = cand.click_x if cand.click_x is not None else cand.x
                 res = Resolution(
-                    True, cand.x, cand.y, cand.method, round(cand.score, 4), from_memory=method == "memory", tried=tried
+                    True, x, cand.y, cand.method, round(cand.score, 4), from_memory=method == "memory", tried=tried
                 )
                 res.box = cand.line_box
                 return self._exit(res, started, replay_id, action_id)
@@ -316,11 +332,10 @@ class TargetResolver:
                 return None
             return _Candidate(hit.x, hit.y, hit.reliability, "memory")
         if method == "ocr":
-            quick = self._last_line(image, spec, title, machine_id)
-            quick = _beside(quick, spec, image.shape)
+            quick = self._beside_or_line(self._last_line(image, spec, title, machine_id), spec, image.shape)
             if quick is not None and self.guard(quick, spec, image.shape)[0] and self._same_record(image, spec, quick):
                 return quick
-            return _beside(self._ocr_match(image, spec), spec, image.shape)
+            return self._beside_or_line(self._ocr_match(image, spec), spec, image.shape)
         if method == "template":
             return self._template(image, spec)
         if method == "uia":
@@ -473,8 +488,8 @@ class TargetResolver:
                 # a list whose order changed: the label on the line of the record the person chose, wherever it is
                 record = next((c for c in found if self._same_record(image, spec, c)), None)
                 if record is not None:  # a row reads with its other cells: its identity read the words whole
-                    x = record.label_x if record.label_x is not None else record.x  # on its cell, not the row's middle
-                    return replace(record, x=x, score=max(record.score, record.read_score or 0.0))
+                    # judged where the row is (the drift guard), clicked on its cell, not the row's middle
+                    return replace(record, click_x=record.label_x, score=max(record.score, record.read_score or 0.0))
                 first = first or (found[0] if found else None)
                 continue
             if found:

@@ -169,3 +169,14 @@ def test_a_record_chosen_by_one_cell_of_a_row_read_as_one_line_is_resolved_on_it
     assert "Alice" in res.tried[-1]["identity_read"]
     absent = resolver.resolve(tight_rows("FAURE", "MOREL"), planned)
     assert not absent.resolved  # nobody called Alice on the list: never another row
+
+
+def test_a_row_clicked_far_from_its_name_is_judged_where_the_row_is_and_clicked_on_the_name(
+    resolver: TargetResolver,
+) -> None:
+    # The person chose MOREL's row by clicking right of its last cell: the row (read as one line) is where
+    # the click was; the name's cell, where the click goes, is a third of the screen from it.
+    planned = step("MOREL", rel_x=600 / W)
+    res = resolver.resolve(tight_rows("FAURE", "DURAND", "MOREL"), planned)
+    assert res.resolved, res
+    assert abs(res.y - (ROW_Y[2] - 10)) <= 14 and res.x < COLUMNS[1], (res.x, res.y)  # MOREL's name, its row

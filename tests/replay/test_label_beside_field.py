@@ -61,3 +61,13 @@ def test_the_field_beside_its_label_is_where_the_click_lands_after_the_window_mo
 def test_without_a_label_box_the_label_itself_is_the_target_as_before(resolver: TargetResolver) -> None:
     res = resolver.resolve(form(dx=60, dy=40), spec(None))
     assert res.resolved and res.x < 360 + 60  # on the label: a web field's label or placeholder is the field
+
+
+def test_the_same_text_far_from_where_the_field_was_is_judged_as_the_line_itself(resolver: TargetResolver) -> None:
+    # Recorded: the label 300 px left of its field, the click in the field at x=400. On this screen the
+    # text stands at the click's place (say a heading, or the page laid out again): the field "beside" it
+    # would be 300 px further right, far from where the step was made; the line itself is judged instead.
+    far = {**spec([60, 100, 200, 24]), "rel_x": 150 / W}
+    res = resolver.resolve(form(), far)
+    assert res.resolved, res
+    assert res.x < 360, (res.x, res.y)  # on the line found, as a hit without a label box is judged
