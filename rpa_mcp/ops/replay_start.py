@@ -104,7 +104,6 @@ async def start_replay(ctx: OpContext, args: StartReplayInput) -> StartReplayOut
     steps = loaded.workflow.get("steps") or []
     service = service_of(ctx)
     planned = service.plan(steps, args.params, loaded.workflow.get("parameters") or [])
-    readiness = service.preflight(machine, planned)
     replay_id = await service.start(
         steps=steps,
         competence=loaded.name,
@@ -115,8 +114,7 @@ async def start_replay(ctx: OpContext, args: StartReplayInput) -> StartReplayOut
         declared=loaded.workflow.get("parameters") or [],
         readback=loaded.workflow.get("readback"),
         # its last screen is old, or does not show what the first step needs: observed again first
-        observe_first=bool(readiness.get("observe_first")),
-        starts_on=readiness.get("starts_on"),  # another of the workflow's own windows is in front
+        observe_first=bool(service.preflight(machine, planned).get("observe_first")),
     )
     notify_changed(ctx, replay_id)
     return StartReplayOutput(

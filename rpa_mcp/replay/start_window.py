@@ -12,7 +12,8 @@ desktop step and those after it recorded on the same window, up to and including
 chooses the run's record (a step with an identity, read on the row before its click). They search
 for the record, they do not change one: a run of leading steps that holds an irreversible step, or
 leaves the window before choosing a record, never begins on another window (a person brings the
-recorded one). The record chosen is still the run's: its identity check is unchanged.
+recorded one). The record chosen is still the run's: its identity check is unchanged. Only the
+screen observed at the run's start decides it (rpa_mcp.replay.service.preflight).
 """
 
 from __future__ import annotations
@@ -98,14 +99,24 @@ def leading_run(actions: Sequence[Mapping[str, Any]]) -> list[int]:
 
 
 def on_window(action: Mapping[str, Any], recorded: str, seen: str) -> tuple[Any, dict[str, Any]]:
-    """A leading step's target and expected windows on the window `seen` instead of `recorded`."""
+    """A leading step's target and expected windows on the window `seen` instead of `recorded`; the step
+    that chooses the record still leads to the run's record."""
     target = action.get("target")
+    chooses = isinstance(target, dict) and bool(target.get("identity"))
     if isinstance(target, dict) and target.get("window_title") == recorded:
         target = {**target, "window_title": seen}
     expected = dict(action.get("expected") or {})
-    for key in ("window_before", "window_after"):
+    for key in ("window_before",) if chooses else ("window_before", "window_after"):
         if expected.get(key) == recorded:
             expected[key] = seen
+    outcome = expected.get("outcome")
+    if (
+        not chooses
+        and isinstance(outcome, dict)
+        and outcome.get("kind") == "window_title"
+        and outcome.get("text") == recorded
+    ):
+        expected["outcome"] = {**outcome, "text": seen}
     expected["recorded_window"] = recorded  # the evidence says which window it was recorded on
     return target, expected
 

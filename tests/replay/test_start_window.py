@@ -88,23 +88,13 @@ def test_only_steps_that_search_for_the_record_may_begin_elsewhere(live: Any) ->
     assert leading_run(service.plan(form_first, {"patient": "MARTIN"})) == []
 
 
-# --- the preflight on a recent screen ----------------------------------------------------------------------
-async def test_the_previous_patients_window_with_the_search_field_is_the_workflows_own(live: Any) -> None:
+# --- the preflight on a recent screen: what the screen shows now decides --------------------------------
+async def test_a_last_screen_showing_the_previous_patients_window_is_observed_again(live: Any) -> None:
     services, service = live
     services.ocr.lines = [SEARCH]
-    await showing(service, PREVIOUS)
+    await showing(service, PREVIOUS)  # the application may have been restarted since this report
     ready = readiness(service, admission())
-    assert ready["screen_checked"] is True and ready["starts_on"] == PREVIOUS, ready
-    assert "observe_first" not in ready
-
-
-async def test_a_first_step_recorded_on_the_demonstrated_patients_window_begins_on_the_previous_one(
-    live: Any,
-) -> None:
-    services, service = live
-    services.ocr.lines = [SEARCH]
-    await showing(service, PREVIOUS)
-    assert readiness(service, admission(start=RECORD))["starts_on"] == PREVIOUS
+    assert ready["observe_first"] is True and "another of the workflow's own windows" in ready["why"], ready
 
 
 async def test_the_run_patients_window_is_the_recorded_one(live: Any) -> None:
@@ -158,31 +148,15 @@ def expected_after_start(service: ReplayService, replay_id: str) -> None:
     assert chosen.target["identity_values"] == ["MARTIN"]  # the record is still read before its click
 
 
-async def test_the_search_steps_expect_the_window_the_run_begins_on(live: Any) -> None:
-    services, service = live
-    services.ocr.lines = [SEARCH]
-    await showing(service, PREVIOUS)
-    ready = readiness(service, admission())
-    replay_id = await service.start(
-        steps=admission(),
-        competence="Admission",
-        version=1,
-        machine_id="pc-1",
-        params={"patient": "MARTIN"},
-        starts_on=ready["starts_on"],
-    )
-    expected_after_start(service, replay_id)
-
-
-async def test_an_observed_screen_showing_the_previous_patient_lets_the_search_begin_there(live: Any) -> None:
-    services, service = live
-    services.ocr.lines = [SEARCH]
-    agent = FakeAgent(service, clock=services.clock)
+async def observed(
+    service: ReplayService, agent: FakeAgent, title: str, start: str = HOME, steps: list[dict[str, Any]] | None = None
+) -> str:
+    """A replay begun by observing the screen, which shows `title`: its observation reported."""
     await agent.service.next_action("pc-1")
     shot = base64.b64encode(png()).decode()
-    agent.result_for["screenshot_evidence"] = {"window_title": PREVIOUS, "screenshot_after": shot}
+    agent.result_for["screenshot_evidence"] = {"window_title": title, "screenshot_after": shot}
     replay_id = await service.start(
-        steps=admission(),
+        steps=steps or admission(start),
         competence="Admission",
         version=1,
         machine_id="pc-1",
@@ -190,27 +164,36 @@ async def test_an_observed_screen_showing_the_previous_patient_lets_the_search_b
         observe_first=True,
     )
     assert await agent.step() == "done"  # the observation: a screenshot, no input
+    return replay_id
+
+
+@pytest.mark.parametrize("start", [HOME, RECORD])
+async def test_an_observed_screen_showing_the_previous_patient_lets_the_search_begin_there(
+    live: Any, start: str
+) -> None:
+    services, service = live
+    services.ocr.lines = [SEARCH]
+    replay_id = await observed(service, FakeAgent(service, clock=services.clock), PREVIOUS, start)
     replay = service.store.get_replay(replay_id)
     assert replay.state == "running", (replay.pause_reason, replay.pause_detail)
     expected_after_start(service, replay_id)
+
+
+async def test_an_observed_start_window_after_a_report_of_the_previous_patient_changes_nothing(live: Any) -> None:
+    services, service = live
+    services.ocr.lines = [SEARCH]
+    await showing(service, PREVIOUS)  # the run before left it; the application was restarted since
+    assert readiness(service, admission())["observe_first"] is True
+    replay_id = await observed(service, FakeAgent(service, clock=services.clock), HOME)
+    assert service.store.get_replay(replay_id).state == "running"
+    assert windows(service, replay_id)[0] == (HOME, HOME, HOME)
 
 
 async def test_an_observed_screen_showing_another_patients_form_pauses_before_any_input(live: Any) -> None:
     services, service = live
     services.ocr.lines = [FORM]
     agent = FakeAgent(service, clock=services.clock)
-    await agent.service.next_action("pc-1")
-    shot = base64.b64encode(png()).decode()
-    agent.result_for["screenshot_evidence"] = {"window_title": PREVIOUS, "screenshot_after": shot}
-    replay_id = await service.start(
-        steps=admission()[3:],
-        competence="Admission",
-        version=1,
-        machine_id="pc-1",
-        params={"patient": "MARTIN"},
-        observe_first=True,
-    )
-    assert await agent.step() == "done"
+    replay_id = await observed(service, agent, PREVIOUS, steps=admission()[3:])
     replay = service.store.get_replay(replay_id)
     assert replay.state == "paused" and replay.pause_reason == "WORKSTATION_NOT_READY"
     assert await agent.step() == "idle"  # nothing typed into DUPONT's form

@@ -22,7 +22,7 @@ from rpa_mcp.replay.readback import plan as readback_plan
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service.core import ReplayCore, new_id
 from rpa_mcp.replay.service.preflight import OBSERVE, OBSERVED_ORIGIN
-from rpa_mcp.replay.start_window import leading_run, own_templates, starting_on, step_titles
+from rpa_mcp.replay.start_window import leading_run, own_templates, step_titles
 from rpa_mcp.shadow.classes import step_class_of
 
 
@@ -117,15 +117,10 @@ class Planning(ReplayCore):
         declared: Sequence[Mapping[str, Any]] = (),
         readback: Mapping[str, Any] | None = None,
         observe_first: bool = False,
-        starts_on: str | None = None,
     ) -> str:
         """Insert the replay and its actions; `observe_first` (the preflight's answer when the workstation's
-        last screen is not recent) begins it with an observation the first step is checked against;
-        `starts_on` (the preflight's answer when the screen shows another of the workflow's own windows)
-        is the window its leading steps begin on."""
+        last screen is not recent) begins it with an observation the first step is checked against."""
         planned = self.plan(steps, params, declared)
-        if starts_on:
-            starting_on(planned, starts_on, replay_id=None)
         # The competence's read-back, with this run's values; a URL outside the allow-list is refused now.
         checked = readback_plan(readback, params or {}, self.config.readback_urls) if readback else None
         now = self.time.now()

@@ -16,7 +16,8 @@ What the server knows of a workstation when a replay is asked for (`replay_machi
 Another of the workflow's own windows in front (the application left on the previous patient's
 record) may stand in for the recorded one when the first step's target is found there and the
 leading steps only search for the run's record (`rpa_mcp.replay.start_window`): those steps then
-expect that window (`starts_on`).
+expect that window. Only the observation made for the run decides it (a last report showing such
+a window is observed again first: the application may have been restarted since).
 
 A refusal changes nothing (no replay row, no action dispatched) and says "nothing was executed".
 """
@@ -90,6 +91,8 @@ class Preflight(ReplayCore):
         if too_small:  # a property of the workstation, not of what it shows now
             _refuse(machine_id, [too_small])
         missing, starts_on = self._first_step_gaps(machine, first)
+        if starts_on:  # its steps would expect that window: only a screen observed for this run says it is there
+            missing = [f"the workstation showed {starts_on!r}, another of the workflow's own windows"]
         if missing:  # the screen may have changed since it was reported: what it shows now decides
             return {
                 "checked": True,
@@ -99,14 +102,7 @@ class Preflight(ReplayCore):
                 "why": f"the last screen ({now - (machine.reported_at or now):.0f} s ago): {'; '.join(missing)}. "
                 "It is observed again, and the first step checked against it, before any input",
             }
-        ready = {"checked": True, "connected": True, "screen_checked": True, "window_title": machine.window_title}
-        if starts_on:
-            ready["starts_on"] = starts_on
-            ready["why"] = (
-                f"the workstation shows {starts_on!r}, one of the workflow's own windows, with the first step's "
-                "target: the steps up to the choice of the record begin there (the record is still checked)"
-            )
-        return ready
+        return {"checked": True, "connected": True, "screen_checked": True, "window_title": machine.window_title}
 
     def observed_gaps(self, observation: ActionRow) -> tuple[list[str], str | None]:
         """What the first desktop step after `observation` needs and the screen just observed does not show,
