@@ -49,6 +49,8 @@ class Element:
     is_password: bool = False
     value: str | None = None  # never filled for a password field
     checked: bool | None = None  # a check box's (radio button's) state; None for other elements or when unread
+    checked_late: bool = False  # `checked` was read at a click's press but answered after its release
+    checked_after: bool | None = None  # the state read again once the click's release was done
 
 
 @dataclass(frozen=True)

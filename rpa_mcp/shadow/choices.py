@@ -11,8 +11,8 @@
 - ``set_checked``: a click on a check box (radio button) with the state it left
   (``params.checked``): a radio button is set by a click; a check box flips from the state its
   element reported when pressed. A state the recorder did not report is assumed ticked and the
-  step is uncertain (asked first): at replay the state is read first and the box clicked only
-  when it differs.
+  step is uncertain (asked first), as is a state read too late to be sure (`checked_state`): at
+  replay the state is read first and the box clicked only when it differs.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from rpa_mcp.shadow.described import Described
-from rpa_mcp.shadow.elements import checked_after, element_key, is_option
+from rpa_mcp.shadow.elements import checked_state, element_key, is_option
 from rpa_mcp.shadow.events import CLICK_TYPES
 from rpa_mcp.shadow.phrases import TEXTS
 from rpa_mcp.shadow.segment import Segment
@@ -87,15 +87,19 @@ def set_checked(
     t: dict[str, str],
 ) -> Described:
     """A click on a check box or a radio button: the state it left is the step's value."""
-    state = checked_after(event.get("element"))
+    state, sure = checked_state(event.get("element"))
     name = label or f"({event.get('x')}, {event.get('y')})"
     if state is None:  # the recorder did not say: ticked, most likely; the person confirms it
         intent = t["check"].format(label=name)
         params = {"checked": True}
         return Described(intent, "set_checked", min(confidence, UNSURE), evidence, target, params, None, "uncertain")
     intent = t["check" if state else "uncheck"].format(label=name)
-    sure = confidence if label else min(confidence, UNSURE)
-    return Described(intent, "set_checked", sure, evidence, target, {"checked": state}, None, pattern)
+    params = {"checked": state}
+    if not sure:  # the state may have been read after the box flipped: the person confirms it
+        return Described(intent, "set_checked", min(confidence, UNSURE), evidence, target, params, None, "uncertain")
+    return Described(
+        intent, "set_checked", confidence if label else min(confidence, UNSURE), evidence, target, params, None, pattern
+    )
 
 
 def value_shown(action_type: str, params: dict[str, Any]) -> dict[str, str] | None:

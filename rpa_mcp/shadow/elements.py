@@ -130,10 +130,29 @@ def checked_at_press(element: Mapping[str, Any] | None) -> bool | None:
 def checked_after(element: Mapping[str, Any] | None) -> bool | None:
     """The state a click on this check box (radio button) left: a radio button is always set after it;
     a check box flips from the state it had when pressed; None when the element did not say."""
+    return checked_state(element)[0]
+
+
+def checked_state(element: Mapping[str, Any] | None) -> tuple[bool | None, bool]:
+    """(the state a click left, whether that reading is sure).
+
+    A recorder reads a check box when the button goes down; under load the reading can come after the
+    release, when the application has toggled the box already (``checked_late``). It then reads the box
+    again once the release is done (``checked_after``). Sure: a radio button; a press read before the
+    release; two readings that differ (they bracket the toggle). A late press reading that the second
+    one repeats (both after the toggle, or both before it) is not sure: the second reading is the value,
+    the step is asked first.
+    """
     if role_of(element) in RADIO_ROLES:
-        return True
+        return True, True
     before = checked_at_press(element)
-    return None if before is None else not before
+    again = element.get("checked_after") if element else None
+    if not isinstance(again, bool):
+        late = bool(element and element.get("checked_late"))
+        return (None, False) if before is None or late else (not before, True)
+    if not (element or {}).get("checked_late") and before is not None:
+        return not before, again != before  # read before the release: sure, unless the box did not flip
+    return again, before is not None and again != before
 
 
 def is_notification(element: Mapping[str, Any] | None) -> bool:

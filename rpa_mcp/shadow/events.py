@@ -108,6 +108,10 @@ class UiElement(BaseModel):
     states: list[Annotated[str, StringConstraints(max_length=40)]] | None = Field(
         None, max_length=40, description="Accessibility states as reported (AT-SPI: 'multi-line', 'focused', ...)."
     )
+    checked_late: bool | None = Field(
+        None, description="The check box's state in `states` was read after the button's release (it may have flipped)."
+    )
+    checked_after: bool | None = Field(None, description="The check box's state read again once the release was done.")
 
     @model_validator(mode="after")
     def _finite_rectangles(self) -> UiElement:

@@ -157,6 +157,35 @@ def test_a_box_whose_state_was_not_reported_is_asked_first(shadow: ShadowService
     assert steps[0]["confidence"] < 0.8
 
 
+def test_a_box_read_after_its_release_and_again_unchanged_is_asked_first(shadow: ShadowService) -> None:
+    # under load the recorder read the box after GTK had ticked it: 'checked' is the state after the click
+    late = {**BOX, "states": ["checked"], "checked_late": True, "checked_after": True}
+    steps = steps_of(shadow, [ev("click", 1.0, x=300, y=420, element=late, **AT)])
+    assert steps[0]["params"] == {"checked": True}  # the second reading, never the flip of a late first one
+    assert steps[0]["confidence"] < ASK_BELOW
+
+
+def test_a_box_read_late_whose_second_reading_differs_is_sure(shadow: ShadowService) -> None:
+    late = {**BOX, "states": [], "checked_late": True, "checked_after": True}
+    steps = steps_of(shadow, [ev("click", 1.0, x=300, y=420, element=late, **AT)])
+    assert steps[0]["params"] == {"checked": True} and steps[0]["confidence"] >= ASK_BELOW
+
+
+def test_a_box_read_late_and_never_again_is_asked_first(shadow: ShadowService) -> None:
+    late = {**BOX, "states": ["checked"], "checked_late": True}
+    steps = steps_of(shadow, [ev("click", 1.0, x=300, y=420, element=late, **AT)])
+    assert steps[0]["action_type"] == "set_checked" and steps[0]["confidence"] < ASK_BELOW
+
+
+def test_a_box_read_at_press_that_did_not_flip_is_asked_first(shadow: ShadowService) -> None:
+    unflipped = {**BOX, "states": [], "checked_after": False}
+    steps = steps_of(shadow, [ev("click", 1.0, x=300, y=420, element=unflipped, **AT)])
+    assert steps[0]["params"] == {"checked": True} and steps[0]["confidence"] < ASK_BELOW
+    flipped = {**BOX, "states": [], "checked_after": True}
+    shadow_steps = steps_of(shadow, [ev("click", 3.0, x=300, y=420, element=flipped, **AT)])
+    assert shadow_steps[-1]["params"] == {"checked": True} and shadow_steps[-1]["confidence"] >= ASK_BELOW
+
+
 def test_a_radio_button_is_always_set_by_its_click(shadow: ShadowService) -> None:
     radio = {"name": "Voie orale", "role": "RadioButton"}
     steps = steps_of(shadow, [ev("click", 1.0, x=300, y=460, element=radio, **AT)])

@@ -73,6 +73,10 @@ def event_element(element: Element) -> dict[str, Any]:
         out["is_password"] = True
     if element.checked is not None:  # looked up as the button went down: the state before the click
         out["states"] = ["checked"] if element.checked else []
+        if element.checked_late:  # ... unless the answer came after the release: the box may have flipped
+            out["checked_late"] = True
+    if element.checked_after is not None:  # read again once the release was done: the state the click left
+        out["checked_after"] = element.checked_after
     return out
 
 

@@ -39,6 +39,7 @@ from rpa_agent.core.http import Http
 from rpa_agent.core.recorder import EventSender, EventStream, Key
 from rpa_agent.port import Element, Frame
 from rpa_agent.x11.atspi import Accessibility
+from rpa_agent.x11.check_state import read_late, wait_before_reading_again, with_second_reading
 from rpa_agent.x11.clock import ServerClock
 from rpa_agent.x11.desktop import window
 from rpa_agent.x11.keys import Keymap, KeyTranslator
@@ -156,6 +157,8 @@ class _Captured:
     element: Element | None = None
     frame: Frame | None = None
     key: Key | None = None
+    answered: float | None = None  # time.monotonic() when the element under the pointer had been read
+    released: float | None = None  # time.monotonic() of a check box press's release (None: not seen)
 
 
 class Recorder:
@@ -197,6 +200,7 @@ class Recorder:
         self.captured: queue.Queue[_Captured] = queue.Queue()
         self._window_time = -1  # X time of the last window change already sent as a focus event
         self._capturing = 0  # inputs the RECORD thread is still capturing (element lookup, frame)
+        self._held: _Captured | None = None  # a press on a check box, handed over at its release
 
     @property
     def counts(self) -> dict[str, int]:
@@ -228,6 +232,7 @@ class Recorder:
                         self._windows_until(None, seen_before=time.monotonic() - WINDOW_QUIET_S)
         finally:
             self.watch.stop()
+            self._hand_over_held()
             while not self.captured.empty():
                 self._handle(self.captured.get())
             self.stream.flush_typing()
@@ -244,12 +249,16 @@ class Recorder:
 
     def _on_raw(self, raw: RawInput) -> None:
         """RECORD thread: take what is only true now (window, element, frame before, key), then hand over."""
+        if raw.kind == X.ButtonRelease:
+            self._release(raw)
+            return
         motion = raw.kind == X.MotionNotify
         if not motion and raw.kind not in (X.ButtonPress, X.KeyPress):
             return
         self.frames.input_seen(motion)
         if motion:
             return
+        self._hand_over_held()  # a press whose release never came: its reading may be late
         self._capturing += 1
         try:
             frame = None
@@ -264,9 +273,36 @@ class Recorder:
             if raw.kind == X.ButtonPress and raw.detail in (1, 3):
                 found = self.access.element_at(raw.x, raw.y, info.title if info else None)
                 item.element = found.to_port() if found is not None else None
-            self.captured.put(item)
+                item.answered = time.monotonic()
+            if raw.kind == X.ButtonPress and raw.detail == 1 and item.element and item.element.checked is not None:
+                self._held = item  # the box flips at the release: the reading is judged then
+                self._capturing += 1
+            else:
+                self.captured.put(item)
         finally:
             self._capturing -= 1
+
+    def _release(self, raw: RawInput) -> None:
+        held = self._held
+        if held is not None and raw.detail == held.raw.detail:
+            held.released = self.clock.monotonic(raw.time_ms)  # None (clock unknown): the reading is late
+            self._hand_over_held()
+
+    def _hand_over_held(self) -> None:
+        held, self._held = self._held, None
+        if held is not None:
+            self.captured.put(held)
+            self._capturing -= 1
+
+    def _checked_again(self, item: _Captured) -> Element | None:
+        """Main thread: a check box's press reading, judged, with the box read again after the release."""
+        element = item.element
+        if element is None or element.checked is None or item.raw.detail != 1:
+            return element
+        time.sleep(wait_before_reading_again(item.released, time.monotonic()))
+        again = self.access.element_at(item.raw.x, item.raw.y, item.window.title if item.window else None)
+        late = read_late(item.answered, item.released)
+        return with_second_reading(element, again.to_port() if again is not None else None, late=late)
 
     # --- events ---------------------------------------------------------------------------------------
     def _windows_until(self, time_ms: int | None, *, seen_before: float | None = None) -> None:
@@ -301,7 +337,7 @@ class Recorder:
                 ts=ts,
                 received=raw.received,
                 window=front,
-                element=item.element,
+                element=self._checked_again(item),
                 frame=item.frame,
             )
         elif raw.kind == X.KeyPress and item.key is not None:

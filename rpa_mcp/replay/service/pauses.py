@@ -12,9 +12,8 @@ from rpa_mcp.replay import model as m
 from rpa_mcp.replay.resolve import Resolution
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service.core import ReplayCore
-from rpa_mcp.validation.text import text_contains
+from rpa_mcp.replay.start_window import same_screen
 from rpa_mcp.vision.images import decode_image
-from rpa_mcp.vision.text_match import ANY_WORDS
 
 
 class Pauses(ReplayCore):
@@ -95,7 +94,7 @@ class Pauses(ReplayCore):
             screenshot = decode_image(bytes(data), max_pixels=self.config.max_image_pixels)
             window_title = window_title or replay.get("last_window_title")
         expected_title = a.expected.get("window_before")
-        if expected_title and window_title and not _same_screen(expected_title, window_title):
+        if expected_title and window_title and not same_screen(expected_title, window_title):
             raise PreconditionFailed(
                 f"the screen shows {window_title!r}, the next action expects {expected_title!r}; bring that window "
                 "back, then resume",
@@ -259,11 +258,3 @@ def _button_point(replay: ReplayRow, label: str) -> dict[str, Any]:
         if str(button.get("label", "")).strip().lower() == label.lower() and button.get("click_at"):
             return {"x": int(button["click_at"][0]), "y": int(button["click_at"][1])}
     return {}
-
-
-def _same_screen(expected: str, seen: str) -> bool:
-    """The window the next action expects; a title holding a part of the record no one knew in advance
-    (ANY_WORDS: a first name beside the patient's name) matches whatever the record shows there."""
-    if ANY_WORDS in expected:
-        return text_contains(seen, expected)
-    return m.screen_signature(expected) == m.screen_signature(seen)

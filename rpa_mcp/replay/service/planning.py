@@ -22,6 +22,7 @@ from rpa_mcp.replay.readback import plan as readback_plan
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service.core import ReplayCore, new_id
 from rpa_mcp.replay.service.preflight import OBSERVE, OBSERVED_ORIGIN
+from rpa_mcp.replay.start_window import leading_run, own_templates, step_titles
 from rpa_mcp.shadow.classes import step_class_of
 
 
@@ -36,8 +37,10 @@ class Planning(ReplayCore):
         check_parameters(declared, params or {})
         actions: list[dict[str, Any]] = []
         missing: dict[str, list[int]] = {}
+        titles: list[Any] = []  # the workflow's own windows, before this run's values fill them
         for i, step in enumerate(steps):
             step_d = step.model_dump(mode="json") if hasattr(step, "model_dump") else dict(step)
+            titles += step_titles(step_d)
             action_type = str(step_d.get("action_type") or "")
             if not action_type:
                 raise InvalidInput(f"step {i} has no action_type", field=f"steps[{i}].action_type")
@@ -89,6 +92,9 @@ class Planning(ReplayCore):
         if not actions:
             raise InvalidInput("the workflow has no steps", field="competence")
         _mark_typed_fields(actions)
+        leading = leading_run(actions)
+        if leading:  # its search may begin on another of the workflow's own windows (start_window.py)
+            actions[leading[0]]["expected"]["start_windows"] = own_templates(titles)
         if missing:
             names = ", ".join(f"'{name}' (step {', '.join(map(str, where))})" for name, where in missing.items())
             raise InvalidInput(

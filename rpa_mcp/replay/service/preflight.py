@@ -13,6 +13,12 @@ What the server knows of a workstation when a replay is asked for (`replay_machi
   does not show what it needs pauses the replay (WORKSTATION_NOT_READY, nothing executed, what is
   missing named), and `retry` observes again.
 
+Another of the workflow's own windows in front (the application left on the previous patient's
+record) may stand in for the recorded one when the first step's target is found there and the
+leading steps only search for the run's record (`rpa_mcp.replay.start_window`): those steps then
+expect that window. Only the observation made for the run decides it (a last report showing such
+a window is observed again first: the application may have been restarted since).
+
 A refusal changes nothing (no replay row, no action dispatched) and says "nothing was executed".
 """
 
@@ -25,6 +31,7 @@ from rpa_mcp.errors import RpaError, WorkstationNotReady
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.rows import ActionRow, MachineRow
 from rpa_mcp.replay.service.core import ReplayCore
+from rpa_mcp.replay.start_window import own_template, same_screen
 from rpa_mcp.vision.images import decode_image
 
 POLL_WRITE_EVERY_S = 5.0  # a workstation's poll is written at most this often (per replica)
@@ -83,7 +90,9 @@ class Preflight(ReplayCore):
         too_small = _size_gap(machine, first)
         if too_small:  # a property of the workstation, not of what it shows now
             _refuse(machine_id, [too_small])
-        missing = self._first_step_gaps(machine, first)
+        missing, starts_on = self._first_step_gaps(machine, first)
+        if starts_on:  # its steps would expect that window: only a screen observed for this run says it is there
+            missing = [f"the workstation showed {starts_on!r}, another of the workflow's own windows"]
         if missing:  # the screen may have changed since it was reported: what it shows now decides
             return {
                 "checked": True,
@@ -95,8 +104,9 @@ class Preflight(ReplayCore):
             }
         return {"checked": True, "connected": True, "screen_checked": True, "window_title": machine.window_title}
 
-    def observed_gaps(self, observation: ActionRow) -> list[str]:
-        """What the first desktop step after `observation` needs and the screen just observed does not show."""
+    def observed_gaps(self, observation: ActionRow) -> tuple[list[str], str | None]:
+        """What the first desktop step after `observation` needs and the screen just observed does not show,
+        and the workflow's own window it may begin on instead of the recorded one (None: the recorded one)."""
         replay = self.store.get_replay(observation.replay_id)
         machine = self.store.get_machine(observation.machine_id or (replay.machine_id if replay else None) or "")
         first = next(
@@ -108,24 +118,29 @@ class Preflight(ReplayCore):
             None,
         )
         if machine is None or machine.screenshot is None or first is None:
-            return []
+            return [], None
         planned = {"action_type": first.action_type, "target": first.target, "expected": first.expected}
         return self._first_step_gaps(machine, planned)
 
-    def _first_step_gaps(self, machine: MachineRow, first: Mapping[str, Any]) -> list[str]:
+    def _first_step_gaps(self, machine: MachineRow, first: Mapping[str, Any]) -> tuple[list[str], str | None]:
         missing = []
         found = first.get("target")
         target: dict[str, Any] = found if isinstance(found, dict) else {}
         expected = first.get("expected") or {}
         wanted = target.get("window_title") or expected.get("window_before")
+        seen = machine.window_title
+        starts_on = None
         if (
             first.get("action_type") not in BRINGS_ITS_WINDOW
             and isinstance(wanted, str)
             and wanted
-            and machine.window_title is not None
-            and m.screen_signature(wanted) != m.screen_signature(machine.window_title)
+            and seen is not None
+            and not same_screen(wanted, seen)
         ):
-            missing.append(f"the window {wanted!r} is not in front (the workstation shows {machine.window_title!r})")
+            if own_template(seen, expected.get("start_windows") or []):
+                starts_on = seen  # another of the workflow's own windows: its target must be there too
+            else:
+                missing.append(f"the window {wanted!r} is not in front (the workstation shows {seen!r})")
         too_small = _size_gap(machine, first)
         if too_small:
             missing.append(too_small)
@@ -133,17 +148,20 @@ class Preflight(ReplayCore):
             try:
                 image = decode_image(machine.screenshot or b"", max_pixels=self.config.max_image_pixels)
             except RpaError as exc:
-                return [f"the workstation's last screen cannot be read ({exc.message})"]
+                return [f"the workstation's last screen cannot be read ({exc.message})"], None
             spec = {**target, "step_class": expected.get("step_class")}
-            res = self.resolver.resolve(image, spec, window_title=machine.window_title, machine_id=machine.machine_id)
+            if starts_on:
+                spec["window_title"] = starts_on
+            res = self.resolver.resolve(image, spec, window_title=seen, machine_id=machine.machine_id)
             if not res.resolved and (res.method or "").startswith("rejected_drift"):
                 # its window may stand elsewhere now (the step itself follows it): on the screen is enough here
                 anywhere = {k: v for k, v in spec.items() if k not in RECORDED_PLACE}
-                res = self.resolver.resolve(image, anywhere, window_title=machine.window_title, machine_id=None)
+                res = self.resolver.resolve(image, anywhere, window_title=seen, machine_id=None)
             if not res.resolved:
                 label = target.get("label") or target.get("by_text") or "its anchor"
-                missing.append(f"the first step's target {label!r} is not on the screen ({res.reason})")
-        return missing
+                where = f" of the workflow's window {starts_on!r}" if starts_on else ""
+                missing.append(f"the first step's target {label!r} is not on the screen{where} ({res.reason})")
+        return missing, (starts_on if not missing else None)
 
 
 RECORDED_PLACE = ("rel_x", "rel_y", "x_pct", "y_pct", "bbox", "window_box")  # where the target was, on screen

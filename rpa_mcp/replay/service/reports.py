@@ -7,16 +7,18 @@ from typing import Any
 
 from rpa_mcp.errors import Conflict
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.ports import ANY
 from rpa_mcp.replay.rows import ActionRow, ReportRow
 from rpa_mcp.replay.service.core import ReplayCore
 from rpa_mcp.replay.service.preflight import OBSERVED_ORIGIN
 from rpa_mcp.replay.service.supervision import Decision, own_windows
+from rpa_mcp.replay.start_window import starting_on
 from rpa_mcp.replay.wire import ActionResult, ReportAck
 
 
 class Reports(ReplayCore):
-    def observed_gaps(self, observation: ActionRow) -> list[str]:  # pragma: no cover - provided by Preflight
-        raise NotImplementedError
+    def observed_gaps(self, observation: ActionRow) -> tuple[list[str], str | None]:  # pragma: no cover
+        raise NotImplementedError  # provided by Preflight
 
     async def report(self, msg: ActionResult) -> ReportAck:
         m.log_event(
@@ -67,9 +69,10 @@ class Reports(ReplayCore):
         self.metrics.verdict_seconds(time.perf_counter() - validating)
         if decision.verdict is not None:  # the validate phase of the evidence bundle
             decision.verdict["duration_ms"] = round((time.perf_counter() - validating) * 1000, 2)
+        starts_on = None
         if a.origin == OBSERVED_ORIGIN and decision.state == m.ACKED and decision.pause is None and screen:
             self._reported_screen(a.machine_id or replay.machine_id, msg.window_title, screen)
-            missing = await self.image_work.run(self.observed_gaps, a, lane="agents")
+            missing, starts_on = await self.image_work.run(self.observed_gaps, a, lane="agents")
             if missing:  # the first step is not sent: a person brings the screen it needs, then answers retry
                 decision.pause = m.WORKSTATION_NOT_READY
                 decision.pause_detail = {"missing": missing, "executed": 0}
@@ -141,6 +144,8 @@ class Reports(ReplayCore):
                         }
                     )
                 )
+            if starts_on:  # the leading steps begin on the workflow's own window the observation showed
+                self._start_on(a, starts_on, now=now)
             if decision.outcome == "extracted" and msg.output is not None:
                 variables = dict(replay.get("variables") or {})
                 variables[str(a.params.get("variable") or a.action_id)] = msg.output
@@ -184,6 +189,24 @@ class Reports(ReplayCore):
         self._wake(a.machine_id)
         self._changed(a.replay_id)
         return ReportAck(status="accepted", replay_state=self._replay_state(a.replay_id))
+
+    def _start_on(self, observation: ActionRow, seen: str, *, now: float) -> None:
+        rows = [
+            x
+            for x in self.store.actions(observation.replay_id)
+            if x.seq > observation.seq and x.origin != OBSERVED_ORIGIN and x.state == m.PENDING
+        ]
+        planned = [{"target": x.target, "expected": x.expected, "server_side": x.server_side} for x in rows]
+        for i in starting_on(planned, seen, replay_id=observation.replay_id):
+            self.store.update_action(
+                rows[i].replay_id,
+                rows[i].action_id,
+                expect_states=(m.PENDING,),
+                expect_attempt=ANY,
+                now=now,
+                target=planned[i]["target"],
+                expected=planned[i]["expected"],
+            )
 
     def _memory_feedback(self, machine_id: str | None, a: ActionRow, msg: ActionResult, decision: Decision) -> None:
         """The replay's workstation learns where its target was (or was not): its own memory only."""
