@@ -1,4 +1,4 @@
-"""`rpa-mcp bench dialogs-mcp [--repeat N]`: classify_dialog over MCP against the same classification
+"""`rpa-mcp bench dialogs-mcp [--rest --repeat N]`: classify_dialog over MCP against the same classification
 in process, same frames, same run.
 
 Frames are 1080p dialogs of the committed corpus, re-encoded as true-colour PNG at a fast zlib
