@@ -240,12 +240,16 @@ def learn(rig: Any, tools: Any, app: Any, spec: AppSpec = GTK) -> Learning:
             continue
         step_index = matches[expected_index] + 1
         try:
-            tools.call(
+            answer = tools.call(
                 "shadow_feedback", session_id=spec.session, action="parameterize", step_index=step_index, name=name
             )
-            learning.parameterized.append(f"{name}: step {step_index}")
         except RuntimeError as exc:
             learning.parameterized.append(f"{name}: refused ({str(exc)[:120]})")
+            continue
+        if answer.get("status") == "feedback_rejected":  # answered, not applied: the workflow does not take it
+            learning.parameterized.append(f"{name}: refused ({str(answer.get('reason'))[:120]})")
+        else:
+            learning.parameterized.append(f"{name}: step {step_index}")
     tools.call("shadow_feedback", session_id=spec.session, action="validate")
     tools.call("shadow_build", session_id=spec.session, name=spec.competence)
     tools.propose_apply("persist_competence", session_id=spec.session, name=spec.competence)
