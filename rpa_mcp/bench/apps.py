@@ -234,11 +234,12 @@ def learn(rig: Any, tools: Any, app: Any, spec: AppSpec = GTK) -> Learning:
         learning.after_removals = (after.found, after.proposed, removals)
         learning.matches = after.matches
     matches = learning.matches
+    shown = kept if removals else steps
     for expected_index, name in spec.parameters.items():
-        if expected_index not in matches:
+        step_index = _step_for(shown, matches, expected[expected_index], expected_index)
+        if step_index is None:
             learning.parameterized.append(f"{name}: no step")
             continue
-        step_index = matches[expected_index] + 1
         try:
             answer = tools.call(
                 "shadow_feedback", session_id=spec.session, action="parameterize", step_index=step_index, name=name
@@ -255,6 +256,27 @@ def learn(rig: Any, tools: Any, app: Any, spec: AppSpec = GTK) -> Learning:
     tools.propose_apply("persist_competence", session_id=spec.session, name=spec.competence)
     tools.propose_apply("promote_competence", name=spec.competence)
     return learning
+
+
+def _step_for(
+    steps: list[dict[str, Any]], matches: dict[int, int], wanted: tuple[str, str, Any], expected_index: int
+) -> int | None:
+    """The step (from 1) a person parameterizes: the matched one, else the one that types or chooses the
+    demonstrated value under another label (a person recognises "Saisir 'DUBOIS'" whatever its label)."""
+    if expected_index in matches:
+        return matches[expected_index] + 1
+    kind, _label_wanted, value = wanted
+    if value is None:
+        return None
+    taken = set(matches.values())
+    return next(
+        (
+            i + 1
+            for i, step in enumerate(steps)
+            if i not in taken and step.get("action_type") in KIND_FAMILIES[kind] and _value(step) == value
+        ),
+        None,
+    )
 
 
 # --- replays --------------------------------------------------------------------------------------------
