@@ -1,0 +1,53 @@
+"""Learning and replay on a Tk application nobody tuned the platform to (the pharmacy dispensing desk).
+
+Tk exposes no accessibility tree: everything the platform learns and finds, it finds on the
+screen. A scripted clerk (real XTEST input, a typo fixed with Backspace, a hesitation, a stray
+click) dispenses a drug while `rpa-agent record` streams; the steps are built, parameterized and
+promoted through the server's tools, then replayed once for another patient with other values in
+a smaller window, nobody answering; the application's own log shows each effect exactly once with
+the right record.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from rpa_mcp.bench import apps
+from rpa_mcp.desktop_rig.dispensation import missing, start_dispensation
+from rpa_mcp.desktop_rig.rig import Rig
+from tests.agent_x11.conftest import require_desktop
+
+pytestmark = pytest.mark.desktop
+
+
+def require_tk() -> None:
+    absent = missing()
+    if not absent:
+        return
+    reason = f"the Tk application needs Debian packages {', '.join(absent)}"
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason}; CI must provide them")
+    pytest.skip(reason)
+
+
+def test_a_dispensing_learned_on_a_tk_application_is_saved_once_for_another_patient(tmp_path):
+    require_desktop()
+    require_tk()
+    with Rig(tmp_path, log_to_console=False) as rig:
+        app = start_dispensation(rig.desk, tmp_path / "dispensation.jsonl")
+        tools = rig.tools()
+        rig.start_agent(poll_wait_s=5.0)
+        learning = apps.learn(rig, tools, app, apps.TK)
+        assert learning.declared == set(apps.TK.parameters.values()), (learning.parameterized, learning.steps)
+        [run] = apps.replays(rig, tools, app, 1, learning.declared, spec=apps.TK)
+
+    query, _row, ipp, *_values = run.variant
+    assert run.verdict == "complete", run.detail  # nobody answered: no pause, nothing wrong
+    assert [(e.kind, e.detail.get("q") or e.detail.get("patient")) for e in run.effects] == [
+        ("search", query),
+        ("open", ipp),
+        ("save", ipp),
+    ]
+    assert run.effects[-1].detail == apps.TK.wanted(run.variant)
