@@ -89,7 +89,9 @@ def click_target(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) -> 
         if offset := label_offset(facts.get("label_box"), bbox):
             found["label_offset"] = offset  # a field's label beside it: a replay finds the label, then the field
         elif ev.source == "ocr" and (offset := _beside_line(facts, bbox)):
-            found["label_offset"] = offset  # only the screen named it, by a line beside the click: click there again
+            # only the screen named it, by a line beside the click: click there again, measured from the line's
+            # end nearest the click (the region read may have cut the line's other end)
+            found |= {"label_offset": offset, "label_width": bbox[2]}
     return {
         "by_text": ev.label if ev.source in ("uia", "ocr") else None,
         **found,

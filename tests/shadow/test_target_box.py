@@ -217,3 +217,4 @@ def test_a_click_only_the_screen_named_by_a_line_beside_it_keeps_where_it_was_fr
     service.ingest([ev("click", 1.0, x=400, y=300, **at), ev("type", 2.0, text="Paracétamol", **at)])
     target = service.understanding("s1")["steps"][0]["target"]
     assert target["by_text"] == "Médicament :" and target.get("label_offset") == offset
+    assert target.get("label_width") == (line[2] if offset else None)  # the replay measures from the nearer end
