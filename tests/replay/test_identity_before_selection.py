@@ -169,3 +169,14 @@ def test_a_record_chosen_by_one_cell_of_a_row_read_as_one_line_is_resolved_on_it
     assert "Alice" in res.tried[-1]["identity_read"]
     absent = resolver.resolve(tight_rows("FAURE", "MOREL"), planned)
     assert not absent.resolved  # nobody called Alice on the list: never another row
+
+
+def test_a_dense_grid_row_read_with_its_cells_run_together_still_names_its_patient() -> None:
+    # a Tk grid's row: the OCR read its cells without the spaces between them
+    kevin = {"identity": "Kévin", "identity_values": ["Kévin"]}
+    assert identity.check("500334MOREAUKévinOrthopédieORD-7768", kevin).ok
+    assert not identity.check("500335MOREAUXLucieNeurologieORD-7769", kevin).ok
+    # capitals run together stay one word: BERNARD is not PETITBERNARD's row
+    assert not identity.check("500141PETITBERNARDAnne", {"identity": "BERNARD", "identity_values": ["BERNARD"]}).ok
+    assert identity.check("500141PETITBERNARDAnne", {"identity": "Anne", "identity_values": ["Anne"]}).ok
+    assert not identity.check("500141 JeanneMarie", {"identity": "Anne", "identity_values": ["Anne"]}).ok
