@@ -526,18 +526,9 @@ def _label_score(text: str, score: float, wanted: str) -> float | None:
     """A read line's score as the label: its own for the label alone, lowered for the label inside
     longer text, None when it does not show the label."""
     read = normalize_text(text)
-    if read and wanted not in read:  # a control's decoration read another way ('— choisir —', '- choisir -')
-        read, wanted = _words(read), _words(wanted)
-        if not wanted or f" {wanted} " not in f" {read} ":
-            return None
     if not read or wanted not in read:
         return None
     return score if read == wanted else score * (len(wanted) / len(read)) ** 0.25
-
-
-def _words(text: str) -> str:
-    """The letters and digits of a text, its words one space apart (no punctuation, no dashes)."""
-    return " ".join(identity.words(text))
 
 
 def _beside(cand: _Candidate | None, spec: Mapping[str, Any], shape: tuple[int, ...]) -> _Candidate | None:
