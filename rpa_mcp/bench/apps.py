@@ -1,6 +1,14 @@
 """`rpa-mcp bench apps`: learning and replay on an application nobody tuned the platform to, per application.
 
-    rpa-mcp bench apps [--app gtk] [--runs 10] [--workdir DIR]
+    rpa-mcp bench apps [--app gtk|tk] [--runs 10] [--workdir DIR]
+
+Each application is an `AppSpec` in `APPS`: its rig module (start, demonstrate, EXPECTED_STEPS),
+the parameters a person names, the varied values, the record each replay must save.
+
+`tk`: the pharmacy dispensing desk, a Tk application (rpa_mcp/desktop_rig/native/tk_dispensation.py)
+with no accessibility tree: the vision-only path; a clerk searches a patient, picks the row, types a
+drug and a quantity, chooses a packaging, types a date, ticks "urgent" and validates, with the
+same human noise; measured the same way.
 
 `gtk`: the admission desk, a native GTK3 application (rpa_mcp/desktop_rig/native/gtk_admission.py) on Xvfb +
 openbox, with the RPA server and `rpa-agent` on loopback, all through the tools users call:
@@ -24,12 +32,14 @@ Figures depend on the machine; a shared machine gives noisy ones.
 from __future__ import annotations
 
 import argparse
+import importlib
 import statistics
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 COMPETENCE = "Admission d'un patient"
@@ -54,6 +64,70 @@ VARIANTS = (  # (query, row, IPP, reason, service, date)
     ("FAURE", "Céline", "400121", "Douleur thoracique", "Cardiologie", "15/12/2026"),
 )
 GEOMETRY_CYCLE = ("small", "moved", "maximized", "resized", "wide")
+
+
+@dataclass(frozen=True)
+class AppSpec:
+    """One application measured: a variant is (query, row, IPP, *values); `fields` names each of its
+    places as a parameter (None: not one), `record` as a field of the saved record (None: not one)."""
+
+    name: str
+    title: str
+    module: str  # the rig module: missing(), start(desk, path), demonstrate(clerk, app), EXPECTED_STEPS
+    competence: str
+    session: str
+    parameters: dict[int, str]
+    variants: tuple[tuple[str, ...], ...]
+    fields: tuple[str | None, ...]
+    record: tuple[str | None, ...]
+    constant: dict[str, Any]  # the saved record's fields every run has the same
+
+    def rig(self) -> ModuleType:
+        return importlib.import_module(self.module)
+
+    def values(self, variant: tuple[str, ...]) -> dict[str, str]:
+        return {name: value for name, value in zip(self.fields, variant, strict=True) if name}
+
+    def wanted(self, variant: tuple[str, ...]) -> dict[str, Any]:
+        return {**{k: v for k, v in zip(self.record, variant, strict=True) if k}, **self.constant}
+
+
+GTK = AppSpec(
+    "gtk",
+    "admission desk, native GTK3",
+    "rpa_mcp.desktop_rig.admission",
+    COMPETENCE,
+    SESSION,
+    PARAMETERS,
+    VARIANTS,
+    ("nom", "prenom", None, "motif", "service", "date_entree"),
+    (None, None, "patient", "motif", "service", "date"),
+    {"isolement": True},
+)
+TK = AppSpec(
+    "tk",
+    "pharmacy dispensing desk, Tk, no accessibility tree",
+    "rpa_mcp.desktop_rig.dispensation",
+    "Dispensation nominative",
+    "bench-dispensation",
+    {0: "nom", 2: "prenom", 3: "medicament", 4: "quantite", 5: "conditionnement", 6: "date_delivrance"},
+    (  # (query, row, IPP, drug, quantity, packaging, date)
+        ("LEROY", "Thérèse", "500327", "Amoxicilline 500 mg", "3", "Boîte", "06/12/2026"),
+        ("MOREAU", "Kévin", "500334", "Kétoprofène 100 mg", "1", "Ampoule", "07/12/2026"),
+        ("SIMON", "Agnès", "500349", "Furosémide 40 mg", "2", "Boîte", "08/12/2026"),
+        ("DUBOIS", "Josiane", "500312", "Lévothyroxine 75 mcg", "1", "Boîte", "09/12/2026"),
+        ("LAURENT", "Jérôme", "500352", "Héparine 5000 UI", "4", "Flacon", "10/12/2026"),
+        ("MICHEL", "Françoise", "500366", "Macrogol 4000", "10", "Sachet", "11/12/2026"),
+        ("MOREAUX", "Lucie", "500335", "Lévétiracétam 500 mg", "2", "Boîte", "12/12/2026"),
+        ("GARNIER", "Raphaël", "500371", "Salbutamol", "1", "Flacon", "13/12/2026"),
+        ("ROUX", "Maëlle", "500388", "Tramadol 50 mg", "20", "Unité", "14/12/2026"),
+        ("DUBOIS", "Marcel", "500311", "Bisoprolol 5 mg", "1", "Boîte", "15/12/2026"),
+    ),
+    ("nom", "prenom", None, "medicament", "quantite", "conditionnement", "date_delivrance"),
+    (None, None, "patient", "medicament", "quantite", "conditionnement", "date"),
+    {"urgent": True},
+)
+APPS = {spec.name: spec for spec in (GTK, TK)}
 
 
 @dataclass
@@ -132,80 +206,109 @@ def score(steps: list[dict[str, Any]], expected: tuple[tuple[str, str, Any], ...
     return Learning(len(expected), len(steps), len(matches), len(exact), len(valued), steps, misses, matches=matches)
 
 
-def learn(rig: Any, tools: Any, app: Any) -> Learning:
-    from rpa_mcp.desktop_rig.admission import EXPECTED_STEPS, Admission, admit
+def learn(rig: Any, tools: Any, app: Any, spec: AppSpec = GTK) -> Learning:
     from rpa_mcp.desktop_rig.harness import Person, wait_until
     from rpa_mcp.desktop_rig.scenario import recorder_pace
 
-    recorder = rig.recorder(SESSION)
+    expected = spec.rig().EXPECTED_STEPS
+    recorder = rig.recorder(spec.session)
     recorder.wait_line("recording session")
-    wait_until(lambda: rig.services.shadow.traces.get_session(SESSION), timeout=60, what="the recording session")
-    tools.call("shadow_start", session_id=SESSION)
+    wait_until(lambda: rig.services.shadow.traces.get_session(spec.session), timeout=60, what="the recording session")
+    tools.call("shadow_start", session_id=spec.session)
     clerk = Person(rig.desk, pace=recorder_pace(recorder))
     try:
-        admit(clerk, app, Admission())
+        spec.rig().demonstrate(clerk, app)
     finally:
         clerk.close()
     recorder.stop()
-    tools.call("shadow_stop", session_id=SESSION)
-    steps = tools.call("get_understanding", session_id=SESSION)["steps"]
-    learning = score(steps, EXPECTED_STEPS)
+    tools.call("shadow_stop", session_id=spec.session)
+    steps = tools.call("get_understanding", session_id=spec.session)["steps"]
+    learning = score(steps, expected)
     # the person agrees with each removal the server suggests (a detour, a stray click), last first
     removals = [s["index"] for s in steps if any(g["action"] == "undo" for g in s.get("suggestions") or [])]
     for index in sorted(removals, reverse=True):
-        tools.call("shadow_feedback", session_id=SESSION, action="undo", step_index=index)
+        tools.call("shadow_feedback", session_id=spec.session, action="undo", step_index=index)
     if removals:
-        kept = tools.call("get_understanding", session_id=SESSION)["steps"]
-        after = score(kept, EXPECTED_STEPS)
+        kept = tools.call("get_understanding", session_id=spec.session)["steps"]
+        after = score(kept, expected)
         learning.after_removals = (after.found, after.proposed, removals)
         learning.matches = after.matches
     matches = learning.matches
-    for expected_index, name in PARAMETERS.items():
-        if expected_index not in matches:
+    shown = kept if removals else steps
+    for expected_index, name in spec.parameters.items():
+        step_index = _step_for(shown, matches, expected[expected_index], expected_index)
+        if step_index is None:
             learning.parameterized.append(f"{name}: no step")
             continue
-        step_index = matches[expected_index] + 1
         try:
-            tools.call("shadow_feedback", session_id=SESSION, action="parameterize", step_index=step_index, name=name)
-            learning.parameterized.append(f"{name}: step {step_index}")
+            answer = tools.call(
+                "shadow_feedback", session_id=spec.session, action="parameterize", step_index=step_index, name=name
+            )
         except RuntimeError as exc:
             learning.parameterized.append(f"{name}: refused ({str(exc)[:120]})")
-    tools.call("shadow_feedback", session_id=SESSION, action="validate")
-    tools.call("shadow_build", session_id=SESSION, name=COMPETENCE)
-    tools.propose_apply("persist_competence", session_id=SESSION, name=COMPETENCE)
-    tools.propose_apply("promote_competence", name=COMPETENCE)
+            continue
+        if answer.get("status") == "feedback_rejected":  # answered, not applied: the workflow does not take it
+            learning.parameterized.append(f"{name}: refused ({str(answer.get('reason'))[:120]})")
+        else:
+            learning.parameterized.append(f"{name}: step {step_index}")
+    tools.call("shadow_feedback", session_id=spec.session, action="validate")
+    tools.call("shadow_build", session_id=spec.session, name=spec.competence)
+    tools.propose_apply("persist_competence", session_id=spec.session, name=spec.competence)
+    tools.propose_apply("promote_competence", name=spec.competence)
     return learning
 
 
+def _step_for(
+    steps: list[dict[str, Any]], matches: dict[int, int], wanted: tuple[str, str, Any], expected_index: int
+) -> int | None:
+    """The step (from 1) a person parameterizes: the matched one, else the one that types or chooses the
+    demonstrated value under another label (a person recognises "Saisir 'DUBOIS'" whatever its label)."""
+    if expected_index in matches:
+        return matches[expected_index] + 1
+    kind, _label_wanted, value = wanted
+    if value is None:
+        return None
+    taken = set(matches.values())
+    return next(
+        (
+            i + 1
+            for i, step in enumerate(steps)
+            if i not in taken and step.get("action_type") in KIND_FAMILIES[kind] and _value(step) == value
+        ),
+        None,
+    )
+
+
 # --- replays --------------------------------------------------------------------------------------------
-def replays(rig: Any, tools: Any, app: Any, runs: int, declared: set[str], *, keep_app: bool = False) -> list[Run]:
+def replays(
+    rig: Any, tools: Any, app: Any, runs: int, declared: set[str], *, keep_app: bool = False, spec: AppSpec = GTK
+) -> list[Run]:
     """Each run on the application as a clerk opens it (a fresh window at its start screen), or with
     `keep_app` on the window as the previous run left it (another patient's title, the last search)."""
-    from rpa_mcp.desktop_rig.admission import place, start_admission
+    from rpa_mcp.desktop_rig.admission import place
 
     out: list[Run] = []
     for i in range(runs):
-        variant = VARIANTS[i % len(VARIANTS)]
-        query, row, _ipp, reason, service, date = variant
+        variant = spec.variants[i % len(spec.variants)]
         geometry = GEOMETRY_CYCLE[i % len(GEOMETRY_CYCLE)]
         if not keep_app:
             app.close()
             app.wait_gone()
-            app = start_admission(app.desk, app.path)
+            app = spec.rig().start(app.desk, app.path)
         place(app, geometry)
-        values = {"nom": query, "prenom": row, "motif": reason, "service": service, "date_entree": date}
+        values = spec.values(variant)
         mark = app.mark
         started = time.monotonic()
         replay_id = tools.propose_apply(
             "start_replay",
-            competence=COMPETENCE,
+            competence=spec.competence,
             machine_id=rig.machine_id,
             params={k: v for k, v in values.items() if k in declared},
         )["replay_id"]
         status = tools.wait_stopped(replay_id)
         seconds = time.monotonic() - started
         steps = len([a for a in status["actions"] if a.get("origin") not in ("preflight", "closing")])
-        verdict, detail = judge(status, app.since(mark), variant)
+        verdict, detail = judge(status, app.since(mark), variant, spec.wanted(variant))
         out.append(Run(variant, geometry, verdict, seconds, steps, detail, app.since(mark)))
         if status["state"] == "paused":
             tools.call("cancel_replay", replay_id=replay_id)
@@ -225,13 +328,14 @@ def _escape(rig: Any) -> None:
         hands.close()
 
 
-def judge(status: dict[str, Any], effects: list[Any], variant: tuple[str, ...]) -> tuple[str, str]:
-    query, _row, ipp, reason, service, date = variant
+def judge(
+    status: dict[str, Any], effects: list[Any], variant: tuple[str, ...], wanted: dict[str, Any]
+) -> tuple[str, str]:
+    query, ipp = variant[0], variant[2]
     searches = [e.detail.get("q") for e in effects if e.kind == "search"]
     opened = [e.detail.get("patient") for e in effects if e.kind == "open"]
     saves = [e.detail for e in effects if e.kind == "save"]
     errors = [e.detail for e in effects if e.kind == "error"]
-    wanted = {"patient": ipp, "motif": reason, "service": service, "date": date, "isolement": True}
     problems = []
     if any(q != query for q in searches) or len(searches) > 1:
         problems.append(f"searches {searches}")
@@ -258,17 +362,16 @@ def judge(status: dict[str, Any], effects: list[Any], variant: tuple[str, ...]) 
 # --- the report -----------------------------------------------------------------------------------------
 def run(argv: list[str]) -> str:
     parser = argparse.ArgumentParser(prog="rpa-mcp bench apps")
-    parser.add_argument("--app", choices=("gtk",), default="gtk", help="the application (default gtk)")
+    parser.add_argument("--app", choices=sorted(APPS), default="gtk", help="the application (default gtk)")
     parser.add_argument("--runs", type=int, default=10, help="varied replays, nobody answering (default 10)")
     parser.add_argument(
         "--keep-app", action="store_true", help="replay on the window as the previous run left it (no fresh start)"
     )
     parser.add_argument("--workdir", type=Path, default=None, help="keep the desktop's logs and data here")
     args, _ = parser.parse_known_args(argv)
-    from rpa_mcp.desktop_rig.admission import gtk_missing
     from rpa_mcp.desktop_rig.harness import missing_tools
 
-    missing = missing_tools() + gtk_missing()
+    missing = missing_tools() + APPS[args.app].rig().missing()
     if missing:
         return f"not available: needs Debian packages {', '.join(missing)} (apt-get install -y ...)"
     with tempfile.TemporaryDirectory(prefix="rpa-bench-apps-") as tmp:
@@ -276,28 +379,28 @@ def run(argv: list[str]) -> str:
 
 
 def _measure(args: argparse.Namespace, workdir: Path) -> str:
-    from rpa_mcp.desktop_rig.admission import start_admission
     from rpa_mcp.desktop_rig.rig import Rig
 
+    spec = APPS[args.app]
     started = time.monotonic()
     with Rig(workdir, rate_limit_per_minute=1_000_000, log_to_console=False) as rig:
-        app = start_admission(rig.desk, workdir / "admission.jsonl")
+        app = spec.rig().start(rig.desk, workdir / f"{spec.name}-effects.jsonl")
         try:
             tools = rig.tools()
             rig.start_agent(poll_wait_s=10.0)
-            learning = learn(rig, tools, app)
-            print("\n".join(report(learning, [], 0.0)[:-2]), file=sys.stderr, flush=True)  # before the long part
-            runs = replays(rig, tools, app, args.runs, learning.declared, keep_app=args.keep_app)
+            learning = learn(rig, tools, app, spec)
+            print("\n".join(report(learning, [], 0.0, spec)[:-2]), file=sys.stderr, flush=True)  # before the long part
+            runs = replays(rig, tools, app, args.runs, learning.declared, keep_app=args.keep_app, spec=spec)
         finally:
             app.close()
-    return "\n".join(report(learning, runs, time.monotonic() - started))
+    return "\n".join(report(learning, runs, time.monotonic() - started, spec))
 
 
-def report(learning: Learning, runs: list[Run], elapsed: float) -> list[str]:
+def report(learning: Learning, runs: list[Run], elapsed: float, spec: AppSpec = GTK) -> list[str]:
     recall = learning.found / learning.expected
     precision = learning.found / learning.proposed if learning.proposed else 0.0
     lines = [
-        "gtk (admission desk, native GTK3, not tuned on):",
+        f"{spec.name} ({spec.title}, not tuned on):",
         f"  learning: recall {learning.found}/{learning.expected} = {recall:.2f}   "
         f"precision {learning.found}/{learning.proposed} = {precision:.2f}   "
         f"values/options exact {learning.exact}/{learning.valued}   (target >= 0.9, values exact)",

@@ -5,7 +5,9 @@
 - `rig`: the server, the demo application and the agent wired together (benchmarks, the demo);
 - `scenario`: the demo's nurse and her observation; `film`, `movie`: the replay filmed;
 - `admission`: a native GTK3 application nobody tuned the platform to (`native/gtk_admission.py`, run
-  by the system's Python) and its scripted clerk, for `rpa-mcp bench apps`.
+  by the system's Python) and its scripted clerk, for `rpa-mcp bench apps`;
+- `dispensation`: a Tk application with no accessibility tree (`native/tk_dispensation.py`), the
+  vision-only path, and its scripted clerk, for `rpa-mcp bench apps --app tk`.
 
 It drives the workstation agent (`rpa_agent`, distribution `rpa-mcp-agent[x11]`), which must be
 installed beside the server for the real-desktop tests, `rpa-mcp bench desktop` and `rpa-mcp demo --desktop`.

@@ -110,6 +110,9 @@ def start_admission(desk: VirtualDisplay, effects: Path, *, timeout: float = 60.
     return app
 
 
+missing, start = gtk_missing, start_admission  # the names `rpa-mcp bench apps` calls every application's by
+
+
 GEOMETRIES = {  # name -> (x, y, width, height) within the 1920x1080 screen; None: maximised
     "maximized": None,
     "small": (0, 0, 1024, 768),
@@ -181,6 +184,11 @@ def admit(clerk: Person, app: AdmissionApp, task: Admission) -> None:
         hand_click(clerk, *clerk.point("Isolement requis", "check box"))
     hand_click(clerk, *clerk.point("Enregistrer", "push button"))
     app.wait_effect("save", mark)
+
+
+def demonstrate(clerk: Person, app: AdmissionApp) -> None:
+    """The task as recorded for learning."""
+    admit(clerk, app, Admission())
 
 
 def click_labelled(clerk: Person, label: str, *, role: str = "text") -> tuple[int, int]:

@@ -74,11 +74,30 @@ def words(text: str) -> list[str]:
 
 
 def matches(read: str, identity: str, values: Sequence[str]) -> bool:
-    """Every run value (else every word of the identity) is a whole word sequence of the text read."""
-    seen = f" {' '.join(words(read))} "
+    """Every run value (else every word of the identity) is a whole word sequence of the text read, its
+    words and the value's cut the same way where OCR ran them together."""
+    seen = f" {' '.join(words(run_apart(read)))} "
     if values:
-        return all(bool(words(v)) and f" {' '.join(words(v))} " in seen for v in values)
-    return _all_words(seen, identity)
+        return all(bool(words(v)) and f" {' '.join(words(run_apart(v)))} " in seen for v in values)
+    return _all_words(seen, run_apart(identity))
+
+
+def run_apart(text: str) -> str:
+    """Text whose words OCR ran together (the cells of a dense grid row: '500334MOREAUKévinOrthopédie')
+    cut where a word plainly begins: a capital after a small letter, the capital of a capitalised word
+    after capitals, digits against letters. Capitals run together stay one word ('PETITBERNARD')."""
+    out: list[str] = []
+    for i, c in enumerate(text):
+        before, after = text[i - 1] if i else "", text[i + 1] if i + 1 < len(text) else ""
+        if before and (
+            (before.islower() and c.isupper())
+            or (before.isupper() and c.isupper() and after.islower())
+            or (before.isdigit() and c.isalpha())
+            or (before.isalpha() and c.isdigit())
+        ):
+            out.append(" ")
+        out.append(c)
+    return "".join(out)
 
 
 def _all_words(seen: str, identity: str) -> bool:

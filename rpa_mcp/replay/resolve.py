@@ -140,6 +140,8 @@ class _Candidate:
     read_score: float | None = None  # the OCR's own confidence in that line (before the label's share of it)
     label_x: int | None = None  # where in that line the label itself is (its share of the line's width)
     click_x: int | None = None  # where to click once accepted, when not at x (a row's cell: its label)
+    label_left: int | None = None  # where in that line the label begins (the line may read more before it)
+    label_right: int | None = None  # and where it ends
 
 
 class TargetResolver:
@@ -469,6 +471,8 @@ class TargetResolver:
                 bx, by, bw, bh = line.bbox
                 box = (x0 + bx, y0 + by, bw, bh)
                 centre = x0 + bx + round(bw * _share(line.text, wanted))
+                left = x0 + bx + round(bw * _share(line.text, wanted, at=0.0))
+                right = x0 + bx + round(bw * _share(line.text, wanted, at=1.0))
                 found.append(
                     _Candidate(
                         x0 + bx + bw // 2,
@@ -478,6 +482,8 @@ class TargetResolver:
                         box,
                         float(line.score),
                         centre,
+                        label_left=left,
+                        label_right=right,
                     )
                 )
             found.sort(key=lambda c: -c.score)  # stable: reading order among equal scores
@@ -548,14 +554,20 @@ def _beside(cand: _Candidate | None, spec: Mapping[str, Any], shape: tuple[int, 
         return cand
     scale = shape[1] / size[0] if isinstance(size, list | tuple) and size and size[0] else 1.0
     dx, dy = float(offset[0]) * scale, float(offset[1]) * scale
-    return replace(cand, x=round(cand.line_box[0] + dx), y=round(cand.line_box[1] + dy))
+    width = spec.get("label_width")  # the line's width when only the screen named the target, beside the line
+    if isinstance(width, int | float) and offset[0] >= width and cand.label_right is not None:
+        x = cand.label_right + (float(offset[0]) - width) * scale  # right of the line: from its end
+    else:
+        x = (cand.label_left if cand.label_left is not None else cand.line_box[0]) + dx
+    return replace(cand, x=round(x), y=round(cand.line_box[1] + dy))
 
 
-def _share(text: str, wanted: str) -> float:
-    """Where the label's middle is along a line that shows it (0 left, 1 right), by characters."""
+def _share(text: str, wanted: str, *, at: float = 0.5) -> float:
+    """Where a point of the label (`at`: 0 its start, 0.5 its middle) is along a line that shows it (0 left,
+    1 right), by characters."""
     read = normalize_text(text)
-    at = read.find(wanted)
-    return 0.5 if at < 0 or not read else (at + len(wanted) / 2) / len(read)
+    start = read.find(wanted)
+    return at if start < 0 or not read else (start + len(wanted) * at) / len(read)
 
 
 def _padded(box: BBox) -> BBox:

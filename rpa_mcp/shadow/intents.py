@@ -254,7 +254,11 @@ def _click(seg: Segment, actions: list[Event], t: dict[str, str], lang: str, win
         intent = t["switch_tab"].format(label=named)
         return Described(intent, "switch_tab", ev.confidence, ev.source, target, {}, named, pattern)
     if named:
-        value = plain_text(element.get("name")) if is_row(element) else None
+        value = (
+            plain_text(element.get("name"))
+            if is_row(element)
+            else _chosen_by_label(element, named, first, window_after)
+        )
         return Described(
             _click_intent(t, kind, element, named, window_after),
             action,
@@ -270,6 +274,27 @@ def _click(seg: Segment, actions: list[Event], t: dict[str, str], lang: str, win
     else:
         intent = t[f"{kind}_at"].format(x=first.get("x"), y=first.get("y"))
     return Described(intent, action, ev.confidence, ev.source, target, {}, None, pattern)
+
+
+def _chosen_by_label(
+    element: dict[str, Any], label: str, event: dict[str, Any], window_after: str | None
+) -> str | None:
+    """A click only the screen named (no element said what it is) after which the window's title newly
+    names what was clicked ('Pharmacie — DUBOIS Marcel' after a click on 'Marcel'): a record chosen by
+    its label, as a row is; None otherwise."""
+    if element.get("role") and not is_container(element) and role_of(element) != "text":
+        return None
+    words = re.findall(r"\w+", normalize_text(label))
+
+    def names(title: str | None) -> bool:
+        said = " ".join(re.findall(r"\w+", normalize_text(title or "")))
+        return bool(words) and f" {' '.join(words)} " in f" {said} "
+
+    return (
+        plain_text(label)
+        if len("".join(words)) >= 2 and names(window_after) and not names(event.get("window_title"))
+        else None
+    )
 
 
 def _names_the_view(element: dict[str, Any], label: str, event: dict[str, Any], window_after: str | None) -> bool:

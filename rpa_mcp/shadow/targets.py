@@ -88,6 +88,10 @@ def click_target(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) -> 
         found |= {"bbox": bbox, "frame_size": facts.get("frame_size")}
         if offset := label_offset(facts.get("label_box"), bbox):
             found["label_offset"] = offset  # a field's label beside it: a replay finds the label, then the field
+        elif ev.source == "ocr" and (offset := _beside_line(facts, bbox)):
+            # only the screen named it, by a line beside the click: click there again, measured from the line's
+            # end nearest the click (the region read may have cut the line's other end)
+            found |= {"label_offset": offset, "label_width": bbox[2]}
     return {
         "by_text": ev.label if ev.source in ("uia", "ocr") else None,
         **found,
@@ -113,6 +117,22 @@ def label_offset(label: Any, field: Any) -> list[int] | None:
     lx, ly = label[0], label[1]
     fx, fy, fw, fh = field
     return [round(fx - lx + min(fw / 2, FIELD_INSET)), round(fy + fh / 2 - ly)]
+
+
+BESIDE_PX = 3  # a click this far outside the line that names it is beside the line, not on it
+
+
+def _beside_line(facts: dict[str, Any], line: list[int]) -> list[int] | None:
+    """From the top left of the OCR line that named a click to the click, frame pixels, when the click was
+    beside the line (a field right of its label, a box left of its text); None when it was on the line."""
+    origin, at = facts.get("anchor_box"), facts.get("anchor_offset")
+    if not (isinstance(origin, list) and len(origin) == 4 and isinstance(at, list) and len(at) == 2):
+        return None
+    px, py = origin[0] + at[0], origin[1] + at[1]
+    x, y, w, h = line
+    if x - BESIDE_PX <= px <= x + w + BESIDE_PX and y - BESIDE_PX <= py <= y + h + BESIDE_PX:
+        return None
+    return [round(px - x), round(py - y)]
 
 
 def evidence_text(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) -> str | None:

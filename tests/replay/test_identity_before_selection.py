@@ -180,3 +180,14 @@ def test_a_row_clicked_far_from_its_name_is_judged_where_the_row_is_and_clicked_
     res = resolver.resolve(tight_rows("FAURE", "DURAND", "MOREL"), planned)
     assert res.resolved, res
     assert abs(res.y - (ROW_Y[2] - 10)) <= 14 and res.x < COLUMNS[1], (res.x, res.y)  # MOREL's name, its row
+
+
+def test_a_dense_grid_row_read_with_its_cells_run_together_still_names_its_patient() -> None:
+    # a Tk grid's row: the OCR read its cells without the spaces between them
+    kevin = {"identity": "Kévin", "identity_values": ["Kévin"]}
+    assert identity.check("500334MOREAUKévinOrthopédieORD-7768", kevin).ok
+    assert not identity.check("500335MOREAUXLucieNeurologieORD-7769", kevin).ok
+    # capitals run together stay one word: BERNARD is not PETITBERNARD's row
+    assert not identity.check("500141PETITBERNARDAnne", {"identity": "BERNARD", "identity_values": ["BERNARD"]}).ok
+    assert identity.check("500141PETITBERNARDAnne", {"identity": "Anne", "identity_values": ["Anne"]}).ok
+    assert not identity.check("500141 JeanneMarie", {"identity": "Anne", "identity_values": ["Anne"]}).ok

@@ -71,3 +71,25 @@ def test_the_same_text_far_from_where_the_field_was_is_judged_as_the_line_itself
     res = resolver.resolve(form(), far)
     assert res.resolved, res
     assert res.x < 360, (res.x, res.y)  # on the line found, as a hit without a label box is judged
+
+
+def test_a_label_read_cut_short_in_the_demonstration_still_puts_the_click_in_the_field(
+    resolver: TargetResolver,
+) -> None:
+    # only the screen named the field (no accessibility tree): the region read around the click cut the
+    # label's first letter, "otif d'admission"; the replay reads the whole line and measures from its end
+    whole = resolver.resolve(form(), spec(None))
+    assert whole.resolved and whole.box is not None
+    cut = cv2.getTextSize("M", cv2.FONT_HERSHEY_SIMPLEX, 0.8, 2)[0][0]
+    fragment_left, line_top = whole.box[0] + cut, whole.box[1]
+    clicked = (368, 117)  # 8 px inside the field, as a person clicks where they will type
+    cut_short = {
+        "label": LABEL[1:],
+        "frame_size": [W, H],
+        "resolve_order": ["ocr"],
+        "label_offset": [clicked[0] - fragment_left, clicked[1] - line_top],
+        "label_width": whole.box[0] + whole.box[2] - fragment_left,  # the fragment ends where the line does
+    }
+    res = resolver.resolve(form(dx=60, dy=40), cut_short)
+    assert res.resolved, res
+    assert 360 + 60 < res.x < 580 + 60 and 100 + 40 < res.y < 134 + 40, (res.x, res.y)

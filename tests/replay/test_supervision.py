@@ -243,3 +243,13 @@ async def test_a_box_whose_state_the_agent_did_not_report_has_nothing_to_show_fo
                         machine_id="pc-1")  # fmt: skip
     await drain(service, [agent], clock)
     assert not services.validator.expected[0].has_output
+
+
+async def test_text_typed_that_the_screen_never_showed_pauses_instead_of_going_on(service, services, agent, clock):
+    # typed beside the field (on its label): nothing changed; the next step (a search button) must not run
+    services.validator.by_type["type_text"] = Verdict("FAILURE", "NO_VISUAL_CHANGE")
+    plan = [*steps(1, "type_text", params={"text": "LEROY"}), *steps(1)]
+    _rid, replay, acts = await run(service, agent, clock, plan)
+    assert replay["state"] == m.PAUSED and replay["pause_reason"] == m.VALIDATION_FAILED
+    assert acts[0]["state"] == m.HELD and acts[0]["dispatches"] == 1  # typed once, never again
+    assert [a["action_type"] for a in acts if a["state"] == m.ACKED] == []

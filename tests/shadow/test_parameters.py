@@ -143,3 +143,25 @@ def test_name_and_description_belong_to_parameterize_only(shadow: ShadowService)
     search_and_open(shadow)
     rejected = shadow.feedback("s1", "validate", name="patient")
     assert rejected["status"] == "feedback_rejected" and "only used with action=parameterize" in rejected["reason"]
+
+
+def test_a_click_only_the_screen_named_and_the_window_title_then_names_chooses_a_record(make_service: Any) -> None:
+    # No accessibility tree (a Tk grid): OCR reads "Marcel" under the click, and the window is then titled by it.
+    from rpa_mcp.testing import FakeOcr
+    from rpa_mcp.vision.ocr import OcrLine
+    from tests.shadow.test_target_box import frame_b64
+
+    before, after = "Pharmacie — Dispensation nominative", "Pharmacie — DUBOIS Marcel"
+    service = make_service(ocr=FakeOcr(lines=[OcrLine("Marcel", (130, 30, 60, 18), 0.97)]))
+    service.ingest(
+        [
+            ev("screenshot", 0.5, screenshot=frame_b64(), screen_width=960, screen_height=540, window_title=before),
+            ev("click", 1.0, x=400, y=300, window_title=before, locale="fr"),
+            ev("click", 3.0, x=400, y=300, window_title=after, locale="fr"),
+        ]
+    )
+    chosen, again = service.understanding("s1")["steps"]
+    assert chosen["value"] == "Marcel" and again["value"] is None  # the title named it before the second click
+    done = service.feedback("s1", "parameterize", step_index=1, name="prenom")
+    assert done["status"] == "feedback_applied"
+    assert done["steps"][0]["target"]["by_text"] == "{{prenom}}"

@@ -198,3 +198,23 @@ def test_a_field_that_shows_its_own_label_keeps_no_label_box(make_service: Any) 
     at = {"window_title": "Admission", "screen_width": 960, "screen_height": 540, "screenshot": frame_b64()}
     service.ingest([ev("click", 1.0, x=700, y=217, element=field, **at), ev("type", 2.0, text="Chute", **at)])
     assert "label_offset" not in service.understanding("s1")["steps"][0]["target"]
+
+
+@pytest.mark.parametrize(
+    ("line", "offset"),
+    [
+        ((40, 31, 96, 18), [110, 9]),  # a field right of its label: the click 14 px past the line's end
+        ((165, 31, 120, 18), [-15, 9]),  # a check box left of its text: the click on the box
+        ((100, 31, 120, 18), None),  # the click on the line: it is what was clicked
+    ],
+)
+def test_a_click_only_the_screen_named_by_a_line_beside_it_keeps_where_it_was_from_the_line(
+    make_service: Any, line: tuple[int, int, int, int], offset: list[int] | None
+) -> None:
+    # no accessibility tree (a Tk form): the crop kept around the click (400, 300) starts at (250, 260)
+    service = make_service(ocr=FakeOcr(lines=[OcrLine("Médicament :", line, 0.97)]))
+    at = {"window_title": "Pharmacie", "screen_width": 960, "screen_height": 540, "screenshot": frame_b64()}
+    service.ingest([ev("click", 1.0, x=400, y=300, **at), ev("type", 2.0, text="Paracétamol", **at)])
+    target = service.understanding("s1")["steps"][0]["target"]
+    assert target["by_text"] == "Médicament :" and target.get("label_offset") == offset
+    assert target.get("label_width") == (line[2] if offset else None)  # the replay measures from the nearer end

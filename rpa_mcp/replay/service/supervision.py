@@ -228,11 +228,13 @@ class Supervisor:
             return Decision(m.ACKED, "success", verdict=vdict, evidence=clicked)
         crops = (verdict_crops(verdict) or crops_around(after, point, bbox)) + clicked
         if (no_change and kind != "FAILURE") or category == "NO_VISUAL_CHANGE":
-            if not a.success_strict:
+            # text typed that the screen never showed went nowhere a person sees: never gone on from, never resent
+            typed_unseen = category == "NO_VISUAL_CHANGE" and typed and bool(a.params.get("text"))
+            if not a.success_strict and not typed_unseen:
                 return Decision(
                     m.ACKED, "success_with_warning", warning="no_screen_change", verdict=vdict, evidence=clicked
                 )
-            if a.resends < a.max_resends:
+            if a.resends < a.max_resends and not typed_unseen:
                 return Decision(
                     m.PENDING, "no_change_retrying", warning="no_screen_change", verdict=vdict, evidence=crops
                 )
