@@ -86,6 +86,20 @@ class AdmissionApp:
         wait_until(lambda: self.wid not in windows.client_list(), timeout=30, what="the admission window to close")
 
 
+def new_window(
+    windows: Any, process: Any, before: set[tuple[int, int]], title: str, log: str, *, timeout: float
+) -> Any:
+    """The window titled `title` a just started application opened (not one of `before`); DesktopError
+    when the application exits first (its log is `log`.log)."""
+
+    def window() -> Any:
+        if process.poll() is not None:
+            raise DesktopError(f"the application exited with status {process.returncode} (see {log}.log)")
+        return next((w for w in windows.windows() if (w.wid, w.pid) not in before and w.title == title), None)
+
+    return wait_until(window, timeout=timeout, what=f"the window {title!r}")
+
+
 def start_admission(desk: VirtualDisplay, effects: Path, *, timeout: float = 60.0) -> AdmissionApp:
     """Start the application on the desktop and wait for its window (maximised, in front)."""
     missing = gtk_missing()
@@ -96,15 +110,7 @@ def start_admission(desk: VirtualDisplay, effects: Path, *, timeout: float = 60.
     env = {**desk.env, "LANG": "fr_FR.UTF-8", "LANGUAGE": "fr", "GTK_A11Y": "atspi", "GDK_BACKEND": "x11"}
     process = desk.spawn([SYSTEM_PYTHON, str(SCRIPT), "--effects", str(effects)], log="admission", env=env)
 
-    def window() -> Any:
-        if process.poll() is not None:
-            raise DesktopError(f"the admission desk exited with status {process.returncode} (see admission.log)")
-        return next(
-            (w for w in windows.windows() if (w.wid, w.pid) not in before and w.title == MAIN_TITLE),
-            None,
-        )
-
-    info = wait_until(window, timeout=timeout, what=f"the window {MAIN_TITLE!r}")
+    info = new_window(windows, process, before, MAIN_TITLE, "admission", timeout=timeout)
     app = AdmissionApp(desk, effects, process, info.wid)
     place(app, "maximized")
     return app

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rpa_mcp.desktop_rig.admission import HESITATION_S, AdmissionApp, hand_click, place
+from rpa_mcp.desktop_rig.admission import HESITATION_S, AdmissionApp, hand_click, new_window, place
 from rpa_mcp.desktop_rig.harness import DesktopError, Person, VirtualDisplay, wait_until
 
 SCRIPT = Path(__file__).parent / "native" / "tk_dispensation.py"  # a script: never imported by the server
@@ -81,15 +81,7 @@ def start_dispensation(desk: VirtualDisplay, effects: Path, *, timeout: float = 
     argv = [sys.executable, str(SCRIPT), "--effects", str(effects), "--layout", str(layout)]
     process = desk.spawn(argv, log="dispensation", env=env)
 
-    def window() -> Any:
-        if process.poll() is not None:
-            raise DesktopError(f"the dispensing desk exited with status {process.returncode} (see dispensation.log)")
-        return next(
-            (w for w in windows.windows() if (w.wid, w.pid) not in before and w.title == MAIN_TITLE),
-            None,
-        )
-
-    info = wait_until(window, timeout=timeout, what=f"the window {MAIN_TITLE!r}")
+    info = new_window(windows, process, before, MAIN_TITLE, "dispensation", timeout=timeout)
     app = DispensationApp(desk, effects, process, info.wid)
     place(app, "maximized")
     return app
