@@ -42,6 +42,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from rpa_mcp.bench.desktop import check_costs
+
 COMPETENCE = "Admission d'un patient"
 SESSION = "bench-admission"
 PARAMETERS = {  # expected step (by its index in EXPECTED_STEPS) -> the parameter a person names for it
@@ -158,6 +160,7 @@ class Run:
     steps: int
     detail: str = ""
     effects: list[Any] = field(default_factory=list)  # what the application underwent during the run
+    bundle_steps: list[dict[str, Any]] = field(default_factory=list)  # the run's evidence bundle's steps
 
 
 # --- learning -----------------------------------------------------------------------------------------
@@ -309,7 +312,8 @@ def replays(
         seconds = time.monotonic() - started
         steps = len([a for a in status["actions"] if a.get("origin") not in ("preflight", "closing")])
         verdict, detail = judge(status, app.since(mark), variant, spec.wanted(variant))
-        out.append(Run(variant, geometry, verdict, seconds, steps, detail, app.since(mark)))
+        bundle = rig.services.replay.evidence_bundle(replay_id)["bundle"]["steps"]
+        out.append(Run(variant, geometry, verdict, seconds, steps, detail, app.since(mark), bundle))
         if status["state"] == "paused":
             tools.call("cancel_replay", replay_id=replay_id)
         _escape(rig)
@@ -427,6 +431,7 @@ def report(learning: Learning, runs: list[Run], elapsed: float, spec: AppSpec = 
     )
     if per_step:
         lines.append(f"  median s/step (complete runs): {statistics.median(per_step):.2f}   (target <= 1 s, idle)")
+    lines += check_costs([step for r in runs for step in r.bundle_steps])
     for r in runs:
         if r.verdict != "complete":
             lines.append(f"  {r.verdict}: {r.variant[0]} {r.variant[1]}, {r.geometry}: {r.detail}")
