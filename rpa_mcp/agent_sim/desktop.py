@@ -265,8 +265,11 @@ class VirtualDesktop:
     def goto(self, screen_id: str) -> None:
         if screen_id not in self._screens:
             raise NotFound(f"desktop {self.spec.name} has no screen {screen_id!r}", screen=screen_id)
-        self._state.screen = screen_id
+        left, self._state.screen = self._state.screen, screen_id
         self._state.focus = None
+        for fid, spec in self._fields.items():  # a form entered from elsewhere starts empty, as a page does
+            if screen_id in spec.screens and left not in spec.screens:
+                self._state.values.pop(fid, None)
         self._fire_triggers("enter")
 
     def reset(self, start: str | None = None) -> None:

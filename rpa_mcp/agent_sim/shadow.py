@@ -40,14 +40,14 @@ class DemoRecorder:
 
     def click(self, x: int, y: int, *, kind: str = "click") -> dict[str, Any]:
         shot = self._shot()
-        hotspot_label = self._label_at(x, y)
+        hotspot = self._label_at(x, y)
         control = self.desktop.element_at(x, y)  # looked up as the button goes down, like a recorder
         self.desktop.click(x, y, kind=kind, source="human")
         event = self._event(kind, x=x, y=y, button="right" if kind == "right_click" else "left")
         if control is not None and self.uia:
             event["element"] = control
-        elif hotspot_label and self.uia:
-            event["element"] = {"name": hotspot_label, "role": "", "automation_id": ""}
+        elif hotspot and self.uia:
+            event["element"] = {"name": hotspot[0], "role": "", "automation_id": "", "bbox": hotspot[1]}
         if shot:
             event["screenshot"] = shot
         self._window_after()
@@ -98,7 +98,8 @@ class DemoRecorder:
     def _shot(self) -> str | None:
         return base64.b64encode(self.desktop.screenshot_png()).decode("ascii") if self.screenshots else None
 
-    def _label_at(self, x: int, y: int) -> str | None:
+    def _label_at(self, x: int, y: int) -> tuple[str, list[int]] | None:
+        """The name and rectangle (screen pixels) an accessibility tree gives the element at a point."""
         top = self.desktop.top_dialog
         boxes = (
             [(b.label, b.bbox) for b in top.buttons]
@@ -107,5 +108,5 @@ class DemoRecorder:
         )
         for label, (bx, by, bw, bh) in boxes:
             if bx <= x < bx + bw and by <= y < by + bh:
-                return label
+                return label, [bx, by, bw, bh]
         return None

@@ -70,6 +70,9 @@ def own_windows(actions: Sequence[ActionRow]) -> list[str]:
     return sorted(titles)
 
 
+PASS_SCORE = 0.5  # a checker's score from which what it looked for counts as found
+
+
 class Supervisor:
     """Asks the validator and the dialog resolver it was given (unless the config switches them off)."""
 
@@ -228,13 +231,16 @@ class Supervisor:
             return Decision(m.ACKED, "success", verdict=vdict, evidence=clicked)
         crops = (verdict_crops(verdict) or crops_around(after, point, bbox)) + clicked
         if (no_change and kind != "FAILURE") or category == "NO_VISUAL_CHANGE":
-            # text typed that the screen never showed went nowhere a person sees: never gone on from, never resent
-            typed_unseen = category == "NO_VISUAL_CHANGE" and typed and bool(a.params.get("text"))
+            # text typed that the screen never showed went nowhere a person sees: never gone on from. It may be
+            # sent again (the agent clicks the field and replaces its content), then the run pauses.
+            typed_unseen = (
+                category == "NO_VISUAL_CHANGE" and typed and bool(a.params.get("text")) and not _read_back(vdict)
+            )
             if not a.success_strict and not typed_unseen:
                 return Decision(
                     m.ACKED, "success_with_warning", warning="no_screen_change", verdict=vdict, evidence=clicked
                 )
-            if a.resends < a.max_resends and not typed_unseen:
+            if a.resends < a.max_resends:
                 return Decision(
                     m.PENDING, "no_change_retrying", warning="no_screen_change", verdict=vdict, evidence=crops
                 )
@@ -387,3 +393,11 @@ def _held_for_dialog(vdict: dict[str, Any], crops: list[dict[str, Any]], detail:
 def _log_attempt(event: str, a: ActionRow, msg: ActionResult, **fields: Any) -> None:
     """One decision log line about this attempt of action `a`."""
     m.log_event(event, replay_id=a.replay_id, action_id=a.action_id, attempt_id=msg.attempt_id, **fields)
+
+
+def _read_back(vdict: dict[str, Any]) -> bool:
+    """The typed text was read back in its field (it may have held it already: nothing changed)."""
+    return any(
+        isinstance(e, dict) and e.get("read") and (e.get("score") or 0) >= PASS_SCORE
+        for e in vdict.get("evidence") or []
+    )
