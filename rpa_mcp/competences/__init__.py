@@ -1,10 +1,8 @@
 """Competences: workflows persisted as versioned YAML files (candidate -> validated)."""
 
 from rpa_mcp.competences.model import Competence, CompetenceSource, CompetenceStep
-from rpa_mcp.competences.slug import slugify
-from rpa_mcp.competences.store import (
+from rpa_mcp.competences.records import (
     CompetenceListing,
-    CompetenceStore,
     CompetenceSummary,
     DeletedCompetence,
     DeletePreview,
@@ -14,6 +12,8 @@ from rpa_mcp.competences.store import (
     SavedCompetence,
     SavePreview,
 )
+from rpa_mcp.competences.slug import slugify
+from rpa_mcp.competences.store import CompetenceStore
 
 __all__ = [
     "Competence",

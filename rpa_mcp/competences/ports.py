@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from rpa_mcp.competences.store import (
+from rpa_mcp.competences.records import (
     CompetenceListing,
     DeletedCompetence,
     DeletePreview,

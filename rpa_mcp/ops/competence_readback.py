@@ -19,7 +19,7 @@ import anyio.to_thread
 from pydantic import Field
 
 from rpa_mcp.competences.model import ReadBack
-from rpa_mcp.competences.store import LoadedCompetence
+from rpa_mcp.competences.records import LoadedCompetence
 from rpa_mcp.errors import InvalidInput
 from rpa_mcp.ops.registry import OpContext, Operation, Preview, StrictModel
 from rpa_mcp.replay.readback import PLACEHOLDER, SETTING, check_template

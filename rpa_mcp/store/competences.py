@@ -23,8 +23,7 @@ from typing import Any
 from rpa_mcp.clock import Clock
 from rpa_mcp.competences import yamlio
 from rpa_mcp.competences.model import Competence
-from rpa_mcp.competences.slug import slugify
-from rpa_mcp.competences.store import (
+from rpa_mcp.competences.records import (
     STATUSES,
     CompetenceListing,
     CompetenceSummary,
@@ -35,10 +34,9 @@ from rpa_mcp.competences.store import (
     SavedCompetence,
     SavePreview,
     Status,
-    check_readback,
-    parse_ir,
-    steps_diff,
 )
+from rpa_mcp.competences.slug import slugify
+from rpa_mcp.competences.store import check_readback, parse_ir, steps_diff
 from rpa_mcp.errors import Conflict, InvalidInput, NotFound, PreconditionFailed
 from rpa_mcp.store.db import Connection, Database, Migrations, Row, postgres_ddl
 
