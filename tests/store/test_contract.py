@@ -13,8 +13,7 @@ from rpa_mcp.errors import Conflict, SchemaOutdated
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.ports import ANY
 from rpa_mcp.replay.rows import ActionRow, AttemptRow, ReplayRow, ReportRow
-from rpa_mcp.store import migrations
-from rpa_mcp.store import replay as replay_store
+from rpa_mcp.store import migrations, replay_schema
 from rpa_mcp.store.confirmations import SqliteProposalRepository
 from rpa_mcp.store.coordination import Coordination
 from rpa_mcp.store.db import Database, IntegrityError, Migrations
@@ -269,7 +268,7 @@ def test_the_target_memory_is_kept_per_workstation(backend):
 
 def test_memory_entries_of_an_unknown_workstation_are_dropped_by_the_upgrade(backend):
     # Before the upgrade an entry carried no workstation: it could be another's, so nobody uses it.
-    steps = replay_store.MIGRATIONS
+    steps = replay_schema.MIGRATIONS
     backend.migrate("replay", Migrations(sqlite=steps.sqlite[:4], postgres=steps.postgres[:4]))
     backend.execute(
         "INSERT INTO replay_memory(signature, target_key, x, y, successes, failures, updated_at) "
