@@ -27,8 +27,8 @@ from typing import Any
 
 import anyio
 
-from rpa_mcp.demo import Mcp, Story, StoryFailed
 from rpa_mcp.demo_report import DesktopReport, ReplayRecord, replay_marks
+from rpa_mcp.demo_story import Mcp, Story, StoryFailed
 
 COMPETENCE = "Observation infirmière"
 SESSION = "demo-desktop-session"
