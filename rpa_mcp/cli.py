@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import logging
 import os
 import socket
@@ -23,6 +22,7 @@ from pydantic_settings import SettingsError
 
 from rpa_mcp import __version__
 from rpa_mcp.errors import RpaError
+from rpa_mcp.serve_banner import banner
 from rpa_mcp.settings import Settings
 
 EXIT_FAILED = 1
@@ -106,60 +106,10 @@ def _serve(settings: Settings) -> int:
     on_terminal = sys.stdout.isatty() and not settings.auth_disabled
     token = services.access_tokens.mint("operator", ["operator"], ttl_s=12 * 3600) if on_terminal else None
     keys = services.access_tokens.keys
-    print(_banner(public_base_url(actual), token, actual, key_source(settings, keys)), flush=True)
+    print(banner(public_base_url(actual), token, actual, key_source(settings, keys)), flush=True)
     freeze_startup_heap()
     serve(app, sock, settings)
     return 0
-
-
-def _banner(base: str, token: str | None, settings: Settings, key: str) -> str:
-    url = f"{base}/mcp"
-    if token is None:
-        auth = "DISABLED (local development)" if settings.auth_disabled else "bearer tokens"
-        return f"""rpa-mcp {__version__} — MCP endpoint: {url}   operator console: {base}/console
-data dir: {settings.data_dir.resolve()}   auth: {auth}
-signing key: {key}
-The operator token is printed on a terminal only (this output is not one, and may be a log).
-Mint a token: rpa-mcp token --sub <name> --role operator   (client set-up: docs/clients.md)
-Console sign-in (development): rpa-mcp token --console --sub <name> --role approver
-"""
-    cursor = json.dumps(
-        {"mcpServers": {"rpa": {"url": url, "headers": {"Authorization": f"Bearer {token}"}}}}, indent=2
-    )
-    claude = json.dumps(
-        {
-            "mcpServers": {
-                "rpa": {
-                    "command": "npx",
-                    "args": ["-y", "mcp-remote", url, "--header", f"Authorization: Bearer {token}"],
-                }
-            }
-        },
-        indent=2,
-    )
-    auth = (
-        "DISABLED (local development)" if settings.auth_disabled else "bearer tokens (operator token below, valid 12 h)"
-    )
-    return f"""rpa-mcp {__version__} — MCP endpoint: {url}   operator console: {base}/console
-data dir: {settings.data_dir.resolve()}   auth: {auth}
-signing key: {key}
-
-Operator token:
-{token}
-
-Cursor (~/.cursor/mcp.json):
-{cursor}
-
-Claude Desktop (claude_desktop_config.json, through mcp-remote):
-{claude}
-
-MCP Inspector CLI:
-npx @modelcontextprotocol/inspector --cli {url} --transport http \\
-    --header "Authorization: Bearer {token}" --method tools/list
-
-The console ({base}/console) does not take this token: a person signs in there with the identity
-provider, or (development) with a console credential: rpa-mcp token --console --sub <name> --role approver
-"""
 
 
 def cmd_stdio(args: argparse.Namespace) -> int:

@@ -175,7 +175,7 @@ async def test_a_refused_host_or_origin_names_the_settings_to_change(tmp_path):
 
 
 def test_the_banner_names_the_console():
-    from rpa_mcp.cli import _banner
+    from rpa_mcp.serve_banner import banner as _banner
 
     settings = Settings(jwt_secret=SECRET)
     banner = _banner("http://127.0.0.1:8765", None, settings, "RPA_JWT_SECRET (fingerprint x)")
