@@ -11,7 +11,6 @@ them.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import functools
 import hashlib
@@ -20,7 +19,6 @@ import inspect
 import logging
 import os
 import re
-import weakref
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -31,7 +29,7 @@ from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import Context, MCPServer, RequestStateSecurity
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.mcpserver.prompts.base import Prompt, PromptArgument
-from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated, ToolsListChanged
+from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.types import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -65,6 +63,7 @@ from rpa_mcp import __version__
 from rpa_mcp.bootstrap import Services, public_base_url
 from rpa_mcp.entrypoints.mcp_answers import answer_of, error_result, wire
 from rpa_mcp.entrypoints.mcp_approval import ClientApprovals, can_elicit_url, can_request_input
+from rpa_mcp.entrypoints.mcp_publisher import McpPublisher
 from rpa_mcp.entrypoints.mcp_tasks import TaskRunner, TaskStore, runs_as_task
 from rpa_mcp.entrypoints.mcp_tasks_wire import McpTasks, TasksExtension
 from rpa_mcp.entrypoints.mcp_toolsets import Selection, default_selection, icon, selection_of, toolset_of
@@ -76,7 +75,6 @@ from rpa_mcp.ops.registry import Operation, Registry
 from rpa_mcp.ops.resources import check_readable
 from rpa_mcp.ops.schemas import input_schema, output_schema
 
-logger = logging.getLogger(__name__)
 LocalCaller = Caller | Callable[[], Caller | None] | None  # without HTTP: a caller, or how to find it now
 TOOL_CACHE_SIZE = 1024
 TOOLS_TTL_MS = 300_000  # without run_<slug> tools, a tool list changes only with the server's version
@@ -118,63 +116,6 @@ def tool_of(op: Operation, base_url: str = "") -> MCPTool:
         execution=ToolExecution(task_support="optional") if runs_as_task(op.name) else None,
         _meta={"rpa/risk": op.risk},
     )
-
-
-class McpPublisher:
-    """A change listener: publishes resource/tool changes to 2026 listeners (bus) and subscribed 2025 sessions."""
-
-    def __init__(self, bus: InMemorySubscriptionBus) -> None:
-        self.bus = bus
-        # 2025-era connections -> (a session proxy on it, subscribed URIs). A ServerSession is a per-request
-        # proxy; its connection outlives the request, and non-request-scoped notifications use that connection.
-        self.legacy: weakref.WeakKeyDictionary[Any, tuple[Any, set[str]]] = weakref.WeakKeyDictionary()
-        self._tasks: set[asyncio.Task[None]] = set()
-
-    def remember(self, session: Any) -> set[str]:
-        """Track a 2025-era session so changes reach it later; returns its subscribed URIs."""
-        connection = getattr(session, "_connection", session)  # the SDK keeps no public handle on it
-        known = self.legacy.get(connection)
-        uris = known[1] if known else set()
-        self.legacy[connection] = (session, uris)
-        return uris
-
-    def bind_loop(self) -> None:
-        """Remember the server's event loop (called from the app lifespan)."""
-        self._loop = asyncio.get_running_loop()
-
-    def _spawn(self, coro: Any) -> None:
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:  # called from a worker thread: hand over to the server's loop
-            bound: asyncio.AbstractEventLoop | None = getattr(self, "_loop", None)
-            if bound is None or bound.is_closed():
-                coro.close()
-                return
-            bound.call_soon_threadsafe(self._start, coro)
-            return
-        self._start(coro)
-
-    def _start(self, coro: Any) -> None:
-        task = asyncio.get_running_loop().create_task(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    def resource_updated(self, uri: str) -> None:
-        self._spawn(self._publish(ResourceUpdated(uri=uri), uri=uri))
-
-    def tools_changed(self) -> None:
-        self._spawn(self._publish(ToolsListChanged(), uri=None))
-
-    async def _publish(self, event: Any, *, uri: str | None) -> None:
-        try:
-            await self.bus.publish(event)
-            for session, uris in list(self.legacy.values()):
-                if uri is None:
-                    await session.send_tool_list_changed()
-                elif uri in uris:
-                    await session.send_resource_updated(uri)
-        except Exception:  # a gone client must not break the operation that changed something
-            logger.debug("notification not delivered", exc_info=True)
 
 
 def request_state_keys(services: Services) -> list[bytes]:
