@@ -43,6 +43,7 @@ from types import ModuleType
 from typing import Any
 
 from rpa_mcp.bench.desktop import check_costs
+from rpa_mcp.shadow.calibration import ASK_BELOW
 
 COMPETENCE = "Admission d'un patient"
 SESSION = "bench-admission"
@@ -144,6 +145,7 @@ class Learning:
     parameterized: list[str] = field(default_factory=list)
     matches: dict[int, int] = field(default_factory=dict)  # expected step -> its proposed step (0-based)
     after_removals: tuple[int, int, list[int]] | None = None  # (found, proposed, steps removed) once accepted
+    calibration: str = ""  # the confidence figure of the steps as first proposed
 
     @property
     def declared(self) -> set[str]:
@@ -209,6 +211,24 @@ def score(steps: list[dict[str, Any]], expected: tuple[tuple[str, str, Any], ...
     return Learning(len(expected), len(steps), len(matches), len(exact), len(valued), steps, misses, matches=matches)
 
 
+def calibration(learning: Learning, expected: tuple[tuple[str, str, Any], ...]) -> str:
+    """The confidence the server gave each proposed step, judged on an application the table never saw.
+
+    A step is right when it matches an expected step and carries its value exactly; steps at or above the
+    ask-first line should be right, the wrong ones should sit below it (asked first)."""
+    right = {
+        i for n, i in learning.matches.items() if expected[n][2] is None or _value(learning.steps[i]) == expected[n][2]
+    }
+    confident = [i for i, s in enumerate(learning.steps) if float(s.get("confidence", 0.0)) >= ASK_BELOW]
+    wrong = [i for i in range(len(learning.steps)) if i not in right]
+    asked = [i for i in wrong if i not in confident]
+    return (
+        f"  confidence (table fitted on other applications): right at >= {ASK_BELOW} "
+        f"{sum(i in right for i in confident)}/{len(confident)}   wrong steps asked first {len(asked)}/{len(wrong)}"
+        "   (target >= 0.9; every wrong step asked first)"
+    )
+
+
 def learn(rig: Any, tools: Any, app: Any, spec: AppSpec = GTK) -> Learning:
     from rpa_mcp.desktop_rig.harness import Person, wait_until
     from rpa_mcp.desktop_rig.scenario import recorder_pace
@@ -227,6 +247,7 @@ def learn(rig: Any, tools: Any, app: Any, spec: AppSpec = GTK) -> Learning:
     tools.call("shadow_stop", session_id=spec.session)
     steps = tools.call("get_understanding", session_id=spec.session)["steps"]
     learning = score(steps, expected)
+    learning.calibration = calibration(learning, expected)
     # the person agrees with each removal the server suggests (a detour, a stray click), last first
     removals = [s["index"] for s in steps if any(g["action"] == "undo" for g in s.get("suggestions") or [])]
     for index in sorted(removals, reverse=True):
@@ -419,6 +440,8 @@ def report(learning: Learning, runs: list[Run], elapsed: float, spec: AppSpec = 
     else:
         lines.append("  no removal suggested")
     lines += [f"  missed: {m}" for m in learning.misses]
+    if learning.calibration:
+        lines.append(learning.calibration)
     lines.append("  parameters: " + ", ".join(learning.parameterized))
     if not runs:
         return [*lines, "", ""]
