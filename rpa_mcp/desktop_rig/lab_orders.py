@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rpa_mcp.desktop_rig.admission import HESITATION_S, hand_click, place
+from rpa_mcp.desktop_rig.admission import HESITATION_S, HOLD_S, hand_click, place
 from rpa_mcp.desktop_rig.dispensation import DispensationApp
 from rpa_mcp.desktop_rig.harness import DesktopError, Person, ServerThread, VirtualDisplay, wait_until
 from rpa_mcp.desktop_rig.lab_app import TITLE, create_lab_app
@@ -145,12 +145,30 @@ def field(clerk: Person, app: LabApp, name: str) -> None:
 def _detour(clerk: Person, app: LabApp) -> None:
     """Alt+Tab to the reminder window, a look at it, Alt+Tab back to the page."""
     windows = app.desk.windows()
-    clerk.press("alt+Tab")
+    _alt_tab(clerk)
     wait_until(lambda: windows.active_window() != app.wid, timeout=30, what="the reminder in front")
     time.sleep(HESITATION_S)
-    clerk.press("alt+Tab")
+    _alt_tab(clerk)
     wait_until(lambda: windows.active_window() == app.wid, timeout=30, what="the page back in front")
     app.desk.wait_still()
+
+
+def _alt_tab(clerk: Person) -> None:
+    """Alt held, Tab struck, Alt released a moment later, as a hand does (the window manager takes the keyboard
+    on Tab and switches on Alt's release: a release sent with the press would reach it before its grab)."""
+    from Xlib import XK, X
+    from Xlib.ext import xtest
+
+    screen = clerk.hands.display
+    alt, tab = (screen.keysym_to_keycode(XK.string_to_keysym(name)) for name in ("Alt_L", "Tab"))
+    for event, code in ((X.KeyPress, alt), (X.KeyPress, tab), (X.KeyRelease, tab)):
+        xtest.fake_input(screen, event, code)
+        screen.sync()
+        time.sleep(HOLD_S)
+    time.sleep(HOLD_S)
+    xtest.fake_input(screen, X.KeyRelease, alt)
+    screen.sync()
+    clerk.pace("key")
 
 
 def _stray_click(clerk: Person, app: LabApp) -> None:
