@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from rpa_mcp.desktop_rig.admission import HESITATION_S, HOLD_S, hand_click, place
-from rpa_mcp.desktop_rig.dispensation import DispensationApp
+from rpa_mcp.desktop_rig.dispensation import DispensationApp, stray_click
 from rpa_mcp.desktop_rig.harness import DesktopError, Person, ServerThread, VirtualDisplay, wait_until
 from rpa_mcp.desktop_rig.lab_app import TITLE, create_lab_app
 
@@ -110,7 +110,7 @@ def order(clerk: Person, app: LabApp, task: LabOrder) -> None:
     hand_click(clerk, *app.point("rows", task.first_name))
     app.wait_effect("open", mark)
     _detour(clerk, app)
-    _stray_click(clerk, app)
+    stray_click(clerk, app)
     field(clerk, app, "clinical")
     clerk.type(task.clinical)
     hand_click(clerk, *app.point("exam"))
@@ -169,12 +169,6 @@ def _alt_tab(clerk: Person) -> None:
     xtest.fake_input(screen, X.KeyRelease, alt)
     screen.sync()
     clerk.pace("key")
-
-
-def _stray_click(clerk: Person, app: LabApp) -> None:
-    """A click on the page's empty lower right corner (no control there): nothing happens."""
-    x, y, w, h = app.box("window")
-    hand_click(clerk, x + w - 40, y + h - 30)
 
 
 EXPECTED_STEPS = (  # written from the task, before any recording was looked at: (kind, label, value)
