@@ -29,7 +29,7 @@ BENCHMARKS: dict[str, str] = {
     "hardening": "memory under near-limit images, /healthz latency under hostile input, ingest throughput",
     "segmentation": "proposed steps against the labelled demonstrations: precision, recall",
     "desktop": "the replay loop on a real (virtual) X11 desktop: screenshot cost, click-to-click time",
-    "apps": "learning and replay on applications nobody tuned to (GTK, Tk): recall, completed, wrong",
+    "apps": "learning and replay on applications nobody tuned to (GTK, Tk, web): recall, completed, wrong",
     "programs": "real programs on Xvfb through the public tools: ids, policies, verdicts per program",
     "accuracy": "dialogs, verdicts, segmentation: tuning and evaluation sets side by side, real software apart",
     "dialogs-public": "resolve_dialog over MCP per set: one frame, then with the frame before and the window",

@@ -1,6 +1,6 @@
 """`rpa-mcp bench apps`: learning and replay on an application nobody tuned the platform to, per application.
 
-    rpa-mcp bench apps [--app gtk|tk] [--runs 10] [--workdir DIR]
+    rpa-mcp bench apps [--app gtk|tk|web] [--runs 10] [--workdir DIR]
 
 Each application is an `AppSpec` in `APPS`: its rig module (start, demonstrate, EXPECTED_STEPS),
 the parameters a person names, the varied values, the record each replay must save.
@@ -9,6 +9,11 @@ the parameters a person names, the varied values, the record each replay must sa
 with no accessibility tree: the vision-only path; a clerk searches a patient, picks the row, types a
 drug and a quantity, chooses a packaging, types a date, ticks "urgent" and validates, with the
 same human noise; measured the same way.
+
+`web`: the laboratory order desk, a single-page web application in Chromium (rpa_mcp/desktop_rig/lab_app.py)
+whose drop-down and check box are drawn with divs and expose no role; a clerk searches a patient,
+picks the row, types clinical information, chooses an exam, types a sampling date, ticks "fasting"
+and saves, with the same noise and an Alt+Tab to another window and back; measured the same way.
 
 `gtk`: the admission desk, a native GTK3 application (rpa_mcp/desktop_rig/native/gtk_admission.py) on Xvfb +
 openbox, with the RPA server and `rpa-agent` on loopback, all through the tools users call:
@@ -130,7 +135,30 @@ TK = AppSpec(
     (None, None, "patient", "medicament", "quantite", "conditionnement", "date"),
     {"urgent": True},
 )
-APPS = {spec.name: spec for spec in (GTK, TK)}
+WEB = AppSpec(
+    "web",
+    "laboratory order desk, single-page web application with custom-drawn controls, in Chromium",
+    "rpa_mcp.desktop_rig.lab_orders",
+    "Demande d'examens de biologie",
+    "bench-lab-orders",
+    {0: "nom", 2: "prenom", 3: "renseignements", 4: "examen", 5: "date_prelevement"},
+    (  # (query, row, IPP, clinical information, exam, sampling date)
+        ("MARTIN", "Hugo", "700115", "Fièvre post-opératoire", "CRP", "06/12/2026"),
+        ("DUPONT", "Marie", "700102", "Contrôle de grossesse", "NFS plaquettes", "07/12/2026"),
+        ("LEFEVRE", "Odile", "700123", "Déshydratation", "Ionogramme sanguin", "08/12/2026"),
+        ("BONNET", "Yann", "700131", "Ictère", "Bilan hépatique", "09/12/2026"),
+        ("MARTINEZ", "Lina", "700116", "Frissons, 39,5 °C", "Hémocultures", "10/12/2026"),
+        ("MERCIER", "Chloé", "700138", "Dyspnée aiguë", "Gaz du sang", "11/12/2026"),
+        ("BLANC", "Théo", "700144", "Douleur abdominale", "CRP", "12/12/2026"),
+        ("GUERIN", "Rose", "700152", "Insuffisance rénale", "Ionogramme sanguin", "13/12/2026"),
+        ("ROBIN", "Aurélien", "700160", "Asthénie", "NFS plaquettes", "14/12/2026"),
+        ("DUPONT", "Jean", "700101", "Suivi de cirrhose", "Bilan hépatique", "15/12/2026"),
+    ),
+    ("nom", "prenom", None, "renseignements", "examen", "date_prelevement"),
+    (None, None, "patient", "renseignements", "examen", "date"),
+    {"a_jeun": True},
+)
+APPS = {spec.name: spec for spec in (GTK, TK, WEB)}
 
 
 @dataclass

@@ -7,7 +7,9 @@
 - `admission`: a native GTK3 application nobody tuned the platform to (`native/gtk_admission.py`, run
   by the system's Python) and its scripted clerk, for `rpa-mcp bench apps`;
 - `dispensation`: a Tk application with no accessibility tree (`native/tk_dispensation.py`), the
-  vision-only path, and its scripted clerk, for `rpa-mcp bench apps --app tk`.
+  vision-only path, and its scripted clerk, for `rpa-mcp bench apps --app tk`;
+- `lab_orders`: a single-page web application with custom-drawn controls (`lab_app`) in Chromium and
+  its scripted clerk, for `rpa-mcp bench apps --app web`.
 
 It drives the workstation agent (`rpa_agent`, distribution `rpa-mcp-agent[x11]`), which must be
 installed beside the server for the real-desktop tests, `rpa-mcp bench desktop` and `rpa-mcp demo --desktop`.

@@ -115,7 +115,7 @@ def dispense(clerk: Person, app: DispensationApp, task: Dispensing) -> None:
     time.sleep(HESITATION_S)  # reads the results before choosing
     hand_click(clerk, *app.point("rows", task.first_name))
     app.wait_effect("open", mark)
-    _stray_click(clerk, app)
+    stray_click(clerk, app)
     field(clerk, app, "drug")
     clerk.type(task.drug)
     field(clerk, app, "quantity")
@@ -144,8 +144,8 @@ def field(clerk: Person, app: DispensationApp, name: str) -> None:
     app.desk.wait_still()
 
 
-def _stray_click(clerk: Person, app: DispensationApp) -> None:
-    """A click on the window's empty lower right corner (no widget there): nothing happens."""
+def stray_click(clerk: Person, app: DispensationApp) -> None:
+    """A click on the window's (or page's) empty lower right corner, where its layout has no widget: nothing happens."""
     x, y, w, h = app.box("window")
     hand_click(clerk, x + w - 40, y + h - 30)
 
