@@ -5,7 +5,9 @@
   value is the option's text (``params.option``, parameterisable), read from the option's own
   element when the recorder saw a list item there, else by OCR around the click on the frame
   before it (the list was open on it). A page element reported under a native pop-up never
-  names the option. An option reached with the arrow keys and chosen with Enter (or Tab) is read in
+  names the option. A list seen opening on the screen (no accessibility tree) gives the option on
+  the clicked row, and the drop-down, read only by what it showed, is named by the label left of
+  it (`by_label`). An option reached with the arrow keys and chosen with Enter (or Tab) is read in
   the combo box on the screen after the step. No text found: the step is kept, uncertain, for the
   person to complete (`shadow_feedback` `set_value`).
 - ``set_checked``: a click on a check box (radio button) with the state it left
@@ -43,13 +45,23 @@ def option_text(option: dict[str, Any], facts: dict[str, Any], combo: dict[str, 
     return (text, "ocr") if text else (None, "raw")
 
 
+def by_label(facts: dict[str, Any]) -> dict[str, Any]:
+    """A drop-down seen opening on the screen and read only by what it showed (its current option): named
+    by the label left of it (`label_line`), the drop-down found from that label at replay."""
+    line, shown = facts.get("label_line"), facts.get("ocr") or {}
+    if not line or not shown.get("bbox"):
+        return facts
+    return {**facts, "ocr": {"text": line["text"], "bbox": shown["bbox"]}, "label_box": line["bbox"]}
+
+
 def chosen_option(seg: Segment, actions: list[Event], t: dict[str, str]) -> Described:
     """A combo box opened and an option clicked in its list: one select_option step."""
     clicks = [(i, e, f) for i, e, f in actions if e.get("type") in CLICK_TYPES]
     chosen = next((c for c in clicks if c[0] == seg.choice), clicks[-1])
     combo = next((c for c in reversed(clicks) if c[0] < chosen[0]), chosen)
-    ev = click_evidence(combo[1], combo[2])
-    target = click_target(combo[1], combo[2], ev)
+    facts = by_label(combo[2])
+    ev = click_evidence(combo[1], facts)
+    target = click_target(combo[1], facts, ev)
     label = ev.label if ev.source in ("uia", "ocr") else None
     # chosen by the arrows and Enter: the option is not under any click (read after the step: `read_after`)
     text, read_by = (None, "raw") if seg.keyed else option_text(chosen[1], chosen[2], combo[1])

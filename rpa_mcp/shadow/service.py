@@ -29,6 +29,7 @@ from rpa_mcp.shadow.ir import build_ir
 from rpa_mcp.shadow.language import vote
 from rpa_mcp.shadow.masking import mask_event
 from rpa_mcp.shadow.observer import ObserverState
+from rpa_mcp.shadow.popups import name_opener, opened_list_at
 from rpa_mcp.shadow.ports import TraceRepository
 from rpa_mcp.shadow.retarget import retarget_spec
 from rpa_mcp.shadow.screens import StoredScreens
@@ -166,6 +167,10 @@ class ShadowService:
             facts["new_app"] = app_key(ev.app) not in state.ctx.apps_seen
         if ev.type in CLICK_TYPES or (ev.type == "scroll" and ev.x is not None):
             facts |= self.clicks.facts(sid, ev, own_shot or state.last_shot, now)
+        if state.observing and state.segments:
+            box = opened_list_at(self.clicks, self.traces, sid, state.segments[-1], ev, facts)
+            if box is not None:
+                facts["list_box"] = box  # the pop-up the step's click opened, seen on the screen: an option
         if own_shot is not None:
             state.last_shot = own_shot
         idx = self.traces.append_event(sid, data, ts=ev.ts, type=ev.type, event_id=ev.event_id, facts=facts, now=now)
@@ -178,7 +183,14 @@ class ShadowService:
         if state.observing and not state.cancelled:
             before = len(state.segments)
             seg, changed = place(
-                state.segments, state.ctx, idx, ev, now=now, idle_gap_s=self.idle_gap_s, shot=state.last_shot
+                state.segments,
+                state.ctx,
+                idx,
+                ev,
+                now=now,
+                idle_gap_s=self.idle_gap_s,
+                shot=state.last_shot,
+                in_list="list_box" in facts,
             )
             info["segments_from"] = min(info["segments_from"], changed)
             if seg is not None:
@@ -611,8 +623,12 @@ class ShadowService:
             if facts.pop("ocr_pending", None) or (idx in options and facts.get("anchor")):
                 # a click in a drop-down's list: the element reported may be the page beneath, never its name
                 name = None if idx in options and not is_option(element) else element.get("name")
-                facts["ocr"] = self.clicks.ocr_at(facts, name=name)
+                in_list = idx in options and facts.get("list_box")
+                facts["ocr"] = self.clicks.option_at(facts) if in_list else self.clicks.ocr_at(facts, name=name)
             self.traces.update_facts(sid, idx, facts)
+        for seg in state.segments:  # a drop-down seen opening: named by its label, not by what it shows
+            if seg.choice is not None and seg.choice in state.ocr_pending:
+                name_opener(self.clicks, self.traces, sid, seg)
         state.ocr_pending = []
         state.version += 1
         self._save(sid, state, self.clock.now(), segments_from=None)
