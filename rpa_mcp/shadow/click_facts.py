@@ -17,6 +17,7 @@ from rpa_mcp.shadow.events import CLICK_TYPES, TraceEvent
 from rpa_mcp.shadow.ports import TraceRepository
 from rpa_mcp.shadow.targets import names_something
 from rpa_mcp.vision.budget import FrameCache
+from rpa_mcp.vision.fields import field_around
 from rpa_mcp.vision.images import clamp_bbox, decode_image, encode_png
 from rpa_mcp.vision.ocr import OcrEngine, OcrLine
 
@@ -132,6 +133,15 @@ class ClickFacts:
         best = min(rows, key=lambda line: abs(line.bbox[1] + line.bbox[3] / 2 - cy))
         bx, by, bw, bh = (round(v) for v in best.bbox)
         return {"text": best.text[:200], "score": round(best.score, 3), "bbox": [x0 + bx, y0 + by, bw, bh]}
+
+    def field_at(self, facts: dict[str, Any]) -> list[int] | None:
+        """The inside of a text field around the click (frame pixels), seen on the frame before it; the typing
+        step that follows the click makes it a field (`rpa_mcp.vision.fields`)."""
+        image, point = self.frame(facts.get("shot")), frame_point(facts)
+        if image is None or point is None:
+            return None
+        box = field_around(image, point)
+        return list(box) if box is not None else None
 
     def label_left_of(self, facts: dict[str, Any]) -> dict[str, Any] | None:
         """The line left of a control on its row (frame pixels), when the line read under the click is the

@@ -625,6 +625,8 @@ class ShadowService:
                 name = None if idx in options and not is_option(element) else element.get("name")
                 in_list = idx in options and facts.get("list_box")
                 facts["ocr"] = self.clicks.option_at(facts) if in_list else self.clicks.ocr_at(facts, name=name)
+                if not element.get("name") and (field := self.clicks.field_at(facts)):
+                    facts["field_box"] = field  # a text field's own box, should a typing step follow
             self.traces.update_facts(sid, idx, facts)
         for seg in state.segments:  # a drop-down seen opening: named by its label, not by what it shows
             if seg.choice is not None and seg.choice in state.ocr_pending:
