@@ -14,7 +14,10 @@
   (``params.checked``): a radio button is set by a click; a check box flips from the state its
   element reported when pressed. A state the recorder did not report is assumed ticked and the
   step is uncertain (asked first), as is a state read too late to be sure (`checked_state`): at
-  replay the state is read first and the box clicked only when it differs.
+  replay the state is read first and the box clicked only when it differs. Without an accessibility
+  tree, a click named only by a line of text beside which a check box flipped between the frame
+  before the click and the frame after the step is one too, its state the one seen after
+  (`seen_checked`, `rpa_mcp.vision.checkbox`).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from dataclasses import replace
 from typing import Any
 
 from rpa_mcp.shadow.described import Described
-from rpa_mcp.shadow.elements import checked_state, element_key, is_option
+from rpa_mcp.shadow.elements import checked_state, element_key, is_container, is_option
 from rpa_mcp.shadow.events import CLICK_TYPES
 from rpa_mcp.shadow.phrases import TEXTS
 from rpa_mcp.shadow.segment import Segment
@@ -112,6 +115,29 @@ def set_checked(
     return Described(
         intent, "set_checked", confidence if label else min(confidence, UNSURE), evidence, target, params, None, pattern
     )
+
+
+def seen_box_candidate(d: Described, actions: list[Event]) -> tuple[str, list[int]] | None:
+    """(the frame before, the line that named it) of a plain click only the screen named: a check box beside
+    that line which flipped over the click makes it a `set_checked` step (`seen_checked`)."""
+    clicks = [(e, f) for _, e, f in actions if e.get("type") in CLICK_TYPES]
+    if d.action_type != "click_anchor" or d.evidence != "ocr" or not clicks:
+        return None
+    event, facts = clicks[-1]
+    element = event.get("element") or {}
+    line = (facts.get("ocr") or {}).get("bbox")
+    if (element.get("name") and not is_container(element)) or not facts.get("shot") or not line:
+        return None
+    return str(facts["shot"]), list(line)
+
+
+def seen_checked(d: Described, state: bool, locale: str) -> Described:
+    """A click after which the check box beside the line that named it flipped, seen on the screen (no
+    accessibility tree said it was one): a `set_checked` step leaving the state the screen showed after."""
+    t = TEXTS["fr" if locale == "fr" else "en"]
+    label = clean_label(d.target.get("by_text")) or "?"
+    intent = t["check" if state else "uncheck"].format(label=label)
+    return replace(d, intent=intent, action_type="set_checked", params={"checked": state}, value=None)
 
 
 def value_shown(action_type: str, params: dict[str, Any]) -> dict[str, str] | None:

@@ -14,7 +14,7 @@ import numpy as np
 from rpa_mcp.vision.images import BBox
 
 SEARCH_LINES = 4.0  # how far from the label, in line heights, the box is looked for
-MIN_SIDE, MAX_SIDE = 0.5, 2.5  # the box's side, in line heights
+MIN_SIDE, MAX_SIDE = 0.4, 2.5  # the box's side, in line heights (OCR pads a line's box)
 TICKED, BLANK = 0.12, 0.03  # share of inked pixels inside the box
 SIDE_INKED = 0.85  # share of each side of the square that must be inked
 
@@ -27,10 +27,11 @@ def box_state(image: np.ndarray, line: BBox) -> bool | None:
     h = max(h, 8)
     reach = int(SEARCH_LINES * h)
     y0, y1 = max(0, y - h), min(height, y + 2 * h)
-    for x0, x1 in ((max(0, x - reach), x), (min(width, x + w), min(width, x + w + reach))):
+    # OCR may box the square with its text (a glyph at the line's start): the line's first `h` px are looked at too
+    for x0, x1 in ((max(0, x - reach), min(width, x + h)), (min(width, x + w), min(width, x + w + reach))):
         if x1 - x0 < 4 or y1 - y0 < 4:
             continue
-        square = _square(gray[y0:y1, x0:x1], h, y + h / 2 - y0, nearest_right=x1 == x)
+        square = _square(gray[y0:y1, x0:x1], h, y + h / 2 - y0, nearest_right=x0 < x)
         if square is not None:
             bx, by, side = square
             return _ticked(gray[y0:y1, x0:x1], bx, by, side)
@@ -40,7 +41,7 @@ def box_state(image: np.ndarray, line: BBox) -> bool | None:
 def _square(region: np.ndarray, line_h: int, centre_y: float, *, nearest_right: bool) -> tuple[int, int, int] | None:
     background = float(np.median(region))
     edges = (np.abs(region.astype(np.int16) - background) > 40).astype(np.uint8)
-    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)  # a hole in a letter is no box
     found = []
     for contour in contours:
         bx, by, bw, bh = cv2.boundingRect(contour)
