@@ -26,6 +26,7 @@ logger = logging.getLogger(__name__)
 ANCHOR_W, ANCHOR_H = 300, 80  # region kept around a click: the anchor crop and the OCR region
 LABEL_REACH = 400  # px left of (and a quarter of it above) a field where its label widget may stand
 LABEL_GAP = 160  # px at most between a control's own text and the end of the label left of it
+EDGE = 2  # px from a region's edge where a line read in it may have been cut
 LABEL_SLACK = 3  # px a click or a line's end may stand outside a line and still be on it
 
 
@@ -143,6 +144,24 @@ class ClickFacts:
         box = field_around(image, point)
         return list(box) if box is not None else None
 
+    def _whole_line(self, facts: dict[str, Any], cut: OcrLine, origin: list[int]) -> OcrLine | None:
+        """A line the region around the click cut at its edge, read again on the frame with room on both
+        sides ("atient (nom ou IPP)" is "Patient (nom ou IPP)"), in the region's coordinates."""
+        image = self.frame(facts.get("shot"))
+        if image is None:
+            return None
+        lx, ly, lw, lh = (round(v) for v in cut.bbox)
+        lx, ly = lx + origin[0], ly + origin[1]
+        x0, y0, rw, rh = clamp_bbox((lx - ANCHOR_W // 2, ly - lh // 2, lw + ANCHOR_W, 2 * lh), image.shape)
+        if rw < 8 or rh < 8:
+            return None
+        for line in self.ocr.read(image[y0 : y0 + rh, x0 : x0 + rw]):
+            bx, by, bw, bh = line.bbox
+            overlap = min(bx + bw, lx + lw - x0) - max(bx, lx - x0)
+            if line.score >= 0.5 and overlap >= 0.8 * lw and abs(by + bh / 2 - (ly - y0 + lh / 2)) <= lh / 2:
+                return OcrLine(line.text, (bx + x0 - origin[0], by + y0 - origin[1], bw, bh), line.score)
+        return None
+
     def label_left_of(self, facts: dict[str, Any]) -> dict[str, Any] | None:
         """The line left of a control on its row (frame pixels), when the line read under the click is the
         control's own text (what a drop-down shows, which the choice replaces): the label that names it."""
@@ -194,12 +213,19 @@ class ClickFacts:
         best = best or pick_line(lines, offset[0], offset[1])
         if best is None:
             return None
-        found: dict[str, Any] = {"text": best.text[:200], "score": round(best.score, 3)}
         origin = facts.get("anchor_box")
+        if origin and _cut(best.bbox, region.shape):
+            best = self._whole_line(facts, best, origin) or best
+        found: dict[str, Any] = {"text": best.text[:200], "score": round(best.score, 3)}
         if origin and distance_to_box(best.bbox, offset[0], offset[1]) <= OCR_BOX_MAX_DISTANCE:
             x, y, w, h = (round(v) for v in best.bbox)
             found["bbox"] = [origin[0] + x, origin[1] + y, w, h]  # frame pixels
         return found
+
+
+def _cut(box: tuple[float, float, float, float], shape: tuple[int, ...]) -> bool:
+    """Whether a line read in a region touches the region's left or right edge (its text may go on)."""
+    return box[0] <= EDGE or box[0] + box[2] >= shape[1] - EDGE
 
 
 def frame_point(facts: dict[str, Any]) -> tuple[int, int] | None:
