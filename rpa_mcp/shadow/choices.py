@@ -5,14 +5,19 @@
   value is the option's text (``params.option``, parameterisable), read from the option's own
   element when the recorder saw a list item there, else by OCR around the click on the frame
   before it (the list was open on it). A page element reported under a native pop-up never
-  names the option. An option reached with the arrow keys and chosen with Enter (or Tab) is read in
+  names the option. A list seen opening on the screen (no accessibility tree) gives the option on
+  the clicked row, and the drop-down, read only by what it showed, is named by the label left of
+  it (`by_label`). An option reached with the arrow keys and chosen with Enter (or Tab) is read in
   the combo box on the screen after the step. No text found: the step is kept, uncertain, for the
   person to complete (`shadow_feedback` `set_value`).
 - ``set_checked``: a click on a check box (radio button) with the state it left
   (``params.checked``): a radio button is set by a click; a check box flips from the state its
   element reported when pressed. A state the recorder did not report is assumed ticked and the
   step is uncertain (asked first), as is a state read too late to be sure (`checked_state`): at
-  replay the state is read first and the box clicked only when it differs.
+  replay the state is read first and the box clicked only when it differs. Without an accessibility
+  tree, a click named only by a line of text beside which a check box flipped between the frame
+  before the click and the frame after the step is one too, its state the one seen after
+  (`seen_checked`, `rpa_mcp.vision.checkbox`).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from dataclasses import replace
 from typing import Any
 
 from rpa_mcp.shadow.described import Described
-from rpa_mcp.shadow.elements import checked_state, element_key, is_option
+from rpa_mcp.shadow.elements import checked_state, element_key, is_container, is_option
 from rpa_mcp.shadow.events import CLICK_TYPES
 from rpa_mcp.shadow.phrases import TEXTS
 from rpa_mcp.shadow.segment import Segment
@@ -43,13 +48,23 @@ def option_text(option: dict[str, Any], facts: dict[str, Any], combo: dict[str, 
     return (text, "ocr") if text else (None, "raw")
 
 
+def by_label(facts: dict[str, Any]) -> dict[str, Any]:
+    """A drop-down seen opening on the screen and read only by what it showed (its current option): named
+    by the label left of it (`label_line`), the drop-down found from that label at replay."""
+    line, shown = facts.get("label_line"), facts.get("ocr") or {}
+    if not line or not shown.get("bbox"):
+        return facts
+    return {**facts, "ocr": {"text": line["text"], "bbox": shown["bbox"]}, "label_box": line["bbox"]}
+
+
 def chosen_option(seg: Segment, actions: list[Event], t: dict[str, str]) -> Described:
     """A combo box opened and an option clicked in its list: one select_option step."""
     clicks = [(i, e, f) for i, e, f in actions if e.get("type") in CLICK_TYPES]
     chosen = next((c for c in clicks if c[0] == seg.choice), clicks[-1])
     combo = next((c for c in reversed(clicks) if c[0] < chosen[0]), chosen)
-    ev = click_evidence(combo[1], combo[2])
-    target = click_target(combo[1], combo[2], ev)
+    facts = by_label(combo[2])
+    ev = click_evidence(combo[1], facts)
+    target = click_target(combo[1], facts, ev)
     label = ev.label if ev.source in ("uia", "ocr") else None
     # chosen by the arrows and Enter: the option is not under any click (read after the step: `read_after`)
     text, read_by = (None, "raw") if seg.keyed else option_text(chosen[1], chosen[2], combo[1])
@@ -100,6 +115,29 @@ def set_checked(
     return Described(
         intent, "set_checked", confidence if label else min(confidence, UNSURE), evidence, target, params, None, pattern
     )
+
+
+def seen_box_candidate(d: Described, actions: list[Event]) -> tuple[str, list[int]] | None:
+    """(the frame before, the line that named it) of a plain click only the screen named: a check box beside
+    that line which flipped over the click makes it a `set_checked` step (`seen_checked`)."""
+    clicks = [(e, f) for _, e, f in actions if e.get("type") in CLICK_TYPES]
+    if d.action_type != "click_anchor" or d.evidence != "ocr" or not clicks:
+        return None
+    event, facts = clicks[-1]
+    element = event.get("element") or {}
+    line = (facts.get("ocr") or {}).get("bbox")
+    if (element.get("name") and not is_container(element)) or not facts.get("shot") or not line:
+        return None
+    return str(facts["shot"]), list(line)
+
+
+def seen_checked(d: Described, state: bool, locale: str) -> Described:
+    """A click after which the check box beside the line that named it flipped, seen on the screen (no
+    accessibility tree said it was one): a `set_checked` step leaving the state the screen showed after."""
+    t = TEXTS["fr" if locale == "fr" else "en"]
+    label = clean_label(d.target.get("by_text")) or "?"
+    intent = t["check" if state else "uncheck"].format(label=label)
+    return replace(d, intent=intent, action_type="set_checked", params={"checked": state}, value=None)
 
 
 def value_shown(action_type: str, params: dict[str, Any]) -> dict[str, str] | None:

@@ -15,7 +15,9 @@ from rpa_mcp.shadow.boxes import OCR_BOX_MAX_DISTANCE, distance_to_box, element_
 from rpa_mcp.shadow.elements import is_container, is_field
 from rpa_mcp.shadow.events import CLICK_TYPES, TraceEvent
 from rpa_mcp.shadow.ports import TraceRepository
+from rpa_mcp.shadow.targets import names_something
 from rpa_mcp.vision.budget import FrameCache
+from rpa_mcp.vision.fields import field_around
 from rpa_mcp.vision.images import clamp_bbox, decode_image, encode_png
 from rpa_mcp.vision.ocr import OcrEngine, OcrLine
 
@@ -23,6 +25,9 @@ logger = logging.getLogger(__name__)
 
 ANCHOR_W, ANCHOR_H = 300, 80  # region kept around a click: the anchor crop and the OCR region
 LABEL_REACH = 400  # px left of (and a quarter of it above) a field where its label widget may stand
+LABEL_GAP = 160  # px at most between a control's own text and the end of the label left of it
+EDGE = 2  # px from a region's edge where a line read in it may have been cut
+LABEL_SLACK = 3  # px a click or a line's end may stand outside a line and still be on it
 
 
 class ClickFacts:
@@ -107,6 +112,85 @@ class ClickFacts:
         self.frames.put(shot_id, image)
         return image
 
+    def option_at(self, facts: dict[str, Any]) -> dict[str, Any] | None:
+        """The option clicked in a pop-up list seen on the screen (`list_box`, frame pixels): the list's line
+        on the clicked row, read on the frame before the click (an option's text starts its row, the click
+        may be anywhere along it)."""
+        frame, box, origin, offset = (facts.get(k) for k in ("shot", "list_box", "anchor_box", "anchor_offset"))
+        image = self.frame(frame)
+        if image is None or not box or not origin or not offset:
+            return None
+        x0, y0, w, h = clamp_bbox((int(box[0]), int(box[1]), int(box[2]), int(box[3])), image.shape)
+        if w < 8 or h < 8:
+            return None
+        cy = origin[1] + offset[1] - y0
+        rows = [
+            line
+            for line in self.ocr.read(image[y0 : y0 + h, x0 : x0 + w])
+            if line.score >= 0.5 and line.text.strip() and line.bbox[1] <= cy <= line.bbox[1] + line.bbox[3]
+        ]
+        if not rows:
+            return None
+        best = min(rows, key=lambda line: abs(line.bbox[1] + line.bbox[3] / 2 - cy))
+        bx, by, bw, bh = (round(v) for v in best.bbox)
+        return {"text": best.text[:200], "score": round(best.score, 3), "bbox": [x0 + bx, y0 + by, bw, bh]}
+
+    def field_at(self, facts: dict[str, Any]) -> list[int] | None:
+        """The inside of a text field around the click (frame pixels), seen on the frame before it; the typing
+        step that follows the click makes it a field (`rpa_mcp.vision.fields`)."""
+        image, point = self.frame(facts.get("shot")), frame_point(facts)
+        if image is None or point is None:
+            return None
+        box = field_around(image, point)
+        return list(box) if box is not None else None
+
+    def _whole_line(self, facts: dict[str, Any], cut: OcrLine, origin: list[int]) -> OcrLine | None:
+        """A line the region around the click cut at its edge, read again on the frame with room on both
+        sides ("atient (nom ou IPP)" is "Patient (nom ou IPP)"), in the region's coordinates."""
+        image = self.frame(facts.get("shot"))
+        if image is None:
+            return None
+        lx, ly, lw, lh = (round(v) for v in cut.bbox)
+        lx, ly = lx + origin[0], ly + origin[1]
+        x0, y0, rw, rh = clamp_bbox((lx - ANCHOR_W // 2, ly - lh // 2, lw + ANCHOR_W, 2 * lh), image.shape)
+        if rw < 8 or rh < 8:
+            return None
+        for line in self.ocr.read(image[y0 : y0 + rh, x0 : x0 + rw]):
+            bx, by, bw, bh = line.bbox
+            overlap = min(bx + bw, lx + lw - x0) - max(bx, lx - x0)
+            if line.score >= 0.5 and overlap >= 0.8 * lw and abs(by + bh / 2 - (ly - y0 + lh / 2)) <= lh / 2:
+                return OcrLine(line.text, (bx + x0 - origin[0], by + y0 - origin[1], bw, bh), line.score)
+        return None
+
+    def label_left_of(self, facts: dict[str, Any]) -> dict[str, Any] | None:
+        """The line left of a control on its row (frame pixels), when the line read under the click is the
+        control's own text (what a drop-down shows, which the choice replaces): the label that names it."""
+        image, line, point = self.frame(facts.get("shot")), (facts.get("ocr") or {}).get("bbox"), frame_point(facts)
+        if image is None or not line or point is None:
+            return None
+        x, y, w, h = (int(v) for v in line)
+        if not (
+            x - LABEL_SLACK <= point[0] <= x + w + LABEL_SLACK and y - LABEL_SLACK <= point[1] <= y + h + LABEL_SLACK
+        ):
+            return None  # clicked beside the line: the line is already a label beside the control
+        x0, y0, rw, rh = clamp_bbox((x - LABEL_REACH, y - h, LABEL_REACH, 3 * h), image.shape)
+        if rw < 8 or rh < 8:
+            return None
+        centre = y + h / 2 - y0
+        left = [
+            ln
+            for ln in self.ocr.read(image[y0 : y0 + rh, x0 : x0 + rw])
+            if ln.score >= 0.5
+            and names_something(ln.text)
+            and abs(ln.bbox[1] + ln.bbox[3] / 2 - centre) <= h / 2
+            and x - x0 - LABEL_GAP <= ln.bbox[0] + ln.bbox[2] <= x - x0 + LABEL_SLACK
+        ]
+        if not left:
+            return None
+        best = max(left, key=lambda ln: ln.bbox[0] + ln.bbox[2])  # the nearest on the left
+        bx, by, bw, bh = (round(v) for v in best.bbox)
+        return {"text": best.text[:200], "bbox": [x0 + bx, y0 + by, bw, bh]}
+
     def ocr_at(self, facts: dict[str, Any], *, name: str | None = None) -> dict[str, Any] | None:
         """OCR the region kept around the click; the line under (or nearest to) the click names it.
 
@@ -129,12 +213,27 @@ class ClickFacts:
         best = best or pick_line(lines, offset[0], offset[1])
         if best is None:
             return None
-        found: dict[str, Any] = {"text": best.text[:200], "score": round(best.score, 3)}
         origin = facts.get("anchor_box")
+        if origin and _cut(best.bbox, region.shape):
+            best = self._whole_line(facts, best, origin) or best
+        found: dict[str, Any] = {"text": best.text[:200], "score": round(best.score, 3)}
         if origin and distance_to_box(best.bbox, offset[0], offset[1]) <= OCR_BOX_MAX_DISTANCE:
             x, y, w, h = (round(v) for v in best.bbox)
             found["bbox"] = [origin[0] + x, origin[1] + y, w, h]  # frame pixels
         return found
+
+
+def _cut(box: tuple[float, float, float, float], shape: tuple[int, ...]) -> bool:
+    """Whether a line read in a region touches the region's left or right edge (its text may go on)."""
+    return box[0] <= EDGE or box[0] + box[2] >= shape[1] - EDGE
+
+
+def frame_point(facts: dict[str, Any]) -> tuple[int, int] | None:
+    """Where a click was in its frame's pixels (the anchor crop is kept around it)."""
+    box, offset = facts.get("anchor_box"), facts.get("anchor_offset")
+    if not (isinstance(box, list) and len(box) == 4 and isinstance(offset, list) and len(offset) == 2):
+        return None
+    return int(box[0] + offset[0]), int(box[1] + offset[1])
 
 
 def _positive(value: Any, default: int) -> int:

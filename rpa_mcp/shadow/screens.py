@@ -15,6 +15,7 @@ import numpy as np
 from rpa_mcp.errors import RpaError
 from rpa_mcp.shadow.ports import TraceRepository
 from rpa_mcp.shadow.toasts import BOTTOM_BAND, PIXEL_THRESHOLD, read_opened, read_toast
+from rpa_mcp.vision.checkbox import box_state
 from rpa_mcp.vision.images import clamp_bbox, decode_image
 from rpa_mcp.vision.ocr import OcrEngine
 
@@ -105,6 +106,23 @@ class StoredScreens:
         facts["shown"] = {"at": [shot, *box], "text": text}
         self.traces.update_facts(self.session_id, idx, facts)
         return text
+
+    def flipped_box(self, idx: int, before: str, after: str, line: list[int]) -> bool | None:
+        facts = self.traces.events(self.session_id, idx, idx + 1)
+        if not facts:
+            return None
+        cached = facts[0]["facts"].get("flipped")
+        if isinstance(cached, dict) and cached.get("at") == [before, after, *line]:
+            state = cached.get("state")
+            return state if isinstance(state, bool) else None
+        a, b, state = self.frame(before), self.frame(after), None
+        if a is not None and b is not None and a.shape == b.shape:
+            box = (int(line[0]), int(line[1]), int(line[2]), int(line[3]))
+            was, now = box_state(a, box), box_state(b, box)
+            state = now if was is not None and now is not None and was != now else None
+        facts[0]["facts"]["flipped"] = {"at": [before, after, *line], "state": state}
+        self.traces.update_facts(self.session_id, idx, facts[0]["facts"])
+        return state
 
     def same_screen(self, a: str, b: str) -> bool | None:
         if a == b:

@@ -21,7 +21,8 @@ at a click after typing, at Enter/Tab that submits typed text, at a command such
   pop-up is often not in the accessibility tree: the element reported is the page beneath).
   Both make one step (`Segment.choice`); a window change while the list is open (the pop-up's
   own window) belongs to it; clicking the combo again closes the list without a choice, and a
-  key closes it too (the keys are a step of their own).
+  key closes it too (the keys are a step of their own). Without an accessibility tree, the
+  screen tells that a click opened a list (`rpa_mcp.shadow.popups`, the `in_list` of `place`).
 - **window effects**: a focus change within `FOCUS_EFFECT_S` of a click or key is what that
   action did (its window after), not a step. So is a focus change reported up to
   `EARLY_EFFECT_S` *before* a click that was made in the window it left (a recorder that looks
@@ -84,10 +85,12 @@ def place(
     now: float,
     idle_gap_s: float = IDLE_GAP_S,
     shot: str | None = None,
+    in_list: bool = False,
 ) -> tuple[Segment | None, int]:
     """Put event `idx` into the segments: (the segment it went to or None, first position changed).
 
-    `shot` is the screenshot the screen showed just before this event (kept when a trip starts).
+    `shot` is the screenshot the screen showed just before this event (kept when a trip starts);
+    `in_list`: this click lands in a pop-up the open step's click opened, seen on the screen.
     """
     changed_from = max(len(segments) - 1, 0)
     if event.type == "screenshot":
@@ -97,7 +100,7 @@ def place(
     gap = current is not None and ctx.last_ts is not None and event.ts - ctx.last_ts > idle_gap_s
     prev_window, prev_app = ctx.window, ctx.app
     count = len(segments)
-    seg = _place(segments, ctx, last, current, idx, event, gap=gap)
+    seg = _place(segments, ctx, last, current, idx, event, gap=gap, in_list=in_list)
     if len(segments) > count:
         segments[-1].shot = shot
     if seg is not None:
@@ -152,6 +155,7 @@ def _place(
     event: TraceEvent,
     *,
     gap: bool,
+    in_list: bool = False,
 ) -> Segment | None:
     kind = "type" if event.type == "key" and event.masked else event.type  # a masked keystroke types a character
     if kind == "focus":
@@ -160,6 +164,8 @@ def _place(
         close(current)
         current = None
     if kind in CLICK_TYPES:
+        if in_list and current is not None and current.kind == "click" and not current.typed:
+            current.popup = True  # the screen showed the list this step's click opened
         return _click(segments, ctx, last, current, idx, event)
     if kind == "type":
         return _type(segments, ctx, current, idx, event)

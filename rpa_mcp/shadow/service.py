@@ -2,9 +2,11 @@
 
 Sessions and machines register on their first event. Every accepted event is stored
 with the observer's state in one transaction before the caller is answered, so a restart
-(a new service over the same database) resumes the understanding exactly. OCR of the
-region around a click is done lazily, the first time the understanding is read, so the
-agent's stream is never held up by it.
+(a new service over the same database) resumes the understanding exactly
+(`rpa_mcp.shadow.ingestion`). OCR of the region around a click is done lazily, the first
+time the understanding is read, so the agent's stream is never held up by it
+(`rpa_mcp.shadow.session_states`). This module: the observation's lifecycle, reading, the
+person's corrections and the build.
 
 Typing into a password field is masked before the event is stored (`rpa_mcp.shadow.masking`):
 the observer only remembers whether the focus is in a secret field (its label), never what
@@ -13,27 +15,24 @@ was typed there.
 
 from __future__ import annotations
 
-import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from rpa_mcp.clock import Clock
 from rpa_mcp.errors import Conflict, InvalidInput, NotFound, PreconditionFailed
 from rpa_mcp.shadow.calibration import Calibration
 from rpa_mcp.shadow.click_facts import ClickFacts
-from rpa_mcp.shadow.elements import app_key, is_option
-from rpa_mcp.shadow.events import CLICK_TYPES, TraceEvent, normalize_locale, parse_events
+from rpa_mcp.shadow.events import normalize_locale
 from rpa_mcp.shadow.feedback import FeedbackRejected, apply_feedback
+from rpa_mcp.shadow.ingestion import Ingestion
 from rpa_mcp.shadow.ir import build_ir
-from rpa_mcp.shadow.language import vote
-from rpa_mcp.shadow.masking import mask_event
 from rpa_mcp.shadow.observer import ObserverState
 from rpa_mcp.shadow.ports import TraceRepository
 from rpa_mcp.shadow.retarget import retarget_spec
 from rpa_mcp.shadow.screens import StoredScreens
-from rpa_mcp.shadow.segmenter import IDLE_GAP_S, place
-from rpa_mcp.shadow.shots import SCREENSHOT_URI, BatchShots, Shot
+from rpa_mcp.shadow.segmenter import IDLE_GAP_S
+from rpa_mcp.shadow.shots import SCREENSHOT_URI, BatchShots
 from rpa_mcp.shadow.understood import UnderstoodSteps
 from rpa_mcp.vision.budget import FrameCache
 from rpa_mcp.vision.images import (
@@ -42,13 +41,10 @@ from rpa_mcp.vision.images import (
 )
 from rpa_mcp.vision.ocr import OcrEngine
 
-logger = logging.getLogger(__name__)
-
-MAX_NOTIFICATIONS = 100
 NO_SESSION = "no active session — do something on the workstation first so I can see it"
 
 
-class ShadowService:
+class ShadowService(Ingestion):
     def __init__(
         self,
         traces: TraceRepository,
@@ -78,132 +74,6 @@ class ShadowService:
         self.clicks = ClickFacts(traces, ocr, self.frames, max_pixels=max_pixels)
         self.understood = UnderstoodSteps(traces, ocr, self.calibration, max_pixels=max_pixels, locale=default_locale)
         self._revs: dict[str, int] = {}  # the store's save count of each cached state
-
-    # --- ingestion -----------------------------------------------------------------------
-    def ingest(self, raw: Sequence[Any], *, prefix: str = "events") -> dict[str, Any]:
-        """Validate, store and observe a batch (all or nothing)."""
-        events = parse_events(raw, prefix=prefix)
-        shots = self.shots.decode(events, prefix)
-        now = self.clock.now()
-        touched: dict[str, dict[str, Any]] = {}
-        accepted = duplicates = 0
-        with self._lock:
-            sids = {ev.session_id for ev in events}
-            try:
-                with self.traces.transaction():
-                    for sid in sorted(sids):  # other replicas ingesting for these sessions wait for this batch
-                        self.traces.lock_session(sid)
-                        self._state(sid)  # drops a cached state another replica has changed since
-                    for ev, shot in zip(events, shots, strict=True):
-                        info = touched.setdefault(
-                            ev.session_id,
-                            {
-                                "session_id": ev.session_id,
-                                "machine_id": ev.machine_id,
-                                "new_session": False,
-                                "accepted": 0,
-                                "steps_changed": False,
-                            },
-                        )
-                        if self.traces.touch_session(ev.session_id, ev.machine_id, now=now, locale=None):
-                            info["new_session"] = True
-                        stored = self._store_and_observe(ev, shot, now, info)
-                        accepted += stored
-                        duplicates += 1 - stored
-                    for sid, info in touched.items():
-                        if "segments_from" not in info:  # only duplicates: the observer did not change
-                            continue
-                        # place() only changes the last segment and appends: rewrite from there on
-                        self._save(sid, self._states[sid], now, segments_from=info["segments_from"])
-            except BaseException:
-                for sid in sids:  # the transaction rolled back: reload what is on disk when next needed
-                    self._forget(sid)
-                raise
-        for sid, info in touched.items():
-            info.pop("segments_from", None)
-            if info.pop("steps_changed"):
-                self._changed(sid)
-            with self._lock:
-                state = self._state(sid, create=True)  # loaded here when the batch held only duplicates
-            assert state is not None
-            info["observing"] = state.observing
-        return {"accepted": accepted, "duplicates": duplicates, "sessions": list(touched.values())}
-
-    def _store_and_observe(self, ev: TraceEvent, shot: Shot | None, now: float, info: dict[str, Any]) -> int:
-        sid = ev.session_id
-        if ev.event_id is not None and self._seen(sid, ev.event_id):
-            return 0
-        state = self._state(sid, create=True, check=False)
-        assert state is not None
-        if "segments_from" not in info:  # what is on disk is what this batch starts from
-            info["segments_from"] = max(len(state.segments) - 1, 0)
-        ctx = state.ctx
-        window_changed = ev.type == "focus" and (
-            (ev.window_title or ctx.window) != ctx.window or (ev.app or ctx.app) != ctx.app
-        )
-        ev, state.secret_field = mask_event(ev, state.secret_field, window_changed=window_changed)  # before storing
-        locale = normalize_locale(ev.locale)
-        if locale and locale != state.locale:
-            state.locale = locale
-            self.traces.set_session_locale(sid, locale)
-        if ev.window_title and ev.window_title != ctx.window:
-            vote(ev.window_title, state.ui_votes)
-        if ev.element is not None and ev.element.name:
-            vote(ev.element.name, state.ui_votes)
-        data = ev.model_dump(mode="json", exclude_none=True, exclude={"screenshot"})
-        own_shot = None
-        if shot is not None:
-            h, w = shot.image.shape[:2]
-            own_shot = self.traces.put_screenshot(
-                shot.data, session_id=sid, kind="frame", mime=shot.mime, width=w, height=h, now=now
-            )
-            self.frames.put(own_shot, shot.image)
-            data["screenshot_ref"] = SCREENSHOT_URI + own_shot
-        elif ev.screenshot_ref is not None:
-            own_shot = ev.screenshot_ref.removeprefix(SCREENSHOT_URI)
-        facts: dict[str, Any] = {"wb": state.ctx.window}
-        if ev.type == "focus" and ev.app:
-            facts["new_app"] = app_key(ev.app) not in state.ctx.apps_seen
-        if ev.type in CLICK_TYPES or (ev.type == "scroll" and ev.x is not None):
-            facts |= self.clicks.facts(sid, ev, own_shot or state.last_shot, now)
-        if own_shot is not None:
-            state.last_shot = own_shot
-        idx = self.traces.append_event(sid, data, ts=ev.ts, type=ev.type, event_id=ev.event_id, facts=facts, now=now)
-        if idx is None:
-            return 0
-        info["accepted"] += 1
-        if state.mode == "idle":
-            state.mode, state.start_idx = "auto", idx
-        state.cursor = idx + 1
-        if state.observing and not state.cancelled:
-            before = len(state.segments)
-            seg, changed = place(
-                state.segments, state.ctx, idx, ev, now=now, idle_gap_s=self.idle_gap_s, shot=state.last_shot
-            )
-            info["segments_from"] = min(info["segments_from"], changed)
-            if seg is not None:
-                if (
-                    facts.get("ocr_pending")
-                    or facts.get("label_pending")
-                    or (seg.choice == idx and facts.get("anchor"))
-                ):
-                    state.ocr_pending.append(idx)  # a drop-down's option is named by what the list showed
-                if len(state.segments) > before:
-                    self._notice(
-                        state,
-                        now,
-                        "step_started",
-                        f"step {len(state.segments)} started ({ev.type})",
-                        len(state.segments),
-                    )
-                state.version += 1
-                info["steps_changed"] = True
-        else:
-            place([], state.ctx, idx, ev, now=now)  # keep the window context current
-        return 1
-
-    def _seen(self, sid: str, event_id: str) -> bool:
-        return self.traces.has_event(sid, event_id)
 
     # --- observer lifecycle --------------------------------------------------------------
     def resolve_session(self, session_id: str | None, *, prefer_observing: bool = False) -> str:
@@ -520,99 +390,3 @@ class ShadowService:
             created_at=self.clock.now(),
         )
         return {"status": "workflow_built", "session_id": session_id, "workflow_ir": ir}
-
-    # --- internals ---------------------------------------------------------------------------
-    def _state(self, sid: str, *, create: bool = False, check: bool = True) -> ObserverState | None:
-        """The cached state, reloaded when another replica saved the session since (`check`)."""
-        state = self._states.get(sid)
-        if state is not None and check and self.traces.observer_rev(sid) != self._revs.get(sid):
-            self._forget(sid)
-            state = None
-        if state is None:
-            data = self.traces.load_observer(sid)
-            if data is not None:
-                self._revs[sid] = data.pop("rev", 0)
-                state = ObserverState.from_dict(data)
-            elif create:
-                self._revs[sid] = 0
-                state = ObserverState()
-            else:
-                return None
-            self._states[sid] = state
-        return state
-
-    def _forget(self, sid: str) -> None:
-        self._states.pop(sid, None)
-        self.understood.forget(sid)
-        self._revs.pop(sid, None)
-
-    def _require(self, sid: str) -> ObserverState:
-        if self.traces.get_session(sid) is None:
-            raise NotFound(f"I can't find session {sid!r}: the workstation has sent nothing for it.", session_id=sid)
-        state = self._state(sid)
-        if state is None:
-            state = ObserverState(mode="idle")
-            self._states[sid], self._revs[sid] = state, 0
-        return state
-
-    def _put(self, sid: str, state: ObserverState, now: float) -> None:
-        self._save(sid, state, now, segments_from=0)
-        self._states[sid] = state
-
-    def _save(self, sid: str, state: ObserverState, now: float, *, segments_from: int | None) -> None:
-        """Persist the state and its segments from `segments_from` on (None: segments unchanged)."""
-        tail = [] if segments_from is None else [seg.to_dict() for seg in state.segments[segments_from:]]
-        try:
-            self._revs[sid] = self.traces.save_observer(
-                sid,
-                state.to_dict(),
-                now=now,
-                segments=tail,
-                segments_from=segments_from,
-                expect_rev=self._revs.get(sid),
-            )
-        except Exception:  # another replica saved meanwhile (Conflict) or the write failed: reload next time
-            self._forget(sid)
-            raise
-
-    def _notice(self, state: ObserverState, now: float, kind: str, message: str, step: int | None = None) -> None:
-        note: dict[str, Any] = {"ts": now, "kind": kind, "message": message}
-        if step is not None:
-            note["step_index"] = step
-        state.notifications = [*state.notifications, note][-MAX_NOTIFICATIONS:]
-
-    def _changed(self, sid: str) -> None:
-        if self._notify is not None:
-            try:
-                self._notify(f"rpa://sessions/{sid}/understanding")
-            except Exception:  # a listener's failure never loses an event
-                logger.exception("notifying a change of session %s failed", sid)
-
-    def _understood(self, sid: str, state: ObserverState) -> list[dict[str, Any]]:
-        """The steps as shown to a person, OCR evidence included (the pending reads done first)."""
-        if state.ocr_pending:
-            self._run_ocr(sid, state)
-            self.understood.forget(sid)
-        return self.understood.steps(sid, state)
-
-    def _run_ocr(self, sid: str, state: ObserverState) -> None:
-        wanted = {i for seg in state.segments for i in seg.events}
-        options = {seg.choice for seg in state.segments if seg.choice is not None}
-        for idx in state.ocr_pending:
-            if idx not in wanted:
-                continue
-            rows = self.traces.events(sid, idx, idx + 1)
-            if not rows:
-                continue
-            facts = rows[0]["facts"]
-            element = rows[0]["event"].get("element") or {}
-            if facts.pop("label_pending", None) and (label := self.clicks.label_beside(facts, element.get("name"))):
-                facts["label_box"] = label
-            if facts.pop("ocr_pending", None) or (idx in options and facts.get("anchor")):
-                # a click in a drop-down's list: the element reported may be the page beneath, never its name
-                name = None if idx in options and not is_option(element) else element.get("name")
-                facts["ocr"] = self.clicks.ocr_at(facts, name=name)
-            self.traces.update_facts(sid, idx, facts)
-        state.ocr_pending = []
-        state.version += 1
-        self._save(sid, state, self.clock.now(), segments_from=None)

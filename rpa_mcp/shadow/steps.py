@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from rpa_mcp.shadow.calibration import Calibration
-from rpa_mcp.shadow.choices import read_after, value_shown
+from rpa_mcp.shadow.choices import read_after, seen_box_candidate, seen_checked, value_shown
 from rpa_mcp.shadow.classes import step_class_of
 from rpa_mcp.shadow.elements import is_button, screen_title
 from rpa_mcp.shadow.events import normalize_keys
@@ -50,6 +50,11 @@ class Screens(Protocol):
 
     def same_screen(self, a: str, b: str) -> bool | None:
         """Whether two screenshots show the same screen (None: cannot tell)."""
+        ...
+
+    def flipped_box(self, idx: int, before: str, after: str, line: list[int]) -> bool | None:
+        """The state of the check box beside a line after it flipped between two screenshots (None: no box
+        read on both, or it did not flip; cached on event `idx`)."""
         ...
 
     def text_in(self, idx: int, shot: str, box: list[int]) -> str | None:
@@ -90,6 +95,9 @@ def derive_steps(
             before = after
         d = describe(seg, evs, locale, window_after=after)
         notes, shot_after = after_step(rows, last_pos)
+        if screens is not None and shot_after and (line := seen_box_candidate(d, evs)):
+            state = screens.flipped_box(evs[-1][0], line[0], shot_after, line[1])
+            d = seen_checked(d, state, locale) if state is not None else d
         if seg.keyed and screens is not None and shot_after and d.target.get("bbox"):
             d = read_after(d, screens.text_in(seg.events[-1], shot_after, d.target["bbox"]), locale)
         notes = notified(evs) + notes

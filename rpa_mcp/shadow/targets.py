@@ -79,7 +79,10 @@ def is_tab_click(event: dict[str, Any]) -> bool:
     return app_key(event.get("app")) in BROWSERS and 0 <= int(event.get("y") or 9999) <= TAB_STRIP_MAX_Y and not role
 
 
-def click_target(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) -> dict[str, Any]:
+def click_target(
+    event: dict[str, Any], facts: dict[str, Any], ev: Evidence, *, into_field: bool = False
+) -> dict[str, Any]:
+    """`into_field`: text is typed after the click (a field's own box seen on the screen is its target)."""
     element = event.get("element") or None
     bbox = target_bbox(event, facts, ev)
     label = evidence_text(event, facts, ev)
@@ -92,6 +95,10 @@ def click_target(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) -> 
             # only the screen named it, by a line beside the click: click there again, measured from the line's
             # end nearest the click (the region read may have cut the line's other end)
             found |= {"label_offset": offset, "label_width": bbox[2]}
+            if into_field and (moved := _into_field(facts)):
+                facts = {**facts, **moved}  # the field's inside, away from its edges
+                at = frame_click(facts)
+                found |= {"bbox": list(facts["field_box"]), "label_offset": [at[0] - bbox[0], at[1] - bbox[1]]}
     return {
         "by_text": ev.label if ev.source in ("uia", "ocr") else None,
         **found,
@@ -133,6 +140,29 @@ def _beside_line(facts: dict[str, Any], line: list[int]) -> list[int] | None:
     if x - BESIDE_PX <= px <= x + w + BESIDE_PX and y - BESIDE_PX <= py <= y + h + BESIDE_PX:
         return None
     return [round(px - x), round(py - y)]
+
+
+def frame_click(facts: dict[str, Any]) -> tuple[int, int]:
+    origin, at = facts["anchor_box"], facts["anchor_offset"]
+    return int(origin[0] + at[0]), int(origin[1] + at[1])
+
+
+def _into_field(facts: dict[str, Any]) -> dict[str, Any] | None:
+    """A click into a text field seen on the screen (`field_box`, frame pixels), moved `FIELD_INSET` px in
+    from the field's left edge (at most its middle), half way down: a replay that reads the label a few
+    pixels apart still clicks inside the field. The click's recorded place moves with it."""
+    field, size = facts.get("field_box"), facts.get("frame_size")
+    if not (isinstance(field, list) and len(field) == 4 and isinstance(size, list) and len(size) == 2 and min(size)):
+        return None
+    fx, fy, fw, fh = field
+    px, py = round(fx + min(fw / 2, FIELD_INSET)), round(fy + fh / 2)
+    cx, cy = frame_click(facts)
+    at = facts["anchor_offset"]
+    return {
+        "anchor_offset": [at[0] + px - cx, at[1] + py - cy],
+        "x_pct": round(px / size[0], 4),
+        "y_pct": round(py / size[1], 4),
+    }
 
 
 def evidence_text(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) -> str | None:

@@ -40,9 +40,10 @@ def test_a_dispensing_learned_on_a_tk_application_is_saved_once_for_another_pati
         tools = rig.tools()
         rig.start_agent(poll_wait_s=5.0)
         learning = apps.learn(rig, tools, app, apps.TK)
-        # every typed value and the row; the drop-down is not learned as a choice by vision yet (docs/benchmarks.md)
-        wanted = set(apps.TK.parameters.values()) - {"conditionnement"}
-        assert wanted <= learning.declared, (learning.parameterized, learning.steps)
+        # every typed value, the row and the drop-down's option, all learned from the screen alone
+        assert set(apps.TK.parameters.values()) <= learning.declared, (learning.parameterized, learning.steps)
+        kinds = [step["action_type"] for step in learning.steps]
+        assert "select_option" in kinds and "set_checked" in kinds, learning.steps
         [run] = apps.replays(rig, tools, app, 1, learning.declared, spec=apps.TK)
 
     query, _row, ipp, *_values = run.variant

@@ -56,3 +56,26 @@ def test_a_round_letter_before_the_label_is_never_taken_for_a_box() -> None:
     cv2.putText(img, "Non o", (220, 318), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (30, 30, 30), 2, cv2.LINE_AA)
     cv2.putText(img, "Urgent", (334, 318), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (30, 30, 30), 2, cv2.LINE_AA)
     assert box_state(img, LABEL) is None
+
+
+def small_box_in_its_line(*, ticked: bool) -> np.ndarray:
+    """A classic toolkit's check button: a 11 px box, its text beside it, OCR boxing both as one padded line."""
+    img = np.full((480, 640, 3), 214, np.uint8)
+    cv2.rectangle(img, (306, 303), (316, 313), (60, 60, 60), 1)
+    cv2.rectangle(img, (307, 304), (315, 312), (255, 255, 255), -1)
+    if ticked:
+        cv2.line(img, (308, 308), (310, 311), (0, 0, 0), 2)
+        cv2.line(img, (310, 311), (314, 305), (0, 0, 0), 2)
+    cv2.putText(img, "Urgent delivery", (322, 313), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 1, cv2.LINE_AA)
+    return img
+
+
+@pytest.mark.parametrize(
+    "line",
+    [(300, 296, 140, 24), (296, 294, 150, 28)],  # as the learning's OCR boxes it, as the replay's resolver does
+)
+def test_a_small_box_ocr_boxed_with_its_text_is_read_at_the_line_start(line: tuple[int, int, int, int]) -> None:
+    # the line's box starts before the box and is twice (or more) as tall as it: its side is measured
+    # against the text's own height
+    assert box_state(small_box_in_its_line(ticked=True), line) is True
+    assert box_state(small_box_in_its_line(ticked=False), line) is False

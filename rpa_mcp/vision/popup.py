@@ -1,0 +1,49 @@
+"""A pop-up list seen on the screen: the surface a click opened right by the control it clicked.
+
+Between the frame before a click on a control and the frame before the next click, a drop-down's
+list (a menu, a date picker) is a new surface: a compact region of changed pixels, mostly filled
+(a background drawn where the window showed something else, not text written on a surface that
+was already there), hanging under or over the control, or covering it. The next click inside it
+chooses in it. Results written into a list that was already on the screen are text on an existing
+surface (sparse changes), and a dialog is larger than a pop-up: neither is taken for one.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from rpa_mcp.vision.images import BBox
+
+CHANGED = 24  # a pixel whose channels moved this much changed (anti-aliasing and JPEG noise stay below)
+FILLED = 0.5  # share of a region's pixels that changed: a surface that appeared, not text written
+REACH = 40  # px between the control's click and the list's near edge (the list hangs from the control)
+SIDE = 8  # px the control's click may stand beside the list's left or right edge
+MIN_SIDE = 16  # px: a smaller region is a caret, a focus ring or a cursor
+MAX_WIDTH, MAX_HEIGHT = 0.5, 0.6  # share of the frame: larger is a dialog or a page, not a pop-up
+
+
+def opened_list(before: np.ndarray, after: np.ndarray, opener: tuple[int, int], click: tuple[int, int]) -> BBox | None:
+    """The pop-up (x, y, w, h, frame pixels) the click at `opener` opened, when the click at `click` (on
+    the frame `after`) lands in it; None when it lands in no such surface."""
+    if before.shape != after.shape or before.ndim != after.ndim:
+        return None
+    height, width = before.shape[:2]
+    if not (0 <= click[0] < width and 0 <= click[1] < height):
+        return None
+    moved = np.abs(before.astype(np.int16) - after.astype(np.int16))
+    changed = ((moved.max(axis=2) if moved.ndim == 3 else moved) > CHANGED).astype(np.uint8)
+    joined = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))  # the list's rows as one
+    _count, labels, stats, _centres = cv2.connectedComponentsWithStats(joined, connectivity=8)
+    label = int(labels[click[1], click[0]])
+    if label == 0:
+        return None
+    x, y, w, h = (int(v) for v in stats[label][:4])
+    if w < MIN_SIDE or h < MIN_SIDE or w > MAX_WIDTH * width or h > MAX_HEIGHT * height:
+        return None
+    if float(changed[y : y + h, x : x + w].mean()) < FILLED:
+        return None
+    ox, oy = opener
+    beside = x - SIDE <= ox <= x + w + SIDE
+    hangs = y - REACH <= oy <= y + h + REACH  # under it, over it, or covering it
+    return (x, y, w, h) if beside and hangs else None
