@@ -21,6 +21,8 @@ the last validated success there (one line instead of a region); a line that doe
 label, or no such line, leaves the region search to run as before.
 The memory (and the label lines kept with it) is the workstation's own: `machine_id` names it.
 Template matching looks in a local window around the recorded position, then a wider one.
+A field named by a label beside it (`label_offset`) is clicked at that offset from the label's line; one
+recorded with its own box (`in_field`) is never clicked on the line itself: not placed, not found.
 An irreversible step's spec (`step_class: irreversible`) is only found by its label or anchor:
 recorded coordinates (`uia`) and a remembered spot of a target without a label are not used.
 """
@@ -211,10 +213,13 @@ class TargetResolver:
         self, cand: _Candidate | None, spec: Mapping[str, Any], shape: tuple[int, ...]
     ) -> _Candidate | None:
         """The field beside the label line found, when that lands where the step was demonstrated; else the
-        line itself, judged as any hit (the same text elsewhere, e.g. a menu item, is not the field's label)."""
+        line itself, judged as any hit (the same text elsewhere, e.g. a menu item, is not the field's label).
+        A field recorded with its own box (`in_field`) is never its label: placed beside it, or not found."""
         moved = _beside(cand, spec, shape)
+        if spec.get("in_field") is True and cand is not None and (moved is cand or cand.line_box is None):
+            return None  # the label's line without the field's place: never typed on a guess
         if moved is not cand and moved is not None and not self.guard(moved, spec, shape)[0]:
-            return cand
+            return None if spec.get("in_field") is True else cand
         return moved
 
     # --- cascade ----------------------------------------------------------------------------

@@ -12,8 +12,9 @@ import numpy as np
 
 from rpa_mcp.errors import RpaError
 from rpa_mcp.shadow.boxes import OCR_BOX_MAX_DISTANCE, distance_to_box, element_box, same_text, screen_box
-from rpa_mcp.shadow.elements import is_container, is_field
+from rpa_mcp.shadow.elements import is_combo, is_container, is_field
 from rpa_mcp.shadow.events import CLICK_TYPES, TraceEvent
+from rpa_mcp.shadow.field_labels import cut_at_side, is_format_mask, label_line, shown_inside, whole_line
 from rpa_mcp.shadow.ports import TraceRepository
 from rpa_mcp.vision.budget import FrameCache
 from rpa_mcp.vision.images import clamp_bbox, decode_image, encode_png
@@ -52,7 +53,7 @@ class ClickFacts:
             box = element_box(element, point=(ev.x, ev.y), screen=(sw, sh), frame=(w, h))
             if box is not None:
                 facts["element_bbox"] = box
-                if is_field(element) and has_uia:
+                if is_field(element) and (has_uia or not is_combo(element)):
                     facts["label_pending"] = True  # read lazily: where its label stands, if beside it
         x0, y0, cw, ch = clamp_bbox((px - ANCHOR_W // 2, py - ANCHOR_H // 2, ANCHOR_W, ANCHOR_H), frame.shape)
         if cw < 8 or ch < 8:
@@ -69,11 +70,16 @@ class ClickFacts:
             facts["ocr_pending"] = True
         return facts
 
-    def label_beside(self, facts: dict[str, Any], name: str | None) -> list[int] | None:
+    def label_beside(self, facts: dict[str, Any], name: str | None) -> dict[str, Any] | None:
         """Where a field's label is read left of or above it (frame pixels), when the field itself does not
-        show it: a native form's label widget. A replay finds the label, then the field by the same offset."""
+        show it: a native form's label widget. A replay finds the label, then the field by the same offset.
+
+        {"label_box": box} when the field's name is read there; {"label_box": box, "label_text": text} when
+        the field has no name, or its name is only drawn inside it or is a format mask (its placeholder:
+        "jj/mm/aaaa"), and a label stands beside it: that label names it. None otherwise.
+        """
         frame, box = self.frame(facts.get("shot")), facts.get("element_bbox")
-        if frame is None or not box or not name:
+        if frame is None or not box:
             return None
         x, y, w, h = (int(v) for v in box)
         w, h = min(w, LABEL_REACH // 2), min(h, LABEL_REACH // 4)  # its label is by its left edge, not in it
@@ -82,16 +88,21 @@ class ClickFacts:
         )
         if rw < 8 or rh < 8:
             return None
-        lines = [line for line in self.ocr.read(frame[y0 : y0 + rh, x0 : x0 + rw]) if same_text(line.text, name)]
+        read = self.ocr.read(frame[y0 : y0 + rh, x0 : x0 + rw])
         field = (x - x0, y - y0, w, h)
-        inside = [
-            ln for ln in lines if distance_to_box(field, ln.bbox[0] + ln.bbox[2] / 2, ln.bbox[1] + ln.bbox[3] / 2) == 0
-        ]
-        best = pick_line(lines, x - x0, y - y0 + h / 2, max_distance=LABEL_REACH)
-        if best is None or inside:
+        name = (name or "").strip()
+        if name and not is_format_mask(name):
+            lines = [line for line in read if same_text(line.text, name)]
+            inside = [ln for ln in lines if distance_to_box(field, *_centre(ln.bbox)) == 0]
+            best = pick_line(lines, x - x0, y - y0 + h / 2, max_distance=LABEL_REACH)
+            if best is not None and not inside:
+                return {"label_box": _in_frame(best.bbox, (x0, y0))}
+            if not shown_inside(read, name, field):
+                return None  # a name the screen does not show beside the field (nor in it) stands
+        label = label_line(read, field)
+        if label is None:
             return None
-        bx, by, bw, bh = (round(v) for v in best.bbox)
-        return [x0 + bx, y0 + by, bw, bh]
+        return {"label_box": _in_frame(label.bbox, (x0, y0)), "label_text": label.text[:200]}
 
     def frame(self, shot_id: str | None) -> np.ndarray | None:
         if shot_id is None:
@@ -129,12 +140,23 @@ class ClickFacts:
         best = best or pick_line(lines, offset[0], offset[1])
         if best is None:
             return None
+        frame, origin = self.frame(facts.get("shot")), facts.get("anchor_box")
+        if frame is not None and origin and cut_at_side(best.bbox, origin, frame.shape[1]):
+            best = whole_line(self.ocr, frame, best, (origin[0], origin[1])) or best  # the region cut it
         found: dict[str, Any] = {"text": best.text[:200], "score": round(best.score, 3)}
-        origin = facts.get("anchor_box")
         if origin and distance_to_box(best.bbox, offset[0], offset[1]) <= OCR_BOX_MAX_DISTANCE:
             x, y, w, h = (round(v) for v in best.bbox)
             found["bbox"] = [origin[0] + x, origin[1] + y, w, h]  # frame pixels
         return found
+
+
+def _centre(box: Sequence[float]) -> tuple[float, float]:
+    return box[0] + box[2] / 2, box[1] + box[3] / 2
+
+
+def _in_frame(box: Sequence[float], origin: tuple[int, int]) -> list[int]:
+    x, y, w, h = (round(v) for v in box)
+    return [origin[0] + x, origin[1] + y, w, h]
 
 
 def _positive(value: Any, default: int) -> int:
