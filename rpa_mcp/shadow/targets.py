@@ -88,9 +88,11 @@ def click_target(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) -> 
     found: dict[str, Any] = {"label": label} if label else {}
     if bbox:  # in the pixels of the frame before the click, whose size is given beside it
         found |= {"bbox": bbox, "frame_size": facts.get("frame_size")}
-        if offset := label_offset(facts.get("label_box"), bbox, click_point(facts)):
+        if offset := label_offset(facts.get("label_box"), bbox, click := click_point(facts)):
             # a field's label beside it: a replay finds the label, then clicks in the field, never on the label
             found |= {"label_offset": offset, "in_field": True}
+            if click is not None:  # where the person clicked from the label: where a replay judges the field
+                found["label_click"] = [click[0] - facts["label_box"][0], click[1] - facts["label_box"][1]]
         elif ev.source == "ocr" and (offset := _beside_line(facts, bbox)):
             # only the screen named it, by a line beside the click: click there again, measured from the line's
             # end nearest the click (the region read may have cut the line's other end)

@@ -92,6 +92,7 @@ def test_the_step_typing_in_a_field_named_by_a_nearby_label_is_replayed_inside_t
     field = {"name": "", "role": "Edit", "bbox": list(WARD_FIELD)}
     target = typed_step(make_service(ocr=shared_ocr), (262, 355), field)["target"]
     assert normalize_text(target["by_text"]) == "ward :", target
+    assert target["label_offset"] == target["label_click"]  # clicked 12 px inside the field: typed there again
     for dx, dy in ((0, 0), (60, 40), (-20, 90)):
         spec = {**target, "resolve_order": ["ocr"]}
         if (dx, dy) != (0, 0):
