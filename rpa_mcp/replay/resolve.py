@@ -21,6 +21,8 @@ the last validated success there (one line instead of a region); a line that doe
 label, or no such line, leaves the region search to run as before.
 The memory (and the label lines kept with it) is the workstation's own: `machine_id` names it.
 Template matching looks in a local window around the recorded position, then a wider one.
+A field named by a label beside it (`label_offset`) is clicked at that offset from the label's line; one
+recorded with its own box (`in_field`) is never clicked on the line itself: not placed, not found.
 An irreversible step's spec (`step_class: irreversible`) is only found by its label or anchor:
 recorded coordinates (`uia`) and a remembered spot of a target without a label are not used.
 """
@@ -142,6 +144,7 @@ class _Candidate:
     click_x: int | None = None  # where to click once accepted, when not at x (a row's cell: its label)
     label_left: int | None = None  # where in that line the label begins (the line may read more before it)
     label_right: int | None = None  # and where it ends
+    judged_at: tuple[int, int] | None = None  # where the drift guard judges it, when clicked elsewhere (a field)
 
 
 class TargetResolver:
@@ -192,17 +195,17 @@ class TargetResolver:
         pos = self.recorded_position(spec)
         if pos is not None and not self.is_placeholder(pos):
             h, w = shape[:2]
-            x = cand.x
+            x, y = cand.judged_at or (cand.x, cand.y)
             if cand.click_x is not None and cand.line_box is not None:  # a row: the point of it nearest the click
                 left, _, width, _ = cand.line_box
                 x = min(max(round(pos[0] * w), left), left + width)
-            dx, dy = abs(x / w - pos[0]), abs(cand.y / h - pos[1])
+            dx, dy = abs(x / w - pos[0]), abs(y / h - pos[1])
             limit = self.thresholds.drift.max_fraction
             if dx > limit or dy > limit:
                 return (
                     False,
                     f"rejected_drift_{cand.method}",
-                    f"{cand.method} hit at ({x / w:.3f}, {cand.y / h:.3f}) is {max(dx, dy):.2f} of the "
+                    f"{cand.method} hit at ({x / w:.3f}, {y / h:.3f}) is {max(dx, dy):.2f} of the "
                     f"screen away from the recorded ({pos[0]:.3f}, {pos[1]:.3f}) (limit {limit:.2f})",
                 )
         return True, cand.method, ""
@@ -211,8 +214,17 @@ class TargetResolver:
         self, cand: _Candidate | None, spec: Mapping[str, Any], shape: tuple[int, ...]
     ) -> _Candidate | None:
         """The field beside the label line found, when that lands where the step was demonstrated; else the
-        line itself, judged as any hit (the same text elsewhere, e.g. a menu item, is not the field's label)."""
+        line itself, judged as any hit (the same text elsewhere, e.g. a menu item, is not the field's label).
+        A field recorded with its own box (`in_field`) is never its label: placed beside it, or not found; it
+        is judged where the person clicked it from the label (`label_click`), clicked at `label_offset`."""
         moved = _beside(cand, spec, shape)
+        if spec.get("in_field") is True and cand is not None:
+            if moved is cand or moved is None or cand.line_box is None:
+                return None  # the label's line without the field's place: never typed on a guess
+            clicked = _beside(cand, {**spec, "label_offset": spec.get("label_click")}, shape)
+            if clicked is not None and clicked is not cand:
+                moved = replace(moved, judged_at=(clicked.x, clicked.y))
+            return moved if self.guard(moved, spec, shape)[0] else None
         if moved is not cand and moved is not None and not self.guard(moved, spec, shape)[0]:
             return cand
         return moved

@@ -12,8 +12,9 @@ import numpy as np
 
 from rpa_mcp.errors import RpaError
 from rpa_mcp.shadow.boxes import OCR_BOX_MAX_DISTANCE, distance_to_box, element_box, same_text, screen_box
-from rpa_mcp.shadow.elements import is_container, is_field
+from rpa_mcp.shadow.elements import is_combo, is_container, is_field
 from rpa_mcp.shadow.events import CLICK_TYPES, TraceEvent
+from rpa_mcp.shadow.field_labels import cut_at_side, is_format_mask, label_line, shown_inside, whole_line
 from rpa_mcp.shadow.ports import TraceRepository
 from rpa_mcp.shadow.targets import names_something
 from rpa_mcp.vision.budget import FrameCache
@@ -57,7 +58,7 @@ class ClickFacts:
             box = element_box(element, point=(ev.x, ev.y), screen=(sw, sh), frame=(w, h))
             if box is not None:
                 facts["element_bbox"] = box
-                if is_field(element) and has_uia:
+                if is_field(element) and (has_uia or not is_combo(element)):
                     facts["label_pending"] = True  # read lazily: where its label stands, if beside it
         x0, y0, cw, ch = clamp_bbox((px - ANCHOR_W // 2, py - ANCHOR_H // 2, ANCHOR_W, ANCHOR_H), frame.shape)
         if cw < 8 or ch < 8:
@@ -74,11 +75,16 @@ class ClickFacts:
             facts["ocr_pending"] = True
         return facts
 
-    def label_beside(self, facts: dict[str, Any], name: str | None) -> list[int] | None:
+    def label_beside(self, facts: dict[str, Any], name: str | None) -> dict[str, Any] | None:
         """Where a field's label is read left of or above it (frame pixels), when the field itself does not
-        show it: a native form's label widget. A replay finds the label, then the field by the same offset."""
+        show it: a native form's label widget. A replay finds the label, then the field by the same offset.
+
+        {"label_box": box} when the field's name is read there; {"label_box": box, "label_text": text} when
+        the field has no name, or its name is only drawn inside it or is a format mask (its placeholder:
+        "jj/mm/aaaa"), and a label stands beside it: that label names it. None otherwise.
+        """
         frame, box = self.frame(facts.get("shot")), facts.get("element_bbox")
-        if frame is None or not box or not name:
+        if frame is None or not box:
             return None
         x, y, w, h = (int(v) for v in box)
         w, h = min(w, LABEL_REACH // 2), min(h, LABEL_REACH // 4)  # its label is by its left edge, not in it
@@ -87,16 +93,21 @@ class ClickFacts:
         )
         if rw < 8 or rh < 8:
             return None
-        lines = [line for line in self.ocr.read(frame[y0 : y0 + rh, x0 : x0 + rw]) if same_text(line.text, name)]
+        read = self.ocr.read(frame[y0 : y0 + rh, x0 : x0 + rw])
         field = (x - x0, y - y0, w, h)
-        inside = [
-            ln for ln in lines if distance_to_box(field, ln.bbox[0] + ln.bbox[2] / 2, ln.bbox[1] + ln.bbox[3] / 2) == 0
-        ]
-        best = pick_line(lines, x - x0, y - y0 + h / 2, max_distance=LABEL_REACH)
-        if best is None or inside:
+        name = (name or "").strip()
+        if name and not is_format_mask(name):
+            lines = [line for line in read if same_text(line.text, name)]
+            inside = [ln for ln in lines if distance_to_box(field, *_centre(ln.bbox)) == 0]
+            best = pick_line(lines, x - x0, y - y0 + h / 2, max_distance=LABEL_REACH)
+            if best is not None and not inside:
+                return {"label_box": _in_frame(best.bbox, (x0, y0))}
+            if not shown_inside(read, name, field):
+                return None  # a name the screen does not show beside the field (nor in it) stands
+        label = label_line(read, field)
+        if label is None:
             return None
-        bx, by, bw, bh = (round(v) for v in best.bbox)
-        return [x0 + bx, y0 + by, bw, bh]
+        return {"label_box": _in_frame(label.bbox, (x0, y0)), "label_text": label.text[:200]}
 
     def frame(self, shot_id: str | None) -> np.ndarray | None:
         if shot_id is None:
@@ -143,24 +154,6 @@ class ClickFacts:
             return None
         box = field_around(image, point)
         return list(box) if box is not None else None
-
-    def _whole_line(self, facts: dict[str, Any], cut: OcrLine, origin: list[int]) -> OcrLine | None:
-        """A line the region around the click cut at its edge, read again on the frame with room on both
-        sides ("atient (nom ou IPP)" is "Patient (nom ou IPP)"), in the region's coordinates."""
-        image = self.frame(facts.get("shot"))
-        if image is None:
-            return None
-        lx, ly, lw, lh = (round(v) for v in cut.bbox)
-        lx, ly = lx + origin[0], ly + origin[1]
-        x0, y0, rw, rh = clamp_bbox((lx - ANCHOR_W // 2, ly - lh // 2, lw + ANCHOR_W, 2 * lh), image.shape)
-        if rw < 8 or rh < 8:
-            return None
-        for line in self.ocr.read(image[y0 : y0 + rh, x0 : x0 + rw]):
-            bx, by, bw, bh = line.bbox
-            overlap = min(bx + bw, lx + lw - x0) - max(bx, lx - x0)
-            if line.score >= 0.5 and overlap >= 0.8 * lw and abs(by + bh / 2 - (ly - y0 + lh / 2)) <= lh / 2:
-                return OcrLine(line.text, (bx + x0 - origin[0], by + y0 - origin[1], bw, bh), line.score)
-        return None
 
     def label_left_of(self, facts: dict[str, Any]) -> dict[str, Any] | None:
         """The line left of a control on its row (frame pixels), when the line read under the click is the
@@ -213,19 +206,14 @@ class ClickFacts:
         best = best or pick_line(lines, offset[0], offset[1])
         if best is None:
             return None
-        origin = facts.get("anchor_box")
-        if origin and _cut(best.bbox, region.shape):
-            best = self._whole_line(facts, best, origin) or best
+        frame, origin = self.frame(facts.get("shot")), facts.get("anchor_box")
+        if frame is not None and origin and cut_at_side(best.bbox, origin, frame.shape[1]):
+            best = whole_line(self.ocr, frame, best, (origin[0], origin[1])) or best  # the region cut it
         found: dict[str, Any] = {"text": best.text[:200], "score": round(best.score, 3)}
         if origin and distance_to_box(best.bbox, offset[0], offset[1]) <= OCR_BOX_MAX_DISTANCE:
             x, y, w, h = (round(v) for v in best.bbox)
             found["bbox"] = [origin[0] + x, origin[1] + y, w, h]  # frame pixels
         return found
-
-
-def _cut(box: tuple[float, float, float, float], shape: tuple[int, ...]) -> bool:
-    """Whether a line read in a region touches the region's left or right edge (its text may go on)."""
-    return box[0] <= EDGE or box[0] + box[2] >= shape[1] - EDGE
 
 
 def frame_point(facts: dict[str, Any]) -> tuple[int, int] | None:
@@ -234,6 +222,15 @@ def frame_point(facts: dict[str, Any]) -> tuple[int, int] | None:
     if not (isinstance(box, list) and len(box) == 4 and isinstance(offset, list) and len(offset) == 2):
         return None
     return int(box[0] + offset[0]), int(box[1] + offset[1])
+
+
+def _centre(box: Sequence[float]) -> tuple[float, float]:
+    return box[0] + box[2] / 2, box[1] + box[3] / 2
+
+
+def _in_frame(box: Sequence[float], origin: tuple[int, int]) -> list[int]:
+    x, y, w, h = (round(v) for v in box)
+    return [origin[0] + x, origin[1] + y, w, h]
 
 
 def _positive(value: Any, default: int) -> int:

@@ -139,7 +139,8 @@ def _typing(seg: Segment, actions: list[Event], t: dict[str, str], lang: str) ->
     if click is not None:
         ev = click_evidence(click[1], click[2])
         target = click_target(click[1], click[2], ev, into_field=True)
-        label = clean_label(field_element.get("name")) or (ev.label if ev.source in ("uia", "ocr") else None)
+        named = None if click[2].get("label_text") else clean_label(field_element.get("name"))  # not its placeholder
+        label = named or (ev.label if ev.source in ("uia", "ocr") else None)
         source, base = ev.source, ev.confidence
     else:
         label = clean_label(field_element.get("name"))

@@ -79,6 +79,7 @@ def _line_at(lines: list[OcrLine], point: tuple[int, int]) -> OcrLine | None:
 # Target keys that describe the demonstrated element: they go when a person names another one.
 DEMONSTRATED_KEYS = (
     "element", "anchor_ref", "anchor_offset", "label_offset", "label_width", "by_text", "uia", "x_pct", "y_pct", "bbox",
+    "in_field", "label_click",
 )  # fmt: skip
 
 

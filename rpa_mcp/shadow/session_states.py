@@ -118,7 +118,7 @@ class SessionStates:
             facts = rows[0]["facts"]
             element = rows[0]["event"].get("element") or {}
             if facts.pop("label_pending", None) and (label := self.clicks.label_beside(facts, element.get("name"))):
-                facts["label_box"] = label
+                facts |= label  # where its label is read beside it, and its text when it names the field
             if facts.pop("ocr_pending", None) or (idx in options and facts.get("anchor")):
                 # a click in a drop-down's list: the element reported may be the page beneath, never its name
                 name = None if idx in options and not is_option(element) else element.get("name")

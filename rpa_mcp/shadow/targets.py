@@ -61,6 +61,8 @@ def names_something(text: str) -> bool:
 
 def click_evidence(event: dict[str, Any], facts: dict[str, Any]) -> Evidence:
     element = event.get("element") or {}
+    if clean_label(facts.get("label_text")):  # a field with no name, or its placeholder: the label beside it
+        return Evidence(clean_label(facts["label_text"]), "ocr")
     if clean_label(element.get("name")) and not is_container(element):
         return Evidence(clean_label(element.get("name")), "uia")
     ocr = facts.get("ocr") or {}
@@ -89,8 +91,11 @@ def click_target(
     found: dict[str, Any] = {"label": label} if label else {}
     if bbox:  # in the pixels of the frame before the click, whose size is given beside it
         found |= {"bbox": bbox, "frame_size": facts.get("frame_size")}
-        if offset := label_offset(facts.get("label_box"), bbox):
-            found["label_offset"] = offset  # a field's label beside it: a replay finds the label, then the field
+        if offset := label_offset(facts.get("label_box"), bbox, click := click_point(facts)):
+            # a field's label beside it: a replay finds the label, then clicks in the field, never on the label
+            found |= {"label_offset": offset, "in_field": True}
+            if click is not None:  # where the person clicked from the label: where a replay judges the field
+                found["label_click"] = [click[0] - facts["label_box"][0], click[1] - facts["label_box"][1]]
         elif ev.source == "ocr" and (offset := _beside_line(facts, bbox)):
             # only the screen named it, by a line beside the click: click there again, measured from the line's
             # end nearest the click (the region read may have cut the line's other end)
@@ -116,14 +121,29 @@ def click_target(
 FIELD_INSET = 40  # px into a field from its left edge where a click beside its label lands (at most its middle)
 
 
-def label_offset(label: Any, field: Any) -> list[int] | None:
+FIELD_MARGIN = 4  # px: the point kept at least this far inside the field's left edge
+
+
+def label_offset(label: Any, field: Any, click: tuple[int, int] | None = None) -> list[int] | None:
     """From the top left of a field's label line (read beside it) to a point inside the field, frame pixels:
-    a little inside its left edge (a field may widen with its window), half way down."""
+    where the person clicked in it, at most FIELD_INSET in from its left edge (a field may widen with its
+    window; the typed text is read where the field is found from that point), half way down."""
     if not (isinstance(label, list) and len(label) == 4 and isinstance(field, list) and len(field) == 4):
         return None
     lx, ly = label[0], label[1]
     fx, fy, fw, fh = field
-    return [round(fx - lx + min(fw / 2, FIELD_INSET)), round(fy + fh / 2 - ly)]
+    inset = min(fw / 2, FIELD_INSET)
+    if click is not None and fx <= click[0] <= fx + fw and fy <= click[1] <= fy + fh:
+        inset = min(max(click[0] - fx, min(FIELD_MARGIN, fw / 2)), inset)
+    return [round(fx - lx + inset), round(fy + fh / 2 - ly)]
+
+
+def click_point(facts: dict[str, Any]) -> tuple[int, int] | None:
+    """The click in the frame's pixels (from the crop kept around it), None when no crop was kept."""
+    origin, at = facts.get("anchor_box"), facts.get("anchor_offset")
+    if not (isinstance(origin, list) and len(origin) == 4 and isinstance(at, list) and len(at) == 2):
+        return None
+    return origin[0] + at[0], origin[1] + at[1]
 
 
 BESIDE_PX = 3  # a click this far outside the line that names it is beside the line, not on it
@@ -132,10 +152,10 @@ BESIDE_PX = 3  # a click this far outside the line that names it is beside the l
 def _beside_line(facts: dict[str, Any], line: list[int]) -> list[int] | None:
     """From the top left of the OCR line that named a click to the click, frame pixels, when the click was
     beside the line (a field right of its label, a box left of its text); None when it was on the line."""
-    origin, at = facts.get("anchor_box"), facts.get("anchor_offset")
-    if not (isinstance(origin, list) and len(origin) == 4 and isinstance(at, list) and len(at) == 2):
+    point = click_point(facts)
+    if point is None:
         return None
-    px, py = origin[0] + at[0], origin[1] + at[1]
+    px, py = point
     x, y, w, h = line
     if x - BESIDE_PX <= px <= x + w + BESIDE_PX and y - BESIDE_PX <= py <= y + h + BESIDE_PX:
         return None
@@ -170,7 +190,7 @@ def evidence_text(event: dict[str, Any], facts: dict[str, Any], ev: Evidence) ->
     if ev.source == "uia":
         return plain_text((event.get("element") or {}).get("name"))
     if ev.source == "ocr":
-        return plain_text((facts.get("ocr") or {}).get("text"))
+        return plain_text(facts.get("label_text") or (facts.get("ocr") or {}).get("text"))
     return None
 
 

@@ -93,3 +93,36 @@ def test_a_label_read_cut_short_in_the_demonstration_still_puts_the_click_in_the
     res = resolver.resolve(form(dx=60, dy=40), cut_short)
     assert res.resolved, res
     assert 360 + 60 < res.x < 580 + 60 and 100 + 40 < res.y < 134 + 40, (res.x, res.y)
+
+
+def test_a_field_recorded_with_its_own_box_is_never_clicked_on_its_label(resolver: TargetResolver) -> None:
+    # the label found, the field's place from it far from where the step was made: the line itself was
+    # clicked (a label gives no field the keyboard: the text went nowhere); now not found, the run pauses
+    far = {**spec([60, 100, 200, 24]), "rel_x": 150 / W, "in_field": True}
+    res = resolver.resolve(form(), far)
+    assert not res.resolved and res.x is None, res
+
+
+def test_a_field_recorded_with_its_own_box_but_no_place_from_its_label_is_not_found(resolver: TargetResolver) -> None:
+    res = resolver.resolve(form(dx=60, dy=40), {**spec(None), "in_field": True})
+    assert not res.resolved and res.method == "not_found", res
+
+
+def test_a_wide_field_clicked_far_from_its_label_is_judged_where_it_was_clicked_and_typed_into_near_it(
+    resolver: TargetResolver,
+) -> None:
+    # a wide field (a note) clicked in its middle, 600 px right of its label: the click goes a little
+    # inside its left edge (a field may narrow with its window), the drift guard judges where the person
+    # clicked; the replay had paused (target_not_resolved) on the demo's note field
+    recorded = resolver.resolve(form(), spec(None))
+    assert recorded.box is not None
+    lx, ly = recorded.box[0], recorded.box[1]
+    wide = {
+        **spec(list(recorded.box)),
+        "rel_x": (lx + 600) / W,
+        "in_field": True,
+        "label_click": [600, 17 + 100 - ly],
+    }
+    res = resolver.resolve(form(), wide)
+    assert res.resolved, res
+    assert 360 < res.x < 580 and 100 < res.y < 134, (res.x, res.y)

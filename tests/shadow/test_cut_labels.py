@@ -19,8 +19,8 @@ class CutOcr:
     def read(self, image: np.ndarray) -> list[OcrLine]:
         if image.shape[:2] == (80, 300):  # the crop kept around the click starts at (250, 260)
             return [OcrLine("atient name :", (0, 30, 130, 20), 0.96)]
-        if image.shape[:2] == (40, 430):  # read again from (100, 280)
-            return [OcrLine("Patient name :", (170, 10, 110, 20), 0.97)]
+        if image.shape[0] < 40:  # its row read again, across a strip from the frame's left edge, from y = 286
+            return [OcrLine("Patient name :", (270, 4, 110, 20), 0.97)]
         return []
 
     def read_line(self, image: np.ndarray) -> OcrLine | None:
