@@ -9,8 +9,8 @@ its own width (a batch is padded to its widest crop, and the library pads every 
 320 columns), and what a crop reads is remembered by a digest of its pixels (the same label in
 the frame before and after an action, or read by the classifier then by a checker, is
 recognised once). A region read whole (`read`: detection, then recognition) is remembered the same
-way: a region read again with the same pixels (the screen observed before a run, then its first step's
-screen; a checker's region read twice) answers what it read. The crops of one call are recognised
+way: a region read again with the same pixels (a frame read whole by the dialogs' thorough path, then
+again with the window reported) answers what it read. The crops of one call are recognised
 `workers` at a time, each on its own thread: one inference per crop either way, so the CPU is the
 same and the readings too, and a dialog's five crops take about half the wall time on two cores.
 docs/decisions/ocr-engine.md has the measurements.
