@@ -191,6 +191,7 @@ class Run:
     detail: str = ""
     effects: list[Any] = field(default_factory=list)  # what the application underwent during the run
     bundle_steps: list[dict[str, Any]] = field(default_factory=list)  # the run's evidence bundle's steps
+    marks: list[dict[str, Any]] = field(default_factory=list)  # the agent's phase moments of each of its actions
 
 
 # --- learning -----------------------------------------------------------------------------------------
@@ -333,7 +334,15 @@ def _step_for(
 
 # --- replays --------------------------------------------------------------------------------------------
 def replays(
-    rig: Any, tools: Any, app: Any, runs: int, declared: set[str], *, keep_app: bool = False, spec: AppSpec = GTK
+    rig: Any,
+    tools: Any,
+    app: Any,
+    runs: int,
+    declared: set[str],
+    *,
+    keep_app: bool = False,
+    spec: AppSpec = GTK,
+    agent: Any = None,
 ) -> list[Run]:
     """Each run on the application as a clerk opens it (a fresh window at its start screen), or with
     `keep_app` on the window as the previous run left it (another patient's title, the last search)."""
@@ -362,7 +371,10 @@ def replays(
         steps = len([a for a in status["actions"] if a.get("origin") not in ("preflight", "closing")])
         verdict, detail = judge(status, app.since(mark), variant, spec.wanted(variant))
         bundle = rig.services.replay.evidence_bundle(replay_id)["bundle"]["steps"]
-        out.append(Run(variant, geometry, verdict, seconds, steps, detail, app.since(mark), bundle))
+        ids = [a["action_id"] for a in status["actions"]]
+        kept = {t["action_id"]: t for t in list(agent.agent.timings)} if agent is not None else {}
+        marks = [kept[i] for i in ids if i in kept]
+        out.append(Run(variant, geometry, verdict, seconds, steps, detail, app.since(mark), bundle, marks))
         if status["state"] == "paused":
             tools.call("cancel_replay", replay_id=replay_id)
         _escape(rig)
@@ -412,6 +424,46 @@ def judge(
     return "paused", f"step {status.get('steps_done')}: {status.get('pause_reason')}: {str(detail)[:200]}"
 
 
+# --- where a step's time goes ---------------------------------------------------------------------------
+SPLIT = (  # (part, from the agent's mark, to its mark); "next" is the next action's mark
+    ("receipt + start acks", "polled", "started"),
+    ("before-screenshot", "started", "shot"),
+    ("resolve (server + identity)", "shot", "resolved"),
+    ("click, focus, typing", "resolved", "injected"),
+    ("settle wait", "injected", "settled"),
+    ("after-screenshot", "settled", "encoded"),
+    ("report + validation", "encoded", "reported"),
+    ("dispatch + poll", "reported", "next polled"),
+)
+
+
+def time_split(runs: list[Run]) -> list[str]:
+    """Per step, the median time of each part of the agent's loop over the complete runs (the looks before
+    the first step and after the last included, as in the run's time), from the agent's phase moments."""
+    parts: dict[str, list[float]] = {name: [] for name, _, _ in SPLIT}
+    looks = 0
+    for r in runs:
+        if not r.steps or not r.marks:
+            continue
+        per_run = dict.fromkeys(parts, 0.0)
+        looks += len(r.marks) - r.steps
+        for n, marks in enumerate(r.marks):
+            after = r.marks[n + 1] if n + 1 < len(r.marks) else {}
+            for name, begin, end in SPLIT:
+                stop = after.get("polled") if end == "next polled" else marks.get(end)
+                start = marks.get(begin) if begin != "resolved" else marks.get("resolved", marks.get("shot"))
+                if isinstance(start, float) and isinstance(stop, float):
+                    per_run[name] += stop - start
+        for name, total in per_run.items():
+            parts[name].append(total / r.steps)
+    if not any(parts.values()):
+        return []
+    medians = {name: statistics.median(values) for name, values in parts.items() if values}
+    lines = [f"  per step, where the time goes (median over complete runs; {looks} looks without input included):"]
+    lines += [f"    {name:<28} {1000 * s:7.0f} ms" for name, s in medians.items()]
+    return lines
+
+
 # --- the report -----------------------------------------------------------------------------------------
 def run(argv: list[str]) -> str:
     parser = argparse.ArgumentParser(prog="rpa-mcp bench apps")
@@ -440,10 +492,12 @@ def _measure(args: argparse.Namespace, workdir: Path) -> str:
         app = spec.rig().start(rig.desk, workdir / f"{spec.name}-effects.jsonl")
         try:
             tools = rig.tools()
-            rig.start_agent(poll_wait_s=10.0)
+            agent = rig.start_agent(poll_wait_s=10.0)
             learning = learn(rig, tools, app, spec)
             print("\n".join(report(learning, [], 0.0, spec)[:-2]), file=sys.stderr, flush=True)  # before the long part
-            runs = replays(rig, tools, app, args.runs, learning.declared, keep_app=args.keep_app, spec=spec)
+            runs = replays(
+                rig, tools, app, args.runs, learning.declared, keep_app=args.keep_app, spec=spec, agent=agent
+            )
         finally:
             app.close()
     return "\n".join(report(learning, runs, time.monotonic() - started, spec))
@@ -482,6 +536,7 @@ def report(learning: Learning, runs: list[Run], elapsed: float, spec: AppSpec = 
     )
     if per_step:
         lines.append(f"  median s/step (complete runs): {statistics.median(per_step):.2f}   (target <= 1 s, idle)")
+    lines += time_split(complete)
     lines += check_costs([step for r in runs for step in r.bundle_steps])
     for r in runs:
         if r.verdict != "complete":

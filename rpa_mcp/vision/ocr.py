@@ -8,10 +8,12 @@ input (48 px high, ~0.08 ms of CPU per column on one thread): each crop is recog
 its own width (a batch is padded to its widest crop, and the library pads every crop to at least
 320 columns), and what a crop reads is remembered by a digest of its pixels (the same label in
 the frame before and after an action, or read by the classifier then by a checker, is
-recognised once). The crops of one call are recognised `workers` at a time, each on its own
-thread: one inference per crop either way, so the CPU is the same and the readings too, and a
-dialog's five crops take about half the wall time on two cores. docs/decisions/ocr-engine.md
-has the measurements.
+recognised once). A region read whole (`read`: detection, then recognition) is remembered the same
+way: a region read again with the same pixels (a frame read whole by the dialogs' thorough path, then
+again with the window reported) answers what it read. The crops of one call are recognised
+`workers` at a time, each on its own thread: one inference per crop either way, so the CPU is the
+same and the readings too, and a dialog's five crops take about half the wall time on two cores.
+docs/decisions/ocr-engine.md has the measurements.
 
 An engine may recognise with another ONNX model of the same recognizer (`recognizer`), decoded over
 that model's own dictionary: the checkers' engine uses the copy of the wheel's model whose head keeps
@@ -75,6 +77,7 @@ BATCH_RATIO = 1.4  # kept for callers of an older version; recognition no longer
 REC_HEIGHT = 48  # the recognizer's input height (PP-OCR rec models)
 REC_MIN_WIDTH = 16  # narrower crops are padded to this many columns
 READ_CACHE_ENTRIES = 4096  # recognised crops remembered (a digest and a short string each)
+REGION_CACHE_ENTRIES = 64  # regions read whole remembered (a digest and their lines each)
 MAX_THREADS = 16  # onnxruntime threads per inference (RPA_OCR_THREADS)
 MAX_WORKERS = 16  # crops of one call recognised at once (RPA_OCR_WORKERS)
 MIN_WIDTH_SHARE = 0.5  # narrower inputs than half a crop's own width read garbage
@@ -125,14 +128,19 @@ class RapidOcrEngine:
         self.recognizer_model: Path | None = None  # the model recognition runs on, when not the wheel's
         self._lock = threading.Lock()
         self._reads: OrderedDict[bytes, tuple[str, float]] = OrderedDict()
+        self._regions: OrderedDict[bytes, tuple[OcrLine, ...]] = OrderedDict()
         self._cache_entries = cache_entries
+        self._region_entries = min(cache_entries, REGION_CACHE_ENTRIES)
         self.recognitions = 0  # crops sent to the recognizer (cache misses), for benchmarks
         self.cache_hits = 0
+        self.regions_read = 0  # regions sent to detection and recognition (cache misses)
+        self.region_hits = 0
 
     def clear_cache(self) -> None:
         """Forget what crops read (benchmarks measure cold reads)."""
         with self._lock:
             self._reads.clear()
+            self._regions.clear()
 
     def _get(self) -> Any:
         with self._lock:
@@ -172,10 +180,31 @@ class RapidOcrEngine:
             return self._engine
 
     def read(self, image: np.ndarray) -> list[OcrLine]:
+        """Detection and recognition of a region; a region with the same pixels as one read before answers
+        the lines it read then (the engine is deterministic: the same pixels read the same)."""
         if image.size == 0:
             return []
+        key = _digest(image) if self._region_entries else None
+        if key is not None:
+            with self._lock:
+                known = self._regions.get(key)
+                if known is not None:
+                    self._regions.move_to_end(key)
+                    self.region_hits += 1
+                    return list(known)
+        lines = self._detect_and_read(image)
+        if key is not None:
+            with self._lock:
+                self._regions[key] = tuple(lines)
+                self._regions.move_to_end(key)
+                while len(self._regions) > self._region_entries:
+                    self._regions.popitem(last=False)
+        return lines
+
+    def _detect_and_read(self, image: np.ndarray) -> list[OcrLine]:
         engine = self._get()
         with self._lock:  # onnxruntime sessions are shared; keep calls serial and predictable
+            self.regions_read += 1
             # Explicit flags: rapidocr 3.x keeps use_det=False from a previous read_line() call.
             result = engine(image, use_det=True, use_cls=False, use_rec=True)
         txts, scores = getattr(result, "txts", None), getattr(result, "scores", None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from rpa_mcp.vision.ocr import RapidOcrEngine, normalize_text
+from rpa_mcp.vision.ocr import OcrLine, RapidOcrEngine, normalize_text
 
 
 def label(text: str, width: int = 220) -> np.ndarray:
@@ -47,3 +47,36 @@ def test_the_memory_of_read_crops_is_bounded() -> None:
     assert engine.recognitions == 3 and engine.cache_hits == 0
     engine.read_line(one)
     assert engine.cache_hits == 1
+
+
+def region(*words: str) -> np.ndarray:
+    image = np.full((60 * len(words) + 20, 360, 3), 250, np.uint8)
+    for n, word in enumerate(words):
+        cv2.putText(image, word, (12, 50 + 60 * n), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (20, 20, 20), 2, cv2.LINE_AA)
+    return image
+
+
+def test_a_region_with_the_same_pixels_is_read_once_and_answers_the_same_lines() -> None:
+    engine = RapidOcrEngine()
+    form = region("Service", "Enregistrer")
+    first = engine.read(form)
+    first.append(OcrLine("not the engine's", (0, 0, 1, 1), 1.0))  # a caller's list is its own
+    again = engine.read(form.copy())
+    assert engine.regions_read == 1 and engine.region_hits == 1
+    assert again == first[:-1]
+    assert [normalize_text(line.text) for line in again] == ["service", "enregistrer"]
+
+
+def test_a_region_whose_pixels_differ_is_read_again() -> None:
+    engine = RapidOcrEngine()
+    engine.read(region("Service", "Enregistrer"))
+    other = engine.read(region("Service", "Annuler"))
+    assert engine.regions_read == 2 and engine.region_hits == 0
+    assert [normalize_text(line.text) for line in other] == ["service", "annuler"]
+
+
+def test_without_a_memory_every_region_is_read_afresh() -> None:
+    engine = RapidOcrEngine(cache_entries=0)
+    form = region("Service")
+    assert engine.read(form) == engine.read(form)
+    assert engine.regions_read == 2 and engine.region_hits == 0

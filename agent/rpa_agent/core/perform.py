@@ -35,9 +35,9 @@ from rpa_agent.core.titles import window_titled
 from rpa_agent.core.wire import NextAction
 from rpa_agent.port import Desktop, Frame, InputRefused, KeyboardFocus, Stacking, Window
 
-SETTLE_MIN_S = 0.15
+SETTLE_MIN_S = 0.15  # with no change seen, the application is given this long to begin reacting
 SETTLE_MAX_S = 3.0
-SETTLE_STEP_S = 0.1
+SETTLE_STEP_S = 0.04  # a grab and a comparison cost a few ms: the end of the quiet time is seen within this
 FOCUS_TIMEOUT_S = 2.0
 TAKEOVER_POLL_S = 0.05
 
@@ -56,9 +56,11 @@ class Performer:
         say: Callable[[str], None],
         settle_ms: int | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.desktop = desktop
         self.sleep = sleep
+        self.clock = clock
         self.http = http
         self.machine_id = machine_id
         self.say = say
@@ -109,6 +111,7 @@ class Performer:
         output: dict[str, Any] | None = None
         warning: str | None = None
         executed = True
+        reference: Frame | None = None
         controls = choices.DesktopChoices(self.desktop, self.http, self.machine_id, self._settled_png)
         try:
             if kind in SERVER_SIDE:
@@ -152,6 +155,7 @@ class Performer:
                     self.mark("resolved")
                 if position is not None:
                     self.notes["position"] = list(position)  # where the input went (timings, the demo's film)
+                reference = self.desktop.screen.grab()  # the screen just before the input: did it react?
                 if kind in choices.KINDS and position is not None:
                     output = choices.carry_out(controls, action, position)
                 else:
@@ -164,7 +168,7 @@ class Performer:
         except (InvalidAction, InputRefused) as exc:
             return self._refused(action, f"INVALID_ACTION: {exc}", foreign_before, png_before)
         self.mark("injected")
-        frame_after, encoding = self._settle(encode=True) if executed else (frame_before, None)
+        frame_after, encoding = self._settle(encode=True, since=reference) if executed else (frame_before, None)
         self.mark("settled")
         front_after = self.desktop.windows.foreground()
         png_after = encoding.result() if encoding is not None else self.encode(frame_after)
@@ -320,31 +324,40 @@ class Performer:
                 self._encoder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="screen-encode")
             return self._encoder.submit(self.desktop.screen.png, frame)
 
-    def _settle(self, quiet_s: float = 0.3, *, encode: bool = False) -> tuple[Frame, Future[bytes] | None]:
-        """Wait until the screen stops changing (two equal frames `quiet_s` apart), at most SETTLE_MAX_S.
+    def _settle(
+        self, quiet_s: float = 0.3, *, encode: bool = False, since: Frame | None = None
+    ) -> tuple[Frame, Future[bytes] | None]:
+        """Wait until the screen stops changing, at most SETTLE_MAX_S: the same frame for `quiet_s` after the
+        last change seen (the screen unlike `since`, the frame grabbed just before the input, is one: the
+        application reacted before the first look); when no change is seen at all (the application slow
+        to react, or an input that changes nothing), for `quiet_s` after SETTLE_MIN_S. The screen is
+        looked at every SETTLE_STEP_S from just after the input, so the wait ends as soon as the screen
+        is still, not after a fixed delay.
 
         With `encode`, the frame is encoded in the background as soon as it is seen still, while the
         rest of the quiet time is waited; the returned future holds the returned frame's encoding
         (None when the frame changed after its last encoding started: the caller encodes it).
         """
-        deadline = time.monotonic() + (self.settle_ms / 1000.0 if self.settle_ms is not None else SETTLE_MAX_S)
-        self.sleep(SETTLE_MIN_S)
+        clock = self.clock
+        began = clock()
+        deadline = began + (self.settle_ms / 1000.0 if self.settle_ms is not None else SETTLE_MAX_S)
         last = self.desktop.screen.grab()
-        stable_since = time.monotonic()
+        stable_since, moved = clock(), since is not None and last != since
         encoding: tuple[Frame, Future[bytes]] | None = None
-        while time.monotonic() < deadline:
+        while clock() < deadline:
             self.sleep(SETTLE_STEP_S)
             frame = self.desktop.screen.grab()
+            now = clock()
             if frame == last:
                 if encode and encoding is None:
                     encoding = (last, self._encode_soon(last))
-                if time.monotonic() - stable_since >= quiet_s:
+                if now - stable_since >= quiet_s and (moved or now - began >= SETTLE_MIN_S + quiet_s):
                     break
             else:
                 if encoding is not None:
                     encoding[1].cancel()
                     encoding = None
-                last, stable_since = frame, time.monotonic()
+                last, stable_since, moved = frame, now, True
         return last, (encoding[1] if encoding is not None and encoding[0] is last else None)
 
     # --- results --------------------------------------------------------------------------------------

@@ -1,0 +1,96 @@
+"""The wait for the screen to settle after an input: it ends once the screen is still, never before.
+
+A fake clock moves only when the performer sleeps; the screen shows what a script says at each moment.
+"""
+
+from __future__ import annotations
+
+from rpa_agent.core.perform import SETTLE_MAX_S, SETTLE_MIN_S, Performer
+from rpa_agent.port import Frame
+
+from .fakes import SIZE, FakeDesktop, FakeHttp, FakeServer
+
+QUIET = 0.3
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class ScriptedScreen:
+    """Shows frame n from the n-th moment of `changes` on (seconds after the input)."""
+
+    def __init__(self, clock: Clock, changes: list[float]) -> None:
+        self.clock, self.changes = clock, changes
+
+    def size(self) -> tuple[int, int]:
+        return SIZE
+
+    def grab(self) -> Frame:
+        shown = sum(self.clock.now >= at for at in self.changes)
+        return Frame(SIZE[0], SIZE[1], bytes([shown]) * (SIZE[0] * SIZE[1] * 4))
+
+    def png(self, frame: Frame) -> bytes:
+        return b""
+
+
+def settle(changes: list[float], *, before: int | None = None) -> tuple[float, int]:
+    """How long the wait took, and which frame it returned; `before`: the frame shown just before the input."""
+    clock = Clock()
+    desktop = FakeDesktop()
+    desktop.screen = ScriptedScreen(clock, changes)  # type: ignore[assignment]
+    performer = Performer(
+        desktop, FakeHttp(FakeServer()), machine_id="PC-1", say=lambda _s: None, sleep=clock.sleep, clock=clock
+    )
+    since = None if before is None else Frame(SIZE[0], SIZE[1], bytes([before]) * (SIZE[0] * SIZE[1] * 4))
+    frame, _ = performer._settle(QUIET, since=since)
+    return clock.now, frame.pixels[0]
+
+
+def test_a_screen_that_changed_then_stayed_still_ends_the_wait_after_the_quiet_time_not_a_fixed_delay() -> None:
+    took, shown = settle([0.02])
+    assert shown == 1
+    assert QUIET <= took < SETTLE_MIN_S + QUIET  # before, at least SETTLE_MIN_S then QUIET
+
+
+def test_a_screen_that_never_changed_is_waited_for_the_application_to_begin_reacting() -> None:
+    took, shown = settle([])
+    assert shown == 0
+    assert took >= SETTLE_MIN_S + QUIET
+
+
+def test_a_late_reaction_within_the_first_wait_is_seen() -> None:
+    took, shown = settle([SETTLE_MIN_S + QUIET - 0.05])
+    assert shown == 1
+    assert took >= SETTLE_MIN_S + QUIET - 0.05 + QUIET
+
+
+def test_a_change_during_the_quiet_time_starts_it_again() -> None:
+    took, shown = settle([0.02, 0.25])
+    assert shown == 2
+    assert took >= 0.25 + QUIET
+
+
+def test_a_screen_that_never_stays_still_is_waited_for_at_most_the_limit() -> None:
+    took, shown = settle([n * 0.03 for n in range(200)])
+    assert SETTLE_MAX_S <= took < SETTLE_MAX_S + 0.1
+    assert shown > 0
+
+
+def test_a_screen_that_reacted_before_the_first_look_ends_the_wait_after_the_quiet_time() -> None:
+    took, shown = settle([0.0], before=0)  # already unlike the frame grabbed just before the input
+    assert shown == 1
+    assert QUIET <= took < SETTLE_MIN_S + QUIET
+
+
+def test_a_screen_like_the_one_before_the_input_is_given_time_to_react() -> None:
+    took, shown = settle([], before=0)
+    assert shown == 0
+    assert took >= SETTLE_MIN_S + QUIET
