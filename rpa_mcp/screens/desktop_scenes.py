@@ -1,0 +1,121 @@
+"""Desktop programs added to widen the tuning side (see rpa_mcp.screens.real_programs): a MATE editor
+with tabs (pluma), the Xfce file manager's confirmation before deleting a file (thunar) and a GTK
+passphrase box (pinentry-gtk2); then a KDE editor (kwrite), held out before it was captured.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+
+from rpa_mcp.screens.editor_scenes import SCENES, editor
+from rpa_mcp.screens.real_program_scenes import (
+    SENTENCE,
+    changed_below,
+    chooser,
+    dialog_then_click,
+    quit_unsaved,
+    typed_pair,
+)
+from rpa_mcp.screens.real_programs import USER, Session, center, grow
+
+__all__ = ["SCENES", "kwrite", "pinentry", "pluma", "thunar"]
+
+CANCEL = ("cancel", "annuler")
+
+
+def _own(s: Session, *paths: str) -> None:
+    subprocess.run(["chown", "-R", f"{USER}:{USER}", *paths], check=True)
+
+
+def pluma(s: Session) -> None:
+    """Two documents in tabs: switch to the first, close it, type in the second; the choosers; quit."""
+    for state in (".config/dconf", ".config/pluma", ".local/share/pluma"):
+        shutil.rmtree(s.home / state, ignore_errors=True)
+    docs = []
+    for name, text in (("bilan.txt", "Bilan sanguin du 12/03\n"), ("courrier.txt", "Courrier au médecin traitant\n")):
+        (s.home / name).write_text(text, encoding="utf-8")
+        docs.append(str(s.home / name))
+    _own(s, *docs)
+    s.run("pluma", *docs)
+    wid = s.wait_window("courrier|bilan")
+    s.maximize(wid)
+    time.sleep(1.5)
+    x, y, w, h = s.active_geometry(wid)
+    before = s.settle()
+    tab, label = s.find_text(before, ("bilan.txt",), (x, y + 30, w, 170))
+    s.click(center(tab))
+    time.sleep(0.6)
+    after = s.settle()
+    tab_box = list(grow(tab, 8))
+    b, a = s.save("switch-tab-before", before), s.save("switch-tab-after", after)
+    action = {"type": "switch_tab", "label": label, "bbox": tab_box, "point": list(center(tab))}
+    s.pair("switch-tab", b, a, action, "SUCCESS", None, f"a click on the document tab '{label}'")
+    before = after
+    s.key("ctrl+w")
+    time.sleep(0.8)
+    after = s.settle()
+    b, a = s.save("close-tab-before", before), s.save("close-tab-after", after)
+    action = {"type": "close_tab", "label": label, "bbox": tab_box, "point": None}
+    s.pair("close-tab", b, a, action, "SUCCESS", None, f"the unmodified document tab '{label}' closed (Ctrl+W)")
+    s.click((x + w // 2, y + h // 2))  # the caret in the text view
+    time.sleep(1.0)
+    before = s.settle()
+    s.key("ctrl+End", "Return")
+    time.sleep(0.5)
+    before = s.settle()
+    s.type(SENTENCE[s.config.lang])
+    after = s.settle()
+    top = tab[1] + tab[3] + 6  # the tab's label gains a "*": the text view only
+    typed_pair(s, before, after, changed_below(before, after, top))
+    chooser(s, "ctrl+shift+s", "save-as", "file-save-as", "the MATE (GTK 3) save-as file chooser")
+    chooser(s, "ctrl+o", "open", "file-open", "the MATE (GTK 3) open file chooser")
+    quit_unsaved(s, "save changes to the document before closing?")
+
+
+def thunar(s: Session) -> None:
+    """A file deleted for good (Shift+Delete): the file manager asks first; Cancel keeps it."""
+    shutil.rmtree(s.home / ".config/Thunar", ignore_errors=True)
+    folder = s.home / "Comptes-rendus"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir()
+    for name in ("compte-rendu-1203.txt", "ordonnance-1403.txt", "courrier-1503.txt"):
+        (folder / name).write_text("DURAND Alice\n", encoding="utf-8")
+    _own(s, str(folder))
+    s.run("thunar", str(folder))
+    wid = s.wait_window("Comptes-rendus")
+    s.maximize(wid)
+    time.sleep(1.5)
+    frame = s.settle()
+    box, _ = s.find_text(frame, ("ordonnance-1403.txt", "ordonnance-1403"), s.active_geometry(wid))
+    s.click(center(box))
+    time.sleep(0.6)
+    s.key("shift+Delete")
+    time.sleep(1.2)
+    dialog_then_click(s, "confirm-delete", "app-confirm-delete", CANCEL, "delete the file for good?")
+
+
+def pinentry(s: Session) -> None:
+    """A passphrase box (pinentry-gtk2, as gpg shows it); Cancel closes it."""
+    title = s.t("Unlock the signing key", "Déverrouiller la clé de signature")
+    desc = s.t(
+        "Enter the passphrase of the prescription signing key.",
+        "Saisissez la phrase secrète de la clé de signature des ordonnances.",
+    )
+    prompt = s.t("Passphrase:", "Phrase secrète :")
+    commands = "\n".join((f"SETTITLE {title}", f"SETDESC {desc}", f"SETPROMPT {prompt}", "GETPIN", "BYE"))
+    s.run("sh", "-c", f"printf '%s\\n' '{commands}' | pinentry-gtk2")
+    wid = s.wait_window(title)
+    time.sleep(1.0)
+    dialog_then_click(s, "password", "app-credential-prompt", CANCEL, "a passphrase box", wid)
+
+
+def kwrite(s: Session) -> None:
+    editor(s, ("kwrite",), "KWrite|Untitled|Sans titre", "KDE (Qt 5)", (".local/share/kwrite",))
+
+
+SCENES["pluma"] = pluma
+SCENES["thunar"] = thunar
+SCENES["pinentry"] = pinentry
+SCENES["kwrite"] = kwrite
