@@ -1,6 +1,6 @@
 """Desktop programs added to widen the tuning side (see rpa_mcp.screens.real_programs): a MATE editor
 with tabs (pluma), the Xfce file manager's confirmation before deleting a file (thunar) and a GTK
-passphrase box (pinentry-gtk2); then a KDE editor (kwrite), held out before it was captured.
+passphrase box (pinentry-gtk2); then a GTK 2 editor (l3afpad), held out before it was captured.
 """
 
 from __future__ import annotations
@@ -8,6 +8,9 @@ from __future__ import annotations
 import shutil
 import subprocess
 import time
+
+import cv2
+import numpy as np
 
 from rpa_mcp.screens.editor_scenes import SCENES, editor
 from rpa_mcp.screens.real_program_scenes import (
@@ -18,9 +21,9 @@ from rpa_mcp.screens.real_program_scenes import (
     quit_unsaved,
     typed_pair,
 )
-from rpa_mcp.screens.real_programs import USER, Session, center, grow
+from rpa_mcp.screens.real_programs import USER, BBox, Session, center, grow
 
-__all__ = ["SCENES", "kwrite", "pinentry", "pluma", "thunar"]
+__all__ = ["SCENES", "l3afpad", "pinentry", "pluma", "thunar"]
 
 CANCEL = ("cancel", "annuler")
 
@@ -30,7 +33,8 @@ def _own(s: Session, *paths: str) -> None:
 
 
 def pluma(s: Session) -> None:
-    """Two documents in tabs: switch to the first, close it, type in the second; the choosers; quit."""
+    """Two documents in tabs: switch to the other one, close it; a click on the greyed-out Undo (only the
+    caret blinks); a sentence typed; the choosers; quit without saving."""
     for state in (".config/dconf", ".config/pluma", ".local/share/pluma"):
         shutil.rmtree(s.home / state, ignore_errors=True)
     docs = []
@@ -44,7 +48,8 @@ def pluma(s: Session) -> None:
     time.sleep(1.5)
     x, y, w, h = s.active_geometry(wid)
     before = s.settle()
-    tab, label = s.find_text(before, ("bilan.txt",), (x, y + 30, w, 170))
+    other = "courrier.txt" if "bilan" in s.title() else "bilan.txt"  # the tab not in front
+    tab, label = s.find_text(before, (other,), (x, y + 30, w, 170))
     s.click(center(tab))
     time.sleep(0.6)
     after = s.settle()
@@ -61,7 +66,7 @@ def pluma(s: Session) -> None:
     s.pair("close-tab", b, a, action, "SUCCESS", None, f"the unmodified document tab '{label}' closed (Ctrl+W)")
     s.click((x + w // 2, y + h // 2))  # the caret in the text view
     time.sleep(1.0)
-    before = s.settle()
+    _greyed_click(s, s.settle(ignore_small=0), ("Undo", "Annuler"), (x, y + 30, w // 2, 70))
     s.key("ctrl+End", "Return")
     time.sleep(0.5)
     before = s.settle()
@@ -72,6 +77,22 @@ def pluma(s: Session) -> None:
     chooser(s, "ctrl+shift+s", "save-as", "file-save-as", "the MATE (GTK 3) save-as file chooser")
     chooser(s, "ctrl+o", "open", "file-open", "the MATE (GTK 3) open file chooser")
     quit_unsaved(s, "save changes to the document before closing?")
+
+
+def _greyed_click(s: Session, before: np.ndarray, words: tuple[str, ...], region: BBox) -> None:
+    """A click on a greyed-out toolbar button: the frame after is the first that differs (the caret)."""
+    button, label = s.find_text(before, words, region)
+    s.click(center(button))
+    after = before
+    for _ in range(20):
+        time.sleep(0.15)
+        after = s.grab()
+        if int(np.count_nonzero(cv2.absdiff(after, before).max(axis=2) > 24)) > 0:
+            break
+    b, a = s.save("greyed-click-before", before), s.save("greyed-click-after", after)
+    box = grow(button, 10)
+    action = {"type": "click_anchor", "label": label, "bbox": list(box), "point": list(center(button))}
+    s.pair("greyed-button", b, a, action, "FAILURE", "NO_VISUAL_CHANGE", f"a click on the greyed-out '{label}'")
 
 
 def thunar(s: Session) -> None:
@@ -105,17 +126,17 @@ def pinentry(s: Session) -> None:
     )
     prompt = s.t("Passphrase:", "Phrase secrète :")
     commands = "\n".join((f"SETTITLE {title}", f"SETDESC {desc}", f"SETPROMPT {prompt}", "GETPIN", "BYE"))
-    s.run("sh", "-c", f"printf '%s\\n' '{commands}' | pinentry-gtk2")
+    s.run("sh", "-c", f"printf '%s\\n' '{commands}' | pinentry-gtk-2")
     wid = s.wait_window(title)
     time.sleep(1.0)
     dialog_then_click(s, "password", "app-credential-prompt", CANCEL, "a passphrase box", wid)
 
 
-def kwrite(s: Session) -> None:
-    editor(s, ("kwrite",), "KWrite|Untitled|Sans titre", "KDE (Qt 5)", (".local/share/kwrite",))
+def l3afpad(s: Session) -> None:
+    editor(s, ("l3afpad",), "L3afpad|Untitled|Sans titre", "GTK 2", (".config/l3afpad",))
 
 
 SCENES["pluma"] = pluma
 SCENES["thunar"] = thunar
 SCENES["pinentry"] = pinentry
-SCENES["kwrite"] = kwrite
+SCENES["l3afpad"] = l3afpad

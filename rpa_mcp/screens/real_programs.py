@@ -13,7 +13,7 @@ The split is by whole program (see `SPLIT`): tuning programs may be used to repr
 verdict; held-out programs are only measured. Needs: Xvfb, openbox, xdotool, dbus, xprop, setxkbmap, the programs
 (Debian: mousepad gnumeric geany zenity featherpad qttranslations5-l10n python3-tk firefox-esr
 firefox-esr-l10n-fr abiword gnome-text-editor pluma thunar
-pinentry-gtk2 kwrite) and the fr_FR and en_US locales.
+pinentry-gtk2 l3afpad) and the fr_FR and en_US locales.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ SPLIT = {
     "pluma": "tuning",
     "thunar": "tuning",
     "pinentry": "tuning",
-    "kwrite": "held-out",
+    "l3afpad": "held-out",
 }
 
 

@@ -26,7 +26,7 @@ def test_every_program_of_the_split_has_a_scene_and_the_later_ones_are_held_out(
     from rpa_mcp.screens.desktop_scenes import SCENES
 
     assert set(SCENES) == set(SPLIT)
-    assert SPLIT["abiword"] == SPLIT["gnome-text-editor"] == SPLIT["kwrite"] == "held-out"
+    assert SPLIT["abiword"] == SPLIT["gnome-text-editor"] == SPLIT["l3afpad"] == "held-out"
     assert SPLIT["pluma"] == SPLIT["thunar"] == SPLIT["pinentry"] == "tuning"
 
 
