@@ -47,9 +47,16 @@ def pluma(s: Session) -> None:
     s.maximize(wid)
     time.sleep(1.5)
     x, y, w, h = s.active_geometry(wid)
-    before = s.settle()
     other = "courrier.txt" if "bilan" in s.title() else "bilan.txt"  # the tab not in front
-    tab, label = s.find_text(before, (other,), (x, y + 30, w, 170))
+    for _ in range(10):  # the second document may open a moment later
+        before = s.settle()
+        try:
+            tab, label = s.find_text(before, (other,), (x, y, w, 140))
+            break
+        except LookupError:
+            time.sleep(1.0)
+    else:
+        raise LookupError(f"pluma: no tab '{other}'")
     s.click(center(tab))
     time.sleep(0.6)
     after = s.settle()
@@ -66,7 +73,7 @@ def pluma(s: Session) -> None:
     s.pair("close-tab", b, a, action, "SUCCESS", None, f"the unmodified document tab '{label}' closed (Ctrl+W)")
     s.click((x + w // 2, y + h // 2))  # the caret in the text view
     time.sleep(1.0)
-    _greyed_click(s, s.settle(ignore_small=0), ("Undo", "Annuler"), (x, y + 30, w // 2, 70))
+    _greyed_click(s, s.settle(ignore_small=0), ("Undo", "Annuler"), (x, y, w // 2, 110))
     s.key("ctrl+End", "Return")
     time.sleep(0.5)
     before = s.settle()
@@ -133,7 +140,8 @@ def pinentry(s: Session) -> None:
 
 
 def l3afpad(s: Session) -> None:
-    editor(s, ("l3afpad",), "L3afpad|Untitled|Sans titre", "GTK 2", (".config/l3afpad",))
+    # no tabs: the first line of text lies right under the menu bar
+    editor(s, ("l3afpad",), "L3afpad|Untitled|Sans titre", "GTK 2", (".config/l3afpad",), chrome=26)
 
 
 SCENES["pluma"] = pluma

@@ -28,8 +28,11 @@ from rpa_mcp.screens.real_programs import USER, Session
 __all__ = ["SCENES", "abiword", "editor", "featherpad", "geany", "gnome_text_editor"]
 
 
-def editor(s: Session, argv: tuple[str, ...], window: str, toolkit: str, state: tuple[str, ...]) -> None:
-    """Type a sentence, open the save-as and open choosers, quit and answer the save-changes prompt."""
+def editor(
+    s: Session, argv: tuple[str, ...], window: str, toolkit: str, state: tuple[str, ...], chrome: int = 60
+) -> None:
+    """Type a sentence, open the save-as and open choosers, quit and answer the save-changes prompt.
+    `chrome`: the rows under the window's top left out of the typed text's box (a menu bar, tabs)."""
     for folder in state:  # a fresh state: no session or question left by an earlier run
         shutil.rmtree(s.home / folder, ignore_errors=True)
     s.run(*argv)
@@ -41,7 +44,7 @@ def editor(s: Session, argv: tuple[str, ...], window: str, toolkit: str, state: 
     before = s.settle()
     s.type(SENTENCE[s.config.lang])
     after = s.settle()
-    typed_pair(s, before, after, changed_below(before, after, y + 60))  # the tabs left out too
+    typed_pair(s, before, after, changed_below(before, after, y + chrome))  # the tabs left out too
     for keys, name, kind, what in (
         ("ctrl+shift+s", "save-as", "file-save-as", "save-as"),
         ("ctrl+o", "open", "file-open", "open"),
