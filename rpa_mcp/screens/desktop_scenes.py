@@ -14,6 +14,8 @@ import numpy as np
 
 from rpa_mcp.screens.editor_scenes import SCENES, editor
 from rpa_mcp.screens.real_program_scenes import (
+    DONT_SAVE,
+    NO,
     SENTENCE,
     changed_below,
     chooser,
@@ -140,8 +142,9 @@ def pinentry(s: Session) -> None:
 
 
 def l3afpad(s: Session) -> None:
-    # no tabs: the first line of text lies right under the menu bar
-    editor(s, ("l3afpad",), "L3afpad|Untitled|Sans titre", "GTK 2", (".config/l3afpad",), chrome=26)
+    # no tabs: the first line of text lies right under the menu bar; its prompt answers Yes / No
+    state = (".config/l3afpad",)
+    editor(s, ("l3afpad",), "L3afpad|Untitled|Sans titre", "GTK 2", state, chrome=26, dont_save=(*DONT_SAVE, *NO))
 
 
 SCENES["pluma"] = pluma

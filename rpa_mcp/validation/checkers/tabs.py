@@ -92,7 +92,7 @@ def _underline_look(image: np.ndarray, bbox: BBox, inner: np.ndarray) -> float |
     x, y, w, h = bbox
     for step in BAR_NEIGHBOURS:
         neighbour = (x + step * w, y, w, h)
-        if 0 <= neighbour[0] and neighbour[0] + w <= image.shape[1] and _underlined(image, neighbour, inner):
+        if neighbour[0] >= 0 and neighbour[0] + w <= image.shape[1] and _underlined(image, neighbour, inner):
             return 0.0
     return None
 
