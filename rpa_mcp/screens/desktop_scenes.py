@@ -8,6 +8,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import time
+from typing import Any
 
 import cv2
 import numpy as np
@@ -64,7 +65,7 @@ def pluma(s: Session) -> None:
     after = s.settle()
     tab_box = list(grow(tab, 8))
     b, a = s.save("switch-tab-before", before), s.save("switch-tab-after", after)
-    action = {"type": "switch_tab", "label": label, "bbox": tab_box, "point": list(center(tab))}
+    action: dict[str, Any] = {"type": "switch_tab", "label": label, "bbox": tab_box, "point": list(center(tab))}
     s.pair("switch-tab", b, a, action, "SUCCESS", None, f"a click on the document tab '{label}'")
     before = after
     s.key("ctrl+w")
