@@ -126,7 +126,8 @@ async def program(call: Call, manifest: Path, policies: Mapping[str, str]) -> Fi
 async def measure(folder: Path) -> dict[str, dict[str, Figures]]:
     """Every program's figures by split, through an MCP client session."""
     policies = {d.id: d.policy for d in load_dialog_catalog(shipped_dir("catalog") / "dialogs.yaml").dialogs}
-    with tempfile.TemporaryDirectory() as tmp:
+    # a store file still being written at the session's end must not throw the figures away
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         settings = Settings(data_dir=Path(tmp), jwt_secret="b" * 48, rate_limit_per_minute=10**7)
         async with tools(build_services(settings)) as client:
             by_split: dict[str, dict[str, Figures]] = {split: {} for split in SPLITS}

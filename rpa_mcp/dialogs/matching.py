@@ -19,11 +19,13 @@ from rpa_mcp.dialogs.catalog import GENERIC_IDS, DialogCatalog, DialogEntry
 from rpa_mcp.vision.ocr import normalize_text
 
 FUZZY_BUTTON = 0.8
+CONTAINED = 0.95  # the similarity of an expected text found inside a longer read
 ACCEPT_SCORE = 0.6
 TITLELESS_FACTOR = 0.75  # keeps a title-less match under the auto threshold of the resolver
 ANCHOR_TITLE = 0.85  # a line this close to a catalog title may head a dialog (thorough path)
 ANCHOR_KEYWORD_CHARS = 10  # a body keyword at least this long may head a dialog (thorough path)
 LOCKED_TITLE_MIN_CHARS = 8  # a locked entry's title seen anywhere in the dialog makes it a candidate
+STEM_TAIL = 3  # a title ending this few letters before its word does is that word's stem ("Sign in", "signing")
 
 
 @lru_cache(maxsize=4096)
@@ -47,11 +49,33 @@ def _similarity(a: str, b: str, floor: float = 0.0) -> float:
     if a == b:
         return 1.0
     if len(b) >= 5 and b in a:
-        return 0.95
+        return CONTAINED
     # ratio <= 2*min(len)/(len(a)+len(b)): most catalog strings are ruled out by length alone
     if floor > 0.0 and (2 * min(len(a), len(b)) / (len(a) + len(b))) ** 2 <= floor:
         return 0.0
     return _ratio_squared(a, b)
+
+
+def _ends_inside_a_word(line: str, title: str) -> bool:
+    """Every place the (compact) title is found in the line ends one to STEM_TAIL letters before the
+    word it ends in does: "Sign in" in "Unlock the signing key" is the stem of "signing". A longer
+    tail is a word the OCR ran on without its space ("Savechanges"): the title stands."""
+    words = "".join(c if c.isalnum() else " " for c in normalize_text(line)).split()
+    ends, end = [], 0
+    for word in words:
+        end += len(word)
+        ends.append(end)
+    text = "".join(words)
+    start = text.find(title)
+    if start < 0:
+        return False
+    while start >= 0:
+        stop = start + len(title)
+        tail = next(e for e in ends if e >= stop) - stop
+        if not 0 < tail <= STEM_TAIL:
+            return False
+        start = text.find(title, start + 1)
+    return True
 
 
 def _ratio_squared(a: str, b: str) -> float:
@@ -178,6 +202,8 @@ class Matcher:
             read = compact(line)
             for title in titles:
                 s = _similarity(read, title, best)
+                if s == CONTAINED and _ends_inside_a_word(line, title):
+                    s = _ratio_squared(read, title)
                 if s > best:
                     best, best_line = s, line
         return best, best_line

@@ -3,10 +3,12 @@
 When no catalog entry's words name a dialog, what it asks still shows in its buttons and layout:
 - save changes: a save button beside a discard one ("Don't Save", "Discard All", "Ne pas enregistrer");
 - deletion: a question naming a deletion, answered yes/no or delete/cancel;
+- credentials: a Cancel button under words asking for a password, passphrase or PIN;
 - error: one acknowledgement button (OK, Close) with an error icon (a red disc) or an error word;
 - file chooser: a Save, Open or OK button beside Cancel on one row, under a list of files (names
   with an extension, or the Name / Size / Type / Modified columns); Save gives `file-save-as`, Open
   `file-open`, OK `file-save-as` when a name field is labelled above, else `file-open`.
+A button's icon read as one letter before its label ("XCancel") still reads as that label.
 Words are compared accent-, case- and punctuation-free, in English, French, German, Spanish and
 Italian. Each rule names a generic kind, all `pause`: it decides nothing a person would not.
 """
@@ -54,6 +56,8 @@ ERROR = (
     "impossible", "napaspu", "nontpaspu", "nepeutpas", "denied", "refuse", "notfound", "introuvable", "fehler",
     "fehlgeschlagen", "konntenicht", "nosepudo", "errore", "invalid",
 )  # fmt: skip
+CREDENTIAL = ("password", "motdepasse", "passphrase", "phrasesecrete", "passwort", "kennwort", "contrasena",
+              "pincode", "codepin", "codesecret")  # fmt: skip
 COLUMNS = _words(
     "name", "nom", "size", "taille", "type", "modified", "modifié", "accessed", "accédé", "location", "emplacement",
     "date", "größe", "geändert", "nombre", "tamaño", "modificado", "dimensione", "modificato",
@@ -86,8 +90,12 @@ def labels_among(lines: Sequence[str]) -> list[str]:
     return [line for line in lines if _is(line, LABELS)]
 
 
+ICON_LETTER_MIN = 5  # a label this long may start with its icon read as a letter ("XCancel")
+
+
 def _is(label: str, words: frozenset[str]) -> bool:
-    return compact(label) in words
+    read = compact(label)
+    return read in words or (len(read) >= ICON_LETTER_MIN and read[1:] in words)
 
 
 def _any(labels: Sequence[str], words: frozenset[str]) -> bool:
@@ -105,6 +113,8 @@ def kind_of(labels: Sequence[str], lines: Sequence[str], error_icon: Callable[[]
     pairs = [(a, b) for a, b in (YES_NO, DELETE_CANCEL) if _any(labels, a) and _any(labels, b)]
     if names_deletion and pairs:
         return Shape("app-confirm-delete", "a question naming a deletion, answered yes/no or delete/cancel")
+    if _any(labels, CANCEL) and any(stem in text for stem in CREDENTIAL):
+        return Shape("app-credential-prompt", "a Cancel button under words asking for a password")
     acks = [label for label in labels if _is(label, ACKNOWLEDGE)]
     if acks and len(labels) <= 2 and all(_is(label, ACKNOWLEDGE | DETAILS) for label in labels):
         if any(stem in text for stem in ERROR):

@@ -14,6 +14,7 @@ import subprocess
 import time
 
 from rpa_mcp.screens.real_program_scenes import (
+    DONT_SAVE,
     OK,
     SCENES,
     SENTENCE,
@@ -28,8 +29,18 @@ from rpa_mcp.screens.real_programs import USER, Session
 __all__ = ["SCENES", "abiword", "editor", "featherpad", "geany", "gnome_text_editor"]
 
 
-def editor(s: Session, argv: tuple[str, ...], window: str, toolkit: str, state: tuple[str, ...]) -> None:
-    """Type a sentence, open the save-as and open choosers, quit and answer the save-changes prompt."""
+def editor(
+    s: Session,
+    argv: tuple[str, ...],
+    window: str,
+    toolkit: str,
+    state: tuple[str, ...],
+    chrome: int = 60,
+    dont_save: tuple[str, ...] = DONT_SAVE,
+) -> None:
+    """Type a sentence, open the save-as and open choosers, quit and answer the save-changes prompt.
+    `chrome`: the rows under the window's top left out of the typed text's box (a menu bar, tabs);
+    `dont_save`: the labels of the prompt's button that closes without saving."""
     for folder in state:  # a fresh state: no session or question left by an earlier run
         shutil.rmtree(s.home / folder, ignore_errors=True)
     s.run(*argv)
@@ -41,13 +52,13 @@ def editor(s: Session, argv: tuple[str, ...], window: str, toolkit: str, state: 
     before = s.settle()
     s.type(SENTENCE[s.config.lang])
     after = s.settle()
-    typed_pair(s, before, after, changed_below(before, after, y + 60))  # the tabs left out too
+    typed_pair(s, before, after, changed_below(before, after, y + chrome))  # the tabs left out too
     for keys, name, kind, what in (
         ("ctrl+shift+s", "save-as", "file-save-as", "save-as"),
         ("ctrl+o", "open", "file-open", "open"),
     ):
         chooser(s, keys, name, kind, f"the {toolkit} {what} file chooser")
-    quit_unsaved(s, "save changes before closing?")
+    quit_unsaved(s, "save changes before closing?", dont_save)
 
 
 def geany(s: Session) -> None:

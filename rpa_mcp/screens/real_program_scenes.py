@@ -102,11 +102,11 @@ def chooser(s: Session, keys: str, name: str, kind: str, description: str) -> No
     time.sleep(0.8)
 
 
-def quit_unsaved(s: Session, description: str) -> None:
+def quit_unsaved(s: Session, description: str, dont_save: tuple[str, ...] = DONT_SAVE) -> None:
     """Quit with unsaved changes and answer the prompt without saving: a pair."""
     s.key("ctrl+q")
     time.sleep(1.2)
-    dialog_then_click(s, "save-changes", "app-save-changes", DONT_SAVE, description)
+    dialog_then_click(s, "save-changes", "app-save-changes", dont_save, description)
 
 
 def changed_below(before: np.ndarray, after: np.ndarray, top: int) -> BBox:

@@ -12,7 +12,8 @@ widgets) or from the frame (the label found by OCR in the dialog), then are chec
 The split is by whole program (see `SPLIT`): tuning programs may be used to reproduce and fix a
 verdict; held-out programs are only measured. Needs: Xvfb, openbox, xdotool, dbus, xprop, setxkbmap, the programs
 (Debian: mousepad gnumeric geany zenity featherpad qttranslations5-l10n python3-tk firefox-esr
-firefox-esr-l10n-fr abiword gnome-text-editor) and the fr_FR and en_US locales.
+firefox-esr-l10n-fr abiword gnome-text-editor pluma thunar
+pinentry-gtk2 l3afpad) and the fr_FR and en_US locales.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from rpa_mcp.screens.real import xvfb
 BBox = tuple[int, int, int, int]
 USER = "rpacap"
 SIZES = ((1920, 1080), (1600, 900), (1366, 768))
-FRENCH_FIRST = frozenset({"firefox", "mousepad", "zenity", "geany"})  # the language at 1920x1080
+FRENCH_FIRST = frozenset({"firefox", "mousepad", "zenity", "geany", "pluma", "pinentry"})  # the language at 1920x1080
 SPLIT = {
     "mousepad": "tuning",
     "tk": "tuning",
@@ -51,6 +52,10 @@ SPLIT = {
     "featherpad": "held-out",
     "abiword": "held-out",
     "gnome-text-editor": "held-out",
+    "pluma": "tuning",
+    "thunar": "tuning",
+    "pinentry": "tuning",
+    "l3afpad": "held-out",
 }
 
 
@@ -320,7 +325,7 @@ def capture(out: Path, programs: tuple[str, ...], scenes: dict[str, Callable[[Se
 
 
 def main(argv: list[str] | None = None) -> int:
-    from rpa_mcp.screens.editor_scenes import SCENES
+    from rpa_mcp.screens.desktop_scenes import SCENES
     from rpa_mcp.vision.ocr import RapidOcrEngine
 
     parser = argparse.ArgumentParser(prog="python -m rpa_mcp.screens capture-programs")

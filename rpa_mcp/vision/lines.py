@@ -14,6 +14,7 @@ from rpa_mcp.vision.images import BBox
 
 ICON_MIN = 14  # px: a square blob this tall is an icon, not a glyph
 INK_CONTRAST = 60  # grey levels between a label's letters and the face they are drawn on
+RULE_FILL = 0.9  # share of a crop's row in ink above which the row is a bar or a border, not letters
 
 
 def text_lines(
@@ -111,6 +112,7 @@ def ink_box(label: np.ndarray, pad: int = 4) -> np.ndarray:
     ink = np.abs(gray - int(np.median(gray))) > INK_CONTRAST
     ink[:2, :] = ink[-2:, :] = False  # the frame itself
     ink[:, :2] = ink[:, -2:] = False
+    ink[ink.mean(axis=1) >= RULE_FILL, :] = False  # a bar across the crop (a tab's underline) is no letter
     ys, xs = np.nonzero(ink)
     if xs.size < 8:
         return label

@@ -39,6 +39,21 @@ def test_a_question_naming_a_deletion_answered_yes_or_no_is_a_deletion() -> None
     assert kind_of(["No", "Yes"], ["Print the report?"], never) is None
 
 
+@pytest.mark.parametrize(
+    ("labels", "lines"),
+    [
+        (["XCancel", "QK"], ["Unlock the signing key", "Enter the passphrase of the key.", "Passphrase:"]),
+        (["XAnnuler", "Valider"], ["Saisissez la phrase secrète de la clé.", "Phrase secrète :"]),
+        (["Annuler", "S'authentifier"], ["Mot de passe :"]),
+    ],
+)
+def test_a_cancel_button_under_words_asking_for_a_password_is_a_credential_prompt(labels, lines) -> None:
+    # a button's icon read as a letter before its label ("XCancel") is still that button
+    shape = kind_of(labels, lines, never)
+    assert shape is not None and shape.kind == "app-credential-prompt"
+    assert kind_of(["Cancel", "OK"], ["Print the report?"], never) is None
+
+
 def test_one_acknowledgement_under_words_of_an_error_is_an_error() -> None:
     shape = kind_of(["OK"], ["The file could not be written: permission denied."], never)
     assert shape is not None and shape.kind == "app-error"
@@ -56,6 +71,7 @@ def test_every_kind_a_shape_gives_is_a_generic_kind_that_pauses(catalog) -> None
         kind_of(["Save", "Don't save"], [], never),
         kind_of(["Yes", "No"], ["Delete it?"], never),
         kind_of(["OK"], ["Error"], never),
+        kind_of(["Cancel", "OK"], ["Password:"], never),
     ]
     for shape in shapes:
         assert shape is not None and shape.kind in GENERIC_IDS
@@ -128,6 +144,7 @@ def _tuning_frames(kind: str) -> list[tuple[Path, str]]:
         *_tuning_frames("app-error")[:2],
         *[f for f in _tuning_frames("app-save-changes") if "gnumeric" in f[1] or "geany" in f[1]][:3],
         *_tuning_frames("file-save-as")[:2],
+        *_tuning_frames("app-credential-prompt"),
     ],
     ids=lambda v: v if isinstance(v, str) else "",
 )

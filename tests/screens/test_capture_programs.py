@@ -23,10 +23,11 @@ def test_every_program_runs_in_both_languages_and_keeps_its_first_one() -> None:
 
 
 def test_every_program_of_the_split_has_a_scene_and_the_later_ones_are_held_out() -> None:
-    from rpa_mcp.screens.editor_scenes import SCENES
+    from rpa_mcp.screens.desktop_scenes import SCENES
 
     assert set(SCENES) == set(SPLIT)
-    assert SPLIT["abiword"] == SPLIT["gnome-text-editor"] == "held-out"
+    assert SPLIT["abiword"] == SPLIT["gnome-text-editor"] == SPLIT["l3afpad"] == "held-out"
+    assert SPLIT["pluma"] == SPLIT["thunar"] == SPLIT["pinentry"] == "tuning"
 
 
 def test_a_button_read_whole_is_clicked_rather_than_a_sentence_holding_its_words() -> None:

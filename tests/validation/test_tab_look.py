@@ -38,3 +38,29 @@ def test_a_browser_tab_that_shares_the_toolbar_colour_is_the_active_one():
     after = strip(1, page=(230, 225, 222), plain=(230, 225, 222), filled=(255, 255, 255), under=(255, 255, 255))
     assert (active_look(after, box(1)) or 0.0) >= 0.5
     assert (active_look(after, box(3)) or 0.0) < 0.5
+
+
+def underlined(active: int) -> np.ndarray:
+    """GTK 3's document tabs: every tab the strip's grey, the active one underlined in the accent
+    colour, the white text view under the strip."""
+    grey = (219, 222, 225)
+    image = strip(active, page=grey, plain=grey, filled=grey, under=(255, 255, 255))
+    x, w = TABS[active]
+    image[TOP + HEIGHT - 4 : TOP + HEIGHT, x : x + w] = (228, 132, 53)
+    return image
+
+
+def test_a_tab_underlined_among_plain_ones_is_the_active_one():
+    before, after = underlined(0), underlined(1)
+    assert active_look(before, box(1)) == 0.0  # the underline runs under the first tab
+    assert active_look(after, box(1)) == 1.0
+    assert active_look(after, box(0)) == 0.0
+    # a label box, tighter than its tab, still has the underline under its middle
+    x, y, w, h = box(1)
+    assert active_look(after, (x + 20, y + 6, w - 40, h - 6), loose=True) == 1.0
+
+
+def test_the_edge_of_the_page_under_every_tab_is_no_underline():
+    grey = (219, 222, 225)
+    image = strip(1, page=grey, plain=grey, filled=grey, under=(255, 255, 255))
+    assert (active_look(image, box(1)) or 0.0) < 0.5

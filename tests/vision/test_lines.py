@@ -56,3 +56,13 @@ def test_a_large_heading_is_one_line_whatever_its_round_letters():
 
     assert len(lines) == 1, lines
     assert lines[0][2] > 250
+
+
+def test_a_bar_across_a_label_crop_is_left_out_of_its_ink() -> None:
+    from rpa_mcp.vision.lines import ink_box
+
+    crop = np.full((45, 110, 3), (219, 222, 225), np.uint8)
+    cv2.putText(crop, "courrier.txt", (8, 26), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (40, 40, 40), 1)
+    crop[36:40, :] = (228, 132, 53)  # a tab's underline, under the label and across the crop
+    inked = ink_box(crop)
+    assert inked.shape[0] <= 30  # the letters and their margin, not the bar ten rows under them

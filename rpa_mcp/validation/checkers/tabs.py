@@ -2,7 +2,9 @@
 
 An active tab shares its background with the toolbar under it; an inactive one shares the
 tab strip's. That holds for light and dark themes alike and costs a few medians; the label
-is then confirmed by recognition-only OCR of the label box.
+is then confirmed by recognition-only OCR of the label box. Where every tab has the strip's
+background (GTK 3, libadwaita, many office suites), the active one is underlined instead: a bar of
+one colour under the tab, drawn under no other part of the strip.
 """
 
 from __future__ import annotations
@@ -19,6 +21,12 @@ from rpa_mcp.validation.text import label_matches
 from rpa_mcp.vision.images import BBox, clamp_bbox
 
 MIN_CONTRAST = 12.0  # summed BGR distance below which active/inactive cannot be told apart
+BAR_REACH = 8  # rows above and below a tab box's bottom edge searched for an underline
+BAR_CONTRAST = 60.0  # summed BGR distance between an underline and the tab's background
+BAR_SAME = 40  # summed BGR distance within which two pixels are the underline's colour
+BAR_FILL = 0.8  # share of the middle of the tab the underline covers
+BAR_RARE = 0.4  # the most of its row the underline colour may cover (else a page or a toolbar edge)
+BAR_NEIGHBOURS = (1, -1, 2, -2, 3, -3)  # tab widths away where the strip's underline may be instead
 
 
 def _median(image: np.ndarray, bbox: BBox) -> np.ndarray | None:
@@ -52,7 +60,12 @@ def active_look(image: np.ndarray, bbox: BBox, *, loose: bool = False) -> float 
             higher = _median(image, (x + 4, y - offset, w - 8, 4))
             if higher is not None:
                 around = higher
-    if inner is None or below is None or around is None:
+    if inner is None:
+        return None
+    underline = _underline_look(image, bbox, inner)
+    if underline is not None:
+        return underline
+    if below is None or around is None:
         return None
     d_below = float(np.abs(inner - below).sum())
     d_around = float(np.abs(inner - around).sum())
@@ -69,6 +82,41 @@ def active_look(image: np.ndarray, bbox: BBox, *, loose: bool = False) -> float 
     if d_below + d_around < MIN_CONTRAST:
         return None
     return d_around / (d_below + d_around)
+
+
+def _underline_look(image: np.ndarray, bbox: BBox, inner: np.ndarray) -> float | None:
+    """1.0 when an underline runs under the tab, 0.0 when it runs under a tab beside it, None when
+    the strip draws none."""
+    if _underlined(image, bbox, inner):
+        return 1.0
+    x, y, w, h = bbox
+    for step in BAR_NEIGHBOURS:
+        neighbour = (x + step * w, y, w, h)
+        if neighbour[0] >= 0 and neighbour[0] + w <= image.shape[1] and _underlined(image, neighbour, inner):
+            return 0.0
+    return None
+
+
+def _underlined(image: np.ndarray, bbox: BBox, background: np.ndarray) -> bool:
+    """A row near the box's bottom edge is one colour across the middle of the box, far from the
+    tab's background, and covers little of its row (a tab's width, not the page's edge)."""
+    x, y, w, h = bbox
+    bottom = y + h
+    lo, hi = max(0, bottom - BAR_REACH), min(image.shape[0], bottom + BAR_REACH + 1)
+    left, right = max(0, x + w * 15 // 100), min(image.shape[1], x + w * 85 // 100)
+    if right - left < 4 or lo >= hi:
+        return False
+    rows = image[lo:hi].astype(np.int16)
+    middle = rows[:, left:right]
+    colour = np.median(middle, axis=1)  # one per row
+    near = np.abs(middle - colour[:, None, :]).sum(axis=2) <= BAR_SAME
+    filled = near.mean(axis=1) >= BAR_FILL
+    far = np.abs(colour - background).sum(axis=1) >= BAR_CONTRAST
+    for i in np.nonzero(filled & far)[0]:
+        share = float((np.abs(rows[i] - colour[i]).sum(axis=1) <= BAR_SAME).mean())
+        if share <= BAR_RARE:
+            return True
+    return False
 
 
 def _strip_beside(image: np.ndarray, bbox: BBox) -> np.ndarray | None:

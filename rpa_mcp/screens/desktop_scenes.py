@@ -1,0 +1,154 @@
+"""Desktop programs added to widen the tuning side (see rpa_mcp.screens.real_programs): a MATE editor
+with tabs (pluma), the Xfce file manager's confirmation before deleting a file (thunar) and a GTK
+passphrase box (pinentry-gtk2); then a GTK 2 editor (l3afpad), held out before it was captured.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from typing import Any
+
+import cv2
+import numpy as np
+
+from rpa_mcp.screens.editor_scenes import SCENES, editor
+from rpa_mcp.screens.real_program_scenes import (
+    DONT_SAVE,
+    NO,
+    SENTENCE,
+    changed_below,
+    chooser,
+    dialog_then_click,
+    quit_unsaved,
+    typed_pair,
+)
+from rpa_mcp.screens.real_programs import USER, BBox, Session, center, grow
+
+__all__ = ["SCENES", "l3afpad", "pinentry", "pluma", "thunar"]
+
+CANCEL = ("cancel", "annuler")
+
+
+def _own(s: Session, *paths: str) -> None:
+    subprocess.run(["chown", "-R", f"{USER}:{USER}", *paths], check=True)
+
+
+def pluma(s: Session) -> None:
+    """Two documents in tabs: switch to the other one, close it; a click on the greyed-out Undo (only the
+    caret blinks); a sentence typed; the choosers; quit without saving."""
+    for state in (".config/dconf", ".config/pluma", ".local/share/pluma"):
+        shutil.rmtree(s.home / state, ignore_errors=True)
+    docs = []
+    for name, text in (("bilan.txt", "Bilan sanguin du 12/03\n"), ("courrier.txt", "Courrier au médecin traitant\n")):
+        (s.home / name).write_text(text, encoding="utf-8")
+        docs.append(str(s.home / name))
+    _own(s, *docs)
+    s.run("pluma", *docs)
+    wid = s.wait_window("courrier|bilan")
+    s.maximize(wid)
+    time.sleep(1.5)
+    x, y, w, h = s.active_geometry(wid)
+    other = "courrier.txt" if "bilan" in s.title() else "bilan.txt"  # the tab not in front
+    for _ in range(10):  # the second document may open a moment later
+        before = s.settle()
+        try:
+            tab, label = s.find_text(before, (other,), (x, y, w, 140))
+            break
+        except LookupError:
+            time.sleep(1.0)
+    else:
+        raise LookupError(f"pluma: no tab '{other}'")
+    s.click(center(tab))
+    time.sleep(0.6)
+    after = s.settle()
+    tab_box = list(grow(tab, 8))
+    b, a = s.save("switch-tab-before", before), s.save("switch-tab-after", after)
+    action: dict[str, Any] = {"type": "switch_tab", "label": label, "bbox": tab_box, "point": list(center(tab))}
+    s.pair("switch-tab", b, a, action, "SUCCESS", None, f"a click on the document tab '{label}'")
+    before = after
+    s.key("ctrl+w")
+    time.sleep(0.8)
+    after = s.settle()
+    b, a = s.save("close-tab-before", before), s.save("close-tab-after", after)
+    action = {"type": "close_tab", "label": label, "bbox": tab_box, "point": None}
+    s.pair("close-tab", b, a, action, "SUCCESS", None, f"the unmodified document tab '{label}' closed (Ctrl+W)")
+    s.click((x + w // 2, y + h // 2))  # the caret in the text view
+    time.sleep(1.0)
+    _greyed_click(s, s.settle(ignore_small=0), ("Undo", "Annuler"), (x, y, w // 2, 110))
+    s.key("ctrl+End", "Return")
+    time.sleep(0.5)
+    before = s.settle()
+    s.type(SENTENCE[s.config.lang])
+    after = s.settle()
+    top = tab[1] + tab[3] + 6  # the tab's label gains a "*": the text view only
+    typed_pair(s, before, after, changed_below(before, after, top))
+    chooser(s, "ctrl+shift+s", "save-as", "file-save-as", "the MATE (GTK 3) save-as file chooser")
+    chooser(s, "ctrl+o", "open", "file-open", "the MATE (GTK 3) open file chooser")
+    quit_unsaved(s, "save changes to the document before closing?")
+
+
+def _greyed_click(s: Session, before: np.ndarray, words: tuple[str, ...], region: BBox) -> None:
+    """A click on a greyed-out toolbar button: the frame after is the first that differs (the caret)."""
+    button, label = s.find_text(before, words, region)
+    s.click(center(button))
+    after = before
+    for _ in range(20):
+        time.sleep(0.15)
+        after = s.grab()
+        if int(np.count_nonzero(cv2.absdiff(after, before).max(axis=2) > 24)) > 0:
+            break
+    b, a = s.save("greyed-click-before", before), s.save("greyed-click-after", after)
+    box = grow(button, 10)
+    action = {"type": "click_anchor", "label": label, "bbox": list(box), "point": list(center(button))}
+    s.pair("greyed-button", b, a, action, "FAILURE", "NO_VISUAL_CHANGE", f"a click on the greyed-out '{label}'")
+
+
+def thunar(s: Session) -> None:
+    """A file deleted for good (Shift+Delete): the file manager asks first; Cancel keeps it."""
+    shutil.rmtree(s.home / ".config/Thunar", ignore_errors=True)
+    folder = s.home / "Comptes-rendus"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir()
+    for name in ("compte-rendu-1203.txt", "ordonnance-1403.txt", "courrier-1503.txt"):
+        (folder / name).write_text("DURAND Alice\n", encoding="utf-8")
+    _own(s, str(folder))
+    s.run("thunar", str(folder))
+    wid = s.wait_window("Comptes-rendus")
+    s.maximize(wid)
+    time.sleep(1.5)
+    frame = s.settle()
+    box, _ = s.find_text(frame, ("ordonnance-1403.txt", "ordonnance-1403"), s.active_geometry(wid))
+    s.click(center(box))
+    time.sleep(0.6)
+    s.key("shift+Delete")
+    time.sleep(1.2)
+    dialog_then_click(s, "confirm-delete", "app-confirm-delete", CANCEL, "delete the file for good?")
+
+
+def pinentry(s: Session) -> None:
+    """A passphrase box (pinentry-gtk2, as gpg shows it); Cancel closes it."""
+    title = s.t("Unlock the signing key", "Déverrouiller la clé de signature")
+    desc = s.t(
+        "Enter the passphrase of the prescription signing key.",
+        "Saisissez la phrase secrète de la clé de signature des ordonnances.",
+    )
+    prompt = s.t("Passphrase:", "Phrase secrète :")
+    commands = "\n".join((f"SETTITLE {title}", f"SETDESC {desc}", f"SETPROMPT {prompt}", "GETPIN", "BYE"))
+    s.run("sh", "-c", f"printf '%s\\n' '{commands}' | pinentry-gtk-2")
+    wid = s.wait_window(title)
+    time.sleep(1.0)
+    dialog_then_click(s, "password", "app-credential-prompt", CANCEL, "a passphrase box", wid)
+
+
+def l3afpad(s: Session) -> None:
+    # no tabs: the first line of text lies right under the menu bar; its prompt answers Yes / No
+    state = (".config/l3afpad",)
+    editor(s, ("l3afpad",), "L3afpad|Untitled|Sans titre", "GTK 2", state, chrome=26, dont_save=(*DONT_SAVE, *NO))
+
+
+SCENES["pluma"] = pluma
+SCENES["thunar"] = thunar
+SCENES["pinentry"] = pinentry
+SCENES["l3afpad"] = l3afpad
