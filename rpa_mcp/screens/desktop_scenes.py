@@ -10,7 +10,6 @@ import subprocess
 import time
 from typing import Any
 
-import cv2
 import numpy as np
 
 from rpa_mcp.screens.editor_scenes import SCENES, editor
@@ -93,12 +92,7 @@ def _greyed_click(s: Session, before: np.ndarray, words: tuple[str, ...], region
     """A click on a greyed-out toolbar button: the frame after is the first that differs (the caret)."""
     button, label = s.find_text(before, words, region)
     s.click(center(button))
-    after = before
-    for _ in range(20):
-        time.sleep(0.15)
-        after = s.grab()
-        if int(np.count_nonzero(cv2.absdiff(after, before).max(axis=2) > 24)) > 0:
-            break
+    after = s.first_change(before)
     b, a = s.save("greyed-click-before", before), s.save("greyed-click-after", after)
     box = grow(button, 10)
     action = {"type": "click_anchor", "label": label, "bbox": list(box), "point": list(center(button))}

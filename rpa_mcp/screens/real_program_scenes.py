@@ -217,12 +217,7 @@ def tk(s: Session) -> None:
     before = s.settle(ignore_small=0)
     submit = tuple(boxes["submit"])
     s.click(center(submit))
-    after = before
-    for _ in range(20):
-        time.sleep(0.15)
-        after = s.grab()
-        if int(np.count_nonzero(cv2.absdiff(after, before).max(axis=2) > 24)) > 0:
-            break
+    after = s.first_change(before)
     b, a = s.save("greyed-click-before", before), s.save("greyed-click-after", after)
     s.pair(
         "greyed-button",

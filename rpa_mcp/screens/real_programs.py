@@ -181,6 +181,16 @@ class Session:
             last = now
         return last
 
+    def first_change(self, before: np.ndarray, tries: int = 20) -> np.ndarray:
+        """The first frame that differs from `before` (a caret's blink counts), or the last one grabbed."""
+        after = before
+        for _ in range(tries):
+            time.sleep(0.15)
+            after = self.grab()
+            if int(np.count_nonzero(cv2.absdiff(after, before).max(axis=2) > 24)) > 0:
+                break
+        return after
+
     def save(self, name: str, image: np.ndarray) -> str:
         file = f"{self.program}-{name}-{self.config.tag}.png"
         cv2.imwrite(str(self.out / file), image, [cv2.IMWRITE_PNG_COMPRESSION, 9])
