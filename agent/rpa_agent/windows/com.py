@@ -16,7 +16,7 @@ from typing import Any
 
 from rpa_agent.port import Box
 from rpa_agent.windows.api import UiaUnavailable
-from rpa_agent.windows.win32 import HANDLE, POINT, RECT
+from rpa_agent.windows.prototypes import HANDLE, POINT, RECT
 
 CLSCTX_INPROC_SERVER = 0x1
 COINIT_MULTITHREADED = 0x0
