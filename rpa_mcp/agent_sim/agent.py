@@ -40,18 +40,20 @@ from rpa_agent.core.journal import DedupCache, Journal, attempt_key, person_retr
 from rpa_mcp.agent_sim import execute
 from rpa_mcp.agent_sim.desktop import VirtualDesktop
 from rpa_mcp.agent_sim.faults import Fault, FaultKind, FaultPlan
+from rpa_mcp.agent_sim.link import (
+    ACK_PATHS,
+    EVENT_PATH,
+    HEARTBEAT_PATH,
+    NEXT_PATH,
+    RESULT_PATH,
+    ServerLink,
+    raise_for_auth,
+)
 from rpa_mcp.clock import Clock, SystemClock
-from rpa_mcp.errors import Forbidden, Unauthenticated
 from rpa_mcp.replay.wire import PROTOCOL_HEADER, ActionResult, NextAction, ReportAck, SystemDialog
 
 logger = logging.getLogger(__name__)
 Sleep = Callable[[float], Awaitable[None]]
-NEXT_PATH = "/api/v1/replay/next"
-ACK_PATHS = {"receipt": "/api/v1/replay/receipt", "start": "/api/v1/replay/start"}
-HEARTBEAT_PATH = "/api/v1/replay/heartbeat"
-RESULT_PATH = "/api/v1/replay/result"
-EVENT_PATH = "/api/v1/traces/stream/event"
-_ACK_FIELDS = set(ReportAck.model_fields)
 
 
 class AgentCrashed(Exception):  # a simulated process death, not an error of the product
@@ -106,6 +108,7 @@ class ReferenceAgent:
         self.headers = {"Authorization": f"Bearer {token}"} if token else {}
         if protocol_version >= 2:
             self.headers[PROTOCOL_HEADER] = str(protocol_version)
+        self.link = ServerLink(client, self.headers)
         self.dedup = DedupCache()
         for entry in journal.recent_done():  # a restarted agent remembers what it executed
             if entry.result is not None:
@@ -158,7 +161,7 @@ class ReferenceAgent:
             headers=self.headers,
             timeout=wait + 15.0,
         )
-        _raise_for_auth(response)
+        raise_for_auth(response)
         if not self._connected:
             self._connected = True
             logger.info(
@@ -312,7 +315,7 @@ class ReferenceAgent:
             remaining -= step
             if remaining > 0 and self.v2:
                 body = self._ref(action) | {"progress": round(1 - remaining / seconds, 3)}
-                await self._post(HEARTBEAT_PATH, body)
+                await self.link.post(HEARTBEAT_PATH, body)
                 self._event("heartbeat", action)
 
     def _not_executed(
@@ -388,12 +391,12 @@ class ReferenceAgent:
         if take("stale_attempt") is not None:
             older = [e.attempt_id for e in self.journal.attempts_of(action_id) if e.attempt_id != attempt_id]
             stale = older[-1] if older else f"{attempt_id}-stale"
-            await self._post(RESULT_PATH, result | {"attempt_id": stale})
+            await self.link.post(RESULT_PATH, result | {"attempt_id": stale})
             self.events.append(("stale_report_sent", f"{action_id}:{stale}"))
         if take("lose_report") is not None:
             self.events.append(("report_lost", f"{action_id}:{attempt_id}"))
             return
-        ack = await self._post(RESULT_PATH, result)
+        ack = await self.link.post(RESULT_PATH, result)
         if take("lose_report_ack") is not None:
             self.events.append(("report_ack_lost", f"{action_id}:{attempt_id}"))
             return
@@ -412,11 +415,11 @@ class ReferenceAgent:
             extra={"event": f"agent_report_{ack.status}", "action_id": action_id, "attempt_id": attempt_id},
         )
         if take("duplicate_report") is not None:
-            await self._post(RESULT_PATH, result)
+            await self.link.post(RESULT_PATH, result)
             self.events.append(("report_duplicated", f"{action_id}:{attempt_id}"))
 
     async def _post_ack(self, kind: str, action: NextAction) -> ReportAck | None:
-        ack = await self._post(ACK_PATHS[kind], self._ref(action))
+        ack = await self.link.post(ACK_PATHS[kind], self._ref(action))
         self._event(f"{kind}_ack_{ack.status if ack else 'unanswered'}", action)
         return ack
 
@@ -429,35 +432,6 @@ class ReferenceAgent:
             await self.sleep(min(0.5 * 2**attempt, 5.0))
         return False
 
-    async def _post(self, path: str, body: dict[str, Any]) -> ReportAck | None:
-        """POST; the server's ReportAck, or None when there was no usable answer (retry later)."""
-        try:
-            response = await self.client.post(path, json=body, headers=self.headers)
-        except httpx2.TransportError as exc:
-            logger.warning(
-                "could not send %s (%s); it is sent again later", path, exc, extra={"event": "agent_post_failed"}
-            )
-            return None
-        _raise_for_auth(response)
-        if response.status_code in (408, 429) or response.status_code >= 500:
-            return None
-        if response.status_code >= 400:  # our message is wrong: retrying cannot help
-            logger.error(
-                "the server refused %s (HTTP %d): %s",
-                path,
-                response.status_code,
-                response.text[:200],
-                extra={"event": "agent_post_rejected"},
-            )
-            return ReportAck(status="unknown", reason=f"HTTP {response.status_code}: {response.text[:200]}")
-        try:
-            data = response.json()
-        except ValueError:
-            data = {}
-        if not isinstance(data, dict) or data.get("status") not in ("accepted", "late", "duplicate", "unknown"):
-            return ReportAck(status="accepted")
-        return ReportAck.model_validate({k: v for k, v in data.items() if k in _ACK_FIELDS})
-
     # --- shadow ------------------------------------------------------------------------------
     async def stream_demonstration(self, events: Iterable[dict[str, Any]]) -> list[int]:
         """POST shadow events (docs/concepts/shadow.md) one by one; returns the HTTP statuses."""
@@ -465,7 +439,7 @@ class ReferenceAgent:
         for event in events:
             body = {"machine_id": self.machine_id} | event
             response = await self.client.post(EVENT_PATH, json=body, headers=self.headers)
-            _raise_for_auth(response)
+            raise_for_auth(response)
             statuses.append(response.status_code)
         return statuses
 
@@ -523,10 +497,3 @@ def step_label(step_index: int, steps_total: int = 0) -> str:
 
 def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
-
-
-def _raise_for_auth(response: httpx2.Response) -> None:
-    if response.status_code == 401:
-        raise Unauthenticated("the server refused the agent's token (401)")
-    if response.status_code == 403:
-        raise Forbidden("the agent's token may not use the replay endpoints (403)")
