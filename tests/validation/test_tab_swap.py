@@ -58,3 +58,31 @@ def test_a_tabs_close_cross_after_a_gap_is_left_out_of_its_label() -> None:
     assert bare is not None
     x, y, w, h = bare
     assert 60 <= x + w < 112 and y > 5 and y + h < 54  # the letters only: no cross, no outline
+
+
+def wide(active: int) -> np.ndarray:
+    """Two document tabs, each half the strip (GTK 3's notebook in an editor), the active one
+    underlined in the accent colour across its whole width: half the row."""
+    image = np.full((700, 1200, 3), (235, 235, 235), np.uint8)
+    image[TOP + HEIGHT :] = (255, 255, 255)
+    for i, name in enumerate(("bilan.txt", "courrier.txt")):
+        x = 4 + i * 596
+        cv2.putText(image, name, (x + 250, TOP + 27), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (30, 30, 30), 1, cv2.LINE_AA)
+        if i == active:
+            image[TOP + HEIGHT - 4 : TOP + HEIGHT, x : x + 592] = (228, 132, 53)
+    return image
+
+
+def test_an_underline_as_wide_as_half_the_strip_that_moved_under_the_clicked_tab(validator: Validator) -> None:
+    label = Target("courrier.txt", (842, TOP + 4, 120, 32), (902, TOP + 20))
+    verdict = validator.validate("switch_tab", wide(0), wide(1), label)
+    assert verdict.verdict is VerdictKind.SUCCESS, verdict.reason
+    # the underline stayed under the other tab: the click did not select this one
+    verdict = validator.validate("switch_tab", wide(0), _with_page_change(wide(0)), label)
+    assert verdict.verdict is not VerdictKind.SUCCESS, verdict.reason
+
+
+def _with_page_change(image: np.ndarray) -> np.ndarray:
+    changed = image.copy()
+    cv2.putText(changed, "Courrier au medecin", (20, 200), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (30, 30, 30), 1, cv2.LINE_AA)
+    return changed

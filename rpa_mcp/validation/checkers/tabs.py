@@ -130,6 +130,32 @@ def _bar_near(image: np.ndarray, x: int, w: int, edge: int, background: np.ndarr
     return False
 
 
+def _bar_moved_under(before: np.ndarray, after: np.ndarray, bbox: BBox) -> bool:
+    """A bar of one colour runs under the middle of the box after the click, and did not before,
+    while it ran along the same row elsewhere (under another tab): the underline moved to this tab.
+    A tab as wide as half its strip draws an underline too long for `_underlined`'s rarity test."""
+    x, y, w, h = bbox
+    edge = y + h
+    lo, hi = max(0, edge - BAR_REACH), min(after.shape[0], edge + BAR_REACH + 1)
+    left, right = max(0, x + w * 15 // 100), min(after.shape[1], x + w * 85 // 100)
+    inner = _median(after, (x + 4, y + 2, w - 8, h - 4))
+    if right - left < 4 or lo >= hi or inner is None or before.shape != after.shape:
+        return False
+    for row in range(lo, hi):
+        now = after[row].astype(np.int16)
+        then = before[row].astype(np.int16)
+        colour = np.median(now[left:right], axis=0)
+        if _distance(colour, inner) < BAR_CONTRAST or colour.max() - colour.min() < BAR_CHROMA:
+            continue  # a bar of an accent colour, not the grey of an edge
+        on_now = np.abs(now - colour).sum(axis=1) <= BAR_SAME
+        on_then = np.abs(then - colour).sum(axis=1) <= BAR_SAME
+        if on_now[left:right].mean() < BAR_FILL or on_then[left:right].mean() > 1 - BAR_FILL:
+            continue
+        if on_then.sum() >= right - left:  # the same bar, elsewhere on the row before the click
+            return True
+    return False
+
+
 def _distance(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.abs(a - b).sum())
 
@@ -191,6 +217,9 @@ class TabActiveChecker(BaseChecker):
             if neighbour is not None:
                 look = 0.9
                 swapped = f"the clicked tab took the background of the tab at {list(neighbour)}, which took its own; "
+            elif _bar_moved_under(ctx.before, ctx.after, box):
+                look = 0.9
+                swapped = "the strip's underline moved under the clicked tab; "
         if look is None:
             return self.result(
                 signal, 0.0, f"{which}: no tab look at {list(box)} (no strip/toolbar contrast)", crop=crop
