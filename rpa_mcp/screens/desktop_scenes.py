@@ -1,7 +1,8 @@
 """Desktop programs added to widen the tuning side (see rpa_mcp.screens.real_programs): a MATE editor
 with tabs (pluma), the Xfce file manager's confirmation before deleting a file (thunar) and a GTK
 passphrase box (pinentry-gtk2); then a GTK 2 editor (l3afpad), held out before it was captured; then
-a KDE (Qt 5) editor (kwrite): its own file dialog and the prompt before a file is overwritten.
+a KDE (Qt 5) editor (kwrite) and GNOME's editor (gedit, GTK 3): the prompt before a file is
+overwritten.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from rpa_mcp.screens.real_program_scenes import (
 )
 from rpa_mcp.screens.real_programs import USER, BBox, Session, center, grow, word_box
 
-__all__ = ["SCENES", "kwrite", "l3afpad", "pinentry", "pluma", "thunar"]
+__all__ = ["SCENES", "gedit", "kwrite", "l3afpad", "pinentry", "pluma", "thunar"]
 
 CANCEL = ("cancel", "annuler")
 
@@ -175,7 +176,22 @@ def kwrite(s: Session) -> None:
             path.unlink(missing_ok=True)
     for swap in s.home.glob(".*.kate-swp"):  # left by an earlier run: "the file was not closed properly"
         swap.unlink()
-    s.run("kwrite", *_documents(s))  # with no file named, its window never maps on Xvfb
+    _tabbed_editor(s, ("kwrite",), "KDE", greyed=True)  # with no file named, its window never maps on Xvfb
+
+
+def gedit(s: Session) -> None:
+    """GNOME's editor (GTK 3, a header bar): the document tabs, a sentence typed; GTK's save-as chooser
+    and its prompt before a file is replaced; the open chooser; quit without saving."""
+    for state in (".config/dconf", ".config/gedit", ".local/share/gedit"):
+        shutil.rmtree(s.home / state, ignore_errors=True)
+    _tabbed_editor(s, ("gedit", "--standalone"), "GTK 3 (gedit)", greyed=False, text_up=True)
+
+
+def _tabbed_editor(s: Session, argv: tuple[str, ...], toolkit: str, *, greyed: bool, text_up: bool = False) -> None:
+    """Two documents in tabs: switch, close one; (`greyed`: a click on the greyed-out Undo of the
+    toolbar); a sentence typed; the save-as chooser answered Enter on the document's own name (the file
+    exists: the prompt before it is replaced, Cancel); the open chooser; quit without saving."""
+    s.run(*argv, *_documents(s))
     wid = s.wait_window("courrier|bilan")
     s.maximize(wid)
     time.sleep(1.5)
@@ -184,23 +200,27 @@ def kwrite(s: Session) -> None:
     tab = _tab_pairs(s, (x, y, w, 160), other)
     s.click((x + w // 2, y + h // 2))
     time.sleep(1.0)
-    _greyed_click(s, s.settle(ignore_small=0), ("Undo", "Annuler"), (x, y, w // 2, 110))
+    if greyed:
+        _greyed_click(s, s.settle(ignore_small=0), ("Undo", "Annuler"), (x, y, w // 2, 110))
     s.key("ctrl+End", "Return")
     time.sleep(0.5)
     before = s.settle()
     s.type(SENTENCE[s.config.lang])
     after = s.settle()
-    status = y + h - 40  # the cursor's place in the status bar changes too: the text view only
-    typed_pair(s, before, after, changed_below(before[:status], after[:status], tab[1] + tab[3] + 6))
+    # the text view only: below the tab strip, or from its top where the strip went with the closed
+    # document and the text moved up (`text_up`); the cursor's place in the status bar changes too
+    status = y + h - 40
+    top = tab[1] if text_up else tab[1] + tab[3] + 6
+    typed_pair(s, before, after, changed_below(before[:status], after[:status], top))
     s.key("ctrl+shift+s")
     time.sleep(2.0)
-    s.shot("save-as", s.settle(), "file-save-as", "pause", "the KDE save-as file dialog")
+    s.shot("save-as", s.settle(), "file-save-as", "pause", f"the {toolkit} save-as file dialog")
     s.key("Return")  # the name offered is the document's own: the file exists
     time.sleep(1.2)
     dialog_then_click(s, "overwrite", "app-file-overwrite", (*CANCEL, *NO), "overwrite the existing file?")
     s.key("Escape")
     time.sleep(0.8)
-    chooser(s, "ctrl+o", "open", "file-open", "the KDE open file dialog")
+    chooser(s, "ctrl+o", "open", "file-open", f"the {toolkit} open file dialog")
     quit_unsaved(s, "save or discard the changes before closing?")
 
 
@@ -209,3 +229,4 @@ SCENES["thunar"] = thunar
 SCENES["pinentry"] = pinentry
 SCENES["l3afpad"] = l3afpad
 SCENES["kwrite"] = kwrite
+SCENES["gedit"] = gedit

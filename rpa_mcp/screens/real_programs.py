@@ -13,7 +13,7 @@ The split is by whole program (see `SPLIT`): tuning programs may be used to repr
 verdict; held-out programs are only measured. Needs: Xvfb, openbox, xdotool, dbus, xprop, setxkbmap, the programs
 (Debian: mousepad gnumeric geany zenity featherpad qttranslations5-l10n python3-tk firefox-esr
 firefox-esr-l10n-fr abiword gnome-text-editor pluma thunar
-pinentry-gtk2 l3afpad kwrite) and the fr_FR and en_US locales.
+pinentry-gtk2 l3afpad kwrite gedit) and the fr_FR and en_US locales.
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ SPLIT = {
     "pinentry": "tuning",
     "l3afpad": "held-out",
     "kwrite": "tuning",
+    "gedit": "tuning",
 }
 
 
