@@ -34,6 +34,7 @@ GENERIC_IDS = (
     "app-confirm-delete",
     "app-error",
     "app-credential-prompt",
+    "app-file-overwrite",
     "file-save-as",
     "file-open",
     "browser-perm-microphone",

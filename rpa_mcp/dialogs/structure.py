@@ -4,6 +4,8 @@ When no catalog entry's words name a dialog, what it asks still shows in its but
 - save changes: a save button beside a discard one ("Don't Save", "Discard All", "Ne pas enregistrer");
 - deletion: a question naming a deletion, answered yes/no or delete/cancel;
 - credentials: a Cancel button under words asking for a password, passphrase or PIN;
+- overwrite: words saying a file already exists, answered replace / skip / cancel or yes / no (one
+  answer read is enough);
 - error: one acknowledgement button (OK, Close) with an error icon (a red disc) or an error word;
 - file chooser: a Save, Open or OK button beside Cancel on one row, under a list of files (names
   with an extension, or the Name / Size / Type / Modified columns); Save gives `file-save-as`, Open
@@ -46,6 +48,10 @@ DELETE_CANCEL = (
     _words("cancel", "annuler", "keep", "conserver", "abbrechen", "cancelar", "annulla"),
 )  # fmt: skip
 CANCEL = _words("cancel", "annuler", "abbrechen", "cancelar", "annulla")
+REPLACE = _words("replace", "replace all", "overwrite", "overwrite all", "remplacer", "tout remplacer",
+                 "remplacer tout", "écraser", "écraser tout", "ersetzen", "überschreiben", "reemplazar", "sobrescribir",
+                 "sostituisci", "sovrascrivi")  # fmt: skip
+SKIP = _words("skip", "skip all", "ignorer", "ignorer tout", "überspringen", "omitir", "saltar", "ignora", "salta")
 OPEN = _words("open", "ouvrir", "select", "sélectionner", "choose", "choisir", "upload", "charger", "insert",
               "insérer", "öffnen", "abrir", "apri")  # fmt: skip
 # word stems, searched in the compact text of the dialog's lines
@@ -56,6 +62,10 @@ ERROR = (
     "impossible", "napaspu", "nontpaspu", "nepeutpas", "denied", "refuse", "notfound", "introuvable", "fehler",
     "fehlgeschlagen", "konntenicht", "nosepudo", "errore", "invalid",
 )  # fmt: skip
+# a file that already exists, or the question to overwrite it
+EXISTS = ("alreadyexists", "alreadyexist", "alreadyhasafile", "existedeja", "existentdeja", "contientdeja",
+          "existiertbereits", "yaexiste", "esistegia", "overwrite", "ecraser", "lecraser", "remplacerle",
+          "replaceit", "replacethefile")  # fmt: skip
 CREDENTIAL = ("password", "motdepasse", "passphrase", "phrasesecrete", "passwort", "kennwort", "contrasena",
               "pincode", "codepin", "codesecret")  # fmt: skip
 COLUMNS = _words(
@@ -82,7 +92,18 @@ class Shape:
     decisive: bool = False  # no other generic kind shows it (a file chooser has no "Don't Save" button)
 
 
-LABELS = SAVE | DISCARD | ACKNOWLEDGE | DETAILS | YES_NO[0] | YES_NO[1] | DELETE_CANCEL[0] | DELETE_CANCEL[1]
+LABELS = (
+    SAVE
+    | DISCARD
+    | ACKNOWLEDGE
+    | DETAILS
+    | YES_NO[0]
+    | YES_NO[1]
+    | DELETE_CANCEL[0]
+    | DELETE_CANCEL[1]
+    | REPLACE
+    | SKIP
+)
 
 
 def labels_among(lines: Sequence[str]) -> list[str]:
@@ -109,6 +130,9 @@ def kind_of(labels: Sequence[str], lines: Sequence[str], error_icon: Callable[[]
     if _any(labels, SAVE) and _any(labels, DISCARD):
         return Shape("app-save-changes", "a save button beside a discard button", decisive=True)
     text = compact(" ".join(lines))
+    # one answer read is enough ("Oui" may read "Qui"): what decides is the question
+    if any(stem in text for stem in EXISTS) and _any(labels, REPLACE | YES_NO[0] | YES_NO[1] | CANCEL | SKIP):
+        return Shape("app-file-overwrite", "words of a file that exists, answered replace, skip or no", decisive=True)
     names_deletion = any(stem in text for stem in DELETION)
     pairs = [(a, b) for a, b in (YES_NO, DELETE_CANCEL) if _any(labels, a) and _any(labels, b)]
     if names_deletion and pairs:

@@ -1,6 +1,8 @@
 """Desktop programs added to widen the tuning side (see rpa_mcp.screens.real_programs): a MATE editor
 with tabs (pluma), the Xfce file manager's confirmation before deleting a file (thunar) and a GTK
-passphrase box (pinentry-gtk2); then a GTK 2 editor (l3afpad), held out before it was captured.
+passphrase box (pinentry-gtk2); then a GTK 2 editor (l3afpad), held out before it was captured; then
+a KDE (Qt 5) editor (kwrite) and GNOME's editor (gedit, GTK 3): the prompt before a file is
+overwritten.
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ from rpa_mcp.screens.real_program_scenes import (
     quit_unsaved,
     typed_pair,
 )
-from rpa_mcp.screens.real_programs import USER, BBox, Session, center, grow
+from rpa_mcp.screens.real_programs import USER, BBox, Session, center, grow, word_box
 
-__all__ = ["SCENES", "l3afpad", "pinentry", "pluma", "thunar"]
+__all__ = ["SCENES", "gedit", "kwrite", "l3afpad", "pinentry", "pluma", "thunar"]
 
 CANCEL = ("cancel", "annuler")
 
@@ -34,31 +36,28 @@ def _own(s: Session, *paths: str) -> None:
     subprocess.run(["chown", "-R", f"{USER}:{USER}", *paths], check=True)
 
 
-def pluma(s: Session) -> None:
-    """Two documents in tabs: switch to the other one, close it; a click on the greyed-out Undo (only the
-    caret blinks); a sentence typed; the choosers; quit without saving."""
-    for state in (".config/dconf", ".config/pluma", ".local/share/pluma"):
-        shutil.rmtree(s.home / state, ignore_errors=True)
+def _documents(s: Session) -> list[str]:
     docs = []
     for name, text in (("bilan.txt", "Bilan sanguin du 12/03\n"), ("courrier.txt", "Courrier au médecin traitant\n")):
         (s.home / name).write_text(text, encoding="utf-8")
         docs.append(str(s.home / name))
     _own(s, *docs)
-    s.run("pluma", *docs)
-    wid = s.wait_window("courrier|bilan")
-    s.maximize(wid)
-    time.sleep(1.5)
-    x, y, w, h = s.active_geometry(wid)
-    other = "courrier.txt" if "bilan" in s.title() else "bilan.txt"  # the tab not in front
+    return docs
+
+
+def _tab_pairs(s: Session, region: BBox, other: str) -> BBox:
+    """A click on the tab of the document `other`, then that document closed (Ctrl+W): two pairs. The
+    tab's box is returned."""
     for _ in range(10):  # the second document may open a moment later
         before = s.settle()
         try:
-            tab, label = s.find_text(before, (other,), (x, y, w, 140))
+            tab, _ = s.find_text(before, (other,), region)
             break
         except LookupError:
             time.sleep(1.0)
     else:
-        raise LookupError(f"pluma: no tab '{other}'")
+        raise LookupError(f"{s.program}: no tab '{other}'")
+    label = other  # the document's name: its tab's close cross, read with it, is no part of it
     s.click(center(tab))
     time.sleep(0.6)
     after = s.settle()
@@ -73,6 +72,21 @@ def pluma(s: Session) -> None:
     b, a = s.save("close-tab-before", before), s.save("close-tab-after", after)
     action = {"type": "close_tab", "label": label, "bbox": tab_box, "point": None}
     s.pair("close-tab", b, a, action, "SUCCESS", None, f"the unmodified document tab '{label}' closed (Ctrl+W)")
+    return tab
+
+
+def pluma(s: Session) -> None:
+    """Two documents in tabs: switch to the other one, close it; a click on the greyed-out Undo (only the
+    caret blinks); a sentence typed; the choosers; quit without saving."""
+    for state in (".config/dconf", ".config/pluma", ".local/share/pluma"):
+        shutil.rmtree(s.home / state, ignore_errors=True)
+    s.run("pluma", *_documents(s))
+    wid = s.wait_window("courrier|bilan")
+    s.maximize(wid)
+    time.sleep(1.5)
+    x, y, w, h = s.active_geometry(wid)
+    other = "courrier.txt" if "bilan" in s.title() else "bilan.txt"  # the tab not in front
+    tab = _tab_pairs(s, (x, y, w, 140), other)
     s.click((x + w // 2, y + h // 2))  # the caret in the text view
     time.sleep(1.0)
     _greyed_click(s, s.settle(ignore_small=0), ("Undo", "Annuler"), (x, y, w // 2, 110))
@@ -90,7 +104,15 @@ def pluma(s: Session) -> None:
 
 def _greyed_click(s: Session, before: np.ndarray, words: tuple[str, ...], region: BBox) -> None:
     """A click on a greyed-out toolbar button: the frame after is the first that differs (the caret)."""
-    button, label = s.find_text(before, words, region)
+    x0, y0, w, h = region
+    lines = s.ocr.read(before[y0 : y0 + h, x0 : x0 + w])
+    # the label alone, or its part of a toolbar's line read whole ("Save Save As  Undo Redo")
+    found = [(ln, word) for word in words for ln in lines if word.lower() in ln.text.replace("_", "").lower().split()]
+    if not found:
+        raise LookupError(f"{s.program}: none of {words} read in {region}: {[ln.text for ln in lines]}")
+    line, label = found[0]
+    bx, by, bw, bh = word_box(line.bbox, line.text.replace("_", ""), label)
+    button = (x0 + bx, y0 + by, bw, bh)
     s.click(center(button))
     after = s.first_change(before)
     b, a = s.save("greyed-click-before", before), s.save("greyed-click-after", after)
@@ -142,7 +164,69 @@ def l3afpad(s: Session) -> None:
     editor(s, ("l3afpad",), "L3afpad|Untitled|Sans titre", "GTK 2", state, chrome=26, dont_save=(*DONT_SAVE, *NO))
 
 
+def kwrite(s: Session) -> None:
+    """KDE's editor (Qt 5, KDE Frameworks): the document tabs, a click on the greyed-out Undo, a sentence
+    typed; its save-as dialog, answered Enter on the document's own name: the prompt before the file
+    is overwritten (Cancel); its open dialog; quit without saving."""
+    for state in (".config/kwriterc", ".local/share/kwrite", ".config/session", ".local/share/kate"):
+        path = s.home / state
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+    for swap in s.home.glob(".*.kate-swp"):  # left by an earlier run: "the file was not closed properly"
+        swap.unlink()
+    _tabbed_editor(s, ("kwrite",), "KDE", greyed=True)  # with no file named, its window never maps on Xvfb
+
+
+def gedit(s: Session) -> None:
+    """GNOME's editor (GTK 3, a header bar): the document tabs, a sentence typed; GTK's save-as chooser
+    and its prompt before a file is replaced; the open chooser; quit without saving."""
+    for state in (".config/dconf", ".config/gedit", ".local/share/gedit"):
+        shutil.rmtree(s.home / state, ignore_errors=True)
+    _tabbed_editor(s, ("gedit", "--standalone"), "GTK 3 (gedit)", greyed=False, text_up=True)
+
+
+def _tabbed_editor(s: Session, argv: tuple[str, ...], toolkit: str, *, greyed: bool, text_up: bool = False) -> None:
+    """Two documents in tabs: switch, close one; (`greyed`: a click on the greyed-out Undo of the
+    toolbar); a sentence typed; the save-as chooser answered Enter on the document's own name (the file
+    exists: the prompt before it is replaced, Cancel); the open chooser; quit without saving."""
+    s.run(*argv, *_documents(s))
+    wid = s.wait_window("courrier|bilan")
+    s.maximize(wid)
+    time.sleep(1.5)
+    x, y, w, h = s.active_geometry(wid)
+    other = "courrier.txt" if "bilan" in s.title() else "bilan.txt"
+    tab = _tab_pairs(s, (x, y, w, 160), other)
+    s.click((x + w // 2, y + h // 2))
+    time.sleep(1.0)
+    if greyed:
+        _greyed_click(s, s.settle(ignore_small=0), ("Undo", "Annuler"), (x, y, w // 2, 110))
+    s.key("ctrl+End", "Return")
+    time.sleep(0.5)
+    before = s.settle()
+    s.type(SENTENCE[s.config.lang])
+    after = s.settle()
+    # the text view only: below the tab strip, or from its top where the strip went with the closed
+    # document and the text moved up (`text_up`); the cursor's place in the status bar changes too
+    status = y + h - 40
+    top = tab[1] if text_up else tab[1] + tab[3] + 6
+    typed_pair(s, before, after, changed_below(before[:status], after[:status], top))
+    s.key("ctrl+shift+s")
+    time.sleep(2.0)
+    s.shot("save-as", s.settle(), "file-save-as", "pause", f"the {toolkit} save-as file dialog")
+    s.key("Return")  # the name offered is the document's own: the file exists
+    time.sleep(1.2)
+    dialog_then_click(s, "overwrite", "app-file-overwrite", (*CANCEL, *NO), "overwrite the existing file?")
+    s.key("Escape")
+    time.sleep(0.8)
+    chooser(s, "ctrl+o", "open", "file-open", f"the {toolkit} open file dialog")
+    quit_unsaved(s, "save or discard the changes before closing?")
+
+
 SCENES["pluma"] = pluma
 SCENES["thunar"] = thunar
 SCENES["pinentry"] = pinentry
 SCENES["l3afpad"] = l3afpad
+SCENES["kwrite"] = kwrite
+SCENES["gedit"] = gedit

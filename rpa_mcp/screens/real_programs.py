@@ -13,7 +13,7 @@ The split is by whole program (see `SPLIT`): tuning programs may be used to repr
 verdict; held-out programs are only measured. Needs: Xvfb, openbox, xdotool, dbus, xprop, setxkbmap, the programs
 (Debian: mousepad gnumeric geany zenity featherpad qttranslations5-l10n python3-tk firefox-esr
 firefox-esr-l10n-fr abiword gnome-text-editor pluma thunar
-pinentry-gtk2 l3afpad) and the fr_FR and en_US locales.
+pinentry-gtk2 l3afpad kwrite gedit) and the fr_FR and en_US locales.
 """
 
 from __future__ import annotations
@@ -41,7 +41,9 @@ from rpa_mcp.screens.real import xvfb
 BBox = tuple[int, int, int, int]
 USER = "rpacap"
 SIZES = ((1920, 1080), (1600, 900), (1366, 768))
-FRENCH_FIRST = frozenset({"firefox", "mousepad", "zenity", "geany", "pluma", "pinentry"})  # the language at 1920x1080
+FRENCH_FIRST = frozenset(
+    {"firefox", "mousepad", "zenity", "geany", "pluma", "pinentry", "kwrite"}
+)  # the language at 1920x1080
 SPLIT = {
     "mousepad": "tuning",
     "tk": "tuning",
@@ -56,6 +58,8 @@ SPLIT = {
     "thunar": "tuning",
     "pinentry": "tuning",
     "l3afpad": "held-out",
+    "kwrite": "tuning",
+    "gedit": "tuning",
 }
 
 
@@ -206,7 +210,7 @@ class Session:
         x0, y0, w, h = region or (0, 0, image.shape[1], image.shape[0])
         lines = self.ocr.read(image[y0 : y0 + h, x0 : x0 + w])
         wanted = [w.lower() for w in words]
-        texts = [(line, line.text.strip().lower().replace("_", "")) for line in sorted(lines, key=lambda ln: -ln.score)]
+        texts = [(line, _label(line.text)) for line in sorted(lines, key=lambda ln: -ln.score)]
         # a label read whole first: a sentence that holds the words ("... if you don't save them") is no button
         exact = [line for line, text in texts if text in wanted]
         within = [line for line, text in texts if any(len(w) > 4 and w in text for w in wanted)]
@@ -252,6 +256,20 @@ class Session:
             except subprocess.TimeoutExpired:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _label(text: str) -> str:
+    """A line as a label: lower case, no mnemonic underscore, no icon read as a sign before it ("●Non")."""
+    return text.strip().lower().replace("_", "").lstrip("●•◉○*+-=> ")
+
+
+def word_box(line_box: BBox, text: str, word: str) -> BBox:
+    """The part of a line's box that `word` takes, by its characters' place in the line (OCR reads a
+    toolbar's labels as one line: "Save Save As  Undo Redo")."""
+    start = text.lower().index(word.lower())
+    x, y, w, h = line_box
+    per_char = w / max(1, len(text))
+    return (x + round(start * per_char), y, max(1, round(len(word) * per_char)), h)
 
 
 def center(box: BBox) -> tuple[int, int]:

@@ -54,6 +54,26 @@ def test_a_cancel_button_under_words_asking_for_a_password_is_a_credential_promp
     assert kind_of(["Cancel", "OK"], ["Print the report?"], never) is None
 
 
+@pytest.mark.parametrize(
+    ("labels", "lines"),
+    [
+        (
+            ["Replace", "Skip", "Cancel"],
+            ["A file named \u201cbilan.txt\u201d already exists. Do you want to replace it?"],
+        ),
+        (["Remplacer", "Ignorer", "Annuler"], ["Le fichier « bilan.txt » existe déjà.", "Voulez-vous le remplacer ?"]),
+        (["Qui", "●Non"], ["courrier.txt existe déjà.", "Voulez-vous l'écraser ?"]),  # "Oui" misread
+        (["Overwrite", "Cancel"], ["The file bilan.txt already exists. Do you wish to overwrite it?"]),
+    ],
+)
+def test_words_of_a_file_that_exists_answered_replace_or_yes_no_are_an_overwrite_prompt(labels, lines) -> None:
+    # "Ignorer" is also a discard button: without a save button beside it this is no save-changes prompt
+    shape = kind_of(labels, lines, never)
+    assert shape is not None and shape.kind == "app-file-overwrite" and shape.decisive
+    assert kind_of(["Replace", "Cancel"], ["Find and replace in the document"], never) is None
+    assert "app-file-overwrite" in GENERIC_IDS
+
+
 def test_one_acknowledgement_under_words_of_an_error_is_an_error() -> None:
     shape = kind_of(["OK"], ["The file could not be written: permission denied."], never)
     assert shape is not None and shape.kind == "app-error"

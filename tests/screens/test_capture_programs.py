@@ -28,6 +28,7 @@ def test_every_program_of_the_split_has_a_scene_and_the_later_ones_are_held_out(
     assert set(SCENES) == set(SPLIT)
     assert SPLIT["abiword"] == SPLIT["gnome-text-editor"] == SPLIT["l3afpad"] == "held-out"
     assert SPLIT["pluma"] == SPLIT["thunar"] == SPLIT["pinentry"] == "tuning"
+    assert SPLIT["kwrite"] == SPLIT["gedit"] == "tuning"
 
 
 def test_a_button_read_whole_is_clicked_rather_than_a_sentence_holding_its_words() -> None:

@@ -64,3 +64,30 @@ def test_the_edge_of_the_page_under_every_tab_is_no_underline():
     grey = (219, 222, 225)
     image = strip(1, page=grey, plain=grey, filled=grey, under=(255, 255, 255))
     assert (active_look(image, box(1)) or 0.0) < 0.5
+
+
+def test_a_sheet_tab_marked_by_an_accent_bar_along_its_top_is_the_active_one():
+    # a spreadsheet's sheet tabs: every tab the strip's grey, the active one with a bar of the accent
+    # colour along its top edge, the grey outline of every tab along its top too
+    grey = (219, 222, 225)
+
+    def sheets(active: int) -> np.ndarray:
+        image = strip(active, page=grey, plain=grey, filled=grey, under=(255, 255, 255))
+        for x, w in TABS:
+            image[TOP, x : x + w] = (150, 150, 150)  # each tab's outline
+        x, w = TABS[active]
+        image[TOP + 2 : TOP + 6, x : x + w] = (228, 132, 53)
+        return image
+
+    before, after = sheets(0), sheets(1)
+    assert active_look(before, box(1)) == 0.0
+    assert active_look(after, box(1)) == 1.0
+    assert active_look(after, box(2)) == 0.0
+
+
+def test_a_grey_outline_along_a_tabs_top_is_no_accent_bar():
+    grey = (219, 222, 225)
+    image = strip(1, page=grey, plain=grey, filled=grey, under=(255, 255, 255))
+    x, w = TABS[2]
+    image[TOP + 2, x : x + w] = (120, 120, 120)  # one tab's darker outline only
+    assert (active_look(image, box(2)) or 0.0) < 0.5

@@ -4,7 +4,10 @@ An active tab shares its background with the toolbar under it; an inactive one s
 tab strip's. That holds for light and dark themes alike and costs a few medians; the label
 is then confirmed by recognition-only OCR of the label box. Where every tab has the strip's
 background (GTK 3, libadwaita, many office suites), the active one is underlined instead: a bar of
-one colour under the tab, drawn under no other part of the strip.
+one colour under the tab (or along its top edge, as a spreadsheet's sheet tabs draw it), drawn
+along no other part of the strip. Where the look of one frame is ambiguous (a style whose inactive
+tabs are filled darker than a strip the active one shares), a click on the tab is judged by the two
+frames: the clicked tab and a tab beside it swapped their backgrounds.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ BAR_SAME = 40  # summed BGR distance within which two pixels are the underline's
 BAR_FILL = 0.8  # share of the middle of the tab the underline covers
 BAR_RARE = 0.4  # the most of its row the underline colour may cover (else a page or a toolbar edge)
 BAR_NEIGHBOURS = (1, -1, 2, -2, 3, -3)  # tab widths away where the strip's underline may be instead
+BAR_CHROMA = 48  # spread of a colour's channels that makes it an accent, not a grey
+SWAP_SAME = 8.0  # summed BGR distance within which two tabs' backgrounds are the same
 
 
 def _median(image: np.ndarray, bbox: BBox) -> np.ndarray | None:
@@ -99,10 +104,14 @@ def _underline_look(image: np.ndarray, bbox: BBox, inner: np.ndarray) -> float |
 
 def _underlined(image: np.ndarray, bbox: BBox, background: np.ndarray) -> bool:
     """A row near the box's bottom edge is one colour across the middle of the box, far from the
-    tab's background, and covers little of its row (a tab's width, not the page's edge)."""
+    tab's background, and covers little of its row (a tab's width, not the page's edge); or such a
+    row of an accent colour near its top edge (a tab's grey outline runs along every tab's top)."""
     x, y, w, h = bbox
-    bottom = y + h
-    lo, hi = max(0, bottom - BAR_REACH), min(image.shape[0], bottom + BAR_REACH + 1)
+    return _bar_near(image, x, w, y + h, background) or _bar_near(image, x, w, y, background, accent=True)
+
+
+def _bar_near(image: np.ndarray, x: int, w: int, edge: int, background: np.ndarray, *, accent: bool = False) -> bool:
+    lo, hi = max(0, edge - BAR_REACH), min(image.shape[0], edge + BAR_REACH + 1)
     left, right = max(0, x + w * 15 // 100), min(image.shape[1], x + w * 85 // 100)
     if right - left < 4 or lo >= hi:
         return False
@@ -112,11 +121,43 @@ def _underlined(image: np.ndarray, bbox: BBox, background: np.ndarray) -> bool:
     near = np.abs(middle - colour[:, None, :]).sum(axis=2) <= BAR_SAME
     filled = near.mean(axis=1) >= BAR_FILL
     far = np.abs(colour - background).sum(axis=1) >= BAR_CONTRAST
+    if accent:
+        far &= colour.max(axis=1) - colour.min(axis=1) >= BAR_CHROMA
     for i in np.nonzero(filled & far)[0]:
         share = float((np.abs(rows[i] - colour[i]).sum(axis=1) <= BAR_SAME).mean())
         if share <= BAR_RARE:
             return True
     return False
+
+
+def _bar_moved_under(before: np.ndarray, after: np.ndarray, bbox: BBox) -> bool:
+    """A bar of one colour runs under the middle of the box after the click, and did not before,
+    while it ran along the same row elsewhere (under another tab): the underline moved to this tab.
+    A tab as wide as half its strip draws an underline too long for `_underlined`'s rarity test."""
+    x, y, w, h = bbox
+    edge = y + h
+    lo, hi = max(0, edge - BAR_REACH), min(after.shape[0], edge + BAR_REACH + 1)
+    left, right = max(0, x + w * 15 // 100), min(after.shape[1], x + w * 85 // 100)
+    inner = _median(after, (x + 4, y + 2, w - 8, h - 4))
+    if right - left < 4 or lo >= hi or inner is None or before.shape != after.shape:
+        return False
+    for row in range(lo, hi):
+        now = after[row].astype(np.int16)
+        then = before[row].astype(np.int16)
+        colour = np.median(now[left:right], axis=0)
+        if _distance(colour, inner) < BAR_CONTRAST or colour.max() - colour.min() < BAR_CHROMA:
+            continue  # a bar of an accent colour, not the grey of an edge
+        on_now = np.abs(now - colour).sum(axis=1) <= BAR_SAME
+        on_then = np.abs(then - colour).sum(axis=1) <= BAR_SAME
+        if on_now[left:right].mean() < BAR_FILL or on_then[left:right].mean() > 1 - BAR_FILL:
+            continue
+        if on_then.sum() >= right - left:  # the same bar, elsewhere on the row before the click
+            return True
+    return False
+
+
+def _distance(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.abs(a - b).sum())
 
 
 def _strip_beside(image: np.ndarray, bbox: BBox) -> np.ndarray | None:
@@ -170,6 +211,15 @@ class TabActiveChecker(BaseChecker):
         box = tab_box(target_box, image.shape)
         look = active_look(image, box, loose=label_bbox is not None)
         crop = CropRef(f"target tab ({which})", which, box)
+        swapped = ""
+        if which == "after" and params.get("find_active") and (look is None or look < 0.85):
+            neighbour = self._swapped_with(ctx, box)
+            if neighbour is not None:
+                look = 0.9
+                swapped = f"the clicked tab took the background of the tab at {list(neighbour)}, which took its own; "
+            elif _bar_moved_under(ctx.before, ctx.after, box):
+                look = 0.9
+                swapped = "the strip's underline moved under the clicked tab; "
         if look is None:
             return self.result(
                 signal, 0.0, f"{which}: no tab look at {list(box)} (no strip/toolbar contrast)", crop=crop
@@ -190,7 +240,11 @@ class TabActiveChecker(BaseChecker):
         _label_box, read = read_tab_label(ctx, which, target_box, label_bbox, wanted=ctx.target.label)
         if label_matches(read, ctx.target.label):
             return self.result(
-                signal, look, f"{which}: tab {ctx.target.label!r} is active (OCR {read!r})", crop=crop, read=read
+                signal,
+                look,
+                f"{which}: {swapped}tab {ctx.target.label!r} is active (OCR {read!r})",
+                crop=crop,
+                read=read,
             )
         return self.result(
             signal,
@@ -199,6 +253,34 @@ class TabActiveChecker(BaseChecker):
             crop=crop,
             read=read,
         )
+
+    def _swapped_with(self, ctx: CheckContext, box: BBox) -> BBox | None:
+        """The tab beside the clicked one whose background it took, while that tab took the clicked
+        one's: the selection moved between them, and a click on a tab only ever selects that tab.
+        Judged only when the click point lies in the box and the box read the target's label before."""
+        point = click_point(ctx.target)
+        x, y, w, h = box
+        if point is not None and not (x <= point[0] <= x + w and y <= point[1] <= y + h):
+            return None
+        inner = (x + 4, y + 2, w - 8, h - 4)
+        mine_before, mine_after = _median(ctx.before, inner), _median(ctx.after, inner)
+        if mine_before is None or mine_after is None or _distance(mine_before, mine_after) < MIN_CONTRAST:
+            return None
+        for step in BAR_NEIGHBOURS:
+            other = (inner[0] + step * w, inner[1], inner[2], inner[3])
+            if other[0] < 0 or other[0] + other[2] > ctx.after.shape[1]:
+                continue
+            theirs_before, theirs_after = _median(ctx.before, other), _median(ctx.after, other)
+            if theirs_before is None or theirs_after is None:
+                continue
+            if _distance(theirs_before, mine_after) <= SWAP_SAME and _distance(theirs_after, mine_before) <= SWAP_SAME:
+                if not ctx.target.label:
+                    return None
+                _, read = read_tab_label(
+                    ctx, "before", ctx.target.bbox or box, ctx.target.label_bbox, wanted=ctx.target.label
+                )
+                return (x + step * w, y, w, h) if label_matches(read, ctx.target.label) else None
+        return None
 
     def _find_active(self, ctx: CheckContext, which: Frame, box: BBox) -> tuple[BBox, str] | None:
         x, y, w, h = box

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import functools
 
+import cv2
+import numpy as np
+
 from rpa_mcp.validation.checkers.base import BaseChecker, Params, frame_param
 from rpa_mcp.validation.context import CheckContext
 from rpa_mcp.validation.model import CheckResult, CropRef, Frame
@@ -17,7 +20,7 @@ from rpa_mcp.validation.text import (
     text_equals,
     text_line_boxes,
 )
-from rpa_mcp.vision.images import BBox
+from rpa_mcp.vision.images import BBox, clamp_bbox
 from rpa_mcp.vision.lines import text_lines
 
 FIELD_MAX_LINES = 64  # text lines of a field looked at for the typed text ...
@@ -298,4 +301,40 @@ def read_tab_label(
         again = ctx.read_label(frame, whole, lambda text: label_matches(text, wanted))
         if again and label_matches(again.text, wanted):
             return whole, again.text
+        # an application's tab ends with its close cross, which the recognizer may merge into the
+        # label's last letters ("bilan.txXx"): the label alone, left of the last gap before a glyph
+        bare = _before_trailing_glyph(ctx.frame(frame), whole)
+        if bare is not None:
+            alone = ctx.read_label(frame, bare, lambda text: label_matches(text, wanted))
+            if alone and label_matches(alone.text, wanted):
+                return bare, alone.text
     return box, read
+
+
+GLYPH_GAP = 0.4  # of the letters' height: the blank columns between a label and a glyph after it
+GLYPH_W = 1.2  # of the letters' height: the widest a trailing glyph (a close cross, a dot) is
+
+
+def _before_trailing_glyph(image: np.ndarray, box: BBox) -> BBox | None:
+    """The part of `box` left of a small glyph that ends it, after a gap (None: no such glyph)."""
+    x, y, w, h = clamp_bbox(box, image.shape)
+    if w < 2 * h or h < 8:
+        return None
+    band = image[y + h // 4 : y + h - h // 4, x : x + w]  # the text's rows: no outline of the tab
+    gray = cv2.cvtColor(band, cv2.COLOR_BGR2GRAY).astype(np.int16)
+    dark = np.abs(gray - np.median(gray)) > 60
+    edge = dark.mean(axis=0) >= 0.9  # a column inked top to bottom is the tab's edge
+    dark[:, edge] = False
+    cols, rows = np.nonzero(dark.any(axis=0))[0], np.nonzero(dark.any(axis=1))[0]
+    if len(cols) < 2:
+        return None
+    letters = int(rows[-1] - rows[0]) + 1
+    gaps = np.nonzero(np.diff(cols) > GLYPH_GAP * letters)[0]
+    if not len(gaps):
+        return None
+    cut = int(gaps[-1])
+    glyph_w = int(cols[-1] - cols[cut + 1]) + 1
+    if glyph_w > GLYPH_W * letters or cols[cut] - cols[0] < 2 * letters:
+        return None
+    top = y + h // 4 + int(rows[0]) - 3  # the letters' rows only: the tab's outline is no part of them
+    return (x, top, int(cols[cut]) + 3, letters + 6)
