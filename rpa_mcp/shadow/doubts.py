@@ -28,6 +28,7 @@ from rpa_mcp.shadow.elements import (
 from rpa_mcp.vision.ocr import normalize_text
 
 DOUBTED = round(ASK_BELOW - 0.2, 2)  # a doubted step's confidence at most: asked about first
+STILL = 0.0001  # share of a screen's pixels a click that changed nothing may change (a caret's blink)
 MIN_NAME_CHARS = 2  # letters or digits a name holds at least: a lone '/' or ':' names nothing
 
 # A format mask (what to type, never what the field is): short letter groups between one separator,
@@ -63,7 +64,7 @@ def doubts(
     *,
     field_label: str | None,
     suggestions: Sequence[Mapping[str, Any]],
-    screen_same: bool | None,
+    screen_still: bool | None,
 ) -> list[str]:
     """The doubts about one proposed step (empty: none), in a fixed order."""
     out: list[str] = []
@@ -73,7 +74,7 @@ def doubts(
     if _value_not_captured(action_type, target, params):
         out.append(CONTROL_VALUE_NOT_CAPTURED)
     element = target.get("element") if isinstance(target.get("element"), Mapping) else None
-    if action_type in CLICKS and screen_same is True and role_of(element) not in CONTROL_ROLES:
+    if action_type in CLICKS and screen_still is True and role_of(element) not in CONTROL_ROLES:
         out.append(CLICK_CHANGED_NOTHING)
     if any(s.get("action") == "undo" for s in suggestions):
         out.append(REMOVAL_SUGGESTED)

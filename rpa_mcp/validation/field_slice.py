@@ -58,5 +58,7 @@ def full_field(image: np.ndarray, strip: BBox) -> bool:
     if columns.size == 0:
         return False
     line_h = max(int(rows[-1] - rows[0] + 1), 6)
-    left_gap, right_gap = int(columns[0]), inside.shape[1] - 1 - int(columns[-1])
-    return max(left_gap, right_gap) <= MAX_GAP_LINES * line_h and abs(left_gap - right_gap) < SAME_GAP_LINES * line_h
+    left_gap, right_gap = int(columns[0]), int(inside.shape[1]) - 1 - int(columns[-1])
+    return bool(
+        max(left_gap, right_gap) <= MAX_GAP_LINES * line_h and abs(left_gap - right_gap) < SAME_GAP_LINES * line_h
+    )
