@@ -7,8 +7,11 @@ suggested removing and a click on a drawn control that changed nothing, all at 0
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
+import cv2
+import numpy as np
 import pytest
 
 from rpa_mcp.shadow.calibration import ASK_BELOW
@@ -95,6 +98,22 @@ def test_a_click_on_text_that_changed_the_screen_keeps_its_confidence(make_servi
         [
             ev("click", 1.0, x=930, y=520, element=drawn, screenshot=frame(), **EDGE),
             ev("click", 3.0, x=1390, y=755, element=SAVE, screenshot=frame(shade=200), **EDGE),
+        ]
+    )
+    assert shadow.understanding("s1")["steps"][0]["doubts"] == []
+
+
+def test_a_click_on_text_after_which_a_few_lines_appeared_keeps_its_confidence(make_service: Any) -> None:
+    # a search button drawn as text: its results are a few lines, far less than 1 % of the screen
+    shadow = make_service(ocr=FakeOcr(lines=[]))
+    drawn = {"name": "Chercher", "role": "Text"}
+    image = cv2.imdecode(np.frombuffer(base64.b64decode(frame()), np.uint8), cv2.IMREAD_COLOR)
+    cv2.putText(image, "DUBOIS Marcel", (300, 200), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 0), 1)
+    results = base64.b64encode(cv2.imencode(".png", image)[1].tobytes()).decode("ascii")
+    shadow.ingest(
+        [
+            ev("click", 1.0, x=930, y=520, element=drawn, screenshot=frame(), **EDGE),
+            ev("click", 3.0, x=1390, y=755, element=SAVE, screenshot=results, **EDGE),
         ]
     )
     assert shadow.understanding("s1")["steps"][0]["doubts"] == []
