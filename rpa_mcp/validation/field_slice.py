@@ -24,6 +24,7 @@ MIN_SLICE_CHARS = 6  # a piece shorter than this is a coincidence, not the typed
 MIN_SLICE_SHARE = 0.5  # ... and so is one showing less than this share of it
 BORDER_SHARE = 0.8  # a row or column inked along this share of the strip is the field's border, not text
 MAX_GAP_LINES = 1.5  # a full field's text is at most this many line heights from each inner edge ...
+FRAME_REACH = 12  # px from a field's edge where its frame (a border, a bevel, a focus ring) may be
 SAME_GAP_LINES = 0.6  # ... and the two gaps differ by less than this (a character's width): nothing left free
 
 
@@ -62,3 +63,28 @@ def full_field(image: np.ndarray, strip: BBox) -> bool:
     return bool(
         max(left_gap, right_gap) <= MAX_GAP_LINES * line_h and abs(left_gap - right_gap) < SAME_GAP_LINES * line_h
     )
+
+
+def inside_frame(image: np.ndarray, box: BBox) -> BBox:
+    """The part of a field's box inside its frame (its border, its bevel, a focus ring): the rows and columns
+    near its four edges inked along most of their length are the field's, never its text. Unchanged without a
+    closed frame (a box tight around text, a field drawn with a bottom line only)."""
+    x, y, w, h = box
+    region = image[max(0, y) : y + h, max(0, x) : x + w]
+    if region.size == 0 or min(region.shape[:2]) < 8:
+        return box
+    ink = ink_mask(region if region.ndim == 3 else np.dstack([region] * 3)).astype(bool)
+    rows, columns = ink.mean(axis=1) >= BORDER_SHARE, ink.mean(axis=0) >= BORDER_SHARE
+    top, bottom = _frame_depth(rows), _frame_depth(rows[::-1])
+    left, right = _frame_depth(columns), _frame_depth(columns[::-1])
+    inner_w, inner_h = region.shape[1] - left - right, region.shape[0] - top - bottom
+    if not (top and bottom and left and right) or inner_w < 4 or inner_h < 4:
+        return box  # no closed frame: a tall letter at a tight box's side is no border
+    return max(0, x) + left, max(0, y) + top, inner_w, inner_h
+
+
+def _frame_depth(border: np.ndarray) -> int:
+    """How many lines from an edge belong to the frame: up to the last border line within the edge's reach."""
+    reach = min(border.size // 3, FRAME_REACH)
+    inked = np.flatnonzero(border[:reach])
+    return int(inked[-1]) + 1 if inked.size else 0

@@ -12,7 +12,7 @@ import numpy as np
 from rpa_mcp.testing import FakeOcr
 from rpa_mcp.validation.checkers.text import OcrRoiChecker
 from rpa_mcp.validation.context import CheckContext
-from rpa_mcp.validation.field_slice import full_field, visible_slice
+from rpa_mcp.validation.field_slice import full_field, inside_frame, visible_slice
 from rpa_mcp.validation.model import Expected, Observed, Target
 from rpa_mcp.vision.ocr import OcrLine
 
@@ -92,3 +92,52 @@ def test_a_field_is_full_only_when_its_text_runs_from_edge_to_edge() -> None:
     assert full_field(_field_showing(TYPED, scrolled_to_end=False), box)
     assert not full_field(_field_showing("Syncope", scrolled_to_end=False), box)
     assert not full_field(_field_showing("", scrolled_to_end=False), box)
+
+
+class RingReadingOcr:
+    """Reads a crop whose sides hold a dark frame as a recognizer read the ringed "3" ('E'), else the digit."""
+
+    def read(self, image: np.ndarray) -> list[OcrLine]:
+        line = self.read_line(image)
+        return [line] if line else []
+
+    def read_line(self, image: np.ndarray) -> OcrLine | None:
+        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+        ringed = bool((gray[:, :2] < 80).any() or (gray[:, -2:] < 80).any())
+        return OcrLine("E" if ringed else "3", (0, 0, image.shape[1], image.shape[0]), 0.9)
+
+    def read_lines(self, images: list[np.ndarray]) -> list[OcrLine | None]:
+        return [self.read_line(image) for image in images]
+
+
+def _focused_field(text: str) -> np.ndarray:
+    """A classic toolkit's narrow field with the keyboard: a black focus ring, a grey bevel, the text, a caret."""
+    frame = np.full((80, 200, 3), 217, np.uint8)
+    cv2.rectangle(frame, (60, 30), (115, 55), (0, 0, 0), 1)  # the focus ring
+    cv2.rectangle(frame, (61, 31), (114, 54), (128, 128, 128), 2)  # the bevel
+    frame[33:53, 63:113] = 255
+    if text:
+        cv2.putText(frame, text, (66, 48), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 1)
+        frame[36:51, 76] = 0  # the caret after it
+    return frame
+
+
+def test_a_field_s_focus_ring_is_not_read_with_its_text() -> None:
+    # seen on a Tk desk: the quantity "3" typed in a narrow focused field read "E", its ring read with it
+    ctx = CheckContext(
+        "type_text",
+        _focused_field(""),
+        _focused_field("3"),
+        Target("Quantite", (63, 33, 50, 20)),
+        Expected(text="3"),
+        Observed(),
+        RingReadingOcr(),
+    )
+    assert OcrRoiChecker().run(ctx, "typed", WHOLE).score == 1.0
+
+
+def test_the_inside_of_a_field_leaves_out_its_frame() -> None:
+    x, y, w, h = inside_frame(_focused_field("3"), (57, 27, 62, 32))
+    assert (x, y) >= (63, 33) and (x + w, y + h) <= (113, 53)
+    blank = np.full((40, 120, 3), 255, np.uint8)
+    assert inside_frame(blank, (10, 5, 100, 30)) == (10, 5, 100, 30)  # no frame: unchanged

@@ -6,7 +6,7 @@ import functools
 
 from rpa_mcp.validation.checkers.base import BaseChecker, Params, frame_param
 from rpa_mcp.validation.context import CheckContext
-from rpa_mcp.validation.field_slice import full_field, visible_slice
+from rpa_mcp.validation.field_slice import full_field, inside_frame, visible_slice
 from rpa_mcp.validation.model import CheckResult, CropRef, Frame
 from rpa_mcp.validation.regions import around, label_box, tab_label_box
 from rpa_mcp.validation.text import (
@@ -114,7 +114,7 @@ def _read_typed(ctx: CheckContext, which: Frame, box: BBox) -> tuple[BBox, str]:
     and their texts joined. No changed line (nothing typed there, or ink the finder misses): the
     whole box is read as before.
     """
-    x, y, w, h = box
+    x, y, w, h = box = inside_frame(ctx.frame(which), box)  # a focus ring joins the text it surrounds
     lines = text_line_boxes(ctx.frame(which)[y : y + h, x : x + w], max_lines=FIELD_MAX_LINES)
     change = ctx.change()
     # a changed line is read across the whole field: the line finder may split a sentence at a wide
