@@ -78,8 +78,8 @@ def inside_frame(image: np.ndarray, box: BBox) -> BBox:
     top, bottom = _frame_depth(rows), _frame_depth(rows[::-1])
     left, right = _frame_depth(columns), _frame_depth(columns[::-1])
     inner_w, inner_h = region.shape[1] - left - right, region.shape[0] - top - bottom
-    if not (top and bottom and left and right) or inner_w < 4 or inner_h < 4:
-        return box  # no closed frame: a tall letter at a tight box's side is no border
+    if not (left and right and (top or bottom)) or inner_w < 4 or inner_h < 4:
+        return box  # no frame around it (a box may cut one side off): a tall letter at a tight box's side is none
     return max(0, x) + left, max(0, y) + top, inner_w, inner_h
 
 
