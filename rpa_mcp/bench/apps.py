@@ -511,7 +511,11 @@ def report(learning: Learning, runs: list[Run], elapsed: float, spec: AppSpec = 
         f"  learning: recall {learning.found}/{learning.expected} = {recall:.2f}   "
         f"precision {learning.found}/{learning.proposed} = {precision:.2f}   "
         f"values/options exact {learning.exact}/{learning.valued}   (target >= 0.9, values exact)",
-        "  proposed: " + " | ".join(f"{s['action_type']} {_label(s).strip()!r} {_value(s)!r}" for s in learning.steps),
+        "  proposed: "
+        + " | ".join(
+            f"{s['action_type']} {_label(s).strip()!r} {_value(s)!r} {float(s.get('confidence', 0.0)):.2f}"
+            for s in learning.steps
+        ),
     ]
     if learning.after_removals is not None:
         found, proposed, steps = learning.after_removals

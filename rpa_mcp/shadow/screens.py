@@ -124,7 +124,7 @@ class StoredScreens:
         self.traces.update_facts(self.session_id, idx, facts[0]["facts"])
         return state
 
-    def same_screen(self, a: str, b: str) -> bool | None:
+    def same_screen(self, a: str, b: str, *, max_change: float = SAME_SCREEN_MAX_CHANGE) -> bool | None:
         if a == b:
             return True
         fa, fb = self.frame(a), self.frame(b)
@@ -133,4 +133,4 @@ class StoredScreens:
         diff = cv2.absdiff(fa, fb)
         mask = (diff.max(axis=2) if diff.ndim == 3 else diff) > PIXEL_THRESHOLD
         mask[int(mask.shape[0] * (1 - BOTTOM_BAND)) :, :] = False
-        return float(mask.mean()) <= SAME_SCREEN_MAX_CHANGE
+        return float(mask.mean()) <= max_change

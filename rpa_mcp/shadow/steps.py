@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from rpa_mcp.shadow.calibration import Calibration
 from rpa_mcp.shadow.choices import read_after, seen_box_candidate, seen_checked, value_shown
 from rpa_mcp.shadow.classes import step_class_of
+from rpa_mcp.shadow.doubts import STILL, capped, click_on_no_control, doubts
 from rpa_mcp.shadow.elements import is_button, screen_title
 from rpa_mcp.shadow.events import normalize_keys
 from rpa_mcp.shadow.intents import describe
@@ -48,8 +49,9 @@ class Screens(Protocol):
         """The title of a form or dialog that opened over an unchanged screen (cached on event `idx`)."""
         ...
 
-    def same_screen(self, a: str, b: str) -> bool | None:
-        """Whether two screenshots show the same screen (None: cannot tell)."""
+    def same_screen(self, a: str, b: str, *, max_change: float = ...) -> bool | None:
+        """Whether two screenshots show the same screen, at most `max_change` of their pixels changed (None:
+        cannot tell)."""
         ...
 
     def flipped_box(self, idx: int, before: str, after: str, line: list[int]) -> bool | None:
@@ -130,6 +132,10 @@ def derive_steps(
         elif stray_candidate(d) and screens is not None and actions:  # a click on nothing: did anything change?
             shot_then = shot_before(rows, position.get(actions[0][0]), actions[0][2])
             same = screens.same_screen(shot_then, shot_after) if shot_then and shot_after else None
+        still = None  # a click on no control: did the screen stay still, to the pixel (a caret aside)?
+        if click_on_no_control(d) and screens is not None and actions and shot_after:
+            shot_then = shot_before(rows, position.get(actions[0][0]), actions[0][2])
+            still = screens.same_screen(shot_then, shot_after, max_change=STILL) if shot_then else None
         suggestions = suggest(seg, d, locale, screen_same=same)  # names settled over all steps by the caller
         params, target, intent, value = dict(d.params), dict(d.target), d.intent, d.value
         if seg.retarget:  # a person named another element of the step's screenshot
@@ -146,7 +152,15 @@ def derive_steps(
         confidence = calibration.confidence(d.action_type, d.evidence, d.pattern, d.confidence)
         if d.pattern == "uncertain":  # what the step does was not seen whole: no table makes it surer
             confidence = min(confidence, d.confidence)
-        confidence = 1.0 if seg.intent else round(confidence, 2)
+        doubted = doubts(
+            d.action_type,
+            target,
+            params,
+            field_label=None if seg.retarget else d.field_label,
+            suggestions=suggestions,
+            screen_still=still,
+        )
+        confidence = 1.0 if seg.intent else round(capped(confidence, doubted), 2)
         step: dict[str, Any] = {
             "index": p + 1,
             "intent": seg.intent or intent,
@@ -170,6 +184,7 @@ def derive_steps(
             else outcome_of(post, answered=_answers(evs)),
             "identity": identity,
             "suggestions": suggestions,
+            "doubts": [] if seg.intent else doubted,
             "parameter": parameter,
             "step_class": seg.step_class
             or step_class_of({"action_type": d.action_type, "target": target, "intent": intent, "params": params}),

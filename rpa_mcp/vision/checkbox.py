@@ -1,9 +1,12 @@
 """Whether the check box beside a label is ticked, read from the pixels (for applications without AT-SPI).
 
 The box is the square nearest the label on its left (then on its right) whose side is about the
-line's height, vertically centred on the line. Ticked: ink covers a share of its inside (a tick, a
-cross, a filled box); unticked: its inside is blank. Anything between, or no square found, is None:
-the state is not guessed.
+height of the line's text (at any scale), vertically centred on the line. Everything is measured
+against the box's own surroundings, never against a whole region's colour: the background is the
+one the label is drawn on (a check button's own, lighter when the pointer is over it, or a panel's),
+and a mark is ink against the box's own fill. Ticked: a mark covers a share of its inside (a tick, a
+cross) or the box is filled with a strong colour (an accent colour, a dark fill); unticked: its inside
+is one light or neutral colour. Anything between, or no square found, is None: the state is not guessed.
 """
 
 from __future__ import annotations
@@ -15,14 +18,19 @@ from rpa_mcp.vision.images import BBox
 
 SEARCH_LINES = 4.0  # how far from the label, in line heights, the box is looked for
 MIN_SIDE, MAX_SIDE = 0.7, 2.5  # the box's side, in heights of the line's text (a letter is smaller)
-TICKED, BLANK = 0.12, 0.03  # share of inked pixels inside the box
-INK = 60  # grey levels from the background that make a pixel ink
+TICKED, BLANK = 0.12, 0.03  # share of marked pixels inside the box
+INK = 60  # grey levels from the background (or from the box's fill) that make a pixel ink
+EDGE = 40  # grey levels from the label's background that make a pixel part of a box's outline ...
+FAINT_EDGE = 14  # ... or, when no box stands out so, of a light box on a light background (a sunken box's light sides)
+FILLED_DARKER = 90  # a box filled this many grey levels darker than the label's background is ticked ...
+FILLED_SATURATION = 90  # ... and so is one filled with a colour at least this saturated (an accent colour)
 MIN_INK_ROWS = 6  # fewer inked rows are no text line
 SIDE_INKED = 0.85  # share of each side of the square that must be inked
 
 
 def box_state(image: np.ndarray, line: BBox) -> bool | None:
     """True (ticked), False (blank) or None (no box found, or its inside says neither)."""
+    colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     height, width = gray.shape[:2]
     x, y, w, h = (int(v) for v in line)
@@ -30,15 +38,33 @@ def box_state(image: np.ndarray, line: BBox) -> bool | None:
     reach = int(SEARCH_LINES * h)
     y0, y1 = max(0, y - h), min(height, y + 2 * h)
     top, text_h = _inked_rows(gray, (x, y, w, h))  # the text's own height: OCR pads a line's box
+    background = _line_background(gray, (x, y, w, h))
     # OCR may box the square with its text (a glyph at the line's start): the line's first `h` px are looked at too
     for x0, x1 in ((max(0, x - reach), min(width, x + h)), (min(width, x + w), min(width, x + w + reach))):
         if x1 - x0 < 4 or y1 - y0 < 4:
             continue
-        square = _square(gray[y0:y1, x0:x1], text_h, top + text_h / 2 - y0, nearest_right=x0 < x)
+        band, centre = gray[y0:y1, x0:x1], top + text_h / 2 - y0
+        square = next(
+            (
+                found
+                for edge in (EDGE, FAINT_EDGE)  # a box that stands out, else a light box on a light background
+                if (found := _square(band, background, text_h, centre, nearest_right=x0 < x, edge=edge)) is not None
+            ),
+            None,
+        )
         if square is not None:
             bx, by, side = square
-            return _ticked(gray[y0:y1, x0:x1], bx, by, side)
+            return _ticked(colour[y0:y1, x0:x1], background, bx, by, side)
     return None
+
+
+def _line_background(gray: np.ndarray, line: BBox) -> float:
+    """The colour the label is drawn on: the most common grey of its line's box (text is the lesser part)."""
+    x, y, w, h = line
+    band = gray[max(0, y) : y + h, max(0, x) : x + w]
+    if band.size == 0:
+        return float(np.median(gray))
+    return float(np.argmax(np.bincount(band.ravel(), minlength=256)))
 
 
 def _inked_rows(gray: np.ndarray, line: BBox) -> tuple[int, int]:
@@ -53,17 +79,21 @@ def _inked_rows(gray: np.ndarray, line: BBox) -> tuple[int, int]:
     return max(0, y) + int(rows[0]), int(rows[-1] - rows[0] + 1)
 
 
-def _square(region: np.ndarray, line_h: int, centre_y: float, *, nearest_right: bool) -> tuple[int, int, int] | None:
-    background = float(np.median(region))
-    edges = (np.abs(region.astype(np.int16) - background) > 40).astype(np.uint8)
-    contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)  # a hole in a letter is no box
+def _square(
+    region: np.ndarray, background: float, line_h: int, centre_y: float, *, nearest_right: bool, edge: int = EDGE
+) -> tuple[int, int, int] | None:
+    edges = (np.abs(region.astype(np.int16) - background) > edge).astype(np.uint8)
+    # every outline, those inside another's hole included (a box on a panel of its own colour)
+    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     found = []
     for contour in contours:
         bx, by, bw, bh = cv2.boundingRect(contour)
         side = (bw + bh) / 2
         if not (MIN_SIDE * line_h <= side <= MAX_SIDE * line_h) or abs(bw - bh) > 0.25 * side:
             continue
-        if abs(by + bh / 2 - centre_y) > line_h * 0.75 or not _outlined(edges[by : by + bh, bx : bx + bw]):
+        if abs(by + bh / 2 - centre_y) > line_h * 0.75:
+            continue
+        if not _outlined(edges[by : by + bh, bx : bx + bw]):  # a round letter such as 'o' is not a box
             continue
         found.append((bx, by, round(side)))
     if not found:
@@ -79,15 +109,22 @@ def _outlined(box: np.ndarray) -> bool:
     return all(float(side.mean()) >= SIDE_INKED for side in sides)
 
 
-def _ticked(region: np.ndarray, bx: int, by: int, side: int) -> bool | None:
-    inset = max(3, int(side * 0.22))
+def _ticked(region: np.ndarray, background: float, bx: int, by: int, side: int) -> bool | None:
+    """The state the inside of the box at (bx, by) says: a mark on its fill, a strong fill, or blank."""
+    inset = max(2, round(side * 0.18))  # past the border: a tick may reach near it
     inside = region[by + inset : by + side - inset, bx + inset : bx + side - inset]
     if inside.size == 0:
         return None
-    background = float(np.median(region))
-    ink = float((np.abs(inside.astype(np.int16) - background) > 60).mean())
-    if ink >= TICKED:
+    gray = cv2.cvtColor(inside, cv2.COLOR_BGR2GRAY).astype(np.int16)
+    fill = float(np.median(gray))
+    mark = float((np.abs(gray - fill) > INK).mean())  # a tick or a cross: the fill is the greater part
+    if mark >= TICKED:
         return True
-    if ink <= BLANK:
-        return False
+    if mark > BLANK:
+        return None
+    saturation = float(np.median(cv2.cvtColor(inside, cv2.COLOR_BGR2HSV)[..., 1]))
+    if background - fill >= FILLED_DARKER or saturation >= FILLED_SATURATION:
+        return True  # filled: a dark or an accent-coloured box
+    if fill >= background - INK:
+        return False  # one light or neutral colour: blank
     return None

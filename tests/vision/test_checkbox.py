@@ -79,3 +79,82 @@ def test_a_small_box_ocr_boxed_with_its_text_is_read_at_the_line_start(line: tup
     # against the text's own height
     assert box_state(small_box_in_its_line(ticked=True), line) is True
     assert box_state(small_box_in_its_line(ticked=False), line) is False
+
+
+def check_button(
+    style: str, *, ticked: bool, scale: float = 1.0, window: int = 200, panel: int | None = None, box_left: bool = True
+) -> tuple[np.ndarray, tuple[int, int, int, int]]:
+    """A check button drawn at a scale on a window of grey `window`, on a panel of its own (`panel`: the
+    button's background under the pointer, or a white form) or not; its label's line as OCR boxes it.
+
+    Styles: `sunken` (a classic toolkit's white box, dark on its top and left sides, a black tick),
+    `flat` (a grey outline), `accent` (a modern box: filled with an accent colour and a white tick when
+    ticked), `solid` (an older toolkit's box: filled with a dark colour when ticked, no mark)."""
+    label = "Delivrance urgente"
+    height, width = round(120 * scale), round(420 * scale)
+    img = np.full((height, width, 3), window, np.uint8)
+    side, size, stroke = round(11 * scale), 0.45 * scale, max(1, round(scale))
+    (text_w, text_h), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, size, stroke)
+    cy, bx = height // 2, round(60 * scale)
+    text_x = bx + side + round(6 * scale)
+    if panel is not None:
+        img[
+            cy - round(11 * scale) : cy + round(11 * scale), bx - round(8 * scale) : text_x + text_w + round(8 * scale)
+        ] = panel
+    if not box_left:
+        text_x, bx = bx, bx + text_w + round(6 * scale)
+    by, end = cy - side // 2, side - 1
+    if style == "sunken":
+        img[by : by + side, bx : bx + side] = 255
+        img[by, bx : bx + side] = img[by : by + side, bx] = 120
+    elif style == "solid" or (style == "accent" and ticked):
+        img[by : by + side, bx : bx + side] = (48, 48, 176) if style == "solid" else (228, 132, 53)
+    else:
+        cv2.rectangle(img, (bx, by), (bx + end, by + end), (110, 110, 110), stroke)
+        img[by + stroke : by + side - stroke, bx + stroke : bx + side - stroke] = 255
+    if style == "solid" and not ticked:
+        img[by + stroke : by + side - stroke, bx + stroke : bx + side - stroke] = 255
+    if ticked and style != "solid":
+        tick = np.array([[0.25, 0.5], [0.42, 0.7], [0.72, 0.28]]) * side + (bx, by)
+        colour = (255, 255, 255) if style == "accent" else (0, 0, 0)
+        cv2.polylines(img, [tick.astype(np.int32)], False, colour, max(2, round(2 * scale)))
+    cv2.putText(
+        img, label, (text_x, cy + text_h // 2), cv2.FONT_HERSHEY_SIMPLEX, size, (30, 30, 30), stroke, cv2.LINE_AA
+    )
+    pad = round(4 * scale)
+    return img, (text_x - pad, cy - text_h // 2 - pad, text_w + 2 * pad, text_h + base + 2 * pad)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.5, 2.0, 3.0])
+@pytest.mark.parametrize("style", ["flat", "accent", "solid"])
+@pytest.mark.parametrize("box_left", [True, False])
+def test_a_box_on_a_white_panel_is_read_against_the_panel_at_any_scale(
+    scale: float, style: str, box_left: bool
+) -> None:
+    # measured against the whole region's colour, a blank box on the right of its label read ticked
+    ticked, _ = check_button(style, ticked=True, scale=scale, panel=255, box_left=box_left)
+    blank, line = check_button(style, ticked=False, scale=scale, panel=255, box_left=box_left)
+    assert box_state(ticked, line) is True
+    assert box_state(blank, line) is False
+
+
+@pytest.mark.parametrize("scale", [1.0, 2.0])
+@pytest.mark.parametrize("panel", [None, 236])  # 236: the button's lighter background under the pointer
+def test_a_sunken_box_reads_on_its_window_and_under_the_pointer(scale: float, panel: int | None) -> None:
+    ticked, line = check_button("sunken", ticked=True, scale=scale, panel=panel)
+    assert box_state(ticked, line) is True
+    assert box_state(check_button("sunken", ticked=False, scale=scale, panel=panel)[0], line) is False
+
+
+def test_a_white_box_on_a_dark_window_is_blank_not_ticked() -> None:
+    # its white inside stands far from the window's grey: that is no mark
+    blank, line = check_button("flat", ticked=False, window=140)
+    assert box_state(blank, line) is False
+    assert box_state(check_button("flat", ticked=True, window=140)[0], line) is True
+
+
+def test_a_box_only_half_drawn_against_its_panel_is_not_guessed() -> None:
+    # a sunken box on a white panel shows only its dark top and left sides: no box, no state
+    for ticked in (True, False):
+        img, line = check_button("sunken", ticked=ticked, panel=255)
+        assert box_state(img, line) is None

@@ -9,6 +9,7 @@ import numpy as np
 
 from rpa_mcp.validation.checkers.base import BaseChecker, Params, frame_param
 from rpa_mcp.validation.context import CheckContext
+from rpa_mcp.validation.field_slice import full_field, inside_frame, visible_slice
 from rpa_mcp.validation.model import CheckResult, CropRef, Frame
 from rpa_mcp.validation.regions import around, label_box, tab_label_box
 from rpa_mcp.validation.text import (
@@ -33,7 +34,8 @@ class OcrRoiChecker(BaseChecker):
     params: frame (before|after), what (target_label|expected_text), box (tab: the label inside a tab
     or beside its close cross; default: the target box padded by 3 px), match (contains: the expected
     text is written there, the default; whole: what a field holds is exactly the expected text, so text
-    left in the field before the typing is a mismatch).
+    left in the field before the typing is a mismatch; a full field too narrow for the text, showing a long
+    enough piece of it, is read as a person reads it: `rpa_mcp.validation.field_slice`).
     """
 
     name = "OcrRoiChecker"
@@ -61,6 +63,20 @@ class OcrRoiChecker(BaseChecker):
         whole = functools.partial(text_equals, caret=what == "expected_text")  # a field just typed in shows its caret
         holds = whole if params.get("match") == "whole" else text_contains
         found = label_matches(read, wanted) if what == "target_label" else holds(read, wanted)
+        if (
+            not found
+            and what == "expected_text"
+            and params.get("match") == "whole"
+            and _cut_by_its_field(ctx, which, box, read, wanted)
+        ):
+            return self.result(
+                signal,
+                0.9,
+                f"{which} frame at {list(box)} reads {read!r}: a piece of {wanted!r} the field's width cuts "
+                "(the field is full; screen text is data)",
+                crop=CropRef(f"target region ({which})", which, box),
+                read=read,
+            )
         if not found and what == "target_label" and params.get("box") == "tab" and ctx.target.label_bbox is None:
             box, read = read_tab_label(ctx, which, ctx.target.bbox, wanted=wanted)  # an application's wider tab
             found = label_matches(read, wanted)
@@ -86,6 +102,12 @@ class OcrRoiChecker(BaseChecker):
         )
 
 
+def _cut_by_its_field(ctx: CheckContext, which: Frame, box: BBox, read: str, wanted: str) -> bool:
+    """A full field too narrow for the text typed shows a long enough piece of it (never for a box that is
+    only the field's label: its edges are not the field's)."""
+    return ctx.target.label_bbox is None and visible_slice(read, wanted) and full_field(ctx.frame(which), box)
+
+
 def _read_typed(ctx: CheckContext, which: Frame, box: BBox) -> tuple[BBox, str]:
     """What a field holds, read on the text lines of the field that changed (where typing landed).
 
@@ -95,7 +117,7 @@ def _read_typed(ctx: CheckContext, which: Frame, box: BBox) -> tuple[BBox, str]:
     and their texts joined. No changed line (nothing typed there, or ink the finder misses): the
     whole box is read as before.
     """
-    x, y, w, h = box
+    x, y, w, h = box = inside_frame(ctx.frame(which), box)  # a focus ring joins the text it surrounds
     lines = text_line_boxes(ctx.frame(which)[y : y + h, x : x + w], max_lines=FIELD_MAX_LINES)
     change = ctx.change()
     # a changed line is read across the whole field: the line finder may split a sentence at a wide
