@@ -334,6 +334,7 @@ class TargetResolver:
             from_memory=res.from_memory,
             reason=res.reason,
             elapsed_ms=res.elapsed_ms,
+            first_look=True if res.resolved and res.tried and res.tried[-1].get("first_look") else None,
         )
         return res
 
@@ -478,7 +479,7 @@ class TargetResolver:
         (`label_offset`, the label's line starting that far up-left of the click). None without a
         recorded position, and for a record-selecting target (its rows are searched as before)."""
         pos = self.recorded_position(spec)
-        if pos is None or self.is_placeholder(pos) or identity.identity_of(spec) is not None:
+        if pos is None or self.is_placeholder(pos):
             return None
         h, w = image.shape[:2]
         fw, fh = self.thresholds.search.ocr_first_look
@@ -523,18 +524,39 @@ class TargetResolver:
 
     def _first_look(self, image: np.ndarray, spec: Mapping[str, Any], wanted: str) -> _Candidate | None:
         """The label read in the small region around the recorded point (`_near`), taken only when it is
-        beyond doubt: a line that reads the label alone, at a score the guard accepts, wholly inside the
-        region (a line the region's edge cuts may read as the label alone and be longer: "Enregistrer
-        et fermer"). Anything else: None, and the search regions are read as before."""
+        beyond doubt: a line wholly inside the region (a line its edge cuts may read as the label alone
+        and be longer: "Enregistrer et fermer") that reads the label alone at a score the guard accepts,
+        or, for a record-selecting target, on the line of the record the person chose (its identity
+        read, as the search regions take it). Anything else: None, and the search regions are read."""
         region = self._near(image, spec)
         if region is None or region[2] <= 4 or region[3] <= 4:
             return None
+        found = self._lines_showing(image, region, wanted)
+        whole = [c for c in found if c.line_box is not None and _within(c.line_box, region, image)]
+        if identity.identity_of(spec) is not None:
+            record = self._record(image, spec, self._not_typed(image, spec, whole))
+            return replace(record, first_look=True) if record is not None else None
         minimum = self.thresholds.min_score("hybrid_text_direct")[1] or 0.0
-        for cand in self._lines_showing(image, region, wanted):
-            alone = cand.read_score is not None and cand.score == cand.read_score
-            if alone and cand.score >= minimum and cand.line_box is not None and _within(cand.line_box, region, image):
+        for cand in whole:
+            if cand.read_score is not None and cand.score == cand.read_score and cand.score >= minimum:
                 return replace(cand, first_look=True)
         return None
+
+    def _not_typed(self, image: np.ndarray, spec: Mapping[str, Any], found: list[_Candidate]) -> list[_Candidate]:
+        """A record's value also shows in the field it was typed into (`typed_fields`): that field is never
+        the record."""
+        if not spec.get("typed_fields"):
+            return found
+        return [c for c in found if identity.typed_field(self._identity(image, spec, c).read, spec) is None]
+
+    def _record(self, image: np.ndarray, spec: Mapping[str, Any], found: list[_Candidate]) -> _Candidate | None:
+        """Among lines that show a record-selecting target's label, the one on the record the person chose,
+        judged where the row is and clicked on its cell."""
+        record = next((c for c in found if self._same_record(image, spec, c)), None)
+        if record is None:
+            return None
+        # a row reads with its other cells: its identity read the words whole
+        return replace(record, click_x=record.label_x, score=max(record.score, record.read_score or 0.0))
 
     def _ocr_match(self, image: np.ndarray, spec: Mapping[str, Any]) -> _Candidate | None:
         label = spec.get("label") or spec.get("by_text") or spec.get("text")
@@ -550,15 +572,12 @@ class TargetResolver:
             if region[2] <= 0 or region[3] <= 0:
                 continue
             found = self._lines_showing(image, region, wanted)
-            if spec.get("typed_fields") and identity.identity_of(spec) is not None:
-                # a record's value also shows in the field it was typed into: that field is never the record
-                found = [c for c in found if identity.typed_field(self._identity(image, spec, c).read, spec) is None]
             if identity.identity_of(spec) is not None:
                 # a list whose order changed: the label on the line of the record the person chose, wherever it is
-                record = next((c for c in found if self._same_record(image, spec, c)), None)
-                if record is not None:  # a row reads with its other cells: its identity read the words whole
-                    # judged where the row is (the drift guard), clicked on its cell, not the row's middle
-                    return replace(record, click_x=record.label_x, score=max(record.score, record.read_score or 0.0))
+                found = self._not_typed(image, spec, found)
+                record = self._record(image, spec, found)
+                if record is not None:
+                    return record
                 first = first or (found[0] if found else None)
                 continue
             if found:

@@ -6,7 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import pytest
 
+from rpa_mcp.replay import identity
 from rpa_mcp.replay.resolve import TargetResolver, load_thresholds
 from rpa_mcp.replay.unconfigured import NoVlmLocator
 from rpa_mcp.settings import shipped_dir
@@ -102,8 +104,33 @@ def test_the_small_region_holds_the_label_of_a_field_that_stands_beside_it() -> 
     assert res.resolved and (res.x, res.y) == (1000, 600)  # in the field, at the offset from its label
 
 
-def test_a_record_selecting_target_is_searched_as_before() -> None:
-    ocr = ScreenOcr([("DURAND Alice", (960, 590, 120, 20), 0.97)])
-    spec = {**BUTTON, "label": "DURAND", "identity": "DURAND Alice"}
-    resolver(ocr).resolve(SCREEN, spec)
-    assert ocr.shapes[0] == REGION
+ROWS = [("MARTIN Céline 1987", (930, 590, 160, 20), 0.97), ("FAURE Céline 1950", (930, 700, 160, 20), 0.97)]
+RECORD = {**BUTTON, "label": "Céline", "identity": "FAURE Céline"}
+
+
+@pytest.fixture
+def rows_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row's text is the line through its point (the identity check reads the row, not the region)."""
+
+    def row_text(ocr: ScreenOcr, image: np.ndarray, x: int, y: int, *, height: int = 0) -> str:
+        return next((t for t, (_, ly, _, lh), _ in ocr.lines if ly <= y <= ly + lh), "")
+
+    monkeypatch.setattr(identity, "row_text", row_text)
+
+
+@pytest.mark.usefixtures("rows_read")
+def test_the_chosen_record_beside_the_recorded_point_is_found_in_the_small_region_with_its_identity_read() -> None:
+    # the chosen record where it was, another Céline below it
+    ocr = ScreenOcr(
+        [("FAURE Céline 1950", (930, 590, 160, 20), 0.97), ("MARTIN Céline 1987", (930, 700, 160, 20), 0.97)]
+    )
+    res = resolver(ocr).resolve(SCREEN, RECORD)
+    assert res.resolved and res.y == 600 and ocr.shapes == [FIRST]
+
+
+@pytest.mark.usefixtures("rows_read")
+def test_another_record_beside_the_recorded_point_leaves_the_search_to_find_the_chosen_one() -> None:
+    ocr = ScreenOcr(list(ROWS))  # the list's order changed: another Céline where the chosen one was
+    res = resolver(ocr).resolve(SCREEN, RECORD)
+    assert ocr.shapes == [FIRST, REGION]
+    assert res.resolved and res.y == 710  # on the chosen record's line, never the other one
