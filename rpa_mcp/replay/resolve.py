@@ -526,16 +526,19 @@ class TargetResolver:
         """The label read in the small region around the recorded point (`_near`), taken only when it is
         beyond doubt: a line wholly inside the region (a line its edge cuts may read as the label alone
         and be longer: "Enregistrer et fermer") that reads the label alone at a score the guard accepts,
-        or, for a record-selecting target, on the line of the record the person chose (its identity
-        read, as the search regions take it). Anything else: None, and the search regions are read."""
+        or, for a record-selecting target, the label's words wholly inside the region on the line of the
+        record the person chose (its identity read across the row, as the search regions take it).
+        Anything else: None, and the search regions are read."""
         region = self._near(image, spec)
         if region is None or region[2] <= 4 or region[3] <= 4:
             return None
         found = self._lines_showing(image, region, wanted)
-        whole = [c for c in found if c.line_box is not None and _within(c.line_box, region, image)]
         if identity.identity_of(spec) is not None:
-            record = self._record(image, spec, self._not_typed(image, spec, whole))
+            # a row is wider than the region: its label's words whole inside it (a cut word starts at the edge)
+            shown = [c for c in found if c.line_box is not None and _within(_label_span(c), region, image)]
+            record = self._record(image, spec, self._not_typed(image, spec, shown))
             return replace(record, first_look=True) if record is not None else None
+        whole = [c for c in found if c.line_box is not None and _within(c.line_box, region, image)]
         minimum = self.thresholds.min_score("hybrid_text_direct")[1] or 0.0
         for cand in whole:
             if cand.read_score is not None and cand.score == cand.read_score and cand.score >= minimum:
@@ -663,6 +666,15 @@ def _within(box: BBox, region: BBox, image: np.ndarray, margin: int = 2) -> bool
         and (rx + rw == w or rx + rw - (x + bw) >= margin)
         and (ry + rh == h or ry + rh - (y + bh) >= margin)
     )
+
+
+def _label_span(cand: _Candidate) -> BBox:
+    """Where the label's words are on the candidate's line (its share of the line, by characters)."""
+    assert cand.line_box is not None
+    x, y, w, h = cand.line_box
+    left = cand.label_left if cand.label_left is not None else x
+    right = cand.label_right if cand.label_right is not None else x + w
+    return left, y, max(1, right - left), h
 
 
 def _padded(box: BBox) -> BBox:

@@ -22,7 +22,7 @@ SCREEN = np.full((H, W, 3), 240, np.uint8)
 @dataclass
 class ScreenOcr:
     """Lines placed on SCREEN (absolute boxes): a crop reads those inside it; a line its edge cuts reads
-    only the words inside (as a detector reads a cut line), and the crops read are kept."""
+    only the characters inside (as a detector reads a cut line), and the crops read are kept."""
 
     lines: list[tuple[str, BBox, float]]
     shapes: list[tuple[int, int]] = field(default_factory=list)
@@ -34,17 +34,15 @@ class ScreenOcr:
         self.shapes.append((height, width))
         out = []
         for text, (x, y, w, h), score in self.lines:
-            if y < y0 or y + h > y0 + height or x + w <= x0 or x >= x0 + width:
+            if y < y0 or y + h > y0 + height:
                 continue
-            words, step = text.split(), w / len(text)
-            kept, at = [], x
-            for word in words:  # the words wholly inside the crop
-                if at >= x0 and at + len(word) * step <= x0 + width:
-                    kept.append(word)
-                at += (len(word) + 1) * step
-            left, right = max(x, x0), min(x + w, x0 + width)
-            if kept:
-                out.append(OcrLine(" ".join(kept), (left - x0, y - y0, right - left, h), score))
+            step = w / len(text)  # the characters wholly inside the crop are read, boxed by their ink
+            inside = [i for i in range(len(text)) if x + i * step >= x0 and x + (i + 1) * step <= x0 + width]
+            read = text[inside[0] : inside[-1] + 1].strip() if inside else ""
+            if read:
+                left = round(x + (inside[0] + len(text[inside[0] :]) - len(text[inside[0] :].lstrip())) * step)
+                right = round(x + (inside[-1] + 1) * step)
+                out.append(OcrLine(read, (left - x0, y - y0, right - left, h), score))
         return out
 
     def read_line(self, image: np.ndarray) -> OcrLine | None:
@@ -134,3 +132,18 @@ def test_another_record_beside_the_recorded_point_leaves_the_search_to_find_the_
     res = resolver(ocr).resolve(SCREEN, RECORD)
     assert ocr.shapes == [FIRST, REGION]
     assert res.resolved and res.y == 710  # on the chosen record's line, never the other one
+
+
+@pytest.mark.usefixtures("rows_read")
+def test_a_row_wider_than_the_small_region_is_taken_when_the_label_is_whole_inside_it() -> None:
+    ocr = ScreenOcr([("12/03/1950 FAURE Céline admis le 02/12 Cardiologie", (700, 590, 520, 20), 0.97)])
+    res = resolver(ocr).resolve(SCREEN, {**RECORD, "rel_x": 1010 / W})
+    assert res.resolved and res.y == 600 and ocr.shapes == [FIRST]
+
+
+@pytest.mark.usefixtures("rows_read")
+def test_a_label_the_small_regions_edge_cuts_on_a_row_leaves_the_search_to_decide() -> None:
+    # the region's left edge falls inside "Marie-Céline" (x = 880): the crop reads the row from "Céline" on
+    ocr = ScreenOcr([("FAURE Marie-Céline 1950 Cardiologie", (760, 590, 350, 20), 0.97)])
+    resolver(ocr).resolve(SCREEN, {**RECORD, "rel_x": 1060 / W, "identity": "FAURE Marie-Céline"})
+    assert ocr.shapes[:2] == [FIRST, REGION]
