@@ -5,6 +5,7 @@ A fake clock moves only when the performer sleeps; the screen shows what a scrip
 
 from __future__ import annotations
 
+from rpa_agent.core.choices import DesktopChoices
 from rpa_agent.core.perform import SETTLE_MAX_S, SETTLE_MIN_S, Performer
 from rpa_agent.core.wire import NextAction
 from rpa_agent.port import Frame
@@ -112,3 +113,16 @@ def test_a_look_with_no_input_waits_the_quiet_time_only() -> None:
     result = performer.execute(look)
     assert result["executed"] is True
     assert 0.3 <= clock.now < SETTLE_MIN_S + 0.3  # before: SETTLE_MIN_S then the quiet time, as after an input
+
+
+def test_a_control_that_reacted_before_the_first_look_is_waited_for_the_quiet_time_only() -> None:
+    # a box ticked (a list opened) at once: the screen unlike the one grabbed just before the click has reacted
+    clock = Clock()
+    desktop = FakeDesktop()  # its screen changes with each input
+    performer = Performer(
+        desktop, FakeHttp(FakeServer()), machine_id="PC-1", say=lambda _s: None, sleep=clock.sleep, clock=clock
+    )
+    controls = DesktopChoices(desktop, performer.http, "PC-1", performer._settled_png)
+    controls.click(10, 20)
+    controls.settled_png()
+    assert 0.2 <= clock.now < SETTLE_MIN_S + 0.2  # before: SETTLE_MIN_S then the quiet time, reaction or not

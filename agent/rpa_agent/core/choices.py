@@ -28,7 +28,7 @@ from rpa_agent.core.actions import CHOICES
 from rpa_agent.core.http import Http
 from rpa_agent.core.locate import Located, ask_server, located
 from rpa_agent.core.wire import NextAction
-from rpa_agent.port import Desktop, ShownOptions
+from rpa_agent.port import Desktop, Frame, ShownOptions
 
 KINDS = CHOICES
 OPTION_REACH = 0.2  # an option the tree shows farther from its drop-down than this share of the screen: read instead
@@ -160,24 +160,33 @@ def _state(port: ChoicePort, action: NextAction, position: tuple[int, int], png:
 class DesktopChoices:
     """`ChoicePort` and `ScrollPort` (`rpa_agent.core.scrolling`) over the platform port and the server."""
 
-    def __init__(self, desktop: Desktop, http: Http, machine_id: str, settled_png: Callable[[], bytes]) -> None:
+    def __init__(
+        self, desktop: Desktop, http: Http, machine_id: str, settled_png: Callable[[Frame | None], bytes]
+    ) -> None:
+        """`settled_png(since)`: the screen once still, as PNG; a screen unlike `since` (grabbed just before
+        the last input) has reacted already (the performer's settle wait)."""
         self.desktop, self.http, self.machine_id = desktop, http, machine_id
         self._settled_png = settled_png
+        self._before: Frame | None = None  # the screen just before the last input, until the next settled look
 
     def click(self, x: int, y: int) -> None:
+        self._before = self.desktop.screen.grab()
         self.desktop.input.click(x, y)
 
     def press(self, keys: str) -> None:
+        self._before = self.desktop.screen.grab()
         self.desktop.input.combo(keys)
 
     def scroll(self, x: int, y: int, direction: Literal["up", "down"], amount: int) -> None:
+        self._before = self.desktop.screen.grab()
         self.desktop.input.scroll(x, y, direction=direction, amount=amount)
 
     def screen_size(self) -> tuple[int, int]:
         return self.desktop.screen.size()
 
     def settled_png(self) -> bytes:
-        return self._settled_png()
+        before, self._before = self._before, None
+        return self._settled_png(before)
 
     def find(self, spec: dict[str, Any], png: bytes) -> Located:
         return located(ask_server(self.http, spec, png, None, self.machine_id))

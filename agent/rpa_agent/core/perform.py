@@ -310,9 +310,10 @@ class Performer:
         return landed
 
     # --- screenshots ---------------------------------------------------------------------------------
-    def _settled_png(self) -> bytes:
-        """The screen once it stopped changing (a drop-down's list open, a box ticked), as PNG."""
-        frame, _ = self._settle(quiet_s=0.2)
+    def _settled_png(self, since: Frame | None = None) -> bytes:
+        """The screen once it stopped changing (a drop-down's list open, a box ticked), as PNG; `since`: the
+        screen just before the input (unlike it, the application reacted before the first look)."""
+        frame, _ = self._settle(quiet_s=0.2, since=since)
         return self.encode(frame)
 
     def encode(self, frame: Frame) -> bytes:
