@@ -471,12 +471,6 @@ class TargetResolver:
         if isinstance(bbox, list | tuple) and len(bbox) == 4:
             x, y, bw, bh = (int(v) for v in bbox)
             return [clamp_bbox((x - bw, y - bh, 3 * bw, 3 * bh), image.shape)]
-        window = spec.get("window_now")  # its window on this screen (rpa_mcp.replay.window_frame)
-        if isinstance(window, list | tuple) and len(window) == 4 and all(isinstance(v, int) for v in window):
-            x, y, ww, wh = window
-            inside = clamp_bbox((x, y, ww, wh), image.shape)
-            if inside[2] > 0 and inside[3] > 0:
-                return [inside]
         return [(0, 0, w, h)]  # no recorded position at all: the only place to look is everywhere
 
     def _near(self, image: np.ndarray, spec: Mapping[str, Any]) -> BBox | None:

@@ -6,9 +6,7 @@ reports its windows with their boxes; when the target's window (found by its tit
 elsewhere or has another size, the recorded position is carried into its new frame before the
 search: kept at the same distance from the nearest edge of the window (a toolbar on the left, an OK
 button on the right, a status bar at the bottom stay where the layout keeps them). The search regions
-and the drift guard then work around that point instead of where the window used to be. A target
-with no recorded place (a row named by a run's parameter) is looked for inside its window's box
-(`window_now`) instead of the whole screen.
+and the drift guard then work around that point instead of where the window used to be.
 """
 
 from __future__ import annotations
@@ -18,8 +16,6 @@ from typing import Any
 
 from rpa_mcp.replay.occlusion import StackedWindow
 from rpa_mcp.vision.text_match import title_matches
-
-WINDOW_NOW = "window_now"  # the target's window's box on this screen, for a target with no recorded place
 
 
 def _box(value: Any) -> tuple[int, int, int, int] | None:
@@ -53,14 +49,9 @@ def in_window_frame(
     recorded, then = _box(spec.get("window_box")), _box([0, 0, *size[:2]] if isinstance(size, list) else None)
     rx, ry = _fraction(spec, "rel_x", "x_pct"), _fraction(spec, "rel_y", "y_pct")
     title = spec.get("window_title")
-    if not isinstance(title, str) or not title:
+    if recorded is None or then is None or rx is None or ry is None or not isinstance(title, str) or not title:
         return out
     now = next((w.box for w in windows if w.box and w.title and title_matches(w.title, title)), None)
-    if (rx is None or ry is None) and now is not None:
-        out[WINDOW_NOW] = list(now)  # no recorded place (a run parameter's row): looked for in its window only
-        return out
-    if recorded is None or then is None or rx is None or ry is None:
-        return out
     if now is None or now == recorded:
         return out
     px, py = rx * then[2], ry * then[3]

@@ -147,12 +147,3 @@ def test_a_label_the_small_regions_edge_cuts_on_a_row_leaves_the_search_to_decid
     ocr = ScreenOcr([("FAURE Marie-Céline 1950 Cardiologie", (760, 590, 350, 20), 0.97)])
     resolver(ocr).resolve(SCREEN, {**RECORD, "rel_x": 1060 / W, "identity": "FAURE Marie-Céline"})
     assert ocr.shapes[:2] == [FIRST, REGION]
-
-
-def test_a_target_with_no_recorded_place_is_read_in_its_window_only_not_the_whole_screen() -> None:
-    # the same label in another window beside it is never read, let alone taken
-    ocr = ScreenOcr([("Valider", (100, 100, 70, 20), 0.99), ("Valider", (900, 700, 70, 20), 0.95)])
-    spec = {"label": "Valider", "resolve_order": ["ocr"], "window_now": [600, 400, 1024, 600]}
-    res = resolver(ocr).resolve(SCREEN, spec)
-    assert ocr.shapes == [(600, 1024)]
-    assert res.resolved and (res.x, res.y) == (935, 710)

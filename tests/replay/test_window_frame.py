@@ -35,12 +35,3 @@ def test_nothing_changes_when_the_window_stayed_or_is_not_reported() -> None:
     assert in_window_frame(FIELD, [StackedWindow("Autre", "x", (0, 0, 800, 600))], SCREEN) == FIELD
     without_box = {k: v for k, v in FIELD.items() if k != "window_box"}
     assert in_window_frame(without_box, [StackedWindow(TITLE, "c", (0, 0, 800, 600))], SCREEN) == without_box
-
-
-def test_a_target_with_no_recorded_place_is_looked_for_in_its_windows_box() -> None:
-    row = {"label": "Louis", "identity": "Louis", "window_box": [0, 19, 1920, 1061], "screen": [1920, 1080],
-           "window_title": TITLE}  # fmt: skip  # a run parameter's row: its place was not kept
-    spec = in_window_frame(row, [StackedWindow(TITLE, "python3", (300, 200, 1024, 768))], SCREEN)
-    assert spec["window_now"] == [300, 200, 1024, 768]
-    assert "window_now" not in in_window_frame(row, [StackedWindow("Autre", "x", (0, 0, 800, 600))], SCREEN)
-    assert "window_now" not in in_window_frame(FIELD, [StackedWindow(TITLE, "c", (0, 0, 800, 600))], SCREEN)
