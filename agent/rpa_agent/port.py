@@ -135,6 +135,20 @@ class Stacking(Protocol):
 
 
 @runtime_checkable
+class ShownOptions(Protocol):
+    """Optional on a `Windows` backend: a drop-down's option in its opened list, from the accessibility tree.
+
+    With it, the core clicks an option the tree shows (named exactly, in a pop-up, near the drop-down)
+    without asking the server to read the list; without it, or when the tree does not say, the server
+    resolves the option on the screenshot.
+    """
+
+    def option_shown(self, name: str) -> Element | None:
+        """The showing option called exactly `name` in an opened list (a pop-up), with its box; else None."""
+        ...
+
+
+@runtime_checkable
 class KeyboardFocus(Protocol):
     """Optional on a `Windows` backend: evidence that a click gave the clicked field the keyboard.
 

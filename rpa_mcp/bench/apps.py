@@ -461,6 +461,32 @@ def time_split(runs: list[Run]) -> list[str]:
     medians = {name: statistics.median(values) for name, values in parts.items() if values}
     lines = [f"  per step, where the time goes (median over complete runs; {looks} looks without input included):"]
     lines += [f"    {name:<28} {1000 * s:7.0f} ms" for name, s in medians.items()]
+    return lines + kind_split(runs)
+
+
+KIND_PARTS = SPLIT[2:5]  # resolve, input, settle: the parts that differ by the kind of step
+
+
+def kind_split(runs: list[Run]) -> list[str]:
+    """Per kind of step (its action type), the median of the parts that differ by kind, in ms."""
+    spans: dict[str, dict[str, list[float]]] = {}
+    for r in runs:
+        for marks in r.marks if r.steps else []:
+            kind = str(marks.get("action_type") or "?")
+            for name, begin, end in KIND_PARTS:
+                start = marks.get(begin) if begin != "resolved" else marks.get("resolved", marks.get("shot"))
+                stop = marks.get(end)
+                if isinstance(start, float) and isinstance(stop, float):
+                    spans.setdefault(kind, {}).setdefault(name, []).append(stop - start)
+    if not spans:
+        return []
+    lines = ["  per kind of step, median ms (" + " / ".join(name.split(" (")[0] for name, _, _ in KIND_PARTS) + "):"]
+    for kind, parts in sorted(spans.items()):
+        count = max(len(v) for v in parts.values())
+        cells = " / ".join(
+            f"{1000 * statistics.median(parts[name]):.0f}" if name in parts else "-" for name, _, _ in KIND_PARTS
+        )
+        lines.append(f"    {kind:<28} {cells}   ({count} steps)")
     return lines
 
 
@@ -472,7 +498,9 @@ def run(argv: list[str]) -> str:
     parser.add_argument(
         "--keep-app", action="store_true", help="replay on the window as the previous run left it (no fresh start)"
     )
-    parser.add_argument("--workdir", type=Path, default=None, help="keep the desktop's logs and data here")
+    parser.add_argument(
+        "--workdir", type=Path, default=None, help="keep the desktop's logs, data and the replay log here"
+    )
     args, _ = parser.parse_known_args(argv)
     from rpa_mcp.desktop_rig.harness import missing_tools
 
@@ -500,6 +528,9 @@ def _measure(args: argparse.Namespace, workdir: Path) -> str:
             )
         finally:
             app.close()
+            if args.workdir is not None:  # the replay engine's decisions (resolve_exit, verify...), one JSON a line
+                lines = [line for _, line in list(rig.log.lines)]
+                (workdir / "replay.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return "\n".join(report(learning, runs, time.monotonic() - started, spec))
 
 

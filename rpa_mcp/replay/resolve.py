@@ -13,7 +13,10 @@ the line at the hit reads the record the person chose; otherwise the answer is `
 search passes over the lines of the fields the run typed the value into (``typed_fields``) and, among the
 lines that read its label, takes the one on the record's line (a result list whose order changed).
 
-OCR never reads a full frame when a recorded position exists: it reads a window around it.
+OCR never reads a full frame when a recorded position exists: it reads a window around it, and
+before it a small region around the point (and a field's label beside it, `ocr_first_look`) whose
+answer is taken only when a line wholly inside it reads the label alone, at a score the guard accepts
+(otherwise the windows are read as before: a partial or cut line never stops the search).
 A remembered position is used only where its label is read again; where that label's line was
 last read is kept (`LabelBoxes`), so the check recognises one line instead of a target's box.
 Before the memory trusts a spot, OCR first recognises the label's line where it was read for
@@ -65,6 +68,7 @@ class DriftGuard(_Strict):
 
 class SearchConfig(_Strict):
     ocr_region: tuple[int, int] = (640, 320)
+    ocr_first_look: tuple[int, int] = (360, 120)  # read first around the point (and its label): see _near
     template_local_factor: int = Field(3, ge=1)
     template_wide_factor: int = Field(10, ge=1)
 
@@ -145,6 +149,7 @@ class _Candidate:
     label_left: int | None = None  # where in that line the label begins (the line may read more before it)
     label_right: int | None = None  # and where it ends
     judged_at: tuple[int, int] | None = None  # where the drift guard judges it, when clicked elsewhere (a field)
+    first_look: bool = False  # read in the small region around the recorded point (`_first_look`)
 
 
 class TargetResolver:
@@ -282,6 +287,7 @@ class TargetResolver:
                     "accepted": ok,
                     "reason": reason or None,
                 }
+                | ({"first_look": True} if cand.first_look else {})
             )
             if ok and identity.identity_of(spec) is not None:
                 reading = time.perf_counter()
@@ -328,6 +334,7 @@ class TargetResolver:
             from_memory=res.from_memory,
             reason=res.reason,
             elapsed_ms=res.elapsed_ms,
+            first_look=True if res.resolved and res.tried and res.tried[-1].get("first_look") else None,
         )
         return res
 
@@ -466,48 +473,114 @@ class TargetResolver:
             return [clamp_bbox((x - bw, y - bh, 3 * bw, 3 * bh), image.shape)]
         return [(0, 0, w, h)]  # no recorded position at all: the only place to look is everywhere
 
+    def _near(self, image: np.ndarray, spec: Mapping[str, Any]) -> BBox | None:
+        """The small region read before the search regions: `ocr_first_look` centred on the recorded
+        point, grown to hold the label's expected place for a field named by a label beside it
+        (`label_offset`, the label's line starting that far up-left of the click). None without a
+        recorded position, and for a record-selecting target (its rows are searched as before)."""
+        pos = self.recorded_position(spec)
+        if pos is None or self.is_placeholder(pos):
+            return None
+        h, w = image.shape[:2]
+        fw, fh = self.thresholds.search.ocr_first_look
+        px, py = int(pos[0] * w), int(pos[1] * h)
+        x0, y0, x1, y1 = px - fw // 2, py - fh // 2, px + fw // 2, py + fh // 2
+        offset, size = spec.get("label_offset"), spec.get("frame_size")
+        if isinstance(offset, list | tuple) and len(offset) == 2 and all(isinstance(v, int | float) for v in offset):
+            scale = w / size[0] if isinstance(size, list | tuple) and size and size[0] else 1.0
+            lx, ly = round(px - float(offset[0]) * scale), round(py - float(offset[1]) * scale)
+            x0, y0 = min(x0, lx - fw // 4), min(y0, ly - fh // 2)
+            x1, y1 = max(x1, lx + fw * 3 // 4), max(y1, ly + fh // 2)
+        return clamp_bbox((x0, y0, x1 - x0, y1 - y0), image.shape)
+
+    def _lines_showing(self, image: np.ndarray, region: BBox, wanted: str) -> list[_Candidate]:
+        """The lines of `region` that show the label, as candidates, best first (reading order among equals)."""
+        x0, y0, rw, rh = region
+        found: list[_Candidate] = []
+        for line in self.ocr.read(image[y0 : y0 + rh, x0 : x0 + rw]):
+            score = _label_score(line.text, float(line.score), wanted)
+            if score is None:
+                continue
+            bx, by, bw, bh = line.bbox
+            box = (x0 + bx, y0 + by, bw, bh)
+            centre = x0 + bx + round(bw * _share(line.text, wanted))
+            left = x0 + bx + round(bw * _share(line.text, wanted, at=0.0))
+            right = x0 + bx + round(bw * _share(line.text, wanted, at=1.0))
+            found.append(
+                _Candidate(
+                    x0 + bx + bw // 2,
+                    y0 + by + bh // 2,
+                    score,
+                    "hybrid_text_direct",
+                    box,
+                    float(line.score),
+                    centre,
+                    label_left=left,
+                    label_right=right,
+                )
+            )
+        found.sort(key=lambda c: -c.score)  # stable: reading order among equal scores
+        return found
+
+    def _first_look(self, image: np.ndarray, spec: Mapping[str, Any], wanted: str) -> _Candidate | None:
+        """The label read in the small region around the recorded point (`_near`), taken only when it is
+        beyond doubt: a line wholly inside the region (a line its edge cuts may read as the label alone
+        and be longer: "Enregistrer et fermer") that reads the label alone at a score the guard accepts,
+        or, for a record-selecting target, the label's words wholly inside the region on the line of the
+        record the person chose (its identity read across the row, as the search regions take it).
+        Anything else: None, and the search regions are read."""
+        region = self._near(image, spec)
+        if region is None or region[2] <= 4 or region[3] <= 4:
+            return None
+        found = self._lines_showing(image, region, wanted)
+        if identity.identity_of(spec) is not None:
+            # a row is wider than the region: its label's words whole inside it (a cut word starts at the edge)
+            shown = [c for c in found if c.line_box is not None and _within(_label_span(c), region, image)]
+            record = self._record(image, spec, self._not_typed(image, spec, shown))
+            return replace(record, first_look=True) if record is not None else None
+        whole = [c for c in found if c.line_box is not None and _within(c.line_box, region, image)]
+        minimum = self.thresholds.min_score("hybrid_text_direct")[1] or 0.0
+        for cand in whole:
+            if cand.read_score is not None and cand.score == cand.read_score and cand.score >= minimum:
+                return replace(cand, first_look=True)
+        return None
+
+    def _not_typed(self, image: np.ndarray, spec: Mapping[str, Any], found: list[_Candidate]) -> list[_Candidate]:
+        """A record's value also shows in the field it was typed into (`typed_fields`): that field is never
+        the record."""
+        if not spec.get("typed_fields"):
+            return found
+        return [c for c in found if identity.typed_field(self._identity(image, spec, c).read, spec) is None]
+
+    def _record(self, image: np.ndarray, spec: Mapping[str, Any], found: list[_Candidate]) -> _Candidate | None:
+        """Among lines that show a record-selecting target's label, the one on the record the person chose,
+        judged where the row is and clicked on its cell."""
+        record = next((c for c in found if self._same_record(image, spec, c)), None)
+        if record is None:
+            return None
+        # a row reads with its other cells: its identity read the words whole
+        return replace(record, click_x=record.label_x, score=max(record.score, record.read_score or 0.0))
+
     def _ocr_match(self, image: np.ndarray, spec: Mapping[str, Any]) -> _Candidate | None:
         label = spec.get("label") or spec.get("by_text") or spec.get("text")
         if not label:
             return None
         wanted = normalize_text(str(label))
+        if wanted:
+            near = self._first_look(image, spec, wanted)
+            if near is not None:
+                return near
         first: _Candidate | None = None
-        for x0, y0, rw, rh in self._regions(image, spec):
-            if rw <= 0 or rh <= 0:
+        for region in self._regions(image, spec):
+            if region[2] <= 0 or region[3] <= 0:
                 continue
-            found: list[_Candidate] = []
-            for line in self.ocr.read(image[y0 : y0 + rh, x0 : x0 + rw]):
-                score = _label_score(line.text, float(line.score), wanted)
-                if score is None:
-                    continue
-                bx, by, bw, bh = line.bbox
-                box = (x0 + bx, y0 + by, bw, bh)
-                centre = x0 + bx + round(bw * _share(line.text, wanted))
-                left = x0 + bx + round(bw * _share(line.text, wanted, at=0.0))
-                right = x0 + bx + round(bw * _share(line.text, wanted, at=1.0))
-                found.append(
-                    _Candidate(
-                        x0 + bx + bw // 2,
-                        y0 + by + bh // 2,
-                        score,
-                        "hybrid_text_direct",
-                        box,
-                        float(line.score),
-                        centre,
-                        label_left=left,
-                        label_right=right,
-                    )
-                )
-            found.sort(key=lambda c: -c.score)  # stable: reading order among equal scores
-            if spec.get("typed_fields") and identity.identity_of(spec) is not None:
-                # a record's value also shows in the field it was typed into: that field is never the record
-                found = [c for c in found if identity.typed_field(self._identity(image, spec, c).read, spec) is None]
+            found = self._lines_showing(image, region, wanted)
             if identity.identity_of(spec) is not None:
                 # a list whose order changed: the label on the line of the record the person chose, wherever it is
-                record = next((c for c in found if self._same_record(image, spec, c)), None)
-                if record is not None:  # a row reads with its other cells: its identity read the words whole
-                    # judged where the row is (the drift guard), clicked on its cell, not the row's middle
-                    return replace(record, click_x=record.label_x, score=max(record.score, record.read_score or 0.0))
+                found = self._not_typed(image, spec, found)
+                record = self._record(image, spec, found)
+                if record is not None:
+                    return record
                 first = first or (found[0] if found else None)
                 continue
             if found:
@@ -580,6 +653,28 @@ def _share(text: str, wanted: str, *, at: float = 0.5) -> float:
     read = normalize_text(text)
     start = read.find(wanted)
     return at if start < 0 or not read else (start + len(wanted) * at) / len(read)
+
+
+def _within(box: BBox, region: BBox, image: np.ndarray, margin: int = 2) -> bool:
+    """`box` keeps `margin` px from each side of `region` that is not the frame's own edge (nothing beyond it)."""
+    h, w = image.shape[:2]
+    x, y, bw, bh = box
+    rx, ry, rw, rh = region
+    return (
+        (rx == 0 or x - rx >= margin)
+        and (ry == 0 or y - ry >= margin)
+        and (rx + rw == w or rx + rw - (x + bw) >= margin)
+        and (ry + rh == h or ry + rh - (y + bh) >= margin)
+    )
+
+
+def _label_span(cand: _Candidate) -> BBox:
+    """Where the label's words are on the candidate's line (its share of the line, by characters)."""
+    assert cand.line_box is not None
+    x, y, w, h = cand.line_box
+    left = cand.label_left if cand.label_left is not None else x
+    right = cand.label_right if cand.label_right is not None else x + w
+    return left, y, max(1, right - left), h
 
 
 def _padded(box: BBox) -> BBox:

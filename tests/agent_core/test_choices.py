@@ -24,6 +24,10 @@ class FakePort:
         self.clicks: list[tuple[int, int]] = []
         self.keys: list[str] = []
         self.asked: list[dict[str, Any]] = []
+        self.tree: dict[str, tuple[int, int]] = {}  # options the accessibility tree shows once the list is open
+
+    def option_at(self, option: str) -> tuple[int, int] | None:
+        return self.tree.get(option) if self.clicks else None
 
     def click(self, x: int, y: int) -> None:
         self.clicks.append((x, y))
@@ -122,3 +126,20 @@ def test_a_set_checked_step_without_a_wanted_state_clicks_nothing() -> None:
     with pytest.raises(ChoiceFailed) as failed:
         carry_out(port, action("set_checked", "Urgent"), BOX)
     assert not failed.value.clicked and failed.value.reason.startswith("INVALID_ACTION") and port.clicks == []
+
+
+def test_an_option_the_accessibility_tree_shows_in_the_opened_list_is_clicked_without_reading_the_screen() -> None:
+    port = FakePort(options={"Boîte": OPTION})
+    port.tree = {"Boîte": OPTION}
+    assert carry_out(port, action("select_option", option="Boîte"), COMBO) is None
+    assert port.clicks == [COMBO, OPTION]
+    assert port.asked == []  # no server resolution of the list
+
+
+def test_an_option_the_tree_shows_far_from_the_drop_down_is_read_on_the_screen_instead() -> None:
+    # the same name in another pop-up across the screen (beyond the drift guard's reach of the drop-down)
+    port = FakePort(options={"Boîte": OPTION})
+    port.tree = {"Boîte": (950, 40)}
+    carry_out(port, action("select_option", option="Boîte"), COMBO)
+    assert port.clicks == [COMBO, OPTION]
+    assert [a["label"] for a in port.asked] == ["Boîte"]

@@ -5,7 +5,9 @@ A fake clock moves only when the performer sleeps; the screen shows what a scrip
 
 from __future__ import annotations
 
+from rpa_agent.core.choices import DesktopChoices
 from rpa_agent.core.perform import SETTLE_MAX_S, SETTLE_MIN_S, Performer
+from rpa_agent.core.wire import NextAction
 from rpa_agent.port import Frame
 
 from .fakes import SIZE, FakeDesktop, FakeHttp, FakeServer
@@ -94,3 +96,33 @@ def test_a_screen_like_the_one_before_the_input_is_given_time_to_react() -> None
     took, shown = settle([], before=0)
     assert shown == 0
     assert took >= SETTLE_MIN_S + QUIET
+
+
+def test_a_look_with_no_input_waits_the_quiet_time_only() -> None:
+    # a look (no input made) has nothing to begin reacting to: a still screen for the quiet time is enough
+    clock = Clock()
+    desktop = FakeDesktop()
+    desktop.screen = ScriptedScreen(clock, [])  # type: ignore[assignment]
+    performer = Performer(
+        desktop, FakeHttp(FakeServer()), machine_id="PC-1", say=lambda _s: None, sleep=clock.sleep, clock=clock
+    )
+    look = NextAction(
+        replay_id="r", action_id="a", attempt_id="t", not_after=1e12, server_now=0.0,
+        action_type="screenshot_evidence", params={},
+    )  # fmt: skip
+    result = performer.execute(look)
+    assert result["executed"] is True
+    assert 0.3 <= clock.now < SETTLE_MIN_S + 0.3  # before: SETTLE_MIN_S then the quiet time, as after an input
+
+
+def test_a_control_that_reacted_before_the_first_look_is_waited_for_the_quiet_time_only() -> None:
+    # a box ticked (a list opened) at once: the screen unlike the one grabbed just before the click has reacted
+    clock = Clock()
+    desktop = FakeDesktop()  # its screen changes with each input
+    performer = Performer(
+        desktop, FakeHttp(FakeServer()), machine_id="PC-1", say=lambda _s: None, sleep=clock.sleep, clock=clock
+    )
+    controls = DesktopChoices(desktop, performer.http, "PC-1", performer._settled_png)
+    controls.click(10, 20)
+    controls.settled_png()
+    assert 0.2 <= clock.now < SETTLE_MIN_S + 0.2  # before: SETTLE_MIN_S then the quiet time, reaction or not

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rpa_mcp.bench.apps import calibration, score
+from rpa_mcp.bench.apps import Run, calibration, kind_split, score
 
 EXPECTED = (
     ("type_text", "Nom", "DURAND"),
@@ -45,3 +45,23 @@ def test_every_wrong_step_below_the_line_is_reported_as_asked_first() -> None:
     line = calibration(score(steps, EXPECTED), EXPECTED)
     assert "right at >= 0.8 1/1" in line
     assert "wrong steps asked first 1/1" in line
+
+
+def test_the_time_of_each_kind_of_step_is_its_median_over_the_runs() -> None:
+    def marks(kind: str, resolve: float, inject: float, settle: float) -> dict[str, Any]:
+        injected = resolve + inject
+        return {
+            "action_type": kind,
+            "shot": 0.0,
+            "resolved": resolve,
+            "injected": injected,
+            "settled": injected + settle,
+        }
+
+    def run(click_resolve: float, click_settle: float) -> Run:
+        steps = [marks("click_anchor", click_resolve, 0.01, click_settle), marks("type_text", 0.4, 0.3, 0.4)]
+        return Run(("a",), "g", "complete", 1.0, 2, marks=steps)
+
+    lines = kind_split([run(0.2, 0.5), run(0.4, 0.7)])
+    assert lines[1].split() == ["click_anchor", "300", "/", "10", "/", "600", "(2", "steps)"]
+    assert lines[2].split()[:6] == ["type_text", "400", "/", "300", "/", "400"]

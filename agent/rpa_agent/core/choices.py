@@ -1,9 +1,11 @@
 """How the agent carries out the steps that set a control: `select_option` and `set_checked`.
 
 - ``select_option``: click the drop-down (resolved like any target), wait for its list, find the
-  option's text in the opened list through the server's `resolve_target` (its OCR and quality
-  guard, around the drop-down: the same words elsewhere on the page are beyond its drift guard;
-  the option is never clicked at a guessed place), click it. An option not found closes
+  option: an option the accessibility tree shows by that exact name in an opened pop-up, within
+  the drift guard's reach of the drop-down, else the option's text in the opened list through the
+  server's `resolve_target` (its OCR and quality guard, around the drop-down: the same words
+  elsewhere on the page are beyond its drift guard; the option is never clicked at a guessed
+  place), click it. An option not found closes
   the list (Escape) and the step is reported not resolved: the replay pauses.
 - ``set_checked``: read the box's state (the accessibility tree's `checked` where the application
   exposes it, else the server's reading of the box beside its label, `resolve_target` with
@@ -26,9 +28,10 @@ from rpa_agent.core.actions import CHOICES
 from rpa_agent.core.http import Http
 from rpa_agent.core.locate import Located, ask_server, located
 from rpa_agent.core.wire import NextAction
-from rpa_agent.port import Desktop
+from rpa_agent.port import Desktop, Frame, ShownOptions
 
 KINDS = CHOICES
+OPTION_REACH = 0.2  # an option the tree shows farther from its drop-down than this share of the screen: read instead
 TRUE_WORDS = frozenset({"true", "1", "yes", "oui"})
 FALSE_WORDS = frozenset({"false", "0", "no", "non"})
 
@@ -61,6 +64,11 @@ class ChoicePort(Protocol):
 
     def checked_at(self, x: int, y: int) -> bool | None:
         """The check box's state at a point from the accessibility tree, None when it does not say."""
+        ...
+
+    def option_at(self, option: str) -> tuple[int, int] | None:
+        """The centre of the option called `option` in the opened list, from the accessibility tree; None
+        when it does not say."""
         ...
 
     def checked_on_screen(self, spec: dict[str, Any], png: bytes) -> bool | None:
@@ -106,11 +114,21 @@ def choose_option(port: ChoicePort, action: NextAction, position: tuple[int, int
     }
     if action.target is not None and action.target.window_title:
         spec["window_title"] = action.target.window_title
-    found = port.find(spec, port.settled_png())
+    png = port.settled_png()  # the list drawn and still
+    shown = port.option_at(option)
+    if shown is not None and _within_reach(shown, position, (width, height)):
+        port.click(*shown)  # the tree names it, in the list this click opened: no reading of the screen needed
+        return
+    found = port.find(spec, png)
     if not found.found:
         port.press("escape")  # close the list: nothing chosen
         raise ChoiceFailed(f"target_not_resolved: option {option!r} not in the list: {found.reason}", clicked=True)
     port.click(int(found.x or 0), int(found.y or 0))
+
+
+def _within_reach(point: tuple[int, int], opener: tuple[int, int], size: tuple[int, int]) -> bool:
+    """An option this near the drop-down belongs to its list (the server's drift guard's reach)."""
+    return all(abs(p - o) <= OPTION_REACH * s for p, o, s in zip(point, opener, size, strict=True))
 
 
 def set_checked(port: ChoicePort, action: NextAction, position: tuple[int, int]) -> bool:
@@ -142,24 +160,33 @@ def _state(port: ChoicePort, action: NextAction, position: tuple[int, int], png:
 class DesktopChoices:
     """`ChoicePort` and `ScrollPort` (`rpa_agent.core.scrolling`) over the platform port and the server."""
 
-    def __init__(self, desktop: Desktop, http: Http, machine_id: str, settled_png: Callable[[], bytes]) -> None:
+    def __init__(
+        self, desktop: Desktop, http: Http, machine_id: str, settled_png: Callable[[Frame | None], bytes]
+    ) -> None:
+        """`settled_png(since)`: the screen once still, as PNG; a screen unlike `since` (grabbed just before
+        the last input) has reacted already (the performer's settle wait)."""
         self.desktop, self.http, self.machine_id = desktop, http, machine_id
         self._settled_png = settled_png
+        self._before: Frame | None = None  # the screen just before the last input, until the next settled look
 
     def click(self, x: int, y: int) -> None:
+        self._before = self.desktop.screen.grab()
         self.desktop.input.click(x, y)
 
     def press(self, keys: str) -> None:
+        self._before = self.desktop.screen.grab()
         self.desktop.input.combo(keys)
 
     def scroll(self, x: int, y: int, direction: Literal["up", "down"], amount: int) -> None:
+        self._before = self.desktop.screen.grab()
         self.desktop.input.scroll(x, y, direction=direction, amount=amount)
 
     def screen_size(self) -> tuple[int, int]:
         return self.desktop.screen.size()
 
     def settled_png(self) -> bytes:
-        return self._settled_png()
+        before, self._before = self._before, None
+        return self._settled_png(before)
 
     def find(self, spec: dict[str, Any], png: bytes) -> Located:
         return located(ask_server(self.http, spec, png, None, self.machine_id))
@@ -172,3 +199,11 @@ class DesktopChoices:
     def checked_at(self, x: int, y: int) -> bool | None:
         element = self.desktop.windows.element_at(x, y)
         return element.checked if element is not None else None
+
+    def option_at(self, option: str) -> tuple[int, int] | None:
+        windows = self.desktop.windows
+        element = windows.option_shown(option) if isinstance(windows, ShownOptions) else None
+        if element is None or element.box is None:
+            return None
+        x, y, w, h = element.box
+        return x + w // 2, y + h // 2

@@ -168,7 +168,11 @@ class Performer:
         except (InvalidAction, InputRefused) as exc:
             return self._refused(action, f"INVALID_ACTION: {exc}", foreign_before, png_before)
         self.mark("injected")
-        frame_after, encoding = self._settle(encode=True, since=reference) if executed else (frame_before, None)
+        frame_after, encoding = (
+            self._settle(encode=True, since=reference, reacting=kind not in NO_INPUT)
+            if executed
+            else (frame_before, None)
+        )
         self.mark("settled")
         front_after = self.desktop.windows.foreground()
         png_after = encoding.result() if encoding is not None else self.encode(frame_after)
@@ -306,9 +310,10 @@ class Performer:
         return landed
 
     # --- screenshots ---------------------------------------------------------------------------------
-    def _settled_png(self) -> bytes:
-        """The screen once it stopped changing (a drop-down's list open, a box ticked), as PNG."""
-        frame, _ = self._settle(quiet_s=0.2)
+    def _settled_png(self, since: Frame | None = None) -> bytes:
+        """The screen once it stopped changing (a drop-down's list open, a box ticked), as PNG; `since`: the
+        screen just before the input (unlike it, the application reacted before the first look)."""
+        frame, _ = self._settle(quiet_s=0.2, since=since)
         return self.encode(frame)
 
     def encode(self, frame: Frame) -> bytes:
@@ -325,14 +330,15 @@ class Performer:
             return self._encoder.submit(self.desktop.screen.png, frame)
 
     def _settle(
-        self, quiet_s: float = 0.3, *, encode: bool = False, since: Frame | None = None
+        self, quiet_s: float = 0.3, *, encode: bool = False, since: Frame | None = None, reacting: bool = True
     ) -> tuple[Frame, Future[bytes] | None]:
         """Wait until the screen stops changing, at most SETTLE_MAX_S: the same frame for `quiet_s` after the
         last change seen (the screen unlike `since`, the frame grabbed just before the input, is one: the
         application reacted before the first look); when no change is seen at all (the application slow
         to react, or an input that changes nothing), for `quiet_s` after SETTLE_MIN_S. The screen is
         looked at every SETTLE_STEP_S from just after the input, so the wait ends as soon as the screen
-        is still, not after a fixed delay.
+        is still, not after a fixed delay. Without `reacting` (a look: no input made, nothing to begin
+        reacting to), the screen still for `quiet_s` is enough.
 
         With `encode`, the frame is encoded in the background as soon as it is seen still, while the
         rest of the quiet time is waited; the returned future holds the returned frame's encoding
@@ -341,6 +347,7 @@ class Performer:
         clock = self.clock
         began = clock()
         deadline = began + (self.settle_ms / 1000.0 if self.settle_ms is not None else SETTLE_MAX_S)
+        minimum = SETTLE_MIN_S if reacting else 0.0
         last = self.desktop.screen.grab()
         stable_since, moved = clock(), since is not None and last != since
         encoding: tuple[Frame, Future[bytes]] | None = None
@@ -351,7 +358,7 @@ class Performer:
             if frame == last:
                 if encode and encoding is None:
                     encoding = (last, self._encode_soon(last))
-                if now - stable_since >= quiet_s and (moved or now - began >= SETTLE_MIN_S + quiet_s):
+                if now - stable_since >= quiet_s and (moved or now - began >= minimum + quiet_s):
                     break
             else:
                 if encoding is not None:

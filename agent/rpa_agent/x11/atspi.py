@@ -276,6 +276,34 @@ class Accessibility:
                     pending.append(cref)
         return best
 
+    def option_shown(self, name: str) -> Element | None:
+        """The showing option (a list or menu item) called exactly `name` inside a showing pop-up (a
+        drop-down's opened list), with its box; None when no pop-up shows it or the tree does not say."""
+        if self._conn is None or not name.strip():
+            return None
+        with self._lock:
+            try:
+                return self._option_shown(name.strip())
+            except Exception as exc:
+                logger.debug("atspi_option_failed: %s", exc)
+                return None
+
+    def _option_shown(self, name: str) -> Element | None:
+        popups = [f for f in self._frames(None) if str(self._call(f, ACCESSIBLE, "GetRoleName")[0]) in POPUP_ROLES]
+        seen = 0
+        for popup in popups:
+            pending = [popup]
+            while pending and seen < MAX_NODES:
+                ref = pending.pop(0)
+                seen += 1
+                role = str(self._call(ref, ACCESSIBLE, "GetRoleName")[0])
+                if role in OPTION_ROLES and str(self._prop(ref, ACCESSIBLE, "Name") or "").strip() == name:
+                    element = self._describe(ref)
+                    if element.bbox is not None and STATE_SHOWING in self._states(ref):
+                        return element
+                pending.extend((str(c[0]), str(c[1])) for c in self._call(ref, ACCESSIBLE, "GetChildren")[0])
+        return None
+
     def find(self, name: str, *, role: str | None = None, window_title: str | None = None) -> Element | None:
         """The first showing element called `name` (and of `role`), breadth first: for scripted people."""
         if self._conn is None:

@@ -73,6 +73,10 @@ class X11Windows:
         found = self.access.element_at(x, y, front.title if front else None)
         return found.to_port() if found is not None else None
 
+    def option_shown(self, name: str) -> port.Element | None:
+        found = self.access.option_shown(name)
+        return found.to_port() if found is not None else None
+
     def focused_element(self) -> port.Element | None:
         """Not read on X11 yet: the core does not need it here (the recorder uses `element_at`)."""
         return None

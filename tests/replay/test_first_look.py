@@ -1,0 +1,149 @@
+"""The resolver reads a small region around the recorded point before its search regions, and takes its
+answer only when a line wholly inside it reads the label alone: anything less leaves the search as it was."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+from rpa_mcp.replay import identity
+from rpa_mcp.replay.resolve import TargetResolver, load_thresholds
+from rpa_mcp.replay.unconfigured import NoVlmLocator
+from rpa_mcp.settings import shipped_dir
+from rpa_mcp.vision.images import BBox
+from rpa_mcp.vision.ocr import OcrLine
+
+W, H = 1920, 1080
+SCREEN = np.full((H, W, 3), 240, np.uint8)
+
+
+@dataclass
+class ScreenOcr:
+    """Lines placed on SCREEN (absolute boxes): a crop reads those inside it; a line its edge cuts reads
+    only the characters inside (as a detector reads a cut line), and the crops read are kept."""
+
+    lines: list[tuple[str, BBox, float]]
+    shapes: list[tuple[int, int]] = field(default_factory=list)
+
+    def read(self, image: np.ndarray) -> list[OcrLine]:
+        offset = image.ctypes.data - SCREEN.ctypes.data
+        y0, x0 = offset // SCREEN.strides[0], (offset % SCREEN.strides[0]) // SCREEN.strides[1]
+        height, width = image.shape[:2]
+        self.shapes.append((height, width))
+        out = []
+        for text, (x, y, w, h), score in self.lines:
+            if y < y0 or y + h > y0 + height:
+                continue
+            step = w / len(text)  # the characters wholly inside the crop are read, boxed by their ink
+            inside = [i for i in range(len(text)) if x + i * step >= x0 and x + (i + 1) * step <= x0 + width]
+            read = text[inside[0] : inside[-1] + 1].strip() if inside else ""
+            if read:
+                left = round(x + (inside[0] + len(text[inside[0] :]) - len(text[inside[0] :].lstrip())) * step)
+                right = round(x + (inside[-1] + 1) * step)
+                out.append(OcrLine(read, (left - x0, y - y0, right - left, h), score))
+        return out
+
+    def read_line(self, image: np.ndarray) -> OcrLine | None:
+        raise AssertionError("no line is recognised alone here")
+
+    def read_lines(self, images: list[np.ndarray]) -> list[OcrLine | None]:
+        raise AssertionError("no line is recognised alone here")
+
+
+def resolver(ocr: ScreenOcr) -> TargetResolver:
+    thresholds = load_thresholds(shipped_dir("catalog") / "thresholds.yaml")
+    return TargetResolver(ocr=ocr, memory=None, thresholds=thresholds, vlm=NoVlmLocator())
+
+
+BUTTON = {"label": "Enregistrer", "rel_x": 1000 / W, "rel_y": 600 / H, "resolve_order": ["ocr"]}
+FIRST, REGION = (120, 360), (320, 640)
+
+
+def test_a_label_alone_beside_the_recorded_point_is_found_in_the_small_region_only() -> None:
+    ocr = ScreenOcr([("Enregistrer", (960, 590, 88, 20), 0.97), ("Annuler", (1100, 590, 60, 20), 0.98)])
+    res = resolver(ocr).resolve(SCREEN, BUTTON)
+    assert res.resolved and (res.x, res.y) == (1004, 600)
+    assert ocr.shapes == [FIRST]  # not the 640 x 320 region
+    assert res.tried[-1].get("first_look") is True
+
+
+def test_a_line_the_small_regions_edge_cuts_is_not_taken_for_the_label_alone() -> None:
+    # "Enregistrer et fermer" starts inside the small region and ends beyond it: cut, it reads
+    # "Enregistrer" alone. The search region reads it whole, and the label alone stands farther down.
+    ocr = ScreenOcr([("Enregistrer et fermer", (960, 590, 270, 20), 0.97), ("Enregistrer", (900, 700, 88, 20), 0.9)])
+    res = resolver(ocr).resolve(SCREEN, BUTTON)
+    assert ocr.shapes == [FIRST, REGION]
+    assert res.resolved and (res.x, res.y) == (944, 710)  # the label alone, as the region search decides
+    assert "first_look" not in res.tried[-1]
+
+
+def test_a_line_that_shows_the_label_inside_longer_text_leaves_the_search_to_decide() -> None:
+    ocr = ScreenOcr([("Enregistrer brouillon", (940, 590, 160, 20), 0.99), ("Enregistrer", (900, 700, 88, 20), 0.95)])
+    res = resolver(ocr).resolve(SCREEN, BUTTON)
+    assert ocr.shapes == [FIRST, REGION]
+    assert res.resolved and (res.x, res.y) == (944, 710)
+
+
+def test_a_label_alone_read_with_a_score_the_guard_refuses_leaves_the_search_to_decide() -> None:
+    ocr = ScreenOcr([("Enregistrer", (960, 590, 88, 20), 0.5)])
+    res = resolver(ocr).resolve(SCREEN, BUTTON)
+    assert ocr.shapes[:2] == [FIRST, REGION] and not res.resolved
+
+
+def test_the_small_region_holds_the_label_of_a_field_that_stands_beside_it() -> None:
+    # the field clicked at (1000, 600); its label's line starts 300 px left and 8 px up of the click
+    label = "Motif d'admission"
+    ocr = ScreenOcr([(label, (700, 592, 170, 20), 0.96)])
+    spec = {**BUTTON, "label": label, "label_offset": [300, 8], "frame_size": [W, H]}
+    res = resolver(ocr).resolve(SCREEN, spec)
+    assert len(ocr.shapes) == 1 and ocr.shapes[0][1] > FIRST[1]  # one read, grown to hold the label
+    assert res.resolved and (res.x, res.y) == (1000, 600)  # in the field, at the offset from its label
+
+
+ROWS = [("MARTIN Céline 1987", (930, 590, 160, 20), 0.97), ("FAURE Céline 1950", (930, 700, 160, 20), 0.97)]
+RECORD = {**BUTTON, "label": "Céline", "identity": "FAURE Céline"}
+
+
+@pytest.fixture
+def rows_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row's text is the line through its point (the identity check reads the row, not the region)."""
+
+    def row_text(ocr: ScreenOcr, image: np.ndarray, x: int, y: int, *, height: int = 0) -> str:
+        return next((t for t, (_, ly, _, lh), _ in ocr.lines if ly <= y <= ly + lh), "")
+
+    monkeypatch.setattr(identity, "row_text", row_text)
+
+
+@pytest.mark.usefixtures("rows_read")
+def test_the_chosen_record_beside_the_recorded_point_is_found_in_the_small_region_with_its_identity_read() -> None:
+    # the chosen record where it was, another Céline below it
+    ocr = ScreenOcr(
+        [("FAURE Céline 1950", (930, 590, 160, 20), 0.97), ("MARTIN Céline 1987", (930, 700, 160, 20), 0.97)]
+    )
+    res = resolver(ocr).resolve(SCREEN, RECORD)
+    assert res.resolved and res.y == 600 and ocr.shapes == [FIRST]
+
+
+@pytest.mark.usefixtures("rows_read")
+def test_another_record_beside_the_recorded_point_leaves_the_search_to_find_the_chosen_one() -> None:
+    ocr = ScreenOcr(list(ROWS))  # the list's order changed: another Céline where the chosen one was
+    res = resolver(ocr).resolve(SCREEN, RECORD)
+    assert ocr.shapes == [FIRST, REGION]
+    assert res.resolved and res.y == 710  # on the chosen record's line, never the other one
+
+
+@pytest.mark.usefixtures("rows_read")
+def test_a_row_wider_than_the_small_region_is_taken_when_the_label_is_whole_inside_it() -> None:
+    ocr = ScreenOcr([("12/03/1950 FAURE Céline admis le 02/12 Cardiologie", (700, 590, 520, 20), 0.97)])
+    res = resolver(ocr).resolve(SCREEN, {**RECORD, "rel_x": 1010 / W})
+    assert res.resolved and res.y == 600 and ocr.shapes == [FIRST]
+
+
+@pytest.mark.usefixtures("rows_read")
+def test_a_label_the_small_regions_edge_cuts_on_a_row_leaves_the_search_to_decide() -> None:
+    # the region's left edge falls inside "Marie-Céline" (x = 880): the crop reads the row from "Céline" on
+    ocr = ScreenOcr([("FAURE Marie-Céline 1950 Cardiologie", (760, 590, 350, 20), 0.97)])
+    resolver(ocr).resolve(SCREEN, {**RECORD, "rel_x": 1060 / W, "identity": "FAURE Marie-Céline"})
+    assert ocr.shapes[:2] == [FIRST, REGION]
