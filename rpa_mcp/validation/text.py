@@ -77,15 +77,16 @@ def _label_matches(read: str, label: str) -> bool:
 
 
 def text_contains(read: str | None, expected: str) -> bool:
-    """`expected` is written in `read` (compacted); an ANY_WORDS in it stands for whatever is there."""
+    """`expected` is written in `read` (compacted, OCR-confusable glyphs folded: "lonogramme" read for
+    "Ionogramme"); an ANY_WORDS in it stands for whatever is there."""
     if not read:
         return False
-    got, start = compact(read), 0
+    got, start = folded(read), 0
     for part in parts(expected):
-        at = got.find(compact(part), start)
+        at = got.find(folded(part), start)
         if at < 0:
             return False
-        start = at + len(compact(part))
+        start = at + len(folded(part))
     return True
 
 
