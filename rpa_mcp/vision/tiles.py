@@ -9,9 +9,15 @@ overlapping) are one, the one with the wider box (the other may be its part cut 
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
 
-from rpa_mcp.vision.ocr import DETECT_SIDE, OcrEngine, OcrLine, normalize_text
+from rpa_mcp.vision.ocr import DETECT_SIDE, OcrLine, normalize_text
+
+
+class Reader(Protocol):
+    def read(self, image: np.ndarray) -> list[OcrLine]: ...
 
 
 def needs_tiles(width: int, height: int) -> bool:
@@ -27,7 +33,7 @@ def tile_starts(length: int, side: int = DETECT_SIDE) -> list[int]:
     return [*starts, length - side]
 
 
-def read_tiled(ocr: OcrEngine, image: np.ndarray, side: int = DETECT_SIDE) -> list[OcrLine]:
+def read_tiled(ocr: Reader, image: np.ndarray, side: int = DETECT_SIDE) -> list[OcrLine]:
     """The lines of `image` (its coordinates), each read once, at the image's own scale."""
     height, width = image.shape[:2]
     kept: list[OcrLine] = []
