@@ -9,6 +9,7 @@ from rpa_mcp.validation.context import CheckContext
 from rpa_mcp.validation.model import CheckResult, CropRef, Frame
 from rpa_mcp.validation.regions import around, label_box, tab_label_box
 from rpa_mcp.validation.text import (
+    folded,
     has_modified_marker,
     label_matches,
     same_application,
@@ -58,6 +59,9 @@ class OcrRoiChecker(BaseChecker):
         whole = functools.partial(text_equals, caret=what == "expected_text")  # a field just typed in shows its caret
         holds = whole if params.get("match") == "whole" else text_contains
         found = label_matches(read, wanted) if what == "target_label" else holds(read, wanted)
+        if not found and what == "expected_text" and (further := _read_further(ctx, which, box, read, wanted)):
+            box, read = further  # the box was the shorter text shown before (a drop-down's placeholder)
+            found = holds(read, wanted)
         if not found and what == "target_label" and params.get("box") == "tab" and ctx.target.label_bbox is None:
             box, read = read_tab_label(ctx, which, ctx.target.bbox, wanted=wanted)  # an application's wider tab
             found = label_matches(read, wanted)
@@ -81,6 +85,28 @@ class OcrRoiChecker(BaseChecker):
             crop=CropRef(f"target region ({which})", which, box),
             read=read,
         )
+
+
+CUT_SLACK = 2  # characters a line cut at the box's edge may end with, misread
+FURTHER_PAD = 12  # px read past the width the rest of the text needs
+
+
+def _read_further(ctx: CheckContext, which: Frame, box: BBox, read: str, wanted: str) -> tuple[BBox, str] | None:
+    """The expected text cut at the box's right edge (the box held a shorter text before: a drop-down's
+    placeholder, replaced by a longer option): its line read again as far right as the rest needs. Only a
+    read that begins as the expected text does is read further; None otherwise."""
+    got, want = folded(read), folded(wanted)
+    start = got[: len(got) - CUT_SLACK]
+    if len(start) < 3 or len(got) >= len(want) or not want.startswith(start):
+        return None
+    x, y, w, h = box
+    frame_w = ctx.frame(which).shape[1]
+    width = min(frame_w - x, round(w * len(want) / len(got)) + FURTHER_PAD)
+    if width <= w:
+        return None
+    wider = (x, y, width, h)
+    line = ctx.read_line(which, wider)
+    return wider, line.text if line else ""
 
 
 def _read_typed(ctx: CheckContext, which: Frame, box: BBox) -> tuple[BBox, str]:
