@@ -29,6 +29,8 @@ MAIN_TITLE = "Admission — Bureau des entrées"
 EFFECT_TIMEOUT_S = 60.0
 HESITATION_S = 1.2
 HOLD_S = 0.1  # a mouse button held as a hand holds it
+TRAVEL_S = 0.3  # a hand bringing the pointer to the next control (a person is never faster)
+TRAVEL_MOVES = 4
 
 
 def gtk_missing() -> list[str]:
@@ -214,12 +216,23 @@ def click_labelled(clerk: Person, label: str, *, role: str = "text") -> tuple[in
 
 
 def hand_click(clerk: Person, x: int, y: int, *, hold_s: float = HOLD_S) -> None:
-    """A person's click: the button held a moment (an application may act on the press, the release, or both)."""
+    """A person's click: the pointer brought there over TRAVEL_S, the button held a moment (an application may act
+    on the press, the release, or both)."""
     from Xlib import X
     from Xlib.ext import xtest
 
     screen = clerk.hands.display
-    xtest.fake_input(screen, X.MotionNotify, x=x, y=y)
+    here = screen.screen().root.query_pointer()
+    for step in range(1, TRAVEL_MOVES + 1):  # the pointer glides there: what the last click did is drawn meanwhile
+        at = step / TRAVEL_MOVES
+        xtest.fake_input(
+            screen,
+            X.MotionNotify,
+            x=round(here.root_x + (x - here.root_x) * at),
+            y=round(here.root_y + (y - here.root_y) * at),
+        )
+        screen.sync()
+        time.sleep(TRAVEL_S / TRAVEL_MOVES)
     xtest.fake_input(screen, X.ButtonPress, 1)
     screen.sync()
     time.sleep(hold_s)

@@ -116,7 +116,7 @@ def row_text(ocr: LineReader, image: np.ndarray, x: int, y: int, *, height: int 
     if w <= 4 or h <= 4:
         return ""
     band = image[y0 : y0 + h, x0 : x0 + w]
-    found = text_line_boxes(band, max_lines=4 * MAX_RUNS)
+    found = text_line_boxes(band, max_lines=4 * MAX_RUNS, across=True)
     runs = [b for b in found if b[1] - 4 <= y - y0 <= b[1] + b[3] + 4][:MAX_RUNS]
     texts = []
     for bx, by, bw, bh in sorted(runs):

@@ -51,7 +51,8 @@ from rpa_mcp.replay.label_boxes import LabelBoxes
 from rpa_mcp.replay.memory import TargetMemory
 from rpa_mcp.replay.ports import TextReader, VlmLocator
 from rpa_mcp.vision.images import BBox, clamp_bbox, decode_base64, decode_image
-from rpa_mcp.vision.ocr import normalize_text
+from rpa_mcp.vision.ocr import OcrLine, normalize_text
+from rpa_mcp.vision.tiles import needs_tiles, read_tiled
 
 DEFAULT_ORDER = ("memory", "uia", "ocr", "template", "vlm")  # the legacy cascade
 LINE_PAD = (8, 4)  # around a remembered label line: the crop recognised by the quick label check
@@ -436,13 +437,13 @@ class TargetResolver:
         label = spec.get("label") or spec.get("by_text") or spec.get("text")
         if not label or self.memory is None:
             return None
-        wanted = normalize_text(str(label))
+        wanted = str(label)
         if self.memory.lookup(machine_id, title, spec) is not None:
             return None  # a trusted spot: the memory method reads that line (then the target's box)
         last = self.memory.last_success(machine_id, title, spec)
         line = (
             self.label_boxes.box_at(title, spec, (last.x, last.y), machine_id=machine_id)
-            if wanted and last is not None
+            if normalize_text(wanted) and last is not None
             else None
         )
         if line is None:
@@ -496,31 +497,7 @@ class TargetResolver:
     def _lines_showing(self, image: np.ndarray, region: BBox, wanted: str) -> list[_Candidate]:
         """The lines of `region` that show the label, as candidates, best first (reading order among equals)."""
         x0, y0, rw, rh = region
-        found: list[_Candidate] = []
-        for line in self.ocr.read(image[y0 : y0 + rh, x0 : x0 + rw]):
-            score = _label_score(line.text, float(line.score), wanted)
-            if score is None:
-                continue
-            bx, by, bw, bh = line.bbox
-            box = (x0 + bx, y0 + by, bw, bh)
-            centre = x0 + bx + round(bw * _share(line.text, wanted))
-            left = x0 + bx + round(bw * _share(line.text, wanted, at=0.0))
-            right = x0 + bx + round(bw * _share(line.text, wanted, at=1.0))
-            found.append(
-                _Candidate(
-                    x0 + bx + bw // 2,
-                    y0 + by + bh // 2,
-                    score,
-                    "hybrid_text_direct",
-                    box,
-                    float(line.score),
-                    centre,
-                    label_left=left,
-                    label_right=right,
-                )
-            )
-        found.sort(key=lambda c: -c.score)  # stable: reading order among equal scores
-        return found
+        return _showing(self.ocr.read(image[y0 : y0 + rh, x0 : x0 + rw]), wanted, (x0, y0))
 
     def _first_look(self, image: np.ndarray, spec: Mapping[str, Any], wanted: str) -> _Candidate | None:
         """The label read in the small region around the recorded point (`_near`), taken only when it is
@@ -565,8 +542,8 @@ class TargetResolver:
         label = spec.get("label") or spec.get("by_text") or spec.get("text")
         if not label:
             return None
-        wanted = normalize_text(str(label))
-        if wanted:
+        wanted = str(label)
+        if normalize_text(wanted):
             near = self._first_look(image, spec, wanted)
             if near is not None:
                 return near
@@ -575,6 +552,9 @@ class TargetResolver:
             if region[2] <= 0 or region[3] <= 0:
                 continue
             found = self._lines_showing(image, region, wanted)
+            if not found and needs_tiles(region[2], region[3]):  # read scaled down, small text may have vanished
+                x0, y0, rw, rh = region
+                found = _showing(read_tiled(self.ocr, image[y0 : y0 + rh, x0 : x0 + rw]), wanted, (x0, y0))
             if identity.identity_of(spec) is not None:
                 # a list whose order changed: the label on the line of the record the person chose, wherever it is
                 found = self._not_typed(image, spec, found)
@@ -622,13 +602,60 @@ class TargetResolver:
         return best
 
 
+def _showing(lines: list[OcrLine], wanted: str, origin: tuple[int, int]) -> list[_Candidate]:
+    """The lines (read in a region at `origin`) that show the wanted label, best first (reading order among
+    equal scores)."""
+    x0, y0 = origin
+    found: list[_Candidate] = []
+    for line in lines:
+        score = _label_score(line.text, float(line.score), wanted)
+        if score is None:
+            continue
+        bx, by, bw, bh = line.bbox
+        box = (x0 + bx, y0 + by, bw, bh)
+        centre = x0 + bx + round(bw * _share(line.text, wanted))
+        left = x0 + bx + round(bw * _share(line.text, wanted, at=0.0))
+        right = x0 + bx + round(bw * _share(line.text, wanted, at=1.0))
+        found.append(
+            _Candidate(
+                x0 + bx + bw // 2,
+                y0 + by + bh // 2,
+                score,
+                "hybrid_text_direct",
+                box,
+                float(line.score),
+                centre,
+                label_left=left,
+                label_right=right,
+            )
+        )
+    found.sort(key=lambda c: -c.score)
+    return found
+
+
 def _label_score(text: str, score: float, wanted: str) -> float | None:
     """A read line's score as the label: its own for the label alone, lowered for the label inside
-    longer text, None when it does not show the label."""
-    read = normalize_text(text)
-    if not read or wanted not in read:
+    longer text, None when it does not show the label (compared as read, else as the letters look: `_forms`)."""
+    found = _found(text, wanted)
+    if found is None:
         return None
-    return score if read == wanted else score * (len(wanted) / len(read)) ** 0.25
+    read, label, _start = found
+    return score if read == label else score * (len(label) / len(read)) ** 0.25
+
+
+def _forms(text: str) -> tuple[str, str]:
+    """Text normalised (`normalize_text`), and as its letters look: a capital I taken for the small l it is
+    drawn as in a sans-serif font ("lonogramme" read for "Ionogramme")."""
+    return normalize_text(text), normalize_text(text.replace("I", "l"))
+
+
+def _found(text: str, wanted: str) -> tuple[str, str, int] | None:
+    """(the line, the label, where the label starts in it), in the first form that shows the label; None when
+    neither does."""
+    for read, label in zip(_forms(text), _forms(wanted), strict=True):
+        if read and label and label in read:
+            return read, label, read.find(label)
+    return None
 
 
 def _beside(cand: _Candidate | None, spec: Mapping[str, Any], shape: tuple[int, ...]) -> _Candidate | None:
@@ -650,9 +677,11 @@ def _beside(cand: _Candidate | None, spec: Mapping[str, Any], shape: tuple[int, 
 def _share(text: str, wanted: str, *, at: float = 0.5) -> float:
     """Where a point of the label (`at`: 0 its start, 0.5 its middle) is along a line that shows it (0 left,
     1 right), by characters."""
-    read = normalize_text(text)
-    start = read.find(wanted)
-    return at if start < 0 or not read else (start + len(wanted) * at) / len(read)
+    found = _found(text, wanted)
+    if found is None:
+        return at
+    read, label, start = found
+    return (start + len(label) * at) / len(read)
 
 
 def _within(box: BBox, region: BBox, image: np.ndarray, margin: int = 2) -> bool:

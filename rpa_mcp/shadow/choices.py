@@ -5,19 +5,20 @@
   value is the option's text (``params.option``, parameterisable), read from the option's own
   element when the recorder saw a list item there, else by OCR around the click on the frame
   before it (the list was open on it). A page element reported under a native pop-up never
-  names the option. A list seen opening on the screen (no accessibility tree) gives the option on
-  the clicked row, and the drop-down, read only by what it showed, is named by the label left of
-  it (`by_label`). An option reached with the arrow keys and chosen with Enter (or Tab) is read in
-  the combo box on the screen after the step. No text found: the step is kept, uncertain, for the
-  person to complete (`shadow_feedback` `set_value`).
+  names the option. A list seen opening on the screen (no accessibility tree, or one that names no
+  control there) gives the option on the clicked row, and the drop-down, named only by what it
+  showed, is named by the label left of it (`by_label`). An option reached with the arrow keys and
+  chosen with Enter (or Tab) is read in the combo box on the screen after the step. No text found:
+  the step is kept, uncertain, for the person to complete (`shadow_feedback` `set_value`).
 - ``set_checked``: a click on a check box (radio button) with the state it left
   (``params.checked``): a radio button is set by a click; a check box flips from the state its
   element reported when pressed. A state the recorder did not report is assumed ticked and the
   step is uncertain (asked first), as is a state read too late to be sure (`checked_state`): at
   replay the state is read first and the box clicked only when it differs. Without an accessibility
-  tree, a click named only by a line of text beside which a check box flipped between the frame
-  before the click and the frame after the step is one too, its state the one seen after
-  (`seen_checked`, `rpa_mcp.vision.checkbox`).
+  tree (or when it names no control there: a check box drawn with divs, named by its text), a click
+  on a line of text beside which a check box flipped between the frame before the click and the
+  frame after the step is one too, its state the one seen after (`seen_checked`,
+  `rpa_mcp.vision.checkbox`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from rpa_mcp.shadow.described import Described
-from rpa_mcp.shadow.elements import checked_state, element_key, is_container, is_option
+from rpa_mcp.shadow.elements import checked_state, element_key, is_control, is_option
 from rpa_mcp.shadow.events import CLICK_TYPES
 from rpa_mcp.shadow.phrases import TEXTS
 from rpa_mcp.shadow.segment import Segment
@@ -49,12 +50,15 @@ def option_text(option: dict[str, Any], facts: dict[str, Any], combo: dict[str, 
 
 
 def by_label(facts: dict[str, Any]) -> dict[str, Any]:
-    """A drop-down seen opening on the screen and read only by what it showed (its current option): named
-    by the label left of it (`label_line`), the drop-down found from that label at replay."""
-    line, shown = facts.get("label_line"), facts.get("ocr") or {}
-    if not line or not shown.get("bbox"):
+    """A drop-down seen opening on the screen and named only by what it showed (its current option, read or
+    as the accessibility tree names a div by its text): named by the label left of it (`label_line`), the
+    drop-down found from that label at replay."""
+    line = facts.get("label_line")
+    shown = (facts.get("ocr") or {}).get("bbox") or facts.get("element_bbox")
+    if not line or not shown:
         return facts
-    return {**facts, "ocr": {"text": line["text"], "bbox": shown["bbox"]}, "label_box": line["bbox"]}
+    named = {"text": line["text"], "bbox": list(shown)}
+    return {**facts, "ocr": named, "label_box": line["bbox"], "label_text": line["text"]}
 
 
 def chosen_option(seg: Segment, actions: list[Event], t: dict[str, str]) -> Described:
@@ -118,15 +122,18 @@ def set_checked(
 
 
 def seen_box_candidate(d: Described, actions: list[Event]) -> tuple[str, list[int]] | None:
-    """(the frame before, the line that named it) of a plain click only the screen named: a check box beside
+    """(the frame before, the line that named it) of a plain click on no control the accessibility tree knows
+    (only the screen named it, or the tree named static text, a section, by its own text): a check box beside
     that line which flipped over the click makes it a `set_checked` step (`seen_checked`)."""
     clicks = [(e, f) for _, e, f in actions if e.get("type") in CLICK_TYPES]
-    if d.action_type != "click_anchor" or d.evidence != "ocr" or not clicks:
+    if d.action_type != "click_anchor" or d.evidence not in ("ocr", "uia") or not clicks:
         return None
     event, facts = clicks[-1]
     element = event.get("element") or {}
-    line = (facts.get("ocr") or {}).get("bbox")
-    if (element.get("name") and not is_container(element)) or not facts.get("shot") or not line:
+    if element.get("name") and is_control(element):
+        return None  # the accessibility tree says what the control is (a check box says its state itself)
+    line = (facts.get("ocr") or {}).get("bbox") or facts.get("element_bbox")  # read, or the text the tree named
+    if not facts.get("shot") or not line:
         return None
     return str(facts["shot"]), list(line)
 

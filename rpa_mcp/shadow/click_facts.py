@@ -157,8 +157,10 @@ class ClickFacts:
 
     def label_left_of(self, facts: dict[str, Any]) -> dict[str, Any] | None:
         """The line left of a control on its row (frame pixels), when the line read under the click is the
-        control's own text (what a drop-down shows, which the choice replaces): the label that names it."""
-        image, line, point = self.frame(facts.get("shot")), (facts.get("ocr") or {}).get("bbox"), frame_point(facts)
+        control's own text (what a drop-down shows, which the choice replaces; read, else the box of the element
+        the accessibility tree named by that text): the label that names it."""
+        line = (facts.get("ocr") or {}).get("bbox") or facts.get("element_bbox")
+        image, point = self.frame(facts.get("shot")), frame_point(facts)
         if image is None or not line or point is None:
             return None
         x, y, w, h = (int(v) for v in line)

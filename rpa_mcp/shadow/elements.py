@@ -64,6 +64,18 @@ def is_container(element: Mapping[str, Any] | None) -> bool:
     return role_of(element) in CONTAINER_ROLES
 
 
+# What the accessibility tree says a person acts on. Anything else it names (static text, a section, a
+# div drawn as a control) is named by its own text only: the screen says what it does.
+CONTROL_ROLES = (
+    ROW_ROLES | TAB_ROLES | BUTTON_ROLES | MENU_ITEM_ROLES | LINK_ROLES | MULTILINE_ROLES | FIELD_ROLES
+) | (COMBO_ROLES | OPTION_ROLES | CHECK_ROLES | frozenset({"textbox", "listbox", "slider", "scrollbar"}))
+
+
+def is_control(element: Mapping[str, Any] | None) -> bool:
+    """Whether the accessibility tree says the element is a control (a field, a button, a list's item...)."""
+    return role_of(element) in CONTROL_ROLES
+
+
 def element_key(element: Mapping[str, Any] | None) -> str | None:
     """Identity of an element across events: role, automation id and name (None: neither, or a container)."""
     if not element or is_container(element):

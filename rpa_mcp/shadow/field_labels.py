@@ -29,13 +29,21 @@ EDGE_PX = 3  # a line this close to a side of the region read may go on past it
 LINE_REACH = 300  # px read further on each side of a cut line
 STRIP_PAD = 4  # px above and below the cut line in the strip read again
 
-# A format mask shown in an empty field: groups of one repeated letter between the same separator
-# ("jj/mm/aaaa", "dd-mm-yyyy", "hh:mm"). It says what to type, never what the field is.
-_MASK = re.compile(r"^([a-z])\1{0,3}([/.:\-])([a-z])\3{0,3}(?:\2([a-z])\4{0,3})?$")
+# A format mask shown in an empty field ("jj/mm/aaaa", "dd-mm-yyyy", "__/__/____", "hh:mm"): groups of
+# letters or underscores between one repeated separator, most of them one character repeated. OCR may
+# misread a letter ("ij/mm/aaaa"): two repeated groups of three are enough. It says what to type, never
+# what the field is.
+_GROUPS = re.compile(r"^[a-z_]{1,4}(?:([/.:\-])[a-z_]{1,4})(?:\1[a-z_]{1,4})?$")
+_REPEATED = re.compile(r"^([a-z_])\1+$")
 
 
 def is_format_mask(text: str | None) -> bool:
-    return bool(text) and _MASK.match(normalize_text(text or "").replace(" ", "")) is not None
+    compact = normalize_text(text or "").replace(" ", "")
+    if not _GROUPS.match(compact):
+        return False
+    groups = re.split(r"[/.:\-]", compact)
+    repeated = sum(_REPEATED.match(group) is not None for group in groups)
+    return repeated >= 2  # "hh:mm", "dd/mm/yyyy", "ij/mm/aaaa"; not "N/A", not "km/h"
 
 
 def names_a_field(text: str) -> bool:

@@ -6,7 +6,9 @@ before the step's click and the frame before this one, a pop-up appeared by the 
 (`rpa_mcp.vision.popup.opened_list`) and this click lands in it. The two clicks are then one
 `select_option` step, the option named by OCR: the line of the list on the clicked row
 (`ClickFacts.option_at`; an option's text is at the row's start, the click anywhere along it).
-A click the accessibility tree names is left to the tree.
+A click on a control the accessibility tree names (a list item, a button, a field) is left to the tree;
+one on what it names by its own text only (static text, a section: a div drawn as a list or under it)
+is read on the screen.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from rpa_mcp.shadow.click_facts import ClickFacts, frame_point
-from rpa_mcp.shadow.elements import is_container
+from rpa_mcp.shadow.elements import is_control
 from rpa_mcp.shadow.events import CLICK_TYPES, TraceEvent
 from rpa_mcp.shadow.ports import TraceRepository
 from rpa_mcp.shadow.segment import Segment
@@ -29,8 +31,8 @@ def opened_list_at(
     if ev.type != "click" or seg is None or seg.closed or seg.kind != "click" or seg.typed or seg.popup:
         return None
     element = ev.element.model_dump() if ev.element is not None else None
-    if element and (element.get("name") or "").strip() and not is_container(element):
-        return None  # the accessibility tree names what was clicked: it knows better than pixels
+    if element and (element.get("name") or "").strip() and is_control(element):
+        return None  # the accessibility tree names the control clicked: it knows better than pixels
     rows = traces.events(sid, seg.events[0], seg.events[-1] + 1)
     opener = next((r["facts"] for r in reversed(rows) if r["event"].get("type") in CLICK_TYPES), None)
     if opener is None:
@@ -45,7 +47,8 @@ def opened_list_at(
 
 def name_opener(clicks: ClickFacts, traces: TraceRepository, sid: str, seg: Segment) -> None:
     """A drop-down seen opening on the screen, named by the text it shows (its current option, which the
-    choice replaces): name it by the label left of it instead, kept in its click's facts (`label_line`)."""
+    choice replaces, as read or as the accessibility tree names a div by its text): name it by the label
+    left of it instead, kept in its click's facts (`label_line`)."""
     if seg.choice is None:
         return
     rows = {r["idx"]: r for r in traces.events(sid, seg.events[0], seg.choice + 1)}

@@ -13,6 +13,7 @@ from typing import Any
 
 from rpa_mcp.shadow.boxes import same_text
 from rpa_mcp.shadow.elements import app_key, is_container
+from rpa_mcp.shadow.field_labels import is_format_mask
 
 CONFIDENCE = {"uia": 0.9, "ocr": 0.75, "window_title": 0.45, "raw": 0.25}
 BROWSERS = frozenset({"msedge", "chrome", "chromium", "firefox", "brave", "opera", "iexplore"})
@@ -55,15 +56,16 @@ def plain_text(text: str | None) -> str | None:
 
 def names_something(text: str) -> bool:
     """Whether OCR text can name what was clicked: two letters or digits at least (a lone '/' or '-' read
-    near the click is a fragment of a placeholder or a separator, not a label)."""
-    return sum(ch.isalnum() for ch in text) >= MIN_LABEL_CHARS
+    near the click is a fragment of a placeholder or a separator, not a label), and no format mask ("jj/mm/aaaa",
+    as read or misread: it says what to type, not what the field is)."""
+    return sum(ch.isalnum() for ch in text) >= MIN_LABEL_CHARS and not is_format_mask(text)
 
 
 def click_evidence(event: dict[str, Any], facts: dict[str, Any]) -> Evidence:
     element = event.get("element") or {}
     if clean_label(facts.get("label_text")):  # a field with no name, or its placeholder: the label beside it
         return Evidence(clean_label(facts["label_text"]), "ocr")
-    if clean_label(element.get("name")) and not is_container(element):
+    if clean_label(element.get("name")) and not is_container(element) and not is_format_mask(element.get("name")):
         return Evidence(clean_label(element.get("name")), "uia")
     ocr = facts.get("ocr") or {}
     if clean_label(ocr.get("text")) and names_something(ocr["text"]):

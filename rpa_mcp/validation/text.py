@@ -77,15 +77,16 @@ def _label_matches(read: str, label: str) -> bool:
 
 
 def text_contains(read: str | None, expected: str) -> bool:
-    """`expected` is written in `read` (compacted); an ANY_WORDS in it stands for whatever is there."""
+    """`expected` is written in `read` (compacted, OCR-confusable glyphs folded: "lonogramme" read for
+    "Ionogramme"); an ANY_WORDS in it stands for whatever is there."""
     if not read:
         return False
-    got, start = compact(read), 0
+    got, start = folded(read), 0
     for part in parts(expected):
-        at = got.find(compact(part), start)
+        at = got.find(folded(part), start)
         if at < 0:
             return False
-        start = at + len(compact(part))
+        start = at + len(folded(part))
     return True
 
 
@@ -164,11 +165,13 @@ def same_application(reference: str, title: str) -> bool:
     return bool(last_r and last_r in compact(title)) or (bool(first_r) and first_r == first_t)
 
 
-def text_line_boxes(image: np.ndarray, *, max_lines: int = 4) -> list[BBox]:
+def text_line_boxes(image: np.ndarray, *, max_lines: int = 4, across: bool = False) -> list[BBox]:
     """Boxes of text lines in a small region (ink against the region's dominant colour).
 
     Lets a recognition-only OCR read a multi-line toast line by line instead of running
     the detector. Tall thin bars (borders) and blobs taller than a text line are dropped.
+    `across`: the region is a band cut across a line, taller than it: what spans it from top to
+    bottom (a frame around a grid, the desktop beyond a window's edge) is no text.
     """
     if image.size == 0:
         return []
@@ -177,7 +180,7 @@ def text_line_boxes(image: np.ndarray, *, max_lines: int = 4) -> list[BBox]:
     _count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     boxes: list[BBox] = []
     for x, y, w, h, _area in stats[1:]:
-        if h < 6 or h > 48 or w < 12 or w < h:
+        if h < 6 or h > 48 or w < 12 or w < h or (across and y == 0 and h == height):
             continue
         boxes.append((int(x), int(y), int(w), int(h)))
     lines = _join_words(boxes)

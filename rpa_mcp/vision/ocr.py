@@ -81,6 +81,7 @@ REGION_CACHE_ENTRIES = 64  # regions read whole remembered (a digest and their l
 MAX_THREADS = 16  # onnxruntime threads per inference (RPA_OCR_THREADS)
 MAX_WORKERS = 16  # crops of one call recognised at once (RPA_OCR_WORKERS)
 MIN_WIDTH_SHARE = 0.5  # narrower inputs than half a crop's own width read garbage
+DETECT_SIDE = 960  # px: the detector scales an image whose longer side exceeds this down to it (`vision.tiles`)
 AUTO_WORKERS = 4  # at most this many by default: a frame has a median of four or five crops to read
 
 
@@ -157,7 +158,7 @@ class RapidOcrEngine:
                             "Global.use_cls": False,
                             "Global.log_level": "error",
                             "Det.limit_type": "max",
-                            "Det.limit_side_len": 960,
+                            "Det.limit_side_len": DETECT_SIDE,
                             # one thread per inference by default (RPA_OCR_THREADS): a second one
                             # answers in ~0.7x the time for ~1.4x the CPU; a server's concurrency
                             # comes from requests (docs/decisions/ocr-engine.md)

@@ -5,7 +5,9 @@ list (a menu, a date picker) is a new surface: a compact region of changed pixel
 (a background drawn where the window showed something else, not text written on a surface that
 was already there), hanging under or over the control, or covering it. The next click inside it
 chooses in it. Results written into a list that was already on the screen are text on an existing
-surface (sparse changes), and a dialog is larger than a pop-up: neither is taken for one.
+surface (sparse changes), and a dialog is larger than a pop-up: neither is taken for one. The
+option under the pointer may be highlighted in a colour close to what was there before (a hole in
+the change): the list is then the surface around the click.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ def opened_list(before: np.ndarray, after: np.ndarray, opener: tuple[int, int], 
     changed = ((moved.max(axis=2) if moved.ndim == 3 else moved) > CHANGED).astype(np.uint8)
     joined = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))  # the list's rows as one
     _count, labels, stats, _centres = cv2.connectedComponentsWithStats(joined, connectivity=8)
-    label = int(labels[click[1], click[0]])
+    label = int(labels[click[1], click[0]]) or _around(stats, click)
     if label == 0:
         return None
     x, y, w, h = (int(v) for v in stats[label][:4])
@@ -47,3 +49,15 @@ def opened_list(before: np.ndarray, after: np.ndarray, opener: tuple[int, int], 
     beside = x - SIDE <= ox <= x + w + SIDE
     hangs = y - REACH <= oy <= y + h + REACH  # under it, over it, or covering it
     return (x, y, w, h) if beside and hangs else None
+
+
+def _around(stats: np.ndarray, click: tuple[int, int]) -> int:
+    """The smallest changed surface whose box holds the click, when the click's own pixels did not change: the
+    row under the pointer highlighted in a colour close to what the screen showed there before (a list's
+    hovered option over a grey window), a hole in the list. 0 when none holds it."""
+    holding = [
+        (int(stats[i][2]) * int(stats[i][3]), i)
+        for i in range(1, len(stats))
+        if stats[i][0] <= click[0] < stats[i][0] + stats[i][2] and stats[i][1] <= click[1] < stats[i][1] + stats[i][3]
+    ]
+    return min(holding)[1] if holding else 0

@@ -100,3 +100,37 @@ def test_a_click_the_accessibility_tree_names_is_left_to_the_tree(make_service) 
         ],
     )
     assert [s["action_type"] for s in steps] == ["click_anchor", "click_anchor"]
+
+
+def test_a_list_drawn_with_divs_the_tree_names_by_their_text_is_read_on_the_screen(make_service) -> None:
+    # a web page's drop-down drawn with divs: the tree names the div by what it shows, the option clicked
+    # by the text of whatever it finds under the list; neither is a control it knows
+    shown = {"name": "— choose —", "role": "Text", "bbox": [335, 292, 80, 16]}
+    beneath = {"name": "dd/mm/yyyy", "role": "Section", "bbox": [330, 340, 300, 24]}
+    service = make_service(ocr=ScreenOcr())
+    steps = steps_of(
+        service,
+        [
+            ev("focus", 0.5, **AT),
+            ev("click", 1.0, x=400, y=300, screenshot=png(form()), element=shown, **AT),
+            ev("click", 2.0, x=420, y=350, screenshot=png(with_list(form())), element=beneath, **AT),
+        ],
+    )
+    assert [(s["action_type"], s["events"]) for s in steps] == [("select_option", [1, 2])]
+    assert steps[0]["params"] == {"option": "Box"}
+    # named by the label beside it, not by what it showed: found from that label at replay
+    assert steps[0]["target"]["by_text"] == "Packaging :" and steps[0]["target"]["label_offset"]
+
+
+def test_an_option_under_a_static_text_the_tree_names_is_still_read_on_the_screen(make_service) -> None:
+    static = {"name": "Name", "role": "Text"}
+    service = make_service(ocr=ScreenOcr())
+    steps = steps_of(
+        service,
+        [
+            ev("focus", 0.5, **AT),
+            ev("click", 1.0, x=400, y=300, screenshot=png(form()), **AT),
+            ev("click", 2.0, x=420, y=350, screenshot=png(with_list(form())), element=static, **AT),
+        ],
+    )
+    assert [s["action_type"] for s in steps] == ["select_option"]

@@ -16,6 +16,7 @@ from rpa_mcp.replay.unconfigured import NoVlmLocator
 from rpa_mcp.settings import shipped_dir
 from rpa_mcp.shadow.field_labels import is_format_mask, label_line
 from rpa_mcp.shadow.service import ShadowService
+from rpa_mcp.shadow.targets import click_evidence
 from rpa_mcp.vision.ocr import OcrLine, normalize_text
 from tests.shadow.conftest import ev
 
@@ -122,7 +123,8 @@ def test_a_label_the_region_read_cut_at_its_left_is_read_whole(make_service: Any
 @pytest.mark.parametrize(
     ("text", "mask"),
     [("jj/mm/aaaa", True), ("dd-mm-yyyy", True), ("hh:mm", True), ("JJ/MM/AAAA", True), ("12/03/2026", False),
-     ("Date :", False), ("Nom/prénom", False)],
+     ("Date :", False), ("Nom/prénom", False), ("ij/mm/aaaa", True), ("__/__/____", True), ("TT.MM.JJJJ", True),
+     ("mm/dd/yy", True), ("jj / mm / aaaa", True), ("N/A", False), ("km/h", False), ("E/S", False)],
 )  # fmt: skip
 def test_a_format_mask_is_told_from_a_label(text: str, mask: bool) -> None:
     assert is_format_mask(text) is mask
@@ -141,3 +143,10 @@ def test_the_label_on_the_fields_row_wins_and_text_inside_the_field_never_names_
     above = label_line(lines[:2], field)
     assert above is not None and above.text == "Other field :"
     assert label_line(lines[:1], field) is None
+
+
+def test_a_format_mask_never_names_a_click_as_the_tree_says_it_or_as_it_is_misread() -> None:
+    masked = {"element": {"name": "jj/mm/aaaa", "role": "Edit"}, "window_title": "Orders"}
+    assert click_evidence(masked, {"ocr": {"text": "ij/mm/aaaa"}}).source == "window_title"
+    unnamed = {"element": None, "window_title": "Orders"}
+    assert click_evidence(unnamed, {"ocr": {"text": "ij/mm/aaaa"}}).label == "Orders"

@@ -159,8 +159,10 @@ def test_a_malformed_uia_rectangle_is_invalid_input_naming_the_field(shadow: Sha
     assert err.value.details["field"] == "events[0].element.bbox"
 
 
-@pytest.mark.parametrize(("read", "named"), [("/", False), ("- -", False), ("jj/mm/aaaa", True), ("OK", True)])
-def test_ocr_text_names_a_clicked_field_only_when_it_holds_two_letters_or_digits(
+@pytest.mark.parametrize(
+    ("read", "named"), [("/", False), ("- -", False), ("jj/mm/aaaa", False), ("ij/mm/aaaa", False), ("OK", True)]
+)
+def test_ocr_text_names_a_clicked_field_only_when_it_holds_two_letters_or_digits_and_is_no_format_mask(
     make_service, read: str, named: bool
 ) -> None:
     # A date field without an accessible name: OCR near the click reads what is there.
@@ -177,7 +179,7 @@ def test_ocr_text_names_a_clicked_field_only_when_it_holds_two_letters_or_digits
     assert step["action_type"] == "type_text"
     if named:
         assert step["target"]["by_text"] == read
-    else:  # the placeholder's fragment is not the field's name, and the step is asked about first
+    else:  # the placeholder (its fragment, its mask) is not the field's name, and the step is asked about first
         assert step["target"]["by_text"] != read and step["confidence"] < 0.8, step
 
 

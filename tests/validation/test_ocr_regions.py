@@ -118,3 +118,30 @@ def test_a_label_small_in_a_tall_tab_is_read_on_its_letters() -> None:
     height, width = ocr.shapes[0]
     assert height <= 24, ocr.shapes  # the letters (about 14 px) and 4 px around them, not the tab's 32
     assert width < 158  # nor the slot between favicon and close cross
+
+
+def test_an_option_longer_than_the_placeholder_it_replaced_is_read_past_the_old_box() -> None:
+    # the drop-down was learned showing "— choose —": the option chosen is wider, its box cuts it
+    class CutAtTheBox:
+        def __init__(self) -> None:
+            self.shapes: list[tuple[int, int]] = []
+
+        def read(self, image: np.ndarray) -> list[OcrLine]:
+            raise AssertionError("no checker runs the text detector")
+
+        def read_line(self, image: np.ndarray) -> OcrLine | None:
+            self.shapes.append(image.shape[:2])
+            text = "lonogramme sanguin" if image.shape[1] >= 130 else "lonogramme sar"
+            return OcrLine(text, (0, 0, image.shape[1], image.shape[0]), 0.99)
+
+        def read_lines(self, images: list[np.ndarray]) -> list[OcrLine | None]:
+            return [self.read_line(image) for image in images]
+
+    frame = np.full((400, 600, 3), 255, np.uint8)
+    target = Target(None, (171, 287, 98, 13))
+    ocr = CutAtTheBox()
+    ctx = CheckContext("select_option", frame, frame, target, Expected(text="Ionogramme sanguin"), Observed(), ocr)
+    result = ALL_CHECKERS["OcrRoiChecker"].check(ctx, "shown", {"frame": "after", "what": "expected_text"})
+    assert result.score == 1.0, result.detail
+    other = CheckContext("select_option", frame, frame, target, Expected(text="Gaz du sang"), Observed(), CutAtTheBox())
+    assert ALL_CHECKERS["OcrRoiChecker"].check(other, "shown", {"frame": "after", "what": "expected_text"}).score == 0.0

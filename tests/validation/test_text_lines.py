@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from rpa_mcp.validation.text import ink_mask, text_line_boxes
+from rpa_mcp.validation.text import ink_mask, text_contains, text_line_boxes
 
 
 def field_with_text(words: list[str], *, gap: int = 14, caret: bool = True) -> tuple[np.ndarray, int]:
@@ -60,3 +60,9 @@ def test_the_ink_is_the_same_as_the_median_colour_and_distance_computed_pixel_by
         frame[spots] = rng.integers(0, 256, (int(spots.sum()), 3), dtype=np.uint8)
         region = frame[5 : 5 + h, 7 : 7 + w]  # a view into a frame, as the checkers pass it
         assert np.array_equal(ink_mask(region), reference_ink(region)), region.shape
+
+
+def test_a_capital_i_read_as_a_small_l_is_still_the_option_written() -> None:
+    assert text_contains("lonogramme sanguin", "Ionogramme sanguin")  # a sans-serif I and l look alike
+    assert text_contains("Examen : Ionogramme sanguin", "Ionogramme sanguin")
+    assert not text_contains("Gaz du sang", "Ionogramme sanguin")

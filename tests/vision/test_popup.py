@@ -65,3 +65,11 @@ def test_a_dialog_as_large_as_the_window_is_not_a_pop_up() -> None:
 
 def test_frames_of_different_sizes_say_nothing() -> None:
     assert opened_list(form(), with_list(form())[:500], COMBO, (420, 350)) is None
+
+
+def test_the_hovered_option_highlighted_like_the_window_behind_is_still_in_the_list() -> None:
+    # the pointer rests on the option before the press: its row is highlighted in the window's own grey
+    after = with_list(form())
+    after[344:362, 331:500] = 200
+    box = opened_list(form(), after, COMBO, (420, 352))
+    assert box is not None and box[1] <= 312 and box[1] + box[3] >= 400, box

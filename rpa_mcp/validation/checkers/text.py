@@ -13,6 +13,7 @@ from rpa_mcp.validation.field_slice import full_field, inside_frame, visible_sli
 from rpa_mcp.validation.model import CheckResult, CropRef, Frame
 from rpa_mcp.validation.regions import around, label_box, tab_label_box
 from rpa_mcp.validation.text import (
+    folded,
     has_modified_marker,
     label_matches,
     same_application,
@@ -63,6 +64,9 @@ class OcrRoiChecker(BaseChecker):
         whole = functools.partial(text_equals, caret=what == "expected_text")  # a field just typed in shows its caret
         holds = whole if params.get("match") == "whole" else text_contains
         found = label_matches(read, wanted) if what == "target_label" else holds(read, wanted)
+        if not found and what == "expected_text" and (further := _read_further(ctx, which, box, read, wanted)):
+            box, read = further  # the box was the shorter text shown before (a drop-down's placeholder)
+            found = holds(read, wanted)
         if (
             not found
             and what == "expected_text"
@@ -100,6 +104,28 @@ class OcrRoiChecker(BaseChecker):
             crop=CropRef(f"target region ({which})", which, box),
             read=read,
         )
+
+
+CUT_SLACK = 2  # characters a line cut at the box's edge may end with, misread
+FURTHER_PAD = 12  # px read past the width the rest of the text needs
+
+
+def _read_further(ctx: CheckContext, which: Frame, box: BBox, read: str, wanted: str) -> tuple[BBox, str] | None:
+    """The expected text cut at the box's right edge (the box held a shorter text before: a drop-down's
+    placeholder, replaced by a longer option): its line read again as far right as the rest needs. Only a
+    read that begins as the expected text does is read further; None otherwise."""
+    got, want = folded(read), folded(wanted)
+    start = got[: len(got) - CUT_SLACK]
+    if len(start) < 3 or len(got) >= len(want) or not want.startswith(start):
+        return None
+    x, y, w, h = box
+    frame_w = ctx.frame(which).shape[1]
+    width = min(frame_w - x, round(w * len(want) / len(got)) + FURTHER_PAD)
+    if width <= w:
+        return None
+    wider = (x, y, width, h)
+    line = ctx.read_line(which, wider)
+    return wider, line.text if line else ""
 
 
 def _cut_by_its_field(ctx: CheckContext, which: Frame, box: BBox, read: str, wanted: str) -> bool:
