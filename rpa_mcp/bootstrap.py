@@ -32,8 +32,8 @@ from rpa_mcp.ops.ratelimit import RateLimiter
 from rpa_mcp.readback_http import HttpRecordReader, ThreadBackground
 from rpa_mcp.replay.model import ReplayConfig
 from rpa_mcp.replay.ports import DialogResolverPort, ServerActionRunner, ValidatorPort, VlmLocator
-from rpa_mcp.replay.resolve import load_thresholds
 from rpa_mcp.replay.service import ReplayService
+from rpa_mcp.replay.thresholds import load_thresholds
 from rpa_mcp.replay.unconfigured import NoServerActionRunner, NoVlmLocator
 from rpa_mcp.settings import Settings
 from rpa_mcp.shadow.calibration import Calibration

@@ -271,7 +271,7 @@ def cmd_db(args: argparse.Namespace) -> int:
 
 
 def _check_thresholds(catalog_dir: Path) -> list[str]:
-    from rpa_mcp.replay.resolve import load_thresholds
+    from rpa_mcp.replay.thresholds import load_thresholds
 
     try:
         load_thresholds(catalog_dir / "thresholds.yaml")

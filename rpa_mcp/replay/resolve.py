@@ -32,95 +32,36 @@ recorded coordinates (`uia`) and a remembered spot of a target without a label a
 
 from __future__ import annotations
 
-import fnmatch
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
-import yaml
-from pydantic import BaseModel, ConfigDict, Field
 
-from rpa_mcp.errors import InternalError, RpaError
+from rpa_mcp.errors import RpaError
 from rpa_mcp.replay import identity
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.candidates import (
+    Candidate,
+    beside,
+    inside,
+    label_score,
+    label_span,
+    padded,
+    showing,
+    within,
+)
 from rpa_mcp.replay.label_boxes import LabelBoxes
 from rpa_mcp.replay.memory import TargetMemory
 from rpa_mcp.replay.ports import TextReader, VlmLocator
+from rpa_mcp.replay.thresholds import Thresholds
 from rpa_mcp.vision.images import BBox, clamp_bbox, decode_base64, decode_image
-from rpa_mcp.vision.ocr import OcrLine, normalize_text
+from rpa_mcp.vision.ocr import normalize_text
 from rpa_mcp.vision.tiles import needs_tiles, read_tiled
 
 DEFAULT_ORDER = ("memory", "uia", "ocr", "template", "vlm")  # the legacy cascade
-LINE_PAD = (8, 4)  # around a remembered label line: the crop recognised by the quick label check
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class DriftGuard(_Strict):
-    max_fraction: float = Field(0.2, gt=0, le=1)
-    placeholders: list[tuple[float, float]] = Field(default_factory=lambda: [(0.5, 0.5), (0.0, 0.0)])
-
-
-class SearchConfig(_Strict):
-    ocr_region: tuple[int, int] = (640, 320)
-    ocr_first_look: tuple[int, int] = (360, 120)  # read first around the point (and its label): see _near
-    template_local_factor: int = Field(3, ge=1)
-    template_wide_factor: int = Field(10, ge=1)
-
-
-class MemoryConfig(_Strict):
-    trusted_after: int = Field(2, ge=1)
-    min_reliability: float = Field(0.6, ge=0, le=1)
-    same_spot_px: int = Field(25, ge=0)
-
-
-class Thresholds(_Strict):
-    """catalog/thresholds.yaml, validated at load."""
-
-    version: int = 1
-    min_scores: dict[str, float | None]
-    drift: DriftGuard = Field(default_factory=DriftGuard)
-    search: SearchConfig = Field(default_factory=SearchConfig)
-    memory: MemoryConfig = Field(default_factory=MemoryConfig)
-
-    def min_score(self, method: str) -> tuple[bool, float | None]:
-        """(known, minimum) for a method; exact key first, then the longest matching pattern."""
-        if method in self.min_scores:
-            return True, self.min_scores[method]
-        patterns = sorted((k for k in self.min_scores if "*" in k), key=len, reverse=True)
-        for pattern in patterns:
-            if fnmatch.fnmatchcase(method, pattern):
-                return True, self.min_scores[pattern]
-        return False, None
-
-
-DEFAULT_THRESHOLDS = Thresholds(
-    min_scores={
-        "hybrid_text_direct": 0.80,
-        "som_*_match": 0.75,
-        "template_matching": 0.85,
-        "vlm_*": 0.60,
-        "grounding*": 0.60,
-        "uia": 0.90,
-        "v4_uia_local": 0.90,
-        "memory*": None,
-    }
-)
-
-
-def load_thresholds(path: Path | None) -> Thresholds:
-    if path is None or not path.is_file():
-        return DEFAULT_THRESHOLDS
-    try:
-        return Thresholds.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
-    except (yaml.YAMLError, ValueError) as exc:
-        raise InternalError(f"catalog {path.name} is invalid: {exc}") from exc
 
 
 @dataclass
@@ -135,22 +76,6 @@ class Resolution:
     tried: list[dict[str, Any]] = field(default_factory=list)
     elapsed_ms: float = 0.0
     box: BBox | None = None  # where the label's line was read (absolute pixels), for OCR hits
-
-
-@dataclass
-class _Candidate:
-    x: int
-    y: int
-    score: float
-    method: str
-    line_box: BBox | None = None  # where the label's line was read (absolute pixels), for OCR hits
-    read_score: float | None = None  # the OCR's own confidence in that line (before the label's share of it)
-    label_x: int | None = None  # where in that line the label itself is (its share of the line's width)
-    click_x: int | None = None  # where to click once accepted, when not at x (a row's cell: its label)
-    label_left: int | None = None  # where in that line the label begins (the line may read more before it)
-    label_right: int | None = None  # and where it ends
-    judged_at: tuple[int, int] | None = None  # where the drift guard judges it, when clicked elsewhere (a field)
-    first_look: bool = False  # read in the small region around the recorded point (`_first_look`)
 
 
 class TargetResolver:
@@ -187,7 +112,7 @@ class TargetResolver:
     def is_placeholder(self, pos: tuple[float, float]) -> bool:
         return any(abs(pos[0] - px) < 1e-6 and abs(pos[1] - py) < 1e-6 for px, py in self.thresholds.drift.placeholders)
 
-    def guard(self, cand: _Candidate, spec: Mapping[str, Any], shape: tuple[int, ...]) -> tuple[bool, str, str]:
+    def guard(self, cand: Candidate, spec: Mapping[str, Any], shape: tuple[int, ...]) -> tuple[bool, str, str]:
         """(ok, method, reason): the method becomes rejected_low_score_<m> / rejected_drift_<m> on rejection."""
         known, minimum = self.thresholds.min_score(cand.method)
         if not known:
@@ -217,17 +142,17 @@ class TargetResolver:
         return True, cand.method, ""
 
     def _beside_or_line(
-        self, cand: _Candidate | None, spec: Mapping[str, Any], shape: tuple[int, ...]
-    ) -> _Candidate | None:
+        self, cand: Candidate | None, spec: Mapping[str, Any], shape: tuple[int, ...]
+    ) -> Candidate | None:
         """The field beside the label line found, when that lands where the step was demonstrated; else the
         line itself, judged as any hit (the same text elsewhere, e.g. a menu item, is not the field's label).
         A field recorded with its own box (`in_field`) is never its label: placed beside it, or not found; it
         is judged where the person clicked it from the label (`label_click`), clicked at `label_offset`."""
-        moved = _beside(cand, spec, shape)
+        moved = beside(cand, spec, shape)
         if spec.get("in_field") is True and cand is not None:
             if moved is cand or moved is None or cand.line_box is None:
                 return None  # the label's line without the field's place: never typed on a guess
-            clicked = _beside(cand, {**spec, "label_offset": spec.get("label_click")}, shape)
+            clicked = beside(cand, {**spec, "label_offset": spec.get("label_click")}, shape)
             if clicked is not None and clicked is not cand:
                 moved = replace(moved, judged_at=(clicked.x, clicked.y))
             return moved if self.guard(moved, spec, shape)[0] else None
@@ -341,7 +266,7 @@ class TargetResolver:
 
     def _run(
         self, method: str, image: np.ndarray, spec: Mapping[str, Any], title: str | None, machine_id: str | None
-    ) -> _Candidate | None:
+    ) -> Candidate | None:
         if spec.get("step_class") == "irreversible" and (
             method == "uia" or (method == "memory" and not (spec.get("label") or spec.get("by_text")))
         ):
@@ -352,7 +277,7 @@ class TargetResolver:
             hit = self.memory.lookup(machine_id, title, spec)
             if hit is None or not self._label_at(image, spec, hit.x, hit.y, title, machine_id):
                 return None
-            return _Candidate(hit.x, hit.y, hit.reliability, "memory")
+            return Candidate(hit.x, hit.y, hit.reliability, "memory")
         if method == "ocr":
             quick = self._beside_or_line(self._last_line(image, spec, title, machine_id), spec, image.shape)
             if quick is not None and self.guard(quick, spec, image.shape)[0] and self._same_record(image, spec, quick):
@@ -367,14 +292,14 @@ class TargetResolver:
                 and isinstance(uia.get("x"), int | float)
                 and isinstance(uia.get("y"), int | float)
             ):
-                return _Candidate(int(uia["x"]), int(uia["y"]), float(uia.get("score", 1.0)), "uia")
+                return Candidate(int(uia["x"]), int(uia["y"]), float(uia.get("score", 1.0)), "uia")
             return None
         if method == "vlm":
             found = self.vlm.locate(image, dict(spec))
             if found is None:
                 return None
             x, y, score, name = found
-            return _Candidate(
+            return Candidate(
                 int(x), int(y), float(score), name if name.startswith(("vlm_", "grounding")) else f"vlm_{name}"
             )
         return None
@@ -400,7 +325,7 @@ class TargetResolver:
         w, h = (int(bbox[2]), int(bbox[3])) if isinstance(bbox, list | tuple) and len(bbox) == 4 else (300, 40)
         box = clamp_bbox((x - w // 2 - 8, y - h // 2 - 4, w + 16, h + 8), image.shape)
         line = self.label_boxes.box_at(title, spec, (x, y), machine_id=machine_id)
-        if line is not None and self._line_shows(image, _inside(_padded(line), box), wanted):
+        if line is not None and self._line_shows(image, inside(padded(line), box), wanted):
             return True
         x0, y0, bw, bh = box
         for read in self.ocr.read(image[y0 : y0 + bh, x0 : x0 + bw]) if bw > 4 and bh > 4 else []:
@@ -418,11 +343,11 @@ class TargetResolver:
         read = self.ocr.read_line(image[y0 : y0 + bh, x0 : x0 + bw])
         return read is not None and wanted in normalize_text(read.text)
 
-    def _same_record(self, image: np.ndarray, spec: Mapping[str, Any], cand: _Candidate) -> bool:
+    def _same_record(self, image: np.ndarray, spec: Mapping[str, Any], cand: Candidate) -> bool:
         """The candidate's line reads the record the person chose (any candidate, for a target that is no record)."""
         return identity.identity_of(spec) is None or self._identity(image, spec, cand).ok
 
-    def _identity(self, image: np.ndarray, spec: Mapping[str, Any], cand: _Candidate) -> identity.IdentityCheck:
+    def _identity(self, image: np.ndarray, spec: Mapping[str, Any], cand: Candidate) -> identity.IdentityCheck:
         """The record's line at the candidate, read and compared with the identity the person saw."""
         height = cand.line_box[3] if cand.line_box is not None else 0
         return identity.check(identity.row_text(self.ocr, image, cand.x, cand.y, height=height), spec)
@@ -430,7 +355,7 @@ class TargetResolver:
     # --- OCR ----------------------------------------------------------------------------------
     def _last_line(
         self, image: np.ndarray, spec: Mapping[str, Any], title: str | None, machine_id: str | None
-    ) -> _Candidate | None:
+    ) -> Candidate | None:
         """The label's line where it was read for the target's last validated success (a spot the
         memory does not trust yet), read again (recognition of that one line) and scored as a region
         search scores it; None otherwise."""
@@ -448,16 +373,16 @@ class TargetResolver:
         )
         if line is None:
             return None
-        box = clamp_bbox(_padded(line), image.shape)
+        box = clamp_bbox(padded(line), image.shape)
         x0, y0, bw, bh = box
         if bw <= 4 or bh <= 4:
             return None
         read = self.ocr.read_line(image[y0 : y0 + bh, x0 : x0 + bw])
-        score = _label_score(read.text, float(read.score), wanted) if read is not None else None
+        score = label_score(read.text, float(read.score), wanted) if read is not None else None
         if score is None:
             return None
         lx, ly, lw, lh = line
-        return _Candidate(lx + lw // 2, ly + lh // 2, score, "hybrid_text_direct", line)
+        return Candidate(lx + lw // 2, ly + lh // 2, score, "hybrid_text_direct", line)
 
     def _regions(self, image: np.ndarray, spec: Mapping[str, Any]) -> list[tuple[int, int, int, int]]:
         h, w = image.shape[:2]
@@ -494,12 +419,12 @@ class TargetResolver:
             x1, y1 = max(x1, lx + fw * 3 // 4), max(y1, ly + fh // 2)
         return clamp_bbox((x0, y0, x1 - x0, y1 - y0), image.shape)
 
-    def _lines_showing(self, image: np.ndarray, region: BBox, wanted: str) -> list[_Candidate]:
+    def _lines_showing(self, image: np.ndarray, region: BBox, wanted: str) -> list[Candidate]:
         """The lines of `region` that show the label, as candidates, best first (reading order among equals)."""
         x0, y0, rw, rh = region
-        return _showing(self.ocr.read(image[y0 : y0 + rh, x0 : x0 + rw]), wanted, (x0, y0))
+        return showing(self.ocr.read(image[y0 : y0 + rh, x0 : x0 + rw]), wanted, (x0, y0))
 
-    def _first_look(self, image: np.ndarray, spec: Mapping[str, Any], wanted: str) -> _Candidate | None:
+    def _first_look(self, image: np.ndarray, spec: Mapping[str, Any], wanted: str) -> Candidate | None:
         """The label read in the small region around the recorded point (`_near`), taken only when it is
         beyond doubt: a line wholly inside the region (a line its edge cuts may read as the label alone
         and be longer: "Enregistrer et fermer") that reads the label alone at a score the guard accepts,
@@ -512,24 +437,24 @@ class TargetResolver:
         found = self._lines_showing(image, region, wanted)
         if identity.identity_of(spec) is not None:
             # a row is wider than the region: its label's words whole inside it (a cut word starts at the edge)
-            shown = [c for c in found if c.line_box is not None and _within(_label_span(c), region, image)]
+            shown = [c for c in found if c.line_box is not None and within(label_span(c), region, image)]
             record = self._record(image, spec, self._not_typed(image, spec, shown))
             return replace(record, first_look=True) if record is not None else None
-        whole = [c for c in found if c.line_box is not None and _within(c.line_box, region, image)]
+        whole = [c for c in found if c.line_box is not None and within(c.line_box, region, image)]
         minimum = self.thresholds.min_score("hybrid_text_direct")[1] or 0.0
         for cand in whole:
             if cand.read_score is not None and cand.score == cand.read_score and cand.score >= minimum:
                 return replace(cand, first_look=True)
         return None
 
-    def _not_typed(self, image: np.ndarray, spec: Mapping[str, Any], found: list[_Candidate]) -> list[_Candidate]:
+    def _not_typed(self, image: np.ndarray, spec: Mapping[str, Any], found: list[Candidate]) -> list[Candidate]:
         """A record's value also shows in the field it was typed into (`typed_fields`): that field is never
         the record."""
         if not spec.get("typed_fields"):
             return found
         return [c for c in found if identity.typed_field(self._identity(image, spec, c).read, spec) is None]
 
-    def _record(self, image: np.ndarray, spec: Mapping[str, Any], found: list[_Candidate]) -> _Candidate | None:
+    def _record(self, image: np.ndarray, spec: Mapping[str, Any], found: list[Candidate]) -> Candidate | None:
         """Among lines that show a record-selecting target's label, the one on the record the person chose,
         judged where the row is and clicked on its cell."""
         record = next((c for c in found if self._same_record(image, spec, c)), None)
@@ -538,7 +463,7 @@ class TargetResolver:
         # a row reads with its other cells: its identity read the words whole
         return replace(record, click_x=record.label_x, score=max(record.score, record.read_score or 0.0))
 
-    def _ocr_match(self, image: np.ndarray, spec: Mapping[str, Any]) -> _Candidate | None:
+    def _ocr_match(self, image: np.ndarray, spec: Mapping[str, Any]) -> Candidate | None:
         label = spec.get("label") or spec.get("by_text") or spec.get("text")
         if not label:
             return None
@@ -547,14 +472,14 @@ class TargetResolver:
             near = self._first_look(image, spec, wanted)
             if near is not None:
                 return near
-        first: _Candidate | None = None
+        first: Candidate | None = None
         for region in self._regions(image, spec):
             if region[2] <= 0 or region[3] <= 0:
                 continue
             found = self._lines_showing(image, region, wanted)
             if not found and needs_tiles(region[2], region[3]):  # read scaled down, small text may have vanished
                 x0, y0, rw, rh = region
-                found = _showing(read_tiled(self.ocr, image[y0 : y0 + rh, x0 : x0 + rw]), wanted, (x0, y0))
+                found = showing(read_tiled(self.ocr, image[y0 : y0 + rh, x0 : x0 + rw]), wanted, (x0, y0))
             if identity.identity_of(spec) is not None:
                 # a list whose order changed: the label on the line of the record the person chose, wherever it is
                 found = self._not_typed(image, spec, found)
@@ -568,7 +493,7 @@ class TargetResolver:
         return first  # a record's label seen on other records' lines only: its identity check says so
 
     # --- template -------------------------------------------------------------------------------
-    def _template(self, image: np.ndarray, spec: Mapping[str, Any]) -> _Candidate | None:
+    def _template(self, image: np.ndarray, spec: Mapping[str, Any]) -> Candidate | None:
         anchor_b64 = spec.get("anchor_png_base64")
         if not anchor_b64:
             return None
@@ -587,133 +512,16 @@ class TargetResolver:
                 ww, wh = aw * factor, ah * factor
                 windows.append(clamp_bbox((cx - ww // 2, cy - wh // 2, ww, wh), image.shape))
         windows.append((0, 0, w, h))
-        best: _Candidate | None = None
+        best: Candidate | None = None
         minimum = self.thresholds.min_score("template_matching")[1] or 0.0
         for x0, y0, ww, wh in windows:
             if ww < aw or wh < ah:
                 continue
             res = cv2.matchTemplate(gray[y0 : y0 + wh, x0 : x0 + ww], tmpl, cv2.TM_CCOEFF_NORMED)
             _, score, _, loc = cv2.minMaxLoc(res)
-            cand = _Candidate(x0 + loc[0] + aw // 2, y0 + loc[1] + ah // 2, float(score), "template_matching")
+            cand = Candidate(x0 + loc[0] + aw // 2, y0 + loc[1] + ah // 2, float(score), "template_matching")
             if best is None or cand.score > best.score:
                 best = cand
             if best.score >= minimum:
                 break
         return best
-
-
-def _showing(lines: list[OcrLine], wanted: str, origin: tuple[int, int]) -> list[_Candidate]:
-    """The lines (read in a region at `origin`) that show the wanted label, best first (reading order among
-    equal scores)."""
-    x0, y0 = origin
-    found: list[_Candidate] = []
-    for line in lines:
-        score = _label_score(line.text, float(line.score), wanted)
-        if score is None:
-            continue
-        bx, by, bw, bh = line.bbox
-        box = (x0 + bx, y0 + by, bw, bh)
-        centre = x0 + bx + round(bw * _share(line.text, wanted))
-        left = x0 + bx + round(bw * _share(line.text, wanted, at=0.0))
-        right = x0 + bx + round(bw * _share(line.text, wanted, at=1.0))
-        found.append(
-            _Candidate(
-                x0 + bx + bw // 2,
-                y0 + by + bh // 2,
-                score,
-                "hybrid_text_direct",
-                box,
-                float(line.score),
-                centre,
-                label_left=left,
-                label_right=right,
-            )
-        )
-    found.sort(key=lambda c: -c.score)
-    return found
-
-
-def _label_score(text: str, score: float, wanted: str) -> float | None:
-    """A read line's score as the label: its own for the label alone, lowered for the label inside
-    longer text, None when it does not show the label (compared as read, else as the letters look: `_forms`)."""
-    found = _found(text, wanted)
-    if found is None:
-        return None
-    read, label, _start = found
-    return score if read == label else score * (len(label) / len(read)) ** 0.25
-
-
-def _forms(text: str) -> tuple[str, str]:
-    """Text normalised (`normalize_text`), and as its letters look: a capital I taken for the small l it is
-    drawn as in a sans-serif font ("lonogramme" read for "Ionogramme")."""
-    return normalize_text(text), normalize_text(text.replace("I", "l"))
-
-
-def _found(text: str, wanted: str) -> tuple[str, str, int] | None:
-    """(the line, the label, where the label starts in it), in the first form that shows the label; None when
-    neither does."""
-    for read, label in zip(_forms(text), _forms(wanted), strict=True):
-        if read and label and label in read:
-            return read, label, read.find(label)
-    return None
-
-
-def _beside(cand: _Candidate | None, spec: Mapping[str, Any], shape: tuple[int, ...]) -> _Candidate | None:
-    """A field whose label stands beside it (a native form): the label's line found, the field is where it
-    was from its label in the demonstration (`label_offset`, frame pixels, wherever the window now is)."""
-    offset, size = spec.get("label_offset"), spec.get("frame_size")
-    if cand is None or cand.line_box is None or not isinstance(offset, list | tuple) or len(offset) != 2:
-        return cand
-    scale = shape[1] / size[0] if isinstance(size, list | tuple) and size and size[0] else 1.0
-    dx, dy = float(offset[0]) * scale, float(offset[1]) * scale
-    width = spec.get("label_width")  # the line's width when only the screen named the target, beside the line
-    if isinstance(width, int | float) and offset[0] >= width and cand.label_right is not None:
-        x = cand.label_right + (float(offset[0]) - width) * scale  # right of the line: from its end
-    else:
-        x = (cand.label_left if cand.label_left is not None else cand.line_box[0]) + dx
-    return replace(cand, x=round(x), y=round(cand.line_box[1] + dy))
-
-
-def _share(text: str, wanted: str, *, at: float = 0.5) -> float:
-    """Where a point of the label (`at`: 0 its start, 0.5 its middle) is along a line that shows it (0 left,
-    1 right), by characters."""
-    found = _found(text, wanted)
-    if found is None:
-        return at
-    read, label, start = found
-    return (start + len(label) * at) / len(read)
-
-
-def _within(box: BBox, region: BBox, image: np.ndarray, margin: int = 2) -> bool:
-    """`box` keeps `margin` px from each side of `region` that is not the frame's own edge (nothing beyond it)."""
-    h, w = image.shape[:2]
-    x, y, bw, bh = box
-    rx, ry, rw, rh = region
-    return (
-        (rx == 0 or x - rx >= margin)
-        and (ry == 0 or y - ry >= margin)
-        and (rx + rw == w or rx + rw - (x + bw) >= margin)
-        and (ry + rh == h or ry + rh - (y + bh) >= margin)
-    )
-
-
-def _label_span(cand: _Candidate) -> BBox:
-    """Where the label's words are on the candidate's line (its share of the line, by characters)."""
-    assert cand.line_box is not None
-    x, y, w, h = cand.line_box
-    left = cand.label_left if cand.label_left is not None else x
-    right = cand.label_right if cand.label_right is not None else x + w
-    return left, y, max(1, right - left), h
-
-
-def _padded(box: BBox) -> BBox:
-    x, y, w, h = box
-    px, py = LINE_PAD
-    return x - px, y - py, w + 2 * px, h + 2 * py
-
-
-def _inside(box: BBox, outer: BBox) -> BBox | None:
-    """The part of `box` inside `outer` (None when they do not overlap)."""
-    x0, y0 = max(box[0], outer[0]), max(box[1], outer[1])
-    x1, y1 = min(box[0] + box[2], outer[0] + outer[2]), min(box[1] + box[3], outer[1] + outer[3])
-    return (x0, y0, x1 - x0, y1 - y0) if x1 > x0 and y1 > y0 else None

@@ -13,8 +13,8 @@ import cv2
 import numpy as np
 
 from rpa_mcp.replay import model as m
-from rpa_mcp.replay.resolve import load_thresholds
 from rpa_mcp.replay.service import ReplayService
+from rpa_mcp.replay.thresholds import load_thresholds
 from rpa_mcp.replay.unconfigured import NoServerActionRunner, NoVlmLocator
 from rpa_mcp.replay.wire import ActionResult, Heartbeat, NextAction, ReceiptAck, StartAck, SystemDialog
 from rpa_mcp.settings import Settings

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from rpa_mcp.replay import identity
-from rpa_mcp.replay.resolve import TargetResolver, load_thresholds
+from rpa_mcp.replay.resolve import TargetResolver
 from rpa_mcp.replay.service.planning import record_identity
+from rpa_mcp.replay.thresholds import load_thresholds
 from rpa_mcp.replay.unconfigured import NoVlmLocator
 from rpa_mcp.settings import shipped_dir
 

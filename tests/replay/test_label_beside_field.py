@@ -10,7 +10,8 @@ import cv2
 import numpy as np
 import pytest
 
-from rpa_mcp.replay.resolve import TargetResolver, load_thresholds
+from rpa_mcp.replay.resolve import TargetResolver
+from rpa_mcp.replay.thresholds import load_thresholds
 from rpa_mcp.replay.unconfigured import NoVlmLocator
 from rpa_mcp.settings import shipped_dir
 from rpa_mcp.shadow.targets import label_offset

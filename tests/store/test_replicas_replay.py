@@ -32,7 +32,7 @@ class AnyReplica:
 
 def _engine(services: Any, wakeups: Any) -> ReplayService:
     """The kit's engine, with the wake-ups shared by the replicas."""
-    from rpa_mcp.replay.resolve import load_thresholds
+    from rpa_mcp.replay.thresholds import load_thresholds
 
     return ReplayService(
         ReplayRepository(services.db),

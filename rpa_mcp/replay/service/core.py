@@ -34,9 +34,10 @@ from rpa_mcp.replay.ports import (
     WakeBus,
 )
 from rpa_mcp.replay.readback import read_back
-from rpa_mcp.replay.resolve import TargetResolver, Thresholds
+from rpa_mcp.replay.resolve import TargetResolver
 from rpa_mcp.replay.rows import ActionRow, ReplayRow, ReportRow
 from rpa_mcp.replay.service.supervision import Supervisor
+from rpa_mcp.replay.thresholds import Thresholds
 from rpa_mcp.replay.unconfigured import NoRecordReader, RunNow
 from rpa_mcp.vision.budget import ImageWork
 from rpa_mcp.vision.images import DecodedFrames
