@@ -104,7 +104,15 @@ def test_without_an_accessible_state_the_server_reads_the_box_beside_its_label()
     port = FakePort(checked=None)
     port.screen_state = False
     assert carry_out(port, action("set_checked", "Urgent", checked=True), BOX) == {"checked": True}
-    assert port.asked[0] == {"label": "Urgent", "by_text": "Urgent", "check_state": True}
+    # read around the box about to be clicked (a small region first), never the same words elsewhere first
+    assert port.asked[0] == {
+        "label": "Urgent",
+        "by_text": "Urgent",
+        "rel_x": 0.3,
+        "rel_y": 0.7,
+        "window_title": "Pharmacie",
+        "check_state": True,
+    }
 
 
 def test_a_state_nobody_can_read_is_never_guessed() -> None:

@@ -134,7 +134,8 @@ def test_a_box_whose_state_nobody_reads_is_not_clicked_and_not_executed(journal:
     server.action(action_type="set_checked", target={"label": "Urgent"}, params={"checked": True})
     handle_next(make_agent(server, desktop, journal))
     assert desktop.input.sent == []
-    assert server.resolves()[1]["target_spec"] == {"label": "Urgent", "by_text": "Urgent", "check_state": True}
+    state = server.resolves()[1]["target_spec"]  # read around the box, as the option around its drop-down
+    assert state == {"label": "Urgent", "by_text": "Urgent", "rel_x": 12 / 64, "rel_y": 40 / 48, "check_state": True}
     result = server.results[0]
     assert result["executed"] is False and result["error"].startswith("target_not_resolved")
 

@@ -105,15 +105,7 @@ def choose_option(port: ChoicePort, action: NextAction, position: tuple[int, int
         raise ChoiceFailed("INVALID_ACTION: select_option needs params.option (the option's text)", clicked=False)
     port.click(*position)
     width, height = port.screen_size()
-    # looked for around the drop-down (its list opens beside it), never as the same words elsewhere on the page
-    spec: dict[str, Any] = {
-        "label": option,
-        "by_text": option,
-        "rel_x": position[0] / width,
-        "rel_y": position[1] / height,
-    }
-    if action.target is not None and action.target.window_title:
-        spec["window_title"] = action.target.window_title
+    spec = _near(port, action, option, position)  # its list opens beside it: never the same words elsewhere
     png = port.settled_png()  # the list drawn and still
     shown = port.option_at(option)
     if shown is not None and _within_reach(shown, position, (width, height)):
@@ -154,7 +146,24 @@ def _state(port: ChoicePort, action: NextAction, position: tuple[int, int], png:
     label = action.target.label if action.target is not None else None
     if not label:
         return None
-    return port.checked_on_screen({"label": label, "by_text": label, "check_state": True}, png or port.settled_png())
+    return port.checked_on_screen(
+        _near(port, action, label, position) | {"check_state": True}, png or port.settled_png()
+    )
+
+
+def _near(port: ChoicePort, action: NextAction, label: str, position: tuple[int, int]) -> dict[str, Any]:
+    """A spec for `label` looked for around `position` (a small region read first, never the same words
+    elsewhere on the screen first), in the target's window."""
+    width, height = port.screen_size()
+    spec: dict[str, Any] = {
+        "label": label,
+        "by_text": label,
+        "rel_x": position[0] / width,
+        "rel_y": position[1] / height,
+    }
+    if action.target is not None and action.target.window_title:
+        spec["window_title"] = action.target.window_title
+    return spec
 
 
 class DesktopChoices:
