@@ -75,6 +75,28 @@ def _tab_pairs(s: Session, region: BBox, other: str) -> BBox:
     return tab
 
 
+def _tabs_then_typing(
+    s: Session, wid: str, strip_height: int, *, greyed: bool
+) -> tuple[BBox, BBox, np.ndarray, np.ndarray]:
+    """The editor maximised: the tab not in front switched to and closed (`_tab_pairs`), the caret put in
+    the text view, (`greyed`: a click on the greyed-out Undo), a sentence typed at the end. Returns the
+    window's geometry, the tab's box and the frames before and after the typing."""
+    s.maximize(wid)
+    time.sleep(1.5)
+    x, y, w, h = s.active_geometry(wid)
+    other = "courrier.txt" if "bilan" in s.title() else "bilan.txt"  # the tab not in front
+    tab = _tab_pairs(s, (x, y, w, strip_height), other)
+    s.click((x + w // 2, y + h // 2))  # the caret in the text view
+    time.sleep(1.0)
+    if greyed:
+        _greyed_click(s, s.settle(ignore_small=0), ("Undo", "Annuler"), (x, y, w // 2, 110))
+    s.key("ctrl+End", "Return")
+    time.sleep(0.5)
+    before = s.settle()
+    s.type(SENTENCE[s.config.lang])
+    return (x, y, w, h), tab, before, s.settle()
+
+
 def pluma(s: Session) -> None:
     """Two documents in tabs: switch to the other one, close it; a click on the greyed-out Undo (only the
     caret blinks); a sentence typed; the choosers; quit without saving."""
@@ -82,19 +104,7 @@ def pluma(s: Session) -> None:
         shutil.rmtree(s.home / state, ignore_errors=True)
     s.run("pluma", *_documents(s))
     wid = s.wait_window("courrier|bilan")
-    s.maximize(wid)
-    time.sleep(1.5)
-    x, y, w, h = s.active_geometry(wid)
-    other = "courrier.txt" if "bilan" in s.title() else "bilan.txt"  # the tab not in front
-    tab = _tab_pairs(s, (x, y, w, 140), other)
-    s.click((x + w // 2, y + h // 2))  # the caret in the text view
-    time.sleep(1.0)
-    _greyed_click(s, s.settle(ignore_small=0), ("Undo", "Annuler"), (x, y, w // 2, 110))
-    s.key("ctrl+End", "Return")
-    time.sleep(0.5)
-    before = s.settle()
-    s.type(SENTENCE[s.config.lang])
-    after = s.settle()
+    _, tab, before, after = _tabs_then_typing(s, wid, 140, greyed=True)
     top = tab[1] + tab[3] + 6  # the tab's label gains a "*": the text view only
     typed_pair(s, before, after, changed_below(before, after, top))
     chooser(s, "ctrl+shift+s", "save-as", "file-save-as", "the MATE (GTK 3) save-as file chooser")
@@ -193,20 +203,7 @@ def _tabbed_editor(s: Session, argv: tuple[str, ...], toolkit: str, *, greyed: b
     exists: the prompt before it is replaced, Cancel); the open chooser; quit without saving."""
     s.run(*argv, *_documents(s))
     wid = s.wait_window("courrier|bilan")
-    s.maximize(wid)
-    time.sleep(1.5)
-    x, y, w, h = s.active_geometry(wid)
-    other = "courrier.txt" if "bilan" in s.title() else "bilan.txt"
-    tab = _tab_pairs(s, (x, y, w, 160), other)
-    s.click((x + w // 2, y + h // 2))
-    time.sleep(1.0)
-    if greyed:
-        _greyed_click(s, s.settle(ignore_small=0), ("Undo", "Annuler"), (x, y, w // 2, 110))
-    s.key("ctrl+End", "Return")
-    time.sleep(0.5)
-    before = s.settle()
-    s.type(SENTENCE[s.config.lang])
-    after = s.settle()
+    (_, y, _, h), tab, before, after = _tabs_then_typing(s, wid, 160, greyed=greyed)
     # the text view only: below the tab strip, or from its top where the strip went with the closed
     # document and the text moved up (`text_up`); the cursor's place in the status bar changes too
     status = y + h - 40
