@@ -19,17 +19,7 @@ from rpa_mcp.validation.context import DiffSettings, compute_change
 
 FOLDER = Path(__file__).resolve().parent.parent / "fixtures" / "real_programs"
 # Pairs reproduced but not fixed yet (strict xfail: a fix makes them fail until removed here).
-# kwrite's overwrite prompt in French is not located (its frame touches the chooser's file list behind
-# it): the chooser is taken for the dialog, still open once the prompt is answered.
-# gedit's typed line is read with the line number of its gutter ("2 The patient..."), which a field's
-# exact reading takes for text left before the typing.
-OPEN: set[str] = {
-    "kwrite-overwrite-click-fr-1920x1080",
-    "kwrite-overwrite-click-fr-1366x768",
-    "gedit-type-sentence-en-1920x1080",
-    "gedit-type-sentence-fr-1600x900",
-    "gedit-type-sentence-en-1366x768",
-}
+OPEN: set[str] = set()
 
 
 def _pairs(split: str) -> list[tuple[Path, dict[str, Any]]]:

@@ -232,7 +232,9 @@ def _score(
 
 def _demote_windows(scored: list[ModalRegion]) -> list[ModalRegion]:
     """A dialog sits on top of a window: when two candidates hold the same buttons, the inner one is
-    the dialog and the outer one the window behind it."""
+    the dialog and the outer one the window behind it. So it is when the inner one has buttons of its
+    own in its footer and the outer one did not appear with its buttons (then the inner one is its
+    content, see _demote_content): a prompt over a file dialog, each with its own buttons."""
     scored.sort(key=lambda m: area(m.bbox))
     kept: list[ModalRegion] = []
     for region in scored:
@@ -241,7 +243,10 @@ def _demote_windows(scored: list[ModalRegion]) -> list[ModalRegion]:
             for k in kept
             if k.buttons
             and inside(k.bbox, region.bbox)
-            and any(b in region.buttons for b in k.buttons)
+            and (
+                any(b in region.buttons for b in k.buttons)
+                or ("buttons" in k.evidence and "new" not in region.evidence)
+            )
             and not flush(k.bbox, region.bbox)  # a band of the dialog itself, not a dialog on a window
             and area(k.bbox) < 0.5 * area(region.bbox)
         ]

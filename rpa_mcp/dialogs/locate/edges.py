@@ -10,6 +10,8 @@ from rpa_mcp.vision.images import BBox
 
 SHADOW_MIN = 4.0  # grey levels a drop shadow darkens the strip just outside the box
 BAND_ONE_SIDE, BAND_BOTH_SIDES = 0.9, 0.6  # border continuation that makes a box a band of a panel
+LINE_BESIDE = 5  # px: the columns beside a side's border compared with it (past the edge map's dilation)
+LINE_OVER_BESIDE = 0.3  # coverage a border that runs on has over the less covered of its two sides
 RECT_FILL, PILL_FILL = 0.85, 0.78  # share of its bounding box a region's outline must enclose
 PILL_MAX_H = 72  # a button's height at most (buttons.BUTTON_H)
 HOLLOW_RING = 4  # px of a button's frame (border, focus ring) left out of its face
@@ -129,15 +131,25 @@ def grow_up(rect: BBox, edges: np.ndarray, *, min_gain: float = 1.3) -> BBox:
 
 
 def runs_on(edges: np.ndarray, box: BBox, reach: int = 40) -> bool:
-    """The box's left/right borders continue past its bottom or its top: a band of a larger panel."""
+    """The box's left/right borders continue past its bottom or its top: a band of a larger panel.
+
+    A border that runs on is a line: its column is covered more than the columns a few pixels
+    beside it on one side at least. Letters of a list or a page behind the box cover those alike:
+    they are no border running on.
+    """
     x, y, w, h = box
     height, width = edges.shape
+
+    def covered(col: int, y0: int, y1: int) -> float:
+        return float(edges[y0:y1, max(0, col - 1) : col + 2].any(axis=1).mean())
 
     def column(col: int, y0: int, y1: int) -> float:
         y0, y1 = max(0, y0), min(height, y1)
         if col <= 2 or col >= width - 3 or y1 - y0 < 5:
             return 0.0  # at the screen border (or no room): no evidence either way
-        return float(edges[y0:y1, max(0, col - 1) : col + 2].any(axis=1).mean())
+        line = covered(col, y0, y1)
+        beside = min(covered(max(0, col - LINE_BESIDE), y0, y1), covered(min(width - 1, col + LINE_BESIDE), y0, y1))
+        return line if line - beside >= LINE_OVER_BESIDE else 0.0
 
     for y0, y1 in ((y + h + 4, y + h + reach), (y - reach, y - 4)):
         left, right = column(x, y0, y1), column(x + w - 1, y0, y1)

@@ -10,6 +10,7 @@ import numpy as np
 from rpa_mcp.validation.checkers.base import BaseChecker, Params, frame_param
 from rpa_mcp.validation.context import CheckContext
 from rpa_mcp.validation.field_slice import full_field, inside_frame, visible_slice
+from rpa_mcp.validation.gutter import find_gutter, leading_number
 from rpa_mcp.validation.model import CheckResult, CropRef, Frame
 from rpa_mcp.validation.regions import around, label_box, tab_label_box
 from rpa_mcp.validation.text import (
@@ -56,8 +57,9 @@ class OcrRoiChecker(BaseChecker):
             box = tab_label_box(ctx.target.bbox, shape)
         else:
             box = label_box(ctx.target.bbox, shape)
+        field = box
         if what == "expected_text":
-            box, read = _read_typed(ctx, which, box)
+            box, read, _ = _read_typed(ctx, which, field)
         else:
             line = ctx.read_label(which, box, lambda text: label_matches(text, wanted))
             read = line.text if line else ""
@@ -67,6 +69,12 @@ class OcrRoiChecker(BaseChecker):
         if not found and what == "expected_text" and (further := _read_further(ctx, which, box, read, wanted)):
             box, read = further  # the box was the shorter text shown before (a drop-down's placeholder)
             found = holds(read, wanted)
+        gutter = ""
+        if not found and what == "expected_text":  # an editor's line numbers read with the text?
+            bare_box, bare, gutter = _read_typed(ctx, which, field, gutter=True)
+            found = bool(gutter) and holds(bare, wanted)
+            box, read = (bare_box, bare) if found else (box, read)
+            gutter = gutter if found else ""
         if (
             not found
             and what == "expected_text"
@@ -100,7 +108,7 @@ class OcrRoiChecker(BaseChecker):
         return self.result(
             signal,
             1.0 if found else 0.0,
-            f"{which} frame at {list(box)} {verb} {wanted!r} (OCR: {read!r}; screen text is data)",
+            f"{which} frame at {list(box)} {verb} {wanted!r} (OCR: {read!r}; screen text is data){gutter}",
             crop=CropRef(f"target region ({which})", which, box),
             read=read,
         )
@@ -134,14 +142,16 @@ def _cut_by_its_field(ctx: CheckContext, which: Frame, box: BBox, read: str, wan
     return ctx.target.label_bbox is None and visible_slice(read, wanted) and full_field(ctx.frame(which), box)
 
 
-def _read_typed(ctx: CheckContext, which: Frame, box: BBox) -> tuple[BBox, str]:
+def _read_typed(ctx: CheckContext, which: Frame, box: BBox, *, gutter: bool = False) -> tuple[BBox, str, str]:
     """What a field holds, read on the text lines of the field that changed (where typing landed).
 
     A field's box is wider than its text and may hold several lines: recognising all of it costs in
     proportion to its width, and a multi-line box is no one line. The lines are found without OCR
     (ink against the field's colour); only those the change map touches are read, top to bottom,
     and their texts joined. No changed line (nothing typed there, or ink the finder misses): the
-    whole box is read as before.
+    whole box is read as before. With `gutter`, a line that starts with an editor's line number
+    (a column of consecutive numbers, see validation.gutter) is read right of it; the third value
+    then says which numbers were left out ("" when none was).
     """
     x, y, w, h = box = inside_frame(ctx.frame(which), box)  # a focus ring joins the text it surrounds
     lines = text_line_boxes(ctx.frame(which)[y : y + h, x : x + w], max_lines=FIELD_MAX_LINES)
@@ -155,12 +165,48 @@ def _read_typed(ctx: CheckContext, which: Frame, box: BBox) -> tuple[BBox, str]:
     ][:TYPED_MAX_LINES]
     if not changed:
         line = ctx.read_line(which, box)
-        return box, line.text if line else ""
+        return box, line.text if line else "", ""
     reads = [ctx.read_line(which, b) for b in changed]
-    text = " ".join(r.text for r in reads if r is not None and r.text)
+    texts = [r.text if r is not None else "" for r in reads]
+    notes: list[str] = []
+    if gutter:
+        for i, (line_box, text) in enumerate(zip(changed, texts, strict=True)):
+            bare = _right_of_gutter(ctx, which, line_box, text)
+            if bare is not None:
+                changed[i], texts[i] = bare[0], bare[1]
+                notes.append(bare[2])
+    text = " ".join(t for t in texts if t)
     x0, y0 = min(b[0] for b in changed), min(b[1] for b in changed)
     x1, y1 = max(b[0] + b[2] for b in changed), max(b[1] + b[3] for b in changed)
-    return (x0, y0, x1 - x0, y1 - y0), text
+    note = f"; read right of the editor's line numbers ({', '.join(notes)})" if notes else ""
+    return (x0, y0, x1 - x0, y1 - y0), text, note
+
+
+def _right_of_gutter(ctx: CheckContext, which: Frame, line: BBox, text: str) -> tuple[BBox, str, str] | None:
+    """A typed line read right of its editor's line number, when the lines beside it make a column of
+    consecutive numbers at the same x (read by OCR); None when the line starts with no such number."""
+    number = leading_number(text)
+    if number is None:
+        return None
+    found = find_gutter(ctx.frame(which), line)
+    if found is None:
+        return None
+    column = [(b, number - 1) for b in found.above] + [(b, number + 1) for b in found.below]
+    beside = [n for b, n in column if _number_of(ctx, which, b) == n]
+    if not beside or found.lead.text_x is None:
+        return None
+    x, y, w, h = line
+    start = found.lead.text_x - 2
+    bare = (start, y, x + w - start, h)
+    again = ctx.read_line(which, bare)
+    if again is None or not again.text:
+        return None
+    return bare, again.text, f"{number} after {', '.join(map(str, beside))} in a column"
+
+
+def _number_of(ctx: CheckContext, which: Frame, line: BBox) -> int | None:
+    read = ctx.read_line(which, line)
+    return leading_number(read.text) if read is not None else None
 
 
 def title_line_box(ctx: CheckContext, strip: BBox) -> BBox:
