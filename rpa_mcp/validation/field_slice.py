@@ -84,8 +84,11 @@ def inside_frame(image: np.ndarray, box: BBox) -> BBox:
     columns = ink[top : ink.shape[0] - bottom].mean(axis=0) >= BORDER_SHARE
     left, right = _frame_depth(columns), _frame_depth(columns[::-1])
     inner_w, inner_h = region.shape[1] - left - right, region.shape[0] - top - bottom
-    if not (left and right and (top or bottom)) or inner_w < 4 or inner_h < 4:
-        return box  # no frame around it (a box may cut one side off): a tall letter at a tight box's side is none
+    # a frame is closed on three sides at least (a box may cut one side off): a tall letter at a tight box's
+    # side is no frame, and a side between the frame's top and bottom lines is no letter
+    closed = (left and right and (top or bottom)) or ((left or right) and top and bottom)
+    if not closed or inner_w < 4 or inner_h < 4:
+        return box
     return max(0, x) + left, max(0, y) + top, inner_w, inner_h
 
 
