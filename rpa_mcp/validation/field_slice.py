@@ -25,6 +25,7 @@ MIN_SLICE_SHARE = 0.5  # ... and so is one showing less than this share of it
 BORDER_SHARE = 0.8  # a row or column inked along this share of the strip is the field's border, not text
 MAX_GAP_LINES = 1.5  # a full field's text is at most this many line heights from each inner edge ...
 FRAME_REACH = 12  # px from a field's edge where its frame (a border, a bevel, a focus ring) may be
+INK_CONTRAST = 60  # grey levels from the colour inside a field that a line of its frame stands out by
 SAME_GAP_LINES = 0.6  # ... and the two gaps differ by less than this (a character's width): nothing left free
 
 
@@ -73,13 +74,21 @@ def inside_frame(image: np.ndarray, box: BBox) -> BBox:
     region = image[max(0, y) : y + h, max(0, x) : x + w]
     if region.size == 0 or min(region.shape[:2]) < 8:
         return box
-    ink = ink_mask(region if region.ndim == 3 else np.dstack([region] * 3)).astype(bool)
-    rows, columns = ink.mean(axis=1) >= BORDER_SHARE, ink.mean(axis=0) >= BORDER_SHARE
+    ink = _unlike_its_inside(region if region.ndim == 3 else np.dstack([region] * 3))
+    rows = ink.mean(axis=1) >= BORDER_SHARE
     top, bottom = _frame_depth(rows), _frame_depth(rows[::-1])
+    if region.shape[0] - top - bottom < 4:
+        return box
+    # a side of the frame is measured between the frame's top and bottom: a box taller than the field (padded
+    # around it) has rows the side does not reach, and the frame's own rows would count for every column
+    columns = ink[top : ink.shape[0] - bottom].mean(axis=0) >= BORDER_SHARE
     left, right = _frame_depth(columns), _frame_depth(columns[::-1])
     inner_w, inner_h = region.shape[1] - left - right, region.shape[0] - top - bottom
-    if not (left and right and (top or bottom)) or inner_w < 4 or inner_h < 4:
-        return box  # no frame around it (a box may cut one side off): a tall letter at a tight box's side is none
+    # a frame is closed on three sides at least (a box may cut one side off): a tall letter at a tight box's
+    # side is no frame, and a side between the frame's top and bottom lines is no letter
+    closed = (left and right and (top or bottom)) or ((left or right) and top and bottom)
+    if not closed or inner_w < 4 or inner_h < 4:
+        return box
     return max(0, x) + left, max(0, y) + top, inner_w, inner_h
 
 
@@ -88,3 +97,13 @@ def _frame_depth(border: np.ndarray) -> int:
     reach = min(border.size // 3, FRAME_REACH)
     inked = np.flatnonzero(border[:reach])
     return int(inked[-1]) + 1 if inked.size else 0
+
+
+def _unlike_its_inside(region: np.ndarray) -> np.ndarray:
+    """Where a field's region stands out from the colour inside the field (its middle's median): a frame
+    drawn in a grey close to the window's around it (a bevel) stands out from the field's white."""
+    h, w = region.shape[:2]
+    middle = region[h // 4 : h - h // 4, w // 4 : w - w // 4].reshape(-1, region.shape[2])
+    inside = np.median(middle, axis=0)
+    unlike: np.ndarray = np.abs(region.astype(np.int16) - inside.astype(np.int16)).max(axis=2) > INK_CONTRAST
+    return unlike

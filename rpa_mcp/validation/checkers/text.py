@@ -7,6 +7,7 @@ import functools
 import cv2
 import numpy as np
 
+from rpa_mcp.validation.caret import without_caret
 from rpa_mcp.validation.checkers.base import BaseChecker, Params, frame_param
 from rpa_mcp.validation.context import CheckContext
 from rpa_mcp.validation.field_slice import full_field, inside_frame, visible_slice
@@ -24,7 +25,8 @@ from rpa_mcp.validation.text import (
     text_line_boxes,
 )
 from rpa_mcp.vision.images import BBox, clamp_bbox
-from rpa_mcp.vision.lines import text_lines
+from rpa_mcp.vision.lines import ink_box, text_lines
+from rpa_mcp.vision.ocr import OcrLine
 
 FIELD_MAX_LINES = 64  # text lines of a field looked at for the typed text ...
 TYPED_MAX_LINES = 8  # ... of which at most this many that changed are read
@@ -164,9 +166,9 @@ def _read_typed(ctx: CheckContext, which: Frame, box: BBox, *, gutter: bool = Fa
         if (lw, lh) != (w, h) and change.fraction_in((x + lx, y + ly, lw, lh)) > 0.0
     ][:TYPED_MAX_LINES]
     if not changed:
-        line = ctx.read_line(which, box)
+        line = _read_field_line(ctx, which, box)
         return box, line.text if line else "", ""
-    reads = [ctx.read_line(which, b) for b in changed]
+    reads = [_read_field_line(ctx, which, b) for b in changed]
     texts = [r.text if r is not None else "" for r in reads]
     notes: list[str] = []
     if gutter:
@@ -207,6 +209,16 @@ def _right_of_gutter(ctx: CheckContext, which: Frame, line: BBox, text: str) -> 
 def _number_of(ctx: CheckContext, which: Frame, line: BBox) -> int | None:
     read = ctx.read_line(which, line)
     return leading_number(read.text) if read is not None else None
+
+
+def _read_field_line(ctx: CheckContext, which: Frame, box: BBox) -> OcrLine | None:
+    """`ctx.read_line` of a line of a field, its caret left out (`validation.caret`)."""
+    x, y, w, h = clamp_bbox(box, ctx.after.shape)
+    bare = without_caret(ctx.frame(which)[y : y + h, x : x + w]) if min(w, h) >= 4 else None
+    if bare is None:
+        return ctx.read_line(which, box)
+    ctx.ocr_calls += 1
+    return ctx.ocr.read_line(ink_box(bare))
 
 
 def title_line_box(ctx: CheckContext, strip: BBox) -> BBox:
