@@ -25,15 +25,11 @@ from rpa_mcp.shadow.elements import (
     CONTAINER_ROLES,
     role_of,
 )
+from rpa_mcp.shadow.field_labels import names_a_field
 from rpa_mcp.vision.ocr import normalize_text
 
 DOUBTED = round(ASK_BELOW - 0.2, 2)  # a doubted step's confidence at most: asked about first
 STILL = 0.0001  # share of a screen's pixels a click that changed nothing may change (a caret's blink)
-MIN_NAME_CHARS = 2  # letters or digits a name holds at least: a lone '/' or ':' names nothing
-
-# A format mask (what to type, never what the field is): short letter groups between one separator,
-# read loosely ("jj/mm/aaaa", "ij/mm/aaaa" as OCR reads it, "dd-mm-yyyy", "hh:mm").
-_MASK = re.compile(r"^[a-z]{1,4}([/.:\-])[a-z]{1,4}(?:\1[a-z]{1,4})?$")
 # A drop-down's empty choice ("— choisir —", "-- select --", "Sélectionner…"): what it shows before a choice.
 _EMPTY_CHOICE = frozenset(
     {"choisir", "choisissez", "selectionner", "selectionnez", "select", "choose", "aucun", "aucune", "none"}
@@ -49,12 +45,10 @@ REMOVAL_SUGGESTED = "removal_suggested"
 
 
 def names_nothing(label: str) -> bool:
-    """A label that is a format mask, a drop-down's empty choice, or holds fewer than two letters or digits."""
+    """A label that is a format mask or holds fewer than two letters or digits (`names_a_field`), or a
+    drop-down's empty choice."""
     text = normalize_text(label)
-    if sum(ch.isalnum() for ch in text) < MIN_NAME_CHARS:
-        return True
-    bare = re.sub(r"[\W_]+", " ", text).strip()
-    return _MASK.match(text.replace(" ", "")) is not None or bare in _EMPTY_CHOICE
+    return not names_a_field(text) or re.sub(r"[\W_]+", " ", text).strip() in _EMPTY_CHOICE
 
 
 def doubts(
