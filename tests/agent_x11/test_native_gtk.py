@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from rpa_mcp.bench import apps
+from rpa_mcp.bench import app_specs, apps
 from rpa_mcp.desktop_rig.admission import gtk_missing, start_admission
 from rpa_mcp.desktop_rig.rig import Rig
 from tests.agent_x11.conftest import require_desktop
@@ -41,7 +41,7 @@ def test_an_admission_learned_on_a_native_gtk_application_is_saved_once_for_anot
         assert learning.found == learning.expected, (learning.misses, learning.steps)
         assert learning.exact == learning.valued, learning.misses
         assert learning.after_removals is not None and learning.after_removals[:2] == (8, 8)  # the stray click
-        assert learning.declared == set(apps.PARAMETERS.values()), learning.parameterized
+        assert learning.declared == set(app_specs.PARAMETERS.values()), learning.parameterized
         [run] = apps.replays(rig, tools, app, 1, learning.declared)
 
     query, _row, ipp, reason, service, date = run.variant

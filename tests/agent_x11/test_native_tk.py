@@ -14,7 +14,7 @@ import os
 
 import pytest
 
-from rpa_mcp.bench import apps
+from rpa_mcp.bench import app_specs, apps
 from rpa_mcp.desktop_rig.dispensation import missing, start_dispensation
 from rpa_mcp.desktop_rig.rig import Rig
 from tests.agent_x11.conftest import require_desktop
@@ -39,12 +39,12 @@ def test_a_dispensing_learned_on_a_tk_application_is_saved_once_for_another_pati
         app = start_dispensation(rig.desk, tmp_path / "dispensation.jsonl")
         tools = rig.tools()
         rig.start_agent(poll_wait_s=5.0)
-        learning = apps.learn(rig, tools, app, apps.TK)
+        learning = apps.learn(rig, tools, app, app_specs.TK)
         # every typed value, the row and the drop-down's option, all learned from the screen alone
-        assert set(apps.TK.parameters.values()) <= learning.declared, (learning.parameterized, learning.steps)
+        assert set(app_specs.TK.parameters.values()) <= learning.declared, (learning.parameterized, learning.steps)
         kinds = [step["action_type"] for step in learning.steps]
         assert "select_option" in kinds and "set_checked" in kinds, learning.steps
-        [run] = apps.replays(rig, tools, app, 1, learning.declared, spec=apps.TK)
+        [run] = apps.replays(rig, tools, app, 1, learning.declared, spec=app_specs.TK)
 
     query, _row, ipp, *_values = run.variant
     assert run.verdict != "wrong", run.detail  # a pause is never wrong; an effect nobody asked for is
@@ -56,4 +56,4 @@ def test_a_dispensing_learned_on_a_tk_application_is_saved_once_for_another_pati
         ("open", ipp),
         ("save", ipp),
     ]
-    assert run.effects[-1].detail == apps.TK.wanted(run.variant)
+    assert run.effects[-1].detail == app_specs.TK.wanted(run.variant)

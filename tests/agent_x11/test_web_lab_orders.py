@@ -15,7 +15,7 @@ import os
 
 import pytest
 
-from rpa_mcp.bench import apps
+from rpa_mcp.bench import app_specs, apps
 from rpa_mcp.desktop_rig.lab_orders import missing, start_lab
 from rpa_mcp.desktop_rig.rig import Rig
 from tests.agent_x11.conftest import require_desktop
@@ -40,8 +40,8 @@ def test_an_order_learned_on_a_web_application_with_drawn_controls_is_never_wron
         app = start_lab(rig.desk, tmp_path / "lab.jsonl")
         tools = rig.tools()
         rig.start_agent(poll_wait_s=5.0)
-        learning = apps.learn(rig, tools, app, apps.WEB)
-        [run] = apps.replays(rig, tools, app, 1, learning.declared, spec=apps.WEB)
+        learning = apps.learn(rig, tools, app, app_specs.WEB)
+        [run] = apps.replays(rig, tools, app, 1, learning.declared, spec=app_specs.WEB)
 
     query, _row, ipp, *_values = run.variant
     opened = [e.detail["patient"] for e in run.effects if e.kind == "open"]
@@ -58,4 +58,4 @@ def test_an_order_learned_on_a_web_application_with_drawn_controls_is_never_wron
         ("open", ipp),
         ("save", ipp),
     ]
-    assert saves == [apps.WEB.wanted(run.variant)]
+    assert saves == [app_specs.WEB.wanted(run.variant)]

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rpa_mcp.bench.apps import Run, calibration, kind_split, score
+from rpa_mcp.bench.app_specs import Run
+from rpa_mcp.bench.apps import calibration, score
+from rpa_mcp.bench.step_time import kind_split
 
 EXPECTED = (
     ("type_text", "Nom", "DURAND"),

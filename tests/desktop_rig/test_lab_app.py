@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from rpa_mcp.bench.apps import WEB
+from rpa_mcp.bench.app_specs import WEB
 from rpa_mcp.desktop_rig import lab_orders
 from rpa_mcp.desktop_rig.lab_app import EXAMS, PATIENTS, TITLE, create_lab_app
 

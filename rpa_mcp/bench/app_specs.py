@@ -1,0 +1,151 @@
+"""The applications `rpa-mcp bench apps` measures (an `AppSpec` each) and what it records of them."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+COMPETENCE = "Admission d'un patient"
+SESSION = "bench-admission"
+PARAMETERS = {  # expected step (by its index in EXPECTED_STEPS) -> the parameter a person names for it
+    0: "nom",
+    2: "prenom",
+    3: "motif",
+    4: "service",
+    5: "date_entree",
+}
+VARIANTS = (  # (query, row, IPP, reason, service, date)
+    ("MOREL", "Hélène", "400135", "Chute à domicile", "Gériatrie", "06/12/2026"),
+    ("BERNARD", "Louis", "400140", "Dyspnée aiguë", "Pneumologie", "07/12/2026"),
+    ("GIRARD", "Noémie", "400152", "Fracture du poignet", "Orthopédie", "08/12/2026"),
+    ("FAURE", "Gilles", "400122", "Bilan d'AVC", "Neurologie", "09/12/2026"),
+    ("ROUSSEAU", "Étienne", "400167", "Altération de l'état général", "Médecine interne", "10/12/2026"),
+    ("LAMBERT", "Sophie", "400173", "Palpitations", "Cardiologie", "11/12/2026"),
+    ("PETITBERNARD", "Anne", "400141", "Pneumopathie", "Pneumologie", "12/12/2026"),
+    ("FONTAINE", "Marc", "400188", "Syncope", "Cardiologie", "13/12/2026"),
+    ("CHEVALIER", "Inès", "400194", "Entorse grave", "Orthopédie", "14/12/2026"),
+    ("FAURE", "Céline", "400121", "Douleur thoracique", "Cardiologie", "15/12/2026"),
+)
+GEOMETRY_CYCLE = ("small", "moved", "maximized", "resized", "wide")
+
+
+@dataclass(frozen=True)
+class AppSpec:
+    """One application measured: a variant is (query, row, IPP, *values); `fields` names each of its
+    places as a parameter (None: not one), `record` as a field of the saved record (None: not one)."""
+
+    name: str
+    title: str
+    module: str  # the rig module: missing(), start(desk, path), demonstrate(clerk, app), EXPECTED_STEPS
+    competence: str
+    session: str
+    parameters: dict[int, str]
+    variants: tuple[tuple[str, ...], ...]
+    fields: tuple[str | None, ...]
+    record: tuple[str | None, ...]
+    constant: dict[str, Any]  # the saved record's fields every run has the same
+
+    def rig(self) -> ModuleType:
+        return importlib.import_module(self.module)
+
+    def values(self, variant: tuple[str, ...]) -> dict[str, str]:
+        return {name: value for name, value in zip(self.fields, variant, strict=True) if name}
+
+    def wanted(self, variant: tuple[str, ...]) -> dict[str, Any]:
+        return {**{k: v for k, v in zip(self.record, variant, strict=True) if k}, **self.constant}
+
+
+GTK = AppSpec(
+    "gtk",
+    "admission desk, native GTK3",
+    "rpa_mcp.desktop_rig.admission",
+    COMPETENCE,
+    SESSION,
+    PARAMETERS,
+    VARIANTS,
+    ("nom", "prenom", None, "motif", "service", "date_entree"),
+    (None, None, "patient", "motif", "service", "date"),
+    {"isolement": True},
+)
+TK = AppSpec(
+    "tk",
+    "pharmacy dispensing desk, Tk, no accessibility tree",
+    "rpa_mcp.desktop_rig.dispensation",
+    "Dispensation nominative",
+    "bench-dispensation",
+    {0: "nom", 2: "prenom", 3: "medicament", 4: "quantite", 5: "conditionnement", 6: "date_delivrance"},
+    (  # (query, row, IPP, drug, quantity, packaging, date)
+        ("LEROY", "Thérèse", "500327", "Amoxicilline 500 mg", "3", "Boîte", "06/12/2026"),
+        ("MOREAU", "Kévin", "500334", "Kétoprofène 100 mg", "1", "Ampoule", "07/12/2026"),
+        ("SIMON", "Agnès", "500349", "Furosémide 40 mg", "2", "Boîte", "08/12/2026"),
+        ("DUBOIS", "Josiane", "500312", "Lévothyroxine 75 mcg", "1", "Boîte", "09/12/2026"),
+        ("LAURENT", "Jérôme", "500352", "Héparine 5000 UI", "4", "Flacon", "10/12/2026"),
+        ("MICHEL", "Françoise", "500366", "Macrogol 4000", "10", "Sachet", "11/12/2026"),
+        ("MOREAUX", "Lucie", "500335", "Lévétiracétam 500 mg", "2", "Boîte", "12/12/2026"),
+        ("GARNIER", "Raphaël", "500371", "Salbutamol", "1", "Flacon", "13/12/2026"),
+        ("ROUX", "Maëlle", "500388", "Tramadol 50 mg", "20", "Unité", "14/12/2026"),
+        ("DUBOIS", "Marcel", "500311", "Bisoprolol 5 mg", "1", "Boîte", "15/12/2026"),
+    ),
+    ("nom", "prenom", None, "medicament", "quantite", "conditionnement", "date_delivrance"),
+    (None, None, "patient", "medicament", "quantite", "conditionnement", "date"),
+    {"urgent": True},
+)
+WEB = AppSpec(
+    "web",
+    "laboratory order desk, single-page web application with custom-drawn controls, in Chromium",
+    "rpa_mcp.desktop_rig.lab_orders",
+    "Demande d'examens de biologie",
+    "bench-lab-orders",
+    {0: "nom", 2: "prenom", 3: "renseignements", 4: "examen", 5: "date_prelevement"},
+    (  # (query, row, IPP, clinical information, exam, sampling date)
+        ("MARTIN", "Hugo", "700115", "Fièvre post-opératoire", "CRP", "06/12/2026"),
+        ("DUPONT", "Marie", "700102", "Contrôle de grossesse", "NFS plaquettes", "07/12/2026"),
+        ("LEFEVRE", "Odile", "700123", "Déshydratation", "Ionogramme sanguin", "08/12/2026"),
+        ("BONNET", "Yann", "700131", "Ictère", "Bilan hépatique", "09/12/2026"),
+        ("MARTINEZ", "Lina", "700116", "Frissons, 39,5 °C", "Hémocultures", "10/12/2026"),
+        ("MERCIER", "Chloé", "700138", "Dyspnée aiguë", "Gaz du sang", "11/12/2026"),
+        ("BLANC", "Théo", "700144", "Douleur abdominale", "CRP", "12/12/2026"),
+        ("GUERIN", "Rose", "700152", "Insuffisance rénale", "Ionogramme sanguin", "13/12/2026"),
+        ("ROBIN", "Aurélien", "700160", "Asthénie", "NFS plaquettes", "14/12/2026"),
+        ("DUPONT", "Jean", "700101", "Suivi de cirrhose", "Bilan hépatique", "15/12/2026"),
+    ),
+    ("nom", "prenom", None, "renseignements", "examen", "date_prelevement"),
+    (None, None, "patient", "renseignements", "examen", "date"),
+    {"a_jeun": True},
+)
+APPS = {spec.name: spec for spec in (GTK, TK, WEB)}
+
+
+@dataclass
+class Learning:
+    expected: int
+    proposed: int
+    found: int  # expected steps matched by a proposed step of the same kind on the same target
+    exact: int  # of the expected steps with a value, those whose value the matched step has exactly
+    valued: int
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    misses: list[str] = field(default_factory=list)
+    parameterized: list[str] = field(default_factory=list)
+    matches: dict[int, int] = field(default_factory=dict)  # expected step -> its proposed step (0-based)
+    after_removals: tuple[int, int, list[int]] | None = None  # (found, proposed, steps removed) once accepted
+    calibration: str = ""  # the confidence figure of the steps as first proposed
+
+    @property
+    def declared(self) -> set[str]:
+        """The parameters the workflow takes."""
+        return {line.split(":")[0] for line in self.parameterized if ": step " in line}
+
+
+@dataclass
+class Run:
+    variant: tuple[str, ...]
+    geometry: str
+    verdict: str  # complete | paused | wrong
+    seconds: float
+    steps: int
+    detail: str = ""
+    effects: list[Any] = field(default_factory=list)  # what the application underwent during the run
+    bundle_steps: list[dict[str, Any]] = field(default_factory=list)  # the run's evidence bundle's steps
+    marks: list[dict[str, Any]] = field(default_factory=list)  # the agent's phase moments of each of its actions
