@@ -115,7 +115,30 @@ WEB = AppSpec(
     (None, None, "patient", "renseignements", "examen", "date"),
     {"a_jeun": True},
 )
-APPS = {spec.name: spec for spec in (GTK, TK, WEB)}
+QT = AppSpec(  # held out: measured once as it was first built, never tuned on
+    "qt",
+    "imaging appointment desk, native Qt 5, legacy look",
+    "rpa_mcp.desktop_rig.imaging",
+    "Rendez-vous d'imagerie",
+    "bench-imaging",
+    {0: "nom", 2: "prenom", 3: "indication", 4: "examen", 5: "date_rdv"},
+    (  # (query, row, file number, clinical indication, examination, appointment date)
+        ("LEGRAND", "Aurélie", "IM-30411", "Douleur thoracique", "Scanner thoracique", "06/12/2026"),
+        ("PERRIN", "Gaëlle", "IM-30425", "Céphalées brutales", "IRM cérébrale", "07/12/2026"),
+        ("MASSON", "Zoé", "IM-30446", "Douleur de la fosse iliaque droite", "Échographie abdominale", "08/12/2026"),
+        ("NOËL", "Jérémie", "IM-30452", "Chute, douleur de hanche", "Radiographie du bassin", "09/12/2026"),
+        ("BRUN", "Clément", "IM-30468", "Œdème du mollet gauche", "Doppler veineux", "10/12/2026"),
+        ("ARNAUD", "Cécile", "IM-30471", "Dépistage organisé", "Mammographie", "11/12/2026"),
+        ("CARONI", "Pia", "IM-30434", "Toux persistante, fébricule", "Scanner thoracique", "12/12/2026"),
+        ("BARBIER", "Léon", "IM-30489", "Troubles de la mémoire", "IRM cérébrale", "13/12/2026"),
+        ("LEGRAND", "Benoît", "IM-30412", "Colique néphrétique", "Échographie abdominale", "14/12/2026"),
+        ("CARON", "Frédéric", "IM-30433", "Dyspnée d'effort", "Scanner thoracique", "15/12/2026"),
+    ),
+    ("nom", "prenom", None, "indication", "examen", "date_rdv"),
+    (None, None, "patient", "indication", "examen", "date"),
+    {"priorite": "Urgent"},
+)
+APPS = {spec.name: spec for spec in (GTK, TK, WEB, QT)}
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """`rpa-mcp bench apps`: learning and replay on an application nobody tuned the platform to, per application.
 
-    rpa-mcp bench apps [--app gtk|tk|web] [--runs 10] [--workdir DIR]
+    rpa-mcp bench apps [--app gtk|tk|web|qt] [--runs 10] [--workdir DIR]
 
 Each application is an `AppSpec` in `APPS` (bench/app_specs.py): its rig module (start, demonstrate, EXPECTED_STEPS),
 the parameters a person names, the varied values, the record each replay must save.
@@ -14,6 +14,12 @@ same human noise; measured the same way.
 whose drop-down and check box are drawn with divs and expose no role; a clerk searches a patient,
 picks the row, types clinical information, chooses an exam, types a sampling date, ticks "fasting"
 and saves, with the same noise and an Alt+Tab to another window and back; measured the same way.
+
+`qt`: the imaging appointment desk, a native Qt 5 application (rpa_mcp/desktop_rig/native/qt_imaging.py,
+Debian python3-pyqt5, Qt's AT-SPI bridge on) in a dense legacy look, **held out**: measured once as first
+built, never tuned on; a clerk searches a patient, picks the row by its first name, types an indication,
+chooses an examination, types an appointment date, chooses the "Urgent" radio button and confirms, with
+the same noise; measured the same way.
 
 `gtk`: the admission desk, a native GTK3 application (rpa_mcp/desktop_rig/native/gtk_admission.py) on Xvfb +
 openbox, with the RPA server and `rpa-agent` on loopback, all through the tools users call:

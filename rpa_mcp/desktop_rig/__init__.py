@@ -9,7 +9,9 @@
 - `dispensation`: a Tk application with no accessibility tree (`native/tk_dispensation.py`), the
   vision-only path, and its scripted clerk, for `rpa-mcp bench apps --app tk`;
 - `lab_orders`: a single-page web application with custom-drawn controls (`lab_app`) in Chromium and
-  its scripted clerk, for `rpa-mcp bench apps --app web`.
+  its scripted clerk, for `rpa-mcp bench apps --app web`;
+- `imaging`: a native Qt 5 application held out from tuning (`native/qt_imaging.py`, run by the
+  system's Python with PyQt5) and its scripted clerk, for `rpa-mcp bench apps --app qt`.
 
 It drives the workstation agent (`rpa_agent`, distribution `rpa-mcp-agent[x11]`), which must be
 installed beside the server for the real-desktop tests, `rpa-mcp bench desktop` and `rpa-mcp demo --desktop`.
