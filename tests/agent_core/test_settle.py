@@ -126,3 +126,38 @@ def test_a_control_that_reacted_before_the_first_look_is_waited_for_the_quiet_ti
     controls.click(10, 20)
     controls.settled_png()
     assert 0.2 <= clock.now < SETTLE_MIN_S + 0.2  # before: SETTLE_MIN_S then the quiet time, reaction or not
+
+
+def look_with_a_wait(changes: list[float], seconds: float) -> float:
+    clock = Clock()
+    desktop = FakeDesktop()
+    desktop.screen = ScriptedScreen(clock, changes)  # type: ignore[assignment]
+    performer = Performer(
+        desktop, FakeHttp(FakeServer()), machine_id="PC-1", say=lambda _s: None, sleep=clock.sleep, clock=clock
+    )
+    look = NextAction(
+        replay_id="r", action_id="a", attempt_id="t", not_after=1e12, server_now=0.0,
+        action_type="screenshot_evidence", params={"duration_s": seconds},
+    )  # fmt: skip
+    assert performer.execute(look)["executed"] is True
+    return clock.now
+
+
+def test_a_look_s_quiet_time_is_the_end_of_its_wait_not_added_to_it() -> None:
+    # the closing look's wait (a dialog that comes late is seen): the screen watched still at its end
+    assert 1.0 <= look_with_a_wait([], 1.0) < 1.0 + 0.1
+
+
+def test_a_change_at_the_end_of_a_look_s_wait_is_waited_for_the_quiet_time() -> None:
+    assert look_with_a_wait([0.9], 1.0) >= 0.9 + QUIET
+
+
+def test_a_wait_ends_at_once_when_what_it_waits_for_is_seen_before_the_screen_is_still() -> None:
+    clock = Clock()
+    desktop = FakeDesktop()
+    desktop.screen = ScriptedScreen(clock, [n * 0.03 for n in range(100)])  # never still
+    performer = Performer(
+        desktop, FakeHttp(FakeServer()), machine_id="PC-1", say=lambda _s: None, sleep=clock.sleep, clock=clock
+    )
+    assert performer._settled_png(None, lambda: clock.now >= 0.1) is None  # a drop-down's option seen drawn
+    assert 0.1 <= clock.now < 0.2

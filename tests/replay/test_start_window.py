@@ -97,6 +97,14 @@ async def test_a_last_screen_showing_the_previous_patients_window_is_observed_ag
     assert ready["observe_first"] is True and "another of the workflow's own windows" in ready["why"], ready
 
 
+async def test_a_last_screen_observed_again_anyway_is_not_searched_first(live: Any) -> None:
+    services, service = live
+    services.ocr.lines = [SEARCH]
+    await showing(service, PREVIOUS)
+    assert readiness(service, admission())["observe_first"] is True
+    assert services.ocr.calls == 0  # the observation decides: the report before it is not read for nothing
+
+
 async def test_the_run_patients_window_is_the_recorded_one(live: Any) -> None:
     services, service = live
     services.ocr.lines = [FORM]

@@ -1,18 +1,21 @@
 """How the agent carries out the steps that set a control: `select_option` and `set_checked`.
 
-- ``select_option``: click the drop-down (resolved like any target), wait for its list, find the
-  option: an option the accessibility tree shows by that exact name in an opened pop-up, within
-  the drift guard's reach of the drop-down, else the option's text in the opened list through the
-  server's `resolve_target` (its OCR and quality guard, around the drop-down: the same words
-  elsewhere on the page are beyond its drift guard; the option is never clicked at a guessed
-  place), click it. An option not found closes
-  the list (Escape) and the step is reported not resolved: the replay pauses.
+- ``select_option``: click the drop-down (resolved like any target), then find the option: an
+  option the accessibility tree shows by that exact name in an opened pop-up, within the drift
+  guard's reach of the drop-down, at the same place on two looks in a row and drawn there (the
+  screen at its place unlike the one before the click), asked at each look of the wait for the
+  list to be still when the tree shows the drop-down (clicked at once when so); else, the list
+  once still on the screen, the option's text through the server's `resolve_target` (its OCR and
+  quality guard, around the drop-down: the same words elsewhere on the page are beyond its drift
+  guard; the option is never clicked at a guessed place), click it. An option not found closes the
+  list (Escape) and the step is reported not resolved: the replay pauses.
 - ``set_checked``: read the box's state (the accessibility tree's `checked` where the application
   exposes it, else the server's reading of the box beside its label, `resolve_target` with
-  `check_state`), click only when it differs from the wanted one, read it again; the state read
-  after goes back in the result's `output.checked`, which the server's check compares with the
-  wanted one. A state that cannot be read is never guessed: nothing is clicked and the step is
-  reported not resolved.
+  `check_state`), click only when it differs from the wanted one, read it again: the tree's state
+  every `POLL_S` until it is the wanted one, for at most `STATE_WAIT_S` (the screen is only waited
+  for and read when the tree does not say); the state read after goes back in the result's
+  `output.checked`, which the server's check compares with the wanted one. A state that cannot be
+  read is never guessed: nothing is clicked and the step is reported not resolved.
 
 The performer reaches this module through `ChoicePort` (its hands, its screen, the server, the
 accessibility tree), so it is tested without a desktop; `DesktopChoices` is that port over the
@@ -21,6 +24,7 @@ platform port and the server.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any, Literal, Protocol
 
@@ -32,6 +36,9 @@ from rpa_agent.port import Desktop, Frame, ShownOptions
 
 KINDS = CHOICES
 OPTION_REACH = 0.2  # an option the tree shows farther from its drop-down than this share of the screen: read instead
+POLL_S = 0.02  # the tree asked again this often while a box's state flips
+DRAWN_BOX = (40, 16)  # around an option's centre: drawn there when these pixels changed since the click
+STATE_WAIT_S = 1.0  # a box's state the tree still shows unlike the wanted one by then is reported as read
 TRUE_WORDS = frozenset({"true", "1", "yes", "oui"})
 FALSE_WORDS = frozenset({"false", "0", "no", "non"})
 
@@ -58,8 +65,16 @@ class ChoicePort(Protocol):
         """The screen once it stopped changing, as PNG."""
         ...
 
+    def settled_png_unless(self, seen: Callable[[], bool]) -> bytes | None:
+        """`settled_png`, unless `seen` (asked at each look while waiting) answers True first: None."""
+        ...
+
     def find(self, spec: dict[str, Any], png: bytes) -> Located:
         """The server's resolution of a target spec on this screenshot."""
+        ...
+
+    def in_tree(self, x: int, y: int) -> bool:
+        """The accessibility tree shows an element at the point (the application exposes one)."""
         ...
 
     def checked_at(self, x: int, y: int) -> bool | None:
@@ -74,6 +89,14 @@ class ChoicePort(Protocol):
     def checked_on_screen(self, spec: dict[str, Any], png: bytes) -> bool | None:
         """The server's reading of the box's state beside its label, None when it cannot tell."""
         ...
+
+    def drawn_at(self, x: int, y: int) -> bool:
+        """The screen around the point differs from the one just before the last input (drawn since)."""
+        ...
+
+    def clock(self) -> float: ...
+
+    def sleep(self, seconds: float) -> None: ...
 
 
 def wanted_state(params: dict[str, Any]) -> bool | None:
@@ -103,19 +126,44 @@ def choose_option(port: ChoicePort, action: NextAction, position: tuple[int, int
     option = action.params.get("option")
     if not isinstance(option, str) or not option:
         raise ChoiceFailed("INVALID_ACTION: select_option needs params.option (the option's text)", clicked=False)
+    tree = port.in_tree(*position)  # an application the tree does not show (Tk) is not asked at each look
     port.click(*position)
-    width, height = port.screen_size()
     spec = _near(port, action, option, position)  # its list opens beside it: never the same words elsewhere
-    png = port.settled_png()  # the list drawn and still
+    watch = OptionWatch(port, option, position)
+    # the list drawn and still, unless the tree shows the option first
+    png = port.settled_png_unless(watch.drawn) if tree else port.settled_png()
+    if png is None and watch.shown is not None:
+        port.click(*watch.shown)  # the tree names it, in the list this click opened: no reading of the screen needed
+        return
+    png = png or port.settled_png()
     shown = port.option_at(option)
-    if shown is not None and _within_reach(shown, position, (width, height)):
-        port.click(*shown)  # the tree names it, in the list this click opened: no reading of the screen needed
+    if shown is not None and _within_reach(shown, position, port.screen_size()):
+        port.click(*shown)
         return
     found = port.find(spec, png)
     if not found.found:
         port.press("escape")  # close the list: nothing chosen
         raise ChoiceFailed(f"target_not_resolved: option {option!r} not in the list: {found.reason}", clicked=True)
     port.click(int(found.x or 0), int(found.y or 0))
+
+
+class OptionWatch:
+    """Asked at each look while the list opens: True once the tree shows the option within reach of the
+    drop-down, at the same place as at the look before (the list placed) and drawn there (`shown`)."""
+
+    def __init__(self, port: ChoicePort, option: str, opener: tuple[int, int]) -> None:
+        self.port, self.option, self.opener = port, option, opener
+        self.size = port.screen_size()
+        self.last: tuple[int, int] | None = None
+        self.shown: tuple[int, int] | None = None
+
+    def drawn(self) -> bool:
+        at = self.port.option_at(self.option)
+        if at is not None and at == self.last and _within_reach(at, self.opener, self.size) and self.port.drawn_at(*at):
+            self.shown = at
+            return True
+        self.last = at
+        return False
 
 
 def _within_reach(point: tuple[int, int], opener: tuple[int, int], size: tuple[int, int]) -> bool:
@@ -133,7 +181,7 @@ def set_checked(port: ChoicePort, action: NextAction, position: tuple[int, int])
     if before == wanted:
         return before  # already so: nothing to click
     port.click(*position)
-    after = _state(port, action, position, port.settled_png())
+    after = _state_after(port, action, position, wanted)
     if after is None:
         raise ChoiceFailed("TEXT_MISMATCH: the box's state cannot be read after the click", clicked=True)
     return after
@@ -143,12 +191,29 @@ def _state(port: ChoicePort, action: NextAction, position: tuple[int, int], png:
     state = port.checked_at(*position)
     if state is not None:
         return state
+    return _state_on_screen(port, action, position, png)
+
+
+def _state_on_screen(port: ChoicePort, action: NextAction, position: tuple[int, int], png: bytes | None) -> bool | None:
     label = action.target.label if action.target is not None else None
     if not label:
         return None
     return port.checked_on_screen(
         _near(port, action, label, position) | {"check_state": True}, png or port.settled_png()
     )
+
+
+def _state_after(port: ChoicePort, action: NextAction, position: tuple[int, int], wanted: bool) -> bool | None:
+    """The box's state after the click: the tree's, read until it is the wanted one (at most `STATE_WAIT_S`;
+    the last one read is the answer), else the server's reading of the screen once still."""
+    deadline = port.clock() + STATE_WAIT_S
+    state = port.checked_at(*position)
+    while state is not None and state != wanted and port.clock() < deadline:
+        port.sleep(POLL_S)
+        state = port.checked_at(*position)
+    if state is not None:
+        return state
+    return _state_on_screen(port, action, position, port.settled_png())
 
 
 def _near(port: ChoicePort, action: NextAction, label: str, position: tuple[int, int]) -> dict[str, Any]:
@@ -170,24 +235,40 @@ class DesktopChoices:
     """`ChoicePort` and `ScrollPort` (`rpa_agent.core.scrolling`) over the platform port and the server."""
 
     def __init__(
-        self, desktop: Desktop, http: Http, machine_id: str, settled_png: Callable[[Frame | None], bytes]
+        self,
+        desktop: Desktop,
+        http: Http,
+        machine_id: str,
+        settled_png: Callable[[Frame | None, Callable[[], bool] | None], bytes | None],
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        """`settled_png(since)`: the screen once still, as PNG; a screen unlike `since` (grabbed just before
-        the last input) has reacted already (the performer's settle wait)."""
+        """`settled_png(since, until)`: the screen once still, as PNG; a screen unlike `since` (grabbed just
+        before the last input) has reacted already (the performer's settle wait); None when `until`, asked at
+        each look, answered True first."""
         self.desktop, self.http, self.machine_id = desktop, http, machine_id
         self._settled_png = settled_png
+        self.clock, self.sleep = clock, sleep
         self._before: Frame | None = None  # the screen just before the last input, until the next settled look
+        self._last_before: Frame | None = None  # the same, kept after a settled look (what was drawn since)
+        # the action's screenshot before any input (the screen was still when it was taken): while the screen
+        # shows the same pixels, it is the still screen, as PNG, with no wait
+        self.still: tuple[Frame, bytes] | None = None
 
     def click(self, x: int, y: int) -> None:
-        self._before = self.desktop.screen.grab()
+        self._before = self._last_before = self.desktop.screen.grab()
+        self.still = None
         self.desktop.input.click(x, y)
 
     def press(self, keys: str) -> None:
-        self._before = self.desktop.screen.grab()
+        self._before = self._last_before = self.desktop.screen.grab()
+        self.still = None
         self.desktop.input.combo(keys)
 
     def scroll(self, x: int, y: int, direction: Literal["up", "down"], amount: int) -> None:
-        self._before = self.desktop.screen.grab()
+        self._before = self._last_before = self.desktop.screen.grab()
+        self.still = None
         self.desktop.input.scroll(x, y, direction=direction, amount=amount)
 
     def screen_size(self) -> tuple[int, int]:
@@ -195,7 +276,17 @@ class DesktopChoices:
 
     def settled_png(self) -> bytes:
         before, self._before = self._before, None
-        return self._settled_png(before)
+        if self.still is not None and self.desktop.screen.grab() == self.still[0]:
+            return self.still[1]  # no input since the screen was still: the same pixels are still
+        png = self._settled_png(before, None)
+        assert png is not None  # nothing can end the wait before the screen is still
+        return png
+
+    def settled_png_unless(self, seen: Callable[[], bool]) -> bytes | None:
+        png = self._settled_png(self._before, seen)
+        if png is not None:
+            self._before = None
+        return png
 
     def find(self, spec: dict[str, Any], png: bytes) -> Located:
         return located(ask_server(self.http, spec, png, None, self.machine_id))
@@ -204,6 +295,16 @@ class DesktopChoices:
         answer = ask_server(self.http, spec, png, None, self.machine_id)
         state = answer.get("checked")
         return state if isinstance(state, bool) else None
+
+    def drawn_at(self, x: int, y: int) -> bool:
+        before, screen = self._last_before, self.desktop.screen
+        if before is None:
+            return False
+        width, height = DRAWN_BOX
+        return screen.changed(before, screen.grab(), (x - width // 2, y - height // 2, width, height)) > 0
+
+    def in_tree(self, x: int, y: int) -> bool:
+        return self.desktop.windows.element_at(x, y) is not None
 
     def checked_at(self, x: int, y: int) -> bool | None:
         element = self.desktop.windows.element_at(x, y)

@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from typing import Any, overload
 
 from rpa_agent.core import choices, locate, scrolling
 from rpa_agent.core.actions import (
@@ -37,6 +37,8 @@ from rpa_agent.port import Desktop, Frame, InputRefused, KeyboardFocus, Stacking
 
 SETTLE_MIN_S = 0.15  # with no change seen, the application is given this long to begin reacting
 SETTLE_MAX_S = 3.0
+QUIET_S = 0.3  # the screen still this long after an input: settled
+LOOK_QUIET_S = 0.3  # a look's wait ends with the screen still this long (its last part, not after it)
 SETTLE_STEP_S = 0.04  # a grab and a comparison cost a few ms: the end of the quiet time is seen within this
 FOCUS_TIMEOUT_S = 2.0
 TAKEOVER_POLL_S = 0.05
@@ -112,14 +114,17 @@ class Performer:
         warning: str | None = None
         executed = True
         reference: Frame | None = None
-        controls = choices.DesktopChoices(self.desktop, self.http, self.machine_id, self._settled_png)
+        controls = choices.DesktopChoices(
+            self.desktop, self.http, self.machine_id, self._settled_png, clock=self.clock, sleep=self.sleep
+        )
         try:
             if kind in SERVER_SIDE:
                 executed, error = False, f"{kind} is a server-side action"
             elif kind in NO_INPUT:  # carried out (waited, screen captured): done, though no input was injected
                 seconds = wait_seconds(action.params)
                 limit = min(seconds, max(0.0, action.not_after - (time.time() + self.offset)))
-                if seconds and self._person_came(foreign_before, limit):
+                # the look's own quiet time (the screen still, watched) is the end of the wait, not added to it
+                if seconds and self._person_came(foreign_before, max(0.0, limit - LOOK_QUIET_S)):
                     # a person took over during the wait: it is not carried out; it is waited again on resume
                     self.say("paused: a person is using the mouse or keyboard; waiting for a person to resume")
                     return self.not_executed(
@@ -157,6 +162,7 @@ class Performer:
                     self.notes["position"] = list(position)  # where the input went (timings, the demo's film)
                 reference = self.desktop.screen.grab()  # the screen just before the input: did it react?
                 if kind in choices.KINDS and position is not None:
+                    controls.still = (frame_before, png_before)  # a box's state read before the click: no wait
                     output = choices.carry_out(controls, action, position)
                 else:
                     self._inject(kind, action, position, frame_before)
@@ -169,7 +175,12 @@ class Performer:
             return self._refused(action, f"INVALID_ACTION: {exc}", foreign_before, png_before)
         self.mark("injected")
         frame_after, encoding = (
-            self._settle(encode=True, since=reference, reacting=kind not in NO_INPUT)
+            self._settle(
+                LOOK_QUIET_S if kind in NO_INPUT else QUIET_S,
+                encode=True,
+                since=reference,
+                reacting=kind not in NO_INPUT,
+            )
             if executed
             else (frame_before, None)
         )
@@ -233,13 +244,12 @@ class Performer:
 
     def _person_came(self, seen: int, timeout: float) -> bool:
         """Wait up to `timeout` s for a person's input beyond the `seen` count; True as soon as there is some."""
-        deadline = time.monotonic() + max(0.0, timeout)
-        waiter = threading.Event()
+        deadline = self.clock() + max(0.0, timeout)
         while self.foreign <= seen:
-            left = deadline - time.monotonic()
+            left = deadline - self.clock()
             if left <= 0:
                 return False
-            waiter.wait(min(TAKEOVER_POLL_S, left))
+            self.sleep(min(TAKEOVER_POLL_S, left))
         return True
 
     def _focus(self, action: NextAction) -> str | None:
@@ -310,11 +320,12 @@ class Performer:
         return landed
 
     # --- screenshots ---------------------------------------------------------------------------------
-    def _settled_png(self, since: Frame | None = None) -> bytes:
+    def _settled_png(self, since: Frame | None = None, until: Callable[[], bool] | None = None) -> bytes | None:
         """The screen once it stopped changing (a drop-down's list open, a box ticked), as PNG; `since`: the
-        screen just before the input (unlike it, the application reacted before the first look)."""
-        frame, _ = self._settle(quiet_s=0.2, since=since)
-        return self.encode(frame)
+        screen just before the input (unlike it, the application reacted before the first look). None when
+        `until` (asked at each look while waiting) answered True first."""
+        frame, _ = self._settle(quiet_s=0.2, since=since, until=until)
+        return None if frame is None else self.encode(frame)
 
     def encode(self, frame: Frame) -> bytes:
         """The frame's PNG; the last one sent when the screen has not changed by one pixel since."""
@@ -329,9 +340,37 @@ class Performer:
                 self._encoder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="screen-encode")
             return self._encoder.submit(self.desktop.screen.png, frame)
 
+    @overload
     def _settle(
-        self, quiet_s: float = 0.3, *, encode: bool = False, since: Frame | None = None, reacting: bool = True
-    ) -> tuple[Frame, Future[bytes] | None]:
+        self,
+        quiet_s: float = ...,
+        *,
+        encode: bool = ...,
+        since: Frame | None = ...,
+        reacting: bool = ...,
+        until: None = ...,
+    ) -> tuple[Frame, Future[bytes] | None]: ...
+
+    @overload
+    def _settle(
+        self,
+        quiet_s: float = ...,
+        *,
+        encode: bool = ...,
+        since: Frame | None = ...,
+        reacting: bool = ...,
+        until: Callable[[], bool] | None = ...,
+    ) -> tuple[Frame | None, Future[bytes] | None]: ...
+
+    def _settle(
+        self,
+        quiet_s: float = QUIET_S,
+        *,
+        encode: bool = False,
+        since: Frame | None = None,
+        reacting: bool = True,
+        until: Callable[[], bool] | None = None,
+    ) -> tuple[Frame | None, Future[bytes] | None]:
         """Wait until the screen stops changing, at most SETTLE_MAX_S: the same frame for `quiet_s` after the
         last change seen (the screen unlike `since`, the frame grabbed just before the input, is one: the
         application reacted before the first look); when no change is seen at all (the application slow
@@ -343,6 +382,9 @@ class Performer:
         With `encode`, the frame is encoded in the background as soon as it is seen still, while the
         rest of the quiet time is waited; the returned future holds the returned frame's encoding
         (None when the frame changed after its last encoding started: the caller encodes it).
+
+        `until`, asked after each look, ends the wait at once when it answers True (no frame returned:
+        None): what the caller waits for was seen before the screen was still.
         """
         clock = self.clock
         began = clock()
@@ -355,6 +397,10 @@ class Performer:
             self.sleep(SETTLE_STEP_S)
             frame = self.desktop.screen.grab()
             now = clock()
+            if until is not None and until():
+                if encoding is not None:
+                    encoding[1].cancel()
+                return None, None
             if frame == last:
                 if encode and encoding is None:
                     encoding = (last, self._encode_soon(last))

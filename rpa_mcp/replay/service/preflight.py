@@ -90,7 +90,7 @@ class Preflight(ReplayCore):
         too_small = _size_gap(machine, first)
         if too_small:  # a property of the workstation, not of what it shows now
             _refuse(machine_id, [too_small])
-        missing, starts_on = self._first_step_gaps(machine, first)
+        missing, starts_on = self._first_step_gaps(machine, first, observed=False)
         if starts_on:  # its steps would expect that window: only a screen observed for this run says it is there
             missing = [f"the workstation showed {starts_on!r}, another of the workflow's own windows"]
         if missing:  # the screen may have changed since it was reported: what it shows now decides
@@ -122,7 +122,11 @@ class Preflight(ReplayCore):
         planned = {"action_type": first.action_type, "target": first.target, "expected": first.expected}
         return self._first_step_gaps(machine, planned)
 
-    def _first_step_gaps(self, machine: MachineRow, first: Mapping[str, Any]) -> tuple[list[str], str | None]:
+    def _first_step_gaps(
+        self, machine: MachineRow, first: Mapping[str, Any], *, observed: bool = True
+    ) -> tuple[list[str], str | None]:
+        """`observed`: the screen was observed for this run; a report from before it (False) showing another of
+        the workflow's own windows is observed again whatever it shows: its target is not searched there."""
         missing = []
         found = first.get("target")
         target: dict[str, Any] = found if isinstance(found, dict) else {}
@@ -144,6 +148,8 @@ class Preflight(ReplayCore):
         too_small = _size_gap(machine, first)
         if too_small:
             missing.append(too_small)
+        if starts_on and not observed:
+            return missing, (starts_on if not missing else None)
         if not missing and (target.get("label") or target.get("by_text") or target.get("anchor_png_base64")):
             try:
                 image = decode_image(machine.screenshot or b"", max_pixels=self.config.max_image_pixels)
