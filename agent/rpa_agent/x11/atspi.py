@@ -38,6 +38,8 @@ LABELLED_ROLES = frozenset({"entry", "text", "password text", "combo box", "spin
 CHECK_ROLES = frozenset({"check box", "radio button", "toggle button", "check menu item", "radio menu item"})
 PASSWORD_ROLES = frozenset({"password text"})
 CONTAINER_ROLES = frozenset({"document web", "frame", "panel", "section", "filler", "application"})
+LABEL_ROLES = frozenset({"label", "static"})
+GROUP_ROLES = CONTAINER_ROLES | {"grouping", "form", "scroll pane", "viewport", "page tab", "dialog", "window"}
 GONE_ROLES = frozenset({"invalid", "unknown", "redundant object"})
 POPUP_ROLES = frozenset({"window", "menu", "list box"})  # top-level pop-ups (GTK: a nameless "window")
 OPTION_ROLES = frozenset({"menu item", "list item", "check menu item", "radio menu item"})
@@ -145,30 +147,46 @@ class Accessibility:
     def _describe(self, ref: tuple[str, str]) -> Element:
         name = str(self._prop(ref, ACCESSIBLE, "Name") or "")
         role = str(self._call(ref, ACCESSIBLE, "GetRoleName")[0])
+        bbox = self._extents(ref)
         if role in LABELLED_ROLES:
-            name = self._label_of(ref) or name
-        try:
-            x, y, w, h = self._call(ref, COMPONENT, "GetExtents", "u", (COORD_SCREEN,))[0]
-            bbox: tuple[int, int, int, int] | None = (int(x), int(y), int(w), int(h)) if w > 0 and h > 0 else None
-        except LookupError:
-            bbox = None
+            name = self._label_of(ref, bbox) or name
         states = self._states(ref)
         checked = STATE_CHECKED in states if role in CHECK_ROLES else None
         return Element(name.strip(), role, bbox, role in PASSWORD_ROLES, STATE_FOCUSED in states, checked)
 
-    def _label_of(self, ref: tuple[str, str]) -> str:
-        """The text of the label widgets this element is labelled by (AT-SPI relation), '' when none."""
+    def _label_of(self, ref: tuple[str, str], box: tuple[int, int, int, int] | None) -> str:
+        """The text of the label widgets this element is labelled by (AT-SPI relation), '' when none.
+
+        A toolkit may also name the group around the field (Qt: a field in a group box is labelled by its
+        buddy label and by the box): with a label widget among them, a container, or an element whose
+        extents hold the field's, is the group's title, not the field's name (their join is on no screen).
+        """
         try:
             relations = self._call(ref, ACCESSIBLE, "GetRelationSet")[0]
         except LookupError:
             return ""
-        names = [
-            str(self._prop((str(t[0]), str(t[1])), ACCESSIBLE, "Name") or "").strip()
-            for kind, targets in relations
-            if kind == RELATION_LABELLED_BY
-            for t in targets
-        ]
-        return " ".join(n for n in names if n)
+        targets = [(str(t[0]), str(t[1])) for kind, refs in relations if kind == RELATION_LABELLED_BY for t in refs]
+        labels = [(t, str(self._call(t, ACCESSIBLE, "GetRoleName")[0])) for t in targets]
+        if any(role in LABEL_ROLES for _, role in labels):
+            labels = [(t, role) for t, role in labels if not self._encloses(t, role, box)]
+        names = [str(self._prop(t, ACCESSIBLE, "Name") or "").strip() for t, _ in labels]
+        return " ".join(dict.fromkeys(n for n in names if n))
+
+    def _encloses(self, ref: tuple[str, str], role: str, box: tuple[int, int, int, int] | None) -> bool:
+        """A labelling element that is a group around the field (its role, or its extents holding the field)."""
+        if role in LABEL_ROLES:
+            return False
+        if role in GROUP_ROLES:
+            return True
+        outer = self._extents(ref)
+        return (
+            outer is not None
+            and box is not None
+            and outer[0] <= box[0]
+            and outer[1] <= box[1]
+            and box[0] + box[2] <= outer[0] + outer[2]
+            and box[1] + box[3] <= outer[1] + outer[3]
+        )
 
     def element_at(self, x: int, y: int, window_title: str | None = None) -> Element | None:
         """The deepest accessible element under screen point (x, y); the frame named `window_title`
