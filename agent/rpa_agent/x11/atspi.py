@@ -28,6 +28,7 @@ NULL_PATH = "/org/a11y/atspi/null"
 COORD_SCREEN = 0
 MAX_DEPTH = 40
 MAX_NODES = 3000
+MAX_CHILDREN = 200  # children looked at under one element when looking for a drop-down's open list
 TIMEOUT_S = 1.0
 STATE_CHECKED = 4
 STATE_FOCUSED = 12
@@ -43,6 +44,7 @@ GROUP_ROLES = CONTAINER_ROLES | {"grouping", "form", "scroll pane", "viewport", 
 GONE_ROLES = frozenset({"invalid", "unknown", "redundant object"})
 POPUP_ROLES = frozenset({"window", "menu", "list box"})  # top-level pop-ups (GTK: a nameless "window")
 OPTION_ROLES = frozenset({"menu item", "list item", "check menu item", "radio menu item"})
+LIST_ROLES = frozenset({"list", "list box", "menu", "tree", "table"})  # a drop-down's list, inside it (Qt)
 ROLE_NAMES = {  # AT-SPI role names -> the UI Automation control types the server knows
     "push button": "Button",
     "toggle button": "Button",
@@ -95,6 +97,8 @@ def enable_accessibility(session_bus: str) -> None:
 
 class Accessibility:
     """One connection to the accessibility bus; every call answers within about a second or gives None."""
+
+    _combo: tuple[str, str] | None = None  # the drop-down the last look found: its list may be open now
 
     def __init__(self, session_bus: str | None) -> None:
         self._lock = threading.Lock()
@@ -258,9 +262,47 @@ class Accessibility:
                     deeper = self._descend(found, x, y)
                     if deeper is not None:
                         found, element = deeper, self._describe(deeper)
+                if element.role not in OPTION_ROLES:
+                    item = self._open_list_item(found, (x, y))
+                    if item is not None:
+                        found, element = item, self._describe(item)
                 found, element = self._opener(found, element, (x, y))
+                self._combo = found if element.role == "combo box" else None
                 return self._named(found, element)
+        self._combo = None
         return None
+
+    def _open_list_item(self, hit: tuple[str, str], point: tuple[int, int]) -> tuple[str, str] | None:
+        """The option under `point` in a drop-down's open list that the toolkit keeps inside the drop-down
+        (Qt: the list's items are the combo box's children, no pop-up of their own, and the hit test gives
+        the field under the list): the drop-down the last look found, then those beside the element hit
+        (its parent's and grandparent's children, a container's own). The list counts as open while it has
+        extents holding the point (closed, Qt leaves it empty and its items where they were)."""
+        combos = [self._combo] if self._combo is not None else []
+        if self._role(hit) in CONTAINER_ROLES:  # the panel under the list, hit where no field is
+            combos += [c for c in self._children(hit) if self._role(c) == "combo box"]
+        ancestor = hit
+        for _ in range(2):
+            parent = self._prop(ancestor, ACCESSIBLE, "Parent")
+            if not parent or parent[1] == NULL_PATH:
+                break
+            ancestor = (str(parent[0]), str(parent[1]))
+            combos += [c for c in self._children(ancestor) if self._role(c) == "combo box"]
+        for combo in dict.fromkeys(combos):
+            for listed in self._children(combo):
+                box = self._extents(listed) if self._role(listed) in LIST_ROLES else None
+                if not _inside(box, point):
+                    continue
+                for item in self._children(listed):
+                    if self._role(item) in OPTION_ROLES and _inside(self._extents(item), point):
+                        return item
+        return None
+
+    def _children(self, ref: tuple[str, str]) -> list[tuple[str, str]]:
+        return [(str(c[0]), str(c[1])) for c in self._call(ref, ACCESSIBLE, "GetChildren")[0]][:MAX_CHILDREN]
+
+    def _role(self, ref: tuple[str, str]) -> str:
+        return str(self._call(ref, ACCESSIBLE, "GetRoleName")[0])
 
     def _named(self, ref: tuple[str, str], element: Element) -> Element:
         """A nameless leaf (the text inside a link or a button) stands for its named parent."""
@@ -307,7 +349,39 @@ class Accessibility:
                 return None
 
     def _option_shown(self, name: str) -> Element | None:
-        popups = [f for f in self._frames(None) if str(self._call(f, ACCESSIBLE, "GetRoleName")[0]) in POPUP_ROLES]
+        frames = self._frames(None)
+        popups = [f for f in frames if str(self._call(f, ACCESSIBLE, "GetRoleName")[0]) in POPUP_ROLES]
+        return self._option_in_popups(popups, name) or self._option_in_open_list(frames, name)
+
+    def _option_in_open_list(self, frames: list[tuple[str, str]], name: str) -> Element | None:
+        """The option called `name` in a drop-down's open list kept inside the drop-down (Qt), with its box
+        inside the list's: the list is open while it has extents (closed, its items keep their old boxes)."""
+        pending, seen = list(frames), 0
+        while pending and seen < MAX_NODES:
+            ref = pending.pop(0)
+            seen += 1
+            role = self._role(ref)
+            if role in LIST_ROLES | OPTION_ROLES | {"tree table", "table cell", "cell"}:
+                continue  # no drop-down inside a list, a table or an option: not walked
+            children = self._children(ref)
+            if role != "combo box":
+                pending.extend(children)
+                continue
+            for listed in children:
+                box = self._extents(listed) if self._role(listed) in LIST_ROLES else None
+                if box is None:
+                    continue
+                for item in self._children(listed):
+                    if self._role(item) not in OPTION_ROLES:
+                        continue
+                    if str(self._prop(item, ACCESSIBLE, "Name") or "").strip() != name:
+                        continue
+                    element = self._describe(item)
+                    if element.bbox is not None and _within(element.bbox, box):
+                        return element
+        return None
+
+    def _option_in_popups(self, popups: list[tuple[str, str]], name: str) -> Element | None:
         seen = 0
         for popup in popups:
             pending = [popup]
@@ -350,3 +424,8 @@ class Accessibility:
 
 def _inside(box: tuple[int, int, int, int] | None, point: tuple[int, int]) -> bool:
     return box is not None and box[0] <= point[0] < box[0] + box[2] and box[1] <= point[1] < box[1] + box[3]
+
+
+def _within(inner: tuple[int, int, int, int], outer: tuple[int, int, int, int]) -> bool:
+    """`inner`'s centre inside `outer` (an item scrolled half out of its list still shows)."""
+    return _inside(outer, (inner[0] + inner[2] // 2, inner[1] + inner[3] // 2))
