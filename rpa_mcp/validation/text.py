@@ -17,6 +17,7 @@ _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 MAX_DECORATION_CHARS = 2
 SAVED_WORDS = ("enregistre", "sauvegarde", "saved")
 UNSAVED_WORDS = ("nonenregistre", "notsaved", "unsaved", "modificationsnon", "pasenregistre")
+RULE_MIN_PX = 48  # ink this long in one straight line is a rule (a grid's border), never a letter
 TITLE_SEPARATORS = re.compile(r"\s+[-\u2014\u2013|]\s+")
 
 
@@ -176,7 +177,10 @@ def text_line_boxes(image: np.ndarray, *, max_lines: int = 4, across: bool = Fal
     if image.size == 0:
         return []
     height, width = image.shape[:2]
-    ink = cv2.dilate(ink_mask(image), np.ones((1, 9), np.uint8))
+    ink = ink_mask(image)
+    if across:
+        ink = _without_rules(ink)
+    ink = cv2.dilate(ink, np.ones((1, 9), np.uint8))
     _count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     boxes: list[BBox] = []
     for x, y, w, h, _area in stats[1:]:
@@ -188,6 +192,16 @@ def text_line_boxes(image: np.ndarray, *, max_lines: int = 4, across: bool = Fal
     if not lines and height <= 48:
         return [(0, 0, width, height)]
     return lines[:max_lines]
+
+
+def _without_rules(ink: np.ndarray) -> np.ndarray:
+    """The ink without a grid's rules: a line across the whole band's height (a cell's border) or far longer
+    than any letter. A cell's text a few pixels from its border would otherwise join the border, and the
+    whole grid would be one blob as tall as the band, dropped, its text with it."""
+    height = ink.shape[0]
+    upright = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(height - 2, RULE_MIN_PX // 2), 1), np.uint8))
+    level = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, RULE_MIN_PX), np.uint8))
+    return cv2.bitwise_and(ink, cv2.bitwise_not(cv2.bitwise_or(upright, level)) & 1)
 
 
 def ink_mask(image: np.ndarray, *, contrast: int = 60) -> np.ndarray:
