@@ -74,3 +74,11 @@ def test_at_replay_the_option_is_found_in_the_open_list_inside_the_drop_down_onl
     assert shown is not None and shown.bbox == (1280, 177, 618, 14)
     assert HitTestTree(desk(list_open=False)).option_shown("Cardiologie") is None
     assert HitTestTree(desk(list_open=True)).option_shown("Dermatologie") is None
+
+
+def test_a_drop_down_named_by_its_label_still_says_the_option_it_shows() -> None:
+    nodes = desk(list_open=False)
+    nodes["/combo"]["name"] = "Cardiologie"  # chosen: the drop-down's own name is the option it shows
+    combo = HitTestTree(nodes).element_at(COMBO[0] + 20, COMBO[1] + 10, TITLE)
+    assert combo is not None and (combo.name, combo.value) == ("Service :", "Cardiologie")
+    assert combo.to_port().value == "Cardiologie"

@@ -72,6 +72,7 @@ class Element:
     is_password: bool
     focused: bool = False
     checked: bool | None = None  # a check box's (radio button's) state; None for other elements
+    value: str | None = None  # a drop-down's own name: the option it shows (its label names the element)
 
     @property
     def identifies_target(self) -> bool:
@@ -82,7 +83,9 @@ class Element:
     def to_port(self) -> port.Element:
         """The element as the port names it (UI Automation's control types)."""
         role = ROLE_NAMES.get(self.role, self.role.title())
-        return port.Element(self.name, role, self.bbox, is_password=self.is_password, checked=self.checked)
+        return port.Element(
+            self.name, role, self.bbox, is_password=self.is_password, value=self.value, checked=self.checked
+        )
 
 
 def enable_accessibility(session_bus: str) -> None:
@@ -149,14 +152,15 @@ class Accessibility:
         return {i * 32 + bit for i, word in enumerate(words) for bit in range(32) if word >> bit & 1}
 
     def _describe(self, ref: tuple[str, str]) -> Element:
-        name = str(self._prop(ref, ACCESSIBLE, "Name") or "")
+        own = name = str(self._prop(ref, ACCESSIBLE, "Name") or "")
         role = str(self._call(ref, ACCESSIBLE, "GetRoleName")[0])
         bbox = self._extents(ref)
         if role in LABELLED_ROLES:
             name = self._label_of(ref, bbox) or name
+        shown = own.strip() or None if role == "combo box" else None
         states = self._states(ref)
         checked = STATE_CHECKED in states if role in CHECK_ROLES else None
-        return Element(name.strip(), role, bbox, role in PASSWORD_ROLES, STATE_FOCUSED in states, checked)
+        return Element(name.strip(), role, bbox, role in PASSWORD_ROLES, STATE_FOCUSED in states, checked, shown)
 
     def _label_of(self, ref: tuple[str, str], box: tuple[int, int, int, int] | None) -> str:
         """The text of the label widgets this element is labelled by (AT-SPI relation), '' when none.
