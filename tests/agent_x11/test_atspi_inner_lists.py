@@ -82,3 +82,23 @@ def test_a_drop_down_named_by_its_label_still_says_the_option_it_shows() -> None
     combo = HitTestTree(nodes).element_at(COMBO[0] + 20, COMBO[1] + 10, TITLE)
     assert combo is not None and (combo.name, combo.value) == ("Service :", "Cardiologie")
     assert combo.to_port().value == "Cardiologie"
+
+
+class GoneApps(HitTestTree):
+    """Paths under /gone belong to an application that closed: the bus answers them with an error."""
+
+    def _call(self, ref: Any, iface: str, method: str, sig: str | None = None, body: tuple[Any, ...] = ()) -> Any:
+        if ref[1].startswith("/gone"):
+            raise LookupError(f"{method}: the name was not provided by any .service files")
+        return super()._call(ref, iface, method, sig, body)
+
+
+def test_a_drop_down_remembered_from_a_closed_application_never_spoils_the_element_under_the_point() -> None:
+    eyes = GoneApps(desk(list_open=False))
+    eyes._combo = (":1.5", "/gone/combo")  # the last look found a drop-down; its application closed since
+    under = eyes.element_at(*OPTION, TITLE)
+    assert under is not None and (under.name, under.role) == ("Date :", "text")
+    eyes = GoneApps(desk(list_open=True))
+    eyes._combo = (":1.5", "/gone/combo")
+    option = eyes.element_at(*OPTION, TITLE)  # the open list beside the field is still found
+    assert option is not None and (option.name, option.role) == ("Cardiologie", "list item")

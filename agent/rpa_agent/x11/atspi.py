@@ -266,10 +266,9 @@ class Accessibility:
                     deeper = self._descend(found, x, y)
                     if deeper is not None:
                         found, element = deeper, self._describe(deeper)
-                if element.role not in OPTION_ROLES:
-                    item = self._open_list_item(found, (x, y))
-                    if item is not None:
-                        found, element = item, self._describe(item)
+                item = self._open_list_item(found, (x, y)) if element.role not in OPTION_ROLES else None
+                if item is not None:
+                    found, element = item, self._describe(item)
                 found, element = self._opener(found, element, (x, y))
                 self._combo = found if element.role == "combo box" else None
                 return self._named(found, element)
@@ -281,7 +280,24 @@ class Accessibility:
         (Qt: the list's items are the combo box's children, no pop-up of their own, and the hit test gives
         the field under the list): the drop-down the last look found, then those beside the element hit
         (its parent's and grandparent's children, a container's own). The list counts as open while it has
-        extents holding the point (closed, Qt leaves it empty and its items where they were)."""
+        extents holding the point (closed, Qt leaves it empty and its items where they were). A drop-down
+        gone since (its application closed) or a node that does not answer is passed over: the element hit
+        stands."""
+        try:
+            combos = self._combos_near(hit)
+        except LookupError as exc:
+            logger.debug("atspi_open_list_failed: %s", exc)
+            combos = []
+        for combo in combos:
+            try:
+                item = self._item_at(combo, point)
+            except LookupError:  # gone (its application closed): the next one
+                continue
+            if item is not None:
+                return item
+        return None
+
+    def _combos_near(self, hit: tuple[str, str]) -> list[tuple[str, str]]:
         combos = [self._combo] if self._combo is not None else []
         if self._role(hit) in CONTAINER_ROLES:  # the panel under the list, hit where no field is
             combos += [c for c in self._children(hit) if self._role(c) == "combo box"]
@@ -292,14 +308,16 @@ class Accessibility:
                 break
             ancestor = (str(parent[0]), str(parent[1]))
             combos += [c for c in self._children(ancestor) if self._role(c) == "combo box"]
-        for combo in dict.fromkeys(combos):
-            for listed in self._children(combo):
-                box = self._extents(listed) if self._role(listed) in LIST_ROLES else None
-                if not _inside(box, point):
-                    continue
-                for item in self._children(listed):
-                    if self._role(item) in OPTION_ROLES and _inside(self._extents(item), point):
-                        return item
+        return list(dict.fromkeys(combos))
+
+    def _item_at(self, combo: tuple[str, str], point: tuple[int, int]) -> tuple[str, str] | None:
+        """The option under `point` in `combo`'s list while that list is open (its extents hold the point)."""
+        for listed in self._children(combo):
+            if self._role(listed) not in LIST_ROLES or not _inside(self._extents(listed), point):
+                continue
+            for item in self._children(listed):
+                if self._role(item) in OPTION_ROLES and _inside(self._extents(item), point):
+                    return item
         return None
 
     def _children(self, ref: tuple[str, str]) -> list[tuple[str, str]]:
