@@ -102,3 +102,25 @@ def test_a_drop_down_remembered_from_a_closed_application_never_spoils_the_eleme
     eyes._combo = (":1.5", "/gone/combo")
     option = eyes.element_at(*OPTION, TITLE)  # the open list beside the field is still found
     assert option is not None and (option.name, option.role) == ("Cardiologie", "list item")
+
+
+def radios(twice: bool = False) -> dict[str, dict[str, Any]]:
+    nodes = desk(list_open=False)
+    nodes["/group"]["children"].append("/priority")
+    nodes["/date"]["states"] = SHOWING
+    nodes["/priority"] = {"role": "filler", "extents": (1278, 194, 622, 19), "parent": "/group",
+                          "children": ["/planned", "/urgent", *(["/urgent2"] if twice else [])]}  # fmt: skip
+    for path, name, x in (("/planned", "Programmé", 1278), ("/urgent", "Urgent", 1371), ("/urgent2", "Urgent", 1440)):
+        nodes[path] = {"name": name, "role": "radio button", "extents": (x, 194, 60, 19), "states": SHOWING,
+                       "parent": "/priority"}  # fmt: skip
+    return nodes
+
+
+def test_the_one_element_named_so_with_that_role_in_the_window_in_front_is_found() -> None:
+    urgent = HitTestTree(radios()).only_element("Urgent", "RadioButton", TITLE)
+    assert urgent is not None and urgent.bbox == (1371, 194, 60, 19)
+    field = HitTestTree(radios()).only_element("Date :", "Edit", TITLE)  # a field, by its label
+    assert field is not None and field.bbox == (1278, 168, 622, 20)
+    assert HitTestTree(radios()).only_element("Urgent", "CheckBox", TITLE) is None  # another role
+    assert HitTestTree(radios(twice=True)).only_element("Urgent", "RadioButton", TITLE) is None  # two: not said
+    assert HitTestTree(radios()).only_element("Urgent", "RadioButton", "Une autre fenêtre") is None

@@ -213,6 +213,7 @@ class Performer:
     ) -> scrolling.Scrolled:
         """The target on this screen; a list's row out of view after a bounded scroll (`rpa_agent.core.scrolling`)."""
         found = self.locate(action, png, window_title)
+        found = locate.by_tree(action, found, self.desktop.windows) or found  # not on the screen: by the tree
         size = self.desktop.screen.size()
         seen = scrolling.bring_into_view(
             hands, action, found, png, size, lambda shot: self.locate(action, shot, window_title)

@@ -418,6 +418,34 @@ class Accessibility:
                 pending.extend((str(c[0]), str(c[1])) for c in self._call(ref, ACCESSIBLE, "GetChildren")[0])
         return None
 
+    def only_element(self, name: str, port_role: str, window_title: str | None) -> Element | None:
+        """The one showing element called exactly `name` whose control type (as the port names it) is
+        `port_role`, in the frame titled `window_title`; None when there is none, more than one, or no title."""
+        if self._conn is None or not window_title or not name.strip():
+            return None
+        with self._lock:
+            try:
+                return self._only_element(name.strip(), port_role, window_title)
+            except Exception as exc:
+                logger.debug("atspi_only_element_failed: %s", exc)
+                return None
+
+    def _only_element(self, name: str, port_role: str, window_title: str) -> Element | None:
+        frames = [f for f in self._frames(window_title) if str(self._prop(f, ACCESSIBLE, "Name") or "") == window_title]
+        pending, seen, found = frames[:1], 0, []
+        while pending and seen < MAX_NODES:
+            ref = pending.pop(0)
+            seen += 1
+            if str(self._prop(ref, ACCESSIBLE, "Name") or "").strip() == name or self._role(ref) in LABELLED_ROLES:
+                element = self._describe(ref)  # a field's name is its label's (labelled-by)
+                same = element.name == name and element.to_port().role == port_role and element.bbox is not None
+                if same and STATE_SHOWING in self._states(ref):
+                    found.append(element)
+                    if len(found) > 1:
+                        return None  # two of them: the tree does not say which
+            pending.extend(self._children(ref))
+        return found[0] if found else None
+
     def find(self, name: str, *, role: str | None = None, window_title: str | None = None) -> Element | None:
         """The first showing element called `name` (and of `role`), breadth first: for scripted people."""
         if self._conn is None:
