@@ -201,7 +201,7 @@ def _without_rules(ink: np.ndarray) -> np.ndarray:
     height = ink.shape[0]
     upright = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(height - 2, RULE_MIN_PX // 2), 1), np.uint8))
     level = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, RULE_MIN_PX), np.uint8))
-    return cv2.bitwise_and(ink, cv2.bitwise_not(cv2.bitwise_or(upright, level)) & 1)
+    return np.where(cv2.bitwise_or(upright, level) > 0, 0, ink).astype(np.uint8)
 
 
 def ink_mask(image: np.ndarray, *, contrast: int = 60) -> np.ndarray:
