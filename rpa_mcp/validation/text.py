@@ -77,9 +77,28 @@ def _label_matches(read: str, label: str) -> bool:
     return got.startswith(want) or got.endswith(want) or want in got[: MAX_DECORATION_CHARS + len(want)]
 
 
+# A ligature the recognizer reads as its letters, as one of them or as a look-alike ("Œdème" read "Edème",
+# "CEdème", "OEdème"): the expected text is also compared in those forms.
+_LIGATURE_READS = {"œ": ("oe", "ce", "e"), "æ": ("ae", "e")}
+
+
+def ligature_forms(expected: str) -> list[str]:
+    """`expected`, then the same text with each ligature written as the recognizer may read it."""
+    forms = [expected]
+    for ligature, reads in _LIGATURE_READS.items():
+        if ligature in expected.casefold():
+            pattern = re.compile(re.escape(ligature), re.IGNORECASE)
+            forms += [pattern.sub(read, form) for form in list(forms) for read in reads]
+    return forms
+
+
 def text_contains(read: str | None, expected: str) -> bool:
     """`expected` is written in `read` (compacted, OCR-confusable glyphs folded: "lonogramme" read for
     "Ionogramme"); an ANY_WORDS in it stands for whatever is there."""
+    return any(_text_contains(read, form) for form in ligature_forms(expected))
+
+
+def _text_contains(read: str | None, expected: str) -> bool:
     if not read:
         return False
     got, start = folded(read), 0
@@ -111,8 +130,13 @@ def text_equals(read: str | None, expected: str, *, caret: bool = False) -> bool
 
     "PETITBERNARD" does not equal "BERNARD": text left in a field before the typing is a mismatch.
     An ANY_WORDS in `expected` stands for whatever is there; the fixed parts fill the rest. With
-    `caret`, the text cursor just after the text (read as one more l, I or |) is not part of it.
+    `caret`, the text cursor just after the text (read as one more l, I or |) is not part of it. A
+    ligature may be read as its letters or one of them (`ligature_forms`).
     """
+    return any(_text_equals(read, form, caret=caret) for form in ligature_forms(expected))
+
+
+def _text_equals(read: str | None, expected: str, *, caret: bool = False) -> bool:
     if not read:
         return False
     got = folded(read)

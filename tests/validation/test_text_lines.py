@@ -81,3 +81,14 @@ def test_a_grid_row_s_cells_are_found_though_their_text_nearly_touches_the_cell_
     runs = text_line_boxes(image, max_lines=48, across=True)
     starts = sorted(x for x, _y, _w, h in runs if h < 20)
     assert len(starts) == len(cells) and all(abs(s - x) <= 4 for s, (x, _w) in zip(starts, cells, strict=True))
+
+
+def test_a_ligature_read_as_its_letters_or_one_of_them_is_the_typed_text():
+    from rpa_mcp.validation.text import text_equals
+
+    for read in ("Edème dumollet gauche", "OEdème du mollet gauche", "CEdème du mollet gauche"):
+        assert text_equals(read, "Œdème du mollet gauche"), read
+        assert text_contains(f"Motif : {read}", "Œdème du mollet")
+    assert not text_equals("Adème du mollet gauche", "Œdème du mollet gauche")
+    assert not text_equals("Edème du mollet droit", "Œdème du mollet gauche")
+    assert text_equals("ex aequo", "ex æquo") and not text_equals("ex equo", "ex aequo")
