@@ -124,3 +124,12 @@ def test_the_one_element_named_so_with_that_role_in_the_window_in_front_is_found
     assert HitTestTree(radios()).only_element("Urgent", "CheckBox", TITLE) is None  # another role
     assert HitTestTree(radios(twice=True)).only_element("Urgent", "RadioButton", TITLE) is None  # two: not said
     assert HitTestTree(radios()).only_element("Urgent", "RadioButton", "Une autre fenêtre") is None
+
+
+def test_an_application_closed_but_still_listed_leaves_the_others_windows_readable() -> None:
+    nodes = desk(list_open=True)
+    nodes[REGISTRY[1]]["children"] = ["/gone/app", "/app"]  # the registry still lists a closed application
+    eyes = GoneApps(nodes)
+    assert eyes.option_shown("Cardiologie") is not None
+    option = eyes.element_at(*OPTION, TITLE)
+    assert option is not None and option.name == "Cardiologie"

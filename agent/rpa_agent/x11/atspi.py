@@ -213,12 +213,19 @@ class Accessibility:
         a menu: above every frame), then the frame titled `window_title`, then the others."""
         frames: list[tuple[int, tuple[str, str]]] = []
         for app in self._call(REGISTRY, ACCESSIBLE, "GetChildren")[0]:
-            for frame in self._call(tuple(app), ACCESSIBLE, "GetChildren")[0]:
+            try:
+                children = self._call(tuple(app), ACCESSIBLE, "GetChildren")[0]
+            except LookupError:  # an application that closed and is still listed: its windows are gone
+                continue
+            for frame in children:
                 ref = (str(frame[0]), str(frame[1]))
-                if STATE_SHOWING not in self._states(ref):
+                try:
+                    if STATE_SHOWING not in self._states(ref):
+                        continue
+                    named = bool(window_title) and str(self._prop(ref, ACCESSIBLE, "Name") or "") == window_title
+                    frames.append((0 if point and self._popup_over(ref, point) else 1 if named else 2, ref))
+                except LookupError:
                     continue
-                named = bool(window_title) and str(self._prop(ref, ACCESSIBLE, "Name") or "") == window_title
-                frames.append((0 if point and self._popup_over(ref, point) else 1 if named else 2, ref))
         return [ref for _, ref in sorted(frames, key=lambda item: item[0])]
 
     def _popup_over(self, ref: tuple[str, str], point: tuple[int, int]) -> bool:
