@@ -1,7 +1,9 @@
 """What a replay checks after a step that sets a control (`select_option`, `set_checked`).
 
 A `select_option` step is checked like typed text: the option's text (`params.option`, the run's
-value once parameters are filled in) must be what the drop-down shows, read where the agent clicked.
+value once parameters are filled in) must be what the drop-down shows, read where the agent clicked;
+where the accessibility tree names the option the drop-down shows (`output.option`, read by the agent
+after the choice), that name being the wanted option is enough (small text on a highlight misreads).
 A `set_checked` step is checked on the state the agent read after the action (`output.checked`,
 read from the accessibility tree or asked of the server): it must be the wanted one
 (`params.checked`), through the validator's schema check, beside the box's pixels.
@@ -34,7 +36,15 @@ def option_expected(action_type: str, params: dict[str, Any]) -> str | None:
 
 
 def state_expected(action_type: str, params: dict[str, Any], expected: Expected, output: Any) -> Expected:
-    """A set_checked step's expectation: the state read after is the wanted one (unchanged for other steps)."""
+    """A set_checked step's expectation: the state read after is the wanted one; a select_option step's, when
+    the agent read the option its drop-down shows from the accessibility tree (`output.option`): that it is
+    the wanted one, beside the option read on the screen (unchanged for other steps)."""
+    option = option_expected(action_type, params)
+    if option is not None:
+        if not (isinstance(output, dict) and isinstance(output.get("option"), str)):
+            return expected
+        shown = {"type": "object", "required": ["option"], "properties": {"option": {"const": option}}}
+        return dataclasses.replace(expected, json_schema=shown, output=output, has_output=True)
     wanted = wanted_state(params)
     if action_type != "set_checked" or wanted is None:
         return expected

@@ -62,6 +62,7 @@ from rpa_mcp.vision.ocr import normalize_text
 from rpa_mcp.vision.tiles import needs_tiles, read_tiled
 
 DEFAULT_ORDER = ("memory", "uia", "ocr", "template", "vlm")  # the legacy cascade
+LINE_START_SLACK = 4  # px: a label this close to its line's left end starts the line
 
 
 @dataclass
@@ -155,6 +156,7 @@ class TargetResolver:
             clicked = beside(cand, {**spec, "label_offset": spec.get("label_click")}, shape)
             if clicked is not None and clicked is not cand:
                 moved = replace(moved, judged_at=(clicked.x, clicked.y))
+            moved = _field_text_after_label(moved)
             return moved if self.guard(moved, spec, shape)[0] else None
         if moved is not cand and moved is not None and not self.guard(moved, spec, shape)[0]:
             return cand
@@ -525,3 +527,15 @@ class TargetResolver:
             if best.score >= minimum:
                 break
         return best
+
+
+def _field_text_after_label(cand: Candidate) -> Candidate:
+    """A label read on one line with the text of its field beside it (a placeholder, a value: the recognizer
+    joins them when they stand close): the label starts the line and the field's place is past its end, so
+    the rest of the line is the field's own text, not other words around the label. Scored as the label
+    alone (its read score), where a label inside longer text scores lower."""
+    box, left, right = cand.line_box, cand.label_left, cand.label_right
+    if box is None or left is None or right is None or cand.read_score is None:
+        return cand
+    starts_line = left - box[0] <= LINE_START_SLACK
+    return replace(cand, score=max(cand.score, cand.read_score)) if starts_line and cand.x >= right else cand

@@ -17,6 +17,7 @@ _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 MAX_DECORATION_CHARS = 2
 SAVED_WORDS = ("enregistre", "sauvegarde", "saved")
 UNSAVED_WORDS = ("nonenregistre", "notsaved", "unsaved", "modificationsnon", "pasenregistre")
+RULE_MIN_PX = 48  # ink this long in one straight line is a rule (a grid's border), never a letter
 TITLE_SEPARATORS = re.compile(r"\s+[-\u2014\u2013|]\s+")
 
 
@@ -76,9 +77,28 @@ def _label_matches(read: str, label: str) -> bool:
     return got.startswith(want) or got.endswith(want) or want in got[: MAX_DECORATION_CHARS + len(want)]
 
 
+# A ligature the recognizer reads as its letters, as one of them or as a look-alike ("Œdème" read "Edème",
+# "CEdème", "OEdème"): the expected text is also compared in those forms.
+_LIGATURE_READS = {"œ": ("oe", "ce", "e"), "æ": ("ae", "e")}
+
+
+def ligature_forms(expected: str) -> list[str]:
+    """`expected`, then the same text with each ligature written as the recognizer may read it."""
+    forms = [expected]
+    for ligature, reads in _LIGATURE_READS.items():
+        if ligature in expected.casefold():
+            pattern = re.compile(re.escape(ligature), re.IGNORECASE)
+            forms += [pattern.sub(read, form) for form in list(forms) for read in reads]
+    return forms
+
+
 def text_contains(read: str | None, expected: str) -> bool:
     """`expected` is written in `read` (compacted, OCR-confusable glyphs folded: "lonogramme" read for
     "Ionogramme"); an ANY_WORDS in it stands for whatever is there."""
+    return any(_text_contains(read, form) for form in ligature_forms(expected))
+
+
+def _text_contains(read: str | None, expected: str) -> bool:
     if not read:
         return False
     got, start = folded(read), 0
@@ -110,8 +130,13 @@ def text_equals(read: str | None, expected: str, *, caret: bool = False) -> bool
 
     "PETITBERNARD" does not equal "BERNARD": text left in a field before the typing is a mismatch.
     An ANY_WORDS in `expected` stands for whatever is there; the fixed parts fill the rest. With
-    `caret`, the text cursor just after the text (read as one more l, I or |) is not part of it.
+    `caret`, the text cursor just after the text (read as one more l, I or |) is not part of it. A
+    ligature may be read as its letters or one of them (`ligature_forms`).
     """
+    return any(_text_equals(read, form, caret=caret) for form in ligature_forms(expected))
+
+
+def _text_equals(read: str | None, expected: str, *, caret: bool = False) -> bool:
     if not read:
         return False
     got = folded(read)
@@ -176,7 +201,10 @@ def text_line_boxes(image: np.ndarray, *, max_lines: int = 4, across: bool = Fal
     if image.size == 0:
         return []
     height, width = image.shape[:2]
-    ink = cv2.dilate(ink_mask(image), np.ones((1, 9), np.uint8))
+    ink = ink_mask(image)
+    if across:
+        ink = _without_rules(ink)
+    ink = cv2.dilate(ink, np.ones((1, 9), np.uint8))
     _count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     boxes: list[BBox] = []
     for x, y, w, h, _area in stats[1:]:
@@ -188,6 +216,16 @@ def text_line_boxes(image: np.ndarray, *, max_lines: int = 4, across: bool = Fal
     if not lines and height <= 48:
         return [(0, 0, width, height)]
     return lines[:max_lines]
+
+
+def _without_rules(ink: np.ndarray) -> np.ndarray:
+    """The ink without a grid's rules: a line across the whole band's height (a cell's border) or far longer
+    than any letter. A cell's text a few pixels from its border would otherwise join the border, and the
+    whole grid would be one blob as tall as the band, dropped, its text with it."""
+    height = ink.shape[0]
+    upright = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(height - 2, RULE_MIN_PX // 2), 1), np.uint8))
+    level = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, RULE_MIN_PX), np.uint8))
+    return np.where(cv2.bitwise_or(upright, level) > 0, 0, ink).astype(np.uint8)
 
 
 def ink_mask(image: np.ndarray, *, contrast: int = 60) -> np.ndarray:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from rpa_agent.core.choices import STATE_WAIT_S, ChoiceFailed, carry_out, wanted_state
+from rpa_agent.core.choices import STATE_WAIT_S, ChoiceFailed, carry_out, option_named, wanted_state
 from rpa_agent.core.locate import Located
 from rpa_agent.core.wire import NextAction, Target
 
@@ -31,6 +31,10 @@ class FakePort:
         self.drawn = True  # the screen at an option's place changed since the click
         self.flips_after = 0.0  # the tree shows a clicked box's new state this long after the click
         self.clicked_at: float | None = None
+        self.named: str | None = None  # the option the tree names in the drop-down once chosen (None: not said)
+
+    def shown_at(self, x: int, y: int) -> str | None:
+        return self.named if (x, y) == COMBO and len(self.clicks) >= 2 else None
 
     def option_at(self, option: str) -> tuple[int, int] | None:
         return self.tree.get(option) if self.clicks else None
@@ -289,3 +293,47 @@ def test_a_state_read_before_any_input_uses_the_screen_the_step_began_on_while_i
     controls.still = (desktop.screen.grab(), b"before")
     controls.click(1, 2)  # an input: the screen before it is no longer the still one
     assert controls.settled_png() == b"settled" and len(waits) == 2
+
+
+def test_the_option_the_tree_names_in_the_drop_down_after_the_choice_is_reported() -> None:
+    port = FakePort(options={"Boîte": OPTION})
+    port.named = "Boîte"
+    assert carry_out(port, action("select_option", option="Boîte"), COMBO) is None
+    assert option_named(port, COMBO) == {"option": "Boîte"}
+    port = FakePort(options={"Boîte": OPTION})
+    port.named = "Flacon"  # whatever it names is reported: the server compares it with the wanted option
+    carry_out(port, action("select_option", option="Boîte"), COMBO)
+    assert option_named(port, COMBO) == {"option": "Flacon"}
+
+
+class Tree:
+    """A window in front whose tree holds `elements` {(name, role): box}."""
+
+    def __init__(self, elements: dict[tuple[str, str], tuple[int, int, int, int]]) -> None:
+        self.elements = elements
+
+    def element_named(self, name: str, role: str) -> Any:
+        from rpa_agent.port import Element
+
+        box = self.elements.get((name, role))
+        return Element(name, role, box) if box else None
+
+
+def test_a_control_the_server_could_not_place_is_found_by_its_recorded_element() -> None:
+    from dataclasses import replace
+
+    from rpa_agent.core.locate import by_tree
+
+    radio = {"element": {"name": "Urgent", "role": "RadioButton"}}
+    step = replace(action("set_checked", "Urgent", checked=True), target=Target(label="Urgent", spec=radio))
+    tree = Tree({("Urgent", "RadioButton"): (1371, 194, 60, 19)})
+    low = Located(None, None, "rejected_low_score_hybrid_text_direct", "scored 0.752 < 0.80")
+    assert by_tree(step, low, tree) == Located(1401, 203, "accessible_element")
+    assert by_tree(step, Located(None, None, "identity_mismatch", "another record"), tree) is None
+    assert by_tree(replace(step, irreversible=True), low, tree) is None
+    assert by_tree(step, low, Tree({})) is None  # the tree does not say: the step pauses as before
+    assert by_tree(step, low, object()) is None  # a backend without a tree
+    row = replace(step, target=Target(label="Urgent", spec={**radio, "identity": "Urgent"}))
+    assert by_tree(row, low, tree) is None  # a record chosen by who it is: never by name alone
+    cell = replace(step, target=Target(label="Urgent", spec={"element": {"name": "Urgent", "role": "DataItem"}}))
+    assert by_tree(cell, low, tree) is None

@@ -42,11 +42,14 @@ class StackedWindows(FakeWindows):
             Window(1, "Dossier patient", 10, "chromium", None),
         ]
         self.checked = checked
+        self.chosen: str | None = None  # the option the drop-down at COMBO names once one is clicked
 
     def stacked(self) -> list[Window]:
         return list(self.open)
 
     def element_at(self, x: int, y: int) -> Element | None:
+        if (x, y) == COMBO and self.chosen:
+            return Element("Conditionnement", "ComboBox", value=self.chosen)
         return Element("Urgent", "CheckBox", checked=self.checked) if (x, y) == BOX else None
 
 
@@ -60,6 +63,8 @@ class ControlDesktop(FakeDesktop):
             clicked(x, y, **kwargs)
             if (x, y) == BOX and self.windows.checked is not None:
                 self.windows.checked = not self.windows.checked
+            if (x, y) == OPTION:
+                self.windows.chosen = "Boîte"
 
         self.input.click = click  # type: ignore[method-assign]  # the box flips as a click lands on it
 
@@ -99,6 +104,7 @@ def test_an_option_is_chosen_in_the_list_its_drop_down_opened(journal: Journal) 
     assert option["by_text"] == "Boîte" and (option["rel_x"], option["rel_y"]) == (40 / 64, 30 / 48)
     result = server.results[0]
     assert (result["executed"], result["success"], result["actual_position"]) == (True, True, list(COMBO))
+    assert result["output"] == {"option": "Boîte"}  # the tree names it after the settle: the server compares it
 
 
 def test_an_option_not_in_the_list_closes_it_and_the_step_fails_as_executed(journal: Journal) -> None:

@@ -94,3 +94,39 @@ def test_a_check_box_reports_its_state_as_the_server_reads_it() -> None:
     sent = [event_element(element) for element in (on, off, button)]  # what the recorder sends
     assert sent[0]["states"] == ["checked"] and sent[1]["states"] == [] and "states" not in sent[2]
     assert [checked_at_press(event) for event in sent] == [True, False, None]
+
+
+def test_a_field_in_a_group_box_is_named_by_its_label_not_by_the_box_around_it() -> None:
+    # Qt: a field in a QGroupBox is labelled by its buddy label and by the group box (a panel); the join
+    # of both ("Nom du patient : Recherche patient") is on no screen, the label is
+    nodes = {
+        "/group": {"name": "Recherche patient", "role": "panel", "extents": (9, 71, 1138, 981)},
+        "/label": {"name": "Nom du patient :", "role": "label", "extents": (20, 96, 93, 24)},
+        "/entry": {"name": "Nom du patient :", "role": "text", "extents": (119, 98, 933, 20),
+                   "relations": [(RELATION_LABELLED_BY, ["/label"]), (RELATION_LABELLED_BY, ["/group"])]},
+    }  # fmt: skip
+    assert describe(nodes, "/entry").name == "Nom du patient :"
+
+
+def test_a_labelling_element_holding_the_field_is_its_group_whatever_its_role() -> None:
+    nodes = {
+        "/box": {"name": "Rendez-vous", "role": "tool bar", "extents": (1153, 71, 758, 981)},
+        "/label": {"name": "Examen :", "role": "label", "extents": (1164, 142, 52, 20)},
+        "/combo": {"name": "<sélectionner>", "role": "combo box", "extents": (1278, 142, 622, 20),
+                   "relations": [(RELATION_LABELLED_BY, ["/box", "/label"])]},
+    }  # fmt: skip
+    assert describe(nodes, "/combo").name == "Examen :"
+
+
+def test_without_a_label_widget_every_labelling_element_still_names_the_field() -> None:
+    nodes = {  # no label among them: the group's title is the only name there is
+        "/group": {"name": "Adresse", "role": "panel", "extents": (0, 0, 500, 300)},
+        "/entry": {"name": "", "role": "entry", "extents": (10, 10, 200, 20),
+                   "relations": [(RELATION_LABELLED_BY, ["/group"])]},
+        "/l1": {"name": "Rue", "role": "label", "extents": (10, 40, 50, 20)},
+        "/l2": {"name": "numéro", "role": "label", "extents": (70, 40, 50, 20)},
+        "/street": {"name": "", "role": "entry", "extents": (130, 40, 200, 20),
+                    "relations": [(RELATION_LABELLED_BY, ["/l1", "/l2"])]},
+    }  # fmt: skip
+    assert describe(nodes, "/entry").name == "Adresse"
+    assert describe(nodes, "/street").name == "Rue numéro"  # two label widgets: both, as before

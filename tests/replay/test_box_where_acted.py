@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rpa_mcp.replay.service.evidence import box_where_acted
+from rpa_mcp.replay.service.evidence import box_to_read, box_where_acted
 
 LINK = {"bbox": [675, 392, 177, 32]}
 
@@ -22,3 +22,20 @@ def test_a_window_moved_since_the_recording_moves_the_box_with_the_target():
 def test_no_box_or_no_point_changes_nothing():
     assert box_where_acted({}, [10, 10]) is None
     assert box_where_acted(LINK, None) == [675, 392, 177, 32]
+
+
+COMBO = {"bbox": [1278, 142, 622, 20], "x_pct": 0.676, "y_pct": 0.1407}  # clicked 20 px inside its left edge
+
+
+def test_a_drop_down_clicked_near_its_left_edge_is_read_in_its_own_box_not_centred_on_the_click():
+    # centred on the click, half the box would read the label left of the drop-down, not the option it shows
+    assert box_to_read("select_option", COMBO, [1297, 152], (1920, 1080)) == [1278, 142, 622, 20]
+    assert box_to_read("select_option", COMBO, [1297 - 376, 152 + 150], (1920, 1080)) == [902, 292, 622, 20]
+
+
+def test_other_clicks_are_read_around_the_click_and_typed_text_in_its_field():
+    assert box_to_read("click_anchor", LINK, [763 + 180, 408 + 90], (1920, 1080)) == box_where_acted(
+        LINK, [763 + 180, 408 + 90]
+    )
+    assert box_to_read("type_text", COMBO, [1297, 152], (1920, 1080)) == [1278, 142, 622, 20]
+    assert box_to_read("press_key", {"bbox": [1, 2, 3, 4]}, None, (1920, 1080)) == [1, 2, 3, 4]

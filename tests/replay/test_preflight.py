@@ -216,3 +216,32 @@ async def test_a_first_target_whose_window_moved_far_is_on_the_screen_all_the_sa
     services.ocr.lines = [OcrLine(text="Dossier", bbox=(-300, -180, 80, 20), score=0.99)]
     readiness = service.preflight("pc-1", service.plan([recorded]))
     assert readiness["screen_checked"] is True and readiness.get("observe_first") is not True, readiness
+
+
+async def test_a_first_field_beside_its_label_whose_window_moved_far_is_on_the_screen_all_the_same(
+    live: Any,
+) -> None:
+    # a field typed into, recorded beside its label near the top left; the window now stands far from there:
+    # the field beside the label read is too far from where it was typed (the resolver answers not found,
+    # never a guess), yet the label and its field are on the screen
+    services, service = live
+    await service.next_action("pc-1")
+    service.store.machine_screen(
+        "pc-1", now=service.time.now(), window_title="MédiDossier", size=(1280, 720), png=png()
+    )
+    target = {
+        "label": "Nom du patient :",
+        "window_title": "MédiDossier",
+        "frame_size": [1280, 720],
+        "x_pct": 0.1,
+        "y_pct": 0.1,
+        "screen": [1280, 720],
+        "bbox": [119, 60, 400, 20],
+        "in_field": True,
+        "label_offset": [123, 8],
+        "label_click": [123, 8],
+    }
+    step = {**STEP, "action_type": "type_text", "params": {"text": "MOREL"}, "target": target}
+    services.ocr.lines = [OcrLine(text="Nom du patient :", bbox=(700, 500, 110, 20), score=0.99)]
+    readiness = service.preflight("pc-1", service.plan([step]))
+    assert readiness["screen_checked"] is True and readiness.get("observe_first") is not True, readiness

@@ -66,3 +66,29 @@ def test_a_capital_i_read_as_a_small_l_is_still_the_option_written() -> None:
     assert text_contains("lonogramme sanguin", "Ionogramme sanguin")  # a sans-serif I and l look alike
     assert text_contains("Examen : Ionogramme sanguin", "Ionogramme sanguin")
     assert not text_contains("Gaz du sang", "Ionogramme sanguin")
+
+
+def test_a_grid_row_s_cells_are_found_though_their_text_nearly_touches_the_cell_borders():
+    # a band cut across a grid's row: its rules (the row's borders, each cell's side) run the band's
+    # height and the table's width; each cell's text starts 3 px after its border (a Qt table)
+    image = np.full((38, 800, 3), 255, np.uint8)
+    for y in (3, 34):
+        cv2.line(image, (0, y), (600, y), (160, 160, 160), 1)
+    cells = [(0, "IM-30411"), (104, "LEGRAND"), (208, "Aurelie"), (312, "04/02/1976")]
+    for x, word in cells:
+        cv2.line(image, (x, 0), (x, 37), (160, 160, 160), 1)
+        cv2.putText(image, word, (x + 3, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 0), 1, cv2.LINE_AA)
+    runs = text_line_boxes(image, max_lines=48, across=True)
+    starts = sorted(x for x, _y, _w, h in runs if h < 20)
+    assert len(starts) == len(cells) and all(abs(s - x) <= 4 for s, (x, _w) in zip(starts, cells, strict=True))
+
+
+def test_a_ligature_read_as_its_letters_or_one_of_them_is_the_typed_text():
+    from rpa_mcp.validation.text import text_equals
+
+    for read in ("Edème dumollet gauche", "OEdème du mollet gauche", "CEdème du mollet gauche"):
+        assert text_equals(read, "Œdème du mollet gauche"), read
+        assert text_contains(f"Motif : {read}", "Œdème du mollet")
+    assert not text_equals("Adème du mollet gauche", "Œdème du mollet gauche")
+    assert not text_equals("Edème du mollet droit", "Œdème du mollet gauche")
+    assert text_equals("ex aequo", "ex æquo") and not text_equals("ex equo", "ex aequo")

@@ -86,6 +86,10 @@ class ChoicePort(Protocol):
         when it does not say."""
         ...
 
+    def shown_at(self, x: int, y: int) -> str | None:
+        """The option the drop-down at a point shows, from the accessibility tree; None when it does not say."""
+        ...
+
     def checked_on_screen(self, spec: dict[str, Any], png: bytes) -> bool | None:
         """The server's reading of the box's state beside its label, None when it cannot tell."""
         ...
@@ -115,11 +119,19 @@ def wanted_state(params: dict[str, Any]) -> bool | None:
 
 
 def carry_out(port: ChoicePort, action: NextAction, position: tuple[int, int]) -> dict[str, Any] | None:
-    """Set the control; the output to report (set_checked: the state read after). Raises ChoiceFailed."""
+    """Set the control; the output to report (set_checked: the state read after; select_option: none yet, the
+    option the drop-down shows is asked once the screen settled, `option_named`). Raises ChoiceFailed."""
     if action.action_type.lower() == "select_option":
         choose_option(port, action, position)
         return None
     return {"checked": set_checked(port, action, position)}
+
+
+def option_named(port: ChoicePort, position: tuple[int, int]) -> dict[str, Any] | None:
+    """The option the drop-down at `position` names after a choice, when the accessibility tree says it: asked
+    after the step's settle wait (the list closed, the drop-down redrawn), never a wait of its own."""
+    shown = port.shown_at(*position)
+    return {"option": shown} if shown else None
 
 
 def choose_option(port: ChoicePort, action: NextAction, position: tuple[int, int]) -> None:
@@ -309,6 +321,10 @@ class DesktopChoices:
     def checked_at(self, x: int, y: int) -> bool | None:
         element = self.desktop.windows.element_at(x, y)
         return element.checked if element is not None else None
+
+    def shown_at(self, x: int, y: int) -> str | None:
+        element = self.desktop.windows.element_at(x, y)
+        return element.value if element is not None and element.value else None
 
     def option_at(self, option: str) -> tuple[int, int] | None:
         windows = self.desktop.windows

@@ -17,8 +17,11 @@ from rpa_agent.core import wire
 from rpa_agent.core.actions import ANY_CLICK, CHOICES
 from rpa_agent.core.http import Http, Response
 from rpa_agent.core.wire import NextAction, WireError
+from rpa_agent.port import NamedElements
 
 RESOLVE_PATH = "/api/v1/resolve_target"
+TREE_ROLES = frozenset({"Button", "CheckBox", "RadioButton", "ComboBox", "Edit", "MenuItem", "TabItem", "Hyperlink"})
+NOT_PLACED = ("not_found", "rejected_low_score", "rejected_drift")  # the server saw no such label where it belongs
 MAX_WINDOWS = 64  # the server reads at most 64 windows
 
 
@@ -147,3 +150,34 @@ def located(data: dict[str, Any]) -> Located:
 
 def _unresolved(reason: str) -> dict[str, Any]:
     return {"resolved": False, "method": "server_error", "reason": reason}
+
+
+def tree_target(action: NextAction) -> tuple[str, str] | None:
+    """(name, control type) of the accessible element the step's target was demonstrated on, when the tree may
+    stand in for the screen: a named control (not a record chosen by who it is) named as the step's label."""
+    spec = spec_of(action)
+    element = spec.get("element")
+    label = action.target.label if action.target is not None else None
+    if not isinstance(element, dict) or selects_a_record(spec) or not label:
+        return None
+    name, role = element.get("name"), element.get("role")
+    if not isinstance(name, str) or name.strip() != label.strip() or role not in TREE_ROLES:
+        return None
+    return name.strip(), str(role)
+
+
+def by_tree(action: NextAction, found: Located, windows: object) -> Located | None:
+    """The step's control found by its accessible element when the server could not place its label on the
+    screen (read joined with a neighbour's, "Programmé Urgent"): the one showing element of the window in
+    front with the recorded name and control type, clicked at its centre. Never for an identity mismatch, an
+    irreversible step or a record's row; None when the tree does not say (none, or more than one)."""
+    if found.found or action.irreversible or not found.method.startswith(NOT_PLACED):
+        return None
+    wanted = tree_target(action)
+    if wanted is None or not isinstance(windows, NamedElements):
+        return None
+    element = windows.element_named(*wanted)
+    if element is None or element.box is None:
+        return None
+    x, y, w, h = element.box
+    return Located(x + w // 2, y + h // 2, "accessible_element")

@@ -185,6 +185,8 @@ class Performer:
             else (frame_before, None)
         )
         self.mark("settled")
+        if kind == "select_option" and error is None and position is not None and executed:
+            output = choices.option_named(controls, position)
         front_after = self.desktop.windows.foreground()
         png_after = encoding.result() if encoding is not None else self.encode(frame_after)
         self._last_shot = (frame_after, png_after)
@@ -224,6 +226,7 @@ class Performer:
     ) -> scrolling.Scrolled:
         """The target on this screen; a list's row out of view after a bounded scroll (`rpa_agent.core.scrolling`)."""
         found = self.locate(action, png, window_title)
+        found = locate.by_tree(action, found, self.desktop.windows) or found  # not on the screen: by the tree
         size = self.desktop.screen.size()
         seen = scrolling.bring_into_view(
             hands, action, found, png, size, lambda shot: self.locate(action, shot, window_title)

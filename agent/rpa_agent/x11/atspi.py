@@ -28,6 +28,7 @@ NULL_PATH = "/org/a11y/atspi/null"
 COORD_SCREEN = 0
 MAX_DEPTH = 40
 MAX_NODES = 3000
+MAX_CHILDREN = 200  # children looked at under one element when looking for a drop-down's open list
 TIMEOUT_S = 1.0
 STATE_CHECKED = 4
 STATE_FOCUSED = 12
@@ -38,9 +39,12 @@ LABELLED_ROLES = frozenset({"entry", "text", "password text", "combo box", "spin
 CHECK_ROLES = frozenset({"check box", "radio button", "toggle button", "check menu item", "radio menu item"})
 PASSWORD_ROLES = frozenset({"password text"})
 CONTAINER_ROLES = frozenset({"document web", "frame", "panel", "section", "filler", "application"})
+LABEL_ROLES = frozenset({"label", "static"})
+GROUP_ROLES = CONTAINER_ROLES | {"grouping", "form", "scroll pane", "viewport", "page tab", "dialog", "window"}
 GONE_ROLES = frozenset({"invalid", "unknown", "redundant object"})
 POPUP_ROLES = frozenset({"window", "menu", "list box"})  # top-level pop-ups (GTK: a nameless "window")
 OPTION_ROLES = frozenset({"menu item", "list item", "check menu item", "radio menu item"})
+LIST_ROLES = frozenset({"list", "list box", "menu", "tree", "table"})  # a drop-down's list, inside it (Qt)
 ROLE_NAMES = {  # AT-SPI role names -> the UI Automation control types the server knows
     "push button": "Button",
     "toggle button": "Button",
@@ -68,6 +72,7 @@ class Element:
     is_password: bool
     focused: bool = False
     checked: bool | None = None  # a check box's (radio button's) state; None for other elements
+    value: str | None = None  # a drop-down's own name: the option it shows (its label names the element)
 
     @property
     def identifies_target(self) -> bool:
@@ -78,7 +83,9 @@ class Element:
     def to_port(self) -> port.Element:
         """The element as the port names it (UI Automation's control types)."""
         role = ROLE_NAMES.get(self.role, self.role.title())
-        return port.Element(self.name, role, self.bbox, is_password=self.is_password, checked=self.checked)
+        return port.Element(
+            self.name, role, self.bbox, is_password=self.is_password, value=self.value, checked=self.checked
+        )
 
 
 def enable_accessibility(session_bus: str) -> None:
@@ -93,6 +100,8 @@ def enable_accessibility(session_bus: str) -> None:
 
 class Accessibility:
     """One connection to the accessibility bus; every call answers within about a second or gives None."""
+
+    _combo: tuple[str, str] | None = None  # the drop-down the last look found: its list may be open now
 
     def __init__(self, session_bus: str | None) -> None:
         self._lock = threading.Lock()
@@ -143,32 +152,49 @@ class Accessibility:
         return {i * 32 + bit for i, word in enumerate(words) for bit in range(32) if word >> bit & 1}
 
     def _describe(self, ref: tuple[str, str]) -> Element:
-        name = str(self._prop(ref, ACCESSIBLE, "Name") or "")
+        own = name = str(self._prop(ref, ACCESSIBLE, "Name") or "")
         role = str(self._call(ref, ACCESSIBLE, "GetRoleName")[0])
+        bbox = self._extents(ref)
         if role in LABELLED_ROLES:
-            name = self._label_of(ref) or name
-        try:
-            x, y, w, h = self._call(ref, COMPONENT, "GetExtents", "u", (COORD_SCREEN,))[0]
-            bbox: tuple[int, int, int, int] | None = (int(x), int(y), int(w), int(h)) if w > 0 and h > 0 else None
-        except LookupError:
-            bbox = None
+            name = self._label_of(ref, bbox) or name
+        shown = own.strip() or None if role == "combo box" else None
         states = self._states(ref)
         checked = STATE_CHECKED in states if role in CHECK_ROLES else None
-        return Element(name.strip(), role, bbox, role in PASSWORD_ROLES, STATE_FOCUSED in states, checked)
+        return Element(name.strip(), role, bbox, role in PASSWORD_ROLES, STATE_FOCUSED in states, checked, shown)
 
-    def _label_of(self, ref: tuple[str, str]) -> str:
-        """The text of the label widgets this element is labelled by (AT-SPI relation), '' when none."""
+    def _label_of(self, ref: tuple[str, str], box: tuple[int, int, int, int] | None) -> str:
+        """The text of the label widgets this element is labelled by (AT-SPI relation), '' when none.
+
+        A toolkit may also name the group around the field (Qt: a field in a group box is labelled by its
+        buddy label and by the box): with a label widget among them, a container, or an element whose
+        extents hold the field's, is the group's title, not the field's name (their join is on no screen).
+        """
         try:
             relations = self._call(ref, ACCESSIBLE, "GetRelationSet")[0]
         except LookupError:
             return ""
-        names = [
-            str(self._prop((str(t[0]), str(t[1])), ACCESSIBLE, "Name") or "").strip()
-            for kind, targets in relations
-            if kind == RELATION_LABELLED_BY
-            for t in targets
-        ]
-        return " ".join(n for n in names if n)
+        targets = [(str(t[0]), str(t[1])) for kind, refs in relations if kind == RELATION_LABELLED_BY for t in refs]
+        labels = [(t, str(self._call(t, ACCESSIBLE, "GetRoleName")[0])) for t in targets]
+        if any(role in LABEL_ROLES for _, role in labels):
+            labels = [(t, role) for t, role in labels if not self._encloses(t, role, box)]
+        names = [str(self._prop(t, ACCESSIBLE, "Name") or "").strip() for t, _ in labels]
+        return " ".join(dict.fromkeys(n for n in names if n))
+
+    def _encloses(self, ref: tuple[str, str], role: str, box: tuple[int, int, int, int] | None) -> bool:
+        """A labelling element that is a group around the field (its role, or its extents holding the field)."""
+        if role in LABEL_ROLES:
+            return False
+        if role in GROUP_ROLES:
+            return True
+        outer = self._extents(ref)
+        return (
+            outer is not None
+            and box is not None
+            and outer[0] <= box[0]
+            and outer[1] <= box[1]
+            and box[0] + box[2] <= outer[0] + outer[2]
+            and box[1] + box[3] <= outer[1] + outer[3]
+        )
 
     def element_at(self, x: int, y: int, window_title: str | None = None) -> Element | None:
         """The deepest accessible element under screen point (x, y); the frame named `window_title`
@@ -187,12 +213,19 @@ class Accessibility:
         a menu: above every frame), then the frame titled `window_title`, then the others."""
         frames: list[tuple[int, tuple[str, str]]] = []
         for app in self._call(REGISTRY, ACCESSIBLE, "GetChildren")[0]:
-            for frame in self._call(tuple(app), ACCESSIBLE, "GetChildren")[0]:
+            try:
+                children = self._call(tuple(app), ACCESSIBLE, "GetChildren")[0]
+            except LookupError:  # an application that closed and is still listed: its windows are gone
+                continue
+            for frame in children:
                 ref = (str(frame[0]), str(frame[1]))
-                if STATE_SHOWING not in self._states(ref):
+                try:
+                    if STATE_SHOWING not in self._states(ref):
+                        continue
+                    named = bool(window_title) and str(self._prop(ref, ACCESSIBLE, "Name") or "") == window_title
+                    frames.append((0 if point and self._popup_over(ref, point) else 1 if named else 2, ref))
+                except LookupError:
                     continue
-                named = bool(window_title) and str(self._prop(ref, ACCESSIBLE, "Name") or "") == window_title
-                frames.append((0 if point and self._popup_over(ref, point) else 1 if named else 2, ref))
         return [ref for _, ref in sorted(frames, key=lambda item: item[0])]
 
     def _popup_over(self, ref: tuple[str, str], point: tuple[int, int]) -> bool:
@@ -240,9 +273,65 @@ class Accessibility:
                     deeper = self._descend(found, x, y)
                     if deeper is not None:
                         found, element = deeper, self._describe(deeper)
+                item = self._open_list_item(found, (x, y)) if element.role not in OPTION_ROLES else None
+                if item is not None:
+                    found, element = item, self._describe(item)
                 found, element = self._opener(found, element, (x, y))
+                self._combo = found if element.role == "combo box" else None
                 return self._named(found, element)
+        self._combo = None
         return None
+
+    def _open_list_item(self, hit: tuple[str, str], point: tuple[int, int]) -> tuple[str, str] | None:
+        """The option under `point` in a drop-down's open list that the toolkit keeps inside the drop-down
+        (Qt: the list's items are the combo box's children, no pop-up of their own, and the hit test gives
+        the field under the list): the drop-down the last look found, then those beside the element hit
+        (its parent's and grandparent's children, a container's own). The list counts as open while it has
+        extents holding the point (closed, Qt leaves it empty and its items where they were). A drop-down
+        gone since (its application closed) or a node that does not answer is passed over: the element hit
+        stands."""
+        try:
+            combos = self._combos_near(hit)
+        except LookupError as exc:
+            logger.debug("atspi_open_list_failed: %s", exc)
+            combos = []
+        for combo in combos:
+            try:
+                item = self._item_at(combo, point)
+            except LookupError:  # gone (its application closed): the next one
+                continue
+            if item is not None:
+                return item
+        return None
+
+    def _combos_near(self, hit: tuple[str, str]) -> list[tuple[str, str]]:
+        combos = [self._combo] if self._combo is not None else []
+        if self._role(hit) in CONTAINER_ROLES:  # the panel under the list, hit where no field is
+            combos += [c for c in self._children(hit) if self._role(c) == "combo box"]
+        ancestor = hit
+        for _ in range(2):
+            parent = self._prop(ancestor, ACCESSIBLE, "Parent")
+            if not parent or parent[1] == NULL_PATH:
+                break
+            ancestor = (str(parent[0]), str(parent[1]))
+            combos += [c for c in self._children(ancestor) if self._role(c) == "combo box"]
+        return list(dict.fromkeys(combos))
+
+    def _item_at(self, combo: tuple[str, str], point: tuple[int, int]) -> tuple[str, str] | None:
+        """The option under `point` in `combo`'s list while that list is open (its extents hold the point)."""
+        for listed in self._children(combo):
+            if self._role(listed) not in LIST_ROLES or not _inside(self._extents(listed), point):
+                continue
+            for item in self._children(listed):
+                if self._role(item) in OPTION_ROLES and _inside(self._extents(item), point):
+                    return item
+        return None
+
+    def _children(self, ref: tuple[str, str]) -> list[tuple[str, str]]:
+        return [(str(c[0]), str(c[1])) for c in self._call(ref, ACCESSIBLE, "GetChildren")[0]][:MAX_CHILDREN]
+
+    def _role(self, ref: tuple[str, str]) -> str:
+        return str(self._call(ref, ACCESSIBLE, "GetRoleName")[0])
 
     def _named(self, ref: tuple[str, str], element: Element) -> Element:
         """A nameless leaf (the text inside a link or a button) stands for its named parent."""
@@ -289,7 +378,39 @@ class Accessibility:
                 return None
 
     def _option_shown(self, name: str) -> Element | None:
-        popups = [f for f in self._frames(None) if str(self._call(f, ACCESSIBLE, "GetRoleName")[0]) in POPUP_ROLES]
+        frames = self._frames(None)
+        popups = [f for f in frames if str(self._call(f, ACCESSIBLE, "GetRoleName")[0]) in POPUP_ROLES]
+        return self._option_in_popups(popups, name) or self._option_in_open_list(frames, name)
+
+    def _option_in_open_list(self, frames: list[tuple[str, str]], name: str) -> Element | None:
+        """The option called `name` in a drop-down's open list kept inside the drop-down (Qt), with its box
+        inside the list's: the list is open while it has extents (closed, its items keep their old boxes)."""
+        pending, seen = list(frames), 0
+        while pending and seen < MAX_NODES:
+            ref = pending.pop(0)
+            seen += 1
+            role = self._role(ref)
+            if role in LIST_ROLES | OPTION_ROLES | {"tree table", "table cell", "cell"}:
+                continue  # no drop-down inside a list, a table or an option: not walked
+            children = self._children(ref)
+            if role != "combo box":
+                pending.extend(children)
+                continue
+            for listed in children:
+                box = self._extents(listed) if self._role(listed) in LIST_ROLES else None
+                if box is None:
+                    continue
+                for item in self._children(listed):
+                    if self._role(item) not in OPTION_ROLES:
+                        continue
+                    if str(self._prop(item, ACCESSIBLE, "Name") or "").strip() != name:
+                        continue
+                    element = self._describe(item)
+                    if element.bbox is not None and _within(element.bbox, box):
+                        return element
+        return None
+
+    def _option_in_popups(self, popups: list[tuple[str, str]], name: str) -> Element | None:
         seen = 0
         for popup in popups:
             pending = [popup]
@@ -303,6 +424,34 @@ class Accessibility:
                         return element
                 pending.extend((str(c[0]), str(c[1])) for c in self._call(ref, ACCESSIBLE, "GetChildren")[0])
         return None
+
+    def only_element(self, name: str, port_role: str, window_title: str | None) -> Element | None:
+        """The one showing element called exactly `name` whose control type (as the port names it) is
+        `port_role`, in the frame titled `window_title`; None when there is none, more than one, or no title."""
+        if self._conn is None or not window_title or not name.strip():
+            return None
+        with self._lock:
+            try:
+                return self._only_element(name.strip(), port_role, window_title)
+            except Exception as exc:
+                logger.debug("atspi_only_element_failed: %s", exc)
+                return None
+
+    def _only_element(self, name: str, port_role: str, window_title: str) -> Element | None:
+        frames = [f for f in self._frames(window_title) if str(self._prop(f, ACCESSIBLE, "Name") or "") == window_title]
+        pending, seen, found = frames[:1], 0, []
+        while pending and seen < MAX_NODES:
+            ref = pending.pop(0)
+            seen += 1
+            if str(self._prop(ref, ACCESSIBLE, "Name") or "").strip() == name or self._role(ref) in LABELLED_ROLES:
+                element = self._describe(ref)  # a field's name is its label's (labelled-by)
+                same = element.name == name and element.to_port().role == port_role and element.bbox is not None
+                if same and STATE_SHOWING in self._states(ref):
+                    found.append(element)
+                    if len(found) > 1:
+                        return None  # two of them: the tree does not say which
+            pending.extend(self._children(ref))
+        return found[0] if found else None
 
     def find(self, name: str, *, role: str | None = None, window_title: str | None = None) -> Element | None:
         """The first showing element called `name` (and of `role`), breadth first: for scripted people."""
@@ -332,3 +481,8 @@ class Accessibility:
 
 def _inside(box: tuple[int, int, int, int] | None, point: tuple[int, int]) -> bool:
     return box is not None and box[0] <= point[0] < box[0] + box[2] and box[1] <= point[1] < box[1] + box[3]
+
+
+def _within(inner: tuple[int, int, int, int], outer: tuple[int, int, int, int]) -> bool:
+    """`inner`'s centre inside `outer` (an item scrolled half out of its list still shows)."""
+    return _inside(outer, (inner[0] + inner[2] // 2, inner[1] + inner[3] // 2))

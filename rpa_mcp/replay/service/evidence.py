@@ -133,6 +133,24 @@ def field_where_typed(
     return [x + dx, y + dy, w, h]
 
 
+SHOWS_ITS_VALUE = frozenset({"type_text", "select_option"})  # a field, a drop-down: their text is read in them
+
+
+def box_to_read(
+    action_type: str, target: Mapping[str, Any], point: Sequence[int] | None, size: tuple[int, int]
+) -> list[int] | None:
+    """Where the checkers read the step's effect: a field typed into or a drop-down chosen in moves its recorded
+    box with the click (`field_where_typed`: a drop-down clicked near its left edge, as a person does, is not
+    centred on that click, which would read its label instead of its option); another target clicked is
+    read around the click (`box_where_acted`); else the recorded box."""
+    if action_type in SHOWS_ITS_VALUE:
+        return field_where_typed(target, point, size)
+    if action_type in CLICKED_ON_TARGET:
+        return box_where_acted(target, point)
+    bbox = target.get("bbox")
+    return list(bbox) if isinstance(bbox, list | tuple) else None
+
+
 def validator_args(
     *,
     label: str | None,

@@ -159,8 +159,9 @@ class Preflight(ReplayCore):
             if starts_on:
                 spec["window_title"] = starts_on
             res = self.resolver.resolve(image, spec, window_title=seen, machine_id=machine.machine_id)
-            if not res.resolved and (res.method or "").startswith("rejected_drift"):
-                # its window may stand elsewhere now (the step itself follows it): on the screen is enough here
+            if not res.resolved and (res.method or "").startswith(MOVED_AWAY):
+                # its window may stand elsewhere now (the step itself follows it): on the screen is enough here;
+                # a field beside its label, too far from where it was, is answered not found (never a guess)
                 anywhere = {k: v for k, v in spec.items() if k not in RECORDED_PLACE}
                 res = self.resolver.resolve(image, anywhere, window_title=seen, machine_id=None)
             if not res.resolved:
@@ -170,6 +171,7 @@ class Preflight(ReplayCore):
         return missing, (starts_on if not missing else None)
 
 
+MOVED_AWAY = ("rejected_drift", "not_found")  # resolutions a target whose window moved far may get
 RECORDED_PLACE = ("rel_x", "rel_y", "x_pct", "y_pct", "bbox", "window_box")  # where the target was, on screen
 
 

@@ -26,14 +26,12 @@ from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service.evidence import (
     CLICK_BOX,
     CLICK_LABEL,
-    CLICKED_ON_TARGET,
-    box_where_acted,
+    box_to_read,
     button_entry,
     checker_evidence,
     crops_around,
     declared_modals,
     field_of,
-    field_where_typed,
     upper_name,
     validator_args,
     verdict_crops,
@@ -179,12 +177,7 @@ class Supervisor:
             return _held_unverified(exc.message)
         target = a.target if isinstance(a.target, dict) else {}
         point = msg.actual_position
-        if a.action_type in CLICKED_ON_TARGET:
-            bbox = box_where_acted(target, point)
-        elif a.action_type == "type_text":  # read in the field where it is now, not at its recorded spot
-            bbox = field_where_typed(target, point, (after.shape[1], after.shape[0]))
-        else:
-            bbox = target.get("bbox")
+        bbox = box_to_read(a.action_type, target, point, (after.shape[1], after.shape[0]))
         typed = a.action_type in ("type_text", "extract_text") and not a.params.get("secret")
         expected_text = a.params.get("text") if typed else option_expected(a.action_type, a.params)  # no secret
         vt, ve, vo = validator_args(

@@ -118,6 +118,8 @@ class OcrRoiChecker(BaseChecker):
 
 CUT_SLACK = 2  # characters a line cut at the box's edge may end with, misread
 FURTHER_PAD = 12  # px read past the width the rest of the text needs
+DARK_FILL = 96  # a field's median grey level below this is a dark highlight behind light text
+HIGHLIGHT_MARGIN = 4  # px of its own fill around a highlighted line: the margin a recognizer needs
 
 
 def _read_further(ctx: CheckContext, which: Frame, box: BBox, read: str, wanted: str) -> tuple[BBox, str] | None:
@@ -212,13 +214,25 @@ def _number_of(ctx: CheckContext, which: Frame, line: BBox) -> int | None:
 
 
 def _read_field_line(ctx: CheckContext, which: Frame, box: BBox) -> OcrLine | None:
-    """`ctx.read_line` of a line of a field, its caret left out (`validation.caret`)."""
+    """`ctx.read_line` of a line of a field, its caret left out (`validation.caret`); a field filled with a
+    dark highlight (a focused drop-down's option, selected text) read with a margin of its fill around it."""
     x, y, w, h = clamp_bbox(box, ctx.after.shape)
-    bare = without_caret(ctx.frame(which)[y : y + h, x : x + w]) if min(w, h) >= 4 else None
+    region = ctx.frame(which)[y : y + h, x : x + w]
+    if min(w, h) >= 4 and _dark_fill(region):
+        # light text on dark, cut with no margin inside the field's frame: the recognizer misreads it
+        ctx.ocr_calls += 1
+        return ctx.ocr.read_line(cv2.copyMakeBorder(region, *(HIGHLIGHT_MARGIN,) * 4, cv2.BORDER_REPLICATE))
+    bare = without_caret(region) if min(w, h) >= 4 else None
     if bare is None:
         return ctx.read_line(which, box)
     ctx.ocr_calls += 1
     return ctx.ocr.read_line(ink_box(bare))
+
+
+def _dark_fill(region: np.ndarray) -> bool:
+    """The region's dominant colour is dark: a highlight behind light text, not a field's usual light fill."""
+    grey = cv2.cvtColor(region, cv2.COLOR_BGR2GRAY) if region.ndim == 3 else region
+    return float(np.median(grey)) < DARK_FILL
 
 
 def title_line_box(ctx: CheckContext, strip: BBox) -> BBox:
