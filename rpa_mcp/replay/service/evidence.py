@@ -133,16 +133,16 @@ def field_where_typed(
     return [x + dx, y + dy, w, h]
 
 
-SHOWS_ITS_VALUE = frozenset({"type_text", "select_option"})  # a field, a drop-down: their text is read in them
+SHOWS_ITS_VALUE = frozenset({"type_text"})  # a field: its text is read in it
 
 
 def box_to_read(
     action_type: str, target: Mapping[str, Any], point: Sequence[int] | None, size: tuple[int, int]
 ) -> list[int] | None:
-    """Where the checkers read the step's effect: a field typed into or a drop-down chosen in moves its recorded
-    box with the click (`field_where_typed`: a drop-down clicked near its left edge, as a person does, is not
-    centred on that click, which would read its label instead of its option); another target clicked is
-    read around the click (`box_where_acted`); else the recorded box."""
+    """Where the checkers read the step's effect: a field typed into moves its recorded box with the click
+    (`field_where_typed`); a target clicked, a drop-down included, is read around the click, joined with its
+    recorded box when they overlap (`box_where_acted`; a drop-down the accessibility tree names after the choice
+    is checked on that name too, `tree-shows`); else the recorded box."""
     if action_type in SHOWS_ITS_VALUE:
         return field_where_typed(target, point, size)
     if action_type in CLICKED_ON_TARGET:
