@@ -13,7 +13,7 @@ The split is by whole program (see `SPLIT`): tuning programs may be used to repr
 verdict; held-out programs are only measured. Needs: Xvfb, openbox, xdotool, dbus, xprop, setxkbmap, the programs
 (Debian: mousepad gnumeric geany zenity featherpad qttranslations5-l10n python3-tk firefox-esr
 firefox-esr-l10n-fr abiword gnome-text-editor pluma thunar
-pinentry-gtk2 l3afpad kwrite gedit) and the fr_FR and en_US locales.
+pinentry-gtk2 l3afpad kwrite gedit wine) and the fr_FR and en_US locales.
 """
 
 from __future__ import annotations
@@ -60,6 +60,8 @@ SPLIT = {
     "l3afpad": "held-out",
     "kwrite": "tuning",
     "gedit": "tuning",
+    "notepad": "tuning",
+    "wordpad": "tuning",
 }
 
 
@@ -353,7 +355,7 @@ def capture(out: Path, programs: tuple[str, ...], scenes: dict[str, Callable[[Se
 
 
 def main(argv: list[str] | None = None) -> int:
-    from rpa_mcp.screens.desktop_scenes import SCENES
+    from rpa_mcp.screens.wine_scenes import SCENES
     from rpa_mcp.vision.ocr import RapidOcrEngine
 
     parser = argparse.ArgumentParser(prog="python -m rpa_mcp.screens capture-programs")
