@@ -30,6 +30,7 @@ def _win32_editor(s: Session, exe: str, window: str, chrome: int, dont_save_id: 
     save-as dialog answered with an existing document's name (the prompt before it is replaced, No),
     then the window closed and the save-changes prompt answered No (it closes with the window)."""
     _documents(s)
+    s.process = f"{s.program}.exe"  # as Windows (and /proc under Wine) names it
     _wine(s, "wine", exe)
     wid = s.wait_window(window, 180)
     s.maximize(wid)
@@ -49,7 +50,7 @@ def _win32_editor(s: Session, exe: str, window: str, chrome: int, dont_save_id: 
     before = s.settle()
     s.type(SENTENCE[s.config.lang])
     after = s.settle()
-    typed_pair(s, before, after, changed_below(before[: y + h - 30], after[: y + h - 30], y + chrome))
+    typed_pair(s, before, after, changed_below(before[: y + h - 40], after[: y + h - 40], y + chrome))
     s.key("ctrl+s")  # a new document: the save-as dialog
     time.sleep(1.5)
     s.shot("save-as", s.settle(), "file-save-as", "pause", "the Win32 common save-as dialog")
@@ -67,12 +68,13 @@ def _win32_editor(s: Session, exe: str, window: str, chrome: int, dont_save_id: 
 
 def notepad(s: Session) -> None:
     """Wine's Notepad: its save-changes prompt is Notepad's own (the catalog's entry for Notepad)."""
-    _win32_editor(s, "notepad", "Notepad|Bloc-notes", 40, "notepad-save-changes")
+    _win32_editor(s, "notepad", "Notepad|Bloc-notes", 0, "notepad-save-changes")
 
 
 def wordpad(s: Session) -> None:
     """Wine's WordPad: a toolbar and a format bar above the document; the generic save-changes kind."""
-    _win32_editor(s, "wordpad", "WordPad|Wordpad", 110, "app-save-changes")
+    exe = "C:\\Program Files\\Windows NT\\Accessories\\wordpad.exe"  # not on Wine's path
+    _win32_editor(s, exe, "WordPad|Wordpad", 80, "app-save-changes")
 
 
 SCENES["notepad"] = notepad
