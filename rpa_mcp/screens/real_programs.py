@@ -363,7 +363,7 @@ def capture(out: Path, programs: tuple[str, ...], scenes: dict[str, Callable[[Se
 
 
 def main(argv: list[str] | None = None) -> int:
-    from rpa_mcp.screens.wine_scenes import SCENES
+    from rpa_mcp.screens.legacy_scenes import SCENES
     from rpa_mcp.vision.ocr import RapidOcrEngine
 
     parser = argparse.ArgumentParser(prog="python -m rpa_mcp.screens capture-programs")
