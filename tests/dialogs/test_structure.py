@@ -231,3 +231,14 @@ def test_a_win32_chooser_stacks_cancel_under_save_beside_the_file_name_field() -
     assert chooser is not None and chooser.kind == "file-save-as"
     # the same buttons stacked with no file name's field beside them are no chooser
     assert file_chooser([r for r in read if r.text != "File name:"], 1080) is None
+
+
+@pytest.mark.parametrize(
+    ("folder", "file"),
+    [f for f in _tuning_frames("app-file-overwrite") if "nedit" in f[1]],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_a_message_box_in_front_of_its_save_box_is_the_dialog_named(real_service, folder, file) -> None:
+    # Motif's prompt before a file is overwritten, drawn inside the save box that asked for it
+    found = real_service.classify(cv2.imread(str(folder / file)))
+    assert found.dialog_id == "app-file-overwrite" and found.path == "fast", found.notes
