@@ -31,7 +31,9 @@ def nedit(s: Session) -> None:
     before = s.settle()
     s.type(SENTENCE[s.config.lang])
     after = s.settle()
-    typed_pair(s, before, after, changed_below(before, after, y + 8))  # the title's "(modified)" left out
+    # NEdit draws each byte of a UTF-8 accent as a Latin-1 character ("Ã©" for "é"): the sentence is not on screen
+    garbled = "NEdit draws the accents as two Latin-1 characters" if s.fr else ""
+    typed_pair(s, before, after, changed_below(before, after, y + 8), garbled=garbled)  # the title's "(modified)" left out
     chooser(s, "ctrl+o", "open", "file-open", "Motif's file selection box (open)")
     s.key("ctrl+s")  # an untitled document: the save-as box
     time.sleep(1.5)
