@@ -200,7 +200,9 @@ def file_chooser(read: Sequence[OcrLine], frame_height: int) -> Chooser | None:
         )
         # a Win32 chooser stacks its buttons: Cancel right under the accept button, whose row starts
         # with the file name's field ("File name:", "Nom du fichier :")
-        stacked = None if cancel is not None else next((c for c in short if _is(c.text, CANCEL) and _under(c, accept)), None)
+        stacked = (
+            None if cancel is not None else next((c for c in short if _is(c.text, CANCEL) and _under(c, accept)), None)
+        )
         name_field = [
             line
             for line in read
@@ -219,7 +221,9 @@ def file_chooser(read: Sequence[OcrLine], frame_height: int) -> Chooser | None:
         if len(files) < MIN_FILES and len(columns) < MIN_COLUMNS and not (cancel is stacked and name_field):
             continue
         above += name_field
-        if kind is None:  # an OK button: a name to type ("New File Name:"), or a "Save As" title, makes it a save chooser
+        if (
+            kind is None
+        ):  # an OK button: a name to type ("New File Name:"), or a "Save As" title, makes it a save chooser
             named = any(_names_a_file(line.text) or any(s in compact(line.text) for s in SAVE_AS) for line in above)
             kind = "file-save-as" if named else "file-open"
         evidence = [*files, *columns, *name_field, accept, cancel]

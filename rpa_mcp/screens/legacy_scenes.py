@@ -10,7 +10,15 @@ import shutil
 import time
 
 from rpa_mcp.screens.desktop_scenes import CANCEL, _documents, _own
-from rpa_mcp.screens.real_program_scenes import DONT_SAVE, NO, SENTENCE, changed_below, chooser, dialog_then_click, typed_pair
+from rpa_mcp.screens.real_program_scenes import (
+    DONT_SAVE,
+    NO,
+    SENTENCE,
+    changed_below,
+    chooser,
+    dialog_then_click,
+    typed_pair,
+)
 from rpa_mcp.screens.real_programs import Session, center
 from rpa_mcp.screens.wine_scenes import SCENES
 
@@ -33,7 +41,9 @@ def nedit(s: Session) -> None:
     after = s.settle()
     # NEdit draws each byte of a UTF-8 accent as a Latin-1 character ("Ã©" for "é"): the sentence is not on screen
     garbled = "NEdit draws the accents as two Latin-1 characters" if s.fr else ""
-    typed_pair(s, before, after, changed_below(before, after, y + 8), garbled=garbled)  # the title's "(modified)" left out
+    typed_pair(
+        s, before, after, changed_below(before, after, y + 8), garbled=garbled
+    )  # the title's "(modified)" left out
     chooser(s, "ctrl+o", "open", "file-open", "Motif's file selection box (open)")
     s.key("ctrl+s")  # an untitled document: the save-as box
     time.sleep(1.5)

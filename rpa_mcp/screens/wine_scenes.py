@@ -10,7 +10,15 @@ from __future__ import annotations
 import time
 
 from rpa_mcp.screens.desktop_scenes import SCENES, _documents
-from rpa_mcp.screens.real_program_scenes import DONT_SAVE, NO, OK, SENTENCE, changed_below, dialog_then_click, typed_pair
+from rpa_mcp.screens.real_program_scenes import (
+    DONT_SAVE,
+    NO,
+    OK,
+    SENTENCE,
+    changed_below,
+    dialog_then_click,
+    typed_pair,
+)
 from rpa_mcp.screens.real_programs import Session
 
 __all__ = ["SCENES", "notepad", "wordpad"]

@@ -95,7 +95,8 @@ class DialogPresenceChecker(BaseChecker):
     "saved" toast) does not count. Without a locator, a dimmed page around a new box does.
     A box titled as one of the workflow's own windows (`expected.own_windows`) is that window, never a
     dialog. With `beneath` (a dialog's button clicked), a dialog away from the click whose box barely
-    changed was there under the answered one (a file chooser under its message box): no new dialog. The dialog's facts (box, id, policy) go to the dialog resolver.
+    changed was there under the answered one (a file chooser under its message box): no new dialog.
+    The dialog's facts (box, id, policy) go to the dialog resolver.
     """
 
     name = "DialogPresenceChecker"
