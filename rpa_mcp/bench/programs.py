@@ -5,7 +5,8 @@ the window the agent reports in front (its title and process, as the capture rec
 before/after pair goes to `validate_action`. Calls go over the SDK's in-memory MCP client
 (bench/tool_client.py). Reported per program, tuning and held-out apart: dialog ids, decisions,
 `auto`/`skip`, verdicts, the latency of each path; misses are listed for tuning programs only, and
-held-out programs are reported together (a held-out program is a figure, never a list to work from). `rpa-mcp bench programs [--folder DIR]`.
+held-out programs are reported together (a held-out program is a figure, never a list to work from).
+`rpa-mcp bench programs [--folder DIR]`.
 """
 
 from __future__ import annotations
