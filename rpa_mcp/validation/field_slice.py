@@ -90,8 +90,14 @@ def inside_frame(image: np.ndarray, box: BBox) -> BBox:
     # side is no frame, and a side between the frame's top and bottom lines is no letter
     closed = (left and right and (top or bottom)) or ((left or right) and top and bottom)
     # a box that cuts two sides off (a corner of a text area: the box ends inside it, right and below)
-    # keeps the frame's top and one side: both full lines, the side thicker than a letter's stem
-    corner = top >= CORNER_DEPTH and max(left, right) >= CORNER_DEPTH and not (bottom or (left and right))
+    # keeps the frame's top and one side: both full lines, the side thicker than a letter's stem, the
+    # top ending within reach (a title or menu bar running on below it is no frame's top)
+    corner = (
+        CORNER_DEPTH <= top < rows.size
+        and not rows[top]
+        and max(left, right) >= CORNER_DEPTH
+        and not (bottom or (left and right))
+    )
     closed = closed or corner
     if not closed or inner_w < 4 or inner_h < 4:
         return box

@@ -156,3 +156,12 @@ def test_a_box_cut_at_a_text_area_s_corner_leaves_out_its_top_and_side() -> None
     assert (x, y) >= (4, 22) and (x + w, y + h) == (300, 46)
     # a box tight around a word starting with a tall letter has no frame
     assert inside_frame(frame, (6, 26, 90, 18)) == (6, 26, 90, 18)
+
+
+def test_a_box_over_a_title_bar_running_past_the_frame_s_reach_keeps_its_top() -> None:
+    # a box drawn loosely over a window's title and menu bars: a band, no frame's top line
+    frame = np.full((120, 400, 3), 255, np.uint8)
+    frame[:30] = 212  # the title and menu bars
+    frame[:, :5] = 128  # the window's left edge
+    cv2.putText(frame, "Le patient", (8, 50), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 1)
+    assert inside_frame(frame, (0, 6, 300, 60)) == (0, 6, 300, 60)
