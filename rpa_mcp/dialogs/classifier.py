@@ -37,6 +37,7 @@ __all__ = ["CANDIDATES_READ", "FOOTERS_READ", "Classification", "DialogClassifie
 PROCESS_DOUBT = 0.8  # < the resolver's auto threshold
 CANDIDATES_READ = 2  # candidates read when the best one is a panel whose text names nothing
 FOOTERS_READ = 2  # and after them, boxes with a footer of buttons still unread (a dialog ranked low)
+FRONT_MAX_WIDTH = 0.8  # of the dialog behind: a box in front of it is narrower (a footer spans it)
 # Evidence that a box is drawn over the page rather than part of it. "new" is not enough: search
 # results appearing under an unchanged search field are new, and a card of the page.
 FLOATING = frozenset({"shadow", "backdrop"})
@@ -288,9 +289,10 @@ def _to_read(candidates: Sequence[ModalRegion]) -> _Reading:
 
 
 def _in_front(inner: BBox, outer: BBox) -> bool:
-    """`inner` lies within `outer` (a few pixels of slack) and takes under half of it."""
+    """`inner` lies within `outer` (a few pixels of slack), takes under half of it and is narrower: a box
+    of its own, not the dialog's footer of buttons (as wide as the dialog)."""
     ix, iy, iw, ih = inner
     ox, oy, ow, oh = outer
     slack = 4
     within = ix >= ox - slack and iy >= oy - slack and ix + iw <= ox + ow + slack and iy + ih <= oy + oh + slack
-    return within and iw * ih < 0.5 * ow * oh
+    return within and iw * ih < 0.5 * ow * oh and iw <= FRONT_MAX_WIDTH * ow
