@@ -4,8 +4,9 @@ Each dialog frame goes to `resolve_dialog` twice, as a client sends it: the fram
 the window the agent reports in front (its title and process, as the capture recorded them); each
 before/after pair goes to `validate_action`. Calls go over the SDK's in-memory MCP client
 (bench/tool_client.py). Reported per program, tuning and held-out apart: dialog ids, decisions,
-`auto`/`skip`, verdicts, the latency of each path; misses are listed for tuning programs only (a
-held-out program is a figure, never a list to work from). `rpa-mcp bench programs [--folder DIR]`.
+`auto`/`skip`, verdicts, the latency of each path; misses are listed for tuning programs only, and
+held-out programs are reported together (a held-out program is a figure, never a list to work from).
+`rpa-mcp bench programs [--folder DIR]`.
 """
 
 from __future__ import annotations
@@ -142,8 +143,8 @@ def report(by_split: dict[str, dict[str, Figures]], folder: Path) -> list[str]:
     for split in SPLITS:
         total = Figures()
         for name, figures in sorted(by_split[split].items()):
-            lines.append(figures.line(name, split))
-            if split == "tuning":
+            if split == "tuning":  # a held-out program is one figure with the others, never its own line
+                lines.append(figures.line(name, split))
                 lines += figures.misses
             total.add(figures)
         lines.append(total.line("all", split))

@@ -27,6 +27,7 @@ from rpa_mcp.dialogs.locate import ModalRegion, score_candidates
 from rpa_mcp.dialogs.matching import Matcher, process_name
 from rpa_mcp.dialogs.naming import bound, rank
 from rpa_mcp.dialogs.reading import FIRST_LINES, icon_check, layout, read_lines_after, read_region
+from rpa_mcp.dialogs.structure import labels_among
 from rpa_mcp.dialogs.thorough import classify_thorough
 from rpa_mcp.vision.images import BBox
 from rpa_mcp.vision.ocr import OcrEngine
@@ -36,6 +37,7 @@ __all__ = ["CANDIDATES_READ", "FOOTERS_READ", "Classification", "DialogClassifie
 PROCESS_DOUBT = 0.8  # < the resolver's auto threshold
 CANDIDATES_READ = 2  # candidates read when the best one is a panel whose text names nothing
 FOOTERS_READ = 2  # and after them, boxes with a footer of buttons still unread (a dialog ranked low)
+FRONT_MAX_WIDTH = 0.8  # of the dialog behind: a box in front of it is narrower (a footer spans it)
 # Evidence that a box is drawn over the page rather than part of it. "new" is not enough: search
 # results appearing under an unchanged search field are new, and a card of the page.
 FLOATING = frozenset({"shadow", "backdrop"})
@@ -189,7 +191,8 @@ class DialogClassifier:
         confirm = confirm or AppConfirmer(self.catalog, self.ocr, image)
         candidates = score_candidates(image, previous)
         notes: list[str] = []
-        for region in _to_read(candidates):
+        to_read = _to_read(candidates)
+        for region in to_read:
             found_layout = layout(image, region)
             buttons, lines = read_region(self.ocr, image, region, found_layout, max_lines=FIRST_LINES)
             icon = icon_check(image, region.bbox)
@@ -202,6 +205,14 @@ class DialogClassifier:
                     found = self.identifier.match(
                         region.bbox, buttons, [*lines, *more], panel=region.buttonless, confirm=confirm, icon=icon
                     )
+            if region is to_read.front and (not found.found or found.dialog_id == unknown.id):
+                # the box in front of another names nothing from its lines read one by one: read it whole
+                # (a small box's lines beside its icon are easily cut short)
+                x, y, w, h = region.bbox
+                whole = [line.text.strip() for line in self.ocr.read(image[y : y + h, x : x + w])]
+                found = self.identifier.match(
+                    region.bbox, buttons, whole, panel=False, confirm=confirm, icon=icon, flat=labels_among(whole)
+                )
             found = replace(found, region_found_by="+".join(region.evidence) or "outline")
             if found.found and found.dialog_id == unknown.id and not FLOATING & set(region.evidence):
                 # a box with buttons that names nothing and casts no shadow: a card of the page (a
@@ -255,8 +266,33 @@ class DialogClassifier:
         return self.identifier.match(bbox, buttons, lines, panel=panel, confirm=confirm)
 
 
-def _to_read(candidates: Sequence[ModalRegion]) -> list[ModalRegion]:
+class _Reading(list[ModalRegion]):
+    """The candidates to read, in order; `front`: the box read first for lying in front of another."""
+
+    front: ModalRegion | None = None
+
+
+def _to_read(candidates: Sequence[ModalRegion]) -> _Reading:
     """The best candidates, then the next ones with a footer of buttons: a dialog that page cards
-    outrank must still be read before the frame is said to hold none."""
+    outrank must still be read before the frame is said to hold none. A box with its own buttons
+    inside the best one's, much smaller, is read first: a message box in front of its dialog (the
+    prompt before a file is overwritten, over the save box that asked for it)."""
     footers = [c for c in candidates[CANDIDATES_READ:] if "buttons" in c.evidence]
-    return [*candidates[:CANDIDATES_READ], *footers[:FOOTERS_READ]]
+    out = _Reading([*candidates[:CANDIDATES_READ], *footers[:FOOTERS_READ]])
+    if out and "buttons" in out[0].evidence:
+        front = next((c for c in out[1:] if "buttons" in c.evidence and _in_front(c.bbox, out[0].bbox)), None)
+        if front is not None:
+            out.remove(front)
+            out.insert(0, front)
+            out.front = front
+    return out
+
+
+def _in_front(inner: BBox, outer: BBox) -> bool:
+    """`inner` lies within `outer` (a few pixels of slack), takes under half of it and is narrower: a box
+    of its own, not the dialog's footer of buttons (as wide as the dialog)."""
+    ix, iy, iw, ih = inner
+    ox, oy, ow, oh = outer
+    slack = 4
+    within = ix >= ox - slack and iy >= oy - slack and ix + iw <= ox + ow + slack and iy + ih <= oy + oh + slack
+    return within and iw * ih < 0.5 * ow * oh and iw <= FRONT_MAX_WIDTH * ow

@@ -2,14 +2,15 @@
 
 When no catalog entry's words name a dialog, what it asks still shows in its buttons and layout:
 - save changes: a save button beside a discard one ("Don't Save", "Discard All", "Ne pas enregistrer");
-- deletion: a question naming a deletion, answered yes/no or delete/cancel;
+- deletion: a question naming a deletion, answered yes/no, delete/cancel or OK/cancel;
 - credentials: a Cancel button under words asking for a password, passphrase or PIN;
 - overwrite: words saying a file already exists, answered replace / skip / cancel or yes / no (one
   answer read is enough);
 - error: one acknowledgement button (OK, Close) with an error icon (a red disc) or an error word;
 - file chooser: a Save, Open or OK button beside Cancel on one row, under a list of files (names
   with an extension, or the Name / Size / Type / Modified columns); Save gives `file-save-as`, Open
-  `file-open`, OK `file-save-as` when a name field is labelled above, else `file-open`.
+  `file-open`, OK `file-save-as` when a name field is labelled above ("New File Name:") or a
+  "Save As" title is, else `file-open`.
 A button's icon read as one letter before its label ("XCancel") still reads as that label.
 Words are compared accent-, case- and punctuation-free, in English, French, German, Spanish and
 Italian. Each rule names a generic kind, all `pause`: it decides nothing a person would not.
@@ -48,6 +49,9 @@ DELETE_CANCEL = (
     _words("cancel", "annuler", "keep", "conserver", "abbrechen", "cancelar", "annulla"),
 )  # fmt: skip
 CANCEL = _words("cancel", "annuler", "abbrechen", "cancelar", "annulla")
+OK_CANCEL = (_words("ok"), CANCEL)  # "Move file ... to trash can?" OK / Cancel
+# the kinds a question names with its own words: a file chooser read from the same buttons is not one
+QUESTIONS = frozenset({"app-save-changes", "app-file-overwrite", "app-confirm-delete", "app-credential-prompt"})
 REPLACE = _words("replace", "replace all", "overwrite", "overwrite all", "remplacer", "tout remplacer",
                  "remplacer tout", "écraser", "écraser tout", "ersetzen", "überschreiben", "reemplazar", "sobrescribir",
                  "sostituisci", "sovrascrivi")  # fmt: skip
@@ -77,6 +81,11 @@ NAME_FIELD = _words(
     "name", "nom", "file name", "nom du fichier", "dateiname", "nombre", "nome"
 )  # a label ending in ":"
 FILE_NAME = re.compile(r"\S\.[A-Za-z0-9]{2,5}$")
+FILE_NAME_FIELD = _words(
+    "file name:", "filename:", "nom du fichier :", "nom de fichier :", "dateiname:", "nombre de archivo:",
+    "nombre:", "nome file:", "nome del file:",
+)  # fmt: skip
+SAVE_AS = ("saveas", "savefileas", "enregistrersous", "speichernunter", "guardarcomo", "salvacome")
 
 ROW_TOLERANCE = 0.8  # of a button line's height: two labels on one row
 CHOOSER_BUTTON_GAP = 520  # px at 1080 rows: Save and Cancel of one chooser lie this close
@@ -134,9 +143,9 @@ def kind_of(labels: Sequence[str], lines: Sequence[str], error_icon: Callable[[]
     if any(stem in text for stem in EXISTS) and _any(labels, REPLACE | YES_NO[0] | YES_NO[1] | CANCEL | SKIP):
         return Shape("app-file-overwrite", "words of a file that exists, answered replace, skip or no", decisive=True)
     names_deletion = any(stem in text for stem in DELETION)
-    pairs = [(a, b) for a, b in (YES_NO, DELETE_CANCEL) if _any(labels, a) and _any(labels, b)]
+    pairs = [(a, b) for a, b in (YES_NO, DELETE_CANCEL, OK_CANCEL) if _any(labels, a) and _any(labels, b)]
     if names_deletion and pairs:
-        return Shape("app-confirm-delete", "a question naming a deletion, answered yes/no or delete/cancel")
+        return Shape("app-confirm-delete", "a question naming a deletion, answered yes/no, delete/cancel or ok/cancel")
     if _any(labels, CANCEL) and any(stem in text for stem in CREDENTIAL):
         return Shape("app-credential-prompt", "a Cancel button under words asking for a password")
     acks = [label for label in labels if _is(label, ACKNOWLEDGE)]
@@ -146,6 +155,19 @@ def kind_of(labels: Sequence[str], lines: Sequence[str], error_icon: Callable[[]
         if error_icon():
             return Shape("app-error", "one acknowledgement button beside an error icon")
     return None
+
+
+def _under(cancel: OcrLine, accept: OcrLine) -> bool:
+    """`cancel` lies right under `accept`, in its column (a button under the other)."""
+    ax, ay, aw, ah = accept.bbox
+    cx, cy, cw, _ = cancel.bbox
+    return 0 < cy - ay <= 2.5 * ah and abs((cx + cw / 2) - (ax + aw / 2)) <= max(aw, cw)
+
+
+def _names_a_file(label: str) -> bool:
+    """A field's label asking for a name: "Nom :", "File name:", "New File Name:"."""
+    read = compact(label)
+    return label.strip().endswith(":") and any(read == w or read.endswith(w) for w in NAME_FIELD if len(w) >= 3)
 
 
 @dataclass(frozen=True)
@@ -176,6 +198,19 @@ def file_chooser(read: Sequence[OcrLine], frame_height: int) -> Chooser | None:
             ),
             None,
         )
+        # a Win32 chooser stacks its buttons: Cancel right under the accept button, whose row starts
+        # with the file name's field ("File name:", "Nom du fichier :")
+        stacked = (
+            None if cancel is not None else next((c for c in short if _is(c.text, CANCEL) and _under(c, accept)), None)
+        )
+        name_field = [
+            line
+            for line in read
+            if _is(line.text, FILE_NAME_FIELD)
+            and line.bbox[0] < ax
+            and abs((line.bbox[1] + line.bbox[3] / 2) - (ay + ah / 2)) <= ROW_TOLERANCE * ah
+        ]
+        cancel = cancel or (stacked if name_field else None)
         if cancel is None:
             continue
         left = min(ax, cancel.bbox[0]) - CHOOSER_LIST_W * scale
@@ -183,18 +218,28 @@ def file_chooser(read: Sequence[OcrLine], frame_height: int) -> Chooser | None:
         above = [line for line in read if line.bbox[1] + line.bbox[3] <= ay and left <= line.bbox[0] <= right]
         files = [line for line in above if FILE_NAME.search(line.text.strip())]
         columns = _columns(above)
-        if len(files) < MIN_FILES and len(columns) < MIN_COLUMNS:
+        if len(files) < MIN_FILES and len(columns) < MIN_COLUMNS and not (cancel is stacked and name_field):
             continue
-        if kind is None:  # an OK button: a name to type makes it a save chooser
-            named = any(_is(line.text, NAME_FIELD) and line.text.strip().endswith(":") for line in above)
+        above += name_field
+        if (
+            kind is None
+        ):  # an OK button: a name to type ("New File Name:"), or a "Save As" title, makes it a save chooser
+            named = any(_names_a_file(line.text) or any(s in compact(line.text) for s in SAVE_AS) for line in above)
             kind = "file-save-as" if named else "file-open"
-        evidence = [*files, *columns, accept, cancel]
+        evidence = [*files, *columns, *name_field, accept, cancel]
         x0 = min(b.bbox[0] for b in evidence)
         y0 = min(b.bbox[1] for b in evidence)
         x1 = max(b.bbox[0] + b.bbox[2] for b in evidence)
         y1 = max(b.bbox[1] + b.bbox[3] for b in evidence)
-        listed = f"{len(files)} file names" if len(files) >= MIN_FILES else "the columns of a file list"
-        why = f"'{accept.text.strip()}' beside '{cancel.text.strip()}' under {listed}"
+        listed = (
+            f"under {len(files)} file names"
+            if len(files) >= MIN_FILES
+            else "under the columns of a file list"
+            if len(columns) >= MIN_COLUMNS
+            else f"beside the field '{name_field[0].text.strip()}'"
+        )
+        where = "above" if cancel is stacked else "beside"
+        why = f"'{accept.text.strip()}' {where} '{cancel.text.strip()}' {listed}"
         return Chooser(kind, (x0, y0, x1 - x0, y1 - y0), (accept, cancel), why)
     return None
 

@@ -23,7 +23,7 @@ from rpa_mcp.dialogs.classification import Classification, ReadButton, seen
 from rpa_mcp.dialogs.identify import STRUCTURE_CONFIDENCE, Identifier
 from rpa_mcp.dialogs.matching import Matcher, compact
 from rpa_mcp.dialogs.reading import icon_check
-from rpa_mcp.dialogs.structure import file_chooser, kind_of, labels_among
+from rpa_mcp.dialogs.structure import QUESTIONS, file_chooser, kind_of, labels_among
 from rpa_mcp.vision.images import BBox
 from rpa_mcp.vision.ocr import OcrEngine, OcrLine
 
@@ -65,7 +65,8 @@ def classify_thorough(
             best = found
     best = best or _by_buttons(catalog, image, read)
     chooser = file_chooser(read, image.shape[0])
-    if chooser is not None and (best is None or best.dialog_id in GENERIC_IDS):
+    # a question's own words (a deletion, a file that exists) outrank file names read behind its buttons
+    if chooser is not None and (best is None or (best.dialog_id in GENERIC_IDS and best.dialog_id not in QUESTIONS)):
         entry = catalog.get(chooser.kind)
         assert entry is not None, f"{chooser.kind}: a generic kind of the catalog"
         best = Classification(

@@ -74,8 +74,16 @@ def _unchanged(before: np.ndarray, after: np.ndarray, box: BBox) -> bool:
     return int(np.count_nonzero(moved)) <= 60
 
 
-def typed_pair(s: Session, before: np.ndarray, after: np.ndarray, field: BBox, where: str = "the editor") -> None:
-    """The sentence typed into `field`: a before/after pair."""
+def typed_pair(
+    s: Session,
+    before: np.ndarray,
+    after: np.ndarray,
+    field: BBox,
+    where: str = "the editor",
+    garbled: str = "",
+) -> None:
+    """The sentence typed into `field`: a before/after pair (`garbled`: why the program shows it otherwise
+    than typed: a TEXT_MISMATCH)."""
     b, a = s.save("typing-before", before), s.save("typing-after", after)
     s.pair(
         "type-sentence",
@@ -87,9 +95,9 @@ def typed_pair(s: Session, before: np.ndarray, after: np.ndarray, field: BBox, w
             "point": list(center(field)),
             "expected_text": SENTENCE[s.config.lang],
         },
-        "SUCCESS",
-        None,
-        f"a long sentence typed in {where}",
+        "FAILURE" if garbled else "SUCCESS",
+        "TEXT_MISMATCH" if garbled else None,
+        f"a long sentence typed in {where}" + (f": {garbled}" if garbled else ""),
     )
 
 

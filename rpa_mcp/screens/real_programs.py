@@ -13,7 +13,7 @@ The split is by whole program (see `SPLIT`): tuning programs may be used to repr
 verdict; held-out programs are only measured. Needs: Xvfb, openbox, xdotool, dbus, xprop, setxkbmap, the programs
 (Debian: mousepad gnumeric geany zenity featherpad qttranslations5-l10n python3-tk firefox-esr
 firefox-esr-l10n-fr abiword gnome-text-editor pluma thunar
-pinentry-gtk2 l3afpad kwrite gedit) and the fr_FR and en_US locales.
+pinentry-gtk2 l3afpad kwrite gedit wine nedit xfe) and the fr_FR and en_US locales.
 """
 
 from __future__ import annotations
@@ -60,6 +60,10 @@ SPLIT = {
     "l3afpad": "held-out",
     "kwrite": "tuning",
     "gedit": "tuning",
+    "notepad": "tuning",
+    "wordpad": "tuning",
+    "nedit": "tuning",
+    "xfe": "tuning",
 }
 
 
@@ -101,6 +105,7 @@ class Session:
 
     def __init__(self, program: str, config: Config, env: dict[str, str], out: Path, ocr: Any) -> None:
         self.program, self.config, self.env, self.out, self.ocr = program, config, env, out, ocr
+        self.process = program  # the process name an agent reports for the program's windows
         self.shots: list[Shot] = []
         self.pairs: list[Pair] = []
         self.procs: list[subprocess.Popen[bytes]] = []
@@ -202,22 +207,27 @@ class Session:
 
     def shot(self, name: str, image: np.ndarray, expected_id: str | None, policy: str | None, description: str) -> str:
         file = self.save(name, image)
-        self.shots.append(Shot(file, expected_id, policy, description, self.title(), self.program))
+        self.shots.append(Shot(file, expected_id, policy, description, self.title(), self.process))
         return file
 
     def find_text(self, image: np.ndarray, words: tuple[str, ...], region: BBox | None = None) -> tuple[BBox, str]:
         """The box and text of the OCR line that reads one of `words` (case-insensitive), in screen pixels."""
         x0, y0, w, h = region or (0, 0, image.shape[1], image.shape[0])
-        lines = self.ocr.read(image[y0 : y0 + h, x0 : x0 + w])
+        crop = image[y0 : y0 + h, x0 : x0 + w]
         wanted = [w.lower() for w in words]
-        texts = [(line, _label(line.text)) for line in sorted(lines, key=lambda ln: -ln.score)]
-        # a label read whole first: a sentence that holds the words ("... if you don't save them") is no button
-        exact = [line for line, text in texts if text in wanted]
-        within = [line for line, text in texts if any(len(w) > 4 and w in text for w in wanted)]
-        for line in (*exact, *within):
-            bx, by, bw, bh = line.bbox
-            return (x0 + bx, y0 + by, bw, bh), line.text.strip()
-        raise LookupError(f"{self.program}: none of {words} read in {region}: {[ln.text for ln in lines]}")
+        read: list[str] = []
+        # a small dialog's short label ("OK" in a Win32 box) may be read only twice as large
+        for scale in (1, 2):
+            lines = self.ocr.read(crop if scale == 1 else cv2.resize(crop, None, fx=scale, fy=scale))
+            read += [ln.text for ln in lines]
+            texts = [(line, _label(line.text)) for line in sorted(lines, key=lambda ln: -ln.score)]
+            # a label read whole first: a sentence that holds the words ("... if you don't save them") is no button
+            exact = [line for line, text in texts if text in wanted]
+            within = [line for line, text in texts if any(len(w) > 4 and w in text for w in wanted)]
+            for line in (*exact, *within):
+                bx, by, bw, bh = (round(v / scale) for v in line.bbox)
+                return (x0 + bx, y0 + by, bw, bh), line.text.strip()
+        raise LookupError(f"{self.program}: none of {words} read in {region}: {read}")
 
     def active_geometry(self, wid: str | None = None) -> BBox:
         """The active window's box (or window `wid`'s)."""
@@ -353,7 +363,7 @@ def capture(out: Path, programs: tuple[str, ...], scenes: dict[str, Callable[[Se
 
 
 def main(argv: list[str] | None = None) -> int:
-    from rpa_mcp.screens.desktop_scenes import SCENES
+    from rpa_mcp.screens.legacy_scenes import SCENES
     from rpa_mcp.vision.ocr import RapidOcrEngine
 
     parser = argparse.ArgumentParser(prog="python -m rpa_mcp.screens capture-programs")

@@ -25,6 +25,7 @@ MIN_SLICE_SHARE = 0.5  # ... and so is one showing less than this share of it
 BORDER_SHARE = 0.8  # a row or column inked along this share of the strip is the field's border, not text
 MAX_GAP_LINES = 1.5  # a full field's text is at most this many line heights from each inner edge ...
 FRAME_REACH = 12  # px from a field's edge where its frame (a border, a bevel, a focus ring) may be
+CORNER_DEPTH = 3  # px: a frame's top and side lines kept when a box cuts its other two sides off
 INK_CONTRAST = 60  # grey levels from the colour inside a field that a line of its frame stands out by
 SAME_GAP_LINES = 0.6  # ... and the two gaps differ by less than this (a character's width): nothing left free
 
@@ -69,7 +70,8 @@ def full_field(image: np.ndarray, strip: BBox) -> bool:
 def inside_frame(image: np.ndarray, box: BBox) -> BBox:
     """The part of a field's box inside its frame (its border, its bevel, a focus ring): the rows and columns
     near its four edges inked along most of their length are the field's, never its text. Unchanged without a
-    closed frame (a box tight around text, a field drawn with a bottom line only)."""
+    closed frame (a box tight around text, a field drawn with a bottom line only); a box cut at a text area's
+    corner keeps its top and one side (a bevel and the menu bar's edge above an editor's text)."""
     x, y, w, h = box
     region = image[max(0, y) : y + h, max(0, x) : x + w]
     if region.size == 0 or min(region.shape[:2]) < 8:
@@ -87,6 +89,16 @@ def inside_frame(image: np.ndarray, box: BBox) -> BBox:
     # a frame is closed on three sides at least (a box may cut one side off): a tall letter at a tight box's
     # side is no frame, and a side between the frame's top and bottom lines is no letter
     closed = (left and right and (top or bottom)) or ((left or right) and top and bottom)
+    # a box that cuts two sides off (a corner of a text area: the box ends inside it, right and below)
+    # keeps the frame's top and one side: both full lines, the side thicker than a letter's stem, the
+    # top ending within reach (a title or menu bar running on below it is no frame's top)
+    corner = (
+        CORNER_DEPTH <= top < rows.size
+        and not rows[top]
+        and max(left, right) >= CORNER_DEPTH
+        and not (bottom or (left and right))
+    )
+    closed = closed or corner
     if not closed or inner_w < 4 or inner_h < 4:
         return box
     return max(0, x) + left, max(0, y) + top, inner_w, inner_h

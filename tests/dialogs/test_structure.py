@@ -202,3 +202,43 @@ def test_an_ok_button_under_a_file_list_with_a_name_field_is_a_save_chooser() ->
     chooser = file_chooser(read, 1080)
     assert chooser is not None and chooser.kind == "file-save-as"
     assert file_chooser([r for r in read if r.text != "Nom :"], 1080).kind == "file-open"  # type: ignore[union-attr]
+
+
+def test_a_question_naming_a_deletion_answered_ok_or_cancel_is_a_deletion() -> None:
+    shape = kind_of(["Cancel", "OK"], ["Move file /home/a/ordonnance-1403.txt to trash can?"], never)
+    assert shape is not None and shape.kind == "app-confirm-delete"
+
+
+def test_a_deletion_question_over_a_file_list_is_no_file_chooser(catalog) -> None:
+    # a file manager's list behind its question: the question's words outrank the names read above it
+    read = [*_files(420, 160), line("Move file ordonnance-1403.txt to trash can?", 300, 420, 420)]
+    read += [line("Cancel", 400, 480, 60), line("OK", 640, 480, 30)]
+    found = DialogService(catalog, PageOcr(read)).classify(blank(), thorough=True)
+    assert found.dialog_id == "app-confirm-delete"
+
+
+@pytest.mark.parametrize("label", ["New File Name:", "Save File As"])
+def test_an_ok_chooser_with_a_new_name_field_or_a_save_as_title_is_a_save_chooser(label) -> None:
+    read = [line(label, 20, 60, 120), *_files(420, 160), line("OK", 420, 860, 30), line("Cancel", 700, 860, 60)]
+    chooser = file_chooser(read, 1080)
+    assert chooser is not None and chooser.kind == "file-save-as"
+
+
+def test_a_win32_chooser_stacks_cancel_under_save_beside_the_file_name_field() -> None:
+    read = [line("File name:", 8, 187, 54), line("Save", 356, 187, 40), line("Files of type:", 8, 214, 68)]
+    read += [line("Cancel", 354, 214, 44)]
+    chooser = file_chooser(read, 1080)
+    assert chooser is not None and chooser.kind == "file-save-as"
+    # the same buttons stacked with no file name's field beside them are no chooser
+    assert file_chooser([r for r in read if r.text != "File name:"], 1080) is None
+
+
+@pytest.mark.parametrize(
+    ("folder", "file"),
+    [f for f in _tuning_frames("app-file-overwrite") if "nedit" in f[1]],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_a_message_box_in_front_of_its_save_box_is_the_dialog_named(real_service, folder, file) -> None:
+    # Motif's prompt before a file is overwritten, drawn inside the save box that asked for it
+    found = real_service.classify(cv2.imread(str(folder / file)))
+    assert found.dialog_id == "app-file-overwrite" and found.path == "fast", found.notes

@@ -23,12 +23,13 @@ def test_every_program_runs_in_both_languages_and_keeps_its_first_one() -> None:
 
 
 def test_every_program_of_the_split_has_a_scene_and_the_later_ones_are_held_out() -> None:
-    from rpa_mcp.screens.desktop_scenes import SCENES
+    from rpa_mcp.screens.legacy_scenes import SCENES  # the last module of scenes: every one registered
 
     assert set(SCENES) == set(SPLIT)
     assert SPLIT["abiword"] == SPLIT["gnome-text-editor"] == SPLIT["l3afpad"] == "held-out"
     assert SPLIT["pluma"] == SPLIT["thunar"] == SPLIT["pinentry"] == "tuning"
     assert SPLIT["kwrite"] == SPLIT["gedit"] == "tuning"
+    assert SPLIT["notepad"] == SPLIT["wordpad"] == SPLIT["nedit"] == SPLIT["xfe"] == "tuning"
 
 
 def test_a_button_read_whole_is_clicked_rather_than_a_sentence_holding_its_words() -> None:
@@ -47,3 +48,18 @@ def test_a_button_read_whole_is_clicked_rather_than_a_sentence_holding_its_words
     session.program, session.ocr = "abiword", Reads()
     box, label = session.find_text(np.zeros((100, 400, 3), np.uint8), DONT_SAVE)
     assert (box, label) == ((20, 60, 120, 18), "Close Without Saving")
+
+
+def test_a_short_label_missed_at_its_size_is_read_twice_as_large() -> None:
+    from rpa_mcp.screens.real_program_scenes import OK
+    from rpa_mcp.screens.real_programs import Session
+    from rpa_mcp.vision.ocr import OcrLine
+
+    class ReadsWhenLarge:
+        def read(self, image: np.ndarray) -> list[OcrLine]:
+            return [OcrLine("OK", (120, 80, 40, 30), 0.9)] if image.shape[1] >= 300 else []
+
+    session = Session.__new__(Session)
+    session.program, session.ocr = "notepad", ReadsWhenLarge()
+    box, label = session.find_text(np.zeros((100, 400, 3), np.uint8), OK, (50, 20, 150, 60))
+    assert (box, label) == ((110, 60, 20, 15), "OK")  # in screen pixels

@@ -7,6 +7,8 @@ the dialog itself, or the dialog does not block (policy skip: a "saved" toast).
 
 from __future__ import annotations
 
+import numpy as np
+
 from rpa_mcp.agent_sim.desktop import VirtualDesktop
 from rpa_mcp.testing import FakeDialogLocator, FakeOcr
 from rpa_mcp.validation import DialogHit, FailureCategory, Observed, Target, Validator, VerdictKind
@@ -120,3 +122,40 @@ def test_a_dialog_that_opened_where_the_click_landed_is_its_effect_not_its_targe
     dialog = next(r for r in verdict.evidence if r.signal == "dialog")
     assert dialog.score >= 0.8 and "appeared" in dialog.detail
     assert verdict.failure_category is FailureCategory.UNEXPECTED_DIALOG
+
+
+def _message_box_over_its_chooser() -> tuple[np.ndarray, np.ndarray]:
+    """A file chooser (left) and its message box (right, with focus); after OK, the box is gone and
+    the chooser's title bar turns active: the only change in the chooser's box."""
+    before = np.full((768, 1366, 3), 40, np.uint8)
+    before[0:380, 0:560] = 220  # the chooser
+    before[0:20, 0:560] = 160  # its title bar, inactive
+    after = before.copy()
+    before[330:430, 600:760] = 235  # the message box
+    before[395:420, 660:710] = 200  # its OK button
+    after[0:20, 0:560] = 90  # the chooser's title bar, active again
+    return before, after
+
+
+def test_a_dialog_beneath_the_answered_one_did_not_replace_it(matrix: ValidatorMatrix) -> None:
+    before, after = _message_box_over_its_chooser()
+    message = DialogHit((600, 330, 160, 100), "app-error", "D", "pause", "", 0.9)
+    chooser = DialogHit((0, 0, 560, 380), "file-open", "D", "pause", "Open", 0.9)
+    locator = FakeDialogLocator(before=message, after=chooser)
+    verdict = Validator(matrix, FakeOcr(), dialog_locator=locator).validate(
+        "dialog_button", before, after, Target("OK", (660, 395, 50, 25), (685, 407))
+    )
+    assert verdict.verdict is VerdictKind.SUCCESS, verdict.reason
+    assert next(r for r in verdict.evidence if r.signal == "new_dialog").score == 0.0
+
+
+def test_a_dialog_that_took_the_answered_ones_place_still_replaced_it(matrix: ValidatorMatrix) -> None:
+    before, after = _message_box_over_its_chooser()
+    after[200:520, 800:1300] = 250  # a new prompt beside where the box stood
+    message = DialogHit((600, 330, 160, 100), "app-error", "D", "pause", "", 0.9)
+    prompt = DialogHit((800, 200, 500, 320), "app-confirm-delete", "D", "pause", "Delete", 0.9)
+    locator = FakeDialogLocator(before=message, after=prompt)
+    verdict = Validator(matrix, FakeOcr(), dialog_locator=locator).validate(
+        "dialog_button", before, after, Target("OK", (660, 395, 50, 25), (685, 407))
+    )
+    assert (verdict.verdict, verdict.failure_category) == (VerdictKind.FAILURE, FailureCategory.UNEXPECTED_DIALOG)

@@ -143,3 +143,25 @@ def test_the_inside_of_a_field_leaves_out_its_frame() -> None:
     assert (x, y) >= (63, 33) and (x + w, y + h) <= (113, 53)
     blank = np.full((40, 120, 3), 255, np.uint8)
     assert inside_frame(blank, (10, 5, 100, 30)) == (10, 5, 100, 30)  # no frame: unchanged
+
+
+def test_a_box_cut_at_a_text_area_s_corner_leaves_out_its_top_and_side() -> None:
+    # an editor's text area: the menu bar's edge above, a bevel at its left; the box ends inside it
+    frame = np.full((120, 400, 3), 255, np.uint8)
+    frame[:20] = 212  # the menu bar
+    frame[20:22] = 128  # the bevel's top
+    frame[20:, :4] = 128  # ... and its left side
+    cv2.putText(frame, "Le patient", (8, 40), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 1)
+    x, y, w, h = inside_frame(frame, (0, 12, 300, 34))
+    assert (x, y) >= (4, 22) and (x + w, y + h) == (300, 46)
+    # a box tight around a word starting with a tall letter has no frame
+    assert inside_frame(frame, (6, 26, 90, 18)) == (6, 26, 90, 18)
+
+
+def test_a_box_over_a_title_bar_running_past_the_frame_s_reach_keeps_its_top() -> None:
+    # a box drawn loosely over a window's title and menu bars: a band, no frame's top line
+    frame = np.full((120, 400, 3), 255, np.uint8)
+    frame[:30] = 212  # the title and menu bars
+    frame[:, :5] = 128  # the window's left edge
+    cv2.putText(frame, "Le patient", (8, 50), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 1)
+    assert inside_frame(frame, (0, 6, 300, 60)) == (0, 6, 300, 60)

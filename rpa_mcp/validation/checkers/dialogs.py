@@ -94,7 +94,9 @@ class DialogPresenceChecker(BaseChecker):
     landed is its effect, not its target). A non-blocking one (policy `skip`: a
     "saved" toast) does not count. Without a locator, a dimmed page around a new box does.
     A box titled as one of the workflow's own windows (`expected.own_windows`) is that window, never a
-    dialog. The dialog's facts (box, id, policy) go to the dialog resolver.
+    dialog. With `beneath` (a dialog's button clicked), a dialog away from the click whose box barely
+    changed was there under the answered one (a file chooser under its message box): no new dialog.
+    The dialog's facts (box, id, policy) go to the dialog resolver.
     """
 
     name = "DialogPresenceChecker"
@@ -122,6 +124,17 @@ class DialogPresenceChecker(BaseChecker):
             if not on_it and hit.dialog_id:
                 # the pixels of its box decide when they can, instead of classifying the frame before
                 changed = ctx.changed_share(hit.bbox)
+                if params.get("beneath") and changed < APPEARED_MIN_CHANGE:
+                    # the answered box closed over another dialog, already on screen (a message box over
+                    # its file chooser): its title bar turning active or a focus ring is all that changed
+                    return self.result(
+                        signal,
+                        0.0,
+                        f"dialog {hit.dialog_id!r} at {list(hit.bbox)} was on screen before, beneath the one "
+                        f"answered ({changed:.1%} of its box changed)",
+                        crop=crop,
+                        **facts,
+                    )
                 if changed >= APPEARED_MIN_CHANGE:
                     return self._appeared(signal, hit, crop, facts)
                 if changed <= STAYED_MAX_CHANGE:
