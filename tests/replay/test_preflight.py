@@ -245,3 +245,30 @@ async def test_a_first_field_beside_its_label_whose_window_moved_far_is_on_the_s
     services.ocr.lines = [OcrLine(text="Nom du patient :", bbox=(700, 500, 110, 20), score=0.99)]
     readiness = service.preflight("pc-1", service.plan([step]))
     assert readiness["screen_checked"] is True and readiness.get("observe_first") is not True, readiness
+
+
+async def test_a_first_field_not_found_is_searched_anywhere_only_when_its_own_window_is_known_in_front(
+    live: Any,
+) -> None:
+    # the same field, the same words on the screen, but another window in front and no title recorded for the
+    # step: not found stays the answer (the same words in another window are no reason to start)
+    services, service = live
+    await service.next_action("pc-1")
+    service.store.machine_screen(
+        "pc-1", now=service.time.now(), window_title="Visionneuse PACS", size=(1280, 720), png=png()
+    )
+    target = {
+        "label": "Nom du patient :",
+        "frame_size": [1280, 720],
+        "x_pct": 0.1,
+        "y_pct": 0.1,
+        "screen": [1280, 720],
+        "bbox": [119, 60, 400, 20],
+        "in_field": True,
+        "label_offset": [123, 8],
+        "label_click": [123, 8],
+    }
+    step = {**STEP, "action_type": "type_text", "params": {"text": "MOREL"}, "target": target}
+    services.ocr.lines = [OcrLine(text="Nom du patient :", bbox=(700, 500, 110, 20), score=0.99)]
+    readiness = service.preflight("pc-1", service.plan([step]))
+    assert readiness.get("observe_first") is True or readiness.get("missing"), readiness

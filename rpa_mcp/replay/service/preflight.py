@@ -159,9 +159,12 @@ class Preflight(ReplayCore):
             if starts_on:
                 spec["window_title"] = starts_on
             res = self.resolver.resolve(image, spec, window_title=seen, machine_id=machine.machine_id)
-            if not res.resolved and (res.method or "").startswith(MOVED_AWAY):
+            own_in_front = isinstance(wanted, str) and bool(wanted) and seen is not None and same_screen(wanted, seen)
+            if not res.resolved and (res.method or "").startswith(MOVED_AWAY if own_in_front else MOVED_AWAY[:1]):
                 # its window may stand elsewhere now (the step itself follows it): on the screen is enough here;
-                # a field beside its label, too far from where it was, is answered not found (never a guess)
+                # a field beside its label, too far from where it was, is answered not found (never a guess) —
+                # searched anywhere only when its own window is known to be in front: else not found is the
+                # answer (the same words in another window are no reason to start)
                 anywhere = {k: v for k, v in spec.items() if k not in RECORDED_PLACE}
                 res = self.resolver.resolve(image, anywhere, window_title=seen, machine_id=None)
             if not res.resolved:
