@@ -12,7 +12,6 @@ from rpa_agent.core.wire import NextAction, Target
 from rpa_mcp.replay import choices as server_choices
 
 COMBO, BOX, OPTION = (400, 300), (300, 420), (400, 372)
-STILL_AFTER_LOOKS = 8  # the fake screen is still after this many looks (0.32 s)
 
 
 class FakePort:
@@ -28,7 +27,6 @@ class FakePort:
         self.tree: dict[str, tuple[int, int]] = {}  # options the accessibility tree shows once the list is open
         self.now = 0.0  # a fake clock: it moves only when the agent sleeps
         self.settled = 0  # looks at the settled screen
-        self.drawn = True  # the screen at an option's place changed since the click
         self.flips_after = 0.0  # the tree shows a clicked box's new state this long after the click
         self.clicked_at: float | None = None
         self.named: str | None = None  # the option the tree names in the drop-down once chosen (None: not said)
@@ -45,12 +43,6 @@ class FakePort:
     def sleep(self, seconds: float) -> None:
         self.now += seconds
 
-    def drawn_at(self, x: int, y: int) -> bool:
-        return self.drawn
-
-    def in_tree(self, x: int, y: int) -> bool:
-        return bool(self.tree) or self.checked is not None
-
     def click(self, x: int, y: int) -> None:
         self.clicks.append((x, y))
         self.clicked_at = self.now
@@ -65,13 +57,6 @@ class FakePort:
     def settled_png(self) -> bytes:
         self.settled += 1
         return b"png"
-
-    def settled_png_unless(self, seen: Any) -> bytes | None:
-        for _ in range(STILL_AFTER_LOOKS):  # a look every 0.04 s until the screen is still
-            self.now += 0.04
-            if seen():
-                return None
-        return self.settled_png()
 
     def screen_size(self) -> tuple[int, int]:
         return (1000, 600)
@@ -205,72 +190,6 @@ def test_a_box_that_never_flips_is_reported_as_read_after_a_bounded_wait() -> No
     port.flips_after = 60.0
     assert carry_out(port, action("set_checked", checked=True), BOX) == {"checked": False}  # the server pauses
     assert STATE_WAIT_S <= port.now < STATE_WAIT_S + 0.1
-
-
-def test_an_option_the_tree_shows_drawn_is_clicked_without_waiting_for_the_screen_to_settle() -> None:
-    port = FakePort(options={"Boîte": OPTION})
-    port.tree = {"Boîte": OPTION}
-    carry_out(port, action("select_option", option="Boîte"), COMBO)
-    assert port.clicks == [COMBO, OPTION] and port.settled == 0
-    assert port.now < 0.1  # two looks at the tree in a row, not the wait for a still screen
-
-
-class MovingList(FakePort):
-    """A list the tree shows at another place on each of its first reads (still being placed)."""
-
-    def __init__(self) -> None:
-        super().__init__(options={"Boîte": OPTION})
-        self.reads = 0
-
-    def option_at(self, option: str) -> tuple[int, int] | None:
-        self.reads += 1
-        return (OPTION[0], OPTION[1] + 10 * max(0, 3 - self.reads)) if self.clicks else None
-
-
-def test_an_option_is_clicked_only_where_two_reads_in_a_row_agree() -> None:
-    port = MovingList()
-    carry_out(port, action("select_option", option="Boîte"), COMBO)
-    assert port.clicks == [COMBO, OPTION] and port.reads >= 4 and port.settled == 0
-
-
-def test_an_option_the_tree_shows_but_the_screen_does_not_yet_is_clicked_once_the_list_is_still() -> None:
-    port = FakePort(options={"Boîte": OPTION})
-    port.tree = {"Boîte": OPTION}
-    port.drawn = False  # not drawn at its place: never clicked from the tree's word alone
-    carry_out(port, action("select_option", option="Boîte"), COMBO)
-    assert port.settled == 1 and port.now == pytest.approx(0.04 * STILL_AFTER_LOOKS)  # the list once still
-    assert port.clicks == [COMBO, OPTION]
-
-
-class NoTree(FakePort):
-    """An application the accessibility tree does not show (Tk): asking it costs a query and answers nothing."""
-
-    def __init__(self) -> None:
-        super().__init__(options={"Boîte": OPTION}, checked=None)
-        self.queries = 0
-
-    def option_at(self, option: str) -> tuple[int, int] | None:
-        self.queries += 1
-        return None
-
-
-def test_without_a_tree_the_list_is_read_once_still_and_the_tree_is_not_asked_at_each_look() -> None:
-    port = NoTree()
-    carry_out(port, action("select_option", option="Boîte"), COMBO)
-    assert port.queries <= 1 and port.settled == 1  # once after the wait, as before; never at each look
-    assert port.clicks == [COMBO, OPTION]
-
-
-def test_an_option_is_drawn_where_the_screen_changed_since_the_click() -> None:
-    from rpa_agent.core.choices import DesktopChoices
-
-    from .fakes import FakeDesktop, FakeHttp, FakeServer
-
-    desktop = FakeDesktop()  # its screen changes with each input
-    controls = DesktopChoices(desktop, FakeHttp(FakeServer()), "PC-1", lambda _since, _until: b"")
-    assert not controls.drawn_at(5, 5)  # no click yet: nothing drawn since
-    controls.click(10, 20)
-    assert controls.drawn_at(5, 5)
 
 
 def test_a_state_read_before_any_input_uses_the_screen_the_step_began_on_while_it_is_unchanged() -> None:

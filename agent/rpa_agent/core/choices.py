@@ -37,7 +37,6 @@ from rpa_agent.port import Desktop, Frame, ShownOptions
 KINDS = CHOICES
 OPTION_REACH = 0.2  # an option the tree shows farther from its drop-down than this share of the screen: read instead
 POLL_S = 0.02  # the tree asked again this often while a box's state flips
-DRAWN_BOX = (40, 16)  # around an option's centre: drawn there when these pixels changed since the click
 STATE_WAIT_S = 1.0  # a box's state the tree still shows unlike the wanted one by then is reported as read
 TRUE_WORDS = frozenset({"true", "1", "yes", "oui"})
 FALSE_WORDS = frozenset({"false", "0", "no", "non"})
@@ -65,16 +64,8 @@ class ChoicePort(Protocol):
         """The screen once it stopped changing, as PNG."""
         ...
 
-    def settled_png_unless(self, seen: Callable[[], bool]) -> bytes | None:
-        """`settled_png`, unless `seen` (asked at each look while waiting) answers True first: None."""
-        ...
-
     def find(self, spec: dict[str, Any], png: bytes) -> Located:
         """The server's resolution of a target spec on this screenshot."""
-        ...
-
-    def in_tree(self, x: int, y: int) -> bool:
-        """The accessibility tree shows an element at the point (the application exposes one)."""
         ...
 
     def checked_at(self, x: int, y: int) -> bool | None:
@@ -92,10 +83,6 @@ class ChoicePort(Protocol):
 
     def checked_on_screen(self, spec: dict[str, Any], png: bytes) -> bool | None:
         """The server's reading of the box's state beside its label, None when it cannot tell."""
-        ...
-
-    def drawn_at(self, x: int, y: int) -> bool:
-        """The screen around the point differs from the one just before the last input (drawn since)."""
         ...
 
     def clock(self) -> float: ...
@@ -138,16 +125,11 @@ def choose_option(port: ChoicePort, action: NextAction, position: tuple[int, int
     option = action.params.get("option")
     if not isinstance(option, str) or not option:
         raise ChoiceFailed("INVALID_ACTION: select_option needs params.option (the option's text)", clicked=False)
-    tree = port.in_tree(*position)  # an application the tree does not show (Tk) is not asked at each look
     port.click(*position)
     spec = _near(port, action, option, position)  # its list opens beside it: never the same words elsewhere
-    watch = OptionWatch(port, option, position)
-    # the list drawn and still, unless the tree shows the option first
-    png = port.settled_png_unless(watch.drawn) if tree else port.settled_png()
-    if png is None and watch.shown is not None:
-        port.click(*watch.shown)  # the tree names it, in the list this click opened: no reading of the screen needed
-        return
-    png = png or port.settled_png()
+    # the list drawn and still: the tree is asked once then, never at each look while it opens (asking a
+    # drop-down that keeps its list inside itself, Qt, while the list opens lost the option in 6 runs of 9)
+    png = port.settled_png()
     shown = port.option_at(option)
     if shown is not None and _within_reach(shown, position, port.screen_size()):
         port.click(*shown)
@@ -157,25 +139,6 @@ def choose_option(port: ChoicePort, action: NextAction, position: tuple[int, int
         port.press("escape")  # close the list: nothing chosen
         raise ChoiceFailed(f"target_not_resolved: option {option!r} not in the list: {found.reason}", clicked=True)
     port.click(int(found.x or 0), int(found.y or 0))
-
-
-class OptionWatch:
-    """Asked at each look while the list opens: True once the tree shows the option within reach of the
-    drop-down, at the same place as at the look before (the list placed) and drawn there (`shown`)."""
-
-    def __init__(self, port: ChoicePort, option: str, opener: tuple[int, int]) -> None:
-        self.port, self.option, self.opener = port, option, opener
-        self.size = port.screen_size()
-        self.last: tuple[int, int] | None = None
-        self.shown: tuple[int, int] | None = None
-
-    def drawn(self) -> bool:
-        at = self.port.option_at(self.option)
-        if at is not None and at == self.last and _within_reach(at, self.opener, self.size) and self.port.drawn_at(*at):
-            self.shown = at
-            return True
-        self.last = at
-        return False
 
 
 def _within_reach(point: tuple[int, int], opener: tuple[int, int], size: tuple[int, int]) -> bool:
@@ -263,23 +226,22 @@ class DesktopChoices:
         self._settled_png = settled_png
         self.clock, self.sleep = clock, sleep
         self._before: Frame | None = None  # the screen just before the last input, until the next settled look
-        self._last_before: Frame | None = None  # the same, kept after a settled look (what was drawn since)
         # the action's screenshot before any input (the screen was still when it was taken): while the screen
         # shows the same pixels, it is the still screen, as PNG, with no wait
         self.still: tuple[Frame, bytes] | None = None
 
     def click(self, x: int, y: int) -> None:
-        self._before = self._last_before = self.desktop.screen.grab()
+        self._before = self.desktop.screen.grab()
         self.still = None
         self.desktop.input.click(x, y)
 
     def press(self, keys: str) -> None:
-        self._before = self._last_before = self.desktop.screen.grab()
+        self._before = self.desktop.screen.grab()
         self.still = None
         self.desktop.input.combo(keys)
 
     def scroll(self, x: int, y: int, direction: Literal["up", "down"], amount: int) -> None:
-        self._before = self._last_before = self.desktop.screen.grab()
+        self._before = self.desktop.screen.grab()
         self.still = None
         self.desktop.input.scroll(x, y, direction=direction, amount=amount)
 
@@ -294,12 +256,6 @@ class DesktopChoices:
         assert png is not None  # nothing can end the wait before the screen is still
         return png
 
-    def settled_png_unless(self, seen: Callable[[], bool]) -> bytes | None:
-        png = self._settled_png(self._before, seen)
-        if png is not None:
-            self._before = None
-        return png
-
     def find(self, spec: dict[str, Any], png: bytes) -> Located:
         return located(ask_server(self.http, spec, png, None, self.machine_id))
 
@@ -307,16 +263,6 @@ class DesktopChoices:
         answer = ask_server(self.http, spec, png, None, self.machine_id)
         state = answer.get("checked")
         return state if isinstance(state, bool) else None
-
-    def drawn_at(self, x: int, y: int) -> bool:
-        before, screen = self._last_before, self.desktop.screen
-        if before is None:
-            return False
-        width, height = DRAWN_BOX
-        return screen.changed(before, screen.grab(), (x - width // 2, y - height // 2, width, height)) > 0
-
-    def in_tree(self, x: int, y: int) -> bool:
-        return self.desktop.windows.element_at(x, y) is not None
 
     def checked_at(self, x: int, y: int) -> bool | None:
         element = self.desktop.windows.element_at(x, y)
