@@ -137,13 +137,14 @@ class Stacking(Protocol):
 @runtime_checkable
 class NamedElements(Protocol):
     """Optional on a `Windows` backend: the one showing element of the window in front called exactly `name`
-    with the control type `role`, from the accessibility tree; None when there is none or more than one.
+    with the control type `role`, from the accessibility tree; None when there is none or more than one, or
+    when the window in front is not titled `window_title` (the step's own window).
 
     With it, a control the server could not place on the screenshot (its label read joined with its
     neighbour's) is found by the element the demonstration recorded (`rpa_agent.core.locate.by_tree`).
     """
 
-    def element_named(self, name: str, role: str) -> Element | None: ...
+    def element_named(self, name: str, role: str, window_title: str) -> Element | None: ...
 
 
 @runtime_checkable

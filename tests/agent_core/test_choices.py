@@ -228,12 +228,14 @@ def test_the_option_the_tree_names_in_the_drop_down_after_the_choice_is_reported
 class Tree:
     """A window in front whose tree holds `elements` {(name, role): box}."""
 
-    def __init__(self, elements: dict[tuple[str, str], tuple[int, int, int, int]]) -> None:
-        self.elements = elements
+    def __init__(self, elements: dict[tuple[str, str], tuple[int, int, int, int]], front: str = "Imagerie") -> None:
+        self.elements, self.front = elements, front
 
-    def element_named(self, name: str, role: str) -> Any:
+    def element_named(self, name: str, role: str, window_title: str) -> Any:
         from rpa_agent.port import Element
 
+        if window_title != self.front:
+            return None
         box = self.elements.get((name, role))
         return Element(name, role, box) if box else None
 
@@ -243,7 +245,7 @@ def test_a_control_the_server_could_not_place_is_found_by_its_recorded_element()
 
     from rpa_agent.core.locate import by_tree
 
-    radio = {"element": {"name": "Urgent", "role": "RadioButton"}}
+    radio = {"element": {"name": "Urgent", "role": "RadioButton"}, "window_title": "Imagerie"}
     step = replace(action("set_checked", "Urgent", checked=True), target=Target(label="Urgent", spec=radio))
     tree = Tree({("Urgent", "RadioButton"): (1371, 194, 60, 19)})
     low = Located(None, None, "rejected_low_score_hybrid_text_direct", "scored 0.752 < 0.80")
@@ -251,6 +253,10 @@ def test_a_control_the_server_could_not_place_is_found_by_its_recorded_element()
     assert by_tree(step, Located(None, None, "identity_mismatch", "another record"), tree) is None
     assert by_tree(replace(step, irreversible=True), low, tree) is None
     assert by_tree(step, low, Tree({})) is None  # the tree does not say: the step pauses as before
+    other = Tree({("Urgent", "RadioButton"): (1371, 194, 60, 19)}, front="Visionneuse PACS")
+    assert by_tree(step, low, other) is None  # another window in front: its "Urgent" is never the step's
+    untitled = replace(step, target=Target(label="Urgent", spec={"element": radio["element"]}))
+    assert by_tree(untitled, low, tree) is None  # no window recorded for the step: no way to tell, no click
     assert by_tree(step, low, object()) is None  # a backend without a tree
     row = replace(step, target=Target(label="Urgent", spec={**radio, "identity": "Urgent"}))
     assert by_tree(row, low, tree) is None  # a record chosen by who it is: never by name alone

@@ -169,14 +169,16 @@ def tree_target(action: NextAction) -> tuple[str, str] | None:
 def by_tree(action: NextAction, found: Located, windows: object) -> Located | None:
     """The step's control found by its accessible element when the server could not place its label on the
     screen (read joined with a neighbour's, "Programmé Urgent"): the one showing element of the window in
-    front with the recorded name and control type, clicked at its centre. Never for an identity mismatch, an
-    irreversible step or a record's row; None when the tree does not say (none, or more than one)."""
+    front with the recorded name and control type, clicked at its centre, only while the window in front is
+    the step's own (its title). Never for an identity mismatch, an irreversible step or a record's row; None
+    when the tree does not say (none, or more than one) or another window is in front."""
     if found.found or action.irreversible or not found.method.startswith(NOT_PLACED):
         return None
     wanted = tree_target(action)
-    if wanted is None or not isinstance(windows, NamedElements):
+    window = spec_of(action).get("window_title")  # the step's window (the run's values filled in)
+    if wanted is None or not isinstance(windows, NamedElements) or not isinstance(window, str) or not window.strip():
         return None
-    element = windows.element_named(*wanted)
+    element = windows.element_named(*wanted, window.strip())  # only while that window is in front
     if element is None or element.box is None:
         return None
     x, y, w, h = element.box

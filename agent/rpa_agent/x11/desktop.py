@@ -73,9 +73,11 @@ class X11Windows:
         found = self.access.element_at(x, y, front.title if front else None)
         return found.to_port() if found is not None else None
 
-    def element_named(self, name: str, role: str) -> port.Element | None:
+    def element_named(self, name: str, role: str, window_title: str) -> port.Element | None:
         front = self.x.foreground()
-        found = self.access.only_element(name, role, front.title if front else None)
+        if front is None or front.title.strip() != window_title:
+            return None  # another window in front: its element of the same name is never the step's
+        found = self.access.only_element(name, role, front.title)
         return found.to_port() if found is not None else None
 
     def option_shown(self, name: str) -> port.Element | None:
