@@ -29,6 +29,8 @@ from rpa_agent.windows.api import (
     UiaUnavailable,
 )
 
+DESKTOP_WINDOW = 0x10010  # GetDesktopWindow's answer
+
 
 @dataclass
 class _FakeNode:
@@ -127,6 +129,7 @@ class FakeWin32:
     uia_error: int | None = None
     uia_calls: int = 0
     msaa: FakeMsaa | None = None
+    msaa_windows_asked: list[int] = field(default_factory=list)
     # hooks
     hook_script: Callable[[MouseHandler, KeyHandler], None] | None = None
     hooks: tuple[MouseHandler, KeyHandler] | None = None  # set while "installed": sent input is echoed to them
@@ -206,6 +209,9 @@ class FakeWin32:
 
     def foreground_window(self) -> int:
         return self.foreground
+
+    def desktop_window(self) -> int:
+        return DESKTOP_WINDOW
 
     def enum_windows(self) -> list[int]:
         return list(self.windows)
@@ -320,6 +326,7 @@ class FakeWin32:
         return self.msaa
 
     def msaa_window(self, hwnd: int) -> FakeMsaa | None:
+        self.msaa_windows_asked.append(hwnd)
         return self.msaa
 
     def run_hooks(

@@ -4,7 +4,7 @@ from rpa_agent.port import Frame
 from rpa_agent.windows.api import REGDB_E_CLASSNOTREG
 from rpa_agent.windows.selfcheck import selfcheck
 
-from .fake import FakeMsaa, FakeProcessWindow, FakeUia, FakeWin32
+from .fake import DESKTOP_WINDOW, FakeMsaa, FakeProcessWindow, FakeUia, FakeWin32
 
 SCREEN = Frame(4, 2, b"\x10\x20\x30\xff" * 8)
 
@@ -26,6 +26,15 @@ def test_selfcheck_reports_each_capability_and_passes_with_warnings_under_wine()
     }  # fmt: skip
     assert report.ok
     assert "4x2" in report.text()
+
+
+def test_with_nothing_in_front_msaa_is_checked_on_the_desktop_window() -> None:
+    win = wine_like()
+    win.foreground = win.focus = 0
+    checks = {c.name: c for c in selfcheck(win, grabber=lambda: SCREEN, hooks=False).checks}
+    assert checks["foreground_window"].status == "warn"
+    assert checks["msaa"].status == "ok" and "desktop window" in checks["msaa"].detail
+    assert win.msaa_windows_asked == [DESKTOP_WINDOW]
 
 
 def test_selfcheck_never_prints_an_element_name_or_a_window_title() -> None:

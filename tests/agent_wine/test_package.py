@@ -57,3 +57,14 @@ def test_selfcheck_passes_under_wine_and_says_names_come_from_msaa(package: Path
     statuses = {check["name"]: check["status"] for check in report["checks"]}
     assert statuses["screenshot"] == statuses["msaa"] == statuses["input_hooks"] == "ok", report
     assert statuses["ui_automation"] == "warn", report  # Wine 8 has no UI Automation: names come from MSAA
+
+
+def test_oleacc_answers_for_the_desktop_window_the_selfcheck_falls_back_to(
+    package: Path, wine_desktop: WineDesktop
+) -> None:
+    script = (
+        "from rpa_agent.windows.win32 import NativeWin32; w = NativeWin32(); d = w.desktop_window(); "
+        "print('desktop', d != 0, w.msaa_window(d) is not None)"
+    )
+    ran = wine_desktop.run([windows_path(package / "python.exe"), "-c", script])
+    assert (ran.proc.returncode, ran.lines[-1:]) == (0, ["desktop True True"]), ran.lines

@@ -143,11 +143,14 @@ def _msaa(win: Win32) -> tuple[Status, str]:
     from rpa_agent.windows.elements import from_msaa
 
     hwnd = win.focused_window() or win.foreground_window()
+    which = "focused window"
+    if not hwnd:  # nothing in front (a desktop just opened): oleacc answers for the desktop itself
+        hwnd, which = win.desktop_window(), "no window in front; desktop window"
     node = win.msaa_window(hwnd) if hwnd else None
     if node is None:
-        return "warn", "no accessible object for the focused window"
+        return "warn", f"no accessible object for the {which}"
     element = from_msaa(node)
-    return "ok", f"focused window: {element.role}, name {'found' if element.name else 'empty'}"
+    return "ok", f"{which}: {element.role}, name {'found' if element.name else 'empty'}"
 
 
 def _hooks(desktop: WindowsDesktop) -> tuple[Status, str]:

@@ -144,6 +144,9 @@ class NativeWin32:
     def foreground_window(self) -> int:
         return int(self._u.GetForegroundWindow() or 0)
 
+    def desktop_window(self) -> int:
+        return int(self._u.GetDesktopWindow() or 0)
+
     def enum_windows(self) -> list[int]:
         found: list[int] = []
 
