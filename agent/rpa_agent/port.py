@@ -138,7 +138,8 @@ class Stacking(Protocol):
 class NamedElements(Protocol):
     """Optional on a `Windows` backend: the one showing element of the window in front called exactly `name`
     with the control type `role`, from the accessibility tree; None when there is none or more than one, or
-    when the window in front is not titled `window_title` (the step's own window).
+    when the window in front is not titled `window_title` (the step's own window; `{{*}}` in it stands for
+    a record's words, `rpa_agent.core.titles.title_matches`).
 
     With it, a control the server could not place on the screenshot (its label read joined with its
     neighbour's) is found by the element the demonstration recorded (`rpa_agent.core.locate.by_tree`).

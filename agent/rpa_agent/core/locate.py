@@ -170,8 +170,9 @@ def by_tree(action: NextAction, found: Located, windows: object) -> Located | No
     """The step's control found by its accessible element when the server could not place its label on the
     screen (read joined with a neighbour's, "Programmé Urgent"): the one showing element of the window in
     front with the recorded name and control type, clicked at its centre, only while the window in front is
-    the step's own (its title). Never for an identity mismatch, an irreversible step or a record's row; None
-    when the tree does not say (none, or more than one) or another window is in front."""
+    the step's own (its title, or the title's fixed words where `{{*}}` stands for the record's). Never for
+    an identity mismatch, an irreversible step or a record's row; None when the tree does not say (none, or
+    more than one) or another window is in front."""
     if found.found or action.irreversible or not found.method.startswith(NOT_PLACED):
         return None
     wanted = tree_target(action)

@@ -15,6 +15,7 @@ from typing import Literal
 from Xlib import X, display
 
 from rpa_agent import port
+from rpa_agent.core.titles import title_matches
 from rpa_agent.x11.atspi import Accessibility
 from rpa_agent.x11.inject import Injector
 from rpa_agent.x11.keys import Keymap, KeyTranslator
@@ -75,7 +76,7 @@ class X11Windows:
 
     def element_named(self, name: str, role: str, window_title: str) -> port.Element | None:
         front = self.x.foreground()
-        if front is None or front.title.strip() != window_title:
+        if front is None or not title_matches(front.title.strip(), window_title):
             return None  # another window in front: its element of the same name is never the step's
         found = self.access.only_element(name, role, front.title)
         return found.to_port() if found is not None else None
