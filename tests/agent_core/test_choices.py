@@ -200,7 +200,7 @@ def test_a_state_read_before_any_input_uses_the_screen_the_step_began_on_while_i
     desktop = FakeDesktop()
     waits: list[object] = []
 
-    def settled(since: object, until: object) -> bytes:
+    def settled(since: object) -> bytes:
         waits.append(since)
         return b"settled"
 

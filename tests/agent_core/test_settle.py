@@ -150,14 +150,3 @@ def test_a_look_s_quiet_time_is_the_end_of_its_wait_not_added_to_it() -> None:
 
 def test_a_change_at_the_end_of_a_look_s_wait_is_waited_for_the_quiet_time() -> None:
     assert look_with_a_wait([0.9], 1.0) >= 0.9 + QUIET
-
-
-def test_a_wait_ends_at_once_when_what_it_waits_for_is_seen_before_the_screen_is_still() -> None:
-    clock = Clock()
-    desktop = FakeDesktop()
-    desktop.screen = ScriptedScreen(clock, [n * 0.03 for n in range(100)])  # never still
-    performer = Performer(
-        desktop, FakeHttp(FakeServer()), machine_id="PC-1", say=lambda _s: None, sleep=clock.sleep, clock=clock
-    )
-    assert performer._settled_png(None, lambda: clock.now >= 0.1) is None  # a drop-down's option seen drawn
-    assert 0.1 <= clock.now < 0.2

@@ -214,14 +214,13 @@ class DesktopChoices:
         desktop: Desktop,
         http: Http,
         machine_id: str,
-        settled_png: Callable[[Frame | None, Callable[[], bool] | None], bytes | None],
+        settled_png: Callable[[Frame | None], bytes],
         *,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        """`settled_png(since, until)`: the screen once still, as PNG; a screen unlike `since` (grabbed just
-        before the last input) has reacted already (the performer's settle wait); None when `until`, asked at
-        each look, answered True first."""
+        """`settled_png(since)`: the screen once still, as PNG; a screen unlike `since` (grabbed just before
+        the last input) has reacted already (the performer's settle wait)."""
         self.desktop, self.http, self.machine_id = desktop, http, machine_id
         self._settled_png = settled_png
         self.clock, self.sleep = clock, sleep
@@ -252,9 +251,7 @@ class DesktopChoices:
         before, self._before = self._before, None
         if self.still is not None and self.desktop.screen.grab() == self.still[0]:
             return self.still[1]  # no input since the screen was still: the same pixels are still
-        png = self._settled_png(before, None)
-        assert png is not None  # nothing can end the wait before the screen is still
-        return png
+        return self._settled_png(before)
 
     def find(self, spec: dict[str, Any], png: bytes) -> Located:
         return located(ask_server(self.http, spec, png, None, self.machine_id))

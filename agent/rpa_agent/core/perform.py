@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, overload
+from typing import Any
 
 from rpa_agent.core import choices, locate, scrolling
 from rpa_agent.core.actions import (
@@ -323,12 +323,11 @@ class Performer:
         return landed
 
     # --- screenshots ---------------------------------------------------------------------------------
-    def _settled_png(self, since: Frame | None = None, until: Callable[[], bool] | None = None) -> bytes | None:
+    def _settled_png(self, since: Frame | None = None) -> bytes:
         """The screen once it stopped changing (a drop-down's list open, a box ticked), as PNG; `since`: the
-        screen just before the input (unlike it, the application reacted before the first look). None when
-        `until` (asked at each look while waiting) answered True first."""
-        frame, _ = self._settle(quiet_s=0.2, since=since, until=until)
-        return None if frame is None else self.encode(frame)
+        screen just before the input (unlike it, the application reacted before the first look)."""
+        frame, _ = self._settle(quiet_s=0.2, since=since)
+        return self.encode(frame)
 
     def encode(self, frame: Frame) -> bytes:
         """The frame's PNG; the last one sent when the screen has not changed by one pixel since."""
@@ -343,28 +342,6 @@ class Performer:
                 self._encoder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="screen-encode")
             return self._encoder.submit(self.desktop.screen.png, frame)
 
-    @overload
-    def _settle(
-        self,
-        quiet_s: float = ...,
-        *,
-        encode: bool = ...,
-        since: Frame | None = ...,
-        reacting: bool = ...,
-        until: None = ...,
-    ) -> tuple[Frame, Future[bytes] | None]: ...
-
-    @overload
-    def _settle(
-        self,
-        quiet_s: float = ...,
-        *,
-        encode: bool = ...,
-        since: Frame | None = ...,
-        reacting: bool = ...,
-        until: Callable[[], bool] | None = ...,
-    ) -> tuple[Frame | None, Future[bytes] | None]: ...
-
     def _settle(
         self,
         quiet_s: float = QUIET_S,
@@ -372,8 +349,7 @@ class Performer:
         encode: bool = False,
         since: Frame | None = None,
         reacting: bool = True,
-        until: Callable[[], bool] | None = None,
-    ) -> tuple[Frame | None, Future[bytes] | None]:
+    ) -> tuple[Frame, Future[bytes] | None]:
         """Wait until the screen stops changing, at most SETTLE_MAX_S: the same frame for `quiet_s` after the
         last change seen (the screen unlike `since`, the frame grabbed just before the input, is one: the
         application reacted before the first look); when no change is seen at all (the application slow
@@ -385,9 +361,6 @@ class Performer:
         With `encode`, the frame is encoded in the background as soon as it is seen still, while the
         rest of the quiet time is waited; the returned future holds the returned frame's encoding
         (None when the frame changed after its last encoding started: the caller encodes it).
-
-        `until`, asked after each look, ends the wait at once when it answers True (no frame returned:
-        None): what the caller waits for was seen before the screen was still.
         """
         clock = self.clock
         began = clock()
@@ -400,10 +373,6 @@ class Performer:
             self.sleep(SETTLE_STEP_S)
             frame = self.desktop.screen.grab()
             now = clock()
-            if until is not None and until():
-                if encoding is not None:
-                    encoding[1].cancel()
-                return None, None
             if frame == last:
                 if encode and encoding is None:
                     encoding = (last, self._encode_soon(last))
