@@ -3,6 +3,7 @@ its score as the label, where the label is along the line, a field placed beside
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -11,6 +12,8 @@ import numpy as np
 
 from rpa_mcp.vision.images import BBox
 from rpa_mcp.vision.ocr import OcrLine, normalize_text
+
+SPACE_BEFORE_MARK = re.compile(r" ([:;!?])")  # French typography's space, read or not
 
 LINE_PAD = (8, 4)  # around a remembered label line: the crop recognised by the quick label check
 
@@ -73,9 +76,14 @@ def label_score(text: str, score: float, wanted: str) -> float | None:
 
 
 def letter_forms(text: str) -> tuple[str, str]:
-    """Text normalised (`normalize_text`), and as its letters look: a capital I taken for the small l it is
-    drawn as in a sans-serif font ("lonogramme" read for "Ionogramme")."""
-    return normalize_text(text), normalize_text(text.replace("I", "l"))
+    """Text normalised (`normalize_text`, no space before a colon: a read drops or adds the French one,
+    "Examen:" for "Examen :"), and as its letters look: a capital I taken for the small l it is drawn as in a
+    sans-serif font ("lonogramme" read for "Ionogramme")."""
+    return _tight(normalize_text(text)), _tight(normalize_text(text.replace("I", "l")))
+
+
+def _tight(text: str) -> str:
+    return SPACE_BEFORE_MARK.sub(r"\1", text)
 
 
 def label_found(text: str, wanted: str) -> tuple[str, str, int] | None:

@@ -77,8 +77,9 @@ def distance_to_box(box: Any, x: float, y: float) -> float:
 
 
 def same_text(a: str | None, b: str | None) -> bool:
-    """Whether OCR text and a UIA name are the same label (accent-, case-, space-insensitive; OCR may cut it)."""
-    na, nb = normalize_text(a or ""), normalize_text(b or "")
+    """Whether OCR text and a UIA name are the same label (accent-, case-, space-insensitive; OCR may cut it).
+    Spaces are left out entirely: a screen read drops or adds them ("Examen:" for the label "Examen :")."""
+    na, nb = normalize_text(a or "").replace(" ", ""), normalize_text(b or "").replace(" ", "")
     if not na or not nb:
         return False
     return na == nb or (min(len(na), len(nb)) >= 3 and (na in nb or nb in na))

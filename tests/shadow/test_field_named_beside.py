@@ -29,9 +29,9 @@ WARD_FIELD = (250, 340, 220, 30)  # right of "Ward :", a short label the region 
 CLICK = (262, 155)  # 12 px inside the name field, as a person clicks where they will type
 
 
-def form(dx: int = 0, dy: int = 0) -> np.ndarray:
+def form(dx: int = 0, dy: int = 0, *, name_label: str = "Patient name :") -> np.ndarray:
     img = np.full((H, W, 3), 236, np.uint8)
-    cv2.putText(img, "Patient name :", (30 + dx, 162 + dy), FONT, 0.8, (20, 20, 20), 2)
+    cv2.putText(img, name_label, (30 + dx, 162 + dy), FONT, 0.8, (20, 20, 20), 2)
     cv2.putText(img, "Sampling date :", (30 + dx, 262 + dy), FONT, 0.8, (20, 20, 20), 2)
     cv2.putText(img, "Ward :", (150 + dx, 362 + dy), FONT, 0.8, (20, 20, 20), 2)
     for x, y, w, h in (NAME_FIELD, DATE_FIELD, WARD_FIELD):
@@ -45,12 +45,14 @@ def png64(image: np.ndarray) -> str:
     return base64.b64encode(cv2.imencode(".png", image)[1].tobytes()).decode("ascii")
 
 
-def typed_step(service: ShadowService, click: tuple[int, int], element: dict[str, Any] | None) -> dict[str, Any]:
+def typed_step(
+    service: ShadowService, click: tuple[int, int], element: dict[str, Any] | None, screen: np.ndarray | None = None
+) -> dict[str, Any]:
     at = {"window_title": "Lab orders", "app": "chromium", "screen_width": W, "screen_height": H}
     found = {"element": element} if element is not None else {}
     service.ingest(
         [
-            ev("screenshot", 0.5, screenshot=png64(form()), **at),
+            ev("screenshot", 0.5, screenshot=png64(form() if screen is None else screen), **at),
             ev("click", 1.0, x=click[0], y=click[1], **found, **at),
             ev("type", 2.0, text="DUPONT", **at),
         ]
@@ -84,6 +86,21 @@ def test_a_field_with_no_accessible_name_is_named_by_the_label_beside_it_and_rep
     assert res.resolved, res
     assert inside(NAME_FIELD, res.x, res.y, 60, 40), (res.x, res.y)  # in the field, not on "Patient name :"
     assert res.x is not None and abs(res.x - (CLICK[0] + 60)) <= 6  # where the person clicked in it
+
+
+def test_a_field_named_by_its_label_is_found_from_it_when_the_screen_drops_the_space_before_the_colon(
+    make_service: Any, shared_ocr: Any
+) -> None:
+    # a native form's field named by its label widget ("Examen :"), read "Examen:" on the screen: the label's
+    # place was not kept and the replay clicked the label (a drop-down stays closed)
+    field = {"name": "Patient name :", "role": "Edit", "bbox": list(NAME_FIELD)}
+    screen = form(name_label="Patient name:")
+    target = typed_step(make_service(ocr=shared_ocr), CLICK, field, screen)["target"]
+    assert target.get("in_field") is True and target.get("label_offset"), target
+    spec = {**target, "resolve_order": ["ocr"]}
+    spec.pop("bbox")
+    res = resolver(shared_ocr).resolve(form(dx=60, dy=40, name_label="Patient name:"), spec)
+    assert res.resolved and inside(NAME_FIELD, res.x, res.y, 60, 40), (res.x, res.y)
 
 
 def test_the_step_typing_in_a_field_named_by_a_nearby_label_is_replayed_inside_the_field(
