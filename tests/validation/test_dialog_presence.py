@@ -159,3 +159,34 @@ def test_a_dialog_that_took_the_answered_ones_place_still_replaced_it(matrix: Va
         "dialog_button", before, after, Target("OK", (660, 395, 50, 25), (685, 407))
     )
     assert (verdict.verdict, verdict.failure_category) == (VerdictKind.FAILURE, FailureCategory.UNEXPECTED_DIALOG)
+
+
+def test_a_new_prompt_drawn_over_the_click_after_the_answered_one_closed_is_a_new_dialog(
+    matrix: ValidatorMatrix,
+) -> None:
+    before, after = _message_box_over_its_chooser()
+    after[300:480, 560:880] = 250  # an error prompt where the message box stood, over the click
+    message = DialogHit((600, 330, 160, 100), "app-error", "D", "pause", "", 0.9)
+    error = DialogHit((560, 300, 320, 180), "app-confirm-delete", "D", "pause", "Delete", 0.9)
+    locator = FakeDialogLocator(before=message, after=error)
+    verdict = Validator(matrix, FakeOcr(), dialog_locator=locator).validate(
+        "dialog_button", before, after, Target("OK", (660, 395, 50, 25), (685, 407))
+    )
+    assert (verdict.verdict, verdict.failure_category) == (VerdictKind.FAILURE, FailureCategory.UNEXPECTED_DIALOG)
+
+
+def test_a_chooser_under_the_click_that_the_answered_box_lay_over_did_not_replace_it(
+    matrix: ValidatorMatrix,
+) -> None:
+    before = np.full((768, 1366, 3), 40, np.uint8)
+    before[0:500, 0:800] = 220  # the chooser, under the click too
+    after = before.copy()
+    before[330:430, 600:760] = 120  # its message box
+    before[395:420, 660:710] = 60  # the OK button
+    message = DialogHit((600, 330, 160, 100), "app-error", "D", "pause", "", 0.9)
+    chooser = DialogHit((0, 0, 800, 500), "file-open", "D", "pause", "Open", 0.9)
+    locator = FakeDialogLocator(before=message, after=chooser)
+    verdict = Validator(matrix, FakeOcr(), dialog_locator=locator).validate(
+        "dialog_button", before, after, Target("OK", (660, 395, 50, 25), (685, 407))
+    )
+    assert verdict.verdict is VerdictKind.SUCCESS, verdict.reason

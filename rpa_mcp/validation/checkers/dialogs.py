@@ -96,6 +96,8 @@ class DialogPresenceChecker(BaseChecker):
     A box titled as one of the workflow's own windows (`expected.own_windows`) is that window, never a
     dialog. With `beneath` (a dialog's button clicked), a dialog away from the click whose box barely
     changed was there under the answered one (a file chooser under its message box): no new dialog.
+    A dialog under the click that is not the one clicked there (another kind, or another place), nor one
+    it lay over, took its place: it appeared (an error drawn where the answered prompt stood).
     The dialog's facts (box, id, policy) go to the dialog resolver.
     """
 
@@ -142,11 +144,15 @@ class DialogPresenceChecker(BaseChecker):
             # only a dialog that was there before can have been acted on: one that opened where the
             # click landed (a leave-site prompt over the link that asked for it) is the click's effect
             previous = ctx.dialog("before")
+            same = previous is not None and previous.dialog_id == hit.dialog_id and _iou(previous.bbox, hit.bbox) > 0.8
             if on_it and previous is not None and point is not None and contains(previous.bbox, (*point, 1, 1)):
-                return self.result(
-                    signal, 0.0, f"the action was on dialog {hit.dialog_id!r} ({list(hit.bbox)})", crop=crop, **facts
-                )
-            if previous is not None and previous.dialog_id == hit.dialog_id and _iou(previous.bbox, hit.bbox) > 0.8:
+                if same or (params.get("beneath") and _was_beneath(ctx, previous, hit)):
+                    return self.result(
+                        signal, 0.0, f"the action was on dialog {previous.dialog_id!r} ({list(previous.bbox)})",
+                        crop=crop, **facts,
+                    )  # fmt: skip
+                return self._appeared(signal, hit, crop, facts)  # another dialog took the place of the one acted on
+            if same:
                 return self._stayed(signal, hit, crop, facts)
             return self._appeared(signal, hit, crop, facts)
         overlay = find_modal_overlay(ctx)
@@ -181,6 +187,17 @@ class DialogPresenceChecker(BaseChecker):
             crop=crop,
             **facts,
         )
+
+
+def _was_beneath(ctx: CheckContext, answered: DialogHit, found: DialogHit) -> bool:
+    """The dialog found after answering one was under it (a file chooser under its message box): it holds
+    the answered box, and little more of it changed than what the answered box covered."""
+    ax, ay, aw, ah = answered.bbox
+    fx, fy, fw, fh = found.bbox
+    inside = max(0, min(ax + aw, fx + fw) - max(ax, fx)) * max(0, min(ay + ah, fy + fh) - max(ay, fy))
+    if not aw * ah or inside < 0.9 * aw * ah or fw * fh <= aw * ah:
+        return False
+    return ctx.changed_share(found.bbox) < inside / (fw * fh) + APPEARED_MIN_CHANGE
 
 
 def _facts(hit: DialogHit, source: str) -> dict[str, object]:
