@@ -19,13 +19,13 @@ a benchmark counts effects exactly. Standard library and GTK only.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
 import gi
 
 gi.require_version("Gtk", "3.0")
+from effects_log import Effects  # noqa: E402  # its sibling module: this script runs under the system Python
 from gi.repository import Gtk  # noqa: E402  # after require_version
 
 TITLE = "Admission — Bureau des entrées"
@@ -49,23 +49,6 @@ window { background-color: #eef1e6; font-family: "DejaVu Serif", serif; font-siz
 .succes { background-color: #d8ecd0; color: #1f4d1a; padding: 8px; }
 .erreur { background-color: #f6d5cf; color: #7a1e12; padding: 8px; }
 """
-
-
-class Effects:
-    """Append-only JSON lines: one per effect the application undergoes."""
-
-    def __init__(self, path: Path | None) -> None:
-        self.path, self.seq = path, 0
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self.seq = len(path.read_text("utf-8").splitlines()) if path.exists() else 0
-
-    def add(self, kind: str, **detail: object) -> None:
-        self.seq += 1
-        line = {"seq": self.seq, "at": time.time(), "kind": kind, "detail": detail}
-        if self.path is not None:
-            with self.path.open("a", encoding="utf-8") as out:
-                out.write(json.dumps(line, ensure_ascii=False) + "\n")
 
 
 def labelled(grid: Gtk.Grid, row: int, text: str, widget: Gtk.Widget) -> None:

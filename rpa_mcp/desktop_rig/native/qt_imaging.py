@@ -21,11 +21,11 @@ a benchmark counts effects exactly. Standard library and PyQt5 only.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
+from effects_log import Effects  # its sibling module: this script runs under the system Python
 from PyQt5.QtGui import QColor, QFont, QPalette
 from PyQt5.QtWidgets import (
     QAbstractItemView,
@@ -69,23 +69,6 @@ PATIENTS = (  # file number, NOM, Prénom, date of birth
     ("IM-30489", "BARBIER", "Léon", "16/06/1938"),
 )
 PRIORITIES = ("Programmé", "Urgent")
-
-
-class Effects:
-    """Append-only JSON lines: one per effect the application undergoes."""
-
-    def __init__(self, path: Path | None) -> None:
-        self.path, self.seq = path, 0
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self.seq = len(path.read_text("utf-8").splitlines()) if path.exists() else 0
-
-    def add(self, kind: str, **detail: object) -> None:
-        self.seq += 1
-        line = {"seq": self.seq, "at": time.time(), "kind": kind, "detail": detail}
-        if self.path is not None:
-            with self.path.open("a", encoding="utf-8") as out:
-                out.write(json.dumps(line, ensure_ascii=False) + "\n")
 
 
 class Desk(QMainWindow):  # type: ignore[misc]  # PyQt5 has no stubs here

@@ -29,6 +29,8 @@ from pathlib import Path
 from tkinter import ttk
 from typing import Any
 
+from effects_log import Effects  # its sibling module: this script runs under the system Python
+
 TITLE = "Pharmacie — Dispensation nominative"
 PACKAGINGS = ("Boîte", "Flacon", "Ampoule", "Sachet", "Unité")
 NONE_CHOSEN = "— choisir —"
@@ -46,23 +48,6 @@ PATIENTS = (  # IPP, NOM, Prénom, ward, prescription
 )
 FONT = ("DejaVu Sans", 9)
 GREY = "#c8c8c8"
-
-
-class Effects:
-    """Append-only JSON lines: one per effect the application undergoes."""
-
-    def __init__(self, path: Path | None) -> None:
-        self.path, self.seq = path, 0
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self.seq = len(path.read_text("utf-8").splitlines()) if path.exists() else 0
-
-    def add(self, kind: str, **detail: object) -> None:
-        self.seq += 1
-        line = {"seq": self.seq, "at": time.time(), "kind": kind, "detail": detail}
-        if self.path is not None:
-            with self.path.open("a", encoding="utf-8") as out:
-                out.write(json.dumps(line, ensure_ascii=False) + "\n")
 
 
 class Dispensation:
