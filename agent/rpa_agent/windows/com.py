@@ -21,10 +21,10 @@ from rpa_agent.windows.prototypes import HANDLE, POINT, RECT
 CLSCTX_INPROC_SERVER = 0x1
 COINIT_MULTITHREADED = 0x0
 RPC_E_CHANGED_MODE = -2147417850  # 0x80010106: the thread already chose another apartment: usable
-OBJID_WINDOW, OBJID_CLIENT = 0, -4
+OBJID_WINDOW, OBJID_MENU, OBJID_CLIENT = 0, -3, -4
+E_NOTIMPL = -2147467263  # 0x80004001
 CHILDID_SELF = 0
 VT_I4, VT_BSTR, VT_DISPATCH = 3, 8, 9
-S_FALSE = 1
 UIA_VALUE_PATTERN_ID = 10002
 UIA_TOGGLE_PATTERN_ID = 10015
 
@@ -223,7 +223,10 @@ class MsaaElement(_ComObject):
         if self._child_id != CHILDID_SELF or limit <= 0:
             return []
         count = c_long()
-        _checked(_method(self.pointer, ACC_CHILD_COUNT, POINTER(c_long))(self.pointer, byref(count)), "accChildCount")
+        hresult = _method(self.pointer, ACC_CHILD_COUNT, POINTER(c_long))(self.pointer, byref(count))
+        if hresult == E_NOTIMPL:  # Wine's window objects answer nothing (no role either): their window's parts do
+            return self._com.window_parts(self.pointer)[:limit] if self.role() == 0 else []
+        _checked(hresult, "accChildCount")
         wanted = min(int(count.value), limit)
         if wanted <= 0:
             return []
@@ -283,6 +286,8 @@ class Com:
         self.oleacc.AccessibleObjectFromPoint.argtypes = [POINT, POINTER(c_void_p), POINTER(VARIANT)]
         self.oleacc.AccessibleObjectFromWindow.restype = c_long
         self.oleacc.AccessibleObjectFromWindow.argtypes = [HANDLE, c_long, POINTER(GUID), POINTER(c_void_p)]
+        self.oleacc.WindowFromAccessibleObject.restype = c_long
+        self.oleacc.WindowFromAccessibleObject.argtypes = [c_void_p, POINTER(HANDLE)]
         self.oleacc.AccessibleChildren.restype = c_long
         self.oleacc.AccessibleChildren.argtypes = [c_void_p, c_long, c_long, POINTER(VARIANT), POINTER(c_long)]
         self._local = threading.local()
@@ -383,3 +388,11 @@ class Com:
 
     def msaa_frame(self, hwnd: int) -> MsaaElement | None:
         return self.msaa_window(hwnd, OBJID_WINDOW)
+
+    def window_parts(self, accessible: int) -> list[MsaaElement]:
+        """The menu bar and client area objects of the window an object stands for (none when it says no window)."""
+        hwnd = HANDLE()
+        if self.oleacc.WindowFromAccessibleObject(accessible, byref(hwnd)) != 0 or not hwnd.value:
+            return []
+        parts = (self.msaa_window(hwnd.value, part) for part in (OBJID_MENU, OBJID_CLIENT))
+        return [part for part in parts if part is not None]

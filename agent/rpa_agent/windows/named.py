@@ -5,7 +5,10 @@ Automation cannot be created — reading at most `MAX_NODES` nodes: a walk cut s
 that a second element of the same name is not further on, and answers None. Only an element on screen
 (UIA: not `IsOffscreen`; MSAA: neither `STATE_SYSTEM_INVISIBLE` nor `STATE_SYSTEM_OFFSCREEN`) with a
 box counts. A field's name is its label's: UI Automation and Windows' MSAA proxies name an edit
-control by the label before it, as `element_at` reads it.
+control by the label before it, as `element_at` reads it. Under Wine, whose oleacc answers nothing for a
+window object, the walk goes through each window's client object (and its menu bar object, which Wine
+does not have: a menu item is out of reach there); its "client" over a standard control is named from
+the control's class, as `element_at` does.
 """
 
 from __future__ import annotations
