@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import KW_ONLY, dataclass, field
+from typing import Self
 
 from rpa_agent.port import Box
 from rpa_agent.windows.api import (
@@ -34,13 +35,24 @@ DESKTOP_WINDOW = 0x10010  # GetDesktopWindow's answer
 
 @dataclass
 class _FakeNode:
-    """What a UIA element and an MSAA object both answer: a name, a box and a value (reads counted)."""
+    """What a UIA element and an MSAA object both answer: a name, a box, a value (reads counted) and the
+    children of a tree walk (how many handed out counted; `failure` raised as a COM call failing)."""
 
     name_: str = ""
     _: KW_ONLY
     value_: str | None = None
     box_: Box | None = (10, 20, 100, 30)
     value_reads: int = 0
+    kids: list[Self] = field(default_factory=list)
+    handed: int = 0
+    failure: Exception | None = None
+
+    def children(self, limit: int) -> list[Self]:
+        if self.failure is not None:
+            raise self.failure
+        given = self.kids[: max(0, limit)]
+        self.handed += len(given)
+        return given
 
     def name(self) -> str:
         return self.name_
@@ -58,6 +70,7 @@ class FakeUia(_FakeNode):
     control_type_: int = 50000
     password: bool = False
     toggle: int | None = None  # TogglePattern's state; None: no pattern
+    offscreen: bool = False
 
     def control_type(self) -> int:
         return self.control_type_
@@ -67,6 +80,9 @@ class FakeUia(_FakeNode):
 
     def toggle_state(self) -> int | None:
         return self.toggle
+
+    def is_offscreen(self) -> bool:
+        return self.offscreen
 
 
 @dataclass
@@ -130,6 +146,8 @@ class FakeWin32:
     uia_calls: int = 0
     msaa: FakeMsaa | None = None
     msaa_windows_asked: list[int] = field(default_factory=list)
+    uia_trees: dict[int, FakeUia] = field(default_factory=dict)  # ElementFromHandle's answer per window
+    msaa_frames: dict[int, FakeMsaa] = field(default_factory=dict)  # OBJID_WINDOW's answer per window
     # hooks
     hook_script: Callable[[MouseHandler, KeyHandler], None] | None = None
     hooks: tuple[MouseHandler, KeyHandler] | None = None  # set while "installed": sent input is echoed to them
@@ -328,6 +346,15 @@ class FakeWin32:
     def msaa_window(self, hwnd: int) -> FakeMsaa | None:
         self.msaa_windows_asked.append(hwnd)
         return self.msaa
+
+    def uia_window(self, hwnd: int) -> FakeUia | None:
+        self.uia_calls += 1
+        if self.uia_error is not None:
+            raise UiaUnavailable(self.uia_error)
+        return self.uia_trees.get(hwnd)
+
+    def msaa_frame(self, hwnd: int) -> FakeMsaa | None:
+        return self.msaa_frames.get(hwnd)
 
     def run_hooks(
         self,

@@ -16,6 +16,7 @@ MODULES = [
     "hooks",
     "input",
     "keys",
+    "named",
     "screen",
     "secure",
     "selfcheck",

@@ -84,6 +84,9 @@ def main(path: str) -> int:
         elif op == "element_at":
             element = desk.windows.element_at(step["x"], step["y"])
             value = asdict(element) if element else None
+        elif op == "element_named":  # the one element of the window in front called `name`, of `role`
+            element = desk.windows.element_named(step["name"], step["role"], step["window_title"])
+            value = asdict(element) if element else None
         elif op == "focused":
             element = desk.windows.focused_element()
             value = asdict(element) if element else None

@@ -138,6 +138,14 @@ class UiaNode(Protocol):
         """TogglePattern's current state (0 off, 1 on, 2 indeterminate), None without the pattern."""
         ...
 
+    def is_offscreen(self) -> bool:
+        """IsOffscreen (an unreadable answer counts as off screen)."""
+        ...
+
+    def children(self, limit: int) -> Sequence[UiaNode]:
+        """The control view's children (a tree walker), at most `limit`; OSError when UIA fails mid-walk."""
+        ...
+
 
 class MsaaNode(Protocol):
     """An IAccessible and its child id; each property is read only when asked."""
@@ -147,6 +155,9 @@ class MsaaNode(Protocol):
     def state(self) -> int: ...
     def box(self) -> Box | None: ...
     def value(self) -> str | None: ...
+    def children(self, limit: int) -> Sequence[MsaaNode]:
+        """AccessibleChildren, at most `limit` (none for a simple element, a child id); OSError on failure."""
+        ...
 
 
 MouseHandler = Callable[[MouseHookEvent], None]
@@ -272,6 +283,14 @@ class Win32(Protocol):
     def msaa_element_at(self, x: int, y: int) -> MsaaNode | None: ...
     def msaa_window(self, hwnd: int) -> MsaaNode | None:
         """AccessibleObjectFromWindow(hwnd, OBJID_CLIENT)."""
+        ...
+
+    def uia_window(self, hwnd: int) -> UiaNode | None:
+        """IUIAutomation::ElementFromHandle; raises UiaUnavailable when UIA cannot be created."""
+        ...
+
+    def msaa_frame(self, hwnd: int) -> MsaaNode | None:
+        """AccessibleObjectFromWindow(hwnd, OBJID_WINDOW): the window with its title and menu bars."""
         ...
 
     # low-level hooks (on the calling thread, which must pump messages)

@@ -106,11 +106,11 @@ class Accessibility:
         self.uia_available: bool | None = None  # None: not tried yet
 
     def element_at(self, x: int, y: int) -> Element | None:
-        if self._use_uia():
+        if self.use_uia():
             try:
                 node = self._win.uia_element_at(x, y)
             except UiaUnavailable as exc:
-                self._uia_missing(exc)
+                self.uia_missing(exc)
             else:
                 self.uia_available = True
                 return from_uia(node) if node is not None else None
@@ -121,11 +121,11 @@ class Accessibility:
         return refined_by_class(element, self._win.control_at(x, y)) if element.role == "Pane" else element
 
     def focused_element(self) -> Element | None:
-        if self._use_uia():
+        if self.use_uia():
             try:
                 node = self._win.uia_focused()
             except UiaUnavailable as exc:
-                self._uia_missing(exc)
+                self.uia_missing(exc)
             else:
                 self.uia_available = True
                 return from_uia(node) if node is not None else None
@@ -133,9 +133,9 @@ class Accessibility:
         msaa = self._win.msaa_window(hwnd) if hwnd else None
         return from_msaa(msaa) if msaa is not None else None
 
-    def _use_uia(self) -> bool:
+    def use_uia(self) -> bool:
         return self.uia_available is not False
 
-    def _uia_missing(self, exc: UiaUnavailable) -> None:
+    def uia_missing(self, exc: UiaUnavailable) -> None:
         self.uia_available = False
         logger.warning("ui_automation_unavailable: %s; element names come from MSAA (oleacc) from now on", exc)

@@ -349,6 +349,12 @@ class NativeWin32:
     def msaa_window(self, hwnd: int) -> MsaaNode | None:
         return self.com.msaa_window(hwnd)
 
+    def uia_window(self, hwnd: int) -> UiaNode | None:
+        return self.com.uia_window(hwnd)
+
+    def msaa_frame(self, hwnd: int) -> MsaaNode | None:
+        return self.com.msaa_frame(hwnd)
+
     # --- hooks --------------------------------------------------------------------------------------
     def run_hooks(
         self,

@@ -6,7 +6,7 @@ import logging
 import ntpath
 
 from rpa_agent.port import Element, SystemDialog, Window
-from rpa_agent.windows import keys, secure
+from rpa_agent.windows import keys, named, secure
 from rpa_agent.windows.api import KEYEVENTF_KEYUP, KeyInput, Win32
 from rpa_agent.windows.elements import Accessibility
 from rpa_agent.windows.input import Announce
@@ -17,7 +17,7 @@ SW_RESTORE = 9
 
 
 class Win32Windows:
-    """The port's `Windows` (and the optional `KeyboardFocus`) over user32 and kernel32."""
+    """The port's `Windows` (and the optional `KeyboardFocus`, `NamedElements`) over user32 and kernel32."""
 
     def __init__(self, win: Win32, announce: Announce | None = None) -> None:
         self._win = win
@@ -86,6 +86,9 @@ class Win32Windows:
 
     def focused_element(self) -> Element | None:
         return self.accessibility.focused_element()
+
+    def element_named(self, name: str, role: str, window_title: str) -> Element | None:
+        return named.element_named(self._win, self.accessibility, name, role, window_title)
 
     def system_dialog(self) -> SystemDialog | None:
         return secure.system_dialog(self._win)
