@@ -11,7 +11,7 @@ import numpy as np
 
 from rpa_mcp.agent_sim.desktop import VirtualDesktop
 from rpa_mcp.testing import FakeDialogLocator, FakeOcr
-from rpa_mcp.validation import DialogHit, FailureCategory, Observed, Target, Validator, VerdictKind
+from rpa_mcp.validation import DialogHit, FailureCategory, Observed, Target, Validator, Verdict, VerdictKind
 from rpa_mcp.validation import context as context_module
 from rpa_mcp.validation.matrix import ValidatorMatrix
 from tests.validation.helpers import load_pair
@@ -137,14 +137,20 @@ def _message_box_over_its_chooser() -> tuple[np.ndarray, np.ndarray]:
     return before, after
 
 
-def test_a_dialog_beneath_the_answered_one_did_not_replace_it(matrix: ValidatorMatrix) -> None:
-    before, after = _message_box_over_its_chooser()
-    message = DialogHit((600, 330, 160, 100), "app-error", "D", "pause", "", 0.9)
-    chooser = DialogHit((0, 0, 560, 380), "file-open", "D", "pause", "Open", 0.9)
-    locator = FakeDialogLocator(before=message, after=chooser)
-    verdict = Validator(matrix, FakeOcr(), dialog_locator=locator).validate(
+MESSAGE = DialogHit((600, 330, 160, 100), "app-error", "D", "pause", "", 0.9)  # the box answered with OK
+
+
+def answered_ok(matrix: ValidatorMatrix, before: np.ndarray, after: np.ndarray, found_after: DialogHit) -> Verdict:
+    """The verdict of OK clicked in MESSAGE, with `found_after` the dialog the classifier finds after."""
+    locator = FakeDialogLocator(before=MESSAGE, after=found_after)
+    return Validator(matrix, FakeOcr(), dialog_locator=locator).validate(
         "dialog_button", before, after, Target("OK", (660, 395, 50, 25), (685, 407))
     )
+
+
+def test_a_dialog_beneath_the_answered_one_did_not_replace_it(matrix: ValidatorMatrix) -> None:
+    before, after = _message_box_over_its_chooser()
+    verdict = answered_ok(matrix, before, after, DialogHit((0, 0, 560, 380), "file-open", "D", "pause", "Open", 0.9))
     assert verdict.verdict is VerdictKind.SUCCESS, verdict.reason
     assert next(r for r in verdict.evidence if r.signal == "new_dialog").score == 0.0
 
@@ -152,12 +158,8 @@ def test_a_dialog_beneath_the_answered_one_did_not_replace_it(matrix: ValidatorM
 def test_a_dialog_that_took_the_answered_ones_place_still_replaced_it(matrix: ValidatorMatrix) -> None:
     before, after = _message_box_over_its_chooser()
     after[200:520, 800:1300] = 250  # a new prompt beside where the box stood
-    message = DialogHit((600, 330, 160, 100), "app-error", "D", "pause", "", 0.9)
     prompt = DialogHit((800, 200, 500, 320), "app-confirm-delete", "D", "pause", "Delete", 0.9)
-    locator = FakeDialogLocator(before=message, after=prompt)
-    verdict = Validator(matrix, FakeOcr(), dialog_locator=locator).validate(
-        "dialog_button", before, after, Target("OK", (660, 395, 50, 25), (685, 407))
-    )
+    verdict = answered_ok(matrix, before, after, prompt)
     assert (verdict.verdict, verdict.failure_category) == (VerdictKind.FAILURE, FailureCategory.UNEXPECTED_DIALOG)
 
 
@@ -166,12 +168,8 @@ def test_a_new_prompt_drawn_over_the_click_after_the_answered_one_closed_is_a_ne
 ) -> None:
     before, after = _message_box_over_its_chooser()
     after[300:480, 560:880] = 250  # an error prompt where the message box stood, over the click
-    message = DialogHit((600, 330, 160, 100), "app-error", "D", "pause", "", 0.9)
     error = DialogHit((560, 300, 320, 180), "app-confirm-delete", "D", "pause", "Delete", 0.9)
-    locator = FakeDialogLocator(before=message, after=error)
-    verdict = Validator(matrix, FakeOcr(), dialog_locator=locator).validate(
-        "dialog_button", before, after, Target("OK", (660, 395, 50, 25), (685, 407))
-    )
+    verdict = answered_ok(matrix, before, after, error)
     assert (verdict.verdict, verdict.failure_category) == (VerdictKind.FAILURE, FailureCategory.UNEXPECTED_DIALOG)
 
 
@@ -183,10 +181,5 @@ def test_a_chooser_under_the_click_that_the_answered_box_lay_over_did_not_replac
     after = before.copy()
     before[330:430, 600:760] = 120  # its message box
     before[395:420, 660:710] = 60  # the OK button
-    message = DialogHit((600, 330, 160, 100), "app-error", "D", "pause", "", 0.9)
-    chooser = DialogHit((0, 0, 800, 500), "file-open", "D", "pause", "Open", 0.9)
-    locator = FakeDialogLocator(before=message, after=chooser)
-    verdict = Validator(matrix, FakeOcr(), dialog_locator=locator).validate(
-        "dialog_button", before, after, Target("OK", (660, 395, 50, 25), (685, 407))
-    )
+    verdict = answered_ok(matrix, before, after, DialogHit((0, 0, 800, 500), "file-open", "D", "pause", "Open", 0.9))
     assert verdict.verdict is VerdictKind.SUCCESS, verdict.reason
