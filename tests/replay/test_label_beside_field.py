@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from rpa_mcp.replay.resolve import TargetResolver
+from rpa_mcp.replay.resolve import Resolution, TargetResolver
 from rpa_mcp.replay.thresholds import load_thresholds
 from rpa_mcp.replay.unconfigured import NoVlmLocator
 from rpa_mcp.settings import shipped_dir
@@ -129,34 +129,28 @@ def test_a_wide_field_clicked_far_from_its_label_is_judged_where_it_was_clicked_
     assert 360 < res.x < 580 and 100 < res.y < 134, (res.x, res.y)
 
 
-def test_a_label_read_joined_with_its_field_s_placeholder_is_the_label_alone() -> None:
-    # the recognizer read the label and the placeholder of the field beside it as one line
-    # ("Nom du patient : NOM ou n° de dossier"): the rest of the line is the field's own text
+def field_read_as(text: str, bbox: tuple[int, int, int, int]) -> Resolution:
+    """The field "Nom du patient :" resolved on a screen where the recognizer reads one line, `text`."""
     from rpa_mcp.testing import FakeOcr
     from rpa_mcp.vision.ocr import OcrLine
 
-    line = OcrLine(text="Nom du patient : NOM ou n° de dossier", bbox=(512, 343, 238, 30), score=0.98)
     resolver = TargetResolver(
-        ocr=FakeOcr(lines=[line]), memory=None, vlm=NoVlmLocator(),
+        ocr=FakeOcr(lines=[OcrLine(text=text, bbox=bbox, score=0.98)]), memory=None, vlm=NoVlmLocator(),
         thresholds=load_thresholds(shipped_dir("catalog") / "thresholds.yaml"),
     )  # fmt: skip
     field = {"label": "Nom du patient :", "frame_size": [1920, 1080], "in_field": True,
              "label_offset": [123, 8], "label_click": [123, 8], "resolve_order": ["ocr"]}  # fmt: skip
-    res = resolver.resolve(np.full((1080, 1920, 3), 240, np.uint8), field)
+    return resolver.resolve(np.full((1080, 1920, 3), 240, np.uint8), field)
+
+
+def test_a_label_read_joined_with_its_field_s_placeholder_is_the_label_alone() -> None:
+    # the recognizer read the label and the placeholder of the field beside it as one line
+    # ("Nom du patient : NOM ou n° de dossier"): the rest of the line is the field's own text
+    res = field_read_as("Nom du patient : NOM ou n° de dossier", (512, 343, 238, 30))
     assert res.resolved, res
     assert res.x is not None and res.x > 512 + 103  # in the field, past the label
 
 
 def test_a_label_inside_other_words_still_scores_lower_than_the_guard_takes() -> None:
-    from rpa_mcp.testing import FakeOcr
-    from rpa_mcp.vision.ocr import OcrLine
-
-    line = OcrLine(text="Voir le Nom du patient : NOM ou n° de dossier", bbox=(452, 343, 298, 30), score=0.98)
-    resolver = TargetResolver(
-        ocr=FakeOcr(lines=[line]), memory=None, vlm=NoVlmLocator(),
-        thresholds=load_thresholds(shipped_dir("catalog") / "thresholds.yaml"),
-    )  # fmt: skip
-    field = {"label": "Nom du patient :", "frame_size": [1920, 1080], "in_field": True,
-             "label_offset": [123, 8], "label_click": [123, 8], "resolve_order": ["ocr"]}  # fmt: skip
-    res = resolver.resolve(np.full((1080, 1920, 3), 240, np.uint8), field)
+    res = field_read_as("Voir le Nom du patient : NOM ou n° de dossier", (452, 343, 298, 30))
     assert not res.resolved, res  # never typed on a guess

@@ -218,20 +218,15 @@ async def test_a_first_target_whose_window_moved_far_is_on_the_screen_all_the_sa
     assert readiness["screen_checked"] is True and readiness.get("observe_first") is not True, readiness
 
 
-async def test_a_first_field_beside_its_label_whose_window_moved_far_is_on_the_screen_all_the_same(
-    live: Any,
-) -> None:
-    # a field typed into, recorded beside its label near the top left; the window now stands far from there:
-    # the field beside the label read is too far from where it was typed (the resolver answers not found,
-    # never a guess), yet the label and its field are on the screen
+async def far_field_readiness(live: Any, front_title: str, step_window: str | None) -> dict[str, Any]:
+    """The preflight of a first step typing in a field recorded beside its label near the top left, on a
+    screen where `front_title` is in front and the label is read far from there."""
     services, service = live
     await service.next_action("pc-1")
-    service.store.machine_screen(
-        "pc-1", now=service.time.now(), window_title="MédiDossier", size=(1280, 720), png=png()
-    )
+    service.store.machine_screen("pc-1", now=service.time.now(), window_title=front_title, size=(1280, 720), png=png())
     target = {
         "label": "Nom du patient :",
-        "window_title": "MédiDossier",
+        **({"window_title": step_window} if step_window else {}),
         "frame_size": [1280, 720],
         "x_pct": 0.1,
         "y_pct": 0.1,
@@ -243,7 +238,16 @@ async def test_a_first_field_beside_its_label_whose_window_moved_far_is_on_the_s
     }
     step = {**STEP, "action_type": "type_text", "params": {"text": "MOREL"}, "target": target}
     services.ocr.lines = [OcrLine(text="Nom du patient :", bbox=(700, 500, 110, 20), score=0.99)]
-    readiness = service.preflight("pc-1", service.plan([step]))
+    readiness: dict[str, Any] = service.preflight("pc-1", service.plan([step]))
+    return readiness
+
+
+async def test_a_first_field_beside_its_label_whose_window_moved_far_is_on_the_screen_all_the_same(
+    live: Any,
+) -> None:
+    # the window now stands far from where the field was typed: the field beside the label read is too far
+    # from there (the resolver answers not found, never a guess), yet the label and its field are on the screen
+    readiness = await far_field_readiness(live, "MédiDossier", "MédiDossier")
     assert readiness["screen_checked"] is True and readiness.get("observe_first") is not True, readiness
 
 
@@ -252,23 +256,5 @@ async def test_a_first_field_not_found_is_searched_anywhere_only_when_its_own_wi
 ) -> None:
     # the same field, the same words on the screen, but another window in front and no title recorded for the
     # step: not found stays the answer (the same words in another window are no reason to start)
-    services, service = live
-    await service.next_action("pc-1")
-    service.store.machine_screen(
-        "pc-1", now=service.time.now(), window_title="Visionneuse PACS", size=(1280, 720), png=png()
-    )
-    target = {
-        "label": "Nom du patient :",
-        "frame_size": [1280, 720],
-        "x_pct": 0.1,
-        "y_pct": 0.1,
-        "screen": [1280, 720],
-        "bbox": [119, 60, 400, 20],
-        "in_field": True,
-        "label_offset": [123, 8],
-        "label_click": [123, 8],
-    }
-    step = {**STEP, "action_type": "type_text", "params": {"text": "MOREL"}, "target": target}
-    services.ocr.lines = [OcrLine(text="Nom du patient :", bbox=(700, 500, 110, 20), score=0.99)]
-    readiness = service.preflight("pc-1", service.plan([step]))
+    readiness = await far_field_readiness(live, "Visionneuse PACS", None)
     assert readiness.get("observe_first") is True or readiness.get("missing"), readiness
