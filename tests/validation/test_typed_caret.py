@@ -16,14 +16,11 @@ import cv2
 import numpy as np
 import pytest
 
-from rpa_mcp.bootstrap import REC_MODEL
 from rpa_mcp.validation.caret import without_caret
 from rpa_mcp.validation.checkers.text import OcrRoiChecker
 from rpa_mcp.validation.context import CheckContext
 from rpa_mcp.validation.field_slice import inside_frame
 from rpa_mcp.validation.model import Expected, Observed, Target
-from rpa_mcp.vision.int8 import wheel_model
-from rpa_mcp.vision.latin_head import latin_recognizer
 from rpa_mcp.vision.ocr import RapidOcrEngine
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -39,16 +36,6 @@ def _screen(name: str) -> np.ndarray:
     image = cv2.imread(str(FIXTURES / f"{name}.png"), cv2.IMREAD_COLOR)
     assert image is not None
     return image
-
-
-@pytest.fixture(scope="module", params=["plain", "latin"])
-def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> RapidOcrEngine:
-    """The recognizer as shipped, and as the server reads with it: cut to its Latin head."""
-    if request.param == "plain":
-        plain: RapidOcrEngine = request.getfixturevalue("ocr_engine")
-        return plain
-    models = tmp_path_factory.mktemp("models")
-    return RapidOcrEngine(recognizer=lambda: latin_recognizer(wheel_model(REC_MODEL), models))
 
 
 def _typed_score(after: str, box: tuple[int, int, int, int], expected: str, ocr: RapidOcrEngine) -> float | None:
