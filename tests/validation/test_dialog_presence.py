@@ -8,6 +8,7 @@ the dialog itself, or the dialog does not block (policy skip: a "saved" toast).
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from rpa_mcp.agent_sim.desktop import VirtualDesktop
 from rpa_mcp.testing import FakeDialogLocator, FakeOcr
@@ -155,21 +156,21 @@ def test_a_dialog_beneath_the_answered_one_did_not_replace_it(matrix: ValidatorM
     assert next(r for r in verdict.evidence if r.signal == "new_dialog").score == 0.0
 
 
-def test_a_dialog_that_took_the_answered_ones_place_still_replaced_it(matrix: ValidatorMatrix) -> None:
-    before, after = _message_box_over_its_chooser()
-    after[200:520, 800:1300] = 250  # a new prompt beside where the box stood
-    prompt = DialogHit((800, 200, 500, 320), "app-confirm-delete", "D", "pause", "Delete", 0.9)
-    verdict = answered_ok(matrix, before, after, prompt)
-    assert (verdict.verdict, verdict.failure_category) == (VerdictKind.FAILURE, FailureCategory.UNEXPECTED_DIALOG)
-
-
-def test_a_new_prompt_drawn_over_the_click_after_the_answered_one_closed_is_a_new_dialog(
-    matrix: ValidatorMatrix,
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        DialogHit((800, 200, 500, 320), "app-confirm-delete", "D", "pause", "Delete", 0.9),  # beside the box's place
+        DialogHit((560, 300, 320, 180), "app-confirm-delete", "D", "pause", "Delete", 0.9),  # over the click
+    ],
+    ids=["beside", "over-the-click"],
+)
+def test_a_prompt_drawn_after_the_answered_one_closed_is_a_new_dialog(
+    matrix: ValidatorMatrix, prompt: DialogHit
 ) -> None:
     before, after = _message_box_over_its_chooser()
-    after[300:480, 560:880] = 250  # an error prompt where the message box stood, over the click
-    error = DialogHit((560, 300, 320, 180), "app-confirm-delete", "D", "pause", "Delete", 0.9)
-    verdict = answered_ok(matrix, before, after, error)
+    x, y, w, h = prompt.bbox
+    after[y : y + h, x : x + w] = 250
+    verdict = answered_ok(matrix, before, after, prompt)
     assert (verdict.verdict, verdict.failure_category) == (VerdictKind.FAILURE, FailureCategory.UNEXPECTED_DIALOG)
 
 
