@@ -179,6 +179,13 @@ async def test_teach_me_through_function_calling_then_the_same_audit_trail_throu
     def trail(svc) -> list[tuple[str, str, str, str | None]]:
         return [(r["actor"], r["operation"], r["outcome"], r["code"]) for r in svc.audit.rows(limit=10_000)]
 
-    assert trail(services) == trail(services_b)
+    def is_read(row: tuple[str, str, str, str | None]) -> bool:
+        op = registry.operations.get(row[1])
+        return op is not None and op.risk == "read"
+
+    # the same rows, and the writes in the same order: a read's row is group-committed without waiting
+    # (ops/dispatch.py), its place among the next calls' rows is not asserted
+    assert sorted(trail(services)) == sorted(trail(services_b))
+    assert [r for r in trail(services) if not is_read(r)] == [r for r in trail(services_b) if not is_read(r)]
     vias = {r["via"] for r in services.audit.rows(limit=10_000) if r["actor"] == "alice" and r["via"]}
     assert vias == {"functions"}
