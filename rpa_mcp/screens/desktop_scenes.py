@@ -36,6 +36,17 @@ def _own(s: Session, *paths: str) -> None:
     subprocess.run(["chown", "-R", f"{USER}:{USER}", *paths], check=True)
 
 
+def _reports_folder(s: Session) -> str:
+    """A fresh folder of three reports, owned by the program's user, for a file manager to open."""
+    folder = s.home / "Comptes-rendus"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir()
+    for name in ("compte-rendu-1203.txt", "ordonnance-1403.txt", "courrier-1503.txt"):
+        (folder / name).write_text("DURAND Alice\n", encoding="utf-8")
+    _own(s, str(folder))
+    return str(folder)
+
+
 def _documents(s: Session) -> list[str]:
     docs = []
     for name, text in (("bilan.txt", "Bilan sanguin du 12/03\n"), ("courrier.txt", "Courrier au médecin traitant\n")):
@@ -134,13 +145,7 @@ def _greyed_click(s: Session, before: np.ndarray, words: tuple[str, ...], region
 def thunar(s: Session) -> None:
     """A file deleted for good (Shift+Delete): the file manager asks first; Cancel keeps it."""
     shutil.rmtree(s.home / ".config/Thunar", ignore_errors=True)
-    folder = s.home / "Comptes-rendus"
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir()
-    for name in ("compte-rendu-1203.txt", "ordonnance-1403.txt", "courrier-1503.txt"):
-        (folder / name).write_text("DURAND Alice\n", encoding="utf-8")
-    _own(s, str(folder))
-    s.run("thunar", str(folder))
+    s.run("thunar", _reports_folder(s))
     wid = s.wait_window("Comptes-rendus")
     s.maximize(wid)
     time.sleep(1.5)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 import time
 
-from rpa_mcp.screens.desktop_scenes import CANCEL, _documents, _own
+from rpa_mcp.screens.desktop_scenes import CANCEL, _documents, _reports_folder
 from rpa_mcp.screens.real_program_scenes import (
     DONT_SAVE,
     NO,
@@ -63,13 +63,7 @@ def xfe(s: Session) -> None:
     """A file sent to the trash (Delete): the file manager asks first; Cancel keeps it."""
     for state in (".config/xfe", ".local/share/Trash"):
         shutil.rmtree(s.home / state, ignore_errors=True)
-    folder = s.home / "Comptes-rendus"
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir()
-    for name in ("compte-rendu-1203.txt", "ordonnance-1403.txt", "courrier-1503.txt"):
-        (folder / name).write_text("DURAND Alice\n", encoding="utf-8")
-    _own(s, str(folder))
-    s.run("xfe", str(folder))
+    s.run("xfe", _reports_folder(s))
     wid = s.wait_window("Comptes-rendus")
     s.maximize(wid)
     time.sleep(1.5)
