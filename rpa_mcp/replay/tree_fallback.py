@@ -15,8 +15,10 @@ output) as the target being there:
   in the step's own window, in front (the title the look reported and the one the answer names);
 - only when the element's centre lies inside that window's box and on the screen.
 
-The agent applies its own copy of the step rules before it answers (a test keeps the two in step:
-tests/contract/test_tree_fallback_rules.py). An agent that does not answer leaves the check as it was.
+The agent applies its own rules (`rpa_agent.core.locate.tree_query`) before it answers, the kinds of input
+that act at a point among them: only an answer `found` counts, so a step the agent's fallback never stands
+in for is never accepted (tests/contract/test_tree_fallback_rules.py keeps the two sides in step). An agent
+that does not answer leaves the check as it was: OCR alone.
 """
 
 from __future__ import annotations

@@ -49,7 +49,9 @@ async def observed(
     an agent that does not know the question); the replay's id and the look's params."""
     service, agent = live
     await service.next_action("pc-1")  # connected; no recent screen: observed first
-    replay_id = await service.start(steps=[step], competence="Admission", version=1, machine_id="pc-1", observe_first=True)
+    replay_id = await service.start(
+        steps=[step], competence="Admission", version=1, machine_id="pc-1", observe_first=True
+    )
     look = next(a for a in service.store.actions(replay_id) if a.origin == "preflight")
     shot = base64.b64encode(png()).decode()
     result: dict[str, Any] = {"window_title": front, "screenshot_after": shot}
@@ -80,7 +82,10 @@ async def test_a_first_target_ocr_misses_is_found_by_the_tree_and_the_evidence_s
     assert look["origin"] == "preflight"
     assert {"checker": "first_target", "signal": "accessibility_tree"}.items() <= look["checkers"][-1].items()
     verdict = next(a for a in service.store.actions(replay_id) if a.origin == "preflight").verdict
-    assert verdict["first_target"]["found_by"] == "accessibility_tree" and verdict["first_target"]["point"] == [640, 360]
+    assert verdict["first_target"]["found_by"] == "accessibility_tree" and verdict["first_target"]["point"] == [
+        640,
+        360,
+    ]
     assert await agent.step() == "done"  # now the first step is sent
     assert [a.action_type for a in service.store.actions(replay_id) if a.dispatches][:2] == [
         "screenshot_evidence",
