@@ -4,6 +4,7 @@ agent's fallback finds it at step time; never for a step the fallback does not s
 from __future__ import annotations
 
 import base64
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -149,3 +150,42 @@ async def test_a_step_without_a_recorded_element_asks_nothing(live: Any) -> None
     replay_id, asked = await observed(live, STEP, FOUND)
     assert QUESTION not in asked
     paused_before_any_input(service, replay_id)
+
+
+async def test_the_agent_core_answers_the_look_and_the_server_accepts_its_answer(live: Any) -> None:
+    # the whole wire, in memory: the server's look, the agent core carrying it out on a desktop whose tree
+    # names the button (no OCR reads it), the agent's result judged by the server
+    from rpa_agent.core import wire as agent_wire
+    from rpa_agent.core.perform import Performer
+
+    from rpa_mcp.replay.wire import ActionResult
+    from tests.agent_core.fakes import FakeDesktop, FakeHttp, FakeServer
+    from tests.agent_core.test_first_look_tree import TreeWindows
+
+    service, _ = live
+    target = {k: v for k, v in TREE_STEP["target"].items() if k != "frame_size"}  # the fake screen is 64x48
+    await service.next_action("pc-1")
+    replay_id = await service.start(
+        steps=[{**TREE_STEP, "target": target}],
+        competence="Admission",
+        version=1,
+        machine_id="pc-1",
+        observe_first=True,
+    )
+    sent = await service.next_action("pc-1", wait=0, protocol_version=1)
+    assert sent is not None and sent.action_type == "screenshot_evidence"
+    desktop = FakeDesktop()
+    desktop.windows = TreeWindows(("Dossier", "Button", (20, 20, 20, 8)))
+    desktop.windows.open[0] = replace(desktop.windows.open[0], box=(0, 0, 64, 48))
+    performer = Performer(
+        desktop, FakeHttp(FakeServer()), machine_id="pc-1", say=lambda _: None, settle_ms=0, sleep=lambda _: None
+    )
+    look = agent_wire.next_action(sent.model_dump(mode="json"))
+    performer.begin(look)
+    result = performer.execute(look)
+    assert result["output"][QUESTION]["point"] == [30, 24] and desktop.input.sent == []
+    await service.report(ActionResult(**result))
+    replay = service.store.get_replay(replay_id)
+    assert replay.state == "running", (replay.pause_reason, replay.pause_detail)
+    first = await service.next_action("pc-1", wait=0, protocol_version=1)
+    assert first is not None and first.action_type == "click_anchor"
