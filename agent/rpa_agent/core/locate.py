@@ -5,6 +5,10 @@ agent's screenshot (memory, OCR, template, behind its quality guard). A target w
 cannot be found is not clicked: the agent reports `target_not_resolved` and the replay pauses. The
 recorded position alone is used only for a target with nothing to look for — never for an
 irreversible click, never for a record-selecting target (``identity`` in its spec).
+
+A named control the server could not place may be found by the accessibility tree (`by_tree`); the
+look a replay begins with asks the same of the run's first step before any input (`first_step_tree`),
+under the same rules (`tree_query`).
 """
 
 from __future__ import annotations
