@@ -170,7 +170,7 @@ class Preflight(ReplayCore):
             missing.append(too_small)
         if starts_on and not observed:
             return FirstStepCheck(missing, starts_on if not missing else None)
-        by_tree = None
+        by_tree, answer = None, None
         if not missing and (target.get("label") or target.get("by_text") or target.get("anchor_png_base64")):
             try:
                 image = decode_image(machine.screenshot or b"", max_pixels=self.config.max_image_pixels)
@@ -195,7 +195,8 @@ class Preflight(ReplayCore):
             if not res.resolved and by_tree is None:
                 label = target.get("label") or target.get("by_text") or "its anchor"
                 where = f" of the workflow's window {starts_on!r}" if starts_on else ""
-                missing.append(f"the first step's target {label!r} is not on the screen{where} ({res.reason})")
+                nor = "; the window's accessibility tree did not show it there either" if answer is not None else ""
+                missing.append(f"the first step's target {label!r} is not on the screen{where} ({res.reason}){nor}")
         return FirstStepCheck(missing, starts_on if not missing else None, by_tree if not missing else None)
 
 
