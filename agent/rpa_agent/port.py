@@ -142,7 +142,8 @@ class NamedElements(Protocol):
     a record's words, `rpa_agent.core.titles.title_matches`).
 
     With it, a control the server could not place on the screenshot (its label read joined with its
-    neighbour's) is found by the element the demonstration recorded (`rpa_agent.core.locate.by_tree`).
+    neighbour's) is found by the element the demonstration recorded (`rpa_agent.core.locate.by_tree`), and the
+    look a replay begins with answers whether the run's first control is there (`first_step_tree`).
     """
 
     def element_named(self, name: str, role: str, window_title: str) -> Element | None: ...

@@ -101,6 +101,37 @@ class NextAction(WireModel):
     )
 
 
+class TreeQuestion(WireModel):
+    """Carried by the look a replay begins with (`screenshot_evidence`, origin preflight) in
+    `params.first_step_tree`: the first step as the agent's accessibility-tree fallback reads it (its action
+    type, whether it is irreversible, its target trimmed to the label, the window and the recorded element).
+    An agent that knows it answers in the look's `output.first_step_tree` (`TreeAnswer`), only when its own
+    fallback would find the control at step time; an agent that does not ignores it (the server then checks
+    the screen by OCR alone)."""
+
+    action_type: str = Field(max_length=100, description="The first step's action type.")
+    irreversible: bool = Field(False, description="The first step is irreversible (the tree never stands in).")
+    target: WireTarget = Field(description="The first step's target: label, window_title, spec.element.")
+
+
+class TreeAnswer(WireModel):
+    """The agent's answer to a `TreeQuestion`, in the look's `output.first_step_tree`: the one showing element
+    of the window in front with the recorded name and control type (found: its centre, box and that window's
+    title and box), or `found: false` (none, several, another window in front, or a step the fallback never
+    stands in for: `reason`)."""
+
+    found: bool = Field(description="The tree names exactly one such element in the step's window, in front.")
+    name: str | None = Field(None, max_length=1000, description="The element's name (echo of the question).")
+    role: str | None = Field(None, max_length=100, description="The element's control type (echo).")
+    point: list[int] | None = Field(None, min_length=2, max_length=2, description="[x, y]: the element's centre.")
+    box: list[int] | None = Field(None, min_length=4, max_length=4, description="[x, y, w, h] of the element.")
+    window_title: str | None = Field(None, max_length=1000, description="Title of the window in front.")
+    window_box: list[int] | None = Field(
+        None, min_length=4, max_length=4, description="[x, y, w, h] of the window in front, when known."
+    )
+    reason: str | None = Field(None, max_length=500, description="Why not found, when found is false.")
+
+
 # --- agent -> server ----------------------------------------------------------------------
 class _AttemptRef(WireModel):
     replay_id: str = Field(description="Echo of NextAction.replay_id.")
@@ -227,6 +258,8 @@ __all__ = [
     "ReportStatus",
     "StartAck",
     "SystemDialog",
+    "TreeAnswer",
+    "TreeQuestion",
     "WireTarget",
     "json_schemas",
 ]
@@ -239,6 +272,8 @@ WIRE_MODELS: dict[str, type[BaseModel]] = {
     "replay-heartbeat": Heartbeat,
     "replay-result": ActionResult,
     "replay-report-ack": ReportAck,
+    "preflight-tree-question": TreeQuestion,
+    "preflight-tree-answer": TreeAnswer,
 }
 
 

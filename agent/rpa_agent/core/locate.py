@@ -5,24 +5,29 @@ agent's screenshot (memory, OCR, template, behind its quality guard). A target w
 cannot be found is not clicked: the agent reports `target_not_resolved` and the replay pauses. The
 recorded position alone is used only for a target with nothing to look for — never for an
 irreversible click, never for a record-selecting target (``identity`` in its spec).
+
+A named control the server could not place may be found by the accessibility tree (`by_tree`); the
+look a replay begins with asks the same of the run's first step before any input (`first_step_tree`),
+under the same rules (`tree_query`).
 """
 
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rpa_agent.core import wire
-from rpa_agent.core.actions import ANY_CLICK, CHOICES
+from rpa_agent.core.actions import ANY_CLICK, CHOICES, NEEDS_POINT
 from rpa_agent.core.http import Http, Response
 from rpa_agent.core.wire import NextAction, WireError
-from rpa_agent.port import NamedElements
+from rpa_agent.port import Box, Element, NamedElements, Window
 
 RESOLVE_PATH = "/api/v1/resolve_target"
 TREE_ROLES = frozenset({"Button", "CheckBox", "RadioButton", "ComboBox", "Edit", "MenuItem", "TabItem", "Hyperlink"})
 NOT_PLACED = ("not_found", "rejected_low_score", "rejected_drift")  # the server saw no such label where it belongs
 MAX_WINDOWS = 64  # the server reads at most 64 windows
+TREE_QUESTION = "first_step_tree"  # a look's question about the run's first step, and the key of its answer
 
 
 @dataclass(frozen=True)
@@ -166,6 +171,30 @@ def tree_target(action: NextAction) -> tuple[str, str] | None:
     return name.strip(), str(role)
 
 
+def tree_query(action: NextAction) -> tuple[str, str, str] | None:
+    """(name, control type, window title) by which the accessibility tree may stand in for the step's target:
+    a step that acts at a point, not irreversible, on a named control (`tree_target`) of a recorded window (the
+    run's values filled in); None when the tree never stands in for it. The rules of `by_tree` and of a look's
+    answer about the run's first step (`first_step_tree`), in one place."""
+    if action.irreversible or action.action_type.lower() not in NEEDS_POINT:
+        return None
+    wanted = tree_target(action)
+    window = spec_of(action).get("window_title")  # the step's window (the run's values filled in)
+    if wanted is None or not isinstance(window, str) or not window.strip():
+        return None
+    return wanted[0], wanted[1], window.strip()
+
+
+def element_by_tree(action: NextAction, windows: object) -> Element | None:
+    """The one showing element of the window in front that the step's target was demonstrated on, with its box,
+    only while the window in front is the step's own; None when the tree may not stand in or does not say."""
+    query = tree_query(action)
+    if query is None or not isinstance(windows, NamedElements):
+        return None
+    element = windows.element_named(*query)  # only while that window is in front
+    return element if element is not None and element.box is not None else None
+
+
 def by_tree(action: NextAction, found: Located, windows: object) -> Located | None:
     """The step's control found by its accessible element when the server could not place its label on the
     screen (read joined with a neighbour's, "Programmé Urgent"): the one showing element of the window in
@@ -173,14 +202,58 @@ def by_tree(action: NextAction, found: Located, windows: object) -> Located | No
     the step's own (its title, or the title's fixed words where `{{*}}` stands for the record's). Never for
     an identity mismatch, an irreversible step or a record's row; None when the tree does not say (none, or
     more than one) or another window is in front."""
-    if found.found or action.irreversible or not found.method.startswith(NOT_PLACED):
+    if found.found or not found.method.startswith(NOT_PLACED):
         return None
-    wanted = tree_target(action)
-    window = spec_of(action).get("window_title")  # the step's window (the run's values filled in)
-    if wanted is None or not isinstance(windows, NamedElements) or not isinstance(window, str) or not window.strip():
-        return None
-    element = windows.element_named(*wanted, window.strip())  # only while that window is in front
+    element = element_by_tree(action, windows)
     if element is None or element.box is None:
         return None
-    x, y, w, h = element.box
-    return Located(x + w // 2, y + h // 2, "accessible_element")
+    x, y = centre(element.box)
+    return Located(x, y, "accessible_element")
+
+
+def first_step_tree(look: NextAction, front: Window | None, windows: object) -> dict[str, Any] | None:
+    """A look's answer about the run's first step (`params.first_step_tree`, asked by the look a replay begins
+    with): whether `by_tree` would find its control on this screen, by the same rules (`tree_query`), with its
+    centre and the window in front (`front`) with its box. None when the look asks nothing, asks something
+    that breaks the wire, or the backend has no tree: the server then checks the screen by OCR alone."""
+    asked = look.params.get(TREE_QUESTION)
+    if asked is None or not isinstance(windows, NamedElements):
+        return None
+    try:
+        question = wire.validate("preflight-tree-question", asked)
+        step = replace(
+            look,
+            action_type=str(question["action_type"]),
+            irreversible=bool(question["irreversible"]),
+            target=wire.Target(**question["target"]),
+        )
+        answer = _tree_answer(step, front, windows)
+        wire.outgoing("tree-answer", answer)
+    except (WireError, TypeError):
+        return None
+    return answer
+
+
+def _tree_answer(step: NextAction, front: Window | None, windows: object) -> dict[str, Any]:
+    query = tree_query(step)
+    if query is None:
+        return {"found": False, "reason": "the accessibility tree never stands in for this step's target"}
+    name, role = query[0][:1000], query[1][:100]
+    element = element_by_tree(step, windows)
+    if element is None or element.box is None:
+        reason = "no single showing element of that name and type in the step's window in front"
+        return {"found": False, "name": name, "role": role, "reason": reason}
+    return {
+        "found": True,
+        "name": name,
+        "role": role,
+        "point": list(centre(element.box)),
+        "box": list(element.box),
+        "window_title": front.title[:1000] if front is not None else None,
+        "window_box": list(front.box) if front is not None and front.box is not None else None,
+    }
+
+
+def centre(box: Box) -> tuple[int, int]:
+    x, y, w, h = box
+    return x + w // 2, y + h // 2

@@ -188,6 +188,9 @@ class Performer:
         if kind == "select_option" and error is None and position is not None and executed:
             output = choices.option_named(controls, position)
         front_after = self.desktop.windows.foreground()
+        if kind in NO_INPUT and executed:  # a look asked whether the tree names the run's first target
+            answer = locate.first_step_tree(action, front_after, self.desktop.windows)
+            output = {locate.TREE_QUESTION: answer} if answer is not None else output
         png_after = encoding.result() if encoding is not None else self.encode(frame_after)
         self._last_shot = (frame_after, png_after)
         self.mark("encoded")

@@ -30,6 +30,7 @@ OUTGOING = {
     "heartbeat": "replay-heartbeat",
     "result": "replay-result",
     "resolve": "resolve-target-request",
+    "tree-answer": "preflight-tree-answer",  # a look's `output.first_step_tree`
 }
 
 
@@ -58,7 +59,8 @@ def validate(name: str, data: Any) -> dict[str, Any]:
 
 
 def outgoing(kind: str, body: dict[str, Any]) -> None:
-    """Raise `WireError` when `body` (a receipt, start, heartbeat, result or resolve request) breaks its schema."""
+    """Raise `WireError` when `body` (a receipt, start, heartbeat, result, resolve request or a look's tree
+    answer) breaks its schema."""
     validate(OUTGOING[kind], body)
 
 

@@ -19,6 +19,8 @@ NAMES = (
     "replay-heartbeat",
     "replay-result",
     "replay-report-ack",
+    "preflight-tree-question",
+    "preflight-tree-answer",
     "resolve-target-request",
     "resolve-target-answer",
     "problem",

@@ -23,6 +23,7 @@ from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service.core import ReplayCore, new_id
 from rpa_mcp.replay.service.preflight import OBSERVE, OBSERVED_ORIGIN
 from rpa_mcp.replay.start_window import leading_run, own_templates, step_titles
+from rpa_mcp.replay.tree_fallback import QUESTION, tree_question
 from rpa_mcp.shadow.classes import step_class_of
 
 
@@ -166,8 +167,11 @@ class Planning(ReplayCore):
 
 
 def _observation(replay_id: str, planned: Sequence[Mapping[str, Any]], max_resends: int, now: float) -> ActionRow:
-    """A screenshot of the workstation, no input: the first desktop step is checked against it before it is sent."""
+    """A screenshot of the workstation, no input: the first desktop step is checked against it before it is sent.
+    It asks the agent whether the window's accessibility tree names the first step's control (when the tree may
+    stand in for it: `rpa_mcp.replay.tree_fallback`), for a target OCR may not read."""
     first = next((a for a in planned if not a["server_side"]), planned[0])
+    question = tree_question(first) if not first["server_side"] else None
     return ActionRow(
         replay_id=replay_id,
         action_id=f"{replay_id[3:11]}-obs",
@@ -176,7 +180,7 @@ def _observation(replay_id: str, planned: Sequence[Mapping[str, Any]], max_resen
         intent="Observe the workstation's screen before the first input",
         action_type=OBSERVE,
         target=None,
-        params={},
+        params={QUESTION: question} if question else {},
         expected={"step_class": "navigation", "window_before": None, "window_after": None, "outcome": None},
         idempotent=1,
         max_resends=max_resends,

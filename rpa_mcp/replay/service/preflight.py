@@ -19,12 +19,17 @@ leading steps only search for the run's record (`rpa_mcp.replay.start_window`): 
 expect that window. Only the observation made for the run decides it (a last report showing such
 a window is observed again first: the application may have been restarted since).
 
+A first target OCR does not read anywhere on the observed screen may be found by the accessibility tree
+of the window in front, as the agent finds it at step time (`rpa_mcp.replay.tree_fallback`): the look
+asks, the agent answers, and the evidence says the target was found by the tree, not by OCR.
+
 A refusal changes nothing (no replay row, no action dispatched) and says "nothing was executed".
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from rpa_mcp.errors import RpaError, WorkstationNotReady
@@ -32,6 +37,7 @@ from rpa_mcp.replay import model as m
 from rpa_mcp.replay.rows import ActionRow, MachineRow
 from rpa_mcp.replay.service.core import ReplayCore
 from rpa_mcp.replay.start_window import own_template, same_screen
+from rpa_mcp.replay.tree_fallback import found_by_tree, tree_answer
 from rpa_mcp.vision.images import decode_image
 
 POLL_WRITE_EVERY_S = 5.0  # a workstation's poll is written at most this often (per replica)
@@ -39,6 +45,17 @@ POLL_WRITE_EVERY_S = 5.0  # a workstation's poll is written at most this often (
 BRINGS_ITS_WINDOW = frozenset({"focus_window", "open_application", "navigate_url", "switch_tab"})
 OBSERVE = "screenshot_evidence"  # the observation a replay begins with when the last screen is not fresh
 OBSERVED_ORIGIN = "preflight"
+
+
+@dataclass(frozen=True)
+class FirstStepCheck:
+    """What the first desktop step needs and the screen does not show (`missing`), the workflow's own window
+    it may begin on instead of the recorded one (`starts_on`), and, when OCR did not read its target but the
+    accessibility tree named it, what the evidence says of it (`by_tree`)."""
+
+    missing: list[str] = field(default_factory=list)
+    starts_on: str | None = None
+    by_tree: dict[str, Any] | None = None
 
 
 class Preflight(ReplayCore):
@@ -90,7 +107,8 @@ class Preflight(ReplayCore):
         too_small = _size_gap(machine, first)
         if too_small:  # a property of the workstation, not of what it shows now
             _refuse(machine_id, [too_small])
-        missing, starts_on = self._first_step_gaps(machine, first, observed=False)
+        checked = self._first_step_gaps(machine, first, observed=False)
+        missing, starts_on = checked.missing, checked.starts_on
         if starts_on:  # its steps would expect that window: only a screen observed for this run says it is there
             missing = [f"the workstation showed {starts_on!r}, another of the workflow's own windows"]
         if missing:  # the screen may have changed since it was reported: what it shows now decides
@@ -104,9 +122,10 @@ class Preflight(ReplayCore):
             }
         return {"checked": True, "connected": True, "screen_checked": True, "window_title": machine.window_title}
 
-    def observed_gaps(self, observation: ActionRow) -> tuple[list[str], str | None]:
+    def observed_gaps(self, observation: ActionRow, output: Any = None) -> FirstStepCheck:
         """What the first desktop step after `observation` needs and the screen just observed does not show,
-        and the workflow's own window it may begin on instead of the recorded one (None: the recorded one)."""
+        and the workflow's own window it may begin on instead of the recorded one (None: the recorded one);
+        `output`: the look's output, with the agent's answer about the first target in its window's tree."""
         replay = self.store.get_replay(observation.replay_id)
         machine = self.store.get_machine(observation.machine_id or (replay.machine_id if replay else None) or "")
         first = next(
@@ -118,15 +137,16 @@ class Preflight(ReplayCore):
             None,
         )
         if machine is None or machine.screenshot is None or first is None:
-            return [], None
+            return FirstStepCheck()
         planned = {"action_type": first.action_type, "target": first.target, "expected": first.expected}
-        return self._first_step_gaps(machine, planned)
+        return self._first_step_gaps(machine, planned, tree=output)
 
     def _first_step_gaps(
-        self, machine: MachineRow, first: Mapping[str, Any], *, observed: bool = True
-    ) -> tuple[list[str], str | None]:
+        self, machine: MachineRow, first: Mapping[str, Any], *, observed: bool = True, tree: Any = None
+    ) -> FirstStepCheck:
         """`observed`: the screen was observed for this run; a report from before it (False) showing another of
-        the workflow's own windows is observed again whatever it shows: its target is not searched there."""
+        the workflow's own windows is observed again whatever it shows: its target is not searched there.
+        `tree`: the observation's output, whose tree answer may show a target OCR did not read."""
         missing = []
         found = first.get("target")
         target: dict[str, Any] = found if isinstance(found, dict) else {}
@@ -149,12 +169,13 @@ class Preflight(ReplayCore):
         if too_small:
             missing.append(too_small)
         if starts_on and not observed:
-            return missing, (starts_on if not missing else None)
+            return FirstStepCheck(missing, starts_on if not missing else None)
+        by_tree, answer = None, None
         if not missing and (target.get("label") or target.get("by_text") or target.get("anchor_png_base64")):
             try:
                 image = decode_image(machine.screenshot or b"", max_pixels=self.config.max_image_pixels)
             except RpaError as exc:
-                return [f"the workstation's last screen cannot be read ({exc.message})"], None
+                return FirstStepCheck([f"the workstation's last screen cannot be read ({exc.message})"])
             spec = {**target, "step_class": expected.get("step_class")}
             if starts_on:
                 spec["window_title"] = starts_on
@@ -167,11 +188,16 @@ class Preflight(ReplayCore):
                 # answer (the same words in another window are no reason to start)
                 anywhere = {k: v for k, v in spec.items() if k not in RECORDED_PLACE}
                 res = self.resolver.resolve(image, anywhere, window_title=seen, machine_id=None)
-            if not res.resolved:
+            if not res.resolved and not starts_on:  # found by the tree as the agent finds it at step time
+                size = (machine.screen_w, machine.screen_h) if machine.screen_w and machine.screen_h else None
+                answer = tree_answer(tree)
+                by_tree = found_by_tree(first, answer, seen, size) if observed else None
+            if not res.resolved and by_tree is None:
                 label = target.get("label") or target.get("by_text") or "its anchor"
                 where = f" of the workflow's window {starts_on!r}" if starts_on else ""
-                missing.append(f"the first step's target {label!r} is not on the screen{where} ({res.reason})")
-        return missing, (starts_on if not missing else None)
+                nor = "; the window's accessibility tree did not show it there either" if answer is not None else ""
+                missing.append(f"the first step's target {label!r} is not on the screen{where} ({res.reason}){nor}")
+        return FirstStepCheck(missing, starts_on if not missing else None, by_tree if not missing else None)
 
 
 MOVED_AWAY = ("rejected_drift", "not_found")  # resolutions a target whose window moved far may get

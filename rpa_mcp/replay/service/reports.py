@@ -10,14 +10,14 @@ from rpa_mcp.replay import model as m
 from rpa_mcp.replay.ports import ANY
 from rpa_mcp.replay.rows import ActionRow, ReportRow
 from rpa_mcp.replay.service.core import ReplayCore
-from rpa_mcp.replay.service.preflight import OBSERVED_ORIGIN
+from rpa_mcp.replay.service.preflight import OBSERVED_ORIGIN, FirstStepCheck
 from rpa_mcp.replay.service.supervision import Decision, own_windows
 from rpa_mcp.replay.start_window import starting_on
 from rpa_mcp.replay.wire import ActionResult, ReportAck
 
 
 class Reports(ReplayCore):
-    def observed_gaps(self, observation: ActionRow) -> tuple[list[str], str | None]:  # pragma: no cover
+    def observed_gaps(self, observation: ActionRow, output: Any = None) -> FirstStepCheck:  # pragma: no cover
         raise NotImplementedError  # provided by Preflight
 
     async def report(self, msg: ActionResult) -> ReportAck:
@@ -72,10 +72,14 @@ class Reports(ReplayCore):
         starts_on = None
         if a.origin == OBSERVED_ORIGIN and decision.state == m.ACKED and decision.pause is None and screen:
             self._reported_screen(a.machine_id or replay.machine_id, msg.window_title, screen)
-            missing, starts_on = await self.image_work.run(self.observed_gaps, a, lane="agents")
-            if missing:  # the first step is not sent: a person brings the screen it needs, then answers retry
+            checked = await self.image_work.run(self.observed_gaps, a, msg.output, lane="agents")
+            starts_on = checked.starts_on
+            if checked.missing:  # the first step is not sent: a person brings the screen it needs, then answers retry
                 decision.pause = m.WORKSTATION_NOT_READY
-                decision.pause_detail = {"missing": missing, "executed": 0}
+                decision.pause_detail = {"missing": checked.missing, "executed": 0}
+            elif checked.by_tree is not None:  # the evidence says how the first target was found: not by OCR
+                decision.verdict = _with_tree_evidence(decision.verdict, checked.by_tree)
+                m.log_event("preflight_by_tree", replay_id=a.replay_id, action_id=a.action_id, **checked.by_tree)
         now = self.time.now()
         with self.store.atomic():
             if not self.store.add_report(
@@ -218,6 +222,15 @@ class Reports(ReplayCore):
             self.memory.record_success(machine_id, title, target, msg.actual_position)
         elif decision.outcome in ("failed", "no_change_retrying") and decision.verdict is not None:
             self.memory.record_failure(machine_id, title, target)
+
+
+def _with_tree_evidence(verdict: dict[str, Any] | None, by_tree: dict[str, Any]) -> dict[str, Any]:
+    """The look's verdict with the first target's finding by the accessibility tree among its checkers."""
+    checker = {"checker": "first_target", "signal": "accessibility_tree", "score": 1.0, "detail": by_tree["detail"]}
+    verdict = dict(verdict or {})
+    verdict["evidence"] = [*(verdict.get("evidence") or []), checker]
+    verdict["first_target"] = by_tree
+    return verdict
 
 
 def _report_body(msg: ActionResult) -> dict[str, Any]:
