@@ -105,12 +105,16 @@ class RapidOcrEngine:
         threads: int = 1,
         workers: int = 1,
         width: float = 1.0,
+        lines_alone: bool = False,
     ) -> None:
         """`recognizer`: called once, at the first use, for an ONNX model to recognise with instead of
         the wheel's (the same network and dictionary, e.g. its int8 copy); None from it keeps the wheel's.
         `threads`: onnxruntime threads per inference (RPA_OCR_THREADS); `workers`: crops of one
         `read_lines` call recognised at once (RPA_OCR_WORKERS; docs/decisions/ocr-engine.md); `width`: the
-        recognizer's input width as a share of a crop's own (below 1, text narrowed for less CPU)."""
+        recognizer's input width as a share of a crop's own (below 1, text narrowed for less CPU);
+        `lines_alone`: a region read whole has its detected lines recognised as `read_lines` recognises
+        crops (each alone at its own width, by this engine's recognizer, remembered by their pixels)
+        instead of by the library's padded batch on the wheel's model (docs/decisions/step-time.md)."""
         if not 1 <= threads <= MAX_THREADS:
             raise ValueError(f"threads must be from 1 to {MAX_THREADS}, not {threads}")
         if not 1 <= workers <= MAX_WORKERS:
@@ -120,6 +124,7 @@ class RapidOcrEngine:
         self.threads = threads
         self.width = width
         self.workers = workers
+        self.lines_alone = lines_alone
         self._pool: ThreadPoolExecutor | None = None  # made at the first call with crops to share out
         self._engine: Any = None  # a RapidOCR instance (untyped library): results are read duck-typed
         self._recognizer = recognizer
@@ -203,6 +208,8 @@ class RapidOcrEngine:
         return lines
 
     def _detect_and_read(self, image: np.ndarray) -> list[OcrLine]:
+        if self.lines_alone:
+            return self._detect_then_recognize(image)
         engine = self._get()
         with self._lock:  # onnxruntime sessions are shared; keep calls serial and predictable
             self.regions_read += 1
@@ -221,6 +228,27 @@ class RapidOcrEngine:
             x0, y0 = pts.min(axis=0)
             x1, y1 = pts.max(axis=0)
             lines.append(OcrLine(str(text), (int(x0), int(y0), int(x1 - x0), int(y1 - y0)), float(score)))
+        return lines
+
+    def _detect_then_recognize(self, image: np.ndarray) -> list[OcrLine]:
+        """The library's detection, then each line recognised alone (`read_lines`), kept as the library keeps
+        them: a reading with letters, at its text score or more."""
+        engine = self._get()
+        with self._lock:
+            self.regions_read += 1
+            found = engine(image, use_det=True, use_cls=False, use_rec=False)
+        boxes = getattr(found, "boxes", None)
+        if boxes is None or len(boxes) == 0:
+            return []
+        quads = [np.asarray(box, dtype=np.float32) for box in boxes]
+        minimum = float(getattr(getattr(engine.cfg, "Global", None), "text_score", 0.5))
+        lines = []
+        for quad, read in zip(quads, self.read_lines([line_crop(image, q) for q in quads]), strict=True):
+            if read is None or read.score < minimum:
+                continue
+            x0, y0 = quad.min(axis=0)
+            x1, y1 = quad.max(axis=0)
+            lines.append(OcrLine(read.text, (int(x0), int(y0), int(x1 - x0), int(y1 - y0)), read.score))
         return lines
 
     def read_line(self, image: np.ndarray) -> OcrLine | None:
@@ -302,6 +330,24 @@ class RapidOcrEngine:
         lines, _words = decode(output, False, wh_ratio_list=[columns / REC_HEIGHT], max_wh_ratio=columns / REC_HEIGHT)
         text, score = lines[0]
         return str(text), float(score)
+
+
+def line_crop(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """A detected line's pixels, straightened from its four corners as the library crops them (a line
+    taller than 1.5 times its width turned to lie flat)."""
+    width = int(max(np.linalg.norm(quad[0] - quad[1]), np.linalg.norm(quad[2] - quad[3])))
+    height = int(max(np.linalg.norm(quad[0] - quad[3]), np.linalg.norm(quad[1] - quad[2])))
+    if width < 1 or height < 1:
+        return np.zeros((0, 0, 3), dtype=np.uint8)
+    corners = np.array([[0, 0], [width, 0], [width, height], [0, height]], dtype=np.float32)
+    crop = cv2.warpPerspective(
+        image,
+        cv2.getPerspectiveTransform(quad, corners),
+        (width, height),
+        borderMode=cv2.BORDER_REPLICATE,
+        flags=cv2.INTER_CUBIC,
+    )
+    return np.rot90(crop) if crop.shape[0] >= 1.5 * crop.shape[1] else crop
 
 
 def rec_input(image: np.ndarray, width: float = 1.0) -> np.ndarray:
