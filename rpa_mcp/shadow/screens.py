@@ -107,7 +107,7 @@ class StoredScreens:
         self.traces.update_facts(self.session_id, idx, facts)
         return text
 
-    def box_seen(self, idx: int, before: str, after: str | None, line: list[int]) -> tuple[bool, bool | None]:
+    def box_seen(self, idx: int, before: str, after: str, line: list[int]) -> tuple[bool, bool | None]:
         facts = self.traces.events(self.session_id, idx, idx + 1)
         if not facts:
             return False, None
@@ -115,7 +115,7 @@ class StoredScreens:
         if isinstance(cached, dict) and cached.get("at") == [before, after, *line]:
             state = cached.get("state")
             return cached.get("box") is True, state if isinstance(state, bool) else None
-        a, b = self.frame(before), self.frame(after) if after else None
+        a, b = self.frame(before), self.frame(after)
         box, state = (int(line[0]), int(line[1]), int(line[2]), int(line[3])), None
         found = a is not None and has_box(a, box)
         if a is not None and b is not None and found and a.shape == b.shape:

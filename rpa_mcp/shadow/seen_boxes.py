@@ -7,10 +7,12 @@ click shows a check box beside that line (or at its start: OCR may box the squar
 - the box flipped between the frame before the click and the frame after the step: the step leaves the
   state seen after (`seen_checked`);
 - no flip seen (the frame after taken before the repaint, a box drawn in a style whose state is not
-  read, the box toggled twice in the step): the state is not known. Like a state the recorder did not
-  report, it is assumed ticked and the step is uncertain, asked first (`unseen_checked`); the person
-  says the state (`shadow_feedback` `set_value` with `checked`).
-A line with no box beside it stays a click.
+  read, the box toggled twice in the step) while the rest of the screen stayed as it was (a click that
+  opened a page or a form did something else: a button's first letter may look like a box at a small
+  scale): the state is not known. Like a state the recorder did not report, it is assumed ticked and
+  the step is uncertain, asked first (`unseen_checked`); the person says the state (`shadow_feedback`
+  `set_value` with `checked`).
+A line with no box beside it, or a click after which the screen changed and no box flipped, stays a click.
 """
 
 from __future__ import annotations
@@ -45,12 +47,13 @@ def seen_box_candidate(d: Described, actions: list[Event]) -> tuple[str, list[in
     return str(facts["shot"]), list(line)
 
 
-def seen_box(d: Described, box: bool, flipped_to: bool | None, locale: str) -> Described:
+def seen_box(d: Described, box: bool, flipped_to: bool | None, locale: str, *, stayed: bool) -> Described:
     """A candidate click (`seen_box_candidate`) as the screen showed it: `box`, a check box beside its line on
-    the frame before; `flipped_to`, the state it flipped to by the frame after the step (None: no flip seen)."""
+    the frame before; `flipped_to`, the state it flipped to by the frame after the step (None: no flip seen);
+    `stayed`, the screen after the step is the one before, but for a few pixels."""
     if flipped_to is not None:
         return seen_checked(d, flipped_to, locale)
-    return unseen_checked(d, locale) if box else d
+    return unseen_checked(d, locale) if box and stayed else d
 
 
 def seen_checked(d: Described, state: bool, locale: str) -> Described:
