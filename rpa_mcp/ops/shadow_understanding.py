@@ -99,8 +99,9 @@ class StepOut(StrictModel):
         default_factory=list,
         description="Why the step is asked about first whatever its kind's record (its confidence is then below "
         "0.8): label_not_a_name (a format mask, a drop-down's empty choice, a lone mark), control_value_not_captured "
-        "(a drop-down's option or a check box's state the step does not hold), click_changed_nothing (a click on "
-        "no control after which the screen stayed the same), removal_suggested.",
+        "(a drop-down's option or a check box's state the step does not hold, or a state assumed: not reported, "
+        "no flip seen), click_changed_nothing (a click on no control after which the screen stayed the same), "
+        "removal_suggested.",
     )
     parameter: StepParameter | None = Field(None, description="The workflow parameter this step uses, if any.")
     step_class: Literal["navigation", "input", "irreversible"] = Field(

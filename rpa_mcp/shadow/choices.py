@@ -15,10 +15,8 @@
   element reported when pressed. A state the recorder did not report is assumed ticked and the
   step is uncertain (asked first), as is a state read too late to be sure (`checked_state`): at
   replay the state is read first and the box clicked only when it differs. Without an accessibility
-  tree (or when it names no control there: a check box drawn with divs, named by its text), a click
-  on a line of text beside which a check box flipped between the frame before the click and the
-  frame after the step is one too, its state the one seen after (`seen_checked`,
-  `rpa_mcp.vision.checkbox`).
+  tree, a click on a line of text beside a check box the screen shows is one too
+  (`rpa_mcp.shadow.seen_boxes`).
 """
 
 from __future__ import annotations
@@ -27,7 +25,7 @@ from dataclasses import replace
 from typing import Any
 
 from rpa_mcp.shadow.described import Described
-from rpa_mcp.shadow.elements import checked_state, element_key, is_control, is_option
+from rpa_mcp.shadow.elements import checked_state, element_key, is_option
 from rpa_mcp.shadow.events import CLICK_TYPES
 from rpa_mcp.shadow.phrases import TEXTS
 from rpa_mcp.shadow.segment import Segment
@@ -119,32 +117,6 @@ def set_checked(
     return Described(
         intent, "set_checked", confidence if label else min(confidence, UNSURE), evidence, target, params, None, pattern
     )
-
-
-def seen_box_candidate(d: Described, actions: list[Event]) -> tuple[str, list[int]] | None:
-    """(the frame before, the line that named it) of a plain click on no control the accessibility tree knows
-    (only the screen named it, or the tree named static text, a section, by its own text): a check box beside
-    that line which flipped over the click makes it a `set_checked` step (`seen_checked`)."""
-    clicks = [(e, f) for _, e, f in actions if e.get("type") in CLICK_TYPES]
-    if d.action_type != "click_anchor" or d.evidence not in ("ocr", "uia") or not clicks:
-        return None
-    event, facts = clicks[-1]
-    element = event.get("element") or {}
-    if element.get("name") and is_control(element):
-        return None  # the accessibility tree says what the control is (a check box says its state itself)
-    line = (facts.get("ocr") or {}).get("bbox") or facts.get("element_bbox")  # read, or the text the tree named
-    if not facts.get("shot") or not line:
-        return None
-    return str(facts["shot"]), list(line)
-
-
-def seen_checked(d: Described, state: bool, locale: str) -> Described:
-    """A click after which the check box beside the line that named it flipped, seen on the screen (no
-    accessibility tree said it was one): a `set_checked` step leaving the state the screen showed after."""
-    t = TEXTS["fr" if locale == "fr" else "en"]
-    label = clean_label(d.target.get("by_text")) or "?"
-    intent = t["check" if state else "uncheck"].format(label=label)
-    return replace(d, intent=intent, action_type="set_checked", params={"checked": state}, value=None)
 
 
 def value_shown(action_type: str, params: dict[str, Any]) -> dict[str, str] | None:

@@ -59,13 +59,15 @@ def doubts(
     field_label: str | None,
     suggestions: Sequence[Mapping[str, Any]],
     screen_still: bool | None,
+    value_assumed: bool = False,
 ) -> list[str]:
-    """The doubts about one proposed step (empty: none), in a fixed order."""
+    """The doubts about one proposed step (empty: none), in a fixed order. `value_assumed`: the step's value is
+    a guess no one confirmed (an uncertain step the person gave no value)."""
     out: list[str] = []
     labels = [x for x in (target.get("label"), target.get("by_text"), field_label) if isinstance(x, str) and x.strip()]
     if labels and all(names_nothing(x) for x in labels[:1]):
         out.append(LABEL_NOT_A_NAME)
-    if _value_not_captured(action_type, target, params):
+    if _value_not_captured(action_type, target, params, assumed=value_assumed):
         out.append(CONTROL_VALUE_NOT_CAPTURED)
     element = target.get("element") if isinstance(target.get("element"), Mapping) else None
     if action_type in CLICKS and screen_still is True and role_of(element) not in CONTROL_ROLES:
@@ -87,13 +89,16 @@ def capped(confidence: float, found: Sequence[str]) -> float:
     return min(confidence, DOUBTED) if found else confidence
 
 
-def _value_not_captured(action_type: str, target: Mapping[str, Any], params: Mapping[str, Any]) -> bool:
-    """A drop-down or check box whose value the step does not hold: its option, its state, or a plain click
-    on it (the option chosen, the state left, were not seen)."""
+def _value_not_captured(
+    action_type: str, target: Mapping[str, Any], params: Mapping[str, Any], *, assumed: bool
+) -> bool:
+    """A drop-down or check box whose value the step does not hold: its option, its state (or one assumed:
+    not reported, read too late to be sure, or a box no frame showed flipping), or a plain click on it (the
+    option chosen, the state left, were not seen)."""
     if action_type == "select_option":
         option = params.get("option")
         return not isinstance(option, str) or names_nothing(option)
     if action_type == "set_checked":
-        return not isinstance(params.get("checked"), bool | str)
+        return assumed or not isinstance(params.get("checked"), bool | str)
     element = target.get("element") if isinstance(target.get("element"), Mapping) else None
     return action_type in CLICKS and role_of(element) in (COMBO_ROLES | CHECK_ROLES) - CONTAINER_ROLES

@@ -15,7 +15,7 @@ import numpy as np
 from rpa_mcp.errors import RpaError
 from rpa_mcp.shadow.ports import TraceRepository
 from rpa_mcp.shadow.toasts import BOTTOM_BAND, PIXEL_THRESHOLD, read_opened, read_toast
-from rpa_mcp.vision.checkbox import box_state
+from rpa_mcp.vision.checkbox import box_state, has_box
 from rpa_mcp.vision.images import clamp_bbox, decode_image
 from rpa_mcp.vision.ocr import OcrEngine
 
@@ -107,22 +107,23 @@ class StoredScreens:
         self.traces.update_facts(self.session_id, idx, facts)
         return text
 
-    def flipped_box(self, idx: int, before: str, after: str, line: list[int]) -> bool | None:
+    def box_seen(self, idx: int, before: str, after: str, line: list[int]) -> tuple[bool, bool | None]:
         facts = self.traces.events(self.session_id, idx, idx + 1)
         if not facts:
-            return None
-        cached = facts[0]["facts"].get("flipped")
+            return False, None
+        cached = facts[0]["facts"].get("box_seen")
         if isinstance(cached, dict) and cached.get("at") == [before, after, *line]:
             state = cached.get("state")
-            return state if isinstance(state, bool) else None
-        a, b, state = self.frame(before), self.frame(after), None
-        if a is not None and b is not None and a.shape == b.shape:
-            box = (int(line[0]), int(line[1]), int(line[2]), int(line[3]))
+            return cached.get("box") is True, state if isinstance(state, bool) else None
+        a, b = self.frame(before), self.frame(after)
+        box, state = (int(line[0]), int(line[1]), int(line[2]), int(line[3])), None
+        found = a is not None and has_box(a, box)
+        if a is not None and b is not None and found and a.shape == b.shape:
             was, now = box_state(a, box), box_state(b, box)
             state = now if was is not None and now is not None and was != now else None
-        facts[0]["facts"]["flipped"] = {"at": [before, after, *line], "state": state}
+        facts[0]["facts"]["box_seen"] = {"at": [before, after, *line], "box": found, "state": state}
         self.traces.update_facts(self.session_id, idx, facts[0]["facts"])
-        return state
+        return found, state
 
     def same_screen(self, a: str, b: str, *, max_change: float = SAME_SCREEN_MAX_CHANGE) -> bool | None:
         if a == b:

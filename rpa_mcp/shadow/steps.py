@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from rpa_mcp.shadow.calibration import Calibration
-from rpa_mcp.shadow.choices import read_after, seen_box_candidate, seen_checked, value_shown
+from rpa_mcp.shadow.choices import read_after, value_shown
 from rpa_mcp.shadow.classes import step_class_of
 from rpa_mcp.shadow.doubts import STILL, capped, click_on_no_control, doubts
 from rpa_mcp.shadow.elements import is_button, screen_title
@@ -29,6 +29,7 @@ from rpa_mcp.shadow.postconditions import (
     wants_toast,
 )
 from rpa_mcp.shadow.retarget import retargeted
+from rpa_mcp.shadow.seen_boxes import seen_box, seen_box_candidate
 from rpa_mcp.shadow.segment import Segment
 from rpa_mcp.shadow.shots import SCREENSHOT_URI
 from rpa_mcp.shadow.suggestions import stray_candidate, suggest
@@ -54,9 +55,9 @@ class Screens(Protocol):
         cannot tell)."""
         ...
 
-    def flipped_box(self, idx: int, before: str, after: str, line: list[int]) -> bool | None:
-        """The state of the check box beside a line after it flipped between two screenshots (None: no box
-        read on both, or it did not flip; cached on event `idx`)."""
+    def box_seen(self, idx: int, before: str, after: str, line: list[int]) -> tuple[bool, bool | None]:
+        """(whether a check box stands beside a line on the screenshot before, the state it flipped to by the
+        screenshot after: None when it did not flip or was not read on both); cached on event `idx`."""
         ...
 
     def text_in(self, idx: int, shot: str, box: list[int]) -> str | None:
@@ -98,8 +99,9 @@ def derive_steps(
         d = describe(seg, evs, locale, window_after=after)
         notes, shot_after = after_step(rows, last_pos)
         if screens is not None and shot_after and (line := seen_box_candidate(d, evs)):
-            state = screens.flipped_box(evs[-1][0], line[0], shot_after, line[1])
-            d = seen_checked(d, state, locale) if state is not None else d
+            box, flipped_to = screens.box_seen(evs[-1][0], line[0], shot_after, line[1])
+            stayed = box and flipped_to is None and screens.same_screen(line[0], shot_after) is True
+            d = seen_box(d, box, flipped_to, locale, stayed=stayed)
         if seg.keyed and screens is not None and shot_after and d.target.get("bbox"):
             d = read_after(d, screens.text_in(seg.events[-1], shot_after, d.target["bbox"]), locale)
         notes = notified(evs) + notes
@@ -159,6 +161,7 @@ def derive_steps(
             field_label=None if seg.retarget else d.field_label,
             suggestions=suggestions,
             screen_still=still,
+            value_assumed=d.pattern == "uncertain" and not seg.value,
         )
         confidence = 1.0 if seg.intent else round(capped(confidence, doubted), 2)
         step: dict[str, Any] = {

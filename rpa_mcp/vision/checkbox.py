@@ -7,6 +7,7 @@ one the label is drawn on (a check button's own, lighter when the pointer is ove
 and a mark is ink against the box's own fill. Ticked: a mark covers a share of its inside (a tick, a
 cross) or the box is filled with a strong colour (an accent colour, a dark fill); unticked: its inside
 is one light or neutral colour. Anything between, or no square found, is None: the state is not guessed.
+`has_box` says only whether such a box is there, whatever its state (readable or not).
 """
 
 from __future__ import annotations
@@ -30,6 +31,21 @@ SIDE_INKED = 0.85  # share of each side of the square that must be inked
 
 def box_state(image: np.ndarray, line: BBox) -> bool | None:
     """True (ticked), False (blank) or None (no box found, or its inside says neither)."""
+    found = _box_beside(image, line)
+    if found is None:
+        return None
+    region, background, (bx, by, side) = found
+    return _ticked(region, background, bx, by, side)
+
+
+def has_box(image: np.ndarray, line: BBox) -> bool:
+    """Whether a check box stands beside the label (whatever its state, readable or not)."""
+    return _box_beside(image, line) is not None
+
+
+def _box_beside(image: np.ndarray, line: BBox) -> tuple[np.ndarray, float, tuple[int, int, int]] | None:
+    """(the colour region searched, the label's background, the square's (x, y, side) in that region) of the
+    box nearest the label on its left, then on its right; None when no square is there."""
     colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     height, width = gray.shape[:2]
@@ -53,8 +69,7 @@ def box_state(image: np.ndarray, line: BBox) -> bool | None:
             None,
         )
         if square is not None:
-            bx, by, side = square
-            return _ticked(colour[y0:y1, x0:x1], background, bx, by, side)
+            return colour[y0:y1, x0:x1], background, square
     return None
 
 

@@ -117,3 +117,19 @@ def test_a_click_on_text_after_which_a_few_lines_appeared_keeps_its_confidence(m
         ]
     )
     assert shadow.understanding("s1")["steps"][0]["doubts"] == []
+
+
+def test_a_check_box_whose_state_the_recorder_did_not_report_says_why_it_is_asked_first(
+    shadow: ShadowService,
+) -> None:
+    shadow.ingest(
+        [
+            ev("click", 1.0, x=300, y=300, element={"name": "Urgent", "role": "check box"}, **SCREEN),
+            ev("click", 4.0, x=300, y=400, element={"name": "Enregistrer", "role": "Button"}, **SCREEN),
+        ]
+    )
+    step = _asked_first(shadow, 0)
+    assert step["action_type"] == "set_checked" and step["params"] == {"checked": True}  # assumed
+    assert step["doubts"] == ["control_value_not_captured"]
+    step = shadow.feedback("s1", "set_value", step_index=1, checked=True)["steps"][0]
+    assert step["doubts"] == []

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from rpa_mcp.vision.checkbox import box_state
+from rpa_mcp.vision.checkbox import box_state, has_box
 
 LABEL = (334, 302, 80, 18)  # the line "Urgent" as OCR boxes it
 
@@ -158,3 +158,19 @@ def test_a_box_only_half_drawn_against_its_panel_is_not_guessed() -> None:
     for ticked in (True, False):
         img, line = check_button("sunken", ticked=ticked, panel=255)
         assert box_state(img, line) is None
+
+
+def test_a_box_is_found_beside_its_label_whatever_its_state_says() -> None:
+    line = (300, 296, 140, 24)
+    unread = small_box_in_its_line(ticked=False)
+    cv2.rectangle(unread, (307, 304), (315, 312), (150, 150, 150), -1)  # a grey inside: neither ticked nor blank
+    assert box_state(unread, line) is None and has_box(unread, line)
+    assert has_box(small_box_in_its_line(ticked=True), line) and has_box(small_box_in_its_line(ticked=False), line)
+
+
+def test_a_label_alone_or_beside_a_round_letter_has_no_box() -> None:
+    img = np.full((480, 640, 3), 246, np.uint8)
+    cv2.putText(img, "Urgent", (334, 318), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (30, 30, 30), 2, cv2.LINE_AA)
+    assert not has_box(img, LABEL)
+    cv2.putText(img, "Non o", (220, 318), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (30, 30, 30), 2, cv2.LINE_AA)
+    assert not has_box(img, LABEL)
