@@ -46,8 +46,8 @@ def missing() -> list[str]:
     home = Path(java).resolve().parent.parent
     if not (home / "lib" / "libawt_xawt.so").exists():
         return ["openjdk-17-jre"]
-    probe = subprocess.run([java, "--version"], capture_output=True, text=True, timeout=60, check=False)
-    return [] if probe.returncode == 0 else ["openjdk-17-jre"]
+    modules = subprocess.run([java, "--list-modules"], capture_output=True, text=True, timeout=60, check=False)
+    return [] if "jdk.compiler@" in modules.stdout else ["openjdk-17-jre"]  # the source launcher compiles
 
 
 def start_transfusion(desk: VirtualDisplay, effects: Path, *, timeout: float = 120.0) -> DispensationApp:
