@@ -138,7 +138,46 @@ QT = AppSpec(  # held out: measured once as it was first built, never tuned on
     (None, None, "patient", "indication", "examen", "date"),
     {"priorite": "Urgent"},
 )
-APPS = {spec.name: spec for spec in (GTK, TK, WEB, QT)}
+SWING = AppSpec(  # held out: measured once as it was first built, never tuned on
+    "swing",
+    "blood product request desk, Java Swing (Metal), no accessibility tree",
+    "rpa_mcp.desktop_rig.transfusion",
+    "Demande de produits sanguins",
+    "bench-transfusion",
+    {0: "nom", 2: "prenom", 3: "indication", 4: "produit", 5: "unites", 6: "date_transfusion"},
+    (  # (query, row, IPP, indication, blood product, units, transfusion date)
+        ("VIDAL", "Anaïs", "800224", "Hémorragie du post-partum", "Concentré de globules rouges", "3", "06/12/2026"),
+        ("CHARPENTIER", "Noël", "800236", "Thrombopénie sévère", "Concentré plaquettaire", "1", "07/12/2026"),
+        ("LEMAÎTRE", "Hervé", "800241", "Surdosage en AVK, INR à 9", "Plasma frais congelé", "2", "08/12/2026"),
+        ("COLIN", "Sébastien", "800253", "Polytraumatisme", "Plasma lyophilisé", "4", "09/12/2026"),
+        (
+            "HUMBERT",
+            "Françoise",
+            "800268",
+            "Anémie chronique, Hb 7,2 g/dL",
+            "Concentré de globules rouges",
+            "2",
+            "10/12/2026",
+        ),
+        ("PICARD", "Joël", "800272", "Hypofibrinogénémie", "Cryoprécipité", "5", "11/12/2026"),
+        ("BRETON", "Maïwenn", "800289", "Aplasie post-chimiothérapie", "Concentré plaquettaire", "1", "12/12/2026"),
+        ("ROCHE", "Yves", "800212", "Chirurgie cardiaque, saignement", "Plasma frais congelé", "3", "13/12/2026"),
+        (
+            "LACROIX",
+            "Anne-Sophie",
+            "800293",
+            "Drépanocytose, échange",
+            "Concentré de globules rouges",
+            "6",
+            "14/12/2026",
+        ),
+        ("ROCHE", "Bérénice", "800211", "Anémie aiguë, Hb 6,8 g/dL", "Concentré de globules rouges", "2", "15/12/2026"),
+    ),
+    ("nom", "prenom", None, "indication", "produit", "unites", "date_transfusion"),
+    (None, None, "patient", "indication", "produit", "unites", "date"),
+    {"irradie": True},
+)
+APPS = {spec.name: spec for spec in (GTK, TK, WEB, QT, SWING)}
 
 
 @dataclass

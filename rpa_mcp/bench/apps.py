@@ -1,6 +1,6 @@
 """`rpa-mcp bench apps`: learning and replay on an application nobody tuned the platform to, per application.
 
-    rpa-mcp bench apps [--app gtk|tk|web|qt] [--runs 10] [--workdir DIR]
+    rpa-mcp bench apps [--app gtk|tk|web|qt|swing] [--runs 10] [--workdir DIR]
 
 Each application is an `AppSpec` in `APPS` (bench/app_specs.py): its rig module (start, demonstrate, EXPECTED_STEPS),
 the parameters a person names, the varied values, the record each replay must save.
@@ -20,6 +20,12 @@ Debian python3-pyqt5, Qt's AT-SPI bridge on) in a dense legacy look, **held out*
 built, never tuned on; a clerk searches a patient, picks the row by its first name, types an indication,
 chooses an examination, types an appointment date, chooses the "Urgent" radio button and confirms, with
 the same noise; measured the same way.
+
+`swing`: the blood product request desk, a Java Swing application (rpa_mcp/desktop_rig/native/SwingTransfusion.java,
+one source file run by OpenJDK 17's `java`, Metal look with its "Steel" theme, Java's own text rendering, Java's
+bridge to AT-SPI off: vision only), **held out**: measured once as first built, never tuned on; a clerk searches
+a patient, picks the row, types an indication, chooses a blood product, types a number of units and a date,
+ticks "Produit irradié" and sends, with the same noise and a detour through the "Aide" menu closed by Escape.
 
 `gtk`: the admission desk, a native GTK3 application (rpa_mcp/desktop_rig/native/gtk_admission.py) on Xvfb +
 openbox, with the RPA server and `rpa-agent` on loopback, all through the tools users call:

@@ -12,6 +12,8 @@
   its scripted clerk, for `rpa-mcp bench apps --app web`;
 - `imaging`: a native Qt 5 application held out from tuning (`native/qt_imaging.py`, run by the
   system's Python with PyQt5) and its scripted clerk, for `rpa-mcp bench apps --app qt`.
+- `transfusion`: a Java Swing application held out from tuning (`native/SwingTransfusion.java`, one source file
+  run by `java`, no accessibility tree: vision only) and its scripted clerk, for `rpa-mcp bench apps --app swing`.
 
 It drives the workstation agent (`rpa_agent`, distribution `rpa-mcp-agent[x11]`), which must be
 installed beside the server for the real-desktop tests, `rpa-mcp bench desktop` and `rpa-mcp demo --desktop`.
