@@ -68,9 +68,21 @@ async def test_with_the_dialog_resolver_switched_off_an_unexpected_dialog_pauses
     assert "switched off" in replay["pause_detail"]["why"]
 
 
-async def test_a_strict_action_without_screen_change_is_retried_then_pauses(service, services, agent, clock):
+async def test_a_strict_click_without_screen_change_pauses_without_being_sent_again(service, services, agent, clock):
+    # the agent never runs a click's input twice (it would answer OUTCOME_UNKNOWN), and a click that showed
+    # nothing may still have acted (an application slow to draw a save): the run pauses on what was seen
     services.validator.by_type["click_anchor"] = Verdict("FAILURE", "NO_VISUAL_CHANGE")
     _rid, replay, acts = await run(service, agent, clock, steps(1, success_strict=True))
+    assert replay["pause_reason"] == m.VALIDATION_FAILED and acts[0]["dispatches"] == 1
+    assert acts[0]["state"] == m.HELD and replay["pause_detail"]["failure_category"] == "NO_VISUAL_CHANGE"
+
+
+async def test_a_strict_idempotent_action_without_screen_change_is_sent_again_then_pauses(
+    service, services, agent, clock
+):
+    services.validator.by_type["set_checked"] = Verdict("FAILURE", "NO_VISUAL_CHANGE")
+    plan = steps(1, "set_checked", params={"checked": True}, success_strict=True)
+    _rid, replay, acts = await run(service, agent, clock, plan)
     assert replay["pause_reason"] == m.VALIDATION_FAILED and acts[0]["dispatches"] == 3
     assert acts[0]["state"] == m.HELD
 

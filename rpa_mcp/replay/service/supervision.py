@@ -224,8 +224,8 @@ class Supervisor:
             return Decision(m.ACKED, "success", verdict=vdict, evidence=clicked)
         crops = (verdict_crops(verdict) or crops_around(after, point, bbox)) + clicked
         if (no_change and kind != "FAILURE") or category == "NO_VISUAL_CHANGE":
-            # text typed that the screen never showed went nowhere a person sees: never gone on from. It may be
-            # sent again (the agent clicks the field and replaces its content), then the run pauses.
+            # text typed that the screen never showed went nowhere a person sees: never gone on from: the run
+            # pauses.
             typed_unseen = (
                 category == "NO_VISUAL_CHANGE" and typed and bool(a.params.get("text")) and not _read_back(vdict)
             )
@@ -233,7 +233,9 @@ class Supervisor:
                 return Decision(
                     m.ACKED, "success_with_warning", warning="no_screen_change", verdict=vdict, evidence=clicked
                 )
-            if a.resends < a.max_resends:
+            # sent again only when doing it twice is harmless: the agent never runs an action's input twice
+            # otherwise (it would answer OUTCOME_UNKNOWN), and a click that showed nothing may still have acted
+            if a.resends < a.max_resends and a.idempotent:
                 return Decision(
                     m.PENDING, "no_change_retrying", warning="no_screen_change", verdict=vdict, evidence=crops
                 )
