@@ -264,13 +264,14 @@ def build_ocr(settings: Settings, *, cache_entries: int = READ_CACHE_ENTRIES) ->
     reading is remembered (0 for a benchmark that measures every read)."""
     threads, workers = settings.ocr_threads, ocr_workers(settings)
     if not settings.ocr_latin_head:
-        return RapidOcrEngine(threads=threads, workers=workers, cache_entries=cache_entries)
+        return RapidOcrEngine(threads=threads, workers=workers, cache_entries=cache_entries, lines_alone=True)
     models = settings.data_dir / "models"
     return RapidOcrEngine(
         recognizer=lambda: latin_recognizer(wheel_model(REC_MODEL), models),
         threads=threads,
         workers=workers,
         cache_entries=cache_entries,
+        lines_alone=True,
     )
 
 

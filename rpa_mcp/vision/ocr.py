@@ -8,11 +8,15 @@ input (48 px high, ~0.08 ms of CPU per column on one thread): each crop is recog
 its own width (a batch is padded to its widest crop, and the library pads every crop to at least
 320 columns), and what a crop reads is remembered by a digest of its pixels (the same label in
 the frame before and after an action, or read by the classifier then by a checker, is
-recognised once). A region read whole (`read`: detection, then recognition) is remembered the same
-way: a region read again with the same pixels (a frame read whole by the dialogs' thorough path, then
-again with the window reported) answers what it read. The crops of one call are recognised
-`workers` at a time, each on its own thread: one inference per crop either way, so the CPU is the
-same and the readings too, and a dialog's five crops take about half the wall time on two cores.
+recognised once). A region read whole (`read`: detection, then recognition) is recognised by the
+library's padded batch on the wheel's model, or, for an engine made with `lines_alone` (the checkers'
+engine: a target's region, the validator's and the learner's reads), line by line as `read_lines`
+recognises crops — 0.6 times the time of a resolution, the same decisions (docs/decisions/step-time.md).
+A region is remembered the same way: a region read again with the same pixels (a frame read whole
+by the dialogs' thorough path, then again with the window reported) answers what it read. The crops
+of one call are recognised `workers` at a time, each on its own thread: one inference per crop either
+way, so the CPU is the same and the readings too, and a dialog's five crops take about half the wall
+time on two cores.
 docs/decisions/ocr-engine.md has the measurements.
 
 An engine may recognise with another ONNX model of the same recognizer (`recognizer`), decoded over

@@ -80,3 +80,21 @@ def test_without_a_memory_every_region_is_read_afresh() -> None:
     form = region("Service")
     assert engine.read(form) == engine.read(form)
     assert engine.regions_read == 2 and engine.region_hits == 0
+
+
+def test_a_region_s_lines_recognised_one_by_one_read_what_the_library_reads() -> None:
+    library, alone = RapidOcrEngine(cache_entries=0), RapidOcrEngine(cache_entries=0, lines_alone=True)
+    form = region("Service", "Enregistrer et fermer", "Annuler")
+    expected = library.read(form)
+    lines = alone.read(form)
+    assert [normalize_text(line.text) for line in lines] == ["service", "enregistrer et fermer", "annuler"]
+    assert [normalize_text(line.text) for line in lines] == [normalize_text(line.text) for line in expected]
+    for mine, theirs in zip(lines, expected, strict=True):  # the same detected boxes, in the region's pixels
+        assert mine.bbox == theirs.bbox
+    assert alone.recognitions == 3  # each line through this engine's own recognizer, remembered by its pixels
+
+
+def test_a_region_without_text_reads_no_line_one_by_one() -> None:
+    engine = RapidOcrEngine(cache_entries=0, lines_alone=True)
+    assert engine.read(np.full((120, 360, 3), 250, np.uint8)) == []
+    assert engine.recognitions == 0
