@@ -59,7 +59,11 @@ class WireTarget(WireModel):
     score: float | None = Field(None, description="Score of that resolution (0..1).")
     rel_x: float | None = Field(None, description="Recorded position, fraction of the screen width (0..1).")
     rel_y: float | None = Field(None, description="Recorded position, fraction of the screen height (0..1).")
-    window_title: str | None = Field(None, description="Title of the window the action is recorded in.")
+    window_title: str | None = Field(
+        None,
+        description="Title of the window the action is recorded in ({{*}}: a run's own words). Keys and typed text "
+        "go only to it: with another window in front the agent types nothing (WRONG_WINDOW).",
+    )
     spec: dict[str, Any] = Field(
         default_factory=dict,
         description="Full target spec from the workflow (anchor crop, resolve_order, bbox), for agent-side "

@@ -31,7 +31,7 @@ from rpa_agent.core.actions import (
 )
 from rpa_agent.core.focus import FocusEvidence, focus_region
 from rpa_agent.core.http import Http
-from rpa_agent.core.titles import window_titled
+from rpa_agent.core.titles import title_matches, window_titled
 from rpa_agent.core.wire import NextAction
 from rpa_agent.port import Desktop, Frame, InputRefused, KeyboardFocus, Stacking, Window
 
@@ -46,6 +46,16 @@ TAKEOVER_POLL_S = 0.05
 
 class InvalidAction(ValueError):
     """The action cannot be carried out as given (no text to type, no keys): nothing was injected."""
+
+
+class KeyboardElsewhere(Exception):
+    """The window in front is not the step's: its keys would go there (a dialog that came late, another
+    program brought forward). `clicked`: the step's field was clicked before this was seen."""
+
+    def __init__(self, reason: str, *, clicked: bool) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.clicked = clicked
 
 
 class Performer:
@@ -171,6 +181,11 @@ class Performer:
                 self.say(f"paused: {exc.reason}")
                 return self._refused(action, exc.reason, foreign_before, png_before)
             error = exc.reason
+        except KeyboardElsewhere as exc:  # nothing typed; a field clicked first: executed, failed
+            self.say(f"paused: {exc.reason}")
+            if not exc.clicked:
+                return self._refused(action, exc.reason, foreign_before, png_before)
+            error = exc.reason
         except (InvalidAction, InputRefused) as exc:
             return self._refused(action, f"INVALID_ACTION: {exc}", foreign_before, png_before)
         self.mark("injected")
@@ -285,6 +300,7 @@ class Performer:
                 if not self._focus_landed(action, position, before):
                     self._settle(quiet_s=0.2)  # no evidence: the screen quiet before typing
                 self.mark("focused")
+            self._keyboard_is_the_steps(action, clicked=position is not None)
             if replaces_field(kind, params):
                 hands.combo(SELECT_ALL)  # the text replaces what the field held, never follows it
             hands.type_text(text)
@@ -295,6 +311,7 @@ class Performer:
             keys = keys_of(params, kind)
             if keys is None:
                 raise InvalidAction(f"{kind} needs params.keys")
+            self._keyboard_is_the_steps(action, clicked=False)
             hands.combo(keys)
         elif kind == "scroll":
             width, height = self.desktop.screen.size()
@@ -310,6 +327,19 @@ class Performer:
             raise InvalidAction(f"{kind} needs a target: the control to set")
         else:
             raise InvalidAction(f"unsupported action type {action.action_type!r}")
+
+    def _keyboard_is_the_steps(self, action: NextAction, *, clicked: bool) -> None:
+        """Keys go to the window in front: it must be the step's (`target.window_title`, a template's fixed words
+        in order) when the step names one. A window the backend cannot name lets the keys go, as before."""
+        wanted = action.target.window_title if action.target is not None else None
+        front = self.desktop.windows.foreground()
+        if not wanted or front is None or (front.title and title_matches(front.title, wanted)):
+            return
+        shown = repr(front.title) if front.title else "a window without a title"
+        raise KeyboardElsewhere(
+            f"WRONG_WINDOW: the keyboard is with {shown}, not with the step's window {wanted!r}: nothing was typed",
+            clicked=clicked,
+        )
 
     def _focus_landed(self, action: NextAction, point: tuple[int, int], before: Frame) -> bool:
         """The clicked field has the keyboard (see `rpa_agent.core.focus`); False without evidence."""

@@ -10,6 +10,12 @@ from rpa_mcp.replay.rows import ActionRow, AttemptRow
 from rpa_mcp.replay.service.core import ReplayCore, new_id
 from rpa_mcp.replay.wire import PROTOCOL_VERSION, NextAction, WireTarget
 
+# Steps whose input is the keyboard: with no target of their own they still name the window their keys are
+# for (the agent types nothing into another window in front: a dialog that came late, another program).
+KEYBOARD_STEPS = frozenset(
+    {"type", "type_text", "text", "paste_and_execute", "key", "key_combo", "hotkey", "keys", "keyboard_shortcut"}
+    | {"key_press", "save", "new_tab", "close_tab"}
+)
 
 class Dispatch(ReplayCore):
     async def next_action(self, machine_id: str, *, wait: float = 0.0, protocol_version: int = 1) -> NextAction | None:
@@ -139,6 +145,9 @@ class Dispatch(ReplayCore):
                 window_title=target.get("window_title") or a.expected.get("window_before"),
                 spec=target,
             )
+        elif a.action_type in KEYBOARD_STEPS and isinstance(a.expected.get("window_before"), str):
+            window = a.expected["window_before"].strip()
+            wire_target = WireTarget(window_title=window) if window else None
         return NextAction(
             replay_id=a.replay_id,
             action_id=a.action_id,
