@@ -17,6 +17,7 @@ KEYBOARD_STEPS = frozenset(
     | {"key_press", "save", "new_tab", "close_tab"}
 )
 
+
 class Dispatch(ReplayCore):
     async def next_action(self, machine_id: str, *, wait: float = 0.0, protocol_version: int = 1) -> NextAction | None:
         """The action for this machine, as soon as one is ready (or None after `wait` seconds)."""
