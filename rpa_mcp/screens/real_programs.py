@@ -64,6 +64,8 @@ SPLIT = {
     "wordpad": "tuning",
     "nedit": "tuning",
     "xfe": "tuning",
+    "writer": "tuning",
+    "fluid": "tuning",
 }
 
 
