@@ -150,8 +150,10 @@ class DialogClassifier:
                 source=hint.source,
                 title=seen.title or hint.title,
             )
-        # disagreement: keep the stricter one, with a low confidence so nothing is auto-clicked or skipped
-        stricter = seen if rank(seen.entry) >= rank(hint.entry) else hint
+        # disagreement: keep the stricter one, with a low confidence so nothing is auto-clicked or skipped;
+        # of two as strict, the surer (a dialog's own window title rather than a guess from its shape)
+        strict = (rank(seen.entry), seen.confidence) >= (rank(hint.entry), hint.confidence)
+        stricter = seen if strict else hint
         return replace(
             seen,
             dialog_id=stricter.dialog_id,

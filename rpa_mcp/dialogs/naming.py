@@ -3,7 +3,8 @@
 - `admissible`: an auto/skip entry matches only inside its confirmed application, and a region
   with buttons never matches a buttonless entry;
 - `specific_over_generic`: a named application's own pause entry rather than the generic kind the
-  same words give (never across a whole frame without its title);
+  same words give (never without its title when the generic kind's is read, nor across a whole
+  frame without its title);
 - `generic_over_unnamed`: across a whole frame, the generic kind rather than a named entry tied with
   it whose own title is not read;
 - `rank`: strictness, for disagreements (locked > pause > skip > auto).
@@ -50,7 +51,10 @@ def specific_over_generic(accepted: Sequence[EntryScore], *, whole_frame: bool) 
             score.entry.id not in GENERIC_IDS
             and score.entry.policy == "pause"
             and score.body > 0  # its own words are there, not only the title and buttons it shares
-            and (score.title >= 0.5 or not whole_frame)  # across a whole frame, its own title too
+            # its own title, or no title read at all: a dialog whose title names the generic kind ("Save
+            # Document?") is that kind, whatever words of an application it shows ("Untitled"); across
+            # a whole frame, its own title always
+            and (score.title >= 0.5 or (top.title < 0.5 and not whole_frame))
             and score.body >= top.body
             and score.buttons >= top.buttons - 0.1
         ):
