@@ -9,6 +9,8 @@ from __future__ import annotations
 import shutil
 import time
 
+import numpy as np
+
 from rpa_mcp.screens.desktop_scenes import CANCEL, _own
 from rpa_mcp.screens.legacy_scenes import SCENES
 from rpa_mcp.screens.real_program_scenes import (
@@ -20,7 +22,7 @@ from rpa_mcp.screens.real_program_scenes import (
     dialog_then_click,
     typed_pair,
 )
-from rpa_mcp.screens.real_programs import Session
+from rpa_mcp.screens.real_programs import Session, changed_box
 
 __all__ = ["SCENES", "fluid", "writer"]
 
@@ -133,10 +135,10 @@ FNFCUsesGTK:0
 
 
 def fluid(s: Session) -> None:
-    """An interface opened, a widget cut (modified); the open command: the prompt to save first (Don't
+    """An interface opened, the sentence typed as an input's label, a widget cut; the open command: the prompt to save first (Don't
     Save), FLTK's chooser, a missing file's name typed in it (the error, Close); the save-as chooser
-    answered with an existing file's name (the prompt before it is replaced, Cancel); a second widget
-    cut; quit without saving (Don't Save)."""
+    answered with an existing file's name (the prompt before it is replaced, Cancel); quit without
+    saving (Don't Save)."""
     prefs = s.home / ".fltk" / "fltk.org"
     shutil.rmtree(s.home / ".fltk", ignore_errors=True)
     prefs.mkdir(parents=True)
@@ -150,6 +152,7 @@ def fluid(s: Session) -> None:
     wid = s.wait_window("dossier.fl")
     s.maximize(wid)
     time.sleep(1.0)
+    _label_typed(s, wid)
     _cut(s, wid, "Valider")
     s.key("ctrl+o")
     time.sleep(1.2)
@@ -176,15 +179,37 @@ def fluid(s: Session) -> None:
     s.type(existing.name)
     s.key("Return")
     time.sleep(1.2)
+    # Cancel closes the chooser too (an Escape now would close the main window: the prompt to save)
     dialog_then_click(s, "overwrite", "app-file-overwrite", (*CANCEL, *NO), "replace the existing file?")
-    s.key("Escape")
-    time.sleep(0.8)
     s.xdo("windowactivate", "--sync", wid)
     time.sleep(0.5)
-    _cut(s, wid, "Observation")  # modified for sure, whatever the failed open left
     s.key("ctrl+q")
     time.sleep(1.2)
     dialog_then_click(s, "save-changes", "app-save-changes", DONT_SAVE, "save the changes before quitting?")
+
+
+def _label_typed(s: Session, wid: str) -> None:
+    """The input's properties opened (a double click on it in the tree), the sentence typed as its
+    label: a pair on FLTK's own text field (the panel only: the design window redraws the label too)."""
+    box, _ = s.find_text(s.settle(), ("Observation",), s.active_geometry(wid))
+    s.xdo("mousemove", str(box[0] + box[2] // 2), str(box[1] + box[3] // 2))
+    s.xdo("click", "--repeat", "2", "1")
+    time.sleep(1.5)
+    panel = s.active_geometry()
+    field, _ = s.find_text(s.settle(), ("Observation:",), panel)
+    x, y, w, h = panel
+    s.click((field[0] + field[2] // 2, field[1] + field[3] // 2))
+    s.key("ctrl+a")
+    time.sleep(0.5)
+    before = s.settle()
+    s.type(SENTENCE[s.config.lang])
+    time.sleep(0.5)
+    after = s.settle()
+    inside = np.zeros_like(before)
+    inside[y : y + h, x : x + w] = 1
+    typed_pair(s, before, after, changed_box(before * inside, after * inside), "FLTK's label field")
+    s.key("Escape")  # the panel closed: the label stays changed
+    time.sleep(0.8)
 
 
 def _cut(s: Session, wid: str, label: str) -> None:
