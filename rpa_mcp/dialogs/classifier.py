@@ -35,6 +35,7 @@ from rpa_mcp.vision.ocr import OcrEngine
 __all__ = ["CANDIDATES_READ", "FOOTERS_READ", "Classification", "DialogClassifier", "ReadButton"]
 
 PROCESS_DOUBT = 0.8  # < the resolver's auto threshold
+CHOOSERS = frozenset({"file-open", "file-save-as"})  # both pause: the title only tells which
 CANDIDATES_READ = 2  # candidates read when the best one is a panel whose text names nothing
 FOOTERS_READ = 2  # and after them, boxes with a footer of buttons still unread (a dialog ranked low)
 FRONT_MAX_WIDTH = 0.8  # of the dialog behind: a box in front of it is narrower (a footer spans it)
@@ -151,9 +152,9 @@ class DialogClassifier:
                 title=seen.title or hint.title,
             )
         # disagreement: keep the stricter one, with a low confidence so nothing is auto-clicked or skipped;
-        # of two as strict, the surer (a dialog's own window title rather than a guess from its shape)
-        strict = (rank(seen.entry), seen.confidence) >= (rank(hint.entry), hint.confidence)
-        stricter = seen if strict else hint
+        # open and save choosers share one layout: the window's own title tells which ("Save To:")
+        choosers = {seen.dialog_id, hint.dialog_id} <= CHOOSERS
+        stricter = seen if rank(seen.entry) >= rank(hint.entry) and not choosers else hint
         return replace(
             seen,
             dialog_id=stricter.dialog_id,

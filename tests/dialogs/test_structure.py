@@ -274,7 +274,7 @@ def test_cancel_under_a_file_name_field_without_a_list_of_files_is_no_chooser() 
         ("fluid-open-en-1920x1080.png", "Open:", "file-open"),
     ],
 )
-def test_a_choosers_own_window_title_names_it_over_a_guess_from_its_shape(real_service, file, title, kind) -> None:
+def test_a_choosers_own_window_title_tells_an_open_chooser_from_a_save_one(real_service, file, title, kind) -> None:
     # FLTK's chooser at 1920x1080: its title bar and its greyed-out OK are not read; its window's title says
     image = cv2.imread(str(REAL / "fluid" / file))
     found = real_service.classify(image, window_title=title, process="fluid", thorough=True)
@@ -289,3 +289,10 @@ def test_fltks_alert_over_its_chooser_is_the_error_not_the_chooser(real_service)
     image = cv2.imread(str(REAL / "fluid" / "fluid-file-not-found-en-1366x768.png"))
     assert real_service.resolve(image, thorough=True).decision == "pause"
     assert real_service.classify(image, thorough=True).dialog_id == "app-error"
+
+
+def test_a_question_titled_as_a_chooser_is_the_question(real_service) -> None:
+    # Motif's "save before closing?" box titled "Save File": the title names no question, the words do
+    image = cv2.imread(str(REAL / "nedit" / "nedit-save-changes-fr-1600x900.png"))
+    found = real_service.classify(image, window_title="Save File", process="nedit", thorough=True)
+    assert found.dialog_id == "app-save-changes", found.notes
