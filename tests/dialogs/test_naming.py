@@ -8,7 +8,7 @@ import cv2
 import pytest
 
 from rpa_mcp.dialogs.catalog import DialogCatalog
-from rpa_mcp.dialogs.matching import EntryScore
+from rpa_mcp.dialogs.matching import CONTAINED, EntryScore
 from rpa_mcp.dialogs.naming import specific_over_generic
 
 REAL = Path(__file__).resolve().parent.parent / "fixtures" / "real_programs"
@@ -33,6 +33,9 @@ def test_the_application_entry_stands_with_its_own_title_or_when_no_title_is_rea
     assert specific_over_generic(with_title, whole_frame=False) is with_title[1]
     untitled = _scores(catalog, generic_title=0.0, notepad_title=0.0)  # a title bar hidden or not read
     assert specific_over_generic(untitled, whole_frame=False) is untitled[1]
+    # the generic title only inside a sentence ("Do you want to save changes to Untitled?"): no title line
+    inside = _scores(catalog, generic_title=CONTAINED, notepad_title=0.0)
+    assert specific_over_generic(inside, whole_frame=False) is inside[1]
     assert specific_over_generic(untitled, whole_frame=True) is None  # across a whole frame: its title too
 
 
