@@ -35,6 +35,7 @@ from rpa_mcp.vision.ocr import OcrEngine
 __all__ = ["CANDIDATES_READ", "FOOTERS_READ", "Classification", "DialogClassifier", "ReadButton"]
 
 PROCESS_DOUBT = 0.8  # < the resolver's auto threshold
+CHOOSERS = frozenset({"file-open", "file-save-as"})  # both pause: the title only tells which
 CANDIDATES_READ = 2  # candidates read when the best one is a panel whose text names nothing
 FOOTERS_READ = 2  # and after them, boxes with a footer of buttons still unread (a dialog ranked low)
 FRONT_MAX_WIDTH = 0.8  # of the dialog behind: a box in front of it is narrower (a footer spans it)
@@ -150,8 +151,10 @@ class DialogClassifier:
                 source=hint.source,
                 title=seen.title or hint.title,
             )
-        # disagreement: keep the stricter one, with a low confidence so nothing is auto-clicked or skipped
-        stricter = seen if rank(seen.entry) >= rank(hint.entry) else hint
+        # disagreement: keep the stricter one, with a low confidence so nothing is auto-clicked or skipped;
+        # open and save choosers share one layout: the window's own title tells which ("Save To:")
+        choosers = {seen.dialog_id, hint.dialog_id} <= CHOOSERS
+        stricter = seen if rank(seen.entry) >= rank(hint.entry) and not choosers else hint
         return replace(
             seen,
             dialog_id=stricter.dialog_id,

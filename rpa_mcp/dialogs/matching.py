@@ -136,7 +136,8 @@ class Matcher:
 
     def by_title(self, title: str) -> list[DialogEntry]:
         norm = normalize_text(title)
-        found = list(self._exact.get(norm, ()))
+        # a toolkit's punctuation after the title ("Open:", "Save As...") is no part of it
+        found = list(self._exact.get(norm, ()) or self._exact.get(norm.rstrip(" :.\u2026"), ()))
         for entry in self.entries:
             regex = self._regex.get(entry.id)
             if regex is not None and entry not in found and regex.search(norm):

@@ -3,7 +3,8 @@
 - `admissible`: an auto/skip entry matches only inside its confirmed application, and a region
   with buttons never matches a buttonless entry;
 - `specific_over_generic`: a named application's own pause entry rather than the generic kind the
-  same words give (never across a whole frame without its title);
+  same words give (never without its title when the generic kind's is read as a line of its own,
+  nor across a whole frame without its title);
 - `generic_over_unnamed`: across a whole frame, the generic kind rather than a named entry tied with
   it whose own title is not read;
 - `rank`: strictness, for disagreements (locked > pause > skip > auto).
@@ -15,8 +16,9 @@ from collections.abc import Sequence
 
 from rpa_mcp.dialogs.apps import AppConfirmer
 from rpa_mcp.dialogs.catalog import GENERIC_IDS, DialogEntry
-from rpa_mcp.dialogs.matching import ACCEPT_SCORE, EntryScore
+from rpa_mcp.dialogs.matching import ACCEPT_SCORE, CONTAINED, EntryScore
 
+TITLE_LINE = 0.8  # a line this close to a title, not merely holding it, is that title
 SPECIFIC_MARGIN = 0.3  # a specific entry this close to the generic kind on top is the better name
 TIE = 0.05  # two scores this close name a dialog equally well
 
@@ -50,12 +52,21 @@ def specific_over_generic(accepted: Sequence[EntryScore], *, whole_frame: bool) 
             score.entry.id not in GENERIC_IDS
             and score.entry.policy == "pause"
             and score.body > 0  # its own words are there, not only the title and buttons it shares
-            and (score.title >= 0.5 or not whole_frame)  # across a whole frame, its own title too
+            # its own title, or no title of the generic kind read as a line of its own: a dialog titled
+            # as the generic kind ("Save Document?") is that kind, whatever words of an application it
+            # shows ("Untitled"); across a whole frame, its own title always
+            and (score.title >= 0.5 or (not _titled(top) and not whole_frame))
             and score.body >= top.body
             and score.buttons >= top.buttons - 0.1
         ):
             return score
     return None
+
+
+def _titled(score: EntryScore) -> bool:
+    """The entry's title read as a line of its own (not inside a sentence: "Do you want to save changes
+    to Untitled?" is a question Notepad's own prompt asks too)."""
+    return score.title >= TITLE_LINE and score.title != CONTAINED
 
 
 def bound(entry: DialogEntry) -> bool:

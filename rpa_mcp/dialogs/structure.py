@@ -9,8 +9,9 @@ When no catalog entry's words name a dialog, what it asks still shows in its but
 - error: one acknowledgement button (OK, Close) with an error icon (a red disc) or an error word;
 - file chooser: a Save, Open or OK button beside Cancel on one row, under a list of files (names
   with an extension, or the Name / Size / Type / Modified columns); Save gives `file-save-as`, Open
-  `file-open`, OK `file-save-as` when a name field is labelled above ("New File Name:") or a
-  "Save As" title is, else `file-open`.
+  `file-open`, OK `file-save-as` when a new name's field is labelled above ("New File Name:", not
+  the "File name:" of open boxes too) or a "Save As" / "Save To" title is, else `file-open`; an
+  accept button greyed out (not read): Cancel right under the file name's field, the same way.
 A button's icon read as one letter before its label ("XCancel") still reads as that label.
 Words are compared accent-, case- and punctuation-free, in English, French, German, Spanish and
 Italian. Each rule names a generic kind, all `pause`: it decides nothing a person would not.
@@ -85,7 +86,7 @@ FILE_NAME_FIELD = _words(
     "file name:", "filename:", "nom du fichier :", "nom de fichier :", "dateiname:", "nombre de archivo:",
     "nombre:", "nome file:", "nome del file:",
 )  # fmt: skip
-SAVE_AS = ("saveas", "savefileas", "enregistrersous", "speichernunter", "guardarcomo", "salvacome")
+SAVE_AS = ("saveas", "savefileas", "saveto", "enregistrersous", "speichernunter", "guardarcomo", "salvacome")
 
 ROW_TOLERANCE = 0.8  # of a button line's height: two labels on one row
 CHOOSER_BUTTON_GAP = 520  # px at 1080 rows: Save and Cancel of one chooser lie this close
@@ -165,9 +166,25 @@ def _under(cancel: OcrLine, accept: OcrLine) -> bool:
 
 
 def _names_a_file(label: str) -> bool:
-    """A field's label asking for a name: "Nom :", "File name:", "New File Name:"."""
+    """A field's label asking for a new file's name: "Nom :", "New File Name:". The file name's field
+    alone ("File name:", "Filename:") is in open boxes too: it asks for no new name."""
     read = compact(label)
+    if _is(label, FILE_NAME_FIELD):
+        return False
     return label.strip().endswith(":") and any(read == w or read.endswith(w) for w in NAME_FIELD if len(w) >= 3)
+
+
+def _file_name_field(line: OcrLine) -> bool:
+    """The file name's field label, read alone or with what the field shows ("Filename: /home/")."""
+    text = line.text.strip()
+    return _is(text, FILE_NAME_FIELD) or (":" in text and _is(text.split(":", 1)[0], FILE_NAME_FIELD))
+
+
+def _ok_kind(above: Sequence[OcrLine]) -> str:
+    """The kind of a chooser whose accept button names no action (OK, or greyed out): a new name to
+    type ("New File Name:") or a save title ("Save As", "Save To:") makes it a save chooser."""
+    named = any(_names_a_file(line.text) or any(s in compact(line.text) for s in SAVE_AS) for line in above)
+    return "file-save-as" if named else "file-open"
 
 
 @dataclass(frozen=True)
@@ -221,11 +238,7 @@ def file_chooser(read: Sequence[OcrLine], frame_height: int) -> Chooser | None:
         if len(files) < MIN_FILES and len(columns) < MIN_COLUMNS and not (cancel is stacked and name_field):
             continue
         above += name_field
-        if (
-            kind is None
-        ):  # an OK button: a name to type ("New File Name:"), or a "Save As" title, makes it a save chooser
-            named = any(_names_a_file(line.text) or any(s in compact(line.text) for s in SAVE_AS) for line in above)
-            kind = "file-save-as" if named else "file-open"
+        kind = kind or _ok_kind(above)
         evidence = [*files, *columns, *name_field, accept, cancel]
         x0 = min(b.bbox[0] for b in evidence)
         y0 = min(b.bbox[1] for b in evidence)
@@ -241,6 +254,37 @@ def file_chooser(read: Sequence[OcrLine], frame_height: int) -> Chooser | None:
         where = "above" if cancel is stacked else "beside"
         why = f"'{accept.text.strip()}' {where} '{cancel.text.strip()}' {listed}"
         return Chooser(kind, (x0, y0, x1 - x0, y1 - y0), (accept, cancel), why)
+    return _greyed_chooser(read, short, scale)
+
+
+def _greyed_chooser(read: Sequence[OcrLine], short: Sequence[OcrLine], scale: float) -> Chooser | None:
+    """A chooser whose accept button is greyed out until a file is picked (not read): Cancel right
+    under the file name's field, under a list of files."""
+    for cancel in (c for c in short if _is(c.text, CANCEL)):
+        cx, cy, cw, ch = cancel.bbox
+        field = next(
+            (
+                line
+                for line in read
+                if _file_name_field(line) and line.bbox[0] < cx and 0 < cy - line.bbox[1] <= 3 * max(ch, line.bbox[3])
+            ),
+            None,
+        )
+        if field is None:
+            continue
+        left, right = cx - CHOOSER_LIST_W * scale, cx + cw + 40 * scale
+        above = [
+            line for line in read if line.bbox[1] + line.bbox[3] <= field.bbox[1] and left <= line.bbox[0] <= right
+        ]
+        files = [line for line in above if FILE_NAME.search(line.text.strip())]
+        if len(files) < MIN_FILES and len(_columns(above)) < MIN_COLUMNS:
+            continue
+        evidence = [*files, field, cancel]
+        x0, y0 = min(b.bbox[0] for b in evidence), min(b.bbox[1] for b in evidence)
+        x1 = max(b.bbox[0] + b.bbox[2] for b in evidence)
+        y1 = max(b.bbox[1] + b.bbox[3] for b in evidence)
+        why = f"'{cancel.text.strip()}' under the field '{field.text.strip()}', its accept button greyed out"
+        return Chooser(_ok_kind([*above, field]), (x0, y0, x1 - x0, y1 - y0), (cancel,), why)
     return None
 
 

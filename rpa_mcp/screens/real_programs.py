@@ -13,7 +13,8 @@ The split is by whole program (see `SPLIT`): tuning programs may be used to repr
 verdict; held-out programs are only measured. Needs: Xvfb, openbox, xdotool, dbus, xprop, setxkbmap, the programs
 (Debian: mousepad gnumeric geany zenity featherpad qttranslations5-l10n python3-tk firefox-esr
 firefox-esr-l10n-fr abiword gnome-text-editor pluma thunar
-pinentry-gtk2 l3afpad kwrite gedit wine nedit xfe) and the fr_FR and en_US locales.
+pinentry-gtk2 l3afpad kwrite gedit wine nedit xfe libreoffice-writer
+libreoffice-l10n-fr fluid) and the fr_FR and en_US locales.
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ SPLIT = {
     "wordpad": "tuning",
     "nedit": "tuning",
     "xfe": "tuning",
+    "writer": "tuning",
+    "fluid": "tuning",
 }
 
 
@@ -363,7 +366,7 @@ def capture(out: Path, programs: tuple[str, ...], scenes: dict[str, Callable[[Se
 
 
 def main(argv: list[str] | None = None) -> int:
-    from rpa_mcp.screens.legacy_scenes import SCENES
+    from rpa_mcp.screens.office_scenes import SCENES
     from rpa_mcp.vision.ocr import RapidOcrEngine
 
     parser = argparse.ArgumentParser(prog="python -m rpa_mcp.screens capture-programs")

@@ -4,7 +4,7 @@ A one-line field scrolls a text longer than itself and shows only a part of it: 
 the caret there, or its start. A person reads such a field as right when the field is *full* (the
 text runs from one inner edge of the field to the other, as far from each: no room was left, so the
 rest is hidden) and the part shown is a contiguous piece of the typed text long enough not to be a
-coincidence. The glyph cut at a hidden edge may be read as another letter ("Iltération" for
+coincidence: half of it, or a quarter (12 characters at least) when it ends or starts it. The glyph cut at a hidden edge may be read as another letter ("Iltération" for
 "Altération"): one character at either end of what was read is not compared.
 
 Anything else is a mismatch: a field with room left (it holds less than was typed), text that is not
@@ -22,6 +22,10 @@ from rpa_mcp.vision.images import BBox
 
 MIN_SLICE_CHARS = 6  # a piece shorter than this is a coincidence, not the typed text ...
 MIN_SLICE_SHARE = 0.5  # ... and so is one showing less than this share of it
+# a piece that ends the typed text (the field scrolled to the caret) or starts it: a long text in a narrow
+# field shows less than half of it, and a piece at its very end or start is no coincidence from this on
+MIN_EDGE_SLICE_CHARS = 12
+MIN_EDGE_SLICE_SHARE = 0.25
 BORDER_SHARE = 0.8  # a row or column inked along this share of the strip is the field's border, not text
 MAX_GAP_LINES = 1.5  # a full field's text is at most this many line heights from each inner edge ...
 FRAME_REACH = 12  # px from a field's edge where its frame (a border, a bevel, a focus ring) may be
@@ -32,13 +36,19 @@ SAME_GAP_LINES = 0.6  # ... and the two gaps differ by less than this (a charact
 
 def visible_slice(read: str, expected: str) -> bool:
     """`read` is a contiguous piece of `expected`, shorter than it, long enough (one cut glyph at each end
-    of `read` aside)."""
+    of `read` aside): half of it, or a quarter for a piece that ends or starts it."""
     got, want = folded(read), folded(expected)
     if not got or got == want or len(got) > len(want):  # longer than the typed text: never a piece of it
         return False
     least = max(MIN_SLICE_CHARS, round(MIN_SLICE_SHARE * len(want)))
-    pieces = (got, got[1:], got[:-1], got[1:-1])
-    return any(least <= len(piece) < len(want) and piece in want for piece in pieces)
+    at_edge = max(MIN_EDGE_SLICE_CHARS, round(MIN_EDGE_SLICE_SHARE * len(want)))
+    for piece in (got, got[1:], got[:-1], got[1:-1]):
+        if not piece or len(piece) >= len(want) or piece not in want:
+            continue
+        edge = want.startswith(piece) or want.endswith(piece)
+        if len(piece) >= (min(least, at_edge) if edge else least):
+            return True
+    return False
 
 
 def full_field(image: np.ndarray, strip: BBox) -> bool:

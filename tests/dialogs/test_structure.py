@@ -161,9 +161,9 @@ def _tuning_frames(kind: str) -> list[tuple[Path, str]]:
 @pytest.mark.parametrize(
     ("folder", "file"),
     [
-        *_tuning_frames("app-error")[:2],
+        *[f for f in _tuning_frames("app-error") if "fluid" not in f[1]][:2],  # fluid's: see below
         *[f for f in _tuning_frames("app-save-changes") if "gnumeric" in f[1] or "geany" in f[1]][:3],
-        *_tuning_frames("file-save-as")[:2],
+        *[f for f in _tuning_frames("file-save-as") if "fluid" not in f[1]][:2],
         *_tuning_frames("app-credential-prompt"),
     ],
     ids=lambda v: v if isinstance(v, str) else "",
@@ -242,3 +242,57 @@ def test_a_message_box_in_front_of_its_save_box_is_the_dialog_named(real_service
     # Motif's prompt before a file is overwritten, drawn inside the save box that asked for it
     found = real_service.classify(cv2.imread(str(folder / file)))
     assert found.dialog_id == "app-file-overwrite" and found.path == "fast", found.notes
+
+
+def _fltk_chooser(title: str, *, ok: bool) -> list[OcrLine]:
+    """FLTK's chooser: its title, a list, the "Filename:" field read with what it shows, OK / Cancel
+    one row under it (OK greyed out until a file is picked: not read)."""
+    read = [line(title, 225, 271, 60), *_files(42, 340), line("Filename: /home/rpacap/", 30, 604, 206)]
+    return [*read, *([line("OK", 332, 639, 33)] if ok else []), line("Cancel", 417, 639, 60)]
+
+
+@pytest.mark.parametrize("ok", [True, False])
+def test_a_file_name_field_is_in_open_boxes_too_and_a_save_to_title_makes_a_save_chooser(ok) -> None:
+    opened = file_chooser(_fltk_chooser("Open:", ok=ok), 900)
+    assert opened is not None and opened.kind == "file-open"
+    saved = file_chooser(_fltk_chooser("Save To:", ok=ok), 900)
+    assert saved is not None and saved.kind == "file-save-as"
+
+
+def test_cancel_under_a_file_name_field_without_a_list_of_files_is_no_chooser() -> None:
+    read = [line("Filename:", 30, 604, 90), line("Cancel", 417, 639, 60)]
+    assert file_chooser(read, 900) is None
+    # nor Cancel far below the field
+    read = [*_files(42, 340), line("Filename:", 30, 604, 90), line("Cancel", 417, 800, 60)]
+    assert file_chooser(read, 900) is None
+
+
+@pytest.mark.parametrize(
+    ("file", "title", "kind"),
+    [
+        ("fluid-save-as-en-1920x1080.png", "Save To:", "file-save-as"),
+        ("fluid-open-en-1920x1080.png", "Open:", "file-open"),
+    ],
+)
+def test_a_choosers_own_window_title_tells_an_open_chooser_from_a_save_one(real_service, file, title, kind) -> None:
+    # FLTK's chooser at 1920x1080: its title bar and its greyed-out OK are not read; its window's title says
+    image = cv2.imread(str(REAL / "fluid" / file))
+    found = real_service.classify(image, window_title=title, process="fluid", thorough=True)
+    assert found.dialog_id == kind, found.notes
+    assert real_service.resolve(image, window_title=title, process="fluid", thorough=True).decision == "pause"
+
+
+@pytest.mark.xfail(strict=True, reason="open: FLTK's alert read with the chooser it stands over")
+def test_fltks_alert_over_its_chooser_is_the_error_not_the_chooser(real_service) -> None:
+    # "Please choose an existing file!" (Close) drawn over the open chooser: no outline is found, and
+    # the whole frame's words name the chooser (still a pause)
+    image = cv2.imread(str(REAL / "fluid" / "fluid-file-not-found-en-1366x768.png"))
+    assert real_service.resolve(image, thorough=True).decision == "pause"
+    assert real_service.classify(image, thorough=True).dialog_id == "app-error"
+
+
+def test_a_question_titled_as_a_chooser_is_the_question(real_service) -> None:
+    # Motif's "save before closing?" box titled "Save File": the title names no question, the words do
+    image = cv2.imread(str(REAL / "nedit" / "nedit-save-changes-fr-1600x900.png"))
+    found = real_service.classify(image, window_title="Save File", process="nedit", thorough=True)
+    assert found.dialog_id == "app-save-changes", found.notes

@@ -23,13 +23,14 @@ def test_every_program_runs_in_both_languages_and_keeps_its_first_one() -> None:
 
 
 def test_every_program_of_the_split_has_a_scene_and_the_later_ones_are_held_out() -> None:
-    from rpa_mcp.screens.legacy_scenes import SCENES  # the last module of scenes: every one registered
+    from rpa_mcp.screens.office_scenes import SCENES  # the last module of scenes: every one registered
 
     assert set(SCENES) == set(SPLIT)
     assert SPLIT["abiword"] == SPLIT["gnome-text-editor"] == SPLIT["l3afpad"] == "held-out"
     assert SPLIT["pluma"] == SPLIT["thunar"] == SPLIT["pinentry"] == "tuning"
     assert SPLIT["kwrite"] == SPLIT["gedit"] == "tuning"
     assert SPLIT["notepad"] == SPLIT["wordpad"] == SPLIT["nedit"] == SPLIT["xfe"] == "tuning"
+    assert SPLIT["writer"] == SPLIT["fluid"] == "tuning"
 
 
 def test_a_button_read_whole_is_clicked_rather_than_a_sentence_holding_its_words() -> None:

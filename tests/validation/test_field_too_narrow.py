@@ -87,6 +87,18 @@ def test_a_piece_too_short_is_a_coincidence() -> None:
     assert visible_slice("Iltération de l'état général", "Altération de l'état général")
 
 
+SENTENCE = "Le patient a été informé des résultats de son bilan sanguin ce matin."
+
+
+def test_a_long_text_s_end_or_start_in_a_narrow_field_is_no_coincidence() -> None:
+    # FLTK's label field showed the last 32 of 71 characters typed: under half, yet its very end
+    assert visible_slice("s de son bilan sanguin ce matin.", SENTENCE)
+    assert visible_slice("Le patient a été informé d", SENTENCE)
+    # a piece from the middle still needs half; an end piece, a quarter and 12 characters
+    assert not visible_slice("informé des résultats de son", SENTENCE)
+    assert not visible_slice("ce matin.", SENTENCE) and not visible_slice("match whole", TYPED)
+
+
 def test_a_field_is_full_only_when_its_text_runs_from_edge_to_edge() -> None:
     box = FIELD[0] - 3, FIELD[1] - 3, FIELD[2] + 6, FIELD[3] + 6  # the checker's box: the field padded
     assert full_field(_field_showing(TYPED, scrolled_to_end=True), box)
