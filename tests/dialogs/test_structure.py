@@ -247,7 +247,7 @@ def test_a_message_box_in_front_of_its_save_box_is_the_dialog_named(real_service
 def _fltk_chooser(title: str, *, ok: bool) -> list[OcrLine]:
     """FLTK's chooser: its title, a list, the "Filename:" field read with what it shows, OK / Cancel
     one row under it (OK greyed out until a file is picked: not read)."""
-    read = [line(title, 225, 271, 60), *_files(42, 340), line("Filename: /home/clerk/", 30, 604, 206)]
+    read = [line(title, 225, 271, 60), *_files(42, 340), line("Filename: Documents/", 30, 604, 206)]
     return [*read, *([line("OK", 332, 639, 33)] if ok else []), line("Cancel", 417, 639, 60)]
 
 
