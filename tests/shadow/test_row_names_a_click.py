@@ -105,7 +105,7 @@ def form(*, label_left: bool = True) -> Drawn:
     whose only label stands over it, nothing on its row."""
     drawn = Drawn()
     if label_left:
-        drawn.text("ROCHE Berenice - IPP 800211 - groupe A+", 170, 192)
+        drawn.text("ROCHE Berenice - IPP 800211 - groupe A+", 170, 199)
         drawn.text("Indication :", 170, 221)
     else:
         drawn.text("Indication", 300, 200)
@@ -166,8 +166,8 @@ def test_text_in_another_field_on_the_row_does_not_name_the_click(make_service: 
     drawn = Drawn()
     drawn.text("Nom", 160, 200)  # each field's label over it
     drawn.text("Prenom", 380, 200)
-    drawn.box(160, 210, 200, 22)
-    drawn.text("ROCHE", 166, 221)  # typed in the first field: its content, not the second one's label
+    drawn.box(160, 210, 210, 22)
+    drawn.text("ROCHE-LAMBERT Marie", 166, 221)  # typed in the first field: its content, not the next one's label
     drawn.box(380, 210, 200, 22)
     click = ev("click", 1.0, x=392, y=221, screenshot=png(drawn.image), **AT)
     _, (step,) = steps(drawn, [click, ev("type", 2.0, text="Berenice", **AT)], make_service)
