@@ -3,9 +3,8 @@
 Between the frame before a click on a control and the frame before the next click, a drop-down's
 list (a menu, a date picker) is a new surface: a compact region of changed pixels, mostly filled
 (a background drawn where the window showed something else, not text written on a surface that
-was already there; where the list's background covers a field of its own colour nothing changes,
-and those pixels count as covered too), hanging under or over the control, or covering it. The
-next click inside it chooses in it. Results written into a list that was already on the screen are text on an existing
+was already there), hanging under or over the control, or covering it. The next click inside it
+chooses in it. Results written into a list that was already on the screen are text on an existing
 surface (sparse changes), and a dialog is larger than a pop-up: neither is taken for one. The
 option under the pointer may be highlighted in a colour close to what was there before (a hole in
 the change): the list is then the surface around the click.
@@ -19,8 +18,7 @@ import numpy as np
 from rpa_mcp.vision.images import BBox
 
 CHANGED = 24  # a pixel whose channels moved this much changed (anti-aliasing and JPEG noise stay below)
-FILLED = 0.5  # share of a region's pixels the new surface covers: a surface that appeared, not text written
-COLOUR_STEP = 16  # channel levels taken as one colour when finding the colour most changed pixels took
+FILLED = 0.5  # share of a region's pixels that changed: a surface that appeared, not text written
 REACH = 40  # px between the control's click and the list's near edge (the list hangs from the control)
 SIDE = 8  # px the control's click may stand beside the list's left or right edge
 MIN_SIDE = 16  # px: a smaller region is a caret, a focus ring or a cursor
@@ -45,25 +43,12 @@ def opened_list(before: np.ndarray, after: np.ndarray, opener: tuple[int, int], 
     x, y, w, h = (int(v) for v in stats[label][:4])
     if w < MIN_SIDE or h < MIN_SIDE or w > MAX_WIDTH * width or h > MAX_HEIGHT * height:
         return None
-    if _covered(changed[y : y + h, x : x + w], after[y : y + h, x : x + w]) < FILLED:
+    if float(changed[y : y + h, x : x + w].mean()) < FILLED:
         return None
     ox, oy = opener
     beside = x - SIDE <= ox <= x + w + SIDE
     hangs = y - REACH <= oy <= y + h + REACH  # under it, over it, or covering it
     return (x, y, w, h) if beside and hangs else None
-
-
-def _covered(changed: np.ndarray, after: np.ndarray) -> float:
-    """The share of a region the new surface covers: its changed pixels, and those of the colour most of them
-    changed to (the list's own background, drawn over a field of that colour it covers: no change there)."""
-    if not changed.any():
-        return 0.0
-    colours = after.reshape(-1, after.shape[-1]) if after.ndim == 3 else after.reshape(-1, 1)
-    new = colours[changed.reshape(-1).astype(bool)] // COLOUR_STEP
-    values, counts = np.unique(new, axis=0, return_counts=True)
-    surface = values[int(counts.argmax())] * COLOUR_STEP + COLOUR_STEP // 2
-    same = (np.abs(colours.astype(np.int16) - surface.astype(np.int16)).max(axis=1) <= CHANGED).reshape(changed.shape)
-    return float((changed.astype(bool) | same).mean())
 
 
 def _around(stats: np.ndarray, click: tuple[int, int]) -> int:

@@ -73,14 +73,3 @@ def test_the_hovered_option_highlighted_like_the_window_behind_is_still_in_the_l
     after[344:362, 331:500] = 200
     box = opened_list(form(), after, COMBO, (420, 352))
     assert box is not None and box[1] <= 312 and box[1] + box[3] >= 400, box
-
-
-def test_a_list_drawn_over_fields_of_its_own_colour_is_still_a_surface_that_appeared() -> None:
-    # a Swing form: white fields under the drop-down, the list's white background covers them (no change there)
-    before = form()
-    for top in (316, 346, 376):
-        cv2.rectangle(before, (330, top), (500, top + 24), (255, 255, 255), -1)
-    after = with_list(before, height=110)
-    assert float((np.abs(after.astype(int) - before.astype(int)).max(axis=2) > 24)[312:423, 330:501].mean()) < 0.5
-    box = opened_list(before, after, COMBO, (420, 350))
-    assert box is not None and box[1] <= 314 and box[1] + box[3] >= 418, box
