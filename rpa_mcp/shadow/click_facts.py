@@ -14,7 +14,16 @@ from rpa_mcp.errors import RpaError
 from rpa_mcp.shadow.boxes import OCR_BOX_MAX_DISTANCE, distance_to_box, element_box, same_text, screen_box
 from rpa_mcp.shadow.elements import is_combo, is_container, is_field
 from rpa_mcp.shadow.events import CLICK_TYPES, TraceEvent
-from rpa_mcp.shadow.field_labels import cut_at_side, is_format_mask, label_line, shown_inside, whole_line
+from rpa_mcp.shadow.field_labels import (
+    BESIDE_REACH,
+    ROW_REACH,
+    cut_at_side,
+    is_format_mask,
+    label_line,
+    row_line,
+    shown_inside,
+    whole_line,
+)
 from rpa_mcp.shadow.ports import TraceRepository
 from rpa_mcp.shadow.targets import names_something
 from rpa_mcp.vision.budget import FrameCache
@@ -29,6 +38,7 @@ LABEL_REACH = 400  # px left of (and a quarter of it above) a field where its la
 LABEL_GAP = 160  # px at most between a control's own text and the end of the label left of it
 EDGE = 2  # px from a region's edge where a line read in it may have been cut
 LABEL_SLACK = 3  # px a click or a line's end may stand outside a line and still be on it
+GAP_PX = 3  # px right of a line's end where what stands between it and the click is looked at
 
 
 class ClickFacts:
@@ -201,21 +211,44 @@ class ClickFacts:
         except RpaError as exc:
             logger.warning("OCR of an anchor failed: %s", exc.message)
             return None
-        best = None
+        best, on_row = None, False
+        frame, origin = self.frame(facts.get("shot")), facts.get("anchor_box")
         if name and name.strip():
             named = [line for line in lines if same_text(line.text, name)]
             best = pick_line(named, offset[0], offset[1], max_distance=OCR_BOX_MAX_DISTANCE)
+        elif not pick_line(lines, offset[0], offset[1], max_distance=0) and frame is not None and origin:
+            # no text under the click: the text on its own row names it before any text above it
+            best, on_row = self._on_row(lines, frame, (origin[0], origin[1]), (offset[0], offset[1]))
         best = best or pick_line(lines, offset[0], offset[1])
         if best is None:
             return None
-        frame, origin = self.frame(facts.get("shot")), facts.get("anchor_box")
         if frame is not None and origin and cut_at_side(best.bbox, origin, frame.shape[1]):
             best = whole_line(self.ocr, frame, best, (origin[0], origin[1])) or best  # the region cut it
         found: dict[str, Any] = {"text": best.text[:200], "score": round(best.score, 3)}
-        if origin and distance_to_box(best.bbox, offset[0], offset[1]) <= OCR_BOX_MAX_DISTANCE:
+        if origin and (on_row or distance_to_box(best.bbox, offset[0], offset[1]) <= OCR_BOX_MAX_DISTANCE):
             x, y, w, h = (round(v) for v in best.bbox)
             found["bbox"] = [origin[0] + x, origin[1] + y, w, h]  # frame pixels
         return found
+
+    @staticmethod
+    def _on_row(
+        lines: Sequence[OcrLine], frame: np.ndarray, origin: tuple[int, int], at: tuple[int, int]
+    ) -> tuple[OcrLine | None, bool]:
+        """The line that names a click on no text by its row (`row_line`), and whether its box is the target's
+        (a line left of a click inside a control: the control is found from it at replay). Reached far to the
+        left only from inside a control seen on the screen (a field, a grid's cell), and never across another
+        one: a line standing in a field or a cell that does not hold the click is that control's text."""
+        click = (origin[0] + at[0], origin[1] + at[1])
+        own = field_around(frame, click)
+        line = row_line(lines, at, reach=ROW_REACH if own is not None else BESIDE_REACH)
+        if line is None:
+            return None, False
+        x, y, w, h = line.bbox
+        gap = (round(origin[0] + x + w) + GAP_PX, round(origin[1] + y + h / 2))  # just right of the line's end
+        between = field_around(frame, gap) if gap[0] < click[0] else None
+        if between is not None and distance_to_box(between, *click) > 0:
+            return None, False  # the line is another control's text
+        return line, own is not None and x + w <= at[0] + LABEL_SLACK
 
 
 def frame_point(facts: dict[str, Any]) -> tuple[int, int] | None:

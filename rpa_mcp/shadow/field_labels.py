@@ -4,7 +4,9 @@ A text field's accessible name may be empty (a web form's label in a table cell 
 what the field itself shows (Chromium names a field without a label by its placeholder,
 "jj/mm/aaaa"). Neither names it as a person does: the label beside it does, left of it on its row,
 else above it. `label_line` picks that label among the lines read around the field; text drawn
-inside the field (its placeholder, its content) never names it.
+inside the field (its placeholder, its content) never names it. A click on no text, with no tree, is
+named the same way (`row_line`): by the text on its own row first — the label left of a field, the
+name at the start of a grid's cell — and by a text above it only when its row holds none.
 
 A line the region read cuts at its side ("seignements cliniques :" for "Renseignements cliniques
 :") is read again across a wider strip of the frame, on its own row: `whole_line`.
@@ -28,6 +30,9 @@ ABOVE_PX = 2.0  # of the field's height: how far above the field a label standin
 EDGE_PX = 3  # a line this close to a side of the region read may go on past it
 LINE_REACH = 300  # px read further on each side of a cut line
 STRIP_PAD = 4  # px above and below the cut line in the strip read again
+ROW_PX = 3  # px a click may stand above or below a line, or past its end, and still be on its row
+ROW_REACH = 150  # px left of a click inside a control where the text on its row still names it
+BESIDE_REACH = 60  # px either side of any other click (the reach of a line beside it)
 
 # A format mask shown in an empty field ("jj/mm/aaaa", "dd-mm-yyyy", "__/__/____", "hh:mm"): groups of
 # letters or underscores between one repeated separator, most of them one character repeated. OCR may
@@ -74,6 +79,25 @@ def label_line(lines: Sequence[OcrLine], field: BBox) -> OcrLine | None:
         if found:
             return min(found, key=lambda pair: pair[0])[1]
     return None
+
+
+def row_line(lines: Sequence[OcrLine], point: tuple[float, float], *, reach: float) -> OcrLine | None:
+    """The line that names a click on no text by its own row: the nearest line whose height holds the click's,
+    left of it within `reach` px (a field's label, the name at the start of a grid's cell) or right of it
+    within BESIDE_REACH (a check box's text). None when the row holds no such line: a line above may name it
+    then (a field whose label stands over it)."""
+    px, py = point
+    best, best_d = None, float("inf")
+    for line in lines:
+        if line.score < MIN_SCORE or not names_a_field(line.text):
+            continue
+        x, y, w, h = line.bbox
+        if not y - ROW_PX <= py <= y + h + ROW_PX:
+            continue
+        d = px - (x + w) if x + w <= px + ROW_PX else x - px
+        if -ROW_PX <= d <= (reach if x + w <= px + ROW_PX else BESIDE_REACH) and d < best_d:
+            best, best_d = line, d
+    return best
 
 
 def cut_at_side(line: BBox | tuple[float, ...], region: Sequence[int], frame_width: int) -> bool:
