@@ -135,10 +135,10 @@ FNFCUsesGTK:0
 
 
 def fluid(s: Session) -> None:
-    """An interface opened, the sentence typed as an input's label, a widget cut; the open command: the prompt to save first (Don't
-    Save), FLTK's chooser, a missing file's name typed in it (the error, Close); the save-as chooser
-    answered with an existing file's name (the prompt before it is replaced, Cancel); quit without
-    saving (Don't Save)."""
+    """An interface opened, the sentence typed as an input's label, a widget cut; the open command: the
+    prompt to save first (Don't Save), FLTK's chooser, a missing file's name typed in it (the error,
+    Close); the save-as chooser answered with an existing file's name (the prompt before it is replaced,
+    Cancel); quit without saving (Don't Save)."""
     prefs = s.home / ".fltk" / "fltk.org"
     shutil.rmtree(s.home / ".fltk", ignore_errors=True)
     prefs.mkdir(parents=True)

@@ -4,8 +4,9 @@ A one-line field scrolls a text longer than itself and shows only a part of it: 
 the caret there, or its start. A person reads such a field as right when the field is *full* (the
 text runs from one inner edge of the field to the other, as far from each: no room was left, so the
 rest is hidden) and the part shown is a contiguous piece of the typed text long enough not to be a
-coincidence: half of it, or a quarter (12 characters at least) when it ends or starts it. The glyph cut at a hidden edge may be read as another letter ("Iltération" for
-"Altération"): one character at either end of what was read is not compared.
+coincidence: half of it, or a quarter (12 characters at least) when it ends or starts it. The glyph
+cut at a hidden edge may be read as another letter ("Iltération" for "Altération"): one character at
+either end of what was read is not compared.
 
 Anything else is a mismatch: a field with room left (it holds less than was typed), text that is not
 in the typed value (text left before the typing: "PETITBERNARD" for "BERNARD"), a slice too short.
