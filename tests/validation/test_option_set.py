@@ -77,6 +77,12 @@ def test_an_option_clicked_while_another_one_is_set_is_not_a_success(validator: 
     assert (verdict, category) == ("FAILURE", "TEXT_MISMATCH")
 
 
+def test_an_option_clicked_that_set_nothing_is_not_a_success(validator: Validator) -> None:
+    after = _form(OPTIONS[0], open_list=False)  # the list gone, the drop-down still on its placeholder
+    verdict, category, _ = _click(validator, after, "Concentre de globules rouges")
+    assert (verdict, category) == ("FAILURE", "TEXT_MISMATCH")
+
+
 def test_the_option_clicked_shown_in_the_drop_down_is_a_success(validator: Validator) -> None:
     after = _form("Concentre de globules rouges", open_list=False)
     verdict, category, _ = _click(validator, after, "Concentre de globules rouges")

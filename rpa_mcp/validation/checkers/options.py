@@ -4,8 +4,9 @@ A plain click on an option of a pop-up list (a drop-down learned as two clicks, 
 option) closes the list: after it, the option's label is no longer where it was clicked, and a change
 of pixels there proves nothing about which option was taken. What the click set is read where the list
 put it: a line of the region that changed which shows, after, one of the texts the list showed before
-at another place (the drop-down's field now showing an option). The clicked label there is the option
-set (1.0); another of the list's texts is another option set (0.0). Not applicable when the label is
+at another place (the drop-down's field showing an option, the one it showed before when the click set
+nothing: its placeholder is the list's first row). The clicked label there is the option set (1.0);
+another of the list's texts is another option set, or none (0.0). Not applicable when the label is
 still where it was clicked (a button, a row) or when no line of the region moved from the list (a menu
 whose item opened something: nothing the list showed is shown elsewhere).
 """
@@ -21,7 +22,7 @@ from rpa_mcp.vision.images import BBox, clamp_bbox
 from rpa_mcp.vision.lines import text_lines
 
 MAX_LINES = 10  # lines of the region read in each frame (a list of a few options and its field)
-SAME_PLACE = 6  # px: a text read this close to where it was before did not move (an unchanged field)
+SAME_PLACE = 6  # px: a text read this close to a line of the list is that line, not the field
 
 
 class OptionSetChecker(BaseChecker):
@@ -42,14 +43,15 @@ class OptionSetChecker(BaseChecker):
         region = next((b.bbox for b in ctx.change().blobs if _holds(b.bbox, cx, cy)), None)
         if region is None:
             return self.not_applicable(signal, "nothing changed where the label was clicked")
+        pad = 2 * clicked[3]  # the drop-down's field sits just above the list (or below), changed or not
+        region = (region[0], region[1] - pad, region[2], region[3] + 2 * pad)
         before = _lines(ctx, "before", region)
         after = _lines(ctx, "after", region)
         shown = [
             (line_box, text)
             for line_box, text in after
             if not _holds(line_box, cx, cy)
-            and any(folded(text) == folded(old) for _, old in before)
-            and not any(folded(text) == folded(old) and abs(b[1] - line_box[1]) <= SAME_PLACE for b, old in before)
+            and any(folded(text) == folded(old) and abs(b[1] - line_box[1]) > SAME_PLACE for b, old in before)
         ]
         for line_box, text in shown:
             if label_matches(text, label):
