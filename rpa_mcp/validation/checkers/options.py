@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from rpa_mcp.validation.checkers.base import BaseChecker, Params
 from rpa_mcp.validation.context import CheckContext
-from rpa_mcp.validation.model import CheckResult, CropRef
+from rpa_mcp.validation.model import CheckResult, CropRef, Frame
 from rpa_mcp.validation.regions import label_box
 from rpa_mcp.validation.text import folded, label_matches
 from rpa_mcp.vision.images import BBox, clamp_bbox
@@ -79,9 +79,8 @@ def _holds(box: BBox, x: int, y: int) -> bool:
     return box[0] <= x < box[0] + box[2] and box[1] <= y < box[1] + box[3]
 
 
-def _lines(ctx: CheckContext, which: str, region: BBox) -> list[tuple[BBox, str]]:
+def _lines(ctx: CheckContext, frame: Frame, region: BBox) -> list[tuple[BBox, str]]:
     """The text lines of the changed region in one frame, read (frame coordinates)."""
-    frame = "before" if which == "before" else "after"
     x, y, w, h = clamp_bbox(region, ctx.shape)
     out: list[tuple[BBox, str]] = []
     for lx, ly, lw, lh in text_lines(ctx.frame(frame)[y : y + h, x : x + w])[:MAX_LINES]:
