@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rpa_mcp.validation.checkers.base import BaseChecker, Checker, Params
 from rpa_mcp.validation.checkers.dialogs import DialogClosedChecker, DialogPresenceChecker
+from rpa_mcp.validation.checkers.options import OptionSetChecker
 from rpa_mcp.validation.checkers.other import JsonSchemaChecker, LlmJudgeChecker
 from rpa_mcp.validation.checkers.outcome import OutcomeChecker, UnexpectedMessageChecker
 from rpa_mcp.validation.checkers.pixels import PhashChecker, PixelDiffChecker
@@ -26,6 +27,7 @@ ALL_CHECKERS: dict[str, Checker] = {
         LlmJudgeChecker(),
         OutcomeChecker(),
         UnexpectedMessageChecker(),
+        OptionSetChecker(),
     )
 }
 
@@ -38,6 +40,7 @@ __all__ = [
     "JsonSchemaChecker",
     "LlmJudgeChecker",
     "OcrRoiChecker",
+    "OptionSetChecker",
     "OutcomeChecker",
     "Params",
     "PhashChecker",
