@@ -37,12 +37,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import cv2
 import numpy as np
 
 from rpa_mcp.errors import RpaError
 from rpa_mcp.replay import identity
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.anchor_match import anchor_match
 from rpa_mcp.replay.candidates import (
     Candidate,
     beside,
@@ -56,8 +56,9 @@ from rpa_mcp.replay.candidates import (
 from rpa_mcp.replay.label_boxes import LabelBoxes
 from rpa_mcp.replay.memory import TargetMemory
 from rpa_mcp.replay.ports import TextReader, VlmLocator
+from rpa_mcp.replay.search_regions import Point, first_look_region, recorded_position, search_regions
 from rpa_mcp.replay.thresholds import Thresholds
-from rpa_mcp.vision.images import BBox, clamp_bbox, decode_base64, decode_image
+from rpa_mcp.vision.images import BBox, clamp_bbox
 from rpa_mcp.vision.ocr import normalize_text
 from rpa_mcp.vision.tiles import needs_tiles, read_tiled
 
@@ -100,18 +101,13 @@ class TargetResolver:
             memory.same_spot_px = self.thresholds.memory.same_spot_px
 
     # --- guard ------------------------------------------------------------------------------
-    def recorded_position(self, spec: Mapping[str, Any]) -> tuple[float, float] | None:
-        rx = spec.get("rel_x", spec.get("x_pct", spec.get("fallback_x_pct")))
-        ry = spec.get("rel_y", spec.get("y_pct", spec.get("fallback_y_pct")))
-        if not isinstance(rx, int | float) or not isinstance(ry, int | float):
-            return None
-        rx, ry = float(rx), float(ry)
-        if rx > 1.0 or ry > 1.0:  # given in percent
-            rx, ry = rx / 100.0, ry / 100.0
-        return rx, ry
-
-    def is_placeholder(self, pos: tuple[float, float]) -> bool:
-        return any(abs(pos[0] - px) < 1e-6 and abs(pos[1] - py) < 1e-6 for px, py in self.thresholds.drift.placeholders)
+    def _recorded(self, spec: Mapping[str, Any]) -> Point | None:
+        """The point the person clicked (shares of the frame); None when there is none or it is a placeholder."""
+        pos = recorded_position(spec)
+        placeholder = pos is not None and any(
+            abs(pos[0] - px) < 1e-6 and abs(pos[1] - py) < 1e-6 for px, py in self.thresholds.drift.placeholders
+        )
+        return None if placeholder else pos
 
     def guard(self, cand: Candidate, spec: Mapping[str, Any], shape: tuple[int, ...]) -> tuple[bool, str, str]:
         """(ok, method, reason): the method becomes rejected_low_score_<m> / rejected_drift_<m> on rejection."""
@@ -124,8 +120,8 @@ class TargetResolver:
                 f"rejected_low_score_{cand.method}",
                 f"{cand.method} scored {cand.score:.3f} < {minimum:.2f} (minimum for this method)",
             )
-        pos = self.recorded_position(spec)
-        if pos is not None and not self.is_placeholder(pos):
+        pos = self._recorded(spec)
+        if pos is not None:
             h, w = shape[:2]
             x, y = cand.judged_at or (cand.x, cand.y)
             if cand.click_x is not None and cand.line_box is not None:  # a row: the point of it nearest the click
@@ -286,7 +282,7 @@ class TargetResolver:
                 return quick
             return self._beside_or_line(self._ocr_match(image, spec), spec, image.shape)
         if method == "template":
-            return self._template(image, spec)
+            return anchor_match(image, spec, self._recorded(spec), self.thresholds)
         if method == "uia":
             uia = spec.get("uia")
             if (
@@ -386,54 +382,19 @@ class TargetResolver:
         lx, ly, lw, lh = line
         return Candidate(lx + lw // 2, ly + lh // 2, score, "hybrid_text_direct", line)
 
-    def _regions(self, image: np.ndarray, spec: Mapping[str, Any]) -> list[tuple[int, int, int, int]]:
-        h, w = image.shape[:2]
-        pos = self.recorded_position(spec)
-        bbox = spec.get("bbox")
-        rw, rh = self.thresholds.search.ocr_region
-        if pos is not None and not self.is_placeholder(pos):
-            cx, cy = int(pos[0] * w), int(pos[1] * h)
-            local = clamp_bbox((cx - rw // 2, cy - rh // 2, rw, rh), image.shape)
-            wide = clamp_bbox((cx - rw, cy - rh, 2 * rw, 2 * rh), image.shape)
-            return [local, wide]
-        if isinstance(bbox, list | tuple) and len(bbox) == 4:
-            x, y, bw, bh = (int(v) for v in bbox)
-            return [clamp_bbox((x - bw, y - bh, 3 * bw, 3 * bh), image.shape)]
-        return [(0, 0, w, h)]  # no recorded position at all: the only place to look is everywhere
-
-    def _near(self, image: np.ndarray, spec: Mapping[str, Any]) -> BBox | None:
-        """The small region read before the search regions: `ocr_first_look` centred on the recorded
-        point, grown to hold the label's expected place for a field named by a label beside it
-        (`label_offset`, the label's line starting that far up-left of the click). None without a
-        recorded position, and for a record-selecting target (its rows are searched as before)."""
-        pos = self.recorded_position(spec)
-        if pos is None or self.is_placeholder(pos):
-            return None
-        h, w = image.shape[:2]
-        fw, fh = self.thresholds.search.ocr_first_look
-        px, py = int(pos[0] * w), int(pos[1] * h)
-        x0, y0, x1, y1 = px - fw // 2, py - fh // 2, px + fw // 2, py + fh // 2
-        offset, size = spec.get("label_offset"), spec.get("frame_size")
-        if isinstance(offset, list | tuple) and len(offset) == 2 and all(isinstance(v, int | float) for v in offset):
-            scale = w / size[0] if isinstance(size, list | tuple) and size and size[0] else 1.0
-            lx, ly = round(px - float(offset[0]) * scale), round(py - float(offset[1]) * scale)
-            x0, y0 = min(x0, lx - fw // 4), min(y0, ly - fh // 2)
-            x1, y1 = max(x1, lx + fw * 3 // 4), max(y1, ly + fh // 2)
-        return clamp_bbox((x0, y0, x1 - x0, y1 - y0), image.shape)
-
     def _lines_showing(self, image: np.ndarray, region: BBox, wanted: str) -> list[Candidate]:
         """The lines of `region` that show the label, as candidates, best first (reading order among equals)."""
         x0, y0, rw, rh = region
         return showing(self.ocr.read(image[y0 : y0 + rh, x0 : x0 + rw]), wanted, (x0, y0))
 
     def _first_look(self, image: np.ndarray, spec: Mapping[str, Any], wanted: str) -> Candidate | None:
-        """The label read in the small region around the recorded point (`_near`), taken only when it is
+        """The label read in the small region around the recorded point (`first_look_region`), taken only when it is
         beyond doubt: a line wholly inside the region (a line its edge cuts may read as the label alone
         and be longer: "Enregistrer et fermer") that reads the label alone at a score the guard accepts,
         or, for a record-selecting target, the label's words wholly inside the region on the line of the
         record the person chose (its identity read across the row, as the search regions take it).
         Anything else: None, and the search regions are read."""
-        region = self._near(image, spec)
+        region = first_look_region(image.shape, self._recorded(spec), spec, self.thresholds.search.ocr_first_look)
         if region is None or region[2] <= 4 or region[3] <= 4:
             return None
         found = self._lines_showing(image, region, wanted)
@@ -475,7 +436,7 @@ class TargetResolver:
             if near is not None:
                 return near
         first: Candidate | None = None
-        for region in self._regions(image, spec):
+        for region in search_regions(image.shape, self._recorded(spec), spec, self.thresholds.search.ocr_region):
             if region[2] <= 0 or region[3] <= 0:
                 continue
             found = self._lines_showing(image, region, wanted)
@@ -493,40 +454,6 @@ class TargetResolver:
             if found:
                 return found[0]
         return first  # a record's label seen on other records' lines only: its identity check says so
-
-    # --- template -------------------------------------------------------------------------------
-    def _template(self, image: np.ndarray, spec: Mapping[str, Any]) -> Candidate | None:
-        anchor_b64 = spec.get("anchor_png_base64")
-        if not anchor_b64:
-            return None
-        anchor = decode_image(decode_base64(str(anchor_b64), field="anchor_png_base64"), field="anchor")
-        h, w = image.shape[:2]
-        ah, aw = anchor.shape[:2]
-        if ah > h or aw > w:
-            return None
-        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        tmpl = cv2.cvtColor(anchor, cv2.COLOR_BGR2GRAY)
-        pos = self.recorded_position(spec)
-        windows: list[tuple[int, int, int, int]] = []
-        if pos is not None and not self.is_placeholder(pos):
-            cx, cy = int(pos[0] * w), int(pos[1] * h)
-            for factor in (self.thresholds.search.template_local_factor, self.thresholds.search.template_wide_factor):
-                ww, wh = aw * factor, ah * factor
-                windows.append(clamp_bbox((cx - ww // 2, cy - wh // 2, ww, wh), image.shape))
-        windows.append((0, 0, w, h))
-        best: Candidate | None = None
-        minimum = self.thresholds.min_score("template_matching")[1] or 0.0
-        for x0, y0, ww, wh in windows:
-            if ww < aw or wh < ah:
-                continue
-            res = cv2.matchTemplate(gray[y0 : y0 + wh, x0 : x0 + ww], tmpl, cv2.TM_CCOEFF_NORMED)
-            _, score, _, loc = cv2.minMaxLoc(res)
-            cand = Candidate(x0 + loc[0] + aw // 2, y0 + loc[1] + ah // 2, float(score), "template_matching")
-            if best is None or cand.score > best.score:
-                best = cand
-            if best.score >= minimum:
-                break
-        return best
 
 
 def _field_text_after_label(cand: Candidate) -> Candidate:

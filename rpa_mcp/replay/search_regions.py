@@ -1,0 +1,67 @@
+"""Where a target's label is looked for: around the point the person clicked, in the frame as it is now.
+
+The recorded point is a share of the frame (`rel_x`/`rel_y`, or percentages); a placeholder point (the
+thresholds' `drift.placeholders`) is no point at all. Around a point, OCR reads a small first region
+(`first_look_region`), then a local and a wide region (`search_regions`); without a point, a box
+recorded for the target (three times its size), else the whole frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rpa_mcp.vision.images import BBox, clamp_bbox
+
+Point = tuple[float, float]  # shares of the frame's width and height
+
+
+def recorded_position(spec: Mapping[str, Any]) -> Point | None:
+    """The point the person clicked, as shares of the frame (given as shares or as percentages)."""
+    rx = spec.get("rel_x", spec.get("x_pct", spec.get("fallback_x_pct")))
+    ry = spec.get("rel_y", spec.get("y_pct", spec.get("fallback_y_pct")))
+    if not isinstance(rx, int | float) or not isinstance(ry, int | float):
+        return None
+    rx, ry = float(rx), float(ry)
+    if rx > 1.0 or ry > 1.0:  # given in percent
+        rx, ry = rx / 100.0, ry / 100.0
+    return rx, ry
+
+
+def search_regions(
+    shape: tuple[int, ...], pos: Point | None, spec: Mapping[str, Any], size: tuple[int, int]
+) -> list[BBox]:
+    """The regions OCR reads in turn (`size`: the local region's width and height; the wide one is twice it)."""
+    h, w = shape[:2]
+    rw, rh = size
+    if pos is not None:
+        cx, cy = int(pos[0] * w), int(pos[1] * h)
+        local = clamp_bbox((cx - rw // 2, cy - rh // 2, rw, rh), shape)
+        wide = clamp_bbox((cx - rw, cy - rh, 2 * rw, 2 * rh), shape)
+        return [local, wide]
+    bbox = spec.get("bbox")
+    if isinstance(bbox, list | tuple) and len(bbox) == 4:
+        x, y, bw, bh = (int(v) for v in bbox)
+        return [clamp_bbox((x - bw, y - bh, 3 * bw, 3 * bh), shape)]
+    return [(0, 0, w, h)]  # no recorded position at all: the only place to look is everywhere
+
+
+def first_look_region(
+    shape: tuple[int, ...], pos: Point | None, spec: Mapping[str, Any], size: tuple[int, int]
+) -> BBox | None:
+    """The small region read before the search regions: `size` centred on the recorded point, grown to hold
+    the label's expected place for a field named by a label beside it (`label_offset`, the label's line
+    starting that far up-left of the click). None without a recorded point."""
+    if pos is None:
+        return None
+    h, w = shape[:2]
+    fw, fh = size
+    px, py = int(pos[0] * w), int(pos[1] * h)
+    x0, y0, x1, y1 = px - fw // 2, py - fh // 2, px + fw // 2, py + fh // 2
+    offset, frame = spec.get("label_offset"), spec.get("frame_size")
+    if isinstance(offset, list | tuple) and len(offset) == 2 and all(isinstance(v, int | float) for v in offset):
+        scale = w / frame[0] if isinstance(frame, list | tuple) and frame and frame[0] else 1.0
+        lx, ly = round(px - float(offset[0]) * scale), round(py - float(offset[1]) * scale)
+        x0, y0 = min(x0, lx - fw // 4), min(y0, ly - fh // 2)
+        x1, y1 = max(x1, lx + fw * 3 // 4), max(y1, ly + fh // 2)
+    return clamp_bbox((x0, y0, x1 - x0, y1 - y0), shape)
