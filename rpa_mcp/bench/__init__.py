@@ -28,6 +28,7 @@ BENCHMARKS: dict[str, str] = {
     "replicas": "replay transport on SQLite and on PostgreSQL with one and three replicas",
     "hardening": "memory under near-limit images, /healthz latency under hostile input, ingest throughput",
     "segmentation": "proposed steps against the labelled demonstrations: precision, recall",
+    "external-demos": "learning on demonstrations recorded by an independent author, through the public surfaces",
     "desktop": "the replay loop on a real (virtual) X11 desktop: screenshot cost, click-to-click time",
     "apps": "learning and replay on applications nobody tuned to (GTK, Tk, web): recall, completed, wrong",
     "programs": "real programs on Xvfb through the public tools: ids, policies, verdicts per program",
