@@ -5,6 +5,12 @@ A trip starts when the application changes, or when the window does by a window 
 when the person is back in the application on another screen, or when it grows past
 `MAX_TRIP_STEPS`. On a clean return to the very screen it left, the trip's steps fold into one
 step of kind ``detour`` (suggested for removal, see `rpa_mcp.shadow.suggestions`).
+
+A change to another window of the same application (another tab of a browser, a window the
+application opened) is a trip only if the person comes back by a window switch: Alt+Tab, or a click
+on what names the window left (a browser's tab, a taskbar button: its title, or the title's start
+before the application's own name). Coming back any other way (a dialog closed by its button, a
+page's own link) is the application's doing, never suggested for removal.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ MAX_TRIP_STEPS = 8  # a longer trip elsewhere is not called a detour
 SWITCH_KEYS = frozenset({"alt+tab", "alt+shift+tab", "shift+alt+tab", "win+tab", "super+tab", "alt+escape"})
 # Keys that change something: a trip that uses one is not a mere detour.
 DIRTY_KEYS = frozenset({"ctrl+v", "ctrl+x", "ctrl+c", "ctrl+s", "ctrl+z", "ctrl+y", "delete", "ctrl+enter"})
+TITLE_SEPARATORS = (" - ", " — ", " – ", " | ")  # between a window's own title and its application's name
 
 
 def dirty(event: TraceEvent) -> bool:
@@ -39,26 +46,29 @@ def follow_trip(
     event_app = app_key(event.app)  # None: the agent does not know the process of this window
     new_title = event.window_title or prev_window
     trip = ctx.trip
+    start = _start(segments, seg, event, prev_window, prev_app) if trip is None or trip.get("switch_back") else None
+    if trip is not None and start == "window":
+        start = None  # on from one window of the application to another: the same trip, maybe coming back
+    if start is not None:  # a trip elsewhere replaces one within the application not yet known to be a trip
+        pos = len(segments) - 1
+        ctx.trip = {
+            "title": prev_window,
+            "screen": screen_title(prev_window),
+            "app": app_key(prev_app),
+            "pos": pos,
+            "clean": not segments[pos].typed and not dirty(event),
+            "visited": new_title,
+            "visited_app": event.app or prev_app,
+            "shot_before": segments[pos].shot or shot,
+            "switch_back": start == "window",
+        }
+        return None
     if trip is None:
-        if seg is None or not prev_window or not segments:
-            return None
-        other_app = bool(prev_app and event_app and event_app != app_key(prev_app))
-        by_switch = seg.kind == "key" and seg.keys in SWITCH_KEYS
-        switched = event.type == "focus" and by_switch and screen_title(new_title) != screen_title(prev_window)
-        if other_app or switched:
-            pos = len(segments) - 1
-            ctx.trip = {
-                "title": prev_window,
-                "screen": screen_title(prev_window),
-                "app": app_key(prev_app),
-                "pos": pos,
-                "clean": not segments[pos].typed and not dirty(event),
-                "visited": new_title,
-                "visited_app": event.app or prev_app,
-                "shot_before": segments[pos].shot or shot,
-            }
         return None
     if dirty(event):
+        if trip.get("switch_back"):
+            ctx.trip = None  # changed something in the application: no detour to wait for
+            return None
         trip["clean"] = False
     same_screen = screen_title(new_title) == trip["screen"] and event_app in (None, trip["app"])
     if not same_screen:
@@ -67,6 +77,8 @@ def follow_trip(
             ctx.trip = None  # back in the application on another screen: the trip changed something
         return None
     ctx.trip = None
+    if trip.get("switch_back") and not switched_back(seg, str(trip["screen"])):
+        return None  # back by the application's doing (a dialog closed, a link): its steps are the task's
     pos = int(trip["pos"])
     opened_here = seg is not None and seg.events == [idx] and event.type != "focus"
     end = len(segments) - 1 if opened_here else len(segments)
@@ -90,3 +102,33 @@ def follow_trip(
     )
     segments[pos:end] = [detour]
     return pos
+
+
+def _start(
+    segments: list[Segment], seg: Segment | None, event: TraceEvent, prev_window: str | None, prev_app: str | None
+) -> str | None:
+    """What starts a trip at this event: "app" (another application), "switch" (Alt+Tab to another window),
+    "window" (another window of the same application: a trip only if the person switches back); else None."""
+    if seg is None or not prev_window or not segments:
+        return None
+    event_app = app_key(event.app)
+    if prev_app and event_app and event_app != app_key(prev_app):
+        return "app"
+    new_title = event.window_title or prev_window
+    if event.type != "focus" or screen_title(new_title) == screen_title(prev_window):
+        return None
+    return "switch" if seg.kind == "key" and seg.keys in SWITCH_KEYS else "window"
+
+
+def switched_back(seg: Segment | None, screen: str) -> bool:
+    """The step that brought `screen` (a folded window title) back is a window switch: Alt+Tab, or a click on
+    what names that window: its title, or the title's start before the application's name ("Dossier" of
+    "Dossier - Navigateur")."""
+    if seg is None:
+        return False
+    if seg.kind == "key":
+        return seg.keys in SWITCH_KEYS
+    if seg.kind != "click" or not seg.element:
+        return False
+    name = seg.element.split("|", 2)[2]
+    return bool(name) and (screen == name or any(screen.startswith(name + sep) for sep in TITLE_SEPARATORS))
