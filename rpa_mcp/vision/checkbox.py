@@ -12,6 +12,8 @@ is one light or neutral colour. Anything between, or no square found, is None: t
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 
@@ -31,21 +33,35 @@ SIDE_INKED = 0.85  # share of each side of the square that must be inked
 
 def box_state(image: np.ndarray, line: BBox) -> bool | None:
     """True (ticked), False (blank) or None (no box found, or its inside says neither)."""
-    found = _box_beside(image, line)
-    if found is None:
-        return None
-    region, background, (bx, by, side) = found
-    return _ticked(region, background, bx, by, side)
+    for band in bands_beside(image, line):
+        square = square_in(band)
+        if square is not None:
+            return ticked_in(band, square)
+    return None
 
 
 def has_box(image: np.ndarray, line: BBox) -> bool:
     """Whether a check box stands beside the label (whatever its state, readable or not)."""
-    return _box_beside(image, line) is not None
+    return any(square_in(band) is not None for band in bands_beside(image, line))
 
 
-def _box_beside(image: np.ndarray, line: BBox) -> tuple[np.ndarray, float, tuple[int, int, int]] | None:
-    """(the colour region searched, the label's background, the square's (x, y, side) in that region) of the
-    box nearest the label on its left, then on its right; None when no square is there."""
+@dataclass(frozen=True)
+class Band:
+    """Where a control's mark beside a label is looked for: the rows around the line, on one side of it."""
+
+    left: bool  # the band left of the label (the mark nearest the label is the right-most one), else right of it
+    x0: int  # the band's left edge on the image
+    gray: np.ndarray
+    colour: np.ndarray
+    background: float  # the colour the label is drawn on
+    text_h: int  # the height of the line's text (OCR pads a line's box)
+    centre_y: float  # the text's middle row, in the band
+    rows: np.ndarray  # the band's rows across the whole image (grey): what stands beside a mark
+
+
+def bands_beside(image: np.ndarray, line: BBox) -> list[Band]:
+    """The bands left of the label (its first line height included: OCR may box a mark with its text), then
+    right of it, where a check box or a radio button's mark is looked for."""
     colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     height, width = gray.shape[:2]
@@ -55,22 +71,39 @@ def _box_beside(image: np.ndarray, line: BBox) -> tuple[np.ndarray, float, tuple
     y0, y1 = max(0, y - h), min(height, y + 2 * h)
     top, text_h = _inked_rows(gray, (x, y, w, h))  # the text's own height: OCR pads a line's box
     background = _line_background(gray, (x, y, w, h))
-    # OCR may box the square with its text (a glyph at the line's start): the line's first `h` px are looked at too
+    bands = []
     for x0, x1 in ((max(0, x - reach), min(width, x + h)), (min(width, x + w), min(width, x + w + reach))):
         if x1 - x0 < 4 or y1 - y0 < 4:
             continue
-        band, centre = gray[y0:y1, x0:x1], top + text_h / 2 - y0
-        square = next(
-            (
-                found
-                for edge in (EDGE, FAINT_EDGE)  # a box that stands out, else a light box on a light background
-                if (found := _square(band, background, text_h, centre, nearest_right=x0 < x, edge=edge)) is not None
-            ),
-            None,
+        left = x0 < x
+        bands.append(
+            Band(
+                left,
+                x0,
+                gray[y0:y1, x0:x1],
+                colour[y0:y1, x0:x1],
+                background,
+                text_h,
+                top + text_h / 2 - y0,
+                gray[y0:y1],
+            )
         )
-        if square is not None:
-            return colour[y0:y1, x0:x1], background, square
+    return bands
+
+
+def square_in(band: Band) -> tuple[int, int, int] | None:
+    """The check box's square (x, y, side) in the band nearest the label; None when none is there."""
+    for edge in (EDGE, FAINT_EDGE):  # a box that stands out, else a light box on a light background
+        found = _square(band.gray, band.background, band.text_h, band.centre_y, nearest_right=band.left, edge=edge)
+        if found is not None:
+            return found
     return None
+
+
+def ticked_in(band: Band, square: tuple[int, int, int]) -> bool | None:
+    """The state the inside of the band's square says."""
+    bx, by, side = square
+    return _ticked(band.colour, band.background, bx, by, side)
 
 
 def _line_background(gray: np.ndarray, line: BBox) -> float:
