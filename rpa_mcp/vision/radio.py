@@ -17,7 +17,17 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from rpa_mcp.vision.checkbox import EDGE, FAINT_EDGE, FILLED_DARKER, FILLED_SATURATION, INK, Band, bands_beside
+from rpa_mcp.vision.checkbox import (
+    EDGE,
+    FAINT_EDGE,
+    FILLED_DARKER,
+    FILLED_SATURATION,
+    INK,
+    Band,
+    bands_beside,
+    set_apart,
+    widened,
+)
 from rpa_mcp.vision.images import BBox
 
 MIN_SIDE, MAX_SIDE = 0.6, 2.5  # the mark's diameter, in heights of the line's text (a bullet is smaller)
@@ -25,7 +35,6 @@ RAYS = 32  # rays from the mark's centre that must meet its outline ...
 RAYS_MET = 0.85  # ... this share of them, between ...
 RAY_FROM = 0.5  # ... this share of its radius and its edge (a diamond's sides are at 0.7 of it)
 SIDE_TOUCHED = 0.6  # a mark touching its bounding box along more of a side than this is a square
-APART = 0.3  # background, in text heights (at least 3 px), on each side of the mark (a letter touches the next)
 DOT, INNER = 0.25, (0.5, 0.7)  # the middle of the mark, and the ring of its inside around it (in radii)
 DOT_DIFFERS, DOT_SAME = INK, 25  # grey levels between the middle and that ring: a dot / one colour
 
@@ -46,6 +55,7 @@ def has_radio(image: np.ndarray, line: BBox) -> bool:
 
 def circle_in(band: Band) -> tuple[int, int, int] | None:
     """The radio mark's bounding square (x, y, side) in the band nearest the label; None when none is there."""
+    band = widened(band)
     for edge in (EDGE, FAINT_EDGE):  # a mark that stands out, else a light mark on a light background
         found = _circle(band, edge)
         if found is not None:
@@ -55,6 +65,7 @@ def circle_in(band: Band) -> tuple[int, int, int] | None:
 
 def selected_in(band: Band, circle: tuple[int, int, int]) -> bool | None:
     """The state the inside of the band's radio mark says."""
+    band = widened(band)
     bx, by, side = circle
     r = side / 2
     cy, cx = by + (side - 1) / 2, bx + (side - 1) / 2
@@ -81,7 +92,6 @@ def selected_in(band: Band, circle: tuple[int, int, int]) -> bool | None:
 def _circle(band: Band, edge: int) -> tuple[int, int, int] | None:
     edges = (np.abs(band.gray.astype(np.int16) - band.background) > edge).astype(np.uint8)
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
-    gap = max(3, round(APART * band.text_h))
     found = []
     for contour in contours:
         bx, by, bw, bh = cv2.boundingRect(contour)
@@ -90,7 +100,7 @@ def _circle(band: Band, edge: int) -> tuple[int, int, int] | None:
             continue
         if abs(by + bh / 2 - band.centre_y) > band.text_h * 0.75:
             continue
-        if not _round(edges[by : by + bh, bx : bx + bw]) or not _apart(band, edge, band.x0 + bx, by, bw, bh, gap):
+        if not _round(edges[by : by + bh, bx : bx + bw]) or not set_apart(band, edge, band.x0 + bx, by, bw, bh):
             continue
         found.append((bx, by, round(side)))
     if not found:
@@ -116,11 +126,3 @@ def _round(mark: np.ndarray) -> bool:
         xs = np.clip(np.round(cx + radii * np.cos(angle)).astype(int), 0, w - 1)
         met += bool(mark[ys, xs].any())
     return met >= RAYS_MET * RAYS
-
-
-def _apart(band: Band, edge: int, x: int, y: int, w: int, h: int, gap: int) -> bool:
-    """Background on each side of the mark at `x` on the image, over its rows (a letter touches its word's next
-    one), looked at past the band's ends too."""
-    rows = np.abs(band.rows[y : y + h].astype(np.int16) - band.background) > edge
-    before, after = rows[:, max(0, x - gap) : x], rows[:, x + w : x + w + gap]
-    return not before.any() and not after.any()

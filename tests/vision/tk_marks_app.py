@@ -1,4 +1,4 @@
-"""A Tk window of radio buttons and check buttons in one of the looks Tk draws (run by `test_marks_on_tk`).
+"""A Tk window of radio buttons and check buttons in one of the looks Tk draws (run by `test_marks_on_real_toolkits`).
 
 Usage: python tk_marks_app.py LOOK X LAYOUT.json, LOOK one of `LOOKS` (Tk's classic widgets, or a theme of
 its themed ones), the window at X on the screen's top. Once drawn, it writes each button's box on the screen,

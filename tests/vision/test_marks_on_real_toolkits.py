@@ -1,10 +1,11 @@
-"""Radio buttons and check buttons as Tk draws them on a real X display, read from the screen's pixels.
+"""Radio buttons and check buttons as Tk and GTK draw them on a real X display, read from the screen's pixels.
 
-Tk exposes no accessibility tree: the mark beside a button's text is all there is. Each look Tk draws (its
-classic widgets, and the themed ones in the default, clam and alt themes) is shown with a selected and a
-non-selected radio button, a ticked and a blank check button; every button's text is boxed as OCR boxes
-a line (its ink, padded), and the mark beside it is read: a radio's round mark, a check button's square,
-each with its state, never one taken for the other.
+Tk exposes no accessibility tree: the mark beside a button's text is all there is (GTK's is read here as an
+application with its accessibility bridge off would be). Each look Tk draws (its classic widgets, and the
+themed ones in the default, clam and alt themes) and GTK 3's is shown with a selected and a non-selected
+radio button, a ticked and a blank check button; every button's text is boxed as OCR boxes a line (its ink,
+padded), and the mark beside it is read: a radio's round mark, a check button's square, each with its
+state, never one taken for the other.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import cv2
 import numpy as np
 import pytest
 
+from rpa_mcp.desktop_rig.admission import SYSTEM_PYTHON, gtk_missing
 from rpa_mcp.desktop_rig.dispensation import missing
 from rpa_mcp.desktop_rig.harness import VirtualDisplay, wait_until
 from rpa_mcp.vision.marks import Mark, mark_beside
@@ -26,16 +28,17 @@ from tests.agent_x11.conftest import require_desktop
 
 pytestmark = pytest.mark.desktop
 
-APP = Path(__file__).parent / "tk_marks_app.py"
-LOOKS = ("classic", "default", "clam", "alt")
+APP, GTK_APP = Path(__file__).parent / "tk_marks_app.py", Path(__file__).parent / "gtk_marks_app.py"
+LOOKS = ("classic", "default", "clam", "alt", "gtk")
 
 
 @pytest.fixture(scope="module")
 def screen(tmp_path_factory: pytest.TempPathFactory) -> tuple[np.ndarray, dict[str, list[dict[str, Any]]]]:
     """The screen showing every look's window, and each window's buttons."""
     require_desktop()
-    if missing():
-        reason = f"the Tk windows need Debian packages {', '.join(missing())}"
+    absent = missing() + gtk_missing()
+    if absent:
+        reason = f"the Tk and GTK windows need Debian packages {', '.join(absent)}"
         if os.environ.get("CI") == "true":
             pytest.fail(f"{reason}; CI must provide them")
         pytest.skip(reason)
@@ -43,7 +46,8 @@ def screen(tmp_path_factory: pytest.TempPathFactory) -> tuple[np.ndarray, dict[s
     with VirtualDisplay(workdir, window_manager=False) as desk:
         layouts = {look: workdir / f"{look}.json" for look in LOOKS}
         for i, (look, layout) in enumerate(layouts.items()):
-            desk.spawn([sys.executable, str(APP), look, str(240 * i), str(layout)], log=f"tk-{look}")
+            app = [SYSTEM_PYTHON, str(GTK_APP)] if look == "gtk" else [sys.executable, str(APP), look]
+            desk.spawn([*app, str(240 * i), str(layout)], log=f"marks-{look}")
         wait_until(lambda: all(p.exists() for p in layouts.values()), timeout=60, what="the Tk windows drawn")
         desk.wait_still()
         image = cv2.imread(str(desk.screenshot(workdir / "screen.png")))
@@ -67,7 +71,7 @@ def text_line(image: np.ndarray, box: list[int], *, with_mark: bool = False) -> 
 
 @pytest.mark.parametrize("look", LOOKS)
 @pytest.mark.parametrize("with_mark", [False, True])
-def test_each_buttons_mark_and_state_are_read_on_tks_pixels(screen: Any, look: str, with_mark: bool) -> None:
+def test_each_buttons_mark_and_state_are_read_on_the_toolkits_pixels(screen: Any, look: str, with_mark: bool) -> None:
     image, layouts = screen
     read = {b["text"]: mark_beside(image, text_line(image, b["box"], with_mark=with_mark)) for b in layouts[look]}
     assert read == {b["text"]: Mark(b["kind"], b["state"]) for b in layouts[look]}, look
