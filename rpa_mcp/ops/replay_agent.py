@@ -32,7 +32,7 @@ from rpa_mcp.replay.wire import (
     ReportAck,
     StartAck,
 )
-from rpa_mcp.vision.checkbox import box_state
+from rpa_mcp.vision.marks import mark_beside
 
 AGENT = frozenset({"agent"})
 REST: frozenset[Surface] = frozenset({"rest"})
@@ -52,7 +52,8 @@ class ResolveTargetInput(StrictModel):
     image: ImageArg = Field(description="Current screenshot.")
     target_spec: dict[str, Any] = Field(
         description="label/by_text, rel_x/rel_y (or x_pct/y_pct) recorded position, bbox, anchor_png_base64, "
-        "resolve_order, window_title, uia{x,y,score}; check_state=true also reads the check box beside the label."
+        "resolve_order, window_title, uia{x,y,score}; check_state=true also reads the check box (radio button) "
+        "beside the label."
     )
     window_title: str | None = Field(None, max_length=1000, description="Foreground window title (target memory).")
     windows: list[StackedWindowArg] = Field(
@@ -87,8 +88,8 @@ class ResolveTargetOutput(StrictModel):
     elapsed_ms: float = Field(0.0, description="Time spent resolving.")
     checked: bool | None = Field(
         None,
-        description="With check_state=true in the spec: whether the check box beside the label found is ticked, "
-        "read from the pixels; null when it cannot be told (never guessed).",
+        description="With check_state=true in the spec: whether the check box beside the label found is ticked "
+        "(the radio button selected), read from the pixels; null when it cannot be told (never guessed).",
     )
 
 
@@ -117,7 +118,8 @@ async def resolve_target(ctx: OpContext, args: ResolveTargetInput) -> ResolveTar
         spec = in_window_frame(args.target_spec, stacked, (image.shape[1], image.shape[0]))  # the window moved
         res = service.resolver.resolve(image, spec, window_title=args.window_title, machine_id=machine)
         wants_state = args.target_spec.get("check_state") is True and res.resolved and res.box is not None
-        return res, box_state(image, res.box) if wants_state and res.box is not None else None
+        mark = mark_beside(image, res.box) if wants_state and res.box is not None else None
+        return res, mark.state if mark is not None else None
 
     res, checked = await with_images(ctx, work, (args.image, "image"))
     spec_title = args.target_spec.get("window_title")

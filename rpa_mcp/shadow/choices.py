@@ -15,7 +15,7 @@
   element reported when pressed. A state the recorder did not report is assumed ticked and the
   step is uncertain (asked first), as is a state read too late to be sure (`checked_state`): at
   replay the state is read first and the box clicked only when it differs. Without an accessibility
-  tree, a click on a line of text beside a check box the screen shows is one too
+  tree, a click on a line of text beside a check box or a radio button the screen shows is one too
   (`rpa_mcp.shadow.seen_boxes`).
 """
 

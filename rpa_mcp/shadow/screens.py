@@ -15,8 +15,8 @@ import numpy as np
 from rpa_mcp.errors import RpaError
 from rpa_mcp.shadow.ports import TraceRepository
 from rpa_mcp.shadow.toasts import BOTTOM_BAND, PIXEL_THRESHOLD, read_opened, read_toast
-from rpa_mcp.vision.checkbox import box_state, has_box
 from rpa_mcp.vision.images import clamp_bbox, decode_image
+from rpa_mcp.vision.marks import mark_beside
 from rpa_mcp.vision.ocr import OcrEngine
 
 logger = logging.getLogger(__name__)
@@ -111,19 +111,22 @@ class StoredScreens:
         facts = self.traces.events(self.session_id, idx, idx + 1)
         if not facts:
             return False, None
-        cached = facts[0]["facts"].get("box_seen")
+        cached = facts[0]["facts"].get("mark_seen")
         if isinstance(cached, dict) and cached.get("at") == [before, after, *line]:
             state = cached.get("state")
             return cached.get("box") is True, state if isinstance(state, bool) else None
         a, b = self.frame(before), self.frame(after)
         box, state = (int(line[0]), int(line[1]), int(line[2]), int(line[3])), None
-        found = a is not None and has_box(a, box)
-        if a is not None and b is not None and found and a.shape == b.shape:
-            was, now = box_state(a, box), box_state(b, box)
-            state = now if was is not None and now is not None and was != now else None
-        facts[0]["facts"]["box_seen"] = {"at": [before, after, *line], "box": found, "state": state}
+        was = mark_beside(a, box) if a is not None else None
+        if was is not None and b is not None and a is not None and a.shape == b.shape:
+            now = mark_beside(b, box)
+            flipped = now is not None and now.kind == was.kind and was.state is not None and now.state is not None
+            state = now.state if flipped and now is not None and now.state != was.state else None
+            if was.kind == "radio" and state is False:
+                state = None  # a click selects a radio button: one seen cleared was not cleared by it
+        facts[0]["facts"]["mark_seen"] = {"at": [before, after, *line], "box": was is not None, "state": state}
         self.traces.update_facts(self.session_id, idx, facts[0]["facts"])
-        return found, state
+        return was is not None, state
 
     def same_screen(self, a: str, b: str, *, max_change: float = SAME_SCREEN_MAX_CHANGE) -> bool | None:
         if a == b:

@@ -12,6 +12,10 @@ click shows a check box beside that line (or at its start: OCR may box the squar
   scale): the state is not known. Like a state the recorder did not report, it is assumed ticked and
   the step is uncertain, asked first (`unseen_checked`); the person says the state (`shadow_feedback`
   `set_value` with `checked`).
+A radio button's round mark beside the line (`rpa_mcp.vision.radio`) is such a box too, with one
+difference: a click sets a radio, never clears it, so only its selection counts as a flip (a radio seen
+cleared was cleared by another's selection: no flip seen). The step is the one a radio button the tree
+shows gives, `set_checked` with `checked: true`.
 A line with no box beside it, or a click after which the screen changed and no box flipped, stays a click.
 """
 

@@ -56,8 +56,9 @@ class Screens(Protocol):
         ...
 
     def box_seen(self, idx: int, before: str, after: str, line: list[int]) -> tuple[bool, bool | None]:
-        """(whether a check box stands beside a line on the screenshot before, the state it flipped to by the
-        screenshot after: None when it did not flip or was not read on both); cached on event `idx`."""
+        """(whether a check box or a radio button stands beside a line on the screenshot before, the state it
+        flipped to by the screenshot after: None when it did not flip or was not read on both, or when a radio
+        was cleared: a click never clears one); cached on event `idx`."""
         ...
 
     def text_in(self, idx: int, shot: str, box: list[int]) -> str | None:

@@ -12,6 +12,9 @@ is one light or neutral colour. Anything between, or no square found, is None: t
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
 import cv2
 import numpy as np
 
@@ -27,25 +30,41 @@ FILLED_DARKER = 90  # a box filled this many grey levels darker than the label's
 FILLED_SATURATION = 90  # ... and so is one filled with a colour at least this saturated (an accent colour)
 MIN_INK_ROWS = 6  # fewer inked rows are no text line
 SIDE_INKED = 0.85  # share of each side of the square that must be inked
+APART = 0.3  # background, in text heights (at least 3 px), on each side of a mark (a letter touches the next)
 
 
 def box_state(image: np.ndarray, line: BBox) -> bool | None:
     """True (ticked), False (blank) or None (no box found, or its inside says neither)."""
-    found = _box_beside(image, line)
-    if found is None:
-        return None
-    region, background, (bx, by, side) = found
-    return _ticked(region, background, bx, by, side)
+    for band in bands_beside(image, line):
+        square = square_in(band)
+        if square is not None:
+            return ticked_in(band, square)
+    return None
 
 
 def has_box(image: np.ndarray, line: BBox) -> bool:
     """Whether a check box stands beside the label (whatever its state, readable or not)."""
-    return _box_beside(image, line) is not None
+    return any(square_in(band) is not None for band in bands_beside(image, line))
 
 
-def _box_beside(image: np.ndarray, line: BBox) -> tuple[np.ndarray, float, tuple[int, int, int]] | None:
-    """(the colour region searched, the label's background, the square's (x, y, side) in that region) of the
-    box nearest the label on its left, then on its right; None when no square is there."""
+@dataclass(frozen=True)
+class Band:
+    """Where a control's mark beside a label is looked for: the rows around the line, on one side of it."""
+
+    left: bool  # the band left of the label (the mark nearest the label is the right-most one), else right of it
+    x0: int  # the band's left edge on the image
+    gray: np.ndarray
+    colour: np.ndarray
+    background: float  # the colour the label is drawn on
+    text_h: int  # the height of the line's text (OCR pads a line's box)
+    centre_y: float  # the text's middle row, in the band
+    rows: np.ndarray  # the band's rows across the whole image (grey): what stands beside a mark
+    colour_rows: np.ndarray  # the same rows in colour
+
+
+def bands_beside(image: np.ndarray, line: BBox) -> list[Band]:
+    """The bands left of the label (its first line height included: OCR may box a mark with its text), then
+    right of it, where a check box or a radio button's mark is looked for."""
     colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     height, width = gray.shape[:2]
@@ -55,22 +74,66 @@ def _box_beside(image: np.ndarray, line: BBox) -> tuple[np.ndarray, float, tuple
     y0, y1 = max(0, y - h), min(height, y + 2 * h)
     top, text_h = _inked_rows(gray, (x, y, w, h))  # the text's own height: OCR pads a line's box
     background = _line_background(gray, (x, y, w, h))
-    # OCR may box the square with its text (a glyph at the line's start): the line's first `h` px are looked at too
+    bands = []
     for x0, x1 in ((max(0, x - reach), min(width, x + h)), (min(width, x + w), min(width, x + w + reach))):
         if x1 - x0 < 4 or y1 - y0 < 4:
             continue
-        band, centre = gray[y0:y1, x0:x1], top + text_h / 2 - y0
-        square = next(
-            (
-                found
-                for edge in (EDGE, FAINT_EDGE)  # a box that stands out, else a light box on a light background
-                if (found := _square(band, background, text_h, centre, nearest_right=x0 < x, edge=edge)) is not None
-            ),
-            None,
+        left = x0 < x
+        bands.append(
+            Band(
+                left,
+                x0,
+                gray[y0:y1, x0:x1],
+                colour[y0:y1, x0:x1],
+                background,
+                text_h,
+                top + text_h / 2 - y0,
+                gray[y0:y1],
+                colour[y0:y1],
+            )
         )
-        if square is not None:
-            return colour[y0:y1, x0:x1], background, square
+    return bands
+
+
+def square_in(band: Band) -> tuple[int, int, int] | None:
+    """The check box's square (x, y, side) in the band nearest the label; None when none is there."""
+    band = widened(band)
+    for edge in (EDGE, FAINT_EDGE):  # a box that stands out, else a light box on a light background
+
+        def apart(bx: int, by: int, bw: int, bh: int, edge: int = edge) -> bool:
+            return set_apart(band, edge, band.x0 + bx, by, bw, bh)
+
+        found = _square(
+            band.gray, band.background, band.text_h, band.centre_y, nearest_right=band.left, edge=edge, apart=apart
+        )
+        if found is not None:
+            return found
     return None
+
+
+def widened(band: Band) -> Band:
+    """A band left of the label reaching a text height farther into its line: a mark OCR boxed with its text
+    may be wider than the line's first height (its letters are told apart by `set_apart`)."""
+    if not band.left:
+        return band
+    x1 = min(band.rows.shape[1], band.x0 + band.gray.shape[1] + band.text_h)
+    return replace(band, gray=band.rows[:, band.x0 : x1], colour=band.colour_rows[:, band.x0 : x1])
+
+
+def set_apart(band: Band, edge: int, x: int, y: int, w: int, h: int) -> bool:
+    """Background on each side of a mark at `x` on the image, over its rows, looked at past the band's ends too:
+    a control's mark stands apart from its text, a letter touches its word's next one (an 'O' is no mark)."""
+    gap = max(3, round(APART * band.text_h))
+    rows = np.abs(band.rows[y : y + h].astype(np.int16) - band.background) > edge
+    before, after = rows[:, max(0, x - gap) : x], rows[:, x + w : x + w + gap]
+    return not before.any() and not after.any()
+
+
+def ticked_in(band: Band, square: tuple[int, int, int]) -> bool | None:
+    """The state the inside of the band's square says."""
+    band = widened(band)
+    bx, by, side = square
+    return _ticked(band.colour, band.background, bx, by, side)
 
 
 def _line_background(gray: np.ndarray, line: BBox) -> float:
@@ -95,7 +158,14 @@ def _inked_rows(gray: np.ndarray, line: BBox) -> tuple[int, int]:
 
 
 def _square(
-    region: np.ndarray, background: float, line_h: int, centre_y: float, *, nearest_right: bool, edge: int = EDGE
+    region: np.ndarray,
+    background: float,
+    line_h: int,
+    centre_y: float,
+    *,
+    nearest_right: bool,
+    edge: int = EDGE,
+    apart: Callable[[int, int, int, int], bool] | None = None,
 ) -> tuple[int, int, int] | None:
     edges = (np.abs(region.astype(np.int16) - background) > edge).astype(np.uint8)
     # every outline, those inside another's hole included (a box on a panel of its own colour)
@@ -109,6 +179,8 @@ def _square(
         if abs(by + bh / 2 - centre_y) > line_h * 0.75:
             continue
         if not _outlined(edges[by : by + bh, bx : bx + bw]):  # a round letter such as 'o' is not a box
+            continue
+        if apart is not None and not apart(bx, by, bw, bh):  # nor a letter that touches the next one
             continue
         found.append((bx, by, round(side)))
     if not found:

@@ -10,6 +10,7 @@ from rpa_agent.core.locate import Located
 from rpa_agent.core.wire import NextAction, Target
 
 from rpa_mcp.replay import choices as server_choices
+from rpa_mcp.validation.model import Expected
 
 COMBO, BOX, OPTION = (400, 300), (300, 420), (400, 372)
 
@@ -262,3 +263,31 @@ def test_a_control_the_server_could_not_place_is_found_by_its_recorded_element()
     assert by_tree(row, low, tree) is None  # a record chosen by who it is: never by name alone
     cell = replace(step, target=Target(label="Urgent", spec={"element": {"name": "Urgent", "role": "DataItem"}}))
     assert by_tree(cell, low, tree) is None
+
+
+class RadioOnScreen(FakePort):
+    """A radio button only the screen shows: a click selects it, never clears it."""
+
+    def click(self, x: int, y: int) -> None:
+        self.clicks.append((x, y))
+        if (x, y) == BOX:
+            self.screen_state = True
+
+
+def test_a_radio_seen_selected_is_not_clicked_and_one_not_selected_is() -> None:
+    selected, cleared = RadioOnScreen(checked=None), RadioOnScreen(checked=None)
+    selected.screen_state, cleared.screen_state = True, False
+    assert carry_out(selected, action("set_checked", "Urgent", checked=True), BOX) == {"checked": True}
+    assert carry_out(cleared, action("set_checked", "Urgent", checked=True), BOX) == {"checked": True}
+    assert (selected.clicks, cleared.clicks) == ([], [BOX])
+
+
+def test_a_step_wanting_a_selected_radio_cleared_reports_it_still_selected_and_fails_its_check() -> None:
+    # a click cannot clear a radio button: the state read after is the one before, unlike the wanted one
+    port = RadioOnScreen(checked=None)
+    port.screen_state = True
+    output = carry_out(port, action("set_checked", "Urgent", checked=False), BOX)
+    assert output == {"checked": True}
+    schema = {"type": "object", "required": ["checked"], "properties": {"checked": {"const": False}}}
+    expected = server_choices.state_expected("set_checked", {"checked": False}, Expected(), output)
+    assert expected.json_schema == schema and expected.output == output  # the check fails: the replay pauses

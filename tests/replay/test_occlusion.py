@@ -105,3 +105,22 @@ async def test_resolve_target_reads_the_check_box_beside_the_label_when_asked(se
         spec = {"label": "Urgent", "check_state": True}
         answers.append(await agent_ops.resolve_target(ctx, agent_ops.ResolveTargetInput(image=image, target_spec=spec)))
     assert [(a.resolved, a.checked) for a in answers] == [(True, True), (True, False)]
+
+
+@pytest.mark.anyio
+async def test_resolve_target_reads_the_radio_button_beside_the_label_when_asked(services, service) -> None:
+    # a radio button no accessibility tree shows: selected, the agent clicks nothing; not selected, it clicks
+    from rpa_mcp.vision.ocr import OcrLine
+    from tests.vision.test_radio import radio
+
+    services.replay, services.image_work = service, ImageWork(2)
+    ctx = OpContext(caller=Caller("agent", frozenset({"operator"})), services=services)
+    answers = []
+    for selected in (True, False):
+        image, line = radio("accent_fill", selected=selected)
+        service.resolver.ocr = FakeOcr([OcrLine("Urgent", line, 0.97)])
+        png = cv2.imencode(".png", image)[1].tobytes()
+        arg = ImageArg(png_base64=base64.b64encode(png).decode("ascii"))
+        spec = {"label": "Urgent", "check_state": True}
+        answers.append(await agent_ops.resolve_target(ctx, agent_ops.ResolveTargetInput(image=arg, target_spec=spec)))
+    assert [(a.resolved, a.checked) for a in answers] == [(True, True), (True, False)]

@@ -22,6 +22,7 @@ from rpa_mcp.testing import FakeOcr
 from rpa_mcp.vision.ocr import OcrLine
 from tests.shadow.conftest import ev
 from tests.vision.test_checkbox import small_box_in_its_line
+from tests.vision.test_radio import small_radio_in_its_line
 
 AT = {"window_title": "Pharmacy", "screen_width": 640, "screen_height": 480, "locale": "en-GB"}
 
@@ -151,3 +152,28 @@ def test_a_check_box_the_tree_names_keeps_the_state_it_reported(make_service: An
     step = clicked_step(make_service, small_box_in_its_line(ticked=False), element=box)
     assert step["action_type"] == "set_checked" and step["params"] == {"checked": True}
     assert step["shape"] == "plain" and step["doubts"] == [] and step["confidence"] >= ASK_BELOW
+
+
+def test_a_click_after_which_the_radio_beside_its_text_was_selected_sets_it(make_service: Any) -> None:
+    # a radio button with no accessibility tree (Tk, Swing without its bridge, a page drawn with divs)
+    before, after = small_radio_in_its_line(selected=False), small_radio_in_its_line(selected=True)
+    step = clicked_step(make_service, after, before=before)
+    assert step["action_type"] == "set_checked" and step["params"] == {"checked": True}
+    assert step["intent"] == "Tick 'Urgent delivery'" and step["doubts"] == []
+    assert step["post_conditions"][0] == {"kind": "checked", "text": "checked"}
+
+
+def test_a_click_on_a_radio_already_selected_is_a_radio_step_asked_first(make_service: Any) -> None:
+    radio = small_radio_in_its_line(selected=True)
+    step = asked_first(clicked(make_service, radio, before=radio))
+    assert step["action_type"] == "set_checked" and step["params"] == {"checked": True}
+    assert step["doubts"] == ["control_value_not_captured"]
+
+
+def test_a_radio_seen_cleared_after_a_click_is_never_a_step_that_clears_it(make_service: Any) -> None:
+    # a click does not clear a radio button: the one seen cleared was cleared by another's selection
+    before, after = small_radio_in_its_line(selected=True), small_radio_in_its_line(selected=False)
+    step = clicked_step(make_service, after, before=before)
+    assert step["params"] != {"checked": False}
+    assert step["action_type"] == "set_checked" and step["params"] == {"checked": True}
+    assert step["doubts"] == ["control_value_not_captured"]

@@ -174,3 +174,13 @@ def test_a_label_alone_or_beside_a_round_letter_has_no_box() -> None:
     assert not has_box(img, LABEL)
     cv2.putText(img, "Non o", (220, 318), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (30, 30, 30), 2, cv2.LINE_AA)
     assert not has_box(img, LABEL)
+
+
+@pytest.mark.parametrize(("font", "size"), [(cv2.FONT_HERSHEY_SIMPLEX, 0.35), (cv2.FONT_HERSHEY_SIMPLEX, 0.6)])
+def test_a_letter_at_the_start_of_a_label_without_a_box_is_never_one(font: int, size: float) -> None:
+    # a small 'O' touches its word's next letter: a box stands apart from its text
+    img = np.full((120, 300, 3), 246, np.uint8)
+    cv2.putText(img, "Ordonnance", (60, 60), font, size, (30, 30, 30), 1, cv2.LINE_AA)
+    rows, cols = np.flatnonzero((img[..., 0] < 150).any(axis=1)), np.flatnonzero((img[..., 0] < 150).any(axis=0))
+    line = (int(cols[0]) - 2, int(rows[0]) - 2, int(cols[-1] - cols[0]) + 5, int(rows[-1] - rows[0]) + 5)
+    assert not has_box(img, line) and box_state(img, line) is None

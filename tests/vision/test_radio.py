@@ -1,0 +1,143 @@
+"""The state of the radio button beside a label, read from the pixels; never guessed, never taken for a box."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from rpa_mcp.vision.marks import Mark, mark_beside
+from rpa_mcp.vision.radio import has_radio, radio_state
+
+ACCENT = (228, 116, 53)  # BGR: a toolkit's blue accent colour
+
+LOOKS = ["ring_and_dot", "accent_fill", "accent_ring", "metal", "diamond"]
+
+
+def radio(style: str, *, selected: bool, scale: float = 1.0, background: int = 246) -> tuple[np.ndarray, tuple]:
+    """A radio button of `style` at `scale` and its label "Urgent"; (the image, the label's line as OCR boxes it)."""
+    img = np.full((int(480 * scale), int(640 * scale), 3), background, np.uint8)
+    r = round(9 * scale)
+    cx, cy = round(311 * scale), round(311 * scale)
+
+    def disc(radius: float, colour: tuple[int, ...], thickness: int = -1) -> None:
+        cv2.circle(img, (cx, cy), max(1, round(radius)), colour, thickness, cv2.LINE_AA)
+
+    if style == "ring_and_dot":  # a classic toolkit: a white inside, a dark ring, a dark dot
+        disc(r, (255, 255, 255))
+        disc(r, (70, 70, 70), max(1, round(scale)))
+        if selected:
+            disc(r * 0.4, (0, 0, 0))
+    elif style == "accent_fill":  # GTK, Windows 11: an accent disc with a light dot when selected
+        if selected:
+            disc(r, ACCENT)
+            disc(r * 0.4, (255, 255, 255))
+        else:
+            disc(r, (255, 255, 255))
+            disc(r, (150, 150, 150), max(1, round(scale)))
+    elif style == "accent_ring":  # a browser: an accent ring and an accent dot, a white gap between
+        disc(r, (255, 255, 255))
+        disc(r, ACCENT if selected else (118, 118, 118), max(1, round((1.5 if selected else 1) * scale)))
+        if selected:
+            disc(r * 0.45, ACCENT)
+    elif style == "metal":  # Java's Metal look: a light gradient inside a grey ring, a dark dot
+        for i in range(r, 0, -1):
+            shade = 255 - round(30 * i / r)
+            disc(i, (shade, shade, shade))
+        disc(r, (122, 138, 153), 1)
+        if selected:
+            disc(r * 0.35, (51, 51, 51))
+    elif style == "diamond":  # Tk's themed default look: a diamond, filled with an accent colour when selected
+        points = np.array([(cx, cy - r), (cx + r, cy), (cx, cy + r), (cx - r, cy)], np.int32)
+        cv2.fillPoly(img, [points], (132, 105, 74) if selected else (255, 255, 255))
+        cv2.polylines(img, [points], True, (110, 110, 110), 1)
+    size = 0.7 * scale
+    cv2.putText(
+        img, "Urgent", (round(334 * scale), round(318 * scale)), 0, size, (30, 30, 30), max(1, round(2 * scale))
+    )
+    line = (round(334 * scale), round(302 * scale), round(80 * scale), round(18 * scale))
+    return img, line
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.5, 2.0])
+@pytest.mark.parametrize("style", LOOKS)
+def test_a_selected_radio_reads_selected_and_another_not_selected(style: str, scale: float) -> None:
+    for selected in (True, False):
+        img, line = radio(style, selected=selected, scale=scale)
+        assert radio_state(img, line) is selected, (style, scale, selected)
+        assert has_radio(img, line)
+        assert mark_beside(img, line) == Mark("radio", selected)
+
+
+@pytest.mark.parametrize("style", LOOKS)
+def test_a_radio_is_never_taken_for_a_check_box(style: str) -> None:
+    for selected in (True, False):
+        img, line = radio(style, selected=selected)
+        assert mark_beside(img, line) == Mark("radio", selected)
+
+
+def test_a_check_box_is_never_taken_for_a_radio() -> None:
+    from tests.vision.test_checkbox import LABEL, form
+
+    for ticked in (True, False):
+        for style in ("outlined", "filled"):
+            img = form(style, ticked=ticked)
+            assert not has_radio(img, LABEL) and radio_state(img, LABEL) is None
+            assert mark_beside(img, LABEL) == Mark("box", ticked)
+
+
+def test_a_radio_on_the_right_of_its_label_is_found_too() -> None:
+    img = np.full((480, 640, 3), 246, np.uint8)
+    cv2.putText(img, "Urgent", (334, 318), 0, 0.7, (30, 30, 30), 2)
+    cv2.circle(img, (440, 311), 9, (70, 70, 70), 1, cv2.LINE_AA)
+    cv2.circle(img, (440, 311), 4, (0, 0, 0), -1, cv2.LINE_AA)
+    assert radio_state(img, (334, 302, 80, 18)) is True
+
+
+@pytest.mark.parametrize("text", ["Oubli", "Oo", "Rond"])
+def test_a_round_letter_in_or_before_the_label_is_no_radio(text: str) -> None:
+    img = np.full((480, 640, 3), 246, np.uint8)
+    cv2.putText(img, text, (250, 318), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (30, 30, 30), 2, cv2.LINE_AA)
+    cv2.putText(img, "Urgent", (334, 318), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (30, 30, 30), 2, cv2.LINE_AA)
+    # the label alone, and the round letters boxed at the start of its line by OCR
+    for line in ((334, 302, 80, 18), (250, 298, 164, 24)):
+        assert mark_beside(img, line) is None, (text, line)
+
+
+def test_a_bullet_before_the_label_is_no_radio() -> None:
+    img = np.full((480, 640, 3), 246, np.uint8)
+    cv2.circle(img, (318, 311), 3, (30, 30, 30), -1, cv2.LINE_AA)
+    cv2.putText(img, "Urgent", (334, 318), 0, 0.7, (30, 30, 30), 2)
+    assert mark_beside(img, (334, 302, 80, 18)) is None
+
+
+def test_a_radio_whose_inside_says_neither_is_not_guessed() -> None:
+    img, line = radio("ring_and_dot", selected=False)
+    cv2.circle(img, (311, 311), 3, (200, 200, 200), -1)  # a faint grey middle: a dot, or a shade?
+    assert has_radio(img, line) and radio_state(img, line) is None
+
+
+def test_the_mark_nearest_the_label_is_its_own() -> None:
+    # a row "[x] Ordonnance  ( ) Urgent": the box belongs to the line before, the radio to "Urgent"
+    img, line = radio("ring_and_dot", selected=False)
+    cv2.rectangle(img, (120, 302), (138, 320), (70, 70, 70), 2)
+    cv2.line(img, (123, 311), (128, 317), (20, 20, 20), 3)
+    cv2.line(img, (128, 317), (135, 305), (20, 20, 20), 3)
+    assert mark_beside(img, line) == Mark("radio", False)
+
+
+def small_radio_in_its_line(*, selected: bool) -> np.ndarray:
+    """A classic toolkit's radio button: an 11 px round mark, its text beside it (as `small_box_in_its_line`)."""
+    img = np.full((480, 640, 3), 214, np.uint8)
+    cv2.circle(img, (311, 308), 5, (255, 255, 255), -1, cv2.LINE_AA)
+    cv2.circle(img, (311, 308), 5, (60, 60, 60), 1, cv2.LINE_AA)
+    if selected:
+        cv2.circle(img, (311, 308), 2, (0, 0, 0), -1, cv2.LINE_AA)
+    cv2.putText(img, "Urgent delivery", (322, 313), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 1, cv2.LINE_AA)
+    return img
+
+
+@pytest.mark.parametrize("line", [(300, 296, 140, 24), (296, 294, 150, 28)])
+def test_a_small_radio_ocr_boxed_with_its_text_is_read_at_the_line_start(line: tuple[int, int, int, int]) -> None:
+    for selected in (True, False):
+        assert mark_beside(small_radio_in_its_line(selected=selected), line) == Mark("radio", selected)
