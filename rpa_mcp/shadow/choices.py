@@ -52,7 +52,7 @@ def by_label(facts: dict[str, Any]) -> dict[str, Any]:
     as the accessibility tree names a div by its text): named by the label left of it (`label_line`), the
     drop-down found from that label at replay."""
     line = facts.get("label_line")
-    shown = (facts.get("ocr") or {}).get("bbox") or facts.get("element_bbox")
+    shown = (facts.get("ocr") or {}).get("bbox") or facts.get("element_bbox") or (line or {}).get("control")
     if not line or not shown:
         return facts
     named = {"text": line["text"], "bbox": list(shown)}

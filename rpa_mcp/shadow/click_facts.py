@@ -39,6 +39,7 @@ LABEL_GAP = 160  # px at most between a control's own text and the end of the la
 EDGE = 2  # px from a region's edge where a line read in it may have been cut
 LABEL_SLACK = 3  # px a click or a line's end may stand outside a line and still be on it
 GAP_PX = 3  # px right of a line's end where what stands between it and the click is looked at
+DROP_DOWN_HALF = 30  # px at most between a drop-down's click and the edge its list hangs from
 
 
 class ClickFacts:
@@ -165,19 +166,21 @@ class ClickFacts:
         box = field_around(image, point)
         return list(box) if box is not None else None
 
-    def label_left_of(self, facts: dict[str, Any]) -> dict[str, Any] | None:
+    def label_left_of(self, facts: dict[str, Any], list_box: list[int] | None = None) -> dict[str, Any] | None:
         """The line left of a control on its row (frame pixels), when the line read under the click is the
         control's own text (what a drop-down shows, which the choice replaces; read, else the box of the element
-        the accessibility tree named by that text): the label that names it."""
+        the accessibility tree named by that text), or, with the `list_box` the click opened, left of the
+        drop-down that list hangs from (clicked beside its text): the label that names it, and the control's box
+        (`control`)."""
         line = (facts.get("ocr") or {}).get("bbox") or facts.get("element_bbox")
         image, point = self.frame(facts.get("shot")), frame_point(facts)
-        if image is None or not line or point is None:
+        if image is None or point is None:
             return None
-        x, y, w, h = (int(v) for v in line)
-        if not (
-            x - LABEL_SLACK <= point[0] <= x + w + LABEL_SLACK and y - LABEL_SLACK <= point[1] <= y + h + LABEL_SLACK
-        ):
+        on_line = bool(line) and _holds(line, point, LABEL_SLACK)
+        control = line if on_line else drop_down_over(list_box, point) if list_box else None
+        if not control:
             return None  # clicked beside the line: the line is already a label beside the control
+        x, y, w, h = (int(v) for v in control)
         x0, y0, rw, rh = clamp_bbox((x - LABEL_REACH, y - h, LABEL_REACH, 3 * h), image.shape)
         if rw < 8 or rh < 8:
             return None
@@ -194,7 +197,7 @@ class ClickFacts:
             return None
         best = max(left, key=lambda ln: ln.bbox[0] + ln.bbox[2])  # the nearest on the left
         bx, by, bw, bh = (round(v) for v in best.bbox)
-        return {"text": best.text[:200], "bbox": [x0 + bx, y0 + by, bw, bh]}
+        return {"text": best.text[:200], "bbox": [x0 + bx, y0 + by, bw, bh], "control": [x, y, w, h]}
 
     def ocr_at(self, facts: dict[str, Any], *, name: str | None = None) -> dict[str, Any] | None:
         """OCR the region kept around the click; the line under (or nearest to) the click names it.
@@ -287,3 +290,22 @@ def pick_line(
         if d < best_d:
             best, best_d = line, d
     return best if best_d <= max_distance else None
+
+
+def _holds(box: Any, point: tuple[int, int], slack: int) -> bool:
+    x, y, w, h = (int(v) for v in box)
+    return x - slack <= point[0] <= x + w + slack and y - slack <= point[1] <= y + h + slack
+
+
+def drop_down_over(list_box: list[int], point: tuple[int, int]) -> list[int] | None:
+    """The drop-down a click at `point` opened the list `list_box` from (frame pixels): the list's column, on the
+    click's row, as far above the click as the list hangs below it (or below, for a list that opened upwards).
+    None when the list covers the click's row or stands beside it: the control's box is not known then."""
+    lx, ly, lw, lh = (int(v) for v in list_box)
+    px, py = point
+    if not lx <= px <= lx + lw:
+        return None
+    half = ly - py if ly > py else py - (ly + lh) if ly + lh < py else 0
+    if not 0 < half <= DROP_DOWN_HALF:
+        return None
+    return [lx, py - half, lw, 2 * half]

@@ -47,8 +47,9 @@ def opened_list_at(
 
 def name_opener(clicks: ClickFacts, traces: TraceRepository, sid: str, seg: Segment) -> None:
     """A drop-down seen opening on the screen, named by the text it shows (its current option, which the
-    choice replaces, as read or as the accessibility tree names a div by its text): name it by the label
-    left of it instead, kept in its click's facts (`label_line`)."""
+    choice replaces, as read or as the accessibility tree names a div by its text) or clicked beside that text
+    (the drop-down's box then told by the list's column): name it by the label left of it instead, kept in its
+    click's facts (`label_line`)."""
     if seg.choice is None:
         return
     rows = {r["idx"]: r for r in traces.events(sid, seg.events[0], seg.choice + 1)}
@@ -58,7 +59,7 @@ def name_opener(clicks: ClickFacts, traces: TraceRepository, sid: str, seg: Segm
     if opener is None or "label_line" in rows[opener]["facts"]:
         return
     facts = dict(rows[opener]["facts"])
-    facts["label_line"] = clicks.label_left_of(facts)
+    facts["label_line"] = clicks.label_left_of(facts, rows[seg.choice]["facts"]["list_box"])
     traces.update_facts(sid, opener, facts)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from rpa_mcp.shadow.service import ShadowService
 from rpa_mcp.vision.ocr import OcrLine
 from tests.shadow.conftest import ev
-from tests.vision.test_popup import form, with_list
+from tests.vision.test_popup import form, grey_form, with_grey_list, with_list
 
 AT = {"window_title": "Dispensing desk", "locale": "en-GB", "screen_width": 960, "screen_height": 540}
 ANCHOR_SHAPE = (80, 300)  # the crop kept around a click
@@ -134,3 +134,41 @@ def test_an_option_under_a_static_text_the_tree_names_is_still_read_on_the_scree
         ],
     )
     assert [s["action_type"] for s in steps] == ["select_option"]
+
+
+@dataclass
+class GreyFormOcr:
+    """What OCR reads on the grey form (`tests.vision.test_popup.grey_form`): the drop-down's text left of the
+    click on it, the label left of the drop-down, the open list."""
+
+    def read(self, image: np.ndarray) -> list[OcrLine]:
+        shape = image.shape[:2]
+        if shape == ANCHOR_SHAPE:  # around a click at (470, 300): "- choisir -" ends 50 px left of it
+            return [OcrLine("- choisir -", (16, 30, 84, 20), 0.95)]
+        if 320 <= shape[1] <= 332:  # left of the drop-down (the list's column), on its row
+            return [OcrLine("Produit :", (shape[1] - 110, 24, 90, 20), 0.97)]
+        return [OcrLine("- choisir -", (4, 2, 80, 16), 0.95), OcrLine("Globules rouges", (4, 21, 120, 16), 0.98)]
+
+    def read_line(self, image: np.ndarray) -> OcrLine | None:
+        lines = self.read(image)
+        return lines[0] if lines else None
+
+    def read_lines(self, images: Any) -> list[OcrLine | None]:
+        return [self.read_line(image) for image in images]
+
+
+def test_a_list_drawn_in_the_window_s_grey_makes_its_drop_down_one_step_named_by_its_label(make_service) -> None:
+    # a Java Metal drop-down: its list in the panel's grey (few pixels change), clicked right of the text it shows
+    service = make_service(ocr=GreyFormOcr())
+    steps = steps_of(
+        service,
+        [
+            ev("focus", 0.5, **AT),
+            ev("click", 1.0, x=470, y=300, screenshot=png(grey_form()), **AT),
+            ev("click", 2.0, x=420, y=340, screenshot=png(with_grey_list(grey_form())), **AT),
+        ],
+    )
+    assert [(s["action_type"], s["events"]) for s in steps] == [("select_option", [1, 2])]
+    assert steps[0]["params"] == {"option": "Globules rouges"}
+    # named by the label left of the drop-down (the list's column), found from it at replay
+    assert steps[0]["target"]["by_text"] == "Produit :" and steps[0]["target"]["label_offset"]
