@@ -145,7 +145,7 @@ class ConfirmationService:
     ) -> Proposal:
         """A proposal by `proposer` (a subject of `issuer`), made on surface `via`."""
         now = self.clock.now()
-        jti = secrets.token_urlsafe(18)
+        jti = secrets.token_hex(18)  # hex: never shaped like a secret the output's redaction hides ("sk-…")
         mode = self.approval_modes.get(risk, "human")
         record = ProposalRecord(
             jti=jti,

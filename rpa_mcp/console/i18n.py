@@ -173,6 +173,9 @@ FR: dict[str, str] = {
     "validation : elle est enregistrée à votre nom dans le journal d'audit.",
     "dispatches": "envois",
     "Error": "Erreur",
+    "A person used the mouse or keyboard while this step ran: what the screen shows may be their doing.": (
+        "Une personne a utilisé la souris ou le clavier pendant cette étape : ce que montre l'écran peut venir d'elle."
+    ),
     "Warning": "Avertissement",
     "waiting": "en attente",
     "Started by": "Lancé par",

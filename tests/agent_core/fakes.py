@@ -165,6 +165,7 @@ class FakeServer:
     replay_state: str = "running"
     proceed: bool = True
     knows_windows: bool = True  # False: a server of the previous release, whose resolve_target has no `windows`
+    on_message: Callable[[str], None] = lambda kind: None  # told of each message (receipt, start, ...) as it comes
 
     def action(self, action_id: str = "a1", attempt_id: str = "t1", **fields: Any) -> dict[str, Any]:
         now = time.time()
@@ -191,6 +192,7 @@ class FakeServer:
             return (200, self.queue.pop(0)) if self.queue else (204, None)
         kind = path.rsplit("/", 1)[-1]
         self.sent.append((kind, body))
+        self.on_message(kind)
         if kind == "resolve_target":
             if "windows" in body and not self.knows_windows:  # as the server's validation names an unknown field
                 problem = {"field": "windows", "problem": "Extra inputs are not permitted"}

@@ -131,6 +131,37 @@ def test_a_person_touching_the_desktop_between_actions_stops_the_replay_without_
     assert (last["executed"], last["human_takeover"]) == (False, True) and last["error"].startswith("HUMAN_TAKEOVER")
 
 
+def person_moves_as_the_start_is_granted(server, desktop) -> None:
+    """The person takes the mouse once the agent's check before input is passed, while the server grants the start."""
+
+    def told(kind: str) -> None:
+        if kind == "start":
+            desktop.watch.foreign_count += 1
+
+    server.on_message = told
+
+
+def test_a_person_s_input_while_the_start_is_granted_stops_the_click_before_it_is_made(
+    server, desktop, journal
+) -> None:
+    person_moves_as_the_start_is_granted(server, desktop)
+    server.action()
+    handle_next(make_agent(server, desktop, journal))
+    assert desktop.input.sent == []
+    result = server.results[0]
+    assert (result["executed"], result["human_takeover"]) == (False, True)
+    assert result["error"].startswith("HUMAN_TAKEOVER")
+
+
+def test_a_person_s_input_while_the_start_is_granted_cuts_the_wait_short(server, desktop, journal) -> None:
+    person_moves_as_the_start_is_granted(server, desktop)
+    server.action(action_type="wait", target=None, params={"duration_s": 0.5})
+    handle_next(make_agent(server, desktop, journal))
+    result = server.results[0]  # not carried out: the wait is waited again once a person resumes
+    assert (result["executed"], result["human_takeover"]) == (False, True)
+    assert result["error"].startswith("HUMAN_TAKEOVER")
+
+
 def test_a_system_prompt_on_screen_is_reported_and_never_touched(server, desktop, journal) -> None:
     desktop.windows.prompt = SystemDialog("uac", "consent.exe", "Contrôle de compte d'utilisateur")
     server.action()

@@ -294,6 +294,45 @@ def test_a_person_moving_the_mouse_takes_over_and_resume_revalidates_the_screen(
     assert searches == ["SIMON Louis"]
 
 
+def test_a_person_taking_over_as_the_wait_begins_is_a_takeover_not_a_dialog(
+    desktop, rpa_server, person, drive, agent_in_thread
+):
+    """The person brings the PACS forward and takes the mouse after the agent's check before input, as it says
+    it executes the wait (a loaded machine's timing, made exact): the takeover is seen, the wait is not carried
+    out. (It was missed: the wait ran to its end with the PACS in front and the screen was judged as the step's.)"""
+    search = "Easily — Recherche patient" + CHROMIUM
+    browser = desktop.browser("/", wait_title="Recherche patient")
+    steps = [
+        step(1, "Attendre l'affichage", "wait", None, None, params={"duration_s": 20}, before=search, after=search),
+        seen_step(person, 2, "Saisir 'Rechercher un patient'", "type_text", "Rechercher un patient", "entry",
+                  params={"text": "SIMON Louis", "submit_key": "enter"}, before=search, after=search),
+    ]  # fmt: skip
+    pacs = desktop.browser("/pacs", wait_title="PACS")
+    desktop.desk.windows().activate(browser.wid)
+    desktop.desk.wait_foreground(lambda w: w.wid == browser.wid)
+    agent, start = agent_in_thread(rpa_server)
+    say_for_real = agent.say
+    taken: list[bool] = []
+
+    def says_then_the_person_takes_over(line: str) -> None:
+        say_for_real(line)
+        if line.startswith("executing step 1/2 wait") and not taken:
+            taken.append(True)
+            desktop.desk.windows().activate(pacs.wid)
+            desktop.desk.wait_foreground(lambda w: w.wid == pacs.wid)
+            person_input_seen(agent, person)
+
+    agent.say = says_then_the_person_takes_over
+    start()
+    mark = desktop.effects.mark
+    replays, replay_id = drive(rpa_server, "Recherche", steps)
+    status = replays.wait_stopped(replay_id)
+    assert taken
+    assert status["state"] == "paused" and status["pause_reason"] == "HUMAN_TAKEOVER", status
+    assert status["done"] == 0, status["actions"]  # the wait the person cut short is not taken as carried out
+    assert not [e for e in desktop.effects.since(mark) if e.kind == "search"]
+
+
 def test_a_person_taking_the_mouse_while_the_target_is_searched_is_a_takeover_and_the_step_is_sent_again(
     desktop, rpa_server, person, drive, agent_in_thread, tmp_path
 ):

@@ -94,6 +94,21 @@ async def test_a_validation_failure_pauses_in_plain_words_and_skip_from_the_page
         assert ("olivia", "apply_answer_pause", "ok") in rows
 
 
+async def test_a_pause_says_when_a_person_used_the_desktop_while_the_step_ran(
+    app: Any, browser: Browser, services: Services
+) -> None:
+    replay_id = await start(services, IMAGERIE_BEHIND_PACS, BACK_TO_DOSSIER)
+    agent, http = agent_for(app, start_screen="pacs")
+    async with http:
+        assert await agent.poll_once() is not None
+    store = services.replay.store
+    detail = {**(store.get_replay(replay_id)["pause_detail"] or {}), "human_takeover": True}  # as the report said
+    assert store.update_replay(replay_id, expect_states=(m.PAUSED,), now=services.clock.now(), pause_detail=detail)
+    browser.sign_in("olivia", "operator")
+    page = browser.get(f"/console/replays/{replay_id}").text
+    assert 'id="pause-takeover"' in page and "WRONG_APPLICATION" in page
+
+
 async def test_a_user_pause_is_resumed_from_the_page_through_propose_and_apply(
     browser: Browser, services: Services
 ) -> None:

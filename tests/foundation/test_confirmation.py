@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import secrets
 import time
 
 import anyio
@@ -184,6 +186,19 @@ async def test_human_mode_waits_for_approval_then_applies(env):
     assert [p.jti for p in services.confirmations.list_pending()] == [jti]
     services.confirmations.decide(jti, APPROVER, True)
     assert (await call(env, "apply_act_note", {"token": proposal["token"]}))["text"] == "x"
+
+
+async def test_the_approval_url_names_the_request_whatever_the_random_bytes_of_its_id(env, monkeypatch):
+    """The request's id is random: whatever it draws, the approval URL returned keeps it, never taken
+    for a secret by the output's redaction (an id reading "sk-…" like an API key once left as
+    ".../approvals/[redacted]", and the page answered "No such request")."""
+    like_a_key = base64.urlsafe_b64decode("sk-MuG1_lrqiQDSLSmHVFYyj")  # 18 bytes that encode as "sk-…"
+    monkeypatch.setattr(secrets, "token_bytes", lambda n=32: (like_a_key * 4)[:n])
+    proposal = await call(env, "propose_act_note", {"key": "a", "text": "x"})
+    jti = _claims_of(proposal["token"])["jti"]
+    assert proposal["approval_url"].endswith(f"/console/approvals/{jti}"), proposal["approval_url"]
+    assert proposal["approval_url"] in proposal["next_step"]
+    assert env[0].confirmations.get_approval(proposal["approval_url"].rsplit("/", 1)[1]).status == "pending"
 
 
 async def test_the_proposer_cannot_approve_their_own_request(env):

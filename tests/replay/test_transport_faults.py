@@ -552,6 +552,17 @@ async def test_human_takeover_pauses_and_resume_revalidates_the_screen(service, 
     assert_clean(service, [agent])
 
 
+async def test_a_takeover_during_an_action_judged_a_dialog_is_said_beside_the_dialog(services, service, agent):
+    """The person's input came while the action ran, and their window in front may be what looks like a dialog:
+    the pause names the dialog (its action needs an answer) and says a person was using the desktop."""
+    services.validator.by_type["click_anchor"] = Verdict("FAILURE", "UNEXPECTED_DIALOG")
+    rid = await start(service, 2)
+    agent.result_for["click_anchor"] = {"human_takeover": True, "window_title": "PACS"}
+    await agent.step()
+    replay = state(service, rid)
+    assert replay["pause_reason"] == m.UNEXPECTED_DIALOG and replay["pause_detail"]["human_takeover"] is True
+
+
 async def test_terminal_actions_are_immutable(service, agent, clock):
     rid = await start(service, 1)
     await drain(service, [agent], clock)

@@ -229,10 +229,11 @@ class Agent:
             while not done.wait(self.heartbeat_interval_s):
                 self._post("heartbeat", self._ref(action) | {"message": f"{action.action_type} still running"})
 
+        accounted = self._armed.get(action.replay_id, self.watch_count)  # what the check before input counted
         beater = threading.Thread(target=beat, daemon=True)
         beater.start()
         try:
-            return self.hands.execute(action)
+            return self.hands.execute(action, accounted=accounted)
         finally:
             done.set()
             beater.join(5)

@@ -110,10 +110,15 @@ class Performer:
         return self.desktop.watch.foreign_count
 
     # --- the action ---------------------------------------------------------------------------------
-    def execute(self, action: NextAction) -> dict[str, Any]:
+    def execute(self, action: NextAction, *, accounted: int | None = None) -> dict[str, Any]:
+        """`accounted`: the count of a person's inputs already accounted for when the agent checked, before the
+        start was granted, that nobody was using the desktop; an input counted since is a takeover."""
         started = time.monotonic()
         kind = action.action_type.lower()
-        foreign_before = self.foreign
+        foreign_before = self.foreign if accounted is None else accounted
+        if self.foreign > foreign_before:  # since the check before input: nothing is injected, nothing waited
+            self.say("paused: a person is using the mouse or keyboard; waiting for a person to resume")
+            return self.not_executed(action, "HUMAN_TAKEOVER: the person is using the desktop", human=True)
         front_before = self.desktop.windows.foreground()
         frame_before = self.desktop.screen.grab()
         png_before = self.encode(frame_before)

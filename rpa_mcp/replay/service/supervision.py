@@ -143,6 +143,8 @@ class Supervisor:
         decision = self.verify(a, replay, msg, screen_bytes, own_windows)
         if msg.human_takeover and decision.pause is None:
             decision.pause = m.HUMAN_TAKEOVER
+        elif msg.human_takeover:  # what the screen shows may be the person's doing (their window in front)
+            decision.pause_detail = {**decision.pause_detail, "human_takeover": True}
         return decision, screen_bytes
 
     # --- verification (supervision loop) --------------------------------------------------------
