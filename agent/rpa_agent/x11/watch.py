@@ -149,7 +149,7 @@ class InputWatch:
                 int(ev.time),
                 now,
             )
-            if not self._own.is_own(raw.kind, raw.detail, raw.x, raw.y, raw.received):
+            if not self._own.is_own(raw.kind, raw.detail, raw.x, raw.y, raw.received, raw.time_ms):
                 raw = replace(raw, foreign=True)
                 with self._foreign:
                     self.foreign_count += 1
