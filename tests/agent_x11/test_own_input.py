@@ -121,3 +121,27 @@ def test_the_servers_time_wraps_around():
     late = EXPECTATION_TTL_S + 2
     assert own.is_own(X.KeyPress, B, 0, 0, received=100.03 + late, server_ms=25)
     assert own.is_own(X.KeyRelease, B, 0, 0, received=100.03 + late, server_ms=26)
+
+
+C, ORD_A, E, L, M, DOT, SPACE, T = 54, 38, 26, 46, 58, 60, 65, 28  # keycodes of "calme. t" on a US map
+
+
+def test_the_agents_events_after_some_recording_never_delivered_are_the_agents():
+    # seen under load: RECORD delivered the press of "l" in "calme" but neither its release nor "m";
+    # every later key of the agent was counted as a person's until the announcements expired
+    own = OwnInput()
+    own.expect(typed(C, ORD_A, L, M, E, DOT, SPACE, T), now=100.0)
+    assert seen(own, X.KeyPress, C, 100.01)
+    assert seen(own, X.KeyRelease, C, 100.01)
+    assert seen(own, X.KeyPress, ORD_A, 100.01)
+    assert seen(own, X.KeyRelease, ORD_A, 100.01)
+    assert seen(own, X.KeyPress, L, 100.01)
+    assert all(seen(own, kind, code, 100.02) for code in (E, DOT, SPACE, T) for kind in (X.KeyPress, X.KeyRelease))
+
+
+def test_a_persons_key_taken_for_a_later_announcement_still_counts_as_a_persons_input():
+    own = OwnInput()
+    own.expect(typed(C, ORD_A, L), now=100.0)
+    assert seen(own, X.KeyPress, L, 100.01)  # the person's "l", before the agent's "c"
+    # the agent's own keys it passed over are counted as a person's: the takeover is seen
+    assert not seen(own, X.KeyPress, C, 100.02)
