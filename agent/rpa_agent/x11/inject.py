@@ -21,8 +21,8 @@ from Xlib import XK, X, display
 from Xlib.ext import xtest
 
 from rpa_agent.port import InputRefused
+from rpa_agent.x11.own_input import Expectation
 
-Expectation = tuple[int, int, int | None, int | None]  # (event type, detail, x, y)
 Expect = Callable[[list[Expectation]], None]
 
 MODIFIERS = {

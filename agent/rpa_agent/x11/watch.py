@@ -3,8 +3,8 @@
 `InputWatch` delivers each key, button and motion event (`RawInput`) to its listeners as
 the X server processes it, whoever produced it: a person's mouse and keyboard, or XTEST.
 To tell its own input from a person's, the replay agent announces what it is about to send
-(`expect`): an event that matches the oldest pending expectation is the agent's, any other
-one is a person's (`foreign`).
+(`expect`); `OwnInput` decides which events are the agent's, any other one is a person's
+(`foreign`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -21,12 +20,11 @@ from Xlib import X, display
 from Xlib.ext import record
 from Xlib.protocol import rq
 
-from rpa_agent.x11.inject import Expectation
+from rpa_agent.x11.own_input import Expectation, OwnInput
 
 logger = logging.getLogger(__name__)
 KINDS = {X.KeyPress: "key_press", X.KeyRelease: "key_release", X.ButtonPress: "button_press"}
 KINDS |= {X.ButtonRelease: "button_release", X.MotionNotify: "motion"}
-EXPECTATION_TTL_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -61,8 +59,7 @@ class InputWatch:
         self._context: int | None = None
         self._thread: threading.Thread | None = None
         self._started = threading.Event()
-        self._lock = threading.Lock()
-        self._expected: deque[tuple[Expectation, float]] = deque()
+        self._own = OwnInput()
         self.foreign_count = 0
         self.last_foreign: RawInput | None = None
         self._foreign = threading.Condition()
@@ -117,27 +114,7 @@ class InputWatch:
 
     # --- telling the agent's events from a person's ----------------------------------------------
     def expect(self, events: list[Expectation]) -> None:
-        now = time.monotonic()
-        with self._lock:
-            self._expected.extend((e, now) for e in events)
-
-    def _is_expected(self, event: RawInput) -> bool:
-        with self._lock:
-            while self._expected and event.received - self._expected[0][1] > EXPECTATION_TTL_S:
-                self._expected.popleft()
-            for i, ((kind, detail, x, y), _) in enumerate(self._expected):
-                if kind != event.kind:
-                    if kind == X.MotionNotify:
-                        continue  # a move to where the pointer already was produces no event
-                    return False
-                if kind == X.MotionNotify and (x, y) != (event.x, event.y):
-                    return False
-                if kind != X.MotionNotify and detail != event.detail:
-                    return False
-                for _ in range(i + 1):
-                    self._expected.popleft()
-                return True
-            return False
+        self._own.expect(events, time.monotonic())
 
     # --- the record thread -----------------------------------------------------------------------------
     def _run(self) -> None:
@@ -172,7 +149,7 @@ class InputWatch:
                 int(ev.time),
                 now,
             )
-            if not self._is_expected(raw):
+            if not self._own.is_own(raw.kind, raw.detail, raw.x, raw.y, raw.received, raw.time_ms):
                 raw = replace(raw, foreign=True)
                 with self._foreign:
                     self.foreign_count += 1
