@@ -2,8 +2,10 @@
 
 The first test runs it on a real desktop (Xvfb + openbox): the program starts from its single source file,
 shows nothing to the accessibility tree (the platform sees it by vision alone), and the scripted clerk's
-real XTEST input, accents included, saves exactly the record the benchmark expects. The second checks,
-from the source alone, that every benchmark variant names a patient and a product the application has.
+real XTEST input, accents included, saves exactly the record the benchmark expects. The second checks that,
+once the benchmark has moved and resized the window, Java knows where it is on the screen (where its drop-down
+lists open and its clicks land). The last checks, from the source alone, that every benchmark variant names a
+patient and a product the application has.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import pytest
 
 from rpa_mcp.bench.app_specs import SWING
 from rpa_mcp.desktop_rig import transfusion
-from rpa_mcp.desktop_rig.harness import Person, VirtualDisplay
+from rpa_mcp.desktop_rig.admission import place
+from rpa_mcp.desktop_rig.harness import Person, VirtualDisplay, wait_until
 from rpa_mcp.desktop_rig.imaging import accessibility_bus_up
 from tests.agent_x11.conftest import require_desktop
 
@@ -52,6 +55,30 @@ def test_the_scripted_clerk_sends_an_accented_request_exactly_as_typed_unseen_by
             assert desk.windows().info(app.wid).title == f"Transfusion — Demande — {query} {first}"
         finally:
             clerk.close()
+            app.close()
+
+
+@pytest.mark.desktop
+def test_java_knows_where_its_window_is_once_the_benchmark_moved_and_resized_it(tmp_path):
+    require_desktop()
+    require_java()
+    with VirtualDisplay(workdir=tmp_path / "desk") as desk:
+        app = transfusion.start_transfusion(desk, tmp_path / "transfusion.jsonl")
+        windows = desk.windows()
+        try:
+
+            def offset() -> tuple[int, int] | None:
+                """Where Java says its content is, less where X says the window is."""
+                drawn, window = app.layout().get("window"), windows.info(app.wid)
+                if not drawn or window is None or window.geometry is None:
+                    return None
+                return drawn[0] - window.geometry[0], drawn[1] - window.geometry[1]
+
+            below_menu = wait_until(offset, timeout=10, what="the maximised window's content")
+            for geometry in ("moved", "wide", "maximized", "resized"):
+                place(app, geometry)
+                wait_until(lambda: offset() == below_menu, timeout=10, what=f"Java at its {geometry} window's place")
+        finally:
             app.close()
 
 

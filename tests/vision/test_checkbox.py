@@ -184,3 +184,26 @@ def test_a_letter_at_the_start_of_a_label_without_a_box_is_never_one(font: int, 
     rows, cols = np.flatnonzero((img[..., 0] < 150).any(axis=1)), np.flatnonzero((img[..., 0] < 150).any(axis=0))
     line = (int(cols[0]) - 2, int(rows[0]) - 2, int(cols[-1] - cols[0]) + 5, int(rows[-1] - rows[0]) + 5)
     assert not has_box(img, line) and box_state(img, line) is None
+
+
+def metal_box_focused(*, ticked: bool) -> np.ndarray:
+    """Java Swing's Metal check box once clicked, as drawn on its grey panel: a dark square, a white bevel inside its
+    top and left sides and outside its right and bottom ones, then 3 px of panel and the focus frame around the
+    label "Produit irradié"."""
+    img = np.full((40, 200, 3), 204, np.uint8)
+    x, y = 40, 10  # the square's top left
+    cv2.rectangle(img, (x, y), (x + 11, y + 11), (102, 102, 102), 1)
+    img[y + 1, x + 1 : x + 11] = img[y + 1 : y + 11, x + 1] = 255
+    img[y + 1 : y + 13, x + 12] = img[y + 12, x + 1 : x + 13] = 255
+    if ticked:
+        cv2.line(img, (x + 3, y + 6), (x + 5, y + 9), (0, 0, 0), 2)
+        cv2.line(img, (x + 5, y + 9), (x + 9, y + 3), (0, 0, 0), 2)
+    cv2.rectangle(img, (x + 16, y - 2), (x + 130, y + 14), (204, 153, 153), 1)  # Metal's focus colour
+    cv2.putText(img, "Produit irradie", (x + 18, y + 10), cv2.FONT_HERSHEY_PLAIN, 0.8, (0, 0, 0), 1)
+    return img
+
+
+def test_a_box_read_in_its_line_stands_apart_from_the_focus_frame_of_its_label() -> None:
+    line = (40, 8, 120, 16)  # OCR boxed the mark with its text
+    assert box_state(metal_box_focused(ticked=True), line) is True
+    assert box_state(metal_box_focused(ticked=False), line) is False

@@ -181,12 +181,17 @@ class Windows:
             self._client_message(wid, "_NET_ACTIVE_WINDOW", [2, X.CurrentTime, 0])
 
     def move_resize(self, wid: int, x: int, y: int, w: int, h: int) -> None:
-        """Un-maximize, then move and resize (EWMH requests the window manager honours)."""
+        """Un-maximize, resize, then move: EWMH requests the window manager honours, the size and the place apart
+        as a person changes them (a corner, then the title bar). One request for both makes openbox send only the
+        real ConfigureNotify of the resize, and Java's AWT then keeps its old place on the screen: its drop-down
+        lists open, and its clicks land, where the window was."""
+        northwest = 1
+        given_x, given_y, given_w, given_h = 1 << 8, 1 << 9, 1 << 10, 1 << 11
         with self._lock:
             horz, vert = self.atom("_NET_WM_STATE_MAXIMIZED_HORZ"), self.atom("_NET_WM_STATE_MAXIMIZED_VERT")
             self._client_message(wid, "_NET_WM_STATE", [0, horz, vert, 2])
-            gravity_flags = 1 | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11)  # NorthWest + x, y, w, h given
-            self._client_message(wid, "_NET_MOVERESIZE_WINDOW", [gravity_flags, x, y, w, h])
+            self._client_message(wid, "_NET_MOVERESIZE_WINDOW", [northwest | given_w | given_h, 0, 0, w, h])
+            self._client_message(wid, "_NET_MOVERESIZE_WINDOW", [northwest | given_x | given_y, x, y, 0, 0])
 
     def maximize(self, wid: int) -> None:
         with self._lock:
