@@ -145,3 +145,11 @@ def test_a_persons_key_taken_for_a_later_announcement_still_counts_as_a_persons_
     assert seen(own, X.KeyPress, L, 100.01)  # the person's "l", before the agent's "c"
     # the agent's own keys it passed over are counted as a person's: the takeover is seen
     assert not seen(own, X.KeyPress, C, 100.02)
+
+
+def test_a_key_whose_release_never_came_is_a_persons_once_no_repeat_could_last_that_long():
+    own = OwnInput()
+    own.expect(typed(A), now=0.0)
+    assert seen(own, X.KeyPress, A, 0.1)  # its release is never delivered by the server's feed
+    assert seen(own, X.KeyPress, A, 0.8)  # a repeat while it may still be held
+    assert not seen(own, X.KeyPress, A, 0.1 + EXPECTATION_TTL_S + 1)  # a person pressing it, long after

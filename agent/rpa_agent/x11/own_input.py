@@ -5,7 +5,9 @@ matches the oldest pending announcement is the agent's. The X server also makes 
 own from the agent's: a key held down past the repeat delay (660 ms by default) repeats, as a
 new key press each repeat interval, until its release. A press the agent sent is followed by its
 release in the same round trip, but a loaded X server can be descheduled between the two:
-those repeats are the agent's key, not a person's. Any other event is a person's (`foreign`).
+those repeats are the agent's key, not a person's, for `EXPECTATION_TTL_S` after its press (a release
+the server's feed never delivered must not hide a person pressing that key later). Any other event
+is a person's (`foreign`).
 
 An announcement the server never turned into an event stops blocking the ones after it once it is
 older than `EXPECTATION_TTL_S` at the moment the server processed the event compared (its X server
@@ -29,7 +31,7 @@ class OwnInput:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._expected: deque[tuple[Expectation, float]] = deque()
-        self._held: set[int] = set()  # keycodes the agent pressed and has not released yet (as the server saw)
+        self._held: dict[int, float] = {}  # keycodes the agent pressed and has not released yet: when pressed
         self._reference: tuple[int, float] | None = None  # (server ms, monotonic s) of the promptest event read
 
     def expect(self, events: list[Expectation], now: float) -> None:
@@ -41,16 +43,17 @@ class OwnInput:
         process read it; `server_ms`: the X server's time of the event)."""
         with self._lock:
             if kind == X.KeyRelease:
-                self._held.discard(detail)  # whoever released it, a later press of it is not a repeat
+                self._held.pop(detail, None)  # whoever released it, a later press of it is not a repeat
             processed = self._processed_at(server_ms, received)
             while self._expected and processed - self._expected[0][1] > EXPECTATION_TTL_S:
                 self._expected.popleft()
             own = self._announced(kind, detail, x, y, skipping=False)
-            if not own and kind == X.KeyPress and detail in self._held:
+            pressed = self._held.get(detail)
+            if not own and kind == X.KeyPress and pressed is not None and processed - pressed <= EXPECTATION_TTL_S:
                 return True  # the server's autorepeat of a key the agent holds (its release not yet processed)
             own = own or self._announced(kind, detail, x, y, skipping=True)
             if own and kind == X.KeyPress:
-                self._held.add(detail)
+                self._held[detail] = processed
             return own
 
     def _processed_at(self, server_ms: int, received: float) -> float:
