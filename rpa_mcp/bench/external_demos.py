@@ -130,7 +130,7 @@ def evaluate(found: list[Recording]) -> Tally:
         settings = Settings(data_dir=Path(tmp), jwt_secret="e" * 48, rate_limit_per_minute=10**7)
         services = build_services(settings)
         for recording in found:
-            tally.add(recording, anyio.run(propose, services, recording))  # type: ignore[arg-type]
+            tally.add(recording, anyio.run(propose, services, recording))
     return tally
 
 

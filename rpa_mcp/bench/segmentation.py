@@ -42,7 +42,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from rpa_mcp.shadow.calibration import FILE_NAME, Calibration, dump, fit
 from rpa_mcp.shadow.elements import screen_title
@@ -177,6 +177,16 @@ def _text(value: Any) -> str:
 
 
 # --- scoring -----------------------------------------------------------------------------------
+class Labelled(Protocol):
+    """A demonstration as `Tally.add` reads it: its name, and its labels (`{"steps": [...]}`, as labels.json)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def labels(self) -> dict[str, Any]: ...
+
+
 @dataclass
 class Tally:
     demos: int = 0
@@ -200,7 +210,7 @@ class Tally:
     samples: list[tuple[str, str, str, float, bool]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
-    def add(self, demo: Demo, proposed: list[dict[str, Any]]) -> None:
+    def add(self, demo: Labelled, proposed: list[dict[str, Any]]) -> None:
         labelled = demo.labels["steps"]
         pairs = match(proposed, labelled)
         right_steps: set[int] = set()

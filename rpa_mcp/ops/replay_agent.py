@@ -11,7 +11,7 @@ REST adapter contract (see docs/replay-wire-contract.md):
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -32,7 +32,7 @@ from rpa_mcp.replay.wire import (
     ReportAck,
     StartAck,
 )
-from rpa_mcp.vision.marks import mark_beside
+from rpa_mcp.vision.marks import Mark, mark_beside
 
 AGENT = frozenset({"agent"})
 REST: frozenset[Surface] = frozenset({"rest"})
@@ -91,6 +91,12 @@ class ResolveTargetOutput(StrictModel):
         description="With check_state=true in the spec: whether the check box beside the label found is ticked "
         "(the radio button selected), read from the pixels; null when it cannot be told (never guessed).",
     )
+    mark: Literal["box", "radio"] | None = Field(
+        None,
+        description="With check_state=true in the spec: the kind of mark read beside the label, box (a check box: "
+        "a click flips it) or radio (a radio button: a click selects it, never clears it); null when no mark was "
+        "read. An agent never clicks a selected radio button to clear it.",
+    )
 
 
 # --- handlers --------------------------------------------------------------------------------------
@@ -114,14 +120,13 @@ async def resolve_target(ctx: OpContext, args: ResolveTargetInput) -> ResolveTar
 
     stacked = [_stacked(w) for w in args.windows]
 
-    def work(image: np.ndarray) -> tuple[Resolution, bool | None]:
+    def work(image: np.ndarray) -> tuple[Resolution, Mark | None]:
         spec = in_window_frame(args.target_spec, stacked, (image.shape[1], image.shape[0]))  # the window moved
         res = service.resolver.resolve(image, spec, window_title=args.window_title, machine_id=machine)
         wants_state = args.target_spec.get("check_state") is True and res.resolved and res.box is not None
-        mark = mark_beside(image, res.box) if wants_state and res.box is not None else None
-        return res, mark.state if mark is not None else None
+        return res, mark_beside(image, res.box) if wants_state and res.box is not None else None
 
-    res, checked = await with_images(ctx, work, (args.image, "image"))
+    res, mark = await with_images(ctx, work, (args.image, "image"))
     spec_title = args.target_spec.get("window_title")
     res = occluded(res, stacked, spec_title if isinstance(spec_title, str) else None)
     return ResolveTargetOutput(
@@ -134,7 +139,8 @@ async def resolve_target(ctx: OpContext, args: ResolveTargetInput) -> ResolveTar
         from_memory=res.from_memory,
         tried=res.tried,
         elapsed_ms=res.elapsed_ms,
-        checked=checked,
+        checked=mark.state if mark is not None else None,
+        mark=mark.kind if mark is not None else None,
     )
 
 

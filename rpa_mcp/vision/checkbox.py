@@ -6,8 +6,9 @@ against the box's own surroundings, never against a whole region's colour: the b
 one the label is drawn on (a check button's own, lighter when the pointer is over it, or a panel's),
 and a mark is ink against the box's own fill. Ticked: a mark covers a share of its inside (a tick, a
 cross) or the box is filled with a strong colour (an accent colour, a dark fill); unticked: its inside
-is one light or neutral colour. Anything between, or no square found, is None: the state is not guessed.
-`has_box` says only whether such a box is there, whatever its state (readable or not).
+is one light or neutral colour. Anything between is None: the state is not guessed. The product reads a
+box and a radio button's round mark together (`marks.mark_beside`): this module gives the bands beside a
+label (`bands_beside`), the square in one (`square_in`) and what its inside says (`ticked_in`).
 """
 
 from __future__ import annotations
@@ -32,20 +33,6 @@ MIN_INK_ROWS = 6  # fewer inked rows are no text line
 SIDE_INKED = 0.85  # share of each side of the square that must be inked
 APART = 0.25  # background, in text heights (at least 3 px), on each side of a mark (a letter touches the next;
 # a focus frame drawn 3 px past a 12 px line's box, Java's Metal, is apart)
-
-
-def box_state(image: np.ndarray, line: BBox) -> bool | None:
-    """True (ticked), False (blank) or None (no box found, or its inside says neither)."""
-    for band in bands_beside(image, line):
-        square = square_in(band)
-        if square is not None:
-            return ticked_in(band, square)
-    return None
-
-
-def has_box(image: np.ndarray, line: BBox) -> bool:
-    """Whether a check box stands beside the label (whatever its state, readable or not)."""
-    return any(square_in(band) is not None for band in bands_beside(image, line))
 
 
 @dataclass(frozen=True)

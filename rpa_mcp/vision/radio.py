@@ -8,8 +8,9 @@ and it touches its bounding box only around the middle of each side (a square ru
 Everything is measured against the mark's own surroundings, as for the check box (`checkbox`).
 Selected: the middle of the mark unlike the ring of its inside around it (a dot of ink, a light dot on
 an accent fill) or the whole inside filled with a strong colour (a dark or an accent fill); not
-selected: its inside one light or neutral colour. Anything between, or no mark found, is None: the
-state is not guessed.
+selected: its inside one light or neutral colour. Anything between is None: the state is not guessed.
+The product reads it with the check box's square (`marks.mark_beside`): this module gives the round mark in
+a band (`circle_in`) and what its inside says (`selected_in`).
 """
 
 from __future__ import annotations
@@ -24,11 +25,9 @@ from rpa_mcp.vision.checkbox import (
     FILLED_SATURATION,
     INK,
     Band,
-    bands_beside,
     set_apart,
     widened,
 )
-from rpa_mcp.vision.images import BBox
 
 MIN_SIDE, MAX_SIDE = 0.6, 2.5  # the mark's diameter, in heights of the line's text (a bullet is smaller)
 RAYS = 32  # rays from the mark's centre that must meet its outline ...
@@ -37,20 +36,6 @@ RAY_FROM = 0.5  # ... this share of its radius and its edge (a diamond's sides a
 SIDE_TOUCHED = 0.6  # a mark touching its bounding box along more of a side than this is a square
 DOT, INNER = 0.25, (0.5, 0.7)  # the middle of the mark, and the ring of its inside around it (in radii)
 DOT_DIFFERS, DOT_SAME = INK, 25  # grey levels between the middle and that ring: a dot / one colour
-
-
-def radio_state(image: np.ndarray, line: BBox) -> bool | None:
-    """True (selected), False (not selected) or None (no radio mark found, or its inside says neither)."""
-    for band in bands_beside(image, line):
-        circle = circle_in(band)
-        if circle is not None:
-            return selected_in(band, circle)
-    return None
-
-
-def has_radio(image: np.ndarray, line: BBox) -> bool:
-    """Whether a radio button's mark stands beside the label (whatever its state, readable or not)."""
-    return any(circle_in(band) is not None for band in bands_beside(image, line))
 
 
 def circle_in(band: Band) -> tuple[int, int, int] | None:

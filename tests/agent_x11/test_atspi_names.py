@@ -96,6 +96,18 @@ def test_a_check_box_reports_its_state_as_the_server_reads_it() -> None:
     assert [checked_at_press(event) for event in sent] == [True, False, None]
 
 
+def test_a_radio_button_is_named_as_one_so_that_a_selected_one_is_never_clicked_to_be_cleared() -> None:
+    from rpa_agent.core.choices import ROLE_KINDS
+
+    nodes = {
+        "/urgent": {"name": "Urgent", "role": "radio button", "states": [STATE_CHECKED]},
+        "/fasting": {"name": "A jeun", "role": "check box", "states": []},
+    }
+    urgent, fasting = (describe(nodes, path).to_port() for path in ("/urgent", "/fasting"))
+    assert (ROLE_KINDS.get(urgent.role), urgent.checked) == ("radio", True)
+    assert (ROLE_KINDS.get(fasting.role), fasting.checked) == ("box", False)
+
+
 def test_a_field_in_a_group_box_is_named_by_its_label_not_by_the_box_around_it() -> None:
     # Qt: a field in a QGroupBox is labelled by its buddy label and by the group box (a panel); the join
     # of both ("Nom du patient : Recherche patient") is on no screen, the label is

@@ -104,7 +104,7 @@ async def test_resolve_target_reads_the_check_box_beside_the_label_when_asked(se
         image = ImageArg(png_base64=base64.b64encode(png).decode("ascii"))
         spec = {"label": "Urgent", "check_state": True}
         answers.append(await agent_ops.resolve_target(ctx, agent_ops.ResolveTargetInput(image=image, target_spec=spec)))
-    assert [(a.resolved, a.checked) for a in answers] == [(True, True), (True, False)]
+    assert [(a.resolved, a.checked, a.mark) for a in answers] == [(True, True, "box"), (True, False, "box")]
 
 
 @pytest.mark.anyio
@@ -123,4 +123,5 @@ async def test_resolve_target_reads_the_radio_button_beside_the_label_when_asked
         arg = ImageArg(png_base64=base64.b64encode(png).decode("ascii"))
         spec = {"label": "Urgent", "check_state": True}
         answers.append(await agent_ops.resolve_target(ctx, agent_ops.ResolveTargetInput(image=arg, target_spec=spec)))
-    assert [(a.resolved, a.checked) for a in answers] == [(True, True), (True, False)]
+    # the answer says it is a radio button: a selected one wanted cleared is never clicked (a click cannot clear it)
+    assert [(a.resolved, a.checked, a.mark) for a in answers] == [(True, True, "radio"), (True, False, "radio")]

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from rpa_mcp.vision.marks import Mark, mark_beside
-from rpa_mcp.vision.radio import has_radio, radio_state
 
 ACCENT = (228, 116, 53)  # BGR: a toolkit's blue accent colour
 
@@ -64,9 +63,7 @@ def radio(style: str, *, selected: bool, scale: float = 1.0, background: int = 2
 def test_a_selected_radio_reads_selected_and_another_not_selected(style: str, scale: float) -> None:
     for selected in (True, False):
         img, line = radio(style, selected=selected, scale=scale)
-        assert radio_state(img, line) is selected, (style, scale, selected)
-        assert has_radio(img, line)
-        assert mark_beside(img, line) == Mark("radio", selected)
+        assert mark_beside(img, line) == Mark("radio", selected), (style, scale, selected)
 
 
 @pytest.mark.parametrize("style", LOOKS)
@@ -82,7 +79,6 @@ def test_a_check_box_is_never_taken_for_a_radio() -> None:
     for ticked in (True, False):
         for style in ("outlined", "filled"):
             img = form(style, ticked=ticked)
-            assert not has_radio(img, LABEL) and radio_state(img, LABEL) is None
             assert mark_beside(img, LABEL) == Mark("box", ticked)
 
 
@@ -91,7 +87,7 @@ def test_a_radio_on_the_right_of_its_label_is_found_too() -> None:
     cv2.putText(img, "Urgent", (334, 318), 0, 0.7, (30, 30, 30), 2)
     cv2.circle(img, (440, 311), 9, (70, 70, 70), 1, cv2.LINE_AA)
     cv2.circle(img, (440, 311), 4, (0, 0, 0), -1, cv2.LINE_AA)
-    assert radio_state(img, (334, 302, 80, 18)) is True
+    assert mark_beside(img, (334, 302, 80, 18)) == Mark("radio", True)
 
 
 @pytest.mark.parametrize("text", ["Oubli", "Oo", "Rond"])
@@ -104,6 +100,15 @@ def test_a_round_letter_in_or_before_the_label_is_no_radio(text: str) -> None:
         assert mark_beside(img, line) is None, (text, line)
 
 
+@pytest.mark.xfail(strict=True, reason="a lone round letter standing apart before the label reads as a selected radio")
+def test_a_lone_round_letter_before_the_label_is_no_radio() -> None:
+    # "Non o Urgent": the word 'o' stands apart from its neighbours as a mark does, about as tall as one
+    img = np.full((480, 640, 3), 246, np.uint8)
+    cv2.putText(img, "Non o", (220, 318), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (30, 30, 30), 2, cv2.LINE_AA)
+    cv2.putText(img, "Urgent", (334, 318), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (30, 30, 30), 2, cv2.LINE_AA)
+    assert mark_beside(img, (334, 302, 80, 18)) is None
+
+
 def test_a_bullet_before_the_label_is_no_radio() -> None:
     img = np.full((480, 640, 3), 246, np.uint8)
     cv2.circle(img, (318, 311), 3, (30, 30, 30), -1, cv2.LINE_AA)
@@ -114,7 +119,7 @@ def test_a_bullet_before_the_label_is_no_radio() -> None:
 def test_a_radio_whose_inside_says_neither_is_not_guessed() -> None:
     img, line = radio("ring_and_dot", selected=False)
     cv2.circle(img, (311, 311), 3, (200, 200, 200), -1)  # a faint grey middle: a dot, or a shade?
-    assert has_radio(img, line) and radio_state(img, line) is None
+    assert mark_beside(img, line) == Mark("radio", None)
 
 
 def test_the_mark_nearest_the_label_is_its_own() -> None:

@@ -15,7 +15,10 @@
   every `POLL_S` until it is the wanted one, for at most `STATE_WAIT_S` (the screen is only waited
   for and read when the tree does not say); the state read after goes back in the result's
   `output.checked`, which the server's check compares with the wanted one. A state that cannot be
-  read is never guessed: nothing is clicked and the step is reported not resolved.
+  read is never guessed: nothing is clicked and the step is reported not resolved. A radio button
+  (the tree's role, else the server's reading of its round mark) that is selected and wanted
+  cleared is never clicked either: a click selects a radio button, never clears it; the step is
+  reported not executed, naming the other option of its group as the step to make instead.
 
 The performer reaches this module through `ChoicePort` (its hands, its screen, the server, the
 accessibility tree), so it is tested without a desktop; `DesktopChoices` is that port over the
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from rpa_agent.core.actions import CHOICES
@@ -40,6 +44,20 @@ POLL_S = 0.02  # the tree asked again this often while a box's state flips
 STATE_WAIT_S = 1.0  # a box's state the tree still shows unlike the wanted one by then is reported as read
 TRUE_WORDS = frozenset({"true", "1", "yes", "oui"})
 FALSE_WORDS = frozenset({"false", "0", "no", "non"})
+MarkKind = Literal["box", "radio"]
+ROLE_KINDS: dict[str, MarkKind] = {"CheckBox": "box", "RadioButton": "radio", "Radio Menu Item": "radio"}
+SCREEN_KINDS: dict[object, MarkKind] = {"box": "box", "radio": "radio"}  # the server's answer's `mark`
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A control's state as read, and its kind when the reader says it (None: unknown, read as a box)."""
+
+    state: bool | None = None  # ticked (selected); None when it cannot be told
+    kind: MarkKind | None = None  # box: a click flips it; radio: a click selects it, never clears it
+
+
+UNREAD = Mark()
 
 
 class ChoiceFailed(Exception):
@@ -68,8 +86,9 @@ class ChoicePort(Protocol):
         """The server's resolution of a target spec on this screenshot."""
         ...
 
-    def checked_at(self, x: int, y: int) -> bool | None:
-        """The check box's state at a point from the accessibility tree, None when it does not say."""
+    def checked_at(self, x: int, y: int) -> Mark:
+        """The check box's (radio button's) state and kind at a point from the accessibility tree; each None
+        when it does not say."""
         ...
 
     def option_at(self, option: str) -> tuple[int, int] | None:
@@ -81,8 +100,9 @@ class ChoicePort(Protocol):
         """The option the drop-down at a point shows, from the accessibility tree; None when it does not say."""
         ...
 
-    def checked_on_screen(self, spec: dict[str, Any], png: bytes) -> bool | None:
-        """The server's reading of the box's state beside its label, None when it cannot tell."""
+    def checked_on_screen(self, spec: dict[str, Any], png: bytes) -> Mark:
+        """The server's reading of the mark beside the label: its state and kind, each None when it cannot tell
+        (a server older than the kind never says it)."""
         ...
 
     def clock(self) -> float: ...
@@ -150,11 +170,13 @@ def set_checked(port: ChoicePort, action: NextAction, position: tuple[int, int])
     wanted = wanted_state(action.params)
     if wanted is None:
         raise ChoiceFailed("INVALID_ACTION: set_checked needs params.checked (true or false)", clicked=False)
-    before = _state(port, action, position, None)
-    if before is None:
+    before = _mark(port, action, position)
+    if before.state is None:
         raise ChoiceFailed("target_not_resolved: the box's state cannot be read: it is not clicked", clicked=False)
-    if before == wanted:
-        return before  # already so: nothing to click
+    if before.state == wanted:
+        return before.state  # already so: nothing to click
+    if before.kind == "radio" and not wanted:
+        raise ChoiceFailed(_radio_not_cleared(action), clicked=False)
     port.click(*position)
     after = _state_after(port, action, position, wanted)
     if after is None:
@@ -162,17 +184,30 @@ def set_checked(port: ChoicePort, action: NextAction, position: tuple[int, int])
     return after
 
 
-def _state(port: ChoicePort, action: NextAction, position: tuple[int, int], png: bytes | None) -> bool | None:
-    state = port.checked_at(*position)
-    if state is not None:
-        return state
-    return _state_on_screen(port, action, position, png)
+def _radio_not_cleared(action: NextAction) -> str:
+    label = action.target.label if action.target is not None else None
+    named = f" {label!r}" if label else ""
+    return (
+        f"INVALID_ACTION: the radio button{named} is selected and the step wants it cleared; a click selects a "
+        "radio button, never clears it: it is not clicked. Make the step select the other option of its group "
+        "(set_checked true on that option) instead"
+    )
 
 
-def _state_on_screen(port: ChoicePort, action: NextAction, position: tuple[int, int], png: bytes | None) -> bool | None:
+def _mark(port: ChoicePort, action: NextAction, position: tuple[int, int]) -> Mark:
+    """The control's state and kind before any input: the tree's state, else the screen's; the tree's kind,
+    else the screen's (a tree may name a radio button whose state it does not give)."""
+    tree = port.checked_at(*position)
+    if tree.state is not None:
+        return tree
+    screen = _mark_on_screen(port, action, position, None)
+    return Mark(screen.state, tree.kind or screen.kind)
+
+
+def _mark_on_screen(port: ChoicePort, action: NextAction, position: tuple[int, int], png: bytes | None) -> Mark:
     label = action.target.label if action.target is not None else None
     if not label:
-        return None
+        return UNREAD
     return port.checked_on_screen(
         _near(port, action, label, position) | {"check_state": True}, png or port.settled_png()
     )
@@ -182,13 +217,13 @@ def _state_after(port: ChoicePort, action: NextAction, position: tuple[int, int]
     """The box's state after the click: the tree's, read until it is the wanted one (at most `STATE_WAIT_S`;
     the last one read is the answer), else the server's reading of the screen once still."""
     deadline = port.clock() + STATE_WAIT_S
-    state = port.checked_at(*position)
+    state = port.checked_at(*position).state
     while state is not None and state != wanted and port.clock() < deadline:
         port.sleep(POLL_S)
-        state = port.checked_at(*position)
+        state = port.checked_at(*position).state
     if state is not None:
         return state
-    return _state_on_screen(port, action, position, port.settled_png())
+    return _mark_on_screen(port, action, position, port.settled_png()).state
 
 
 def _near(port: ChoicePort, action: NextAction, label: str, position: tuple[int, int]) -> dict[str, Any]:
@@ -256,14 +291,14 @@ class DesktopChoices:
     def find(self, spec: dict[str, Any], png: bytes) -> Located:
         return located(ask_server(self.http, spec, png, None, self.machine_id))
 
-    def checked_on_screen(self, spec: dict[str, Any], png: bytes) -> bool | None:
+    def checked_on_screen(self, spec: dict[str, Any], png: bytes) -> Mark:
         answer = ask_server(self.http, spec, png, None, self.machine_id)
-        state = answer.get("checked")
-        return state if isinstance(state, bool) else None
+        state, kind = answer.get("checked"), answer.get("mark")
+        return Mark(state if isinstance(state, bool) else None, SCREEN_KINDS.get(kind))  # absent: unknown
 
-    def checked_at(self, x: int, y: int) -> bool | None:
+    def checked_at(self, x: int, y: int) -> Mark:
         element = self.desktop.windows.element_at(x, y)
-        return element.checked if element is not None else None
+        return Mark(element.checked, ROLE_KINDS.get(element.role)) if element is not None else UNREAD
 
     def shown_at(self, x: int, y: int) -> str | None:
         element = self.desktop.windows.element_at(x, y)

@@ -4,7 +4,8 @@ Roles use UI Automation's control type names. A password field is masked both wa
 IsPassword, MSAA's STATE_SYSTEM_PROTECTED; its value is never read. A check box's (radio button's)
 state comes from UI Automation's TogglePattern (on, off; an indeterminate box or a radio button,
 which has no TogglePattern, gives no state) or MSAA's STATE_SYSTEM_CHECKED; without a state the
-agent asks the server to read the box beside its label.
+agent asks the server to read the box beside its label. The role alone still names a radio button
+(`RadioButton`): a selected one is never clicked to be cleared (`rpa_agent.core.choices`).
 
 An MSAA answer that says only "client" (`Pane`) for a standard Win32 control — Wine's oleacc does
 so for buttons and check boxes — is refined from the control's window class and style (as Windows'
