@@ -56,7 +56,13 @@ from rpa_mcp.replay.candidates import (
 from rpa_mcp.replay.label_boxes import LabelBoxes
 from rpa_mcp.replay.memory import TargetMemory
 from rpa_mcp.replay.ports import TextReader, VlmLocator
-from rpa_mcp.replay.search_regions import Point, first_look_region, recorded_position, search_regions
+from rpa_mcp.replay.search_regions import (
+    SCALED_KEY,
+    Point,
+    first_look_region,
+    recorded_position,
+    search_regions,
+)
 from rpa_mcp.replay.thresholds import Thresholds
 from rpa_mcp.vision.images import BBox, clamp_bbox
 from rpa_mcp.vision.ocr import normalize_text
@@ -388,13 +394,33 @@ class TargetResolver:
         return showing(self.ocr.read(image[y0 : y0 + rh, x0 : x0 + rw]), wanted, (x0, y0))
 
     def _first_look(self, image: np.ndarray, spec: Mapping[str, Any], wanted: str) -> Candidate | None:
-        """The label read in the small region around the recorded point (`first_look_region`), taken only when it is
-        beyond doubt: a line wholly inside the region (a line its edge cuts may read as the label alone
-        and be longer: "Enregistrer et fermer") that reads the label alone at a score the guard accepts,
-        or, for a record-selecting target, the label's words wholly inside the region on the line of the
-        record the person chose (its identity read across the row, as the search regions take it).
-        Anything else: None, and the search regions are read."""
-        region = first_look_region(image.shape, self._recorded(spec), spec, self.thresholds.search.ocr_first_look)
+        """The label read in the small region around the recorded point (`first_look_region`), then, for a
+        window resized since the demonstration, around the point at the same share of its new frame
+        (`window_frame.SCALED_KEY`: a layout that shares the window out), taken there only when the guard
+        accepts it where it is. None: the search regions are read."""
+        size = self.thresholds.search.ocr_first_look
+        recorded = self._recorded(spec)
+        near = self._first_look_in(image, spec, wanted, first_look_region(image.shape, recorded, spec, size))
+        if near is not None:
+            return near
+        scaled = spec.get(SCALED_KEY)
+        if recorded is None or not isinstance(scaled, list | tuple) or len(scaled) != 2:
+            return None
+        h, w = image.shape[:2]
+        if abs(scaled[0] - recorded[0]) * w < size[0] / 2 and abs(scaled[1] - recorded[1]) * h < size[1] / 2:
+            return None  # the same place, read already
+        region = first_look_region(image.shape, (float(scaled[0]), float(scaled[1])), spec, size)
+        there = self._first_look_in(image, spec, wanted, region)
+        return there if there is not None and self.guard(there, spec, image.shape)[0] else None
+
+    def _first_look_in(
+        self, image: np.ndarray, spec: Mapping[str, Any], wanted: str, region: BBox | None
+    ) -> Candidate | None:
+        """The label read in one small region, taken only when it is beyond doubt: a line wholly inside the
+        region (a line its edge cuts may read as the label alone and be longer: "Enregistrer et fermer")
+        that reads the label alone at a score the guard accepts, or, for a record-selecting target, the
+        label's words wholly inside the region on the line of the record the person chose (its identity
+        read across the row, as the search regions take it)."""
         if region is None or region[2] <= 4 or region[3] <= 4:
             return None
         found = self._lines_showing(image, region, wanted)

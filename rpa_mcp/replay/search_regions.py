@@ -3,7 +3,8 @@
 The recorded point is a share of the frame (`rel_x`/`rel_y`, or percentages); a placeholder point (the
 thresholds' `drift.placeholders`) is no point at all. Around a point, OCR reads a small first region
 (`first_look_region`), then a local and a wide region (`search_regions`); without a point, a box
-recorded for the target (three times its size), else the whole frame.
+recorded for the target (three times its size), else the target's window as it stands now, else the
+whole frame.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any
 from rpa_mcp.vision.images import BBox, clamp_bbox
 
 Point = tuple[float, float]  # shares of the frame's width and height
+SCALED_KEY = "scaled_rel"  # the recorded point at the same share of its window's new frame (`window_frame`)
+WINDOW_KEY = "window_now"  # the target's window's box on the screen now, as its agent reports it (`window_frame`)
 
 
 def recorded_position(spec: Mapping[str, Any]) -> Point | None:
@@ -43,7 +46,13 @@ def search_regions(
     if isinstance(bbox, list | tuple) and len(bbox) == 4:
         x, y, bw, bh = (int(v) for v in bbox)
         return [clamp_bbox((x - bw, y - bh, 3 * bw, 3 * bh), shape)]
-    return [(0, 0, w, h)]  # no recorded position at all: the only place to look is everywhere
+    window = spec.get(WINDOW_KEY)
+    if isinstance(window, list | tuple) and len(window) == 4:  # no point, no box: its whole window
+        x, y, ww, wh = (int(v) for v in window)
+        region = clamp_bbox((x, y, ww, wh), shape)
+        if region[2] > 0 and region[3] > 0:
+            return [region]
+    return [(0, 0, w, h)]  # no recorded position, no window known: the only place to look is everywhere
 
 
 def first_look_region(

@@ -6,7 +6,11 @@ reports its windows with their boxes; when the target's window (found by its tit
 elsewhere or has another size, the recorded position is carried into its new frame before the
 search: kept at the same distance from the nearest edge of the window (a toolbar on the left, an OK
 button on the right, a status bar at the bottom stay where the layout keeps them). The search regions
-and the drift guard then work around that point instead of where the window used to be.
+and the drift guard then work around that point instead of where the window used to be. A layout that
+shares the window out instead (columns in proportion, a form centred) moves its controls in proportion
+to the window's size: that point is kept too (`SCALED_KEY`), and the small first read looks there as well.
+A target with no recorded point (a record chosen by who it is, never where it was) is looked for in its
+window's current frame (`WINDOW_KEY`), not across the whole screen.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rpa_mcp.replay.occlusion import StackedWindow
+from rpa_mcp.replay.search_regions import SCALED_KEY, WINDOW_KEY
 from rpa_mcp.vision.text_match import title_matches
 
 
@@ -45,14 +50,17 @@ def in_window_frame(
     """The spec with its recorded position moved into its window's current frame (unchanged when the
     window is not reported, did not move, or the demonstration did not say where it was)."""
     out = dict(spec)
+    title = spec.get("window_title")
+    if not isinstance(title, str) or not title:
+        return out
+    now = next((w.box for w in windows if w.box and w.title and title_matches(w.title, title)), None)
+    if now is None:
+        return out
+    out[WINDOW_KEY] = list(now)
     size = spec.get("screen")
     recorded, then = _box(spec.get("window_box")), _box([0, 0, *size[:2]] if isinstance(size, list) else None)
     rx, ry = _fraction(spec, "rel_x", "x_pct"), _fraction(spec, "rel_y", "y_pct")
-    title = spec.get("window_title")
-    if recorded is None or then is None or rx is None or ry is None or not isinstance(title, str) or not title:
-        return out
-    now = next((w.box for w in windows if w.box and w.title and title_matches(w.title, title)), None)
-    if now is None or now == recorded:
+    if recorded is None or then is None or rx is None or ry is None or now == recorded:
         return out
     px, py = rx * then[2], ry * then[3]
     wx, wy, ww, wh = recorded
@@ -61,6 +69,8 @@ def in_window_frame(
     width, height = screen
     out["rel_x"] = round(min(max(nx / width, 0.0), 1.0), 4)
     out["rel_y"] = round(min(max(ny / height, 0.0), 1.0), 4)
+    sx, sy = cx + (px - wx) * cw / ww, cy + (py - wy) * ch / wh
+    out[SCALED_KEY] = [round(min(max(sx / width, 0.0), 1.0), 4), round(min(max(sy / height, 0.0), 1.0), 4)]
     out.pop("x_pct", None)
     out.pop("y_pct", None)
     out.pop("bbox", None)  # the recorded box is where the window used to be

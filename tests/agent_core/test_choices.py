@@ -219,6 +219,30 @@ def test_a_state_read_before_any_input_uses_the_screen_the_step_began_on_while_i
     assert controls.settled_png() == b"settled" and len(waits) == 2
 
 
+def test_a_caret_blinking_since_the_step_began_leaves_its_screen_the_still_one() -> None:
+    # a field focused by the step before keeps its caret blinking: before, the state was read after a wait
+    from rpa_agent.core.choices import DesktopChoices
+    from rpa_agent.port import Frame
+
+    from .fakes import SIZE, FakeDesktop, FakeHttp, FakeServer
+
+    desktop = FakeDesktop()
+    waits: list[object] = []
+
+    def settled(since: object) -> bytes:
+        waits.append(since)
+        return b"settled"
+
+    plain = desktop.screen.grab()
+    caret = bytearray(plain.pixels)
+    for y in range(10, 22):  # a bar 2 px wide, 12 px tall
+        caret[(y * SIZE[0] + 30) * 4 : (y * SIZE[0] + 32) * 4] = b"\xff" * 8
+    desktop.screen.grab = lambda: Frame(SIZE[0], SIZE[1], bytes(caret))  # type: ignore[method-assign]
+    controls = DesktopChoices(desktop, FakeHttp(FakeServer()), "PC-1", settled)
+    controls.still = (plain, b"before")
+    assert controls.settled_png() == b"before" and waits == []
+
+
 def test_the_option_the_tree_names_in_the_drop_down_after_the_choice_is_reported() -> None:
     port = FakePort(options={"Boîte": OPTION})
     port.named = "Boîte"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from rpa_agent.core.choices import DesktopChoices
 from rpa_agent.core.perform import SETTLE_MAX_S, SETTLE_MIN_S, Performer
-from rpa_agent.core.wire import NextAction
+from rpa_agent.core.wire import NextAction, Target
 from rpa_agent.port import Frame
 
 from .fakes import SIZE, FakeDesktop, FakeHttp, FakeServer
@@ -150,3 +150,80 @@ def test_a_look_s_quiet_time_is_the_end_of_its_wait_not_added_to_it() -> None:
 
 def test_a_change_at_the_end_of_a_look_s_wait_is_waited_for_the_quiet_time() -> None:
     assert look_with_a_wait([0.9], 1.0) >= 0.9 + QUIET
+
+
+class BlinkingCaret:
+    """The screen changes once at `changed_at` (the input's reaction), then a text caret 2 px wide and
+    12 px tall blinks every `every` seconds, for ever, as a focused field's does."""
+
+    def __init__(self, clock: Clock, changed_at: float, every: float) -> None:
+        self.clock, self.changed_at, self.every = clock, changed_at, every
+
+    def size(self) -> tuple[int, int]:
+        return SIZE
+
+    def grab(self) -> Frame:
+        width, height = SIZE
+        pixels = bytearray(bytes([1 if self.clock.now >= self.changed_at else 0]) * (width * height * 4))
+        if self.clock.now >= self.changed_at and int((self.clock.now - self.changed_at) / self.every) % 2 == 0:
+            for y in range(20, 32):
+                pixels[(y * width + 30) * 4 : (y * width + 32) * 4] = b"\xff" * 8
+        return Frame(width, height, bytes(pixels))
+
+    def png(self, frame: Frame) -> bytes:
+        return b""
+
+
+def test_a_blinking_caret_does_not_keep_the_wait_going() -> None:
+    # a field typed in keeps its caret blinking: before, each blink started the quiet time again
+    clock = Clock()
+    desktop = FakeDesktop()
+    desktop.screen = BlinkingCaret(clock, changed_at=0.02, every=0.25)  # type: ignore[assignment]
+    performer = Performer(
+        desktop, FakeHttp(FakeServer()), machine_id="PC-1", say=lambda _s: None, sleep=clock.sleep, clock=clock
+    )
+    frame, _ = performer._settle(QUIET)
+    assert frame.pixels[0] == 1  # the reaction is in the frame returned
+    assert QUIET <= clock.now < SETTLE_MIN_S + QUIET
+
+
+def test_a_change_after_the_caret_blinked_starts_the_quiet_time_again() -> None:
+    clock = Clock()
+    desktop = FakeDesktop()
+    blinking = BlinkingCaret(clock, changed_at=0.02, every=0.1)
+    later = 0.25  # a dialog drawn late, over the whole screen
+
+    def grab() -> Frame:
+        frame = BlinkingCaret.grab(blinking)
+        if clock.now < later:
+            return frame
+        return Frame(frame.width, frame.height, bytes([7]) * len(frame.pixels))
+
+    blinking.grab = grab  # type: ignore[method-assign]
+    desktop.screen = blinking  # type: ignore[assignment]
+    performer = Performer(
+        desktop, FakeHttp(FakeServer()), machine_id="PC-1", say=lambda _s: None, sleep=clock.sleep, clock=clock
+    )
+    frame, _ = performer._settle(QUIET)
+    assert frame.pixels[0] == 7
+    assert clock.now >= later + QUIET
+
+
+def test_a_box_read_on_the_still_screen_after_its_click_is_not_waited_for_again() -> None:
+    # no accessibility tree: the box's state is read on the screen once still after the click; the step's
+    # own wait then counts the quiet time from that still screen, not from after the server's reading
+    from .test_perform_controls import BOX, FOUND, Server
+
+    clock = Clock()
+    desktop = FakeDesktop()  # no element under the box: its state is read on the screen
+    server = Server(FOUND | dict(zip("xy", BOX, strict=True)), FOUND | {"checked": False}, FOUND | {"checked": True})
+    performer = Performer(
+        desktop, FakeHttp(server), machine_id="PC-1", say=lambda _s: None, sleep=clock.sleep, clock=clock
+    )
+    step = NextAction(
+        replay_id="r", action_id="a", attempt_id="t", not_after=1e12, server_now=0.0, action_type="set_checked",
+        target=Target(label="Urgent"), params={"checked": True},
+    )  # fmt: skip
+    result = performer.execute(step)
+    assert result["success"] is True and result["output"] == {"checked": True}
+    assert QUIET <= clock.now < 0.2 + QUIET  # before: the state's own quiet time (0.2 s), then QUIET again

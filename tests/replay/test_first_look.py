@@ -148,3 +148,27 @@ def test_a_label_the_small_regions_edge_cuts_on_a_row_leaves_the_search_to_decid
     ocr = ScreenOcr([("FAURE Marie-Céline 1950 Cardiologie", (760, 590, 350, 20), 0.97)])
     resolver(ocr).resolve(SCREEN, {**RECORD, "rel_x": 1060 / W, "identity": "FAURE Marie-Céline"})
     assert ocr.shapes[:2] == [FIRST, REGION]
+
+
+def test_a_window_shared_out_in_proportion_is_read_first_at_the_point_s_share_of_it_too() -> None:
+    # the window grew: the button kept its distance from no edge but its share of the window (columns in
+    # proportion); the second small region, at that share, finds it before the search regions are read
+    ocr = ScreenOcr([("Enregistrer", (1160, 590, 88, 20), 0.97)])
+    spec = BUTTON | {"scaled_rel": [1200 / W, 600 / H]}
+    res = resolver(ocr).resolve(SCREEN, spec)
+    assert res.resolved and (res.x, res.y) == (1204, 600)
+    assert ocr.shapes == [FIRST, FIRST]
+    assert res.tried[-1].get("first_look") is True
+
+
+def test_the_point_s_share_of_the_window_is_not_read_again_when_it_is_the_same_place() -> None:
+    ocr = ScreenOcr([("Enregistrer", (1160, 590, 88, 20), 0.97)])
+    res = resolver(ocr).resolve(SCREEN, BUTTON | {"scaled_rel": [1010 / W, 600 / H]})
+    assert ocr.shapes[:2] == [FIRST, REGION]  # the search regions next, as before
+    assert res.resolved and (res.x, res.y) == (1204, 600)
+
+
+def test_a_label_at_the_point_s_share_of_the_window_too_far_for_the_guard_is_left_to_the_search() -> None:
+    ocr = ScreenOcr([("Enregistrer", (1760, 1000, 88, 20), 0.97)])
+    resolver(ocr).resolve(SCREEN, BUTTON | {"scaled_rel": [1800 / W, 1010 / H]})
+    assert ocr.shapes[1][0] == FIRST[0] and len(ocr.shapes) > 2  # read there, refused: the search goes on

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rpa_mcp.replay.occlusion import StackedWindow
+from rpa_mcp.replay.search_regions import SCALED_KEY, WINDOW_KEY, search_regions
 from rpa_mcp.replay.window_frame import in_window_frame
 
 TITLE = "Pharmacie - Dispensation"
@@ -30,8 +31,30 @@ def test_a_resized_window_keeps_each_target_at_its_nearest_edges() -> None:
     assert point(in_window_frame(OK, maximised, SCREEN)) == (1920 - 74, 1080 - 68)  # from the bottom-right
 
 
-def test_nothing_changes_when_the_window_stayed_or_is_not_reported() -> None:
-    assert in_window_frame(FIELD, [StackedWindow(TITLE, "chromium", (100, 100, 1024, 768))], SCREEN) == FIELD
+def test_nothing_moves_when_the_window_stayed_or_is_not_reported() -> None:
+    # the window's box as it stands now is said beside the target, the recorded point unchanged
+    stayed = in_window_frame(FIELD, [StackedWindow(TITLE, "chromium", (100, 100, 1024, 768))], SCREEN)
+    assert stayed == FIELD | {WINDOW_KEY: [100, 100, 1024, 768]}
     assert in_window_frame(FIELD, [StackedWindow("Autre", "x", (0, 0, 800, 600))], SCREEN) == FIELD
     without_box = {k: v for k, v in FIELD.items() if k != "window_box"}
-    assert in_window_frame(without_box, [StackedWindow(TITLE, "c", (0, 0, 800, 600))], SCREEN) == without_box
+    known = in_window_frame(without_box, [StackedWindow(TITLE, "c", (0, 0, 800, 600))], SCREEN)
+    assert known == without_box | {WINDOW_KEY: [0, 0, 800, 600]}
+
+
+def test_a_resized_window_also_keeps_each_target_at_its_share_of_the_window() -> None:
+    # a layout that shares the window out (columns in proportion) moves its controls in proportion
+    maximised = [StackedWindow(TITLE, "chromium", (0, 0, 1920, 1080))]
+    scaled = in_window_frame(OK, maximised, SCREEN)[SCALED_KEY]
+    assert (round(scaled[0] * 1920), round(scaled[1] * 1080)) == (round(950 * 1920 / 1024), round(700 * 1080 / 768))
+    moved = in_window_frame(FIELD, [StackedWindow(TITLE, "chromium", (700, 250, 1024, 768))], SCREEN)
+    assert (round(moved[SCALED_KEY][0] * 1920), round(moved[SCALED_KEY][1] * 1080)) == point(moved)  # same size
+
+
+def test_a_target_with_no_point_is_looked_for_in_its_window_not_the_whole_screen() -> None:
+    # a record chosen by who it is has no recorded point: its rows are in its window, wherever it stands
+    record = {"label": "Marie", "window_title": TITLE}
+    spec = in_window_frame(record, [StackedWindow(TITLE, "chromium", (300, 160, 1280, 800))], SCREEN)
+    assert search_regions((1080, 1920, 3), None, spec, (640, 320)) == [(300, 160, 1280, 800)]
+    partly_off = record | {WINDOW_KEY: [1500, 900, 1280, 800]}
+    assert search_regions((1080, 1920, 3), None, partly_off, (640, 320)) == [(1500, 900, 420, 180)]
+    assert search_regions((1080, 1920, 3), None, record, (640, 320)) == [(0, 0, 1920, 1080)]  # no window known

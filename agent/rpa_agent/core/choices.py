@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from rpa_agent.core.actions import CHOICES
+from rpa_agent.core.caret import changed
 from rpa_agent.core.http import Http
 from rpa_agent.core.locate import Located, ask_server, located
 from rpa_agent.core.wire import NextAction
@@ -263,20 +264,21 @@ class DesktopChoices:
         # the action's screenshot before any input (the screen was still when it was taken): while the screen
         # shows the same pixels, it is the still screen, as PNG, with no wait
         self.still: tuple[Frame, bytes] | None = None
+        self.looked_after_input = False  # the screen was seen still after the last input (and none since)
 
     def click(self, x: int, y: int) -> None:
         self._before = self.desktop.screen.grab()
-        self.still = None
+        self.still, self.looked_after_input = None, False
         self.desktop.input.click(x, y)
 
     def press(self, keys: str) -> None:
         self._before = self.desktop.screen.grab()
-        self.still = None
+        self.still, self.looked_after_input = None, False
         self.desktop.input.combo(keys)
 
     def scroll(self, x: int, y: int, direction: Literal["up", "down"], amount: int) -> None:
         self._before = self.desktop.screen.grab()
-        self.still = None
+        self.still, self.looked_after_input = None, False
         self.desktop.input.scroll(x, y, direction=direction, amount=amount)
 
     def screen_size(self) -> tuple[int, int]:
@@ -284,9 +286,11 @@ class DesktopChoices:
 
     def settled_png(self) -> bytes:
         before, self._before = self._before, None
-        if self.still is not None and self.desktop.screen.grab() == self.still[0]:
-            return self.still[1]  # no input since the screen was still: the same pixels are still
-        return self._settled_png(before)
+        if self.still is not None and not changed(self.still[0], self.desktop.screen.grab()):
+            return self.still[1]  # no input since the screen was still: the same pixels (a caret apart) are still
+        png = self._settled_png(before)
+        self.looked_after_input = before is not None
+        return png
 
     def find(self, spec: dict[str, Any], png: bytes) -> Located:
         return located(ask_server(self.http, spec, png, None, self.machine_id))

@@ -29,6 +29,7 @@ from rpa_agent.core.actions import (
     replaces_field,
     wait_seconds,
 )
+from rpa_agent.core.caret import changed
 from rpa_agent.core.focus import FocusEvidence, focus_region
 from rpa_agent.core.http import Http
 from rpa_agent.core.titles import title_matches, window_titled
@@ -83,6 +84,7 @@ class Performer:
         self.notes: dict[str, Any] = {}  # per action, beside the times: how the wait before typing ended
         self.foreign_seen: dict[str, int] = {}  # attempt_id -> a person's input count its result was judged on
         self._last_shot: tuple[Frame, bytes] | None = None  # the last frame sent after an action
+        self._seen_still: tuple[Frame, float] | None = None  # the last settle's frame, still since when
         self._encoder: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
 
@@ -129,6 +131,7 @@ class Performer:
         warning: str | None = None
         executed = True
         reference: Frame | None = None
+        still: tuple[Frame, float] | None = None
         controls = choices.DesktopChoices(
             self.desktop, self.http, self.machine_id, self._settled_png, clock=self.clock, sleep=self.sleep
         )
@@ -178,7 +181,10 @@ class Performer:
                 reference = self.desktop.screen.grab()  # the screen just before the input: did it react?
                 if kind in choices.KINDS and position is not None:
                     controls.still = (frame_before, png_before)  # a box's state read before the click: no wait
+                    self._seen_still = None
                     output = choices.carry_out(controls, action, position)
+                    # a box's state read on the screen once still after its click: still since, no input after
+                    still = self._seen_still if controls.looked_after_input else None
                 else:
                     self._inject(kind, action, position, frame_before)
         except choices.ChoiceFailed as exc:  # nothing clicked: not executed; a click made: executed, failed
@@ -200,6 +206,7 @@ class Performer:
                 encode=True,
                 since=reference,
                 reacting=kind not in NO_INPUT,
+                still=still,
             )
             if executed
             else (frame_before, None)
@@ -387,14 +394,18 @@ class Performer:
         encode: bool = False,
         since: Frame | None = None,
         reacting: bool = True,
+        still: tuple[Frame, float] | None = None,
     ) -> tuple[Frame, Future[bytes] | None]:
         """Wait until the screen stops changing, at most SETTLE_MAX_S: the same frame for `quiet_s` after the
         last change seen (the screen unlike `since`, the frame grabbed just before the input, is one: the
         application reacted before the first look); when no change is seen at all (the application slow
-        to react, or an input that changes nothing), for `quiet_s` after SETTLE_MIN_S. The screen is
+        to react, or an input that changes nothing), for `quiet_s` after SETTLE_MIN_S. A text caret's
+        blink is no change (`core.caret`): a focused field would otherwise never be still. The screen is
         looked at every SETTLE_STEP_S from just after the input, so the wait ends as soon as the screen
         is still, not after a fixed delay. Without `reacting` (a look: no input made, nothing to begin
-        reacting to), the screen still for `quiet_s` is enough.
+        reacting to), the screen still for `quiet_s` is enough. `still`: a frame seen still since a moment,
+        after the last input (a box's state read once the screen was still): the same screen now has been
+        still since then.
 
         With `encode`, the frame is encoded in the background as soon as it is seen still, while the
         rest of the quiet time is waited; the returned future holds the returned frame's encoding
@@ -405,13 +416,15 @@ class Performer:
         deadline = began + (self.settle_ms / 1000.0 if self.settle_ms is not None else SETTLE_MAX_S)
         minimum = SETTLE_MIN_S if reacting else 0.0
         last = self.desktop.screen.grab()
-        stable_since, moved = clock(), since is not None and last != since
+        stable_since, moved = clock(), since is not None and changed(since, last)
+        if still is not None and not changed(still[0], last):
+            last, stable_since, moved = still[0], still[1], True
         encoding: tuple[Frame, Future[bytes]] | None = None
         while clock() < deadline:
             self.sleep(SETTLE_STEP_S)
             frame = self.desktop.screen.grab()
             now = clock()
-            if frame == last:
+            if not changed(last, frame):  # the frame seen still is the one kept and returned
                 if encode and encoding is None:
                     encoding = (last, self._encode_soon(last))
                 if now - stable_since >= quiet_s and (moved or now - began >= minimum + quiet_s):
@@ -421,6 +434,7 @@ class Performer:
                     encoding[1].cancel()
                     encoding = None
                 last, stable_since, moved = frame, now, True
+        self._seen_still = (last, stable_since)
         return last, (encoding[1] if encoding is not None and encoding[0] is last else None)
 
     # --- results --------------------------------------------------------------------------------------
