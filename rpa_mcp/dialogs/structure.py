@@ -6,7 +6,8 @@ When no catalog entry's words name a dialog, what it asks still shows in its but
 - credentials: a Cancel button under words asking for a password, passphrase or PIN;
 - overwrite: words saying a file already exists, answered replace / skip / cancel or yes / no (one
   answer read is enough);
-- error: one acknowledgement button (OK, Close) with an error icon (a red disc) or an error word;
+- error: one acknowledgement button (OK, Close) with an error icon (a red disc) or an error word
+  (a failure, a file that does not exist, a request to choose an existing one);
 - file chooser: a Save, Open or OK button beside Cancel on one row, under a list of files (names
   with an extension, or the Name / Size / Type / Modified columns); Save gives `file-save-as`, Open
   `file-open`, OK `file-save-as` when a new name's field is labelled above ("New File Name:", not
@@ -36,7 +37,8 @@ SAVE = _words("save", "save all", "save as", "enregistrer", "enregistrer tout", 
               "alle speichern", "guardar", "salva", "salvare")  # fmt: skip
 DISCARD = _words(
     "don't save", "do not save", "discard", "discard all", "discard changes", "close without saving",
-    "quit without saving", "close anyway", "ne pas enregistrer", "fermer sans enregistrer",
+    "quit without saving", "close anyway", "ne pas enregistrer", "ne pas sauvegarder", "ne pas tenir compte",
+    "fermer sans enregistrer", "fermer sans sauvegarder",
     "quitter sans enregistrer", "ignorer", "ignorer tout", "abandonner", "rejeter", "nicht speichern",
     "verwerfen", "no guardar", "descartar", "non salvare", "scarta",
 )  # fmt: skip
@@ -66,6 +68,9 @@ ERROR = (
     "error", "erreur", "failed", "failure", "echec", "echoue", "couldnot", "couldnt", "cannot", "unableto",
     "impossible", "napaspu", "nontpaspu", "nepeutpas", "denied", "refuse", "notfound", "introuvable", "fehler",
     "fehlgeschlagen", "konntenicht", "nosepudo", "errore", "invalid",
+    # a file that is not there, or a request for one that is
+    "doesnotexist", "doesntexist", "nexistepas", "existiertnicht", "noexiste", "nonesiste", "existingfile",
+    "fichierexistant",
 )  # fmt: skip
 # a file that already exists, or the question to overwrite it
 EXISTS = ("alreadyexists", "alreadyexist", "alreadyhasafile", "existedeja", "existentdeja", "contientdeja",
