@@ -14,7 +14,7 @@ verdict; held-out programs are only measured. Needs: Xvfb, openbox, xdotool, dbu
 (Debian: mousepad gnumeric geany zenity featherpad qttranslations5-l10n python3-tk firefox-esr
 firefox-esr-l10n-fr abiword gnome-text-editor pluma thunar
 pinentry-gtk2 l3afpad kwrite gedit wine nedit xfe libreoffice-writer
-libreoffice-l10n-fr fluid texworks) and the fr_FR and en_US locales.
+libreoffice-l10n-fr fluid texworks gmanedit) and the fr_FR and en_US locales.
 """
 
 from __future__ import annotations
@@ -68,6 +68,7 @@ SPLIT = {
     "writer": "tuning",
     "fluid": "tuning",
     "texworks": "tuning",
+    "gmanedit": "tuning",
 }
 
 
