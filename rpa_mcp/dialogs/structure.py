@@ -12,7 +12,9 @@ When no catalog entry's words name a dialog, what it asks still shows in its but
   with an extension, or the Name / Size / Type / Modified columns); Save gives `file-save-as`, Open
   `file-open`, OK `file-save-as` when a new name's field is labelled above ("New File Name:", not
   the "File name:" of open boxes too) or a "Save As" / "Save To" title is, else `file-open`; an
-  accept button greyed out (not read): Cancel right under the file name's field, the same way.
+  accept button greyed out (not read): Cancel right under the file name's field, the same way; a
+  header bar (GNOME's dialogs): Cancel at the left end of the title row, Save or Open at its right
+  end, the list of files under them.
 A button's icon read as one letter before its label ("XCancel") still reads as that label.
 Words are compared accent-, case- and punctuation-free, in English, French, German, Spanish and
 Italian. Each rule names a generic kind, all `pause`: it decides nothing a person would not.
@@ -259,7 +261,7 @@ def file_chooser(read: Sequence[OcrLine], frame_height: int) -> Chooser | None:
         where = "above" if cancel is stacked else "beside"
         why = f"'{accept.text.strip()}' {where} '{cancel.text.strip()}' {listed}"
         return Chooser(kind, (x0, y0, x1 - x0, y1 - y0), (accept, cancel), why)
-    return _greyed_chooser(read, short, scale)
+    return _greyed_chooser(read, short, scale) or _header_bar_chooser(read, short, scale)
 
 
 def _greyed_chooser(read: Sequence[OcrLine], short: Sequence[OcrLine], scale: float) -> Chooser | None:
@@ -290,6 +292,46 @@ def _greyed_chooser(read: Sequence[OcrLine], short: Sequence[OcrLine], scale: fl
         y1 = max(b.bbox[1] + b.bbox[3] for b in evidence)
         why = f"'{cancel.text.strip()}' under the field '{field.text.strip()}', its accept button greyed out"
         return Chooser(_ok_kind([*above, field]), (x0, y0, x1 - x0, y1 - y0), (cancel,), why)
+    return None
+
+
+def _header_bar_chooser(read: Sequence[OcrLine], short: Sequence[OcrLine], scale: float) -> Chooser | None:
+    """A chooser with a header bar (GNOME's dialogs): Cancel at the left end of its title row, Save or
+    Open at the right end, however wide the dialog, and the list of files under them."""
+    for accept in short:
+        kind = "file-save-as" if _is(accept.text, SAVE) else "file-open" if _is(accept.text, OPEN) else None
+        if kind is None:
+            continue
+        ax, ay, aw, ah = accept.bbox
+        cancel = next(
+            (
+                c
+                for c in short
+                if _is(c.text, CANCEL)
+                and abs((c.bbox[1] + c.bbox[3] / 2) - (ay + ah / 2)) <= ROW_TOLERANCE * ah
+                and 0 < ax - c.bbox[0] <= CHOOSER_LIST_W * scale
+            ),
+            None,
+        )
+        if cancel is None:
+            continue
+        left, right = cancel.bbox[0] - 40 * scale, ax + aw + 40 * scale
+        below = [
+            line
+            for line in read
+            if ay + ah <= line.bbox[1] <= ay + CHOOSER_LIST_W * scale and left <= line.bbox[0] <= right
+        ]
+        files = [line for line in below if FILE_NAME.search(line.text.strip())]
+        columns = _columns(below)
+        if len(files) < MIN_FILES and len(columns) < MIN_COLUMNS:
+            continue
+        evidence = [*files, *columns, accept, cancel]
+        x0, y0 = min(b.bbox[0] for b in evidence), min(b.bbox[1] for b in evidence)
+        x1 = max(b.bbox[0] + b.bbox[2] for b in evidence)
+        y1 = max(b.bbox[1] + b.bbox[3] for b in evidence)
+        listed = f"{len(files)} file names" if len(files) >= MIN_FILES else "the columns of a file list"
+        why = f"'{cancel.text.strip()}' and '{accept.text.strip()}' at the ends of a header bar over {listed}"
+        return Chooser(kind, (x0, y0, x1 - x0, y1 - y0), (accept, cancel), why)
     return None
 
 

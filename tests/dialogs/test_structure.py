@@ -353,3 +353,14 @@ def test_the_title_bar_above_a_located_box_is_read(shared_ocr) -> None:
     image = cv2.imread(str(REAL / "fluid" / "fluid-save-as-en-1920x1080.png"))
     titles = title_bars(shared_ocr, image, score_candidates(image)[:2])
     assert "Save To:" in [t.text for t in titles]
+
+
+@pytest.mark.parametrize(("accept", "kind"), [("Save", "file-save-as"), ("Ouvrir", "file-open")])
+def test_cancel_and_an_action_at_the_ends_of_a_header_bar_over_a_file_list_are_a_chooser(accept, kind) -> None:
+    # GNOME's header bar: Cancel at the left end of the title row, the action at the right, 900 px apart
+    read = [line("Annuler", 480, 210, 70), line(accept, 1380, 210, 60), line("Nom  Taille  Modifié", 760, 280, 300)]
+    read += _files(760, 310)
+    chooser = file_chooser(read, 1080)
+    assert chooser is not None and chooser.kind == kind, chooser
+    # the same two buttons over no list of files are no chooser
+    assert file_chooser(read[:2], 1080) is None
