@@ -7,7 +7,8 @@ When no catalog entry's words name a dialog, what it asks still shows in its but
 - overwrite: words saying a file already exists, answered replace / skip / cancel or yes / no (one
   answer read is enough);
 - error: one acknowledgement button (OK, Close) with an error icon (a red disc) or an error word
-  (a failure, a file that does not exist, a request to choose an existing one);
+  (a failure, a file that does not exist or a request to choose an existing one, what is not
+  permitted, not supported, not valid or corrupt);
 - file chooser: a Save, Open or OK button beside Cancel on one row, under a list of files (names
   with an extension, or the Name / Size / Type / Modified columns); Save gives `file-save-as`, Open
   `file-open`, OK `file-save-as` when a new name's field is labelled above ("New File Name:", not
@@ -15,7 +16,8 @@ When no catalog entry's words name a dialog, what it asks still shows in its but
   accept button greyed out (not read): Cancel right under the file name's field, the same way; a
   header bar (GNOME's dialogs): Cancel at the left end of the title row, Save or Open at its right
   end, the list of files under them.
-A button's icon read as one letter before its label ("XCancel") still reads as that label.
+A button's icon read as one letter before its label ("XCancel"), or as a glyph of another script
+("企OK"), still reads as that label.
 Words are compared accent-, case- and punctuation-free, in English, French, German, Spanish and
 Italian. Each rule names a generic kind, all `pause`: it decides nothing a person would not.
 """
@@ -72,7 +74,10 @@ ERROR = (
     "fehlgeschlagen", "konntenicht", "nosepudo", "errore", "invalid",
     # a file that is not there, or a request for one that is
     "doesnotexist", "doesntexist", "nexistepas", "existiertnicht", "noexiste", "nonesiste", "existingfile",
-    "fichierexistant",
+    "fichierexistant", "nosuchfile",
+    # what may not be done, read or understood
+    "notpermitted", "notallowed", "nonautorise", "nestpasautorise", "permissions", "notsupported", "unsupported",
+    "pasprisencharge", "nonprisencharge", "notavalid", "pasvalide", "nonvalide", "corrupt", "corrompu",
 )  # fmt: skip
 # a file that already exists, or the question to overwrite it
 EXISTS = ("alreadyexists", "alreadyexist", "alreadyhasafile", "existedeja", "existentdeja", "contientdeja",
@@ -133,7 +138,9 @@ ICON_LETTER_MIN = 5  # a label this long may start with its icon read as a lette
 
 def _is(label: str, words: frozenset[str]) -> bool:
     read = compact(label)
-    return read in words or (len(read) >= ICON_LETTER_MIN and read[1:] in words)
+    # an icon read as a glyph of another script before the label ("企OK") is no part of it
+    bare = read.lstrip("".join({c for c in read if not (c.isascii() and c.isalnum())}))
+    return read in words or bare in words or (len(read) >= ICON_LETTER_MIN and read[1:] in words)
 
 
 def _any(labels: Sequence[str], words: frozenset[str]) -> bool:

@@ -91,11 +91,21 @@ def test_one_acknowledgement_under_words_of_an_error_is_an_error() -> None:
         ("OK", "bilan.txt\nFile does not exist."),
         ("OK", "Le fichier « bilan.txt » n'existe pas."),
         ("Fermer", "Choisissez un fichier existant."),
+        ("OK", "You do not have the permissions necessary to open the file."),
+        ("OK", "Ce format de fichier n'est pas pris en charge."),
+        ("Close", "bilan.odt is not a valid document."),
+        ("OK", "Le fichier est corrompu."),
     ],
 )
-def test_one_acknowledgement_under_words_of_a_missing_file_is_an_error(label, words) -> None:
+def test_one_acknowledgement_under_words_of_a_missing_or_unusable_file_is_an_error(label, words) -> None:
     shape = kind_of([label], words.split("\n"), never)
     assert shape is not None and shape.kind == "app-error"
+
+
+def test_a_buttons_icon_read_as_a_glyph_of_another_script_is_no_part_of_its_label() -> None:
+    shape = kind_of(["企OK"], ["The folder contents could not be displayed"], never)
+    assert shape is not None and shape.kind == "app-error"
+    assert kind_of(["企OKAY"], ["The folder contents could not be displayed"], never) is None
 
 
 def test_one_acknowledgement_beside_an_error_icon_is_an_error_and_without_it_nothing() -> None:
