@@ -215,9 +215,13 @@ class DialogClassifier:
             named = found.found and found.dialog_id != unknown.id
             if not named and _read_whole(region, to_read.front, image.shape[:2]):
                 # a box in front of another, or a message box, names nothing from its lines read one by
-                # one: read it whole (a small box's lines beside its icon are easily cut short)
+                # one: read it whole (a small box's lines beside its icon are easily cut short); the
+                # buttons read already are no text lines of it (an "Open" button is no "Open" title)
                 x, y, w, h = region.bbox
-                whole = [line.text.strip() for line in self.ocr.read(image[y : y + h, x : x + w])]
+                read = self.ocr.read(image[y : y + h, x : x + w])
+                if region is not to_read.front:
+                    read = [line for line in read if not _on_a_button(line.bbox, (x, y), buttons)]
+                whole = [line.text.strip() for line in read]
                 found = self.identifier.match(
                     region.bbox, buttons, whole, panel=False, confirm=confirm, icon=icon, flat=labels_among(whole)
                 )
@@ -296,6 +300,12 @@ def _to_read(candidates: Sequence[ModalRegion]) -> _Reading:
             out.insert(0, front)
             out.front = front
     return out
+
+
+def _on_a_button(box: BBox, origin: tuple[int, int], buttons: Sequence[ReadButton]) -> bool:
+    """A line read in a box (box coordinates from `origin`) whose middle lies on a read button."""
+    cx, cy = origin[0] + box[0] + box[2] / 2, origin[1] + box[1] + box[3] / 2
+    return any(bx <= cx <= bx + bw and by <= cy <= by + bh for bx, by, bw, bh in (b.bbox for b in buttons))
 
 
 def _read_whole(region: ModalRegion, front: ModalRegion | None, frame: tuple[int, ...]) -> bool:

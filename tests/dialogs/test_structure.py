@@ -374,3 +374,10 @@ def test_cancel_and_an_action_at_the_ends_of_a_header_bar_over_a_file_list_are_a
     assert chooser is not None and chooser.kind == kind, chooser
     # the same two buttons over no list of files are no chooser
     assert file_chooser(read[:2], 1080) is None
+
+
+def test_a_small_boxs_button_read_again_with_its_lines_is_no_title_of_it(real_service) -> None:
+    # Tk's "Agenda" window (an "Open" button under two lines), uncovered when a prompt closes with its
+    # window: read whole, its button is no "Open" title of a file chooser
+    image = cv2.imread(str(REAL / "tk" / "tk-save-changes-after-en-1920x1080.png"))
+    assert real_service.classify(image).dialog_id != "file-open"
