@@ -26,11 +26,11 @@ from rpa_mcp.dialogs.identify import Identifier
 from rpa_mcp.dialogs.locate import ModalRegion, score_candidates
 from rpa_mcp.dialogs.matching import Matcher, process_name
 from rpa_mcp.dialogs.naming import bound, rank
-from rpa_mcp.dialogs.reading import FIRST_LINES, icon_check, layout, read_lines_after, read_region
+from rpa_mcp.dialogs.reading import FIRST_LINES, icon_check, layout, read_lines_after, read_region, title_bars
 from rpa_mcp.dialogs.structure import labels_among
 from rpa_mcp.dialogs.thorough import classify_thorough
 from rpa_mcp.vision.images import BBox
-from rpa_mcp.vision.ocr import OcrEngine
+from rpa_mcp.vision.ocr import OcrEngine, OcrLine
 
 __all__ = ["CANDIDATES_READ", "FOOTERS_READ", "Classification", "DialogClassifier", "ReadButton"]
 
@@ -38,6 +38,8 @@ PROCESS_DOUBT = 0.8  # < the resolver's auto threshold
 CHOOSERS = frozenset({"file-open", "file-save-as"})  # both pause: the title only tells which
 CANDIDATES_READ = 2  # candidates read when the best one is a panel whose text names nothing
 FOOTERS_READ = 2  # and after them, boxes with a footer of buttons still unread (a dialog ranked low)
+MESSAGE_BOX_BUTTONS = 2  # a message box: an answer or two (OK; Yes / No) ...
+MESSAGE_BOX_SHARE = 0.04  # ... in a small share of the screen: read whole when its lines name nothing
 FRONT_MAX_WIDTH = 0.8  # of the dialog behind: a box in front of it is narrower (a footer spans it)
 # Evidence that a box is drawn over the page rather than part of it. "new" is not enough: search
 # results appearing under an unchanged search field are new, and a card of the page.
@@ -195,9 +197,11 @@ class DialogClassifier:
         candidates = score_candidates(image, previous)
         notes: list[str] = []
         to_read = _to_read(candidates)
+        boxed: list[OcrLine] = []  # the buttons read on located boxes, for the thorough path
         for region in to_read:
             found_layout = layout(image, region)
             buttons, lines = read_region(self.ocr, image, region, found_layout, max_lines=FIRST_LINES)
+            boxed += [OcrLine(b.label, b.bbox, 1.0) for b in buttons]
             icon = icon_check(image, region.bbox)
             found = self.identifier.match(
                 region.bbox, buttons, lines, panel=region.buttonless, confirm=confirm, icon=icon
@@ -208,11 +212,16 @@ class DialogClassifier:
                     found = self.identifier.match(
                         region.bbox, buttons, [*lines, *more], panel=region.buttonless, confirm=confirm, icon=icon
                     )
-            if region is to_read.front and (not found.found or found.dialog_id == unknown.id):
-                # the box in front of another names nothing from its lines read one by one: read it whole
-                # (a small box's lines beside its icon are easily cut short)
+            named = found.found and found.dialog_id != unknown.id
+            if not named and _read_whole(region, to_read.front, image.shape[:2]):
+                # a box in front of another, or a message box, names nothing from its lines read one by
+                # one: read it whole (a small box's lines beside its icon are easily cut short); the
+                # buttons read already are no text lines of it (an "Open" button is no "Open" title)
                 x, y, w, h = region.bbox
-                whole = [line.text.strip() for line in self.ocr.read(image[y : y + h, x : x + w])]
+                read = self.ocr.read(image[y : y + h, x : x + w])
+                if region is not to_read.front:
+                    read = [line for line in read if not _on_a_button(line.bbox, (x, y), buttons)]
+                whole = [line.text.strip() for line in read]
                 found = self.identifier.match(
                     region.bbox, buttons, whole, panel=False, confirm=confirm, icon=icon, flat=labels_among(whole)
                 )
@@ -233,7 +242,8 @@ class DialogClassifier:
                 found = replace(found, notes=(*found.notes, "the dialog runs off the screen: its buttons are hidden"))
             if found.found and found.dialog_id == unknown.id and thorough and previous is None:
                 # a box that names nothing (a camera preview taken for the dialog): read the whole frame
-                deeper = classify_thorough(self.identifier, self.ocr, image, confirm)
+                seen = [*boxed, *title_bars(self.ocr, image, to_read)]
+                deeper = classify_thorough(self.identifier, self.ocr, image, confirm, seen=seen)
                 if deeper is not None:
                     return replace(deeper, notes=(*notes, *found.notes, *deeper.notes))
                 return replace(found, notes=(*notes, *found.notes), path="thorough")
@@ -243,7 +253,8 @@ class DialogClassifier:
         deep = thorough and previous is None
         if deep:
             # a single frame and no outline that names a dialog: read the whole frame
-            deeper = classify_thorough(self.identifier, self.ocr, image, confirm)
+            seen = [*boxed, *title_bars(self.ocr, image, to_read)]
+            deeper = classify_thorough(self.identifier, self.ocr, image, confirm, seen=seen)
             if deeper is not None:
                 return replace(deeper, notes=(*notes, *deeper.notes))
         return Classification(
@@ -289,6 +300,21 @@ def _to_read(candidates: Sequence[ModalRegion]) -> _Reading:
             out.insert(0, front)
             out.front = front
     return out
+
+
+def _on_a_button(box: BBox, origin: tuple[int, int], buttons: Sequence[ReadButton]) -> bool:
+    """A line read in a box (box coordinates from `origin`) whose middle lies on a read button."""
+    cx, cy = origin[0] + box[0] + box[2] / 2, origin[1] + box[1] + box[3] / 2
+    return any(bx <= cx <= bx + bw and by <= cy <= by + bh for bx, by, bw, bh in (b.bbox for b in buttons))
+
+
+def _read_whole(region: ModalRegion, front: ModalRegion | None, frame: tuple[int, ...]) -> bool:
+    """A box read whole when its lines read one by one name nothing: the box in front of another, or
+    a message box (one or two buttons in a small share of the screen)."""
+    if region is front:
+        return True
+    _, _, w, h = region.bbox
+    return 0 < len(region.buttons) <= MESSAGE_BOX_BUTTONS and w * h <= MESSAGE_BOX_SHARE * frame[0] * frame[1]
 
 
 def _in_front(inner: BBox, outer: BBox) -> bool:

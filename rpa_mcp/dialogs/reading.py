@@ -7,7 +7,7 @@ the first lines, then (only when those did not identify the dialog) the lines af
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,7 +17,7 @@ from rpa_mcp.dialogs.locate import ModalRegion, text_lines
 from rpa_mcp.dialogs.locate.icons import has_error_icon
 from rpa_mcp.vision.images import BBox, crop
 from rpa_mcp.vision.lines import ink_box
-from rpa_mcp.vision.ocr import OcrEngine
+from rpa_mcp.vision.ocr import OcrEngine, OcrLine
 
 MAX_LINES = 5  # text lines read per dialog (title + first body lines); each costs one recognition
 FIRST_LINES = 3  # read first; the other lines only when these leave the dialog unidentified
@@ -25,6 +25,7 @@ MAX_BUTTONS = 5
 MIN_LINE_W = 14
 GLYPH_MAX_W = 40  # a box narrower than this and than twice its height is a close cross or an icon: not read
 ROW_SLACK = 8  # px: a text this close to the buttons' middle row sits on their row
+TITLE_BAR_H = 24  # px: the strip above a box where a window manager draws its title bar
 
 
 @dataclass(frozen=True)
@@ -94,3 +95,18 @@ def icon_check(image: np.ndarray, bbox: BBox) -> Callable[[], bool]:
 def _line(area: np.ndarray, box: BBox) -> np.ndarray:
     """A text line's crop with a margin of 3 px around its ink."""
     return crop(area, (box[0] - 3, box[1] - 3, box[2] + 6, box[3] + 6))
+
+
+def title_bars(ocr: OcrEngine, image: np.ndarray, regions: Sequence[ModalRegion]) -> list[OcrLine]:
+    """The strip just above each box with buttons, read as one line: the title bar a window manager
+    draws over a dialog whose face the locator found ("Save To:"), often too faint for a full-frame
+    read. A box found with its title bar gives the line above it instead: a few words of what lies
+    behind, told apart by what reads them (a chooser's title words)."""
+    boxes = [r.bbox for r in regions if r.buttons and r.bbox[1] >= TITLE_BAR_H]
+    strips = [(x, y - TITLE_BAR_H, w, TITLE_BAR_H - 1) for x, y, w, _ in boxes]
+    reads = ocr.read_lines([crop(image, strip) for strip in strips])
+    return [
+        OcrLine(line.text.strip(), strip, line.score)
+        for strip, line in zip(strips, reads, strict=True)
+        if line is not None and line.text.strip()
+    ]

@@ -6,13 +6,18 @@ When no catalog entry's words name a dialog, what it asks still shows in its but
 - credentials: a Cancel button under words asking for a password, passphrase or PIN;
 - overwrite: words saying a file already exists, answered replace / skip / cancel or yes / no (one
   answer read is enough);
-- error: one acknowledgement button (OK, Close) with an error icon (a red disc) or an error word;
+- error: one acknowledgement button (OK, Close) with an error icon (a red disc) or an error word
+  (a failure, a file that does not exist or a request to choose an existing one, what is not
+  permitted, not supported, not valid or corrupt);
 - file chooser: a Save, Open or OK button beside Cancel on one row, under a list of files (names
   with an extension, or the Name / Size / Type / Modified columns); Save gives `file-save-as`, Open
   `file-open`, OK `file-save-as` when a new name's field is labelled above ("New File Name:", not
   the "File name:" of open boxes too) or a "Save As" / "Save To" title is, else `file-open`; an
-  accept button greyed out (not read): Cancel right under the file name's field, the same way.
-A button's icon read as one letter before its label ("XCancel") still reads as that label.
+  accept button greyed out (not read): Cancel right under the file name's field, the same way; a
+  header bar (GNOME's dialogs): Cancel at the left end of the title row, Save or Open at its right
+  end, the list of files under them.
+A button's icon read as one letter before its label ("XCancel"), or as a glyph of another script
+("企OK"), still reads as that label.
 Words are compared accent-, case- and punctuation-free, in English, French, German, Spanish and
 Italian. Each rule names a generic kind, all `pause`: it decides nothing a person would not.
 """
@@ -36,7 +41,8 @@ SAVE = _words("save", "save all", "save as", "enregistrer", "enregistrer tout", 
               "alle speichern", "guardar", "salva", "salvare")  # fmt: skip
 DISCARD = _words(
     "don't save", "do not save", "discard", "discard all", "discard changes", "close without saving",
-    "quit without saving", "close anyway", "ne pas enregistrer", "fermer sans enregistrer",
+    "quit without saving", "close anyway", "ne pas enregistrer", "ne pas sauvegarder", "ne pas tenir compte",
+    "fermer sans enregistrer", "fermer sans sauvegarder",
     "quitter sans enregistrer", "ignorer", "ignorer tout", "abandonner", "rejeter", "nicht speichern",
     "verwerfen", "no guardar", "descartar", "non salvare", "scarta",
 )  # fmt: skip
@@ -66,6 +72,12 @@ ERROR = (
     "error", "erreur", "failed", "failure", "echec", "echoue", "couldnot", "couldnt", "cannot", "unableto",
     "impossible", "napaspu", "nontpaspu", "nepeutpas", "denied", "refuse", "notfound", "introuvable", "fehler",
     "fehlgeschlagen", "konntenicht", "nosepudo", "errore", "invalid",
+    # a file that is not there, or a request for one that is
+    "doesnotexist", "doesntexist", "nexistepas", "existiertnicht", "noexiste", "nonesiste", "existingfile",
+    "fichierexistant", "nosuchfile",
+    # what may not be done, read or understood
+    "notpermitted", "notallowed", "nonautorise", "nestpasautorise", "permissions", "notsupported", "unsupported",
+    "pasprisencharge", "nonprisencharge", "notavalid", "pasvalide", "nonvalide", "corrupt", "corrompu",
 )  # fmt: skip
 # a file that already exists, or the question to overwrite it
 EXISTS = ("alreadyexists", "alreadyexist", "alreadyhasafile", "existedeja", "existentdeja", "contientdeja",
@@ -126,7 +138,9 @@ ICON_LETTER_MIN = 5  # a label this long may start with its icon read as a lette
 
 def _is(label: str, words: frozenset[str]) -> bool:
     read = compact(label)
-    return read in words or (len(read) >= ICON_LETTER_MIN and read[1:] in words)
+    # an icon read as a glyph of another script before the label ("企OK") is no part of it
+    bare = read.lstrip("".join({c for c in read if not (c.isascii() and c.isalnum())}))
+    return read in words or bare in words or (len(read) >= ICON_LETTER_MIN and read[1:] in words)
 
 
 def _any(labels: Sequence[str], words: frozenset[str]) -> bool:
@@ -254,7 +268,7 @@ def file_chooser(read: Sequence[OcrLine], frame_height: int) -> Chooser | None:
         where = "above" if cancel is stacked else "beside"
         why = f"'{accept.text.strip()}' {where} '{cancel.text.strip()}' {listed}"
         return Chooser(kind, (x0, y0, x1 - x0, y1 - y0), (accept, cancel), why)
-    return _greyed_chooser(read, short, scale)
+    return _greyed_chooser(read, short, scale) or _header_bar_chooser(read, short, scale)
 
 
 def _greyed_chooser(read: Sequence[OcrLine], short: Sequence[OcrLine], scale: float) -> Chooser | None:
@@ -285,6 +299,46 @@ def _greyed_chooser(read: Sequence[OcrLine], short: Sequence[OcrLine], scale: fl
         y1 = max(b.bbox[1] + b.bbox[3] for b in evidence)
         why = f"'{cancel.text.strip()}' under the field '{field.text.strip()}', its accept button greyed out"
         return Chooser(_ok_kind([*above, field]), (x0, y0, x1 - x0, y1 - y0), (cancel,), why)
+    return None
+
+
+def _header_bar_chooser(read: Sequence[OcrLine], short: Sequence[OcrLine], scale: float) -> Chooser | None:
+    """A chooser with a header bar (GNOME's dialogs): Cancel at the left end of its title row, Save or
+    Open at the right end, however wide the dialog, and the list of files under them."""
+    for accept in short:
+        kind = "file-save-as" if _is(accept.text, SAVE) else "file-open" if _is(accept.text, OPEN) else None
+        if kind is None:
+            continue
+        ax, ay, aw, ah = accept.bbox
+        cancel = next(
+            (
+                c
+                for c in short
+                if _is(c.text, CANCEL)
+                and abs((c.bbox[1] + c.bbox[3] / 2) - (ay + ah / 2)) <= ROW_TOLERANCE * ah
+                and 0 < ax - c.bbox[0] <= CHOOSER_LIST_W * scale
+            ),
+            None,
+        )
+        if cancel is None:
+            continue
+        left, right = cancel.bbox[0] - 40 * scale, ax + aw + 40 * scale
+        below = [
+            line
+            for line in read
+            if ay + ah <= line.bbox[1] <= ay + CHOOSER_LIST_W * scale and left <= line.bbox[0] <= right
+        ]
+        files = [line for line in below if FILE_NAME.search(line.text.strip())]
+        columns = _columns(below)
+        if len(files) < MIN_FILES and len(columns) < MIN_COLUMNS:
+            continue
+        evidence = [*files, *columns, accept, cancel]
+        x0, y0 = min(b.bbox[0] for b in evidence), min(b.bbox[1] for b in evidence)
+        x1 = max(b.bbox[0] + b.bbox[2] for b in evidence)
+        y1 = max(b.bbox[1] + b.bbox[3] for b in evidence)
+        listed = f"{len(files)} file names" if len(files) >= MIN_FILES else "the columns of a file list"
+        why = f"'{cancel.text.strip()}' and '{accept.text.strip()}' at the ends of a header bar over {listed}"
+        return Chooser(kind, (x0, y0, x1 - x0, y1 - y0), (accept, cancel), why)
     return None
 
 

@@ -41,10 +41,12 @@ ICON_MARGIN = 96  # px beside a block of words where its icon may sit
 
 
 def classify_thorough(
-    identifier: Identifier, ocr: OcrEngine, image: np.ndarray, confirm: AppConfirmer
+    identifier: Identifier, ocr: OcrEngine, image: np.ndarray, confirm: AppConfirmer, *, seen: Sequence[OcrLine] = ()
 ) -> Classification | None:
     """A dialog found by its words and buttons on the whole frame read once, or a file chooser by its
-    layout; None when neither is there."""
+    layout; None when neither is there. `seen`: lines read on located boxes (their buttons, each read
+    alone, and the title bar above them): a short label in a thick frame ("OK") or a faint title the
+    full-frame read misses still tells a chooser."""
     catalog = identifier.catalog
     unknown = catalog.unknown
     best: Classification | None = None
@@ -64,7 +66,7 @@ def classify_thorough(
         if found.found and found.dialog_id != unknown.id and (best is None or found.confidence > best.confidence):
             best = found
     best = best or _by_buttons(catalog, image, read)
-    chooser = file_chooser(read, image.shape[0])
+    chooser = file_chooser([*read, *_unread(seen, read)], image.shape[0])
     # a question's own words (a deletion, a file that exists) outrank file names read behind its buttons
     if chooser is not None and (best is None or (best.dialog_id in GENERIC_IDS and best.dialog_id not in QUESTIONS)):
         entry = catalog.get(chooser.kind)
@@ -89,6 +91,15 @@ def classify_thorough(
         path="thorough",
         notes=(*best.notes, "found by its words and buttons on the whole frame (no outline named it)"),
     )
+
+
+def _unread(seen: Sequence[OcrLine], read: Sequence[OcrLine]) -> list[OcrLine]:
+    """The lines of `seen` the full-frame read did not find where they are."""
+    return [line for line in seen if not any(_overlap(line.bbox, r.bbox) for r in read)]
+
+
+def _overlap(a: BBox, b: BBox) -> bool:
+    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
 
 
 def _by_buttons(catalog: DialogCatalog, image: np.ndarray, read: Sequence[OcrLine]) -> Classification | None:

@@ -15,6 +15,7 @@ import time
 
 from rpa_mcp.screens.real_program_scenes import (
     DONT_SAVE,
+    NO,
     OK,
     SCENES,
     SENTENCE,
@@ -26,7 +27,7 @@ from rpa_mcp.screens.real_program_scenes import (
 )
 from rpa_mcp.screens.real_programs import USER, Session
 
-__all__ = ["SCENES", "abiword", "editor", "featherpad", "geany", "gnome_text_editor"]
+__all__ = ["SCENES", "abiword", "editor", "featherpad", "geany", "gnome_text_editor", "texworks"]
 
 
 def editor(
@@ -105,7 +106,49 @@ def gnome_text_editor(s: Session) -> None:
     editor(s, argv, "Text Editor|Éditeur de texte|Untitled|Sans titre", "GTK 4", state)
 
 
+def texworks(s: Session) -> None:
+    """Qt's own widgets (no KDE platform theme): a sentence typed; the save-as dialog answered with an
+    existing document's name (Qt's prompt before it is replaced, No); the open dialog, a missing
+    file's name typed in it (Qt's warning, OK); quit and the save-changes prompt answered Discard."""
+    for state in (".config/TUG", ".TeXworks"):  # no session or preference of an earlier run
+        shutil.rmtree(s.home / state, ignore_errors=True)
+    for name in ("bilan.tex", "courrier.tex"):
+        (s.home / name).write_text("\\documentclass{article}\n", encoding="utf-8")
+        subprocess.run(["chown", f"{USER}:{USER}", str(s.home / name)], check=True)
+    s.run("texworks")
+    wid = s.wait_window("Untitled|Sans titre|TeXworks")
+    s.maximize(wid)
+    x, y, w, h = s.active_geometry(wid)
+    s.click((x + w // 2, y + h // 2))  # the caret in the text view
+    time.sleep(1.5)
+    before = s.settle()
+    s.type(SENTENCE[s.config.lang])
+    after = s.settle()
+    typed_pair(s, before, after, changed_below(before[: y + h - 40], after[: y + h - 40], y + 60))
+    s.key("ctrl+shift+s")
+    time.sleep(1.5)
+    s.shot("save-as", s.settle(), "file-save-as", "pause", "Qt's save-as file dialog")
+    s.key("ctrl+a")
+    s.type("bilan.tex")
+    s.key("Return")
+    time.sleep(1.2)
+    dialog_then_click(s, "overwrite", "app-file-overwrite", NO, "replace the existing file?")
+    s.key("Escape")
+    time.sleep(0.8)
+    s.key("ctrl+o")
+    time.sleep(1.5)
+    s.shot("open", s.settle(), "file-open", "pause", "Qt's open file dialog")
+    s.type("absent.tex")
+    s.key("Return")
+    time.sleep(1.2)
+    dialog_then_click(s, "file-not-found", "app-error", OK, "the file does not exist")
+    s.key("Escape")
+    time.sleep(0.8)
+    quit_unsaved(s, "save changes before closing?", (*DONT_SAVE, "ne pas tenir compte"))
+
+
 SCENES["geany"] = geany
 SCENES["featherpad"] = featherpad
 SCENES["abiword"] = abiword
 SCENES["gnome-text-editor"] = gnome_text_editor
+SCENES["texworks"] = texworks

@@ -13,6 +13,7 @@ from rpa_mcp.screens.desktop_scenes import CANCEL, _documents, _reports_folder
 from rpa_mcp.screens.real_program_scenes import (
     DONT_SAVE,
     NO,
+    OK,
     SENTENCE,
     changed_below,
     chooser,
@@ -22,7 +23,7 @@ from rpa_mcp.screens.real_program_scenes import (
 from rpa_mcp.screens.real_programs import Session, center
 from rpa_mcp.screens.wine_scenes import SCENES
 
-__all__ = ["SCENES", "nedit", "xfe"]
+__all__ = ["SCENES", "gmanedit", "nedit", "xfe"]
 
 
 def nedit(s: Session) -> None:
@@ -75,5 +76,34 @@ def xfe(s: Session) -> None:
     dialog_then_click(s, "confirm-trash", "app-confirm-delete", CANCEL, "move the file to the trash?")
 
 
+def gmanedit(s: Session) -> None:
+    """GTK 2: a sentence typed; the save chooser of an untitled page (GTK 2 asks nothing before a file
+    is replaced unless the program says so: this one does not) and the open chooser, each closed;
+    a path typed in the open chooser (its completion cuts it to a folder that does not exist: GTK's
+    own error, "The folder contents could not be displayed", OK). Its quit prompt
+    ("Exit from gmanedit?", OK / Cancel) names no kind of the catalog: not recorded."""
+    shutil.rmtree(s.home / ".gmanedit", ignore_errors=True)
+    _documents(s)
+    s.run("gmanedit")
+    wid = s.wait_window("Gmanedit")
+    s.maximize(wid)
+    x, y, w, h = s.active_geometry(wid)
+    s.click((x + w // 2, y + h // 2))  # the caret in the text
+    time.sleep(1.0)
+    before = s.settle()
+    s.type(SENTENCE[s.config.lang])
+    after = s.settle()
+    typed_pair(s, before, after, changed_below(before[: y + h - 40], after[: y + h - 40], y + 60))
+    chooser(s, "ctrl+s", "save-as", "file-save-as", "GTK 2's file chooser (save)")  # an untitled page
+    s.key("ctrl+o")
+    time.sleep(1.5)
+    s.shot("open", s.settle(), "file-open", "pause", "GTK 2's file chooser (open)")
+    s.type(str(s.home / "absent.man"))  # the chooser opens on "Recently Used": a name alone has no folder
+    s.key("Return")
+    time.sleep(1.2)
+    dialog_then_click(s, "file-not-found", "app-error", OK, "a folder that does not exist")
+
+
 SCENES["nedit"] = nedit
 SCENES["xfe"] = xfe
+SCENES["gmanedit"] = gmanedit

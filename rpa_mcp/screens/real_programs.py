@@ -14,7 +14,7 @@ verdict; held-out programs are only measured. Needs: Xvfb, openbox, xdotool, dbu
 (Debian: mousepad gnumeric geany zenity featherpad qttranslations5-l10n python3-tk firefox-esr
 firefox-esr-l10n-fr abiword gnome-text-editor pluma thunar
 pinentry-gtk2 l3afpad kwrite gedit wine nedit xfe libreoffice-writer
-libreoffice-l10n-fr fluid) and the fr_FR and en_US locales.
+libreoffice-l10n-fr fluid texworks gmanedit) and the fr_FR and en_US locales.
 """
 
 from __future__ import annotations
@@ -67,6 +67,8 @@ SPLIT = {
     "xfe": "tuning",
     "writer": "tuning",
     "fluid": "tuning",
+    "texworks": "tuning",
+    "gmanedit": "tuning",
 }
 
 
@@ -273,7 +275,7 @@ class Session:
 
 def _label(text: str) -> str:
     """A line as a label: lower case, no mnemonic underscore, no icon read as a sign before it ("●Non")."""
-    return text.strip().lower().replace("_", "").lstrip("●•◉○*+-=> ")
+    return text.strip().lower().replace("_", "").lstrip("●•◉○×*+-=> ")
 
 
 def word_box(line_box: BBox, text: str, word: str) -> BBox:

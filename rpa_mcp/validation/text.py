@@ -34,6 +34,8 @@ _BOX_HEAD = re.compile(
 
 # Glyphs a recognizer confuses on UI fonts ("Biologle", "Imager1e"): folded on both sides of a comparison.
 _CONFUSABLES = str.maketrans({"l": "i", "1": "i", "|": "i", "0": "o"})
+# Two letters set tight that a recognizer reads as one ("moming" for "morning"): folded the same way.
+_JOINED = (("rn", "m"),)
 
 
 def compact(text: str) -> str:
@@ -45,8 +47,11 @@ CARET = "i"  # a text cursor read as a glyph (l, I, |), folded
 
 
 def folded(text: str) -> str:
-    """compact() with OCR-confusable glyphs folded (l/1/| -> i, 0 -> o)."""
-    return compact(text).translate(_CONFUSABLES)
+    """compact() with OCR-confusable glyphs folded (l/1/| -> i, 0 -> o, rn -> m)."""
+    out = compact(text).translate(_CONFUSABLES)
+    for pair, one in _JOINED:
+        out = out.replace(pair, one)
+    return out
 
 
 def without_control_decoration(read: str) -> str:

@@ -42,6 +42,22 @@ def test_a_border_that_continues_above_a_box_still_runs_on() -> None:
     assert runs_on(edge_map(gray), BOX)
 
 
+def test_a_border_shared_with_a_window_placed_against_the_screen_side_does_not_run_on() -> None:
+    # a message box over the dialog that opened it, both placed against the screen's left side: the
+    # dialog's border goes on above and below the box in the box's own border column
+    img = np.full((300, 400, 3), 200, np.uint8)
+    dialog, box = (4, 40, 300, 240), (4, 120, 250, 80)
+    _box(img, dialog, 220)
+    _box(img, box)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    assert not runs_on(edge_map(gray), box)
+    # the same two boxes away from the screen's side: the border that runs on is a band's
+    shifted = np.full((300, 400, 3), 200, np.uint8)
+    _box(shifted, (40, 40, 300, 240), 220)
+    _box(shifted, (40, 120, 250, 80))
+    assert runs_on(edge_map(cv2.cvtColor(shifted, cv2.COLOR_BGR2GRAY)), (40, 120, 250, 80))
+
+
 def _buttons(img: np.ndarray, box: tuple[int, int, int, int]) -> None:
     x, y, w, h = box
     for i in range(2):

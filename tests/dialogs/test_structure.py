@@ -26,7 +26,12 @@ def never() -> bool:
 
 @pytest.mark.parametrize(
     "labels",
-    [["Save", "Discard All", "Don't Quit"], ["Enregistrer", "Ignorer tout"], ["Speichern", "Nicht speichern"]],
+    [
+        ["Save", "Discard All", "Don't Quit"],
+        ["Enregistrer", "Ignorer tout"],
+        ["Speichern", "Nicht speichern"],
+        ["Enregistrer", "Ne pas tenir compte", "Annuler"],  # Qt's "Discard" in French
+    ],
 )
 def test_a_save_button_beside_a_discard_button_is_a_save_changes_prompt(labels) -> None:
     shape = kind_of(labels, ["Some documents have not been saved"], never)
@@ -77,6 +82,30 @@ def test_words_of_a_file_that_exists_answered_replace_or_yes_no_are_an_overwrite
 def test_one_acknowledgement_under_words_of_an_error_is_an_error() -> None:
     shape = kind_of(["OK"], ["The file could not be written: permission denied."], never)
     assert shape is not None and shape.kind == "app-error"
+
+
+@pytest.mark.parametrize(
+    ("label", "words"),
+    [
+        ("Close", "Please choose an existing file!"),
+        ("OK", "bilan.txt\nFile does not exist."),
+        ("OK", "Le fichier « bilan.txt » n'existe pas."),
+        ("Fermer", "Choisissez un fichier existant."),
+        ("OK", "You do not have the permissions necessary to open the file."),
+        ("OK", "Ce format de fichier n'est pas pris en charge."),
+        ("Close", "bilan.odt is not a valid document."),
+        ("OK", "Le fichier est corrompu."),
+    ],
+)
+def test_one_acknowledgement_under_words_of_a_missing_or_unusable_file_is_an_error(label, words) -> None:
+    shape = kind_of([label], words.split("\n"), never)
+    assert shape is not None and shape.kind == "app-error"
+
+
+def test_a_buttons_icon_read_as_a_glyph_of_another_script_is_no_part_of_its_label() -> None:
+    shape = kind_of(["企OK"], ["The folder contents could not be displayed"], never)
+    assert shape is not None and shape.kind == "app-error"
+    assert kind_of(["企OKAY"], ["The folder contents could not be displayed"], never) is None
 
 
 def test_one_acknowledgement_beside_an_error_icon_is_an_error_and_without_it_nothing() -> None:
@@ -161,9 +190,15 @@ def _tuning_frames(kind: str) -> list[tuple[Path, str]]:
 @pytest.mark.parametrize(
     ("folder", "file"),
     [
-        *[f for f in _tuning_frames("app-error") if "fluid" not in f[1]][:2],  # fluid's: see below
+        *[f for f in _tuning_frames("app-error") if "fluid" not in f[1]][:2],
         *[f for f in _tuning_frames("app-save-changes") if "gnumeric" in f[1] or "geany" in f[1]][:3],
         *[f for f in _tuning_frames("file-save-as") if "fluid" not in f[1]][:2],
+        # FLTK's alert over its chooser, its chooser titled "Save To:" (greyed-out OK), Motif's save box
+        *[f for f in _tuning_frames("app-error") if "fluid" in f[1]],
+        *[f for f in _tuning_frames("file-save-as") if "-save-as-en-1920" in f[1] and f[0].name in ("fluid", "nedit")],
+        # Qt's warning over its file dialog (a file name on a line of its own), its save-changes box in French
+        *[f for f in _tuning_frames("app-error") if "texworks" in f[1]],
+        *[f for f in _tuning_frames("app-save-changes") if "texworks" in f[1]],
         *_tuning_frames("app-credential-prompt"),
     ],
     ids=lambda v: v if isinstance(v, str) else "",
@@ -178,7 +213,14 @@ def test_real_prompts_of_tuning_programs_get_their_generic_kind(real_service, fo
 
 @pytest.mark.parametrize(
     ("title", "alert"),
-    [("dossier.gnumeric", False), ("notes.txt", False), ("127.0.0.1:8080", True), ("intranet.chu.fr", True)],
+    [
+        ("dossier.gnumeric", False),
+        ("notes.txt", False),
+        ("absent.tex", False),
+        ("compte-rendu.rtf", False),
+        ("127.0.0.1:8080", True),
+        ("intranet.chu.fr", True),
+    ],
 )
 def test_a_file_name_is_no_origin_over_a_page_alert(catalog, title, alert) -> None:
     from rpa_mcp.dialogs.matching import Matcher
@@ -282,13 +324,13 @@ def test_a_choosers_own_window_title_tells_an_open_chooser_from_a_save_one(real_
     assert real_service.resolve(image, window_title=title, process="fluid", thorough=True).decision == "pause"
 
 
-def test_fltks_alert_over_its_chooser_pauses_whichever_of_the_two_it_is_read_as(real_service) -> None:
-    # "Please choose an existing file!" (Close) drawn over the open chooser: no outline is found, and the
-    # whole frame's words name the chooser — an open miss of the id (docs/concepts/dialogs.md), never of
-    # the decision: both kinds pause
+def test_fltks_alert_over_its_chooser_is_the_error_in_front(real_service) -> None:
+    # "Please choose an existing file!" (Close) drawn over the open chooser, both placed against the
+    # screen's left side: their borders meet in one column, which is no band of a larger panel
     image = cv2.imread(str(REAL / "fluid" / "fluid-file-not-found-en-1366x768.png"))
+    found = real_service.classify(image, thorough=True)
+    assert found.dialog_id == "app-error" and found.path == "fast", found.notes
     assert real_service.resolve(image, thorough=True).decision == "pause"
-    assert real_service.classify(image, thorough=True).dialog_id in {"app-error", "file-open"}
 
 
 def test_a_question_titled_as_a_chooser_is_the_question(real_service) -> None:
@@ -296,3 +338,46 @@ def test_a_question_titled_as_a_chooser_is_the_question(real_service) -> None:
     image = cv2.imread(str(REAL / "nedit" / "nedit-save-changes-fr-1600x900.png"))
     found = real_service.classify(image, window_title="Save File", process="nedit", thorough=True)
     assert found.dialog_id == "app-save-changes", found.notes
+
+
+def test_buttons_and_a_title_read_on_located_boxes_tell_a_chooser_the_full_frame_read_missed(catalog) -> None:
+    from rpa_mcp.dialogs.apps import AppConfirmer
+    from rpa_mcp.dialogs.thorough import classify_thorough
+
+    # the whole frame's read misses the OK in its thick default frame and the faint title bar
+    read = [r for r in _fltk_chooser("", ok=False) if r.text]
+    service = DialogService(catalog, PageOcr(read))
+    identifier, ocr = service.classifier.identifier, service.classifier.ocr
+    assert classify_thorough(identifier, ocr, blank(), AppConfirmer(catalog, ocr, None)).dialog_id == "file-open"  # type: ignore[union-attr]
+    seen = [line("OK", 332, 639, 33), line("Save To:", 8, 250, 480)]
+    found = classify_thorough(identifier, ocr, blank(), AppConfirmer(catalog, ocr, None), seen=seen)
+    assert found is not None and found.dialog_id == "file-save-as", found.notes
+    assert "'OK' beside 'Cancel'" in found.notes[0]
+
+
+def test_the_title_bar_above_a_located_box_is_read(shared_ocr) -> None:
+    from rpa_mcp.dialogs.locate import score_candidates
+    from rpa_mcp.dialogs.reading import title_bars
+
+    # FLTK's chooser at 1920x1080: the locator finds its face, the window manager's title bar is above
+    image = cv2.imread(str(REAL / "fluid" / "fluid-save-as-en-1920x1080.png"))
+    titles = title_bars(shared_ocr, image, score_candidates(image)[:2])
+    assert "Save To:" in [t.text for t in titles]
+
+
+@pytest.mark.parametrize(("accept", "kind"), [("Save", "file-save-as"), ("Ouvrir", "file-open")])
+def test_cancel_and_an_action_at_the_ends_of_a_header_bar_over_a_file_list_are_a_chooser(accept, kind) -> None:
+    # GNOME's header bar: Cancel at the left end of the title row, the action at the right, 900 px apart
+    read = [line("Annuler", 480, 210, 70), line(accept, 1380, 210, 60), line("Nom  Taille  Modifié", 760, 280, 300)]
+    read += _files(760, 310)
+    chooser = file_chooser(read, 1080)
+    assert chooser is not None and chooser.kind == kind, chooser
+    # the same two buttons over no list of files are no chooser
+    assert file_chooser(read[:2], 1080) is None
+
+
+def test_a_small_boxs_button_read_again_with_its_lines_is_no_title_of_it(real_service) -> None:
+    # Tk's "Agenda" window (an "Open" button under two lines), uncovered when a prompt closes with its
+    # window: read whole, its button is no "Open" title of a file chooser
+    image = cv2.imread(str(REAL / "tk" / "tk-save-changes-after-en-1920x1080.png"))
+    assert real_service.classify(image).dialog_id != "file-open"

@@ -30,7 +30,24 @@ def test_every_program_of_the_split_has_a_scene_and_the_later_ones_are_held_out(
     assert SPLIT["pluma"] == SPLIT["thunar"] == SPLIT["pinentry"] == "tuning"
     assert SPLIT["kwrite"] == SPLIT["gedit"] == "tuning"
     assert SPLIT["notepad"] == SPLIT["wordpad"] == SPLIT["nedit"] == SPLIT["xfe"] == "tuning"
-    assert SPLIT["writer"] == SPLIT["fluid"] == "tuning"
+    assert SPLIT["writer"] == SPLIT["fluid"] == SPLIT["texworks"] == SPLIT["gmanedit"] == "tuning"
+
+
+def test_a_buttons_icon_read_as_a_cross_before_its_label_still_finds_the_button() -> None:
+    from rpa_mcp.screens.real_program_scenes import NO
+    from rpa_mcp.screens.real_programs import Session
+    from rpa_mcp.vision.ocr import OcrLine
+
+    class Reads:
+        def read(self, image: np.ndarray) -> list[OcrLine]:
+            return [
+                OcrLine("bilan.tex already exists.", (10, 10, 200, 14), 0.99),
+                OcrLine("× No", (20, 60, 50, 18), 0.9),
+            ]
+
+    session = Session.__new__(Session)  # no display, no user: only the OCR is asked
+    session.program, session.ocr = "texworks", Reads()
+    assert session.find_text(np.zeros((100, 400, 3), np.uint8), NO) == ((20, 60, 50, 18), "× No")
 
 
 def test_a_button_read_whole_is_clicked_rather_than_a_sentence_holding_its_words() -> None:

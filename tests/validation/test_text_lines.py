@@ -68,6 +68,15 @@ def test_a_capital_i_read_as_a_small_l_is_still_the_option_written() -> None:
     assert not text_contains("Gaz du sang", "Ionogramme sanguin")
 
 
+def test_r_and_n_set_tight_and_read_as_an_m_are_still_the_text_typed() -> None:
+    from rpa_mcp.validation.text import text_equals
+
+    typed = "The patient was told the results of the blood test this morning."
+    assert text_equals("The patient was told the results of the blood test this moming.", typed)
+    assert text_contains("Compte rendu : Infirmière de garde", "Infirrnière")
+    assert not text_equals("The patient was told the results of the blood test this evening.", typed)
+
+
 def test_a_grid_row_s_cells_are_found_though_their_text_nearly_touches_the_cell_borders():
     # a band cut across a grid's row: its rules (the row's borders, each cell's side) run the band's
     # height and the table's width; each cell's text starts 3 px after its border (a Qt table)

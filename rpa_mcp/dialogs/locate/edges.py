@@ -17,6 +17,7 @@ PILL_MAX_H = 72  # a button's height at most (buttons.BUTTON_H)
 HOLLOW_RING = 4  # px of a button's frame (border, focus ring) left out of its face
 HOLLOW_MAX = 0.8  # share of a button's face the edge map may cover (its label); a word's blob covers more
 BACKDROP_STEP = 40  # grey levels a modal's face stands above the dimmed page around it
+SCREEN_SIDE = 8  # px: windows placed against a side of the screen share their border column there
 
 
 def edge_map(gray: np.ndarray) -> np.ndarray:
@@ -135,7 +136,9 @@ def runs_on(edges: np.ndarray, box: BBox, reach: int = 40) -> bool:
 
     A border that runs on is a line: its column is covered more than the columns a few pixels
     beside it on one side at least. Letters of a list or a page behind the box cover those alike:
-    they are no border running on.
+    they are no border running on. Nor is a border within SCREEN_SIDE of the screen's side: a
+    window manager places windows against it, a message box over the dialog that opened it, and
+    their borders meet in one column.
     """
     x, y, w, h = box
     height, width = edges.shape
@@ -145,8 +148,8 @@ def runs_on(edges: np.ndarray, box: BBox, reach: int = 40) -> bool:
 
     def column(col: int, y0: int, y1: int) -> float:
         y0, y1 = max(0, y0), min(height, y1)
-        if col <= 2 or col >= width - 3 or y1 - y0 < 5:
-            return 0.0  # at the screen border (or no room): no evidence either way
+        if col <= SCREEN_SIDE or col >= width - 1 - SCREEN_SIDE or y1 - y0 < 5:
+            return 0.0  # against the screen's side (or no room): no evidence either way
         line = covered(col, y0, y1)
         beside = min(covered(max(0, col - LINE_BESIDE), y0, y1), covered(min(width - 1, col + LINE_BESIDE), y0, y1))
         return line if line - beside >= LINE_OVER_BESIDE else 0.0
