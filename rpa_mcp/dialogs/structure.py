@@ -172,6 +172,24 @@ def kind_of(labels: Sequence[str], lines: Sequence[str], error_icon: Callable[[]
     return None
 
 
+def _accept_kind(label: str) -> str | None:
+    """The chooser an accept button names: Save (a save chooser) or Open; None for any other label."""
+    return "file-save-as" if _is(label, SAVE) else "file-open" if _is(label, OPEN) else None
+
+
+def _on_row(line: OcrLine, accept: OcrLine) -> bool:
+    """`line` stands on the accept button's row (their middles at the same height)."""
+    ay, ah = accept.bbox[1], accept.bbox[3]
+    return abs((line.bbox[1] + line.bbox[3] / 2) - (ay + ah / 2)) <= ROW_TOLERANCE * ah
+
+
+def _around(evidence: Sequence[OcrLine]) -> tuple[int, int, int, int]:
+    """The box holding every line of the evidence."""
+    x0, y0 = min(b.bbox[0] for b in evidence), min(b.bbox[1] for b in evidence)
+    x1, y1 = max(b.bbox[0] + b.bbox[2] for b in evidence), max(b.bbox[1] + b.bbox[3] for b in evidence)
+    return x0, y0, x1 - x0, y1 - y0
+
+
 def _under(cancel: OcrLine, accept: OcrLine) -> bool:
     """`cancel` lies right under `accept`, in its column (a button under the other)."""
     ax, ay, aw, ah = accept.bbox
@@ -215,17 +233,15 @@ def file_chooser(read: Sequence[OcrLine], frame_height: int) -> Chooser | None:
     scale = max(1.0, frame_height / 1080)
     short = [line for line in read if len(line.text) <= 24]
     for accept in short:
-        kind = "file-save-as" if _is(accept.text, SAVE) else "file-open" if _is(accept.text, OPEN) else None
+        kind = _accept_kind(accept.text)
         if kind is None and not _is(accept.text, OK_ONLY):
             continue
-        ax, ay, aw, ah = accept.bbox
+        ax, ay, aw, _ = accept.bbox
         cancel = next(
             (
                 c
                 for c in short
-                if _is(c.text, CANCEL)
-                and abs((c.bbox[1] + c.bbox[3] / 2) - (ay + ah / 2)) <= ROW_TOLERANCE * ah
-                and abs(c.bbox[0] - ax) <= CHOOSER_BUTTON_GAP * scale
+                if _is(c.text, CANCEL) and _on_row(c, accept) and abs(c.bbox[0] - ax) <= CHOOSER_BUTTON_GAP * scale
             ),
             None,
         )
@@ -235,11 +251,7 @@ def file_chooser(read: Sequence[OcrLine], frame_height: int) -> Chooser | None:
             None if cancel is not None else next((c for c in short if _is(c.text, CANCEL) and _under(c, accept)), None)
         )
         name_field = [
-            line
-            for line in read
-            if _is(line.text, FILE_NAME_FIELD)
-            and line.bbox[0] < ax
-            and abs((line.bbox[1] + line.bbox[3] / 2) - (ay + ah / 2)) <= ROW_TOLERANCE * ah
+            line for line in read if _is(line.text, FILE_NAME_FIELD) and line.bbox[0] < ax and _on_row(line, accept)
         ]
         cancel = cancel or (stacked if name_field else None)
         if cancel is None:
@@ -254,10 +266,6 @@ def file_chooser(read: Sequence[OcrLine], frame_height: int) -> Chooser | None:
         above += name_field
         kind = kind or _ok_kind(above)
         evidence = [*files, *columns, *name_field, accept, cancel]
-        x0 = min(b.bbox[0] for b in evidence)
-        y0 = min(b.bbox[1] for b in evidence)
-        x1 = max(b.bbox[0] + b.bbox[2] for b in evidence)
-        y1 = max(b.bbox[1] + b.bbox[3] for b in evidence)
         listed = (
             f"under {len(files)} file names"
             if len(files) >= MIN_FILES
@@ -267,7 +275,7 @@ def file_chooser(read: Sequence[OcrLine], frame_height: int) -> Chooser | None:
         )
         where = "above" if cancel is stacked else "beside"
         why = f"'{accept.text.strip()}' {where} '{cancel.text.strip()}' {listed}"
-        return Chooser(kind, (x0, y0, x1 - x0, y1 - y0), (accept, cancel), why)
+        return Chooser(kind, _around(evidence), (accept, cancel), why)
     return _greyed_chooser(read, short, scale) or _header_bar_chooser(read, short, scale)
 
 
@@ -294,11 +302,8 @@ def _greyed_chooser(read: Sequence[OcrLine], short: Sequence[OcrLine], scale: fl
         if len(files) < MIN_FILES and len(_columns(above)) < MIN_COLUMNS:
             continue
         evidence = [*files, field, cancel]
-        x0, y0 = min(b.bbox[0] for b in evidence), min(b.bbox[1] for b in evidence)
-        x1 = max(b.bbox[0] + b.bbox[2] for b in evidence)
-        y1 = max(b.bbox[1] + b.bbox[3] for b in evidence)
         why = f"'{cancel.text.strip()}' under the field '{field.text.strip()}', its accept button greyed out"
-        return Chooser(_ok_kind([*above, field]), (x0, y0, x1 - x0, y1 - y0), (cancel,), why)
+        return Chooser(_ok_kind([*above, field]), _around(evidence), (cancel,), why)
     return None
 
 
@@ -306,7 +311,7 @@ def _header_bar_chooser(read: Sequence[OcrLine], short: Sequence[OcrLine], scale
     """A chooser with a header bar (GNOME's dialogs): Cancel at the left end of its title row, Save or
     Open at the right end, however wide the dialog, and the list of files under them."""
     for accept in short:
-        kind = "file-save-as" if _is(accept.text, SAVE) else "file-open" if _is(accept.text, OPEN) else None
+        kind = _accept_kind(accept.text)
         if kind is None:
             continue
         ax, ay, aw, ah = accept.bbox
@@ -314,9 +319,7 @@ def _header_bar_chooser(read: Sequence[OcrLine], short: Sequence[OcrLine], scale
             (
                 c
                 for c in short
-                if _is(c.text, CANCEL)
-                and abs((c.bbox[1] + c.bbox[3] / 2) - (ay + ah / 2)) <= ROW_TOLERANCE * ah
-                and 0 < ax - c.bbox[0] <= CHOOSER_LIST_W * scale
+                if _is(c.text, CANCEL) and _on_row(c, accept) and 0 < ax - c.bbox[0] <= CHOOSER_LIST_W * scale
             ),
             None,
         )
@@ -333,12 +336,9 @@ def _header_bar_chooser(read: Sequence[OcrLine], short: Sequence[OcrLine], scale
         if len(files) < MIN_FILES and len(columns) < MIN_COLUMNS:
             continue
         evidence = [*files, *columns, accept, cancel]
-        x0, y0 = min(b.bbox[0] for b in evidence), min(b.bbox[1] for b in evidence)
-        x1 = max(b.bbox[0] + b.bbox[2] for b in evidence)
-        y1 = max(b.bbox[1] + b.bbox[3] for b in evidence)
         listed = f"{len(files)} file names" if len(files) >= MIN_FILES else "the columns of a file list"
         why = f"'{cancel.text.strip()}' and '{accept.text.strip()}' at the ends of a header bar over {listed}"
-        return Chooser(kind, (x0, y0, x1 - x0, y1 - y0), (accept, cancel), why)
+        return Chooser(kind, _around(evidence), (accept, cancel), why)
     return None
 
 
