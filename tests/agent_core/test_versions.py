@@ -55,3 +55,21 @@ def test_a_server_of_the_previous_release_is_asked_without_the_windows_it_does_n
     asked = [body for kind, body in server.sent if kind == "resolve_target"]
     assert ["windows" in body for body in asked] == [True, False, False]  # refused once, then never sent
     assert desktop.input.sent == [("click", 33, 44, "left", 1)] * 2
+
+
+def test_an_answer_field_of_a_newer_server_is_ignored_and_the_known_ones_kept() -> None:
+    server, desktop = FakeServer(), FakeDesktop()
+    server.resolve = {"resolved": True, "x": 33, "y": 44, "method": "ocr", "anchor_seen": {"label": "Nom"}}
+    server.action(action_id="a1", target={"label": "Imagerie"})
+    handle_next(make_agent(server, desktop, Journal(":memory:")))
+    assert desktop.input.sent == [("click", 33, 44, "left", 1)]
+    assert server.results[0]["executed"] is True
+
+
+def test_a_known_answer_field_that_breaks_its_schema_is_still_refused() -> None:
+    server, desktop = FakeServer(), FakeDesktop()
+    server.resolve = {"resolved": True, "x": "33", "y": 44, "method": "ocr", "anchor_seen": 1}
+    server.action(action_id="a1", target={"label": "Imagerie"})
+    handle_next(make_agent(server, desktop, Journal(":memory:")))
+    assert desktop.input.sent == []
+    assert "wire contract" in str(server.results[0]["error"]), server.results[0]

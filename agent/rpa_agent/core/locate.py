@@ -126,7 +126,7 @@ def ask_server(
     if response.status_code >= 400:
         return _unresolved(f"resolve_target answered HTTP {response.status_code}")
     try:
-        return wire.validate("resolve-target-answer", response.json())
+        return wire.answer("resolve-target-answer", response.json())
     except (ValueError, WireError) as exc:
         return _unresolved(f"resolve_target's answer breaks the wire contract: {exc}")
 

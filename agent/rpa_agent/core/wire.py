@@ -58,6 +58,21 @@ def validate(name: str, data: Any) -> dict[str, Any]:
     return checked
 
 
+def answer(name: str, data: Any) -> dict[str, Any]:
+    """A server's answer checked against schema `name`, its top-level fields this agent does not know dropped
+    first: a field added to an answer within a protocol is optional and its absence keeps the behaviour this
+    agent was built with (a change of meaning is a new protocol, refused by version). Known fields stay strict."""
+    if not isinstance(data, dict):
+        raise WireError("must be an object", "data")
+    known = _known_fields(name)
+    return validate(name, {k: v for k, v in data.items() if k in known})
+
+
+@cache
+def _known_fields(name: str) -> frozenset[str]:
+    return frozenset(wire.schema(name).get("properties", {}))
+
+
 def outgoing(kind: str, body: dict[str, Any]) -> None:
     """Raise `WireError` when `body` (a receipt, start, heartbeat, result, resolve request or a look's tree
     answer) breaks its schema."""
@@ -132,7 +147,4 @@ class ReportAck:
 
 def report_ack(data: Any) -> ReportAck:
     """The server's answer to a receipt, start, heartbeat or result (fields this agent does not know: ignored)."""
-    if not isinstance(data, dict):
-        raise WireError("must be an object", "data")
-    known = {k: v for k, v in data.items() if k in ReportAck.__dataclass_fields__}
-    return ReportAck(**validate("replay-report-ack", known))
+    return ReportAck(**answer("replay-report-ack", data))
