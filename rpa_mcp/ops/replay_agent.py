@@ -32,7 +32,8 @@ from rpa_mcp.replay.wire import (
     ReportAck,
     StartAck,
 )
-from rpa_mcp.vision.marks import Mark, mark_beside
+from rpa_mcp.vision.images import BBox
+from rpa_mcp.vision.marks import Mark, learned_mark, mark_beside
 
 AGENT = frozenset({"agent"})
 REST: frozenset[Surface] = frozenset({"rest"})
@@ -53,7 +54,8 @@ class ResolveTargetInput(StrictModel):
     target_spec: dict[str, Any] = Field(
         description="label/by_text, rel_x/rel_y (or x_pct/y_pct) recorded position, bbox, anchor_png_base64, "
         "resolve_order, window_title, uia{x,y,score}; check_state=true also reads the check box (radio button) "
-        "beside the label."
+        "beside the label; with mark{kind,side,gap,size} (the mark the step was learned with: box or radio, its "
+        "side of the label, the background between them and its size, in text heights) only that mark is read."
     )
     window_title: str | None = Field(None, max_length=1000, description="Foreground window title (target memory).")
     windows: list[StackedWindowArg] = Field(
@@ -89,13 +91,14 @@ class ResolveTargetOutput(StrictModel):
     checked: bool | None = Field(
         None,
         description="With check_state=true in the spec: whether the check box beside the label found is ticked "
-        "(the radio button selected), read from the pixels; null when it cannot be told (never guessed).",
+        "(the radio button selected), read from the pixels; null when it cannot be told (never guessed), or when "
+        "the spec's learned mark is not the one read (another kind, side, distance or size): not the step's mark.",
     )
     mark: Literal["box", "radio"] | None = Field(
         None,
         description="With check_state=true in the spec: the kind of mark read beside the label, box (a check box: "
         "a click flips it) or radio (a radio button: a click selects it, never clears it); null when no mark was "
-        "read. An agent never clicks a selected radio button to clear it.",
+        "read, or none like the spec's learned mark. An agent never clicks a selected radio button to clear it.",
     )
 
 
@@ -123,8 +126,9 @@ async def resolve_target(ctx: OpContext, args: ResolveTargetInput) -> ResolveTar
     def work(image: np.ndarray) -> tuple[Resolution, Mark | None]:
         spec = in_window_frame(args.target_spec, stacked, (image.shape[1], image.shape[0]))  # the window moved
         res = service.resolver.resolve(image, spec, window_title=args.window_title, machine_id=machine)
-        wants_state = args.target_spec.get("check_state") is True and res.resolved and res.box is not None
-        return res, mark_beside(image, res.box) if wants_state and res.box is not None else None
+        if args.target_spec.get("check_state") is not True or not res.resolved or res.box is None:
+            return res, None
+        return res, _mark_read(image, res.box, args.target_spec)
 
     res, mark = await with_images(ctx, work, (args.image, "image"))
     spec_title = args.target_spec.get("window_title")
@@ -142,6 +146,18 @@ async def resolve_target(ctx: OpContext, args: ResolveTargetInput) -> ResolveTar
         checked=mark.state if mark is not None else None,
         mark=mark.kind if mark is not None else None,
     )
+
+
+def _mark_read(image: np.ndarray, line: BBox, spec: dict[str, Any]) -> Mark | None:
+    """The mark beside the label; with the mark the step was learned with, only that one (a spec's learned mark
+    that is not one reads nothing: the state is never taken from a mark the step was not learned with)."""
+    if "mark" not in spec:
+        return mark_beside(image, line)  # a step learned before marks were kept: any mark beside the label
+    try:
+        learned = learned_mark(spec["mark"])
+    except ValueError:
+        return None
+    return mark_beside(image, line, learned)
 
 
 def _stacked(arg: StackedWindowArg) -> StackedWindow:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
+from typing import Any
 
 import cv2
 import numpy as np
@@ -16,7 +17,7 @@ from rpa_mcp.errors import RpaError
 from rpa_mcp.shadow.ports import TraceRepository
 from rpa_mcp.shadow.toasts import BOTTOM_BAND, PIXEL_THRESHOLD, read_opened, read_toast
 from rpa_mcp.vision.images import clamp_bbox, decode_image
-from rpa_mcp.vision.marks import mark_beside
+from rpa_mcp.vision.marks import Learned, mark_beside
 from rpa_mcp.vision.ocr import OcrEngine
 
 logger = logging.getLogger(__name__)
@@ -107,14 +108,14 @@ class StoredScreens:
         self.traces.update_facts(self.session_id, idx, facts)
         return text
 
-    def box_seen(self, idx: int, before: str, after: str, line: list[int]) -> tuple[bool, bool | None]:
+    def box_seen(self, idx: int, before: str, after: str, line: list[int]) -> tuple[dict[str, Any] | None, bool | None]:
         facts = self.traces.events(self.session_id, idx, idx + 1)
         if not facts:
-            return False, None
+            return None, None
         cached = facts[0]["facts"].get("mark_seen")
-        if isinstance(cached, dict) and cached.get("at") == [before, after, *line]:
-            state = cached.get("state")
-            return cached.get("box") is True, state if isinstance(state, bool) else None
+        if isinstance(cached, dict) and cached.get("at") == [before, after, *line] and "mark" in cached:
+            state, mark = cached.get("state"), cached.get("mark")
+            return mark if isinstance(mark, dict) else None, state if isinstance(state, bool) else None
         a, b = self.frame(before), self.frame(after)
         box, state = (int(line[0]), int(line[1]), int(line[2]), int(line[3])), None
         was = mark_beside(a, box) if a is not None else None
@@ -124,9 +125,11 @@ class StoredScreens:
             state = now.state if flipped and now is not None and now.state != was.state else None
             if was.kind == "radio" and state is False:
                 state = None  # a click selects a radio button: one seen cleared was not cleared by it
-        facts[0]["facts"]["mark_seen"] = {"at": [before, after, *line], "box": was is not None, "state": state}
+        learned = Learned.of(was) if was is not None else None
+        mark = learned.as_json() if learned is not None else None
+        facts[0]["facts"]["mark_seen"] = {"at": [before, after, *line], "mark": mark, "state": state}
         self.traces.update_facts(self.session_id, idx, facts[0]["facts"])
-        return was is not None, state
+        return mark, state
 
     def same_screen(self, a: str, b: str, *, max_change: float = SAME_SCREEN_MAX_CHANGE) -> bool | None:
         if a == b:

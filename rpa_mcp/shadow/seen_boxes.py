@@ -17,6 +17,8 @@ difference: a click sets a radio, never clears it, so only its selection counts 
 cleared was cleared by another's selection: no flip seen). The step is the one a radio button the tree
 shows gives, `set_checked` with `checked: true`.
 A line with no box beside it, or a click after which the screen changed and no box flipped, stays a click.
+The step keeps the mark the frame before showed (`target.mark`, `rpa_mcp.vision.marks.Learned`): at replay
+only a mark of that kind at that place beside the label is read, any other says no state.
 """
 
 from __future__ import annotations
@@ -51,25 +53,31 @@ def seen_box_candidate(d: Described, actions: list[Event]) -> tuple[str, list[in
     return str(facts["shot"]), list(line)
 
 
-def seen_box(d: Described, box: bool, flipped_to: bool | None, locale: str, *, stayed: bool) -> Described:
-    """A candidate click (`seen_box_candidate`) as the screen showed it: `box`, a check box beside its line on
-    the frame before; `flipped_to`, the state it flipped to by the frame after the step (None: no flip seen);
-    `stayed`, the screen after the step is the one before, but for a few pixels."""
+def seen_box(
+    d: Described, mark: dict[str, Any] | None, flipped_to: bool | None, locale: str, *, stayed: bool
+) -> Described:
+    """A candidate click (`seen_box_candidate`) as the screen showed it: `mark`, the check box (radio button)
+    beside its line on the frame before, as the step learns it (its kind and place); `flipped_to`, the state
+    it flipped to by the frame after the step (None: no flip seen); `stayed`, the screen after the step is the
+    one before, but for a few pixels."""
+    if mark is None:
+        return d
     if flipped_to is not None:
-        return seen_checked(d, flipped_to, locale)
-    return unseen_checked(d, locale) if box and stayed else d
+        return seen_checked(d, flipped_to, locale, mark)
+    return unseen_checked(d, locale, mark) if stayed else d
 
 
-def seen_checked(d: Described, state: bool, locale: str) -> Described:
+def seen_checked(d: Described, state: bool, locale: str, mark: dict[str, Any]) -> Described:
     """A click after which the check box beside the line that named it flipped, seen on the screen (no
     accessibility tree said it was one): a `set_checked` step leaving the state the screen showed after."""
     t = TEXTS["fr" if locale == "fr" else "en"]
     label = clean_label(d.target.get("by_text")) or "?"
     intent = t["check" if state else "uncheck"].format(label=label)
-    return replace(d, intent=intent, action_type="set_checked", params={"checked": state}, value=None)
+    target = d.target | {"mark": mark}
+    return replace(d, intent=intent, action_type="set_checked", params={"checked": state}, value=None, target=target)
 
 
-def unseen_checked(d: Described, locale: str) -> Described:
+def unseen_checked(d: Described, locale: str, mark: dict[str, Any]) -> Described:
     """A click beside a check box whose flip no frame showed: a `set_checked` step whose state is not known,
     assumed ticked and uncertain (as when the recorder did not report a state), for the person to confirm."""
     t = TEXTS["fr" if locale == "fr" else "en"]
@@ -82,4 +90,5 @@ def unseen_checked(d: Described, locale: str) -> Described:
         params={"checked": True},
         value=None,
         pattern="uncertain",
+        target=d.target | {"mark": mark},
     )

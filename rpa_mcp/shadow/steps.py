@@ -55,10 +55,11 @@ class Screens(Protocol):
         cannot tell)."""
         ...
 
-    def box_seen(self, idx: int, before: str, after: str, line: list[int]) -> tuple[bool, bool | None]:
-        """(whether a check box or a radio button stands beside a line on the screenshot before, the state it
-        flipped to by the screenshot after: None when it did not flip or was not read on both, or when a radio
-        was cleared: a click never clears one); cached on event `idx`."""
+    def box_seen(self, idx: int, before: str, after: str, line: list[int]) -> tuple[dict[str, Any] | None, bool | None]:
+        """(the check box or radio button beside a line on the screenshot before, as a step learns it: its
+        kind and place, `rpa_mcp.vision.marks.Learned`, None when none stands there; the state it flipped to
+        by the screenshot after: None when it did not flip or was not read on both, or when a radio was
+        cleared: a click never clears one); cached on event `idx`."""
         ...
 
     def text_in(self, idx: int, shot: str, box: list[int]) -> str | None:
@@ -100,9 +101,9 @@ def derive_steps(
         d = describe(seg, evs, locale, window_after=after)
         notes, shot_after = after_step(rows, last_pos)
         if screens is not None and shot_after and (line := seen_box_candidate(d, evs)):
-            box, flipped_to = screens.box_seen(evs[-1][0], line[0], shot_after, line[1])
-            stayed = box and flipped_to is None and screens.same_screen(line[0], shot_after) is True
-            d = seen_box(d, box, flipped_to, locale, stayed=stayed)
+            mark, flipped_to = screens.box_seen(evs[-1][0], line[0], shot_after, line[1])
+            stayed = mark is not None and flipped_to is None and screens.same_screen(line[0], shot_after) is True
+            d = seen_box(d, mark, flipped_to, locale, stayed=stayed)
         if seg.keyed and screens is not None and shot_after and d.target.get("bbox"):
             d = read_after(d, screens.text_in(seg.events[-1], shot_after, d.target["bbox"]), locale)
         notes = notified(evs) + notes

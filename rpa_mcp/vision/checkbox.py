@@ -31,6 +31,7 @@ FILLED_DARKER = 90  # a box filled this many grey levels darker than the label's
 FILLED_SATURATION = 90  # ... and so is one filled with a colour at least this saturated (an accent colour)
 MIN_INK_ROWS = 6  # fewer inked rows are no text line
 SIDE_INKED = 0.85  # share of each side of the square that must be inked
+PAST, SIDE_RUN = 2, 0.45  # a frame's side runs past a mark and its text, inked along (dotted: every other pixel)
 APART = 0.25  # background, in text heights (at least 3 px), on each side of a mark (a letter touches the next;
 # a focus frame drawn 3 px past a 12 px line's box, Java's Metal, is apart)
 
@@ -110,11 +111,25 @@ def widened(band: Band) -> Band:
 
 def set_apart(band: Band, edge: int, x: int, y: int, w: int, h: int) -> bool:
     """Background on each side of a mark at `x` on the image, over its rows, looked at past the band's ends too:
-    a control's mark stands apart from its text, a letter touches its word's next one (an 'O' is no mark)."""
+    a control's mark stands apart from its text, a letter touches its word's next one (an 'O' is no mark).
+    A frame's side beside it is no letter (`frame_sides`)."""
     gap = max(3, round(APART * band.text_h))
-    rows = np.abs(band.rows[y : y + h].astype(np.int16) - band.background) > edge
-    before, after = rows[:, max(0, x - gap) : x], rows[:, x + w : x + w + gap]
-    return not before.any() and not after.any()
+    ink = np.abs(band.rows.astype(np.int16) - band.background) > edge
+    touching = ink[y : y + h].any(axis=0) & ~frame_sides(band, ink, y, y + h)
+    return not touching[max(0, x - gap) : x].any() and not touching[x + w : x + w + gap].any()
+
+
+def frame_sides(band: Band, ink: np.ndarray, top: int, bottom: int) -> np.ndarray:
+    """The image's columns whose ink runs, whole or dotted, from above to below both the rows `top:bottom` (a
+    mark's) and the line's text: the sides of a frame (a lit row's edge, a focus ring around the label, a
+    panel's border), never a letter's stroke: a line's letters stay within its text's rows."""
+    text_top = round(band.centre_y - band.text_h / 2)
+    above, below = min(top, text_top) - PAST, max(bottom, text_top + band.text_h) + PAST
+    if above < 0 or below > ink.shape[0]:
+        return np.zeros(ink.shape[1], bool)
+    span = ink[above:below]
+    sides: np.ndarray = span[:PAST].any(axis=0) & span[-PAST:].any(axis=0) & (span.mean(axis=0) >= SIDE_RUN)
+    return sides
 
 
 def ticked_in(band: Band, square: tuple[int, int, int]) -> bool | None:
@@ -134,15 +149,36 @@ def _line_background(gray: np.ndarray, line: BBox) -> float:
 
 
 def _inked_rows(gray: np.ndarray, line: BBox) -> tuple[int, int]:
-    """(top, height) of the rows of a line's box that hold ink; the whole box when none or too few do."""
+    """(top, height) of the rows of a line's box that hold the text's ink; the whole box when none or too few
+    do. A rule across the box (a focus ring's top or bottom side, an underline) is no text: its ink runs, whole
+    or dotted, longer than the box is high; a row of letters breaks at each letter. Nor is ink joined to two
+    rules, one above and one below (a focus ring's sides): letters stand apart from a frame around them."""
     x, y, w, h = line
     band = gray[max(0, y) : y + h, max(0, x) : x + w]
     if band.size == 0:
         return y, h
-    rows = np.flatnonzero((np.abs(band.astype(np.int16) - float(np.median(band))) > INK).any(axis=1))
+    ink = np.abs(band.astype(np.int16) - float(np.median(band))) > INK
+    ruled = _longest_runs(ink) >= band.shape[0]
+    rules = np.flatnonzero(ruled)
+    if rules.size >= 2 and rules[-1] - rules[0] > 2 * PAST:
+        top, bottom = rules[0], rules[-1]
+        ink = ink & ~(ink[top + 1 : top + 1 + PAST].any(axis=0) & ink[bottom - PAST : bottom].any(axis=0))
+    rows = np.flatnonzero(ink.any(axis=1) & ~ruled)
     if rows.size == 0 or rows[-1] - rows[0] + 1 < MIN_INK_ROWS:
         return y, h
     return max(0, y) + int(rows[0]), int(rows[-1] - rows[0] + 1)
+
+
+def _longest_runs(ink: np.ndarray) -> np.ndarray:
+    """Each row's longest run of ink, one-pixel gaps bridged (a dotted line is one run)."""
+    bridged = ink.copy()
+    bridged[:, 1:-1] |= ink[:, :-2] & ink[:, 2:]
+    padded = np.pad(bridged, ((0, 0), (1, 1))).astype(np.int8)
+    longest = np.zeros(ink.shape[0], int)
+    for r, edges in enumerate(np.diff(padded, axis=1)):
+        starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+        longest[r] = int((ends - starts).max()) if starts.size else 0
+    return longest
 
 
 def _square(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -137,6 +138,17 @@ def test_without_an_accessible_state_the_server_reads_the_box_beside_its_label()
         "window_title": "Pharmacie",
         "check_state": True,
     }
+
+
+def test_the_mark_the_step_was_learned_with_goes_with_every_reading_of_the_screen() -> None:
+    # the server reads only that mark beside the label: another one (a round letter, another control's) says
+    # no state, and nothing is clicked
+    learned = {"kind": "box", "side": "left", "gap": 0.5, "size": 1.2}
+    port = FakePort(checked=None)
+    port.screen_state = False
+    step = replace(action("set_checked", "Urgent", checked=True), target=Target("Urgent", spec={"mark": learned}))
+    assert carry_out(port, step, BOX) == {"checked": True}
+    assert len(port.asked) == 2 and all(spec["mark"] == learned for spec in port.asked)
 
 
 def test_a_state_nobody_can_read_is_never_guessed() -> None:

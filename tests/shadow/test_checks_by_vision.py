@@ -177,3 +177,17 @@ def test_a_radio_seen_cleared_after_a_click_is_never_a_step_that_clears_it(make_
     assert step["params"] != {"checked": False}
     assert step["action_type"] == "set_checked" and step["params"] == {"checked": True}
     assert step["doubts"] == ["control_value_not_captured"]
+
+
+def test_a_step_learned_from_the_box_beside_its_text_keeps_that_box_and_its_place(make_service: Any) -> None:
+    # at replay, the mark read beside the label must be this one: a box on the left, as far and as large
+    step = clicked_step(make_service, small_box_in_its_line(ticked=True))
+    mark = step["target"]["mark"]
+    assert mark["kind"] == "box" and mark["side"] == "left"
+    assert 0 <= mark["gap"] < 1.5 and 0.7 <= mark["size"] <= 2.5
+
+
+def test_a_step_learned_from_a_radio_keeps_the_radio_even_when_asked_first(make_service: Any) -> None:
+    radio = small_radio_in_its_line(selected=True)
+    step = asked_first(clicked(make_service, radio, before=radio))
+    assert step["target"]["mark"]["kind"] == "radio" and step["target"]["mark"]["side"] == "left"

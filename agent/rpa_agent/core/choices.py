@@ -11,7 +11,8 @@
   list (Escape) and the step is reported not resolved: the replay pauses.
 - ``set_checked``: read the box's state (the accessibility tree's `checked` where the application
   exposes it, else the server's reading of the box beside its label, `resolve_target` with
-  `check_state`), click only when it differs from the wanted one, read it again: the tree's state
+  `check_state`, and `mark`, the mark the step was learned with, when it has one: only that mark is
+  read), click only when it differs from the wanted one, read it again: the tree's state
   every `POLL_S` until it is the wanted one, for at most `STATE_WAIT_S` (the screen is only waited
   for and read when the tree does not say); the state read after goes back in the result's
   `output.checked`, which the server's check compares with the wanted one. A state that cannot be
@@ -209,9 +210,11 @@ def _mark_on_screen(port: ChoicePort, action: NextAction, position: tuple[int, i
     label = action.target.label if action.target is not None else None
     if not label:
         return UNREAD
-    return port.checked_on_screen(
-        _near(port, action, label, position) | {"check_state": True}, png or port.settled_png()
-    )
+    spec = _near(port, action, label, position) | {"check_state": True}
+    learned = action.target.spec.get("mark") if action.target is not None else None
+    if learned is not None:
+        spec["mark"] = learned  # the mark the step was learned with: only that one is read
+    return port.checked_on_screen(spec, png or port.settled_png())
 
 
 def _state_after(port: ChoicePort, action: NextAction, position: tuple[int, int], wanted: bool) -> bool | None:
