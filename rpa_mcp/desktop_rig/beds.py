@@ -33,7 +33,7 @@ from rpa_mcp.desktop_rig.transfusion import missing as java_missing
 
 SCRIPT = Path(__file__).parent / "native" / "AwtBeds.java"  # a single source file, run by `java`
 MAIN_TITLE = "Gestion des lits — Affectation"
-REMINDER = "Mémo de garde"
+REMINDER = "Consignes de garde"
 AWT_OPTIONS = (  # the drop-down's open state, for the bed manager's eyes only (AWT keeps it in its X11 peer)
     "--add-opens=java.desktop/java.awt=ALL-UNNAMED",
     "--add-opens=java.desktop/sun.awt.X11=ALL-UNNAMED",
@@ -64,7 +64,7 @@ def start_beds(desk: VirtualDisplay, effects: Path, *, timeout: float = 120.0) -
     if absent:
         raise DesktopError(f"the AWT application needs Debian packages: apt-get install -y {' '.join(absent)}")
     windows = desk.windows()
-    note = ["xmessage", "-title", REMINDER, "-geometry", "+1440+90", "Lits à libérer avant 14 h : 212-A, 305-B"]
+    note = ["xmessage", "-title", REMINDER, "-geometry", "+1440+90", "Lits 212-A et 305-B : sortie avant 14 h"]
     reminder = desk.spawn(note, log="reminder")
     layout = effects.with_suffix(".layout.json")
     layout.unlink(missing_ok=True)
