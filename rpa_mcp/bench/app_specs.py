@@ -177,7 +177,54 @@ SWING = AppSpec(  # held out: measured once as it was first built, never tuned o
     (None, None, "patient", "indication", "produit", "unites", "date"),
     {"irradie": True},
 )
-APPS = {spec.name: spec for spec in (GTK, TK, WEB, QT, SWING)}
+AWT = AppSpec(  # held out: measured once as it was first built, never tuned on
+    "awt",
+    "bed management desk, Java AWT (XToolkit heavyweight widgets), no accessibility tree",
+    "rpa_mcp.desktop_rig.beds",
+    "Affectation d'un lit",
+    "bench-beds",
+    {0: "nom", 2: "prenom", 3: "unite", 4: "lit", 5: "date_entree", 7: "consignes"},
+    (  # (query, row, IPP, unit, bed, expected entry date, instructions)
+        ("DUMAS", "Hélène", "900352", "Court séjour gériatrique", "108-A", "06/12/2026", "Risque de chute, lit bas"),
+        ("GAUTHIER", "Rémi", "900312", "Chirurgie orthopédique", "312-B", "07/12/2026", "À jeun dès minuit"),
+        ("LEFÈVRE", "Grégoire", "900334", "Unité de soins continus", "UC-04", "08/12/2026", "Scope, oxygène 2 L/min"),
+        ("BOYER", "Maëlys", "900348", "Hépato-gastro-entérologie", "221-A", "09/12/2026", "Régime sans résidu"),
+        (
+            "RENAUD",
+            "Thérèse",
+            "900366",
+            "Soins de suite et réadaptation",
+            "405-A",
+            "10/12/2026",
+            "Déambulateur, aide à la toilette",
+        ),
+        ("CLÉMENT", "François", "900392", "Médecine interne A", "217-B", "11/12/2026", "Isolement contact, BMR"),
+        ("DUMASSE", "Loïc", "900353", "Chirurgie orthopédique", "314-A", "12/12/2026", "Plâtre, jambe surélevée"),
+        (
+            "AUBRY",
+            "Célestine",
+            "900385",
+            "Court séjour gériatrique",
+            "110-B",
+            "13/12/2026",
+            "Troubles cognitifs, veille de nuit",
+        ),
+        ("ROLLAND", "Jérôme", "900371", "Unité de soins continus", "UC-07", "14/12/2026", "Pousse-seringue d'insuline"),
+        (
+            "GAUTHIER",
+            "Édith",
+            "900311",
+            "Médecine interne A",
+            "214-B",
+            "15/12/2026",
+            "Prévoir matelas à air, régime sans sel",
+        ),
+    ),
+    ("nom", "prenom", None, "unite", "lit", "date_entree", "consignes"),
+    (None, None, "patient", "unite", "lit", "date", "consignes"),
+    {"chambre_individuelle": True},
+)
+APPS = {spec.name: spec for spec in (GTK, TK, WEB, QT, SWING, AWT)}
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """`rpa-mcp bench apps`: learning and replay on an application nobody tuned the platform to, per application.
 
-    rpa-mcp bench apps [--app gtk|tk|web|qt|swing] [--runs 10] [--workdir DIR]
+    rpa-mcp bench apps [--app gtk|tk|web|qt|swing|awt] [--runs 10] [--workdir DIR]
 
 Each application is an `AppSpec` in `APPS` (bench/app_specs.py): its rig module (start, demonstrate, EXPECTED_STEPS),
 the parameters a person names, the varied values, the record each replay must save.
@@ -26,6 +26,13 @@ one source file run by OpenJDK 17's `java`, Metal look with its "Steel" theme, J
 bridge to AT-SPI off: vision only), **held out**: measured once as first built, never tuned on; a clerk searches
 a patient, picks the row, types an indication, chooses a blood product, types a number of units and a date,
 ticks "Produit irradié" and sends, with the same noise and a detour through the "Aide" menu closed by Escape.
+
+`awt`: the bed management desk, a Java AWT application (rpa_mcp/desktop_rig/native/AwtBeds.java, one source file
+run by OpenJDK 17's `java` as the Swing desk: heavyweight java.awt widgets drawn by AWT's X toolkit, a Motif-like
+grey, no Swing, no bridge to AT-SPI: vision only), **held out**: measured once as first built, never tuned on; a
+bed manager searches a patient, picks the line of a java.awt.List by the first name, chooses a unit in a Choice,
+types a bed and an expected entry date, ticks "Chambre individuelle", types instructions and assigns, with the
+same noise, an Alt+Tab to a reminder window and back, and a misclick on the empty part of the form.
 
 `gtk`: the admission desk, a native GTK3 application (rpa_mcp/desktop_rig/native/gtk_admission.py) on Xvfb +
 openbox, with the RPA server and `rpa-agent` on loopback, all through the tools users call:

@@ -14,6 +14,8 @@
   system's Python with PyQt5) and its scripted clerk, for `rpa-mcp bench apps --app qt`.
 - `transfusion`: a Java Swing application held out from tuning (`native/SwingTransfusion.java`, one source file
   run by `java`, no accessibility tree: vision only) and its scripted clerk, for `rpa-mcp bench apps --app swing`.
+- `beds`: a Java AWT application held out from tuning (`native/AwtBeds.java`, heavyweight `java.awt` widgets,
+  one source file run by `java`, vision only) and its scripted bed manager, for `rpa-mcp bench apps --app awt`.
 
 It drives the workstation agent (`rpa_agent`, distribution `rpa-mcp-agent[x11]`), which must be
 installed beside the server for the real-desktop tests, `rpa-mcp bench desktop` and `rpa-mcp demo --desktop`.

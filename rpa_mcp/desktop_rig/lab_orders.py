@@ -145,15 +145,15 @@ def field(clerk: Person, app: LabApp, name: str) -> None:
 def _detour(clerk: Person, app: LabApp) -> None:
     """Alt+Tab to the reminder window, a look at it, Alt+Tab back to the page."""
     windows = app.desk.windows()
-    _alt_tab(clerk)
+    alt_tab(clerk)
     wait_until(lambda: windows.active_window() != app.wid, timeout=30, what="the reminder in front")
     time.sleep(HESITATION_S)
-    _alt_tab(clerk)
+    alt_tab(clerk)
     wait_until(lambda: windows.active_window() == app.wid, timeout=30, what="the page back in front")
     app.desk.wait_still()
 
 
-def _alt_tab(clerk: Person) -> None:
+def alt_tab(clerk: Person) -> None:
     """Alt held, Tab struck, Alt released a moment later, as a hand does (the window manager takes the keyboard
     on Tab and switches on Alt's release: a release sent with the press would reach it before its grab)."""
     from Xlib import XK, X
