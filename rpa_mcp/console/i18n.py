@@ -312,6 +312,9 @@ FR: dict[str, str] = {
     "no answer in time": "pas de réponse à temps",
     "an unexpected message, or the expected one missing": "un message inattendu, ou le message attendu absent",
     "the record is not the one chosen": "le dossier n'est pas celui choisi",
+    "more than one record reads as the one chosen: a person chooses": (
+        "plus d'un dossier se lit comme celui choisi : une personne choisit"
+    ),
     "another window covers what is to be clicked": "une autre fenêtre couvre ce qui doit être cliqué",
     "Screen changed": "L'écran a changé",
     "Region looks different": "La zone a changé d'aspect",

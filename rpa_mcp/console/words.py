@@ -60,6 +60,7 @@ CATEGORIES = {
     "TIMEOUT": "no answer in time",
     "UNEXPECTED_OUTCOME": "an unexpected message, or the expected one missing",
     "IDENTITY_MISMATCH": "the record is not the one chosen",
+    "IDENTITY_AMBIGUOUS": "more than one record reads as the one chosen: a person chooses",
     "WINDOW_OCCLUDED": "another window covers what is to be clicked",
 }
 

@@ -81,6 +81,7 @@ class ResolveTargetOutput(StrictModel):
     method: str = Field(
         description="Method that resolved, or rejected_low_score_*/rejected_drift_*/not_found, or identity_mismatch "
         "(a record-selecting target where another record, or an unreadable line, is: never click it), or "
+        "identity_ambiguous (more than one row reads that record: never click any), or "
         "window_occluded (another window covers the target: never click it)."
     )
     score: float | None = Field(None, description="Score of the method (0..1).")

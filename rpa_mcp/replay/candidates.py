@@ -32,6 +32,7 @@ class Candidate:
     label_right: int | None = None  # and where it ends
     judged_at: tuple[int, int] | None = None  # where the drift guard judges it, when clicked elsewhere (a field)
     first_look: bool = False  # read in the small region around the recorded point (`TargetResolver._first_look`)
+    rivals: tuple[tuple[int, int], ...] = ()  # other rows that read the same record (never clicked: ambiguous)
 
 
 def showing(lines: list[OcrLine], wanted: str, origin: tuple[int, int]) -> list[Candidate]:

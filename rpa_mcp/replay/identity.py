@@ -33,6 +33,7 @@ ROW_RIGHT_REACH = 520
 ROW_MIN_HALF_HEIGHT = 14
 MAX_RUNS = 12  # text runs of the band (cells of a grid row) recognised at most
 MISMATCH = "IDENTITY_MISMATCH"
+AMBIGUOUS = "IDENTITY_AMBIGUOUS"  # more than one row reads the record: a person chooses
 _WORD = re.compile(r"[^\W_]+")
 
 

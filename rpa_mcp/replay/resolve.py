@@ -12,6 +12,10 @@ the line at the hit reads the record the person chose; otherwise the answer is `
 `method=identity_mismatch`, with both texts in the reason (the step is never clicked). Its OCR
 search passes over the lines of the fields the run typed the value into (``typed_fields``) and, among the
 lines that read its label, takes the one on the record's line (a result list whose order changed).
+A record is looked for only that way, on its whole window (never by a remembered spot, recorded
+coordinates, a picture or the small first look: each would see one row where two may be it), and when
+two rows read it (homonyms, a first name shared across surnames that start alike) the answer is
+`resolved=false`, `method=identity_ambiguous`, naming both: a person chooses.
 
 OCR never reads a full frame when a recorded position exists: it reads a window around it, and
 before it a small region around the point (and a field's label beside it, `ocr_first_look`) whose
@@ -48,7 +52,6 @@ from rpa_mcp.replay.candidates import (
     beside,
     inside,
     label_score,
-    label_span,
     padded,
     showing,
     within,
@@ -60,6 +63,7 @@ from rpa_mcp.replay.search_regions import (
     SCALED_KEY,
     Point,
     first_look_region,
+    record_regions,
     recorded_position,
     search_regions,
 )
@@ -219,6 +223,18 @@ class TargetResolver:
                 }
                 | ({"first_look": True} if cand.first_look else {})
             )
+            if cand.rivals:  # more than one row reads the record: none of them is clicked, wherever they are
+                tried[-1] |= {"accepted": False, "reason": self._ambiguity(spec, cand)}
+                res = Resolution(
+                    False,
+                    None,
+                    None,
+                    "identity_ambiguous",
+                    round(cand.score, 4),
+                    self._ambiguity(spec, cand),
+                    tried=tried,
+                )
+                return self._exit(res, started, replay_id, action_id)
             if ok and identity.identity_of(spec) is not None:
                 reading = time.perf_counter()
                 seen = self._identity(image, spec, cand)
@@ -275,6 +291,9 @@ class TargetResolver:
             method == "uia" or (method == "memory" and not (spec.get("label") or spec.get("by_text")))
         ):
             return None  # a position alone never clicks an irreversible step
+        record = identity.identity_of(spec) is not None
+        if record and method != "ocr":
+            return None  # a record is chosen by who it is, read on every row that could be it
         if method == "memory":
             if self.memory is None:
                 return None
@@ -283,7 +302,11 @@ class TargetResolver:
                 return None
             return Candidate(hit.x, hit.y, hit.reliability, "memory")
         if method == "ocr":
-            quick = self._beside_or_line(self._last_line(image, spec, title, machine_id), spec, image.shape)
+            quick = (
+                None
+                if record
+                else self._beside_or_line(self._last_line(image, spec, title, machine_id), spec, image.shape)
+            )
             if quick is not None and self.guard(quick, spec, image.shape)[0] and self._same_record(image, spec, quick):
                 return quick
             return self._beside_or_line(self._ocr_match(image, spec), spec, image.shape)
@@ -346,6 +369,15 @@ class TargetResolver:
         x0, y0, bw, bh = box
         read = self.ocr.read_line(image[y0 : y0 + bh, x0 : x0 + bw])
         return read is not None and wanted in normalize_text(read.text)
+
+    @staticmethod
+    def _ambiguity(spec: Mapping[str, Any], cand: Candidate) -> str:
+        found = identity.identity_of(spec)
+        at = ", ".join(f"({x}, {y})" for x, y in ((cand.x, cand.y), *cand.rivals))
+        return (
+            f"{identity.AMBIGUOUS}: {1 + len(cand.rivals)} rows read the record {found[0] if found else ''!r} "
+            f"(at {at}): the run's values do not tell them apart; a person chooses"
+        )
 
     def _same_record(self, image: np.ndarray, spec: Mapping[str, Any], cand: Candidate) -> bool:
         """The candidate's line reads the record the person chose (any candidate, for a target that is no record)."""
@@ -418,17 +450,10 @@ class TargetResolver:
     ) -> Candidate | None:
         """The label read in one small region, taken only when it is beyond doubt: a line wholly inside the
         region (a line its edge cuts may read as the label alone and be longer: "Enregistrer et fermer")
-        that reads the label alone at a score the guard accepts, or, for a record-selecting target, the
-        label's words wholly inside the region on the line of the record the person chose (its identity
-        read across the row, as the search regions take it)."""
+        that reads the label alone at a score the guard accepts."""
         if region is None or region[2] <= 4 or region[3] <= 4:
             return None
         found = self._lines_showing(image, region, wanted)
-        if identity.identity_of(spec) is not None:
-            # a row is wider than the region: its label's words whole inside it (a cut word starts at the edge)
-            shown = [c for c in found if c.line_box is not None and within(label_span(c), region, image)]
-            record = self._record(image, spec, self._not_typed(image, spec, shown))
-            return replace(record, first_look=True) if record is not None else None
         whole = [c for c in found if c.line_box is not None and within(c.line_box, region, image)]
         minimum = self.thresholds.min_score("hybrid_text_direct")[1] or 0.0
         for cand in whole:
@@ -445,41 +470,57 @@ class TargetResolver:
 
     def _record(self, image: np.ndarray, spec: Mapping[str, Any], found: list[Candidate]) -> Candidate | None:
         """Among lines that show a record-selecting target's label, the one on the record the person chose,
-        judged where the row is and clicked on its cell."""
-        record = next((c for c in found if self._same_record(image, spec, c)), None)
-        if record is None:
+        judged where the row is and clicked on its cell; the other rows that read it too are its `rivals`."""
+        chosen = [c for c in found if self._same_record(image, spec, c)]
+        if not chosen:
             return None
+        record = chosen[0]
+        rivals = tuple((c.x, c.y) for c in chosen[1:] if not _same_row(c, record))
         # a row reads with its other cells: its identity read the words whole
-        return replace(record, click_x=record.label_x, score=max(record.score, record.read_score or 0.0))
+        return replace(record, click_x=record.label_x, score=max(record.score, record.read_score or 0.0), rivals=rivals)
 
     def _ocr_match(self, image: np.ndarray, spec: Mapping[str, Any]) -> Candidate | None:
         label = spec.get("label") or spec.get("by_text") or spec.get("text")
         if not label:
             return None
         wanted = str(label)
-        if normalize_text(wanted):
+        is_record = identity.identity_of(spec) is not None
+        if normalize_text(wanted) and not is_record:
             near = self._first_look(image, spec, wanted)
             if near is not None:
                 return near
         first: Candidate | None = None
-        for region in search_regions(image.shape, self._recorded(spec), spec, self.thresholds.search.ocr_region):
+        regions = (
+            record_regions(image.shape, spec)
+            if is_record
+            else search_regions(image.shape, self._recorded(spec), spec, self.thresholds.search.ocr_region)
+        )
+        for region in regions:
             if region[2] <= 0 or region[3] <= 0:
                 continue
             found = self._lines_showing(image, region, wanted)
             if not found and needs_tiles(region[2], region[3]):  # read scaled down, small text may have vanished
                 x0, y0, rw, rh = region
                 found = showing(read_tiled(self.ocr, image[y0 : y0 + rh, x0 : x0 + rw]), wanted, (x0, y0))
-            if identity.identity_of(spec) is not None:
+            if is_record:
                 # a list whose order changed: the label on the line of the record the person chose, wherever it is
                 found = self._not_typed(image, spec, found)
-                record = self._record(image, spec, found)
-                if record is not None:
-                    return record
+                chosen = self._record(image, spec, found)
+                if chosen is not None:
+                    return chosen
                 first = first or (found[0] if found else None)
                 continue
             if found:
                 return found[0]
         return first  # a record's label seen on other records' lines only: its identity check says so
+
+
+def _same_row(a: Candidate, b: Candidate) -> bool:
+    """Two lines showing the label on one row (the label twice in a record's cells): one record, not two."""
+    height = max(
+        a.line_box[3] if a.line_box else 0, b.line_box[3] if b.line_box else 0, 2 * identity.ROW_MIN_HALF_HEIGHT
+    )
+    return abs(a.y - b.y) < height / 2
 
 
 def _field_text_after_label(cand: Candidate) -> Candidate:

@@ -55,6 +55,12 @@ def search_regions(
     return [(0, 0, w, h)]  # no recorded position, no window known: the only place to look is everywhere
 
 
+def record_regions(shape: tuple[int, ...], spec: Mapping[str, Any]) -> list[BBox]:
+    """Where a record is looked for: its whole window as the agent reports it, else the whole screen —
+    every row that could be it is read, never only those near where the demonstrated one was."""
+    return search_regions(shape, None, {k: v for k, v in spec.items() if k != "bbox"}, (0, 0))
+
+
 def first_look_region(
     shape: tuple[int, ...], pos: Point | None, spec: Mapping[str, Any], size: tuple[int, int]
 ) -> BBox | None:

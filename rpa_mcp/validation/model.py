@@ -39,6 +39,8 @@ class FailureCategory(StrEnum):
     UNEXPECTED_OUTCOME = "UNEXPECTED_OUTCOME"
     # the record's identity text read before a selection differs from the one demonstrated
     IDENTITY_MISMATCH = "IDENTITY_MISMATCH"
+    # more than one row reads that identity (homonyms, the run's values shared by two rows): never clicked
+    IDENTITY_AMBIGUOUS = "IDENTITY_AMBIGUOUS"
     # the target is covered by another window (reported by the agent): never clicked
     WINDOW_OCCLUDED = "WINDOW_OCCLUDED"
 

@@ -71,16 +71,9 @@ def test_the_record_target_knows_the_field_its_value_was_typed_into() -> None:
 
 def test_the_value_in_its_search_field_is_passed_over_for_the_result_row(resolver: TargetResolver) -> None:
     unaware = {k: v for k, v in planned("MOREL").items() if k != "typed_fields"}
-    # the break: the field (a first look as large as the search region holds both, as a larger form would)
-    search = resolver.thresholds.search.model_copy(update={"ocr_first_look": resolver.thresholds.search.ocr_region})
-    wide = TargetResolver(
-        ocr=resolver.ocr,
-        memory=None,
-        thresholds=resolver.thresholds.model_copy(update={"search": search}),
-        vlm=NoVlmLocator(),
-    )
-    assert abs((wide.resolve(search_screen(), unaware).y or 0) - (FIELD_Y - 10)) <= 14
-    assert wide.resolve(search_screen(), planned("MOREL")).y == resolver.resolve(search_screen(), planned("MOREL")).y
+    # not knowing the field, the field and the row both read the record: neither is clicked
+    blind = resolver.resolve(search_screen(), unaware)
+    assert not blind.resolved and blind.method == "identity_ambiguous", blind
     res = resolver.resolve(search_screen(), planned("MOREL"))
     assert res.resolved and abs((res.y or 0) - (ROW_Y - 10)) <= 14, res.tried
     assert "Nom" not in res.tried[-1]["identity_read"]
@@ -89,5 +82,5 @@ def test_the_value_in_its_search_field_is_passed_over_for_the_result_row(resolve
 def test_a_hit_on_the_search_field_from_another_method_is_never_the_record(resolver: TargetResolver) -> None:
     spec = planned("MOREL") | {"uia": {"x": 380, "y": FIELD_Y - 10, "score": 0.99}, "resolve_order": ["uia"]}
     res = resolver.resolve(search_screen(), spec)
-    assert res.tried[0]["method"] == "uia" and res.tried[0]["accepted"] is False
+    assert res.tried[0] == {"method": "uia", "found": False}  # a position never chooses a record
     assert res.resolved and abs((res.y or 0) - (ROW_Y - 10)) <= 14

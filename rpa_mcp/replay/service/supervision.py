@@ -18,7 +18,7 @@ from rpa_mcp.dialogs.apps import ReportedWindow
 from rpa_mcp.errors import RpaError
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.choices import option_expected, state_expected
-from rpa_mcp.replay.identity import MISMATCH
+from rpa_mcp.replay.identity import AMBIGUOUS, MISMATCH
 from rpa_mcp.replay.occlusion import METHOD as OCCLUDED_METHOD
 from rpa_mcp.replay.occlusion import OCCLUDED
 from rpa_mcp.replay.ports import DialogResolverPort, ValidatorPort
@@ -349,10 +349,12 @@ class Supervisor:
 
 
 def never_clicked(error: str | None) -> dict[str, Any]:
-    """A record whose identity did not match, or a target another window covers, was never clicked: say so,
-    with the category."""
+    """A record whose identity did not match or that more than one row reads, or a target another window
+    covers, was never clicked: say so, with the category."""
     if error and (OCCLUDED in error or OCCLUDED_METHOD in error):
         return {"failure_category": OCCLUDED, "executed": False, "why": "another window covers the target"}
+    if error and AMBIGUOUS in error:
+        return {"failure_category": AMBIGUOUS, "executed": False, "why": "more than one row reads the record"}
     if not error or MISMATCH not in error:
         return {}
     return {"failure_category": MISMATCH, "executed": False, "why": "the record at the target is not the one chosen"}
