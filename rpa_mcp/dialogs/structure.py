@@ -8,7 +8,7 @@ When no catalog entry's words name a dialog, what it asks still shows in its but
 - deletion: a question naming a deletion, answered yes/no, delete/cancel or OK/cancel;
 - credentials: a Cancel button under words asking for a password, passphrase or PIN;
 - overwrite: words saying a file already exists, answered replace / skip / cancel or yes / no (one
-  answer read is enough);
+  answer read is enough); "already" alone with a Replace button;
 - error: one acknowledgement button (OK, Close) with an error icon (a red disc) or an error word
   (a failure, a file that does not exist or a request to choose an existing one, what is not
   permitted, not supported, not valid or corrupt);
@@ -93,6 +93,7 @@ QUIT = ("quit", "exit", "quitter", "beenden", "salir", "uscire", "esci")
 UNSAVED = ("notsaved", "notbeensaved", "unsaved", "willbelost", "losethesechanges", "loseyourchanges",
            "pasenregistre", "paseteenregistre", "nonenregistre", "serontperdues", "perdrecesmodifications",
            "perdrevosmodifications", "nichtgespeichert", "noguardado", "nonsalvat")  # fmt: skip
+ALREADY = ("already", "deja", "bereits")
 CREDENTIAL = ("password", "motdepasse", "passphrase", "phrasesecrete", "passwort", "kennwort", "contrasena",
               "pincode", "codepin", "codesecret")  # fmt: skip
 COLUMNS = _words(
@@ -165,7 +166,11 @@ def kind_of(labels: Sequence[str], lines: Sequence[str], error_icon: Callable[[]
         return Shape("app-save-changes", "a save button beside a discard button", decisive=True)
     text = compact(" ".join(lines))
     # one answer read is enough ("Oui" may read "Qui"): what decides is the question
-    if any(stem in text for stem in EXISTS) and _any(labels, REPLACE | YES_NO[0] | YES_NO[1] | CANCEL | SKIP):
+    exists = any(stem in text for stem in EXISTS)
+    # a Replace button needs less: "A file named ... already" (the line after it not read yet)
+    if (exists and _any(labels, REPLACE | YES_NO[0] | YES_NO[1] | CANCEL | SKIP)) or (
+        any(stem in text for stem in ALREADY) and _any(labels, REPLACE)
+    ):
         return Shape("app-file-overwrite", "words of a file that exists, answered replace, skip or no", decisive=True)
     if _any(labels, DISCARD) and _any(labels, CANCEL) and any(stem in text for stem in UNSAVED):
         return Shape("app-save-changes", "a discard button beside cancel under words of changes not saved")

@@ -98,6 +98,8 @@ def test_a_cancel_button_under_words_asking_for_a_password_is_a_credential_promp
         (["Remplacer", "Ignorer", "Annuler"], ["Le fichier « bilan.txt » existe déjà.", "Voulez-vous le remplacer ?"]),
         (["Qui", "●Non"], ["courrier.txt existe déjà.", "Voulez-vous l'écraser ?"]),  # "Oui" misread
         (["Overwrite", "Cancel"], ["The file bilan.txt already exists. Do you wish to overwrite it?"]),
+        # the question's end not read yet (its lines cut at the box's first ones): "already" and Replace
+        (["XCancel", "Replace"], ["bilan.tex", "bilan.txt", 'A file named "schema.dia" already']),
     ],
 )
 def test_words_of_a_file_that_exists_answered_replace_or_yes_no_are_an_overwrite_prompt(labels, lines) -> None:
@@ -249,6 +251,7 @@ def test_real_prompts_of_tuning_programs_get_their_generic_kind(real_service, fo
         ("notes.txt", False),
         ("absent.tex", False),
         ("compte-rendu.rtf", False),
+        ("Diagram1.dia", False),  # a diagram's name in a save chooser's name field
         ("127.0.0.1:8080", True),
         ("intranet.chu.fr", True),
     ],
