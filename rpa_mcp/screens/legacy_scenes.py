@@ -18,6 +18,7 @@ from rpa_mcp.screens.real_program_scenes import (
     DONT_SAVE,
     NO,
     OK,
+    SENTENCE,
     changed_below,
     chooser,
     dialog_then_click,
@@ -28,7 +29,7 @@ from rpa_mcp.screens.real_program_scenes import (
 from rpa_mcp.screens.real_programs import USER, Session, center
 from rpa_mcp.screens.wine_scenes import SCENES
 
-__all__ = ["SCENES", "gmanedit", "mtpaint", "nedit", "xfe"]
+__all__ = ["SCENES", "dia", "gmanedit", "mtpaint", "nedit", "xfe"]
 
 
 def nedit(s: Session) -> None:
@@ -143,7 +144,60 @@ def _mtpaint(s: Session, existing: str) -> None:
     quit_unsaved(s, "lose the changes?", ("lose changes", "abandonner les modifications"))
 
 
+def dia(s: Session) -> None:
+    """A GTK 2 diagram editor: the sentence typed as a text on the canvas; the open chooser, a missing
+    file's path typed in it (its warning, Close); the save chooser answered with an existing diagram's
+    name (GTK 2's prompt before it is replaced, Cancel), closed; the diagram closed unsaved (its prompt,
+    Close without Saving)."""
+    shutil.rmtree(s.home / ".dia", ignore_errors=True)
+    _documents(s)
+    existing = s.home / "schema.dia"  # a diagram that exists, removed once done
+    existing.write_text("", encoding="utf-8")
+    subprocess.run(["chown", f"{USER}:{USER}", str(existing)], check=True)
+    try:
+        _dia(s, existing.name)
+    finally:
+        existing.unlink(missing_ok=True)
+
+
+def _dia(s: Session, existing: str) -> None:
+    s.run("dia")
+    wid = s.wait_window("Diagram|Diagramme")
+    s.maximize(wid)
+    x, y, w, h = s.active_geometry(wid)
+    time.sleep(1.0)
+    s.key("t")  # the text tool
+    s.click((x + w // 2, y + h // 2))  # a text on the canvas, its caret blinking
+    time.sleep(1.0)
+    before = s.settle()
+    s.type(SENTENCE[s.config.lang])
+    after = s.settle()
+    typed_pair(s, before, after, changed_below(before, after, y + 130), "a text on a diagram's canvas")
+    s.key("Escape")
+    s.key("ctrl+o")
+    time.sleep(1.5)
+    s.shot("open", s.settle(), "file-open", "pause", "GTK 2's file chooser (open)")
+    s.type(str(s.home / "absent.dia"))
+    s.key("Return")
+    time.sleep(1.2)
+    dialog_then_click(s, "file-not-found", "app-error", ("close", "fermer"), "a file that cannot be read")
+    s.key("ctrl+shift+s")
+    time.sleep(1.5)
+    s.shot("save-as", s.settle(), "file-save-as", "pause", "GTK 2's file chooser (save)")
+    s.key("ctrl+a")
+    s.type(existing)
+    s.key("Return")
+    time.sleep(1.2)
+    dialog_then_click(s, "overwrite", "app-file-overwrite", CANCEL, "replace the existing diagram?")
+    s.key("Escape")  # the save chooser
+    time.sleep(0.8)
+    s.key("ctrl+w")
+    time.sleep(1.2)
+    dialog_then_click(s, "save-changes", "app-save-changes", DONT_SAVE, "save the diagram before closing?")
+
+
 SCENES["nedit"] = nedit
 SCENES["xfe"] = xfe
 SCENES["gmanedit"] = gmanedit
 SCENES["mtpaint"] = mtpaint
+SCENES["dia"] = dia

@@ -30,7 +30,15 @@ def test_every_program_of_the_split_has_a_scene_and_the_later_ones_are_held_out(
     assert SPLIT["pluma"] == SPLIT["thunar"] == SPLIT["pinentry"] == "tuning"
     assert SPLIT["kwrite"] == SPLIT["gedit"] == "tuning"
     assert SPLIT["notepad"] == SPLIT["wordpad"] == SPLIT["nedit"] == SPLIT["xfe"] == "tuning"
-    assert SPLIT["writer"] == SPLIT["fluid"] == SPLIT["texworks"] == SPLIT["gmanedit"] == SPLIT["mtpaint"] == "tuning"
+    assert (
+        SPLIT["writer"]
+        == SPLIT["fluid"]
+        == SPLIT["texworks"]
+        == SPLIT["gmanedit"]
+        == SPLIT["mtpaint"]
+        == SPLIT["dia"]
+        == "tuning"
+    )
 
 
 def test_a_buttons_icon_read_as_a_cross_before_its_label_still_finds_the_button() -> None:
