@@ -27,7 +27,7 @@ from rpa_mcp.dialogs.locate import ModalRegion, score_candidates
 from rpa_mcp.dialogs.matching import Matcher, process_name
 from rpa_mcp.dialogs.naming import bound, rank
 from rpa_mcp.dialogs.reading import FIRST_LINES, icon_check, layout, read_lines_after, read_region, title_bars
-from rpa_mcp.dialogs.structure import labels_among
+from rpa_mcp.dialogs.structure import labels_among, save_title
 from rpa_mcp.dialogs.thorough import classify_thorough
 from rpa_mcp.vision.images import BBox
 from rpa_mcp.vision.ocr import OcrEngine, OcrLine
@@ -127,6 +127,13 @@ class DialogClassifier:
         seen = self._process_belt(
             self.classify_image(image, previous=previous, confirm=confirm, thorough=thorough), process
         )
+        if seen.dialog_id == "file-open" and window_title and save_title(window_title):
+            # a chooser with an OK button: its window's title says it saves ("Save Image File")
+            entry = self.catalog.get("file-save-as")
+            assert entry is not None, "file-save-as: a generic kind of the catalog"
+            seen = replace(
+                seen, dialog_id=entry.id, entry=entry, notes=(*seen.notes, f"the window title {window_title!r} saves")
+            )
         if hint is None or hint.dialog_id == self.catalog.unknown.id:
             # the title/process path decided nothing: the screenshot decides
             return replace(seen, notes=(*hint.notes, *seen.notes)) if hint is not None else seen

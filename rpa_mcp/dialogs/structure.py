@@ -1,11 +1,14 @@
 """Generic kinds told by the shape of a dialog, in any application, toolkit or layout.
 
 When no catalog entry's words name a dialog, what it asks still shows in its buttons and layout:
-- save changes: a save button beside a discard one ("Don't Save", "Discard All", "Ne pas enregistrer");
+- save changes: a save button beside a discard one ("Don't Save", "Discard All", "Ne pas enregistrer"),
+  a discard button beside Cancel under words of changes not saved ("Lose Changes"),
+  or a question to quit or exit the program answered OK/Cancel or Yes/No ("Exit from the editor?":
+  what is not saved is lost);
 - deletion: a question naming a deletion, answered yes/no, delete/cancel or OK/cancel;
 - credentials: a Cancel button under words asking for a password, passphrase or PIN;
 - overwrite: words saying a file already exists, answered replace / skip / cancel or yes / no (one
-  answer read is enough);
+  answer read is enough); "already" alone with a Replace button;
 - error: one acknowledgement button (OK, Close) with an error icon (a red disc) or an error word
   (a failure, a file that does not exist or a request to choose an existing one, what is not
   permitted, not supported, not valid or corrupt);
@@ -44,6 +47,7 @@ DISCARD = _words(
     "quit without saving", "close anyway", "ne pas enregistrer", "ne pas sauvegarder", "ne pas tenir compte",
     "fermer sans enregistrer", "fermer sans sauvegarder",
     "quitter sans enregistrer", "ignorer", "ignorer tout", "abandonner", "rejeter", "nicht speichern",
+    "lose changes", "abandonner les modifications", "perdre les modifications",
     "verwerfen", "no guardar", "descartar", "non salvare", "scarta",
 )  # fmt: skip
 ACKNOWLEDGE = _words("ok", "close", "fermer", "dismiss", "got it", "d'accord", "compris", "schliessen", "cerrar",
@@ -55,7 +59,7 @@ DELETE_CANCEL = (
            "eliminar", "borrar", "elimina"),
     _words("cancel", "annuler", "keep", "conserver", "abbrechen", "cancelar", "annulla"),
 )  # fmt: skip
-CANCEL = _words("cancel", "annuler", "abbrechen", "cancelar", "annulla")
+CANCEL = _words("cancel", "annuler", "abbrechen", "cancelar", "annulla", "cancel operation", "annuler l'opération")
 OK_CANCEL = (_words("ok"), CANCEL)  # "Move file ... to trash can?" OK / Cancel
 # the kinds a question names with its own words: a file chooser read from the same buttons is not one
 QUESTIONS = frozenset({"app-save-changes", "app-file-overwrite", "app-confirm-delete", "app-credential-prompt"})
@@ -83,6 +87,13 @@ ERROR = (
 EXISTS = ("alreadyexists", "alreadyexist", "alreadyhasafile", "existedeja", "existentdeja", "contientdeja",
           "existiertbereits", "yaexiste", "esistegia", "overwrite", "ecraser", "lecraser", "remplacerle",
           "replaceit", "replacethefile")  # fmt: skip
+# a question to leave the program ("Exit from ...?", "Voulez-vous quitter ?")
+QUIT = ("quit", "exit", "quitter", "beenden", "salir", "uscire", "esci")
+# changes not saved, or about to be lost
+UNSAVED = ("notsaved", "notbeensaved", "unsaved", "willbelost", "losethesechanges", "loseyourchanges",
+           "pasenregistre", "paseteenregistre", "nonenregistre", "serontperdues", "perdrecesmodifications",
+           "perdrevosmodifications", "nichtgespeichert", "noguardado", "nonsalvat")  # fmt: skip
+ALREADY = ("already", "deja", "bereits")
 CREDENTIAL = ("password", "motdepasse", "passphrase", "phrasesecrete", "passwort", "kennwort", "contrasena",
               "pincode", "codepin", "codesecret")  # fmt: skip
 COLUMNS = _words(
@@ -155,12 +166,20 @@ def kind_of(labels: Sequence[str], lines: Sequence[str], error_icon: Callable[[]
         return Shape("app-save-changes", "a save button beside a discard button", decisive=True)
     text = compact(" ".join(lines))
     # one answer read is enough ("Oui" may read "Qui"): what decides is the question
-    if any(stem in text for stem in EXISTS) and _any(labels, REPLACE | YES_NO[0] | YES_NO[1] | CANCEL | SKIP):
+    exists = any(stem in text for stem in EXISTS)
+    # a Replace button needs less: "A file named ... already" (the line after it not read yet)
+    if (exists and _any(labels, REPLACE | YES_NO[0] | YES_NO[1] | CANCEL | SKIP)) or (
+        any(stem in text for stem in ALREADY) and _any(labels, REPLACE)
+    ):
         return Shape("app-file-overwrite", "words of a file that exists, answered replace, skip or no", decisive=True)
+    if _any(labels, DISCARD) and _any(labels, CANCEL) and any(stem in text for stem in UNSAVED):
+        return Shape("app-save-changes", "a discard button beside cancel under words of changes not saved")
     names_deletion = any(stem in text for stem in DELETION)
     pairs = [(a, b) for a, b in (YES_NO, DELETE_CANCEL, OK_CANCEL) if _any(labels, a) and _any(labels, b)]
     if names_deletion and pairs:
         return Shape("app-confirm-delete", "a question naming a deletion, answered yes/no, delete/cancel or ok/cancel")
+    if pairs and any(stem in text for stem in QUIT) and any("?" in line for line in lines):
+        return Shape("app-save-changes", "a question to quit the program, answered ok/cancel or yes/no")
     if _any(labels, CANCEL) and any(stem in text for stem in CREDENTIAL):
         return Shape("app-credential-prompt", "a Cancel button under words asking for a password")
     acks = [label for label in labels if _is(label, ACKNOWLEDGE)]
@@ -212,10 +231,21 @@ def _file_name_field(line: OcrLine) -> bool:
     return _is(text, FILE_NAME_FIELD) or (":" in text and _is(text.split(":", 1)[0], FILE_NAME_FIELD))
 
 
+def save_title(text: str) -> bool:
+    """A title that starts with the save verb and names what is saved ("Save Image File", "Enregistrer
+    l'image"); a toolbar read as one line ("Save Save Undo") holds the verb twice: no title."""
+    words = [compact(w) for w in text.replace("'", " ").split()]
+    return 2 <= len(words) <= 4 and words[0] in SAVE and not any(w in SAVE for w in words[1:])
+
+
 def _ok_kind(above: Sequence[OcrLine]) -> str:
     """The kind of a chooser whose accept button names no action (OK, or greyed out): a new name to
-    type ("New File Name:") or a save title ("Save As", "Save To:") makes it a save chooser."""
-    named = any(_names_a_file(line.text) or any(s in compact(line.text) for s in SAVE_AS) for line in above)
+    type ("New File Name:") or a save title ("Save As", "Save To:", "Save Image File") makes it a save
+    chooser."""
+    named = any(
+        _names_a_file(line.text) or any(s in compact(line.text) for s in SAVE_AS) or save_title(line.text)
+        for line in above
+    )
     return "file-save-as" if named else "file-open"
 
 

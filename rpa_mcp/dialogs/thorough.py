@@ -94,8 +94,13 @@ def classify_thorough(
 
 
 def _unread(seen: Sequence[OcrLine], read: Sequence[OcrLine]) -> list[OcrLine]:
-    """The lines of `seen` the full-frame read did not find where they are."""
-    return [line for line in seen if not any(_overlap(line.bbox, r.bbox) for r in read)]
+    """The lines of `seen` the full-frame read did not find where they are, or read otherwise there (a
+    button read alone, "Open", where the whole frame read "Qpen")."""
+    return [
+        line
+        for line in seen
+        if not any(_overlap(line.bbox, r.bbox) and compact(r.text) == compact(line.text) for r in read)
+    ]
 
 
 def _overlap(a: BBox, b: BBox) -> bool:

@@ -18,11 +18,11 @@ from rpa_mcp.screens.real_program_scenes import (
     NO,
     OK,
     SCENES,
-    SENTENCE,
     changed_below,
     chooser,
     dialog_then_click,
     quit_unsaved,
+    typed_in_editor,
     typed_pair,
 )
 from rpa_mcp.screens.real_programs import USER, Session
@@ -45,14 +45,7 @@ def editor(
     for folder in state:  # a fresh state: no session or question left by an earlier run
         shutil.rmtree(s.home / folder, ignore_errors=True)
     s.run(*argv)
-    wid = s.wait_window(window)
-    s.maximize(wid)
-    x, y, w, h = s.active_geometry(wid)
-    s.click((x + w // 2, y + h // 2))  # the caret in the text view
-    time.sleep(1.5)
-    before = s.settle()
-    s.type(SENTENCE[s.config.lang])
-    after = s.settle()
+    (_, y, _, _), before, after = typed_in_editor(s, s.wait_window(window), 1.5)
     typed_pair(s, before, after, changed_below(before, after, y + chrome))  # the tabs left out too
     for keys, name, kind, what in (
         ("ctrl+shift+s", "save-as", "file-save-as", "save-as"),
@@ -116,14 +109,7 @@ def texworks(s: Session) -> None:
         (s.home / name).write_text("\\documentclass{article}\n", encoding="utf-8")
         subprocess.run(["chown", f"{USER}:{USER}", str(s.home / name)], check=True)
     s.run("texworks")
-    wid = s.wait_window("Untitled|Sans titre|TeXworks")
-    s.maximize(wid)
-    x, y, w, h = s.active_geometry(wid)
-    s.click((x + w // 2, y + h // 2))  # the caret in the text view
-    time.sleep(1.5)
-    before = s.settle()
-    s.type(SENTENCE[s.config.lang])
-    after = s.settle()
+    (_, y, _, h), before, after = typed_in_editor(s, s.wait_window("Untitled|Sans titre|TeXworks"), 1.5)
     typed_pair(s, before, after, changed_below(before[: y + h - 40], after[: y + h - 40], y + 60))
     s.key("ctrl+shift+s")
     time.sleep(1.5)

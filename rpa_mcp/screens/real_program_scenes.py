@@ -101,6 +101,19 @@ def typed_pair(
     )
 
 
+def typed_in_editor(s: Session, wid: str, pause_s: float = 1.0) -> tuple[BBox, np.ndarray, np.ndarray]:
+    """Maximise the editor's window `wid`, click in the middle of its text, type the sentence: the
+    window's box, the screen before and after the typing."""
+    s.maximize(wid)
+    window = s.active_geometry(wid)
+    x, y, w, h = window
+    s.click((x + w // 2, y + h // 2))  # the caret in the text
+    time.sleep(pause_s)
+    before = s.settle()
+    s.type(SENTENCE[s.config.lang])
+    return window, before, s.settle()
+
+
 def chooser(s: Session, keys: str, name: str, kind: str, description: str) -> None:
     """Open a file chooser with `keys`, shoot it, close it."""
     s.key(keys)

@@ -14,7 +14,7 @@ verdict; held-out programs are only measured. Needs: Xvfb, openbox, xdotool, dbu
 (Debian: mousepad gnumeric geany zenity featherpad qttranslations5-l10n python3-tk firefox-esr
 firefox-esr-l10n-fr abiword gnome-text-editor pluma thunar
 pinentry-gtk2 l3afpad kwrite gedit wine nedit xfe libreoffice-writer
-libreoffice-l10n-fr fluid texworks gmanedit) and the fr_FR and en_US locales.
+libreoffice-l10n-fr fluid texworks gmanedit mtpaint dia) and the fr_FR and en_US locales.
 """
 
 from __future__ import annotations
@@ -69,6 +69,8 @@ SPLIT = {
     "fluid": "tuning",
     "texworks": "tuning",
     "gmanedit": "tuning",
+    "mtpaint": "tuning",
+    "dia": "tuning",
 }
 
 
@@ -274,8 +276,10 @@ class Session:
 
 
 def _label(text: str) -> str:
-    """A line as a label: lower case, no mnemonic underscore, no icon read as a sign before it ("●Non")."""
-    return text.strip().lower().replace("_", "").lstrip("●•◉○×*+-=> ")
+    """A line as a label: lower case, no mnemonic underscore, no icon read as a sign or as a glyph of
+    another script before it ("●Non", "企OK")."""
+    label = text.strip().lower().replace("_", "").lstrip("●•◉○×*+-=> ")
+    return label.lstrip("".join(c for c in label if ord(c) > 0x24F))
 
 
 def word_box(line_box: BBox, text: str, word: str) -> BBox:

@@ -47,6 +47,35 @@ def test_a_question_naming_a_deletion_answered_yes_or_no_is_a_deletion() -> None
 @pytest.mark.parametrize(
     ("labels", "lines"),
     [
+        (["Cancel Operation", "Lose Changes"], ["contains changes that have not", "been saved. Do you really want"]),
+        (["Annuler", "Abandonner les modifications"], ["des modifications qui n'ont pas été enregistrées."]),
+    ],
+)
+def test_a_discard_button_beside_cancel_under_words_of_unsaved_changes_is_a_save_changes_prompt(labels, lines) -> None:
+    # no Save button: only the words say that something would be lost
+    shape = kind_of(labels, lines, never)
+    assert shape is not None and shape.kind == "app-save-changes"
+    assert kind_of(labels, ["Apply the filter to the whole image?"], lambda: False) is None
+
+
+@pytest.mark.parametrize(
+    ("labels", "lines"),
+    [
+        (["企OK", "XCancel"], ["Exit from the editor?"]),  # what is not saved is lost: no word says so
+        (["Oui", "Non"], ["Voulez-vous vraiment quitter ?"]),
+    ],
+)
+def test_a_question_to_quit_answered_ok_or_yes_is_a_save_changes_prompt(labels, lines) -> None:
+    shape = kind_of(labels, lines, never)
+    assert shape is not None and shape.kind == "app-save-changes"
+    # the same words with no question, or no answer to choose, are not asked
+    assert kind_of(labels, [line.rstrip("?") for line in lines], never) is None
+    assert kind_of(["Quit"], lines, lambda: False) is None
+
+
+@pytest.mark.parametrize(
+    ("labels", "lines"),
+    [
         (["XCancel", "QK"], ["Unlock the signing key", "Enter the passphrase of the key.", "Passphrase:"]),
         (["XAnnuler", "Valider"], ["Saisissez la phrase secrète de la clé.", "Phrase secrète :"]),
         (["Annuler", "S'authentifier"], ["Mot de passe :"]),
@@ -69,6 +98,8 @@ def test_a_cancel_button_under_words_asking_for_a_password_is_a_credential_promp
         (["Remplacer", "Ignorer", "Annuler"], ["Le fichier « bilan.txt » existe déjà.", "Voulez-vous le remplacer ?"]),
         (["Qui", "●Non"], ["courrier.txt existe déjà.", "Voulez-vous l'écraser ?"]),  # "Oui" misread
         (["Overwrite", "Cancel"], ["The file bilan.txt already exists. Do you wish to overwrite it?"]),
+        # the question's end not read yet (its lines cut at the box's first ones): "already" and Replace
+        (["XCancel", "Replace"], ["bilan.tex", "bilan.txt", 'A file named "schema.dia" already']),
     ],
 )
 def test_words_of_a_file_that_exists_answered_replace_or_yes_no_are_an_overwrite_prompt(labels, lines) -> None:
@@ -200,6 +231,8 @@ def _tuning_frames(kind: str) -> list[tuple[Path, str]]:
         *[f for f in _tuning_frames("app-error") if "texworks" in f[1]],
         *[f for f in _tuning_frames("app-save-changes") if "texworks" in f[1]],
         *_tuning_frames("app-credential-prompt"),
+        # GTK 2's quit question (OK / Cancel, no word of saving); a prompt to lose changes with no Save button
+        *[f for f in _tuning_frames("app-save-changes") if f[0].name in ("gmanedit", "mtpaint")][:4],
     ],
     ids=lambda v: v if isinstance(v, str) else "",
 )
@@ -218,6 +251,7 @@ def test_real_prompts_of_tuning_programs_get_their_generic_kind(real_service, fo
         ("notes.txt", False),
         ("absent.tex", False),
         ("compte-rendu.rtf", False),
+        ("Diagram1.dia", False),  # a diagram's name in a save chooser's name field
         ("127.0.0.1:8080", True),
         ("intranet.chu.fr", True),
     ],
@@ -259,11 +293,30 @@ def test_a_deletion_question_over_a_file_list_is_no_file_chooser(catalog) -> Non
     assert found.dialog_id == "app-confirm-delete"
 
 
-@pytest.mark.parametrize("label", ["New File Name:", "Save File As"])
+@pytest.mark.parametrize("label", ["New File Name:", "Save File As", "Save Image File", "Enregistrer l'image"])
 def test_an_ok_chooser_with_a_new_name_field_or_a_save_as_title_is_a_save_chooser(label) -> None:
     read = [line(label, 20, 60, 120), *_files(420, 160), line("OK", 420, 860, 30), line("Cancel", 700, 860, 60)]
     chooser = file_chooser(read, 1080)
     assert chooser is not None and chooser.kind == "file-save-as"
+
+
+def test_a_toolbar_read_as_one_line_behind_an_ok_chooser_is_no_save_title() -> None:
+    read = [line("Save Save Undo Redo", 20, 60, 160), *_files(420, 160), line("OK", 420, 860, 30)]
+    chooser = file_chooser([*read, line("Cancel", 700, 860, 60)], 1080)
+    assert chooser is not None and chooser.kind == "file-open"
+
+
+@pytest.mark.parametrize(
+    ("folder", "file"),
+    [f for f in _tuning_frames("file-save-as") if f[0].name == "mtpaint"],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_an_ok_chooser_whose_window_title_saves_is_a_save_chooser(real_service, folder, file) -> None:
+    # a paint program's own file list: OK / Cancel; its title bar may be too small to read on the frame
+    raw = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    title = next(f["window_title"] for f in raw["frames"] if f["file"] == file)
+    found = real_service.classify(cv2.imread(str(folder / file)), window_title=title, thorough=True)
+    assert found.dialog_id == "file-save-as", found.notes
 
 
 def test_a_win32_chooser_stacks_cancel_under_save_beside_the_file_name_field() -> None:

@@ -80,3 +80,20 @@ def test_without_the_thorough_flag_or_with_a_frame_before_the_frame_is_not_read_
     service = DialogService(catalog, ocr)
     assert not service.classify(blank()).found
     assert not service.classify(blank(), previous=blank(), thorough=True).found
+
+
+def test_a_button_read_alone_counts_where_the_whole_frame_misread_it(catalog) -> None:
+    from rpa_mcp.dialogs.apps import AppConfirmer
+    from rpa_mcp.dialogs.thorough import classify_thorough
+
+    files = [line(name, 460, 230 + 25 * i, 100) for i, name in enumerate(("bilan.tex", "bilan.txt", "notes.txt"))]
+    read = [line("Name", 460, 206, 50), *files, line("Cancel", 880, 650, 84), line("Qpen", 985, 654, 69)]
+    ocr = PageOcr(read)
+    service = DialogService(catalog, ocr)
+    identifier = service.classifier.identifier
+    confirm = AppConfirmer(catalog, ocr, blank())
+    assert classify_thorough(identifier, ocr, blank(), confirm) is None  # "Qpen" is no button
+    # the chooser's accept button read alone on its located box: "Open", where the frame read "Qpen"
+    seen = [OcrLine("open", (985, 652, 69, 32), 1.0)]
+    found = classify_thorough(identifier, ocr, blank(), confirm, seen=seen)
+    assert found is not None and found.dialog_id == "file-open"

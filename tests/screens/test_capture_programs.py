@@ -30,7 +30,15 @@ def test_every_program_of_the_split_has_a_scene_and_the_later_ones_are_held_out(
     assert SPLIT["pluma"] == SPLIT["thunar"] == SPLIT["pinentry"] == "tuning"
     assert SPLIT["kwrite"] == SPLIT["gedit"] == "tuning"
     assert SPLIT["notepad"] == SPLIT["wordpad"] == SPLIT["nedit"] == SPLIT["xfe"] == "tuning"
-    assert SPLIT["writer"] == SPLIT["fluid"] == SPLIT["texworks"] == SPLIT["gmanedit"] == "tuning"
+    assert (
+        SPLIT["writer"]
+        == SPLIT["fluid"]
+        == SPLIT["texworks"]
+        == SPLIT["gmanedit"]
+        == SPLIT["mtpaint"]
+        == SPLIT["dia"]
+        == "tuning"
+    )
 
 
 def test_a_buttons_icon_read_as_a_cross_before_its_label_still_finds_the_button() -> None:
@@ -81,3 +89,20 @@ def test_a_short_label_missed_at_its_size_is_read_twice_as_large() -> None:
     session.program, session.ocr = "notepad", ReadsWhenLarge()
     box, label = session.find_text(np.zeros((100, 400, 3), np.uint8), OK, (50, 20, 150, 60))
     assert (box, label) == ((110, 60, 20, 15), "OK")  # in screen pixels
+
+
+def test_a_buttons_icon_read_as_a_glyph_of_another_script_still_finds_the_button() -> None:
+    from rpa_mcp.screens.real_program_scenes import OK
+    from rpa_mcp.screens.real_programs import Session
+    from rpa_mcp.vision.ocr import OcrLine
+
+    class Reads:
+        def read(self, image: np.ndarray) -> list[OcrLine]:
+            return [
+                OcrLine("No such file or directory", (10, 10, 200, 14), 0.99),
+                OcrLine("企OK", (20, 60, 50, 18), 0.9),
+            ]
+
+    session = Session.__new__(Session)
+    session.program, session.ocr = "gmanedit", Reads()
+    assert session.find_text(np.zeros((100, 400, 3), np.uint8), OK) == ((20, 60, 50, 18), "企OK")

@@ -31,6 +31,9 @@ MIN_HOLE_SHARE = 0.004
 APPEARED_MIN_CHANGE = 0.10
 STAYED_MAX_CHANGE = 0.01  # ... and at most a hundredth changed: the same dialog, where it was
 MODAL_MIN_W, MODAL_MIN_H = 120, 50  # smallest dialog (as the dialogs area's locator)
+CHOOSERS = frozenset({"file-open", "file-save-as"})
+# prompts a file chooser raises about the file it was given: answered, the chooser is back
+CHOOSER_PROMPTS = frozenset({"app-file-overwrite", "app-error"})
 
 
 def _iou(a: BBox, b: BBox) -> float:
@@ -97,7 +100,8 @@ class DialogPresenceChecker(BaseChecker):
     dialog. With `beneath` (a dialog's button clicked), a dialog away from the click whose box barely
     changed was there under the answered one (a file chooser under its message box): no new dialog.
     A dialog under the click that is not the one clicked there (another kind, or another place), nor one
-    it lay over, took its place: it appeared (an error drawn where the answered prompt stood).
+    it lay over, took its place: it appeared (an error drawn where the answered prompt stood). A file
+    chooser after a prompt about its file (it exists, it could not be saved) is the chooser that asked.
     The dialog's facts (box, id, policy) go to the dialog resolver.
     """
 
@@ -123,6 +127,14 @@ class DialogPresenceChecker(BaseChecker):
                 )
             point = click_point(ctx.target)
             on_it = point is not None and contains(hit.bbox, (point[0], point[1], 1, 1))
+            if params.get("beneath") and hit.dialog_id in CHOOSERS and _back_from_prompt(ctx, point):
+                return self.result(
+                    signal,
+                    0.0,
+                    f"dialog {hit.dialog_id!r} is the chooser the answered prompt came from, shown again",
+                    crop=crop,
+                    **facts,
+                )
             if not on_it and hit.dialog_id:
                 # the pixels of its box decide when they can, instead of classifying the frame before
                 changed = ctx.changed_share(hit.bbox)
@@ -187,6 +199,18 @@ class DialogPresenceChecker(BaseChecker):
             crop=crop,
             **facts,
         )
+
+
+def _back_from_prompt(ctx: CheckContext, point: tuple[int, int] | None) -> bool:
+    """The click answered a prompt a file chooser raises (the file exists, it could not be saved): the
+    chooser found after is the one that raised it (a program may hide it while it asks)."""
+    answered = ctx.dialog("before")
+    return (
+        answered is not None
+        and point is not None
+        and answered.dialog_id in CHOOSER_PROMPTS
+        and contains(answered.bbox, (*point, 1, 1))
+    )
 
 
 def _was_beneath(ctx: CheckContext, answered: DialogHit, found: DialogHit) -> bool:
