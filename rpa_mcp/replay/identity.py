@@ -109,7 +109,9 @@ def row_text(ocr: LineReader, image: np.ndarray, x: int, y: int, *, height: int 
     """The text of the line through (x, y): what a person reads on that row, left to right.
 
     The band through the point is cut into its text runs (cells, words apart) by their ink, without
-    OCR; only the runs the point's line crosses are recognised, each on its own crop.
+    OCR; only the runs the point's line crosses are recognised, each on its own crop. A point between two
+    rows (runs one above the other both within reach: a dense grid's two rows read as one line) reads
+    nothing: the two rows' cells would read as one record, and a click there may select either.
     """
     half = max(ROW_MIN_HALF_HEIGHT, height // 2 + 4)
     x0, y0, w, h = clamp_bbox((x - ROW_LEFT_REACH, y - half, ROW_LEFT_REACH + ROW_RIGHT_REACH, 2 * half), image.shape)
@@ -118,6 +120,8 @@ def row_text(ocr: LineReader, image: np.ndarray, x: int, y: int, *, height: int 
     band = image[y0 : y0 + h, x0 : x0 + w]
     found = text_line_boxes(band, max_lines=4 * MAX_RUNS, across=True)
     runs = [b for b in found if b[1] - 4 <= y - y0 <= b[1] + b[3] + 4][:MAX_RUNS]
+    if _stacked(runs):
+        return ""
     texts = []
     for bx, by, bw, bh in sorted(runs):
         cx, cy, cw, ch = clamp_bbox((bx - 3, by - 3, bw + 6, bh + 6), band.shape)
@@ -125,6 +129,11 @@ def row_text(ocr: LineReader, image: np.ndarray, x: int, y: int, *, height: int 
         if line is not None and line.text.strip():
             texts.append(" ".join(line.text.split()))
     return " ".join(texts)
+
+
+def _stacked(runs: Sequence[tuple[int, int, int, int]]) -> bool:
+    """Two runs one above the other (their columns overlap): text of two rows, not one."""
+    return any(a[0] < b[0] + b[2] and b[0] < a[0] + a[2] for i, a in enumerate(runs) for b in runs[i + 1 :])
 
 
 def check(read: str, spec: Mapping[str, Any]) -> IdentityCheck:
