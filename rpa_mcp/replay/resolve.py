@@ -17,6 +17,8 @@ OCR never reads a full frame when a recorded position exists: it reads a window 
 before it a small region around the point (and a field's label beside it, `ocr_first_look`) whose
 answer is taken only when a line wholly inside it reads the label alone, at a score the guard accepts
 (otherwise the windows are read as before: a partial or cut line never stops the search).
+A region wider or taller than the detector's input is read at its own scale up to 1280x1024 px (a
+window, the wide region), then scaled down; a larger one scaled down, then in tiles (`vision.tiles`).
 A remembered position is used only where its label is read again; where that label's line was
 last read is kept (`LabelBoxes`), so the check recognises one line instead of a target's box.
 Before the memory trusts a spot, OCR first recognises the label's line where it was read for
