@@ -32,6 +32,7 @@ ROW_LEFT_REACH = 960
 ROW_RIGHT_REACH = 520
 ROW_MIN_HALF_HEIGHT = 14
 MAX_RUNS = 12  # text runs of the band (cells of a grid row) recognised at most
+STACK_REACH = 8  # px: runs this close to the point, one above the other, are two rows at the point
 MISMATCH = "IDENTITY_MISMATCH"
 _WORD = re.compile(r"[^\W_]+")
 
@@ -110,8 +111,9 @@ def row_text(ocr: LineReader, image: np.ndarray, x: int, y: int, *, height: int 
 
     The band through the point is cut into its text runs (cells, words apart) by their ink, without
     OCR; only the runs the point's line crosses are recognised, each on its own crop. A point between two
-    rows (runs one above the other both within reach: a dense grid's two rows read as one line) reads
-    nothing: the two rows' cells would read as one record, and a click there may select either.
+    rows (two runs one above the other where the point is, both within reach: a dense grid's two rows read
+    as one line) reads nothing: the two rows' cells would read as one record, and a click there may select
+    either. Two lines of something beside the row (a form's fields next to a grid) are read as before.
     """
     half = max(ROW_MIN_HALF_HEIGHT, height // 2 + 4)
     x0, y0, w, h = clamp_bbox((x - ROW_LEFT_REACH, y - half, ROW_LEFT_REACH + ROW_RIGHT_REACH, 2 * half), image.shape)
@@ -120,7 +122,7 @@ def row_text(ocr: LineReader, image: np.ndarray, x: int, y: int, *, height: int 
     band = image[y0 : y0 + h, x0 : x0 + w]
     found = text_line_boxes(band, max_lines=4 * MAX_RUNS, across=True)
     runs = [b for b in found if b[1] - 4 <= y - y0 <= b[1] + b[3] + 4][:MAX_RUNS]
-    if _stacked(runs):
+    if _stacked([b for b in runs if b[0] - STACK_REACH <= x - x0 <= b[0] + b[2] + STACK_REACH]):
         return ""
     texts = []
     for bx, by, bw, bh in sorted(runs):

@@ -40,6 +40,16 @@ def test_a_point_on_a_row_reads_that_row_and_a_point_between_two_rows_reads_noth
     assert not identity.check(between, MARIE).ok
 
 
+def test_two_lines_beside_the_row_one_above_the_other_leave_the_row_read(shared_ocr: object) -> None:
+    # a form beside the grid (Qt desk): its two fields' lines straddle the row's middle, far from the point
+    image = grid()
+    lina = FIRST_BASELINE + PITCH
+    for text, baseline in (("Examen :", lina - 7), ("Date du RDV :", lina + 7)):
+        cv2.putText(image, text, (600, baseline), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (30, 30, 30), 1, cv2.LINE_AA)
+    read = identity.row_text(shared_ocr, image, 340, lina - 4, height=12)  # type: ignore[arg-type]
+    assert identity.check(read, MARIE).ok, read
+
+
 def test_a_hit_between_two_rows_is_never_the_record_and_the_search_finds_its_row(shared_ocr: object) -> None:
     resolver = TargetResolver(
         ocr=shared_ocr,  # type: ignore[arg-type]  # the suite's RapidOCR engine
