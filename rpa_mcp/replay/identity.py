@@ -32,6 +32,7 @@ ROW_LEFT_REACH = 960
 ROW_RIGHT_REACH = 520
 ROW_MIN_HALF_HEIGHT = 14
 MAX_RUNS = 12  # text runs of the band (cells of a grid row) recognised at most
+STACK_REACH = 8  # px: runs this close to the point, one above the other, are two rows at the point
 MISMATCH = "IDENTITY_MISMATCH"
 AMBIGUOUS = "IDENTITY_AMBIGUOUS"  # more than one row reads the record: a person chooses
 _WORD = re.compile(r"[^\W_]+")
@@ -110,7 +111,10 @@ def row_text(ocr: LineReader, image: np.ndarray, x: int, y: int, *, height: int 
     """The text of the line through (x, y): what a person reads on that row, left to right.
 
     The band through the point is cut into its text runs (cells, words apart) by their ink, without
-    OCR; only the runs the point's line crosses are recognised, each on its own crop.
+    OCR; only the runs the point's line crosses are recognised, each on its own crop. A point between two
+    rows (two runs one above the other where the point is, both within reach: a dense grid's two rows read
+    as one line) reads nothing: the two rows' cells would read as one record, and a click there may select
+    either. Two lines of something beside the row (a form's fields next to a grid) are read as before.
     """
     half = max(ROW_MIN_HALF_HEIGHT, height // 2 + 4)
     x0, y0, w, h = clamp_bbox((x - ROW_LEFT_REACH, y - half, ROW_LEFT_REACH + ROW_RIGHT_REACH, 2 * half), image.shape)
@@ -119,6 +123,8 @@ def row_text(ocr: LineReader, image: np.ndarray, x: int, y: int, *, height: int 
     band = image[y0 : y0 + h, x0 : x0 + w]
     found = text_line_boxes(band, max_lines=4 * MAX_RUNS, across=True)
     runs = [b for b in found if b[1] - 4 <= y - y0 <= b[1] + b[3] + 4][:MAX_RUNS]
+    if _stacked([b for b in runs if b[0] - STACK_REACH <= x - x0 <= b[0] + b[2] + STACK_REACH]):
+        return ""
     texts = []
     for bx, by, bw, bh in sorted(runs):
         cx, cy, cw, ch = clamp_bbox((bx - 3, by - 3, bw + 6, bh + 6), band.shape)
@@ -126,6 +132,11 @@ def row_text(ocr: LineReader, image: np.ndarray, x: int, y: int, *, height: int 
         if line is not None and line.text.strip():
             texts.append(" ".join(line.text.split()))
     return " ".join(texts)
+
+
+def _stacked(runs: Sequence[tuple[int, int, int, int]]) -> bool:
+    """Two runs one above the other (their columns overlap): text of two rows, not one."""
+    return any(a[0] < b[0] + b[2] and b[0] < a[0] + a[2] for i, a in enumerate(runs) for b in runs[i + 1 :])
 
 
 def check(read: str, spec: Mapping[str, Any]) -> IdentityCheck:

@@ -21,6 +21,8 @@ OCR never reads a full frame when a recorded position exists: it reads a window 
 before it a small region around the point (and a field's label beside it, `ocr_first_look`) whose
 answer is taken only when a line wholly inside it reads the label alone, at a score the guard accepts
 (otherwise the windows are read as before: a partial or cut line never stops the search).
+A region wider or taller than the detector's input is read at its own scale up to 1280x1024 px (a
+window, the wide region), then scaled down; a larger one scaled down, then in tiles (`vision.tiles`).
 A remembered position is used only where its label is read again; where that label's line was
 last read is kept (`LabelBoxes`), so the check recognises one line instead of a target's box.
 Before the memory trusts a spot, OCR first recognises the label's line where it was read for
@@ -70,7 +72,7 @@ from rpa_mcp.replay.search_regions import (
 from rpa_mcp.replay.thresholds import Thresholds
 from rpa_mcp.vision.images import BBox, clamp_bbox
 from rpa_mcp.vision.ocr import normalize_text
-from rpa_mcp.vision.tiles import needs_tiles, read_tiled
+from rpa_mcp.vision.tiles import needs_tiles, read_at_other_scale, read_region
 
 DEFAULT_ORDER = ("memory", "uia", "ocr", "template", "vlm")  # the legacy cascade
 LINE_START_SLACK = 4  # px: a label this close to its line's left end starts the line
@@ -423,7 +425,7 @@ class TargetResolver:
     def _lines_showing(self, image: np.ndarray, region: BBox, wanted: str) -> list[Candidate]:
         """The lines of `region` that show the label, as candidates, best first (reading order among equals)."""
         x0, y0, rw, rh = region
-        return showing(self.ocr.read(image[y0 : y0 + rh, x0 : x0 + rw]), wanted, (x0, y0))
+        return showing(read_region(self.ocr, image[y0 : y0 + rh, x0 : x0 + rw]), wanted, (x0, y0))
 
     def _first_look(self, image: np.ndarray, spec: Mapping[str, Any], wanted: str) -> Candidate | None:
         """The label read in the small region around the recorded point (`first_look_region`), then, for a
@@ -499,9 +501,9 @@ class TargetResolver:
             if region[2] <= 0 or region[3] <= 0:
                 continue
             found = self._lines_showing(image, region, wanted)
-            if not found and needs_tiles(region[2], region[3]):  # read scaled down, small text may have vanished
+            if not found and needs_tiles(region[2], region[3]):  # the detector's scale may have lost it
                 x0, y0, rw, rh = region
-                found = showing(read_tiled(self.ocr, image[y0 : y0 + rh, x0 : x0 + rw]), wanted, (x0, y0))
+                found = showing(read_at_other_scale(self.ocr, image[y0 : y0 + rh, x0 : x0 + rw]), wanted, (x0, y0))
             if is_record:
                 # a list whose order changed: the label on the line of the record the person chose, wherever it is
                 found = self._not_typed(image, spec, found)

@@ -34,8 +34,9 @@ import os
 import threading
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -192,9 +193,19 @@ class RapidOcrEngine:
     def read(self, image: np.ndarray) -> list[OcrLine]:
         """Detection and recognition of a region; a region with the same pixels as one read before answers
         the lines it read then (the engine is deterministic: the same pixels read the same)."""
+        return self._read(image, DETECT_SIDE)
+
+    def read_own_scale(self, image: np.ndarray) -> list[OcrLine]:
+        """`read` with the region detected at its own scale, however long its sides (up to the library's
+        2000 px): a region wider than `DETECT_SIDE` is otherwise scaled down for the detector, where the
+        lines of a dense grid (rows 15 px apart) run together into one box two rows high that reads
+        nothing (`vision.tiles`). The detector's time grows with the region's area."""
+        return self._read(image, max(DETECT_SIDE, *image.shape[:2]))
+
+    def _read(self, image: np.ndarray, side: int) -> list[OcrLine]:
         if image.size == 0:
             return []
-        key = _digest(image) if self._region_entries else None
+        key = (_digest(image) + (b"" if side == DETECT_SIDE else b"own")) if self._region_entries else None
         if key is not None:
             with self._lock:
                 known = self._regions.get(key)
@@ -202,7 +213,7 @@ class RapidOcrEngine:
                     self._regions.move_to_end(key)
                     self.region_hits += 1
                     return list(known)
-        lines = self._detect_and_read(image)
+        lines = self._detect_and_read(image, side)
         if key is not None:
             with self._lock:
                 self._regions[key] = tuple(lines)
@@ -211,14 +222,15 @@ class RapidOcrEngine:
                     self._regions.popitem(last=False)
         return lines
 
-    def _detect_and_read(self, image: np.ndarray) -> list[OcrLine]:
+    def _detect_and_read(self, image: np.ndarray, side: int) -> list[OcrLine]:
         if self.lines_alone:
-            return self._detect_then_recognize(image)
+            return self._detect_then_recognize(image, side)
         engine = self._get()
         with self._lock:  # onnxruntime sessions are shared; keep calls serial and predictable
             self.regions_read += 1
             # Explicit flags: rapidocr 3.x keeps use_det=False from a previous read_line() call.
-            result = engine(image, use_det=True, use_cls=False, use_rec=True)
+            with _detector_side(engine, side):
+                result = engine(image, use_det=True, use_cls=False, use_rec=True)
         txts, scores = getattr(result, "txts", None), getattr(result, "scores", None)
         if not txts:
             return []
@@ -234,13 +246,14 @@ class RapidOcrEngine:
             lines.append(OcrLine(str(text), (int(x0), int(y0), int(x1 - x0), int(y1 - y0)), float(score)))
         return lines
 
-    def _detect_then_recognize(self, image: np.ndarray) -> list[OcrLine]:
+    def _detect_then_recognize(self, image: np.ndarray, side: int) -> list[OcrLine]:
         """The library's detection, then each line recognised alone (`read_lines`), kept as the library keeps
         them: a reading with letters, at its text score or more."""
         engine = self._get()
         with self._lock:
             self.regions_read += 1
-            found = engine(image, use_det=True, use_cls=False, use_rec=False)
+            with _detector_side(engine, side):
+                found = engine(image, use_det=True, use_cls=False, use_rec=False)
         boxes = getattr(found, "boxes", None)
         if boxes is None or len(boxes) == 0:
             return []
@@ -334,6 +347,26 @@ class RapidOcrEngine:
         lines, _words = decode(output, False, wh_ratio_list=[columns / REC_HEIGHT], max_wh_ratio=columns / REC_HEIGHT)
         text, score = lines[0]
         return str(text), float(score)
+
+
+@contextmanager
+def _detector_side(engine: Any, side: int) -> Iterator[None]:
+    """The library's detector scaling an image whose longer side exceeds `side` down to it, for one call
+    (under the engine's lock: the detector reads its limit at each call)."""
+    if side == DETECT_SIDE:
+        yield
+        return
+    load = getattr(engine, "_load_det_model", None)
+    detector = load() if load is not None else getattr(engine, "text_det", None)
+    if detector is None or not hasattr(detector, "limit_side_len"):  # pragma: no cover - another rapidocr layout
+        yield
+        return
+    before = detector.limit_side_len
+    detector.limit_side_len = side
+    try:
+        yield
+    finally:
+        detector.limit_side_len = before
 
 
 def line_crop(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
