@@ -59,6 +59,6 @@ def test_a_hit_between_two_rows_is_never_the_record_and_the_search_finds_its_row
     )
     spec = {**MARIE, "label": "Lina", "resolve_order": ["uia", "ocr"], "uia": {"x": 340, "y": FIRST_BASELINE + 3}}
     res = resolver.resolve(grid(), spec)
-    assert res.tried[0]["method"] == "uia" and res.tried[0]["accepted"] is False  # was: accepted, both rows read
+    assert res.tried[0] == {"method": "uia", "found": False}  # a position never chooses a record
     assert res.resolved and res.method == "hybrid_text_direct"
     assert FIRST_BASELINE + 2 < (res.y or 0) <= FIRST_BASELINE + PITCH  # on Lina's row, below the one between
