@@ -47,8 +47,13 @@ CARET = "i"  # a text cursor read as a glyph (l, I, |), folded
 
 
 def folded(text: str) -> str:
-    """compact() with OCR-confusable glyphs folded (l/1/| -> i, 0 -> o, rn -> m)."""
-    out = compact(text).translate(_CONFUSABLES)
+    """compact() with OCR-confusable glyphs folded (l/1/| -> i, 0 -> o, rn -> m). Pairs fold within a word
+    only: "CHARPENTIER Noël" is not "charpentiemoel", or "CHARPENTIER {{*}}" would no longer be found in it."""
+    return "".join(_folded_word(word) for word in normalize_text(text).split())
+
+
+def _folded_word(word: str) -> str:
+    out = _NON_WORD.sub("", word).translate(_CONFUSABLES)
     for pair, one in _JOINED:
         out = out.replace(pair, one)
     return out

@@ -101,3 +101,13 @@ def test_a_ligature_read_as_its_letters_or_one_of_them_is_the_typed_text():
     assert not text_equals("Adème du mollet gauche", "Œdème du mollet gauche")
     assert not text_equals("Edème du mollet droit", "Œdème du mollet gauche")
     assert text_equals("ex aequo", "ex æquo") and not text_equals("ex equo", "ex aequo")
+
+
+def test_letters_set_tight_fold_within_a_word_never_across_two() -> None:
+    from rpa_mcp.validation.text import text_equals
+
+    # "CHARPENTIER Noël": the last r of one word and the N of the next are no "m" (the patient's title held
+    # its surname, the first name any: it must still be found)
+    assert text_contains("Transfusion — Demande — CHARPENTIER Noël", "Transfusion — Demande — CHARPENTIER {{*}}")
+    assert text_equals("Demande — CHARPENTIER Noël", "Demande — CHARPENTIER {{*}}")
+    assert text_equals("this moming", "this morning")  # inside a word, as before
