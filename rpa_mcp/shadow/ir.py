@@ -82,6 +82,8 @@ def ir_step(index: int, step: dict[str, Any]) -> dict[str, Any]:
         "uncheckable": bool(step.get("uncheckable")),
         "expected_outcome": dict(step["expected_outcome"]) if step.get("expected_outcome") else None,
         "identity": step.get("identity"),
+        # a person validated the record step: a record chosen by part of its name is then theirs to accept
+        **({"identity_confirmed": True} if step.get("identity") and step.get("status") == "validated" else {}),
     }
 
 
@@ -107,13 +109,20 @@ def _placed(mark: str, wildcard: bool) -> Callable[[re.Match[str]], str]:
 
 def templated(steps: list[dict[str, Any]], parameters: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each parameter's demonstrated value, where a title, a post-condition or an identity shows it,
-    becomes ``{{name}}`` (whole words, any case): the patient typed as a parameter is expected back."""
-    marks = [
-        (re.compile(_value_pattern(str(p["example"]).strip())), "{{" + p["name"] + "}}")
-        for p in parameters
-        if len(str(p.get("example") or "").strip()) >= MIN_TEMPLATED
-    ]
+    becomes ``{{name}}`` (whole words, any case): the patient typed as a parameter is expected back.
+
+    A longer value first ('GAUTHIER Édith' before 'GAUTHIER'), so a row made a parameter keeps its whole
+    name. An identity whose record's other words became ANY_WORDS is checked on part of who the record
+    is: those words are kept as ``identity_partial`` (a run pauses before that click unless a person
+    validated the step: ``identity_confirmed``)."""
+    examples = sorted(
+        (p for p in parameters if len(str(p.get("example") or "").strip()) >= MIN_TEMPLATED),
+        key=lambda p: -len(str(p["example"]).strip()),
+    )
+    marks = [(re.compile(_value_pattern(str(p["example"]).strip())), "{{" + p["name"] + "}}") for p in examples]
     if not marks:
+        for step in steps:
+            step.pop("identity_confirmed", None)
         return steps
 
     def sub(text: Any, wildcard: bool = True) -> Any:
@@ -125,6 +134,10 @@ def templated(steps: list[dict[str, Any]], parameters: Sequence[dict[str, Any]])
         return text
 
     for step in steps:
+        if partial := _wildcarded(step.get("identity"), marks):
+            step["identity_partial"] = partial
+        else:
+            step.pop("identity_confirmed", None)
         for key in ("expected_window_before", "expected_window_after", "identity"):
             step[key] = sub(step.get(key))
         step["expected"] = {k: sub(v) for k, v in step["expected"].items()}
@@ -146,6 +159,17 @@ def templated(steps: list[dict[str, Any]], parameters: Sequence[dict[str, Any]])
             for key in PARAMETER_TARGET_DROPS:
                 target.pop(key, None)
     return steps
+
+
+def _wildcarded(identity: Any, marks: Sequence[tuple[re.Pattern[str], str]]) -> list[str]:
+    """The words of a demonstrated record's identity that templating turns into ANY_WORDS (its first name)."""
+    if not isinstance(identity, str):
+        return []
+    out: list[str] = []
+    for pattern, mark in marks:
+        out += [w for found in pattern.finditer(identity) for w in (found.groupdict().get("rest") or "").split()]
+        identity = pattern.sub(mark, identity)
+    return out
 
 
 def step_lines(ir: dict[str, Any]) -> list[str]:
