@@ -159,6 +159,8 @@ def check(read: str, spec: Mapping[str, Any]) -> IdentityCheck:
     if found is None:
         return IdentityCheck(True, "", read)
     identity, values = found
+    if (why := partial(spec)) is not None:  # whatever the line reads: a person chooses that record
+        return IdentityCheck(False, identity, read, why)
     if not read.strip():
         return IdentityCheck(
             False, identity, read, f"{MISMATCH}: the record's line could not be read; expected {identity!r}"

@@ -44,3 +44,10 @@ def test_the_only_gauthier_shown_is_not_taken_for_the_demonstrated_one(resolver:
 def test_a_confirmed_partly_named_record_is_still_found_by_the_runs_value(resolver: TargetResolver) -> None:
     res = resolver.resolve(one_row("GAUTHIER", "Marcel", "48213"), SPEC)
     assert res.resolved  # the person accepted any GAUTHIER: the identity check reads the surname
+
+
+def test_any_identity_check_refuses_a_record_named_in_part_whatever_the_line_reads() -> None:
+    """The reference agent's own check (and the resolver's) never accepts it, even on the right row."""
+    seen = identity.check("GAUTHIER Edith 12/03/1950", {**SPEC, "identity_partial": ["Edith"]})
+    assert not seen.ok and identity.PARTIAL in seen.reason
+    assert identity.check("GAUTHIER Edith 12/03/1950", SPEC).ok
