@@ -111,6 +111,11 @@ class StepOut(StrictModel):
         "step; unvalidated, a run pauses before that click).",
     )
     parameter: StepParameter | None = Field(None, description="The workflow parameter this step uses, if any.")
+    record_confirmed: bool = Field(
+        False,
+        description="A person validated this record step by its index: a record the parameters name only in "
+        "part (record_partly_named) is accepted, and a run does not pause before it.",
+    )
     step_class: Literal["navigation", "input", "irreversible"] = Field(
         "navigation",
         description="irreversible (saves, validates, signs, sends, deletes, dispenses), input or navigation; "

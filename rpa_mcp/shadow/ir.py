@@ -82,8 +82,8 @@ def ir_step(index: int, step: dict[str, Any]) -> dict[str, Any]:
         "uncheckable": bool(step.get("uncheckable")),
         "expected_outcome": dict(step["expected_outcome"]) if step.get("expected_outcome") else None,
         "identity": step.get("identity"),
-        # a person validated the record step: a record chosen by part of its name is then theirs to accept
-        **({"identity_confirmed": True} if step.get("identity") and step.get("status") == "validated" else {}),
+        # a person validated the record step alone: a record chosen by part of its name is theirs to accept
+        **({"identity_confirmed": True} if step.get("identity") and step.get("record_confirmed") else {}),
     }
 
 

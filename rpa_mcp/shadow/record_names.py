@@ -5,9 +5,10 @@ the workflow's parameters cover some of its words (the surname typed into the se
 the words that name the record (the first name, an identifier), a run checks only the covered ones:
 any record sharing them would be taken for the person's. Such a step gets the doubt
 ``record_partly_named`` (capped below the ask-first line, `rpa_mcp.shadow.doubts.capped`) and two
-suggestions: make the row's label a parameter (the whole name is then checked), or validate the
-step (any record sharing the covered words is right: a run still pauses before such a click unless
-the step was validated, `rpa_mcp.shadow.ir.templated`).
+suggestions: make the row's label a parameter (the whole name is then checked), or validate that
+step by its index (any record sharing the covered words is right; `record_confirmed`). Unconfirmed,
+a run pauses before such a click (`rpa_mcp.shadow.ir.templated`); validating all steps at once (as a
+build requires) confirms no such record. A person's correction of the intent keeps this doubt.
 
 Judged across the steps (the parameter is often declared by an earlier step), after they are derived.
 """
@@ -62,7 +63,7 @@ def doubt_partly_named(steps: Sequence[dict[str, Any]], locale: str) -> None:
     lang = "fr" if locale == "fr" else "en"
     for step in steps:
         identity = step.get("identity")
-        if not isinstance(identity, str) or step.get("status") == "validated" or step.get("evidence") == "person":
+        if not isinstance(identity, str) or step.get("record_confirmed"):
             continue
         missing = uncovered(identity, examples)
         if not missing:

@@ -55,11 +55,23 @@ def test_the_row_made_a_parameter_is_named_whole_and_not_doubted(shadow: ShadowS
 def test_a_validated_row_is_not_doubted_and_its_run_goes_on(shadow: ShadowService) -> None:
     demonstrated(shadow)
     row = shadow.feedback("s1", "validate", step_index=2)["steps"][1]
-    assert RECORD_PARTLY_NAMED not in row["doubts"]
+    assert RECORD_PARTLY_NAMED not in row["doubts"] and row["record_confirmed"] is True
+    shadow.feedback("s1", "validate")
     ir = shadow.build("s1", "Lits")["workflow_ir"]
     assert ir["steps"][1]["identity_partial"] == ["Édith"] and ir["steps"][1]["identity_confirmed"] is True
     planned = Planning.plan(_planner(), ir["steps"], {"nom": "GAUTHIER"}, ir["parameters"])
     assert "identity_partial" not in planned[1]["target"]
+
+
+def test_validating_all_steps_at_once_confirms_no_partly_named_record(shadow: ShadowService) -> None:
+    """A build needs every step validated: that alone never says a person looked at this record."""
+    demonstrated(shadow)
+    row = shadow.feedback("s1", "validate")["steps"][1]
+    assert RECORD_PARTLY_NAMED in row["doubts"] and row["confidence"] < ASK_BELOW
+    ir = shadow.build("s1", "Lits")["workflow_ir"]
+    assert ir["steps"][1]["identity_partial"] == ["Édith"] and "identity_confirmed" not in ir["steps"][1]
+    planned = Planning.plan(_planner(), ir["steps"], {"nom": "GAUTHIER"}, ir["parameters"])
+    assert planned[1]["target"]["identity_partial"] == ["Édith"]
 
 
 def test_a_run_of_an_unconfirmed_partly_named_row_never_places_it_unattended(shadow: ShadowService) -> None:
