@@ -20,6 +20,7 @@ from typing import Any
 
 from rpa_mcp.shadow.classes import step_class_of
 from rpa_mcp.shadow.parameters import classify, declared
+from rpa_mcp.shadow.record_names import uncovered
 from rpa_mcp.vision.text_match import ANY_WORDS
 
 IR_VERSION = 1
@@ -112,14 +113,16 @@ def templated(steps: list[dict[str, Any]], parameters: Sequence[dict[str, Any]])
     becomes ``{{name}}`` (whole words, any case): the patient typed as a parameter is expected back.
 
     A longer value first ('GAUTHIER Édith' before 'GAUTHIER'), so a row made a parameter keeps its whole
-    name. An identity whose record's other words became ANY_WORDS is checked on part of who the record
-    is: those words are kept as ``identity_partial`` (a run pauses before that click unless a person
-    validated the step: ``identity_confirmed``)."""
+    name. An identity the parameters name only in part (its other words became ANY_WORDS, or stay the
+    demonstrated record's, which a run with values does not check) keeps those words as
+    ``identity_partial`` (`record_names.uncovered`): a run pauses before that click unless a person
+    validated the step itself (``identity_confirmed``)."""
     examples = sorted(
         (p for p in parameters if len(str(p.get("example") or "").strip()) >= MIN_TEMPLATED),
         key=lambda p: -len(str(p["example"]).strip()),
     )
     marks = [(re.compile(_value_pattern(str(p["example"]).strip())), "{{" + p["name"] + "}}") for p in examples]
+    everything = [p.get("example") for p in parameters]  # what a run's values may check on a record
     if not marks:
         for step in steps:
             step.pop("identity_confirmed", None)
@@ -134,7 +137,7 @@ def templated(steps: list[dict[str, Any]], parameters: Sequence[dict[str, Any]])
         return text
 
     for step in steps:
-        if partial := _wildcarded(step.get("identity"), marks):
+        if isinstance(step.get("identity"), str) and (partial := uncovered(step["identity"], everything)):
             step["identity_partial"] = partial
         else:
             step.pop("identity_confirmed", None)
@@ -159,17 +162,6 @@ def templated(steps: list[dict[str, Any]], parameters: Sequence[dict[str, Any]])
             for key in PARAMETER_TARGET_DROPS:
                 target.pop(key, None)
     return steps
-
-
-def _wildcarded(identity: Any, marks: Sequence[tuple[re.Pattern[str], str]]) -> list[str]:
-    """The words of a demonstrated record's identity that templating turns into ANY_WORDS (its first name)."""
-    if not isinstance(identity, str):
-        return []
-    out: list[str] = []
-    for pattern, mark in marks:
-        out += [w for found in pattern.finditer(identity) for w in (found.groupdict().get("rest") or "").split()]
-        identity = pattern.sub(mark, identity)
-    return out
 
 
 def step_lines(ir: dict[str, Any]) -> list[str]:

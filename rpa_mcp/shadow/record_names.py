@@ -25,7 +25,7 @@ from rpa_mcp.shadow.targets import clean_label
 from rpa_mcp.vision.ocr import normalize_text
 
 RECORD_PARTLY_NAMED = "record_partly_named"
-_WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
+_WORD = re.compile(r"[^\W_]+(?:[-'’/.][^\W_]+)*")  # a hyphenated name, a date or an identifier: one word
 REASONS = {
     "fr": {
         "parameterize": "l'enregistrement est choisi par '{covered}' seulement : '{uncovered}' n'est pas vérifié "

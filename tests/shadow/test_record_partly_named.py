@@ -6,6 +6,7 @@ from typing import Any
 
 from rpa_mcp.replay.service.planning import Planning
 from rpa_mcp.shadow.calibration import ASK_BELOW
+from rpa_mcp.shadow.ir import templated
 from rpa_mcp.shadow.record_names import RECORD_PARTLY_NAMED, uncovered
 from rpa_mcp.shadow.service import ShadowService
 from tests.shadow.conftest import ev
@@ -89,4 +90,15 @@ def test_words_are_uncovered_only_when_a_parameter_names_part_of_the_record() ->
     assert uncovered("GAUTHIER Édith", ["gauthier", "Edith"]) == []
     assert uncovered("Édith", ["Édith"]) == []  # a first name alone, itself the parameter
     assert uncovered("GAUTHIER Édith", []) == []  # chosen exactly as shown: the demonstrated patient only
-    assert uncovered("FAURE Céline 02/11/1962", ["FAURE"]) == ["Céline", "02", "11", "1962"]
+    assert uncovered("FAURE Céline 02/11/1962", ["FAURE"]) == ["Céline", "02/11/1962"]
+
+
+def test_a_demonstrated_word_left_as_it_was_is_unchecked_too() -> None:
+    """'FAURE 02/11/1962' with the surname a parameter: a run checks FAURE alone, the birth date never."""
+    step = {"identity": "FAURE 02/11/1962", "identity_confirmed": True, "expected": {}, "target": {}}
+    (built,) = templated([step], [{"name": "nom", "example": "FAURE"}])
+    assert built["identity"] == "{{nom}} 02/11/1962" and built["identity_partial"] == ["02/11/1962"]
+    assert built["identity_confirmed"] is True
+    alone = {"identity": "FAURE", "identity_confirmed": True, "expected": {}, "target": {}}
+    (whole,) = templated([alone], [{"name": "nom", "example": "FAURE"}])
+    assert "identity_partial" not in whole and "identity_confirmed" not in whole
