@@ -84,6 +84,16 @@ class CompetenceStep(_Strict):
         description="A record-selecting step: the identity text the person saw (name, identifier, birth date; "
         "parameters as {{name}}), compared with the target's text before the click.",
     )
+    identity_partial: list[str] = Field(
+        default_factory=list,
+        max_length=20,
+        description="Words of the demonstrated record no parameter stands for (a first name after a surname "
+        "typed as a parameter): a run checks the record by part of who it is, so it pauses before this click "
+        "for a person unless identity_confirmed.",
+    )
+    identity_confirmed: bool = Field(
+        False, description="A person validated this record step: any record read with the run's values is right."
+    )
 
     @model_validator(mode="after")
     def _control_value(self) -> CompetenceStep:

@@ -30,8 +30,13 @@ class StepOutcomeOut(StrictModel):
 
 
 class Suggestion(StrictModel):
-    action: Literal["undo", "parameterize"] = Field(description="The shadow_feedback action that applies it.")
-    kind: str = Field(description="detour, noise, stray (undo); name, date, identifier, number, record (parameterize).")
+    action: Literal["undo", "parameterize", "validate"] = Field(
+        description="The shadow_feedback action that applies it."
+    )
+    kind: str = Field(
+        description="detour, noise, stray (undo); name, date, identifier, number, record (parameterize); "
+        "record_partly_named (validate: the person accepts a record chosen by part of its name)."
+    )
     reason: str = Field(description="Why, in the session's language: relay it to the person as it is.")
     name: str | None = Field(None, description="parameterize: the suggested parameter name.")
     type: str | None = Field(None, description="parameterize: string, number or date.")
@@ -101,9 +106,16 @@ class StepOut(StrictModel):
         "0.8): label_not_a_name (a format mask, a drop-down's empty choice, a lone mark), control_value_not_captured "
         "(a drop-down's option or a check box's state the step does not hold, or a state assumed: not reported, "
         "no flip seen), click_changed_nothing (a click on no control after which the screen stayed the same), "
-        "removal_suggested.",
+        "removal_suggested, record_partly_named (a record the workflow's parameters name only in part, e.g. the "
+        "surname typed as a parameter and the first name shown with it: make the row a parameter, or validate the "
+        "step; unvalidated, a run pauses before that click).",
     )
     parameter: StepParameter | None = Field(None, description="The workflow parameter this step uses, if any.")
+    record_confirmed: bool = Field(
+        False,
+        description="A person validated this record step by its index: a record the parameters name only in "
+        "part (record_partly_named) is accepted, and a run does not pause before it.",
+    )
     step_class: Literal["navigation", "input", "irreversible"] = Field(
         "navigation",
         description="irreversible (saves, validates, signs, sends, deletes, dispenses), input or navigation; "

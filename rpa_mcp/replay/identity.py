@@ -35,6 +35,7 @@ MAX_RUNS = 12  # text runs of the band (cells of a grid row) recognised at most
 STACK_REACH = 8  # px: runs this close to the point, one above the other, are two rows at the point
 MISMATCH = "IDENTITY_MISMATCH"
 AMBIGUOUS = "IDENTITY_AMBIGUOUS"  # more than one row reads the record: a person chooses
+PARTIAL = "IDENTITY_PARTIAL"  # the run's values name the record only in part, no person accepted it: a person chooses
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -59,6 +60,19 @@ def identity_of(spec: Mapping[str, Any]) -> tuple[str, list[str]] | None:
         return None
     values = [str(v) for v in spec.get("identity_values") or [] if str(v).strip()]
     return identity, values
+
+
+def partial(spec: Mapping[str, Any]) -> str | None:
+    """Why a record target is never placed unattended: the demonstrated record's words the run cannot check
+    (``identity_partial``, set by the planning when no person validated the step); None otherwise."""
+    unchecked = [str(w) for w in spec.get("identity_partial") or [] if str(w).strip()]
+    if not unchecked or identity_of(spec) is None:
+        return None
+    return (
+        f"{PARTIAL}: the record {spec.get('identity')!r} is named by the run's values only in part "
+        f"({' '.join(unchecked)!r} of the demonstrated record is not checked) and no person validated that: "
+        "a person chooses the record"
+    )
 
 
 def typed_field(read: str, spec: Mapping[str, Any]) -> str | None:
@@ -145,6 +159,8 @@ def check(read: str, spec: Mapping[str, Any]) -> IdentityCheck:
     if found is None:
         return IdentityCheck(True, "", read)
     identity, values = found
+    if (why := partial(spec)) is not None:  # whatever the line reads: a person chooses that record
+        return IdentityCheck(False, identity, read, why)
     if not read.strip():
         return IdentityCheck(
             False, identity, read, f"{MISMATCH}: the record's line could not be read; expected {identity!r}"

@@ -15,7 +15,9 @@ lines that read its label, takes the one on the record's line (a result list who
 A record is looked for only that way, on its whole window (never by a remembered spot, recorded
 coordinates, a picture or the small first look: each would see one row where two may be it), and when
 two rows read it (homonyms, a first name shared across surnames that start alike) the answer is
-`resolved=false`, `method=identity_ambiguous`, naming both: a person chooses.
+`resolved=false`, `method=identity_ambiguous`, naming both: a person chooses. A record the run's values
+name only in part (``identity_partial``, no person validated it) is never looked for:
+`resolved=false`, `method=identity_partial`.
 
 OCR never reads a full frame when a recorded position exists: it reads a window around it, and
 before it a small region around the point (and a field's label beside it, `ocr_first_look`) whose
@@ -195,6 +197,10 @@ class TargetResolver:
             window_title=title,
             has_anchor=bool(spec.get("anchor_png_base64")),
         )
+        if (why := identity.partial(spec)) is not None:  # a record named in part: a person chooses it
+            return self._exit(
+                Resolution(False, None, None, "identity_partial", reason=why), started, replay_id, action_id
+            )
         tried: list[dict[str, Any]] = []
         first_rejection: Resolution | None = None
         mismatch: Resolution | None = None  # a hit on another record: said first when nothing else passes

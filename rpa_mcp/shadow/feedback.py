@@ -8,6 +8,9 @@ to relay) leaves the understanding exactly as it was.
 a value, a secret cannot be one (it already is a ``{{secret:…}}``), and one name stands for
 one value (two steps may share a parameter only when they used the same value).
 
+``validate`` with a `step_index` also says the person looked at that step alone: a record it chooses by
+part of who it is (`rpa_mcp.shadow.record_names`) is then accepted; validating all steps at once is not that.
+
 ``set_class`` (`step_index`, `step_class` and/or `uncheckable`) changes a step's class
 (navigation, input, irreversible) or declares that its outcome cannot be checked on screen.
 ``set_outcome`` (`step_index`, `outcome_text`, optional `outcome_kind`: message, heading, dialog,
@@ -99,6 +102,7 @@ def apply_feedback(
         chosen = segs if step_index is None else [segs[step_index - 1]]
         for seg in chosen:
             seg.status, seg.updated_at = "validated", now
+            seg.record_confirmed = seg.record_confirmed or step_index is not None  # this step, looked at alone
         return segs, "all steps validated" if step_index is None else f"step {step_index} validated"
 
     assert step_index is not None
@@ -136,6 +140,7 @@ def apply_feedback(
     if action == "retarget":
         assert target is not None
         seg.retarget, seg.status, seg.updated_at = dict(target), "corrected", now
+        seg.record_confirmed = False
         return segs, f"step {step_index} now acts on {target['label']!r}"
     if action == "set_value":
         return segs, _set_value(seg, step_index, steps, value, checked, now)
@@ -145,6 +150,7 @@ def apply_feedback(
         nxt = segs.pop(step_index)
         seg.events = sorted(seg.events + nxt.events)
         seg.closed, seg.status, seg.intent, seg.updated_at = nxt.closed, "proposed", None, now
+        seg.record_confirmed = False
         _retype(seg, event_types)
         return segs, f"steps {step_index} and {step_index + 1} merged"
     # split
@@ -158,6 +164,7 @@ def apply_feedback(
     cut = seg.events.index(at_event_index)
     second = Segment(events=seg.events[cut:], kind=seg.kind, closed=seg.closed, last_ts=seg.last_ts, updated_at=now)
     seg.events, seg.closed, seg.status, seg.intent, seg.updated_at = seg.events[:cut], True, "proposed", None, now
+    seg.record_confirmed = False
     _retype(seg, event_types)
     _retype(second, event_types)
     segs.insert(step_index, second)

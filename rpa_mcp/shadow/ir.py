@@ -20,6 +20,7 @@ from typing import Any
 
 from rpa_mcp.shadow.classes import step_class_of
 from rpa_mcp.shadow.parameters import classify, declared
+from rpa_mcp.shadow.record_names import uncovered
 from rpa_mcp.vision.text_match import ANY_WORDS
 
 IR_VERSION = 1
@@ -82,6 +83,8 @@ def ir_step(index: int, step: dict[str, Any]) -> dict[str, Any]:
         "uncheckable": bool(step.get("uncheckable")),
         "expected_outcome": dict(step["expected_outcome"]) if step.get("expected_outcome") else None,
         "identity": step.get("identity"),
+        # a person validated the record step alone: a record chosen by part of its name is theirs to accept
+        **({"identity_confirmed": True} if step.get("identity") and step.get("record_confirmed") else {}),
     }
 
 
@@ -107,13 +110,22 @@ def _placed(mark: str, wildcard: bool) -> Callable[[re.Match[str]], str]:
 
 def templated(steps: list[dict[str, Any]], parameters: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each parameter's demonstrated value, where a title, a post-condition or an identity shows it,
-    becomes ``{{name}}`` (whole words, any case): the patient typed as a parameter is expected back."""
-    marks = [
-        (re.compile(_value_pattern(str(p["example"]).strip())), "{{" + p["name"] + "}}")
-        for p in parameters
-        if len(str(p.get("example") or "").strip()) >= MIN_TEMPLATED
-    ]
+    becomes ``{{name}}`` (whole words, any case): the patient typed as a parameter is expected back.
+
+    A longer value first ('GAUTHIER Édith' before 'GAUTHIER'), so a row made a parameter keeps its whole
+    name. An identity the parameters name only in part (its other words became ANY_WORDS, or stay the
+    demonstrated record's, which a run with values does not check) keeps those words as
+    ``identity_partial`` (`record_names.uncovered`): a run pauses before that click unless a person
+    validated the step itself (``identity_confirmed``)."""
+    examples = sorted(
+        (p for p in parameters if len(str(p.get("example") or "").strip()) >= MIN_TEMPLATED),
+        key=lambda p: -len(str(p["example"]).strip()),
+    )
+    marks = [(re.compile(_value_pattern(str(p["example"]).strip())), "{{" + p["name"] + "}}") for p in examples]
+    everything = [p.get("example") for p in parameters]  # what a run's values may check on a record
     if not marks:
+        for step in steps:
+            step.pop("identity_confirmed", None)
         return steps
 
     def sub(text: Any, wildcard: bool = True) -> Any:
@@ -125,6 +137,10 @@ def templated(steps: list[dict[str, Any]], parameters: Sequence[dict[str, Any]])
         return text
 
     for step in steps:
+        if isinstance(step.get("identity"), str) and (partial := uncovered(step["identity"], everything)):
+            step["identity_partial"] = partial
+        else:
+            step.pop("identity_confirmed", None)
         for key in ("expected_window_before", "expected_window_after", "identity"):
             step[key] = sub(step.get(key))
         step["expected"] = {k: sub(v) for k, v in step["expected"].items()}

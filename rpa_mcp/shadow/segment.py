@@ -53,6 +53,8 @@ class Segment:
     outcome: dict[str, Any] | None = None
     retarget: dict[str, Any] | None = None  # another element a person named (shadow.retarget)
     value: dict[str, Any] | None = None  # {"text"|"option"|"checked": ...} set by the set_value feedback
+    # a person validated this step by its index: a record it chooses by part of who it is is theirs to accept
+    record_confirmed: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}

@@ -198,6 +198,8 @@ def derive_steps(
         }
         if seg.intent:
             step["original_intent"] = d.intent
+        if seg.record_confirmed and identity:
+            step["record_confirmed"] = True
         out[p] = step
     return out
 

@@ -16,6 +16,7 @@ from rpa_mcp.shadow.language import decided
 from rpa_mcp.shadow.observer import ObserverState
 from rpa_mcp.shadow.ports import TraceRepository
 from rpa_mcp.shadow.postconditions import LOOK_AHEAD
+from rpa_mcp.shadow.record_names import doubt_partly_named
 from rpa_mcp.shadow.screens import StoredScreens
 from rpa_mcp.shadow.steps import LOOK_BEHIND, derive_steps
 from rpa_mcp.shadow.suggestions import review, settle_names
@@ -93,13 +94,16 @@ class UnderstoodSteps:
                 window_now=state.ctx.window,
             )
         steps: list[dict[str, Any]] = []
-        for p, key in enumerate(keys):
+        derived: dict[tuple[Any, ...], dict[str, Any]] = {}  # each step as derived alone, before the judgements
+        for p, key in enumerate(keys):  # made across steps (another step's parameter may change them)
             found = fresh.get(p) or reuse.get(key)
             if found is None:  # pragma: no cover - a segment always has stored events
                 continue
+            derived[key] = found
             step = dict(found)
             step["index"] = len(steps) + 1
             steps.append(step)
+        doubt_partly_named(steps, locale)
         settle_names(steps)
-        self._derived[sid] = _Derived(state.version, locale, steps, dict(zip(keys, steps, strict=False)))
+        self._derived[sid] = _Derived(state.version, locale, steps, derived)
         return steps

@@ -133,6 +133,9 @@ class Dispatch(ReplayCore):
         if isinstance(target, dict) and irreversible:
             # found where it is now, never at a recorded spot: recorded pixels are not a resolution
             target = {k: v for k, v in target.items() if k not in ("x", "y", "uia")} | {"step_class": "irreversible"}
+        if isinstance(target, dict) and target.get("identity_partial"):
+            # a record named by the run's values only in part: no position of any kind is sent for it
+            target = {k: v for k, v in target.items() if k not in ("x", "y", "uia")}
         if isinstance(target, dict):
             rel_x = target.get("rel_x", target.get("x_pct"))
             rel_y = target.get("rel_y", target.get("y_pct"))

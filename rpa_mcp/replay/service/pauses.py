@@ -105,7 +105,7 @@ class Pauses(ReplayCore):
         if target and not a.server_side and (target.get("label") or target.get("anchor_png_base64")):
             spec = {**target, "step_class": a.expected.get("step_class")}  # an irreversible one: no position alone
             res = self.resolver.resolve(screenshot, spec, window_title=window_title, machine_id=replay.machine_id)
-            if not res.resolved:
+            if not res.resolved and res.method != "identity_partial":  # that one pauses for a person anyway
                 raise PreconditionFailed(
                     f"the next action's target is not on the screen: {res.reason}", method=res.method
                 )

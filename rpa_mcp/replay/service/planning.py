@@ -3,7 +3,10 @@
 Step params, targets, expected window titles, post-conditions (``expected_outcome``) and a record's
 ``identity`` may hold ``{{name}}`` placeholders, filled from the start_replay params (a title never
 takes a secret: titles are shown and logged). A step's identity goes into its target as
-``identity`` and ``identity_values`` (the run's values that must be read on the record's line).
+``identity`` and ``identity_values`` (the run's values that must be read on the record's line); a
+record the run's values name only in part (``identity_partial``: the demonstrated first name no
+parameter stands for) that no person validated keeps ``identity_partial`` in its target: the resolver
+never places it, so the run pauses before that click for a person to choose the record.
 A ``{{secret:<name>}}`` placeholder (a password typed while observed, never recorded)
 must be given: a replay without it is refused, naming the parameter (``secret:mot_de_passe``).
 So must every parameter the workflow declares (``parameters: [{name, type, required}]``), with
@@ -55,6 +58,9 @@ class Planning(ReplayCore):
                     **(target if isinstance(target, dict) else {}),
                     **record_identity(step_d["identity"], params or {}),
                 }
+                if step_d.get("identity_partial") and not step_d.get("identity_confirmed"):
+                    # chosen by part of who it is and no person accepted that: never clicked unattended
+                    target["identity_partial"] = [str(w) for w in step_d["identity_partial"]]
             step_params = _substitute(dict(step_d.get("params") or {}), params or {})
             if _secret_placeholders(step_d.get("params") or {}):  # it types a secret, flagged or not: hidden, scrubbed
                 step_params["secret"] = True

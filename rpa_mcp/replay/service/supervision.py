@@ -18,7 +18,7 @@ from rpa_mcp.dialogs.apps import ReportedWindow
 from rpa_mcp.errors import RpaError
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.choices import option_expected, state_expected
-from rpa_mcp.replay.identity import AMBIGUOUS, MISMATCH
+from rpa_mcp.replay.identity import AMBIGUOUS, MISMATCH, PARTIAL
 from rpa_mcp.replay.occlusion import METHOD as OCCLUDED_METHOD
 from rpa_mcp.replay.occlusion import OCCLUDED
 from rpa_mcp.replay.ports import DialogResolverPort, ValidatorPort
@@ -355,6 +355,8 @@ def never_clicked(error: str | None) -> dict[str, Any]:
         return {"failure_category": OCCLUDED, "executed": False, "why": "another window covers the target"}
     if error and AMBIGUOUS in error:
         return {"failure_category": AMBIGUOUS, "executed": False, "why": "more than one row reads the record"}
+    if error and PARTIAL in error:
+        return {"failure_category": PARTIAL, "executed": False, "why": "the run's values name the record only in part"}
     if not error or MISMATCH not in error:
         return {}
     return {"failure_category": MISMATCH, "executed": False, "why": "the record at the target is not the one chosen"}
