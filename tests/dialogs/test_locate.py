@@ -10,7 +10,7 @@ import pytest
 
 from rpa_mcp.dialogs.locate import find_modal, iou, score_candidates
 from rpa_mcp.dialogs.locate.buttons import button_group, button_like
-from rpa_mcp.dialogs.locate.edges import closed_regions, edge_map, hollow
+from rpa_mcp.dialogs.locate.edges import closed_regions, dotted, edge_map, hollow
 
 from .helpers import synthetic_dialog
 
@@ -161,3 +161,58 @@ def test_a_word_on_a_card_is_no_button_but_a_framed_label_is(scale):
     assert word and framed, boxes  # both look like buttons by their outline alone
     assert not any(hollow(edges, b) for b in word)
     assert any(hollow(edges, b) for b in framed)
+
+
+def _form_with_check_box(ring: str) -> np.ndarray:
+    """A framed form panel of labelled values whose last line is a check box, its label focused."""
+    img = np.full((600, 900, 3), 237, np.uint8)
+    cv2.rectangle(img, (200, 100), (560, 380), (160, 160, 160), 1)
+    for k in range(5):
+        y = 120 + 40 * k
+        cv2.putText(img, "Name", (215, y + 17), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (30, 30, 30), 1, cv2.LINE_AA)
+        cv2.putText(img, "Dupont", (300, y + 17), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (30, 30, 30), 1, cv2.LINE_AA)
+    cv2.rectangle(img, (302, 334), (316, 348), (90, 90, 90), 1)
+    cv2.putText(img, "Urgent", (326, 346), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (30, 30, 30), 1, cv2.LINE_AA)
+    x, y, w, h = 322, 331, 64, 20
+    if ring == "dotted":  # GTK's focus ring: one pixel of ink, one of background
+        img[y, x : x + w + 1 : 2] = img[y + h, x : x + w + 1 : 2] = 60
+        img[y : y + h + 1 : 2, x] = img[y : y + h + 1 : 2, x + w] = 60
+    else:
+        cv2.rectangle(img, (x, y), (x + w, y + h), (60, 60, 60), 1)
+    return img
+
+
+def test_a_dotted_focus_ring_is_no_button_but_a_drawn_border_is():
+    """A ticked check box's dotted focus ring has a button's outline: taken for one, it made the form
+    above it a dialog with a footer button (read by OCR on every step only to be dismissed)."""
+    assert find_modal(_form_with_check_box("dotted")) is None
+    framed = find_modal(_form_with_check_box("solid"))
+    assert framed is not None and framed.buttons and "buttons" in framed.evidence
+
+
+def test_dotted_tells_dots_from_a_border():
+    image = cv2.cvtColor(_form_with_check_box("dotted"), cv2.COLOR_BGR2GRAY)
+    solid = cv2.cvtColor(_form_with_check_box("solid"), cv2.COLOR_BGR2GRAY)
+    assert dotted(image, (321, 330, 67, 23))
+    assert not dotted(solid, (321, 330, 67, 23))
+
+
+def test_a_focused_buttons_dotted_ring_inside_its_bevel_keeps_the_button():
+    """FLTK draws a focused button's dotted ring inside its bevel: the ring may be the box the edge map
+    closes, and the button (the dialog's only one) is still a button."""
+    image = np.full((700, 1000, 3), (140, 90, 40), np.uint8)
+    cv2.rectangle(image, (300, 220), (700, 410), (192, 192, 192), -1)
+    cv2.putText(image, "Please choose a file", (330, 280), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 0), 1)
+    bx, by, bw, bh = 590, 360, 90, 30
+    cv2.line(image, (bx, by), (bx + bw, by), (255, 255, 255), 1)  # the bevel: light above and left
+    cv2.line(image, (bx, by), (bx, by + bh), (255, 255, 255), 1)
+    cv2.line(image, (bx, by + bh), (bx + bw, by + bh), (0, 0, 0), 2)  # dark below and right
+    cv2.line(image, (bx + bw, by), (bx + bw, by + bh), (0, 0, 0), 2)
+    rx, ry, rw, rh = bx + 3, by + 3, bw - 6, bh - 6
+    image[ry, rx : rx + rw + 1 : 2] = image[ry + rh, rx : rx + rw + 1 : 2] = 0
+    image[ry : ry + rh + 1 : 2, rx] = image[ry : ry + rh + 1 : 2, rx + rw] = 0
+    cv2.putText(image, "Close", (bx + 18, by + 21), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 1)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    assert not dotted(gray, (rx - 1, ry - 1, rw + 3, rh + 3))
+    region = find_modal(image)
+    assert region is not None and "buttons" in region.evidence and iou(region.bbox, (300, 220, 401, 191)) >= 0.9

@@ -35,6 +35,7 @@ from rpa_mcp.dialogs.locate.edges import (
     casts_shadow,
     closed_regions,
     complete_occluded,
+    dotted,
     edge_map,
     grow_up,
     hollow,
@@ -90,7 +91,7 @@ def score_candidates(image: np.ndarray, previous: np.ndarray | None = None) -> l
     height, width = gray.shape
     edges = edge_map(gray)
     regions = closed_regions(edges, 30, 14)
-    buttons = [b for b in button_like(regions) if hollow(edges, b)]
+    buttons = [b for b in button_like(regions) if hollow(edges, b) and not dotted(gray, b)]
     bands = [r for r in regions if r[2] >= 60 and r[3] >= 20]
     candidates = {r for r in merge_bands(bands) if r[2] >= MIN_DIALOG_W and r[3] >= MIN_DIALOG_H}
     for fragment in list(candidates):

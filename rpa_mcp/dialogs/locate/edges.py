@@ -18,6 +18,9 @@ HOLLOW_RING = 4  # px of a button's frame (border, focus ring) left out of its f
 HOLLOW_MAX = 0.8  # share of a button's face the edge map may cover (its label); a word's blob covers more
 BACKDROP_STEP = 40  # grey levels a modal's face stands above the dimmed page around it
 SCREEN_SIDE = 8  # px: windows placed against a side of the screen share their border column there
+DOT_MIN_CONTRAST = 12.0  # mean grey levels a side's line stands off its background (else no line)
+DOT_SWING = 0.4  # mean step between neighbouring pixels of a dotted line, as a share of its contrast
+DOT_CLEAR = 4  # px outside a focus ring on the window's face where no drawn line runs (a button's bevel)
 
 
 def edge_map(gray: np.ndarray) -> np.ndarray:
@@ -51,6 +54,51 @@ def hollow(edges: np.ndarray, box: BBox, *, ring: int = HOLLOW_RING, most: float
     x, y, w, h = box
     inner = edges[y + ring : y + h - ring, x + ring : x + w - ring]
     return inner.size == 0 or bool(np.count_nonzero(inner) <= most * inner.size)
+
+
+def dotted(gray: np.ndarray, box: BBox, *, reach: int = HOLLOW_RING) -> bool:
+    """The box's outline is a dotted focus ring drawn on the window's face (a focused check box's or
+    radio button's label): along its top and its bottom, the strongest line within `reach` px of the
+    edge (or just outside it: the edge map is dilated) alternates ink and background, and no drawn
+    line runs beside it outside (a focused button's ring sits inside the button's own border or bevel,
+    and the button is kept). A button's border is a drawn line."""
+    x, y, w, h = box
+    if w < 8 or h < 2 * reach:
+        return False
+    top = _dotted_row(gray, range(y - 2, y + reach), x + 2, x + w - 2)
+    bottom = _dotted_row(gray, range(y + h - reach, y + h + 2), x + 2, x + w - 2)
+    if top is None or bottom is None:
+        return False
+    beside = [*range(top - DOT_CLEAR, top), *range(bottom + 1, bottom + DOT_CLEAR + 1)]
+    return not any(_drawn_line(gray, r, x + 2, x + w - 2) for r in beside)
+
+
+def _dotted_row(gray: np.ndarray, rows: range, x0: int, x1: int) -> int | None:
+    """The most contrasted of `rows` (off the band's background, its median: a line is one row of the
+    band) when it is a line that changes along itself by at least DOT_SWING of its contrast (dots, even
+    drawn at a fractional pitch); None for a drawn line, which keeps its grey level, or no line."""
+    height, width = gray.shape
+    x0, x1 = max(0, x0), min(width, x1)  # the corners, where the sides meet, are left out
+    if x1 - x0 < 8 or rows.start < 0 or rows.stop > height:
+        return None
+    band = gray[rows.start : rows.stop, x0:x1].astype(np.int16)
+    contrast = np.abs(band - int(np.median(band)))
+    row = int(np.argmax(contrast.mean(axis=1)))
+    strength = float(contrast[row].mean())
+    swing = float(np.abs(np.diff(band[row])).mean())
+    return rows.start + row if strength >= DOT_MIN_CONTRAST and swing >= DOT_SWING * strength else None
+
+
+def _drawn_line(gray: np.ndarray, row: int, x0: int, x1: int) -> bool:
+    """Row `row` differs from the row beyond the box's background as a solid line does (a bevel, a border)."""
+    height, width = gray.shape
+    x0, x1 = max(0, x0), min(width, x1)
+    if not 0 <= row < height or x1 - x0 < 8:
+        return True  # at the screen's edge: nothing to tell, keep the box a button
+    line = gray[row, x0:x1].astype(np.int16)
+    contrast = np.abs(line - int(np.median(gray[max(0, row - DOT_CLEAR) : row + DOT_CLEAR + 1, x0:x1])))
+    strength = float(contrast.mean())
+    return strength >= DOT_MIN_CONTRAST and float(np.abs(np.diff(line)).mean()) < DOT_SWING * strength
 
 
 def merge_bands(rects: list[BBox], tol: int = 5) -> list[BBox]:
