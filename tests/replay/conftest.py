@@ -7,8 +7,23 @@ from types import SimpleNamespace
 
 import pytest
 
+from rpa_mcp.replay.resolve import TargetResolver
 from rpa_mcp.replay.service import ReplayService
+from rpa_mcp.replay.thresholds import load_thresholds
+from rpa_mcp.replay.unconfigured import NoVlmLocator
+from rpa_mcp.settings import shipped_dir
 from tests.replay.kit import FakeAgent, JumpClock, make_service, make_services
+
+
+@pytest.fixture
+def resolver(shared_ocr: object) -> TargetResolver:
+    """The server's target resolver with the suite's RapidOCR engine and the shipped thresholds, no memory."""
+    return TargetResolver(
+        ocr=shared_ocr,  # type: ignore[arg-type]  # the suite's RapidOCR engine
+        memory=None,
+        thresholds=load_thresholds(shipped_dir("catalog") / "thresholds.yaml"),
+        vlm=NoVlmLocator(),
+    )
 
 
 @pytest.fixture

@@ -9,14 +9,10 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-import pytest
 
 from rpa_mcp.replay import identity
 from rpa_mcp.replay.resolve import TargetResolver
 from rpa_mcp.replay.service.planning import record_identity
-from rpa_mcp.replay.thresholds import load_thresholds
-from rpa_mcp.replay.unconfigured import NoVlmLocator
-from rpa_mcp.settings import shipped_dir
 
 W, H = 1280, 720
 ROW_Y = [200, 250, 300, 350]  # baselines of the result rows
@@ -53,16 +49,6 @@ def step(patient: str, row: int = 0, **target: object) -> dict[str, object]:
     }
     filled = {k: (v.replace("{{patient}}", patient) if isinstance(v, str) else v) for k, v in spec.items()}
     return {**filled, **record_identity("{{patient}} Jean 12/03/1950", {"patient": patient})}
-
-
-@pytest.fixture
-def resolver(shared_ocr: object) -> TargetResolver:
-    return TargetResolver(
-        ocr=shared_ocr,  # type: ignore[arg-type]  # the suite's RapidOCR engine
-        memory=None,
-        thresholds=load_thresholds(shipped_dir("catalog") / "thresholds.yaml"),
-        vlm=NoVlmLocator(),
-    )
 
 
 def test_the_identity_takes_the_runs_value_and_keeps_what_must_be_read() -> None:

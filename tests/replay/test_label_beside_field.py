@@ -8,7 +8,6 @@ from typing import Any
 
 import cv2
 import numpy as np
-import pytest
 
 from rpa_mcp.replay.resolve import Resolution, TargetResolver
 from rpa_mcp.replay.thresholds import load_thresholds
@@ -27,14 +26,6 @@ def form(dx: int = 0, dy: int = 0) -> np.ndarray:
     cv2.rectangle(img, (360 + dx, 100 + dy), (580 + dx, 134 + dy), (255, 255, 255), -1)
     cv2.rectangle(img, (360 + dx, 100 + dy), (580 + dx, 134 + dy), (120, 120, 120), 1)
     return img
-
-
-@pytest.fixture
-def resolver(shared_ocr: Any) -> TargetResolver:
-    return TargetResolver(
-        ocr=shared_ocr, memory=None, thresholds=load_thresholds(shipped_dir("catalog") / "thresholds.yaml"),
-        vlm=NoVlmLocator(),
-    )  # fmt: skip
 
 
 def spec(label_box: list[int] | None) -> dict[str, Any]:

@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-import pytest
 
 from rpa_mcp.replay import identity
 from rpa_mcp.replay.resolve import TargetResolver
 from rpa_mcp.replay.service.supervision import never_clicked
-from rpa_mcp.replay.thresholds import load_thresholds
-from rpa_mcp.replay.unconfigured import NoVlmLocator
-from rpa_mcp.settings import shipped_dir
 
 
 def one_row(*cells: str) -> np.ndarray:
@@ -19,16 +15,6 @@ def one_row(*cells: str) -> np.ndarray:
     for x, cell in zip((100, 330, 520), cells, strict=False):
         cv2.putText(img, cell, (x, 200), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (30, 30, 30), 2, cv2.LINE_AA)
     return img
-
-
-@pytest.fixture
-def resolver(shared_ocr: object) -> TargetResolver:
-    return TargetResolver(
-        ocr=shared_ocr,  # type: ignore[arg-type]  # the suite's RapidOCR engine
-        memory=None,
-        thresholds=load_thresholds(shipped_dir("catalog") / "thresholds.yaml"),
-        vlm=NoVlmLocator(),
-    )
 
 
 SPEC = {"label": "GAUTHIER", "resolve_order": ["ocr"], "identity": "GAUTHIER {{*}}", "identity_values": ["GAUTHIER"]}

@@ -8,13 +8,9 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-import pytest
 
 from rpa_mcp.replay.resolve import TargetResolver
 from rpa_mcp.replay.service.planning import _mark_typed_fields, record_identity
-from rpa_mcp.replay.thresholds import load_thresholds
-from rpa_mcp.replay.unconfigured import NoVlmLocator
-from rpa_mcp.settings import shipped_dir
 
 W, H = 1280, 720
 FIELD_Y, ROW_Y = 120, 260  # baselines: the search field, the first result row
@@ -53,16 +49,6 @@ def planned(patient: str) -> dict[str, object]:
     target = actions[1]["target"]
     assert isinstance(target, dict)
     return target
-
-
-@pytest.fixture
-def resolver(shared_ocr: object) -> TargetResolver:
-    return TargetResolver(
-        ocr=shared_ocr,  # type: ignore[arg-type]  # the suite's RapidOCR engine
-        memory=None,
-        thresholds=load_thresholds(shipped_dir("catalog") / "thresholds.yaml"),
-        vlm=NoVlmLocator(),
-    )
 
 
 def test_the_record_target_knows_the_field_its_value_was_typed_into() -> None:
