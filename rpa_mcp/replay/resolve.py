@@ -232,16 +232,9 @@ class TargetResolver:
                 | ({"first_look": True} if cand.first_look else {})
             )
             if cand.rivals:  # more than one row reads the record: none of them is clicked, wherever they are
-                tried[-1] |= {"accepted": False, "reason": self._ambiguity(spec, cand)}
-                res = Resolution(
-                    False,
-                    None,
-                    None,
-                    "identity_ambiguous",
-                    round(cand.score, 4),
-                    self._ambiguity(spec, cand),
-                    tried=tried,
-                )
+                why = self._ambiguity(spec, cand)
+                tried[-1] |= {"accepted": False, "reason": why}
+                res = Resolution(False, None, None, "identity_ambiguous", round(cand.score, 4), why, tried=tried)
                 return self._exit(res, started, replay_id, action_id)
             if ok and identity.identity_of(spec) is not None:
                 reading = time.perf_counter()

@@ -6,9 +6,12 @@ in Debian (their fr configurations draw English, the frames are kept).
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
 import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -103,6 +106,19 @@ def gmanedit(s: Session) -> None:
     quit_unsaved(s, "quit with the page unsaved?", CANCEL)
 
 
+@contextlib.contextmanager
+def _existing(s: Session, name: str, write: Callable[[Path], object]) -> Iterator[str]:
+    """A file of the capture user's that exists while the scene runs (a prompt to replace it), removed once
+    done: its name."""
+    path = s.home / name
+    write(path)
+    subprocess.run(["chown", f"{USER}:{USER}", str(path)], check=True)
+    try:
+        yield path.name
+    finally:
+        path.unlink(missing_ok=True)
+
+
 def mtpaint(s: Session) -> None:
     """A paint program of GTK 2 with its own file list and message boxes: the open list, closed; the save
     list answered with an existing file's name (the prompt before it is replaced, No) then with a folder
@@ -110,13 +126,8 @@ def mtpaint(s: Session) -> None:
     which has no Save button)."""
     (s.home / ".mtpaint").unlink(missing_ok=True)
     _documents(s)
-    image = s.home / "radio.png"  # an image that exists, removed once done
-    cv2.imwrite(str(image), np.full((48, 64, 3), 255, np.uint8))
-    subprocess.run(["chown", f"{USER}:{USER}", str(image)], check=True)
-    try:
-        _mtpaint(s, image.name)
-    finally:
-        image.unlink(missing_ok=True)
+    with _existing(s, "radio.png", lambda p: cv2.imwrite(str(p), np.full((48, 64, 3), 255, np.uint8))) as name:
+        _mtpaint(s, name)
 
 
 def _mtpaint(s: Session, existing: str) -> None:
@@ -151,13 +162,8 @@ def dia(s: Session) -> None:
     Close without Saving)."""
     shutil.rmtree(s.home / ".dia", ignore_errors=True)
     _documents(s)
-    existing = s.home / "schema.dia"  # a diagram that exists, removed once done
-    existing.write_text("", encoding="utf-8")
-    subprocess.run(["chown", f"{USER}:{USER}", str(existing)], check=True)
-    try:
-        _dia(s, existing.name)
-    finally:
-        existing.unlink(missing_ok=True)
+    with _existing(s, "schema.dia", lambda p: p.write_text("", encoding="utf-8")) as name:
+        _dia(s, name)
 
 
 def _dia(s: Session, existing: str) -> None:

@@ -15,7 +15,7 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,14 +27,18 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("RPA_TEST_ARTIFACTS", ROOT / "test-artifacts")) / "desktop"
 
 
-def require_desktop() -> None:
-    missing = missing_tools()
+def require_packages(what: str, missing: Sequence[str]) -> None:
+    """Fail (in CI, which must provide them) or skip (elsewhere) when `what` lacks Debian packages."""
     if not missing:
         return
-    reason = f"a real desktop needs Debian packages {', '.join(missing)} (apt-get install -y {' '.join(missing)})"
+    reason = f"{what} needs Debian packages {', '.join(missing)} (apt-get install -y {' '.join(missing)})"
     if os.environ.get("CI") == "true":
         pytest.fail(f"{reason}; CI must provide them")
     pytest.skip(reason)
+
+
+def require_desktop() -> None:
+    require_packages("a real desktop", missing_tools())
 
 
 class DesktopEnv:

@@ -11,7 +11,6 @@ patient and a unit the application has.
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
@@ -21,17 +20,11 @@ from rpa_mcp.desktop_rig import beds
 from rpa_mcp.desktop_rig.admission import hand_click, place
 from rpa_mcp.desktop_rig.harness import Person, VirtualDisplay, wait_until
 from rpa_mcp.desktop_rig.imaging import accessibility_bus_up
-from tests.agent_x11.conftest import require_desktop
+from tests.agent_x11.conftest import require_desktop, require_packages
 
 
 def require_java() -> None:
-    absent = beds.missing()
-    if not absent:
-        return
-    reason = f"the AWT application needs Debian packages {', '.join(absent)}"
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{reason}; CI must provide them")
-    pytest.skip(reason)
+    require_packages("the AWT application", beds.missing())
 
 
 @pytest.mark.desktop

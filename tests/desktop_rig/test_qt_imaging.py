@@ -15,6 +15,7 @@ import pytest
 
 from rpa_mcp.bench.app_specs import QT
 from rpa_mcp.desktop_rig import imaging
+from tests.agent_x11.conftest import require_packages
 
 DRIVER = """
 import json, sys
@@ -47,13 +48,7 @@ print(json.dumps({"title": desk.windowTitle(), "status": desk.statusBar().curren
 
 
 def require_qt() -> None:
-    absent = imaging.missing()
-    if not absent:
-        return
-    reason = f"the Qt application needs Debian packages {', '.join(absent)}"
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{reason}; CI must provide them")
-    pytest.skip(reason)
+    require_packages("the Qt application", imaging.missing())
 
 
 def drive(effects: Path, *steps: dict[str, object]) -> dict[str, object]:

@@ -10,7 +10,6 @@ patient and a product the application has.
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
@@ -20,17 +19,11 @@ from rpa_mcp.desktop_rig import transfusion
 from rpa_mcp.desktop_rig.admission import place
 from rpa_mcp.desktop_rig.harness import Person, VirtualDisplay, wait_until
 from rpa_mcp.desktop_rig.imaging import accessibility_bus_up
-from tests.agent_x11.conftest import require_desktop
+from tests.agent_x11.conftest import require_desktop, require_packages
 
 
 def require_java() -> None:
-    absent = transfusion.missing()
-    if not absent:
-        return
-    reason = f"the Swing application needs Debian packages {', '.join(absent)}"
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{reason}; CI must provide them")
-    pytest.skip(reason)
+    require_packages("the Swing application", transfusion.missing())
 
 
 @pytest.mark.desktop
