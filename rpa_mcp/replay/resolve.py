@@ -15,7 +15,8 @@ lines that read its label, takes the one on the record's line (a result list who
 A record is looked for only that way, on its whole window (never by a remembered spot, recorded
 coordinates, a picture or the small first look: each would see one row where two may be it), and when
 two rows read it (homonyms, a first name shared across surnames that start alike) the answer is
-`resolved=false`, `method=identity_ambiguous`, naming both: a person chooses. A record the run's values
+`resolved=false`, `method=identity_ambiguous`, naming both: a person chooses (a row one letter off the
+record counts: `near_records`). A record the run's values
 name only in part (``identity_partial``, no person validated it) is never looked for:
 `resolved=false`, `method=identity_partial`.
 
@@ -63,6 +64,7 @@ from rpa_mcp.replay.candidates import (
 from rpa_mcp.replay.label_boxes import LabelBoxes
 from rpa_mcp.replay.memory import TargetMemory
 from rpa_mcp.replay.ports import TextReader, VlmLocator
+from rpa_mcp.replay.record_choice import RecordChoice, ambiguity
 from rpa_mcp.replay.search_regions import (
     SCALED_KEY,
     Point,
@@ -109,6 +111,7 @@ class TargetResolver:
         self.vlm = vlm
         self.thresholds = thresholds
         self.memory = memory
+        self.records = RecordChoice(ocr)
         if memory is not None:
             memory.trusted_after = self.thresholds.memory.trusted_after
             memory.min_reliability = self.thresholds.memory.min_reliability
@@ -232,13 +235,13 @@ class TargetResolver:
                 | ({"first_look": True} if cand.first_look else {})
             )
             if cand.rivals:  # more than one row reads the record: none of them is clicked, wherever they are
-                why = self._ambiguity(spec, cand)
+                why = ambiguity(spec, cand)
                 tried[-1] |= {"accepted": False, "reason": why}
                 res = Resolution(False, None, None, "identity_ambiguous", round(cand.score, 4), why, tried=tried)
                 return self._exit(res, started, replay_id, action_id)
             if ok and identity.identity_of(spec) is not None:
                 reading = time.perf_counter()
-                seen = self._identity(image, spec, cand)
+                seen = self.records.identity_at(image, spec, cand)
                 tried[-1]["identity_read"] = seen.read
                 tried[-1]["identity_ms"] = round((time.perf_counter() - reading) * 1000, 2)
                 if not seen.ok:  # the record there is not the one the person chose: never clicked there
@@ -308,7 +311,11 @@ class TargetResolver:
                 if record
                 else self._beside_or_line(self._last_line(image, spec, title, machine_id), spec, image.shape)
             )
-            if quick is not None and self.guard(quick, spec, image.shape)[0] and self._same_record(image, spec, quick):
+            if (
+                quick is not None
+                and self.guard(quick, spec, image.shape)[0]
+                and self.records.same_record(image, spec, quick)
+            ):
                 return quick
             return self._beside_or_line(self._ocr_match(image, spec), spec, image.shape)
         if method == "template":
@@ -370,24 +377,6 @@ class TargetResolver:
         x0, y0, bw, bh = box
         read = self.ocr.read_line(image[y0 : y0 + bh, x0 : x0 + bw])
         return read is not None and wanted in normalize_text(read.text)
-
-    @staticmethod
-    def _ambiguity(spec: Mapping[str, Any], cand: Candidate) -> str:
-        found = identity.identity_of(spec)
-        at = ", ".join(f"({x}, {y})" for x, y in ((cand.x, cand.y), *cand.rivals))
-        return (
-            f"{identity.AMBIGUOUS}: {1 + len(cand.rivals)} rows read the record {found[0] if found else ''!r} "
-            f"(at {at}): the run's values do not tell them apart; a person chooses"
-        )
-
-    def _same_record(self, image: np.ndarray, spec: Mapping[str, Any], cand: Candidate) -> bool:
-        """The candidate's line reads the record the person chose (any candidate, for a target that is no record)."""
-        return identity.identity_of(spec) is None or self._identity(image, spec, cand).ok
-
-    def _identity(self, image: np.ndarray, spec: Mapping[str, Any], cand: Candidate) -> identity.IdentityCheck:
-        """The record's line at the candidate, read and compared with the identity the person saw."""
-        height = cand.line_box[3] if cand.line_box is not None else 0
-        return identity.check(identity.row_text(self.ocr, image, cand.x, cand.y, height=height), spec)
 
     # --- OCR ----------------------------------------------------------------------------------
     def _last_line(
@@ -462,24 +451,6 @@ class TargetResolver:
                 return replace(cand, first_look=True)
         return None
 
-    def _not_typed(self, image: np.ndarray, spec: Mapping[str, Any], found: list[Candidate]) -> list[Candidate]:
-        """A record's value also shows in the field it was typed into (`typed_fields`): that field is never
-        the record."""
-        if not spec.get("typed_fields"):
-            return found
-        return [c for c in found if identity.typed_field(self._identity(image, spec, c).read, spec) is None]
-
-    def _record(self, image: np.ndarray, spec: Mapping[str, Any], found: list[Candidate]) -> Candidate | None:
-        """Among lines that show a record-selecting target's label, the one on the record the person chose,
-        judged where the row is and clicked on its cell; the other rows that read it too are its `rivals`."""
-        chosen = [c for c in found if self._same_record(image, spec, c)]
-        if not chosen:
-            return None
-        record = chosen[0]
-        rivals = tuple((c.x, c.y) for c in chosen[1:] if not _same_row(c, record))
-        # a row reads with its other cells: its identity read the words whole
-        return replace(record, click_x=record.label_x, score=max(record.score, record.read_score or 0.0), rivals=rivals)
-
     def _ocr_match(self, image: np.ndarray, spec: Mapping[str, Any]) -> Candidate | None:
         label = spec.get("label") or spec.get("by_text") or spec.get("text")
         if not label:
@@ -499,14 +470,15 @@ class TargetResolver:
         for region in regions:
             if region[2] <= 0 or region[3] <= 0:
                 continue
-            found = self._lines_showing(image, region, wanted)
-            if not found and needs_tiles(region[2], region[3]):  # the detector's scale may have lost it
-                x0, y0, rw, rh = region
-                found = showing(read_at_other_scale(self.ocr, image[y0 : y0 + rh, x0 : x0 + rw]), wanted, (x0, y0))
+            x0, y0, rw, rh = region
+            lines = read_region(self.ocr, image[y0 : y0 + rh, x0 : x0 + rw])
+            found = showing(lines, wanted, (x0, y0))
+            if not found and needs_tiles(rw, rh):  # the detector's scale may have lost it
+                lines = read_at_other_scale(self.ocr, image[y0 : y0 + rh, x0 : x0 + rw])
+                found = showing(lines, wanted, (x0, y0))
             if is_record:
                 # a list whose order changed: the label on the line of the record the person chose, wherever it is
-                found = self._not_typed(image, spec, found)
-                chosen = self._record(image, spec, found)
+                chosen = self.records.choose(image, spec, found, wanted, lines, (x0, y0))
                 if chosen is not None:
                     return chosen
                 first = first or (found[0] if found else None)
@@ -514,14 +486,6 @@ class TargetResolver:
             if found:
                 return found[0]
         return first  # a record's label seen on other records' lines only: its identity check says so
-
-
-def _same_row(a: Candidate, b: Candidate) -> bool:
-    """Two lines showing the label on one row (the label twice in a record's cells): one record, not two."""
-    height = max(
-        a.line_box[3] if a.line_box else 0, b.line_box[3] if b.line_box else 0, 2 * identity.ROW_MIN_HALF_HEIGHT
-    )
-    return abs(a.y - b.y) < height / 2
 
 
 def _field_text_after_label(cand: Candidate) -> Candidate:

@@ -74,8 +74,43 @@ def test_homonyms_named_in_full_are_ambiguous_too() -> None:
 
 
 def test_the_rows_of_other_records_leave_the_one_that_reads_it_chosen() -> None:
-    rows = [("GAUTHIER Édith 900334", (930, 590, 200, 20), 0.97), ("GAUTIER Rémi 900351", (930, 620, 200, 20), 0.97)]
+    rows = [("GAUTHIER Édith 900334", (930, 590, 200, 20), 0.97), ("GARNIER Rémi 900351", (930, 620, 200, 20), 0.97)]
     res = resolver(ScreenOcr(rows)).resolve(SCREEN, RECORD)
+    assert res.resolved and res.y == 600
+
+
+FULL = RECORD | {"label": "Édith", "identity": "GAUTHIER Édith", "identity_values": ["GAUTHIER", "Édith"]}
+
+
+def test_a_homonym_read_one_letter_off_is_a_rival_still() -> None:
+    # the second GAUTHIER Édith's row misread ("GAUTHlER Edlth"): it reads neither the label nor the record
+    rows = [
+        ("GAUTHIER Édith 04/02/1944", (930, 590, 260, 20), 0.97),
+        ("GAUTHlER Edlth 11/09/1981", (930, 620, 260, 20), 0.81),
+    ]
+    res = resolver(ScreenOcr(rows)).resolve(SCREEN, FULL)
+    assert not res.resolved and res.method == "identity_ambiguous", res
+    assert res.reason is not None and "630" in res.reason
+
+
+def test_another_first_name_of_the_same_family_is_no_rival() -> None:
+    rows = [("GAUTHIER Édith 900334", (930, 590, 200, 20), 0.97), ("GAUTHIER Edmond 900351", (930, 620, 200, 20), 0.97)]
+    res = resolver(ScreenOcr(rows)).resolve(SCREEN, FULL)
+    assert res.resolved and res.y == 600
+
+
+def test_short_names_must_read_exactly_to_be_rivals() -> None:
+    # one letter makes another short name: LUC Léa and LUC Lia are two patients, not one misread
+    rows = [("LUC Léa 900334", (930, 590, 140, 20), 0.97), ("LUC Lia 900351", (930, 620, 140, 20), 0.97)]
+    spec = RECORD | {"label": "Léa", "identity": "LUC Léa", "identity_values": ["LUC", "Léa"]}
+    res = resolver(ScreenOcr(rows)).resolve(SCREEN, spec)
+    assert res.resolved and res.y == 600
+
+
+def test_the_search_field_nearly_reading_the_record_is_no_rival() -> None:
+    rows = [("GAUTHIER Édith 900334", (930, 590, 200, 20), 0.97), ("Nom du patient GAUTHlER", (930, 300, 260, 20), 0.9)]
+    spec = RECORD | {"typed_fields": ["Nom du patient"]}
+    res = resolver(ScreenOcr(rows)).resolve(SCREEN, spec | {"window_now": [0, 0, W, H]})
     assert res.resolved and res.y == 600
 
 
