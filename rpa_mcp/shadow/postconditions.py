@@ -144,7 +144,8 @@ def identity_of(action_type: str, target: dict[str, Any], parameter: dict[str, A
     banner naming a patient (its element's whole name, else its label); None for any other step.
 
     A step is record-selecting when its element is a row or a cell, when it chooses an item by a value
-    made a parameter, or when its label reads like a person's name or an identifier.
+    made a parameter, or when its label reads like a person's name or an identifier — unless its element
+    is a button: a button's capitalised words are an action ("Confirmer le RDV", "Save Changes").
     """
     if action_type not in SELECTING_ACTIONS:
         return None
@@ -155,6 +156,6 @@ def identity_of(action_type: str, target: dict[str, Any], parameter: dict[str, A
     if not text:
         return None
     row = is_row(element) or (role_of(element) in TAB_ROLES and classify(text) in RECORD_KINDS)
-    if row or parameter is not None or classify(label) in RECORD_KINDS:
+    if row or parameter is not None or (not is_button(element) and classify(label) in RECORD_KINDS):
         return text[:MAX_IDENTITY]
     return None

@@ -144,3 +144,21 @@ def test_a_form_the_application_opened_in_its_window_is_the_steps_outcome(make_s
     step = shadow.understanding("s1")["steps"][0]
     assert {"kind": "dialog_opened", "text": "Nouvelle dispensation"} in step["post_conditions"]
     assert step["expected_outcome"] == {"kind": "dialog", "text": "Nouvelle dispensation", "source": "demonstration"}
+
+
+@pytest.mark.parametrize("label", ["Confirmer le RDV", "Save Changes", "OK", "Imprimer le PDF"])
+def test_a_button_s_capitalised_words_are_an_action_not_a_record(label: str) -> None:
+    from rpa_mcp.shadow.postconditions import identity_of
+
+    button = {"label": label, "element": {"name": label, "role": "Button"}}
+    assert identity_of("click_anchor", button, None) is None
+    # a button that a parameter chooses is a record still
+    assert identity_of("click_anchor", button, {"name": "patient"}) == label
+
+
+def test_a_patient_named_on_a_row_or_by_the_screen_alone_is_still_a_record() -> None:
+    from rpa_mcp.shadow.postconditions import identity_of
+
+    assert identity_of("click_anchor", {"label": "LEGRAND Aurélie"}, None) == "LEGRAND Aurélie"
+    row = {"label": "Aurélie", "element": {"name": "LEGRAND Aurélie 12/03/1950", "role": "DataItem"}}
+    assert identity_of("click_anchor", row, None) == "LEGRAND Aurélie 12/03/1950"
