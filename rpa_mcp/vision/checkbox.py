@@ -163,6 +163,10 @@ def _inked_rows(gray: np.ndarray, line: BBox) -> tuple[int, int]:
     if rules.size >= 2 and rules[-1] - rules[0] > 2 * PAST:
         top, bottom = rules[0], rules[-1]
         ink = ink & ~(ink[top + 1 : top + 1 + PAST].any(axis=0) & ink[bottom - PAST : bottom].any(axis=0))
+    elif rules.size and (~ruled).sum() > 2 * PAST:
+        # one side of a focus ring in the box (its other side just outside it): its upright sides run through
+        # every other row of the box, as no letter does, and are no text either
+        ink = ink & ~ink[~ruled].all(axis=0)
     rows = np.flatnonzero(ink.any(axis=1) & ~ruled)
     if rows.size == 0 or rows[-1] - rows[0] + 1 < MIN_INK_ROWS:
         return y, h
