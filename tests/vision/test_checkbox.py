@@ -232,8 +232,11 @@ def awt_box_focused(*, ticked: bool) -> np.ndarray:
 
 
 @pytest.mark.parametrize("ticked", [True, False])
-def test_a_focus_rectangle_whose_bottom_side_ocr_left_out_is_no_text(ticked: bool) -> None:
-    """OCR boxed the line from the rectangle's top side down to just above its bottom one: the rectangle's upright
-    sides run through the whole box, as no letter does; the text's height is the letters'."""
-    line = (16, 13, 160, 21)  # from just left of the rectangle's left side
+@pytest.mark.parametrize(
+    "line",
+    [(16, 13, 160, 21), (16, 14, 160, 20)],  # from just left of its left side: its top side in the box, or neither
+)
+def test_a_focus_rectangle_whose_sides_ocr_left_out_is_no_text(ticked: bool, line: tuple[int, int, int, int]) -> None:
+    """OCR boxed the line inside the rectangle's top and bottom sides, or from its top one: the rectangle's upright
+    side runs through the whole box, as no letter does; the text's height is the letters'."""
     assert mark_beside(awt_box_focused(ticked=ticked), line) == (TICKED if ticked else BLANK)
