@@ -169,6 +169,8 @@ def templated(steps: list[dict[str, Any]], parameters: Sequence[dict[str, Any]])
                 target["element"] = {k: v for k, v in element if k not in ("bbox", "rect")} | {"name": label}
             for key in PARAMETER_TARGET_DROPS:
                 target.pop(key, None)
+            if "identity_partial" not in step and isinstance(step.get("intent"), str):
+                step["intent"] = sub(step["intent"], False)  # named in full: 'GAUTHIER {{prenom}}' -> both marks
     return steps
 
 

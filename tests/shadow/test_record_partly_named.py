@@ -58,6 +58,7 @@ def test_the_row_made_a_parameter_is_named_in_full_and_not_doubted(shadow: Shado
     ir_row = ir["steps"][1]
     assert ir_row["identity"] == "{{nom}} {{prenom}}" and "identity_partial" not in ir_row
     assert ir_row["target"]["label"] == ir_row["target"]["by_text"] == "{{nom}} {{prenom}}"
+    assert "'{{nom}} {{prenom}}'" in ir_row["intent"]
     assert {p["name"]: p["example"] for p in ir["parameters"]} == {"nom": "GAUTHIER", "prenom": "Édith"}
     planned = Planning.plan(_planner(), ir["steps"], {"nom": "GAUTHIER", "prenom": "Rémi"}, ir["parameters"])
     assert "identity_partial" not in planned[1]["target"]
