@@ -177,7 +177,7 @@ SWING = AppSpec(  # held out: measured once as it was first built, never tuned o
     (None, None, "patient", "indication", "produit", "unites", "date"),
     {"irradie": True},
 )
-AWT = AppSpec(  # held out: measured once as it was first built, never tuned on
+AWT = AppSpec(  # measured once unseen as it was first built, a tuning desk since
     "awt",
     "bed management desk, Java AWT (XToolkit heavyweight widgets), no accessibility tree",
     "rpa_mcp.desktop_rig.beds",

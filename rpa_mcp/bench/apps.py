@@ -29,7 +29,7 @@ ticks "Produit irradié" and sends, with the same noise and a detour through the
 
 `awt`: the bed management desk, a Java AWT application (rpa_mcp/desktop_rig/native/AwtBeds.java, one source file
 run by OpenJDK 17's `java` as the Swing desk: heavyweight java.awt widgets drawn by AWT's X toolkit, a Motif-like
-grey, no Swing, no bridge to AT-SPI: vision only), **held out**: measured once as first built, never tuned on; a
+grey, no Swing, no bridge to AT-SPI: vision only), measured once unseen as first built, a tuning desk since; a
 bed manager searches a patient, picks the line of a java.awt.List by the first name, chooses a unit in a Choice,
 types a bed and an expected entry date, ticks "Chambre individuelle", types instructions and assigns, with the
 same noise, an Alt+Tab to a reminder window and back, and a misclick on the empty part of the form.

@@ -178,6 +178,8 @@ class ClickFacts:
             return None
         on_line = bool(line) and _holds(line, point, LABEL_SLACK)
         control = line if on_line else drop_down_over(list_box, point) if list_box else None
+        if not control and line and list_box:
+            control = shown_under_list(list_box, line, point)
         if not control:
             return None  # clicked beside the line: the line is already a label beside the control
         x, y, w, h = (int(v) for v in control)
@@ -295,6 +297,18 @@ def pick_line(
 def _holds(box: Any, point: tuple[int, int], slack: int) -> bool:
     x, y, w, h = (int(v) for v in box)
     return x - slack <= point[0] <= x + w + slack and y - slack <= point[1] <= y + h + slack
+
+
+def shown_under_list(list_box: list[int], line: list[int], point: tuple[int, int]) -> list[int] | None:
+    """The drop-down a click beside its text opened a list over (AWT's or Motif's `Choice` drops its list over
+    itself): its text line (`line`, what it showed) and the click on one row, both inside the list's column,
+    the list covering that row. The line then is the control's own text, never its name (frame pixels)."""
+    lx, ly, lw, lh = (int(v) for v in list_box)
+    x, y, w, h = (int(v) for v in line)
+    on_row = y - LABEL_SLACK <= point[1] <= y + h + LABEL_SLACK
+    inside = lx - LABEL_SLACK <= x and x + w <= lx + lw + LABEL_SLACK and lx <= point[0] <= lx + lw
+    covered = ly - LABEL_SLACK <= y and y + h <= ly + lh
+    return [x, y, w, h] if on_row and inside and covered else None
 
 
 def drop_down_over(list_box: list[int], point: tuple[int, int]) -> list[int] | None:

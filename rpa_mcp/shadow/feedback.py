@@ -30,6 +30,7 @@ from typing import Any, Literal, get_args
 
 from rpa_mcp.shadow.classes import STEP_CLASSES
 from rpa_mcp.shadow.parameters import classify, name_problem, type_of
+from rpa_mcp.shadow.record_names import missing_name
 from rpa_mcp.shadow.segment import Segment
 from rpa_mcp.validation.model import OUTCOME_KINDS
 
@@ -325,6 +326,8 @@ def _parameter(
             f"step {step_index} ({step.get('intent')}) has no value to make a parameter: only a step that types "
             "text, or chooses a row by its label, can take one"
         )
+    part = _rest_of_record(steps, step, name)
+    value = part or value
     for other in steps:
         used = other.get("parameter") or {}
         if other is not step and used.get("name") == name and used.get("example") != value:
@@ -333,4 +336,16 @@ def _parameter(
                 "choose another name for this value"
             )
     kind = classify(str(value), step.get("target", {}).get("by_text")) or "text"
-    return {"name": name, "description": " ".join((description or "").split()), "type": type_of(kind)}
+    said = {"name": name, "description": " ".join((description or "").split()), "type": type_of(kind)}
+    return said | ({"example": part, "part_of_record": True} if part else {})
+
+
+def _rest_of_record(steps: Sequence[Mapping[str, Any]], step: Mapping[str, Any], name: str) -> str | None:
+    """A record step named in part by other steps' parameters (the surname typed in the search): the parameter
+    a person makes of it is the rest of the name its text shows (the first name, as the step's suggestion
+    says), so the record is named in full ('{{nom}} {{prenom}}'); None for any other step."""
+    identity = step.get("identity")
+    if not isinstance(identity, str) or step.get("parameter"):
+        return None
+    others = [s.get("parameter") or {} for s in steps if s is not step]
+    return missing_name(identity, [p.get("example") for p in others if p.get("name") != name])

@@ -33,6 +33,7 @@ from rpa_mcp.shadow.events import CLICK_TYPES, normalize_keys
 from rpa_mcp.shadow.masking import secret_placeholder
 from rpa_mcp.shadow.parameters import classify
 from rpa_mcp.shadow.phrases import TEXTS, is_verb_label, names_record, noun_phrase, search_object
+from rpa_mcp.shadow.postconditions import RECORD_KINDS
 from rpa_mcp.shadow.segment import Segment
 from rpa_mcp.shadow.segmenter import ENTER_KEYS, NAV_KEYS
 from rpa_mcp.shadow.targets import clean_label, click_evidence, click_target, is_tab_click, plain_text
@@ -300,8 +301,12 @@ def _chosen_by_label(
 
 def _names_the_view(element: dict[str, Any], label: str, event: dict[str, Any], window_after: str | None) -> bool:
     """A click whose element the agent could not say (OCR named it) and after which the window title names
-    the view by that label ('… — Imaging – Chromium'): a tab."""
+    the view by that label ('… — Imaging – Chromium'): a tab. A label that reads as a person's name or an
+    identifier ('GAUTHIER Édith', a list's line) names a record the click opened, not a view: the title
+    naming it is no tab evidence (the click chose the record by its content, `_chosen_by_label`)."""
     if element.get("role") and not is_container(element) and role_of(element) != "text":
+        return False
+    if classify(label) in RECORD_KINDS:
         return False
     parts = {normalize_text(p) for p in re.split(r"\s+[-–—]\s+", window_after or "")}
     before = {normalize_text(p) for p in re.split(r"\s+[-–—]\s+", event.get("window_title") or "")}

@@ -21,6 +21,7 @@ from typing import Any
 from rpa_mcp.shadow.classes import step_class_of
 from rpa_mcp.shadow.parameters import classify, declared
 from rpa_mcp.shadow.record_names import uncovered
+from rpa_mcp.vision.ocr import normalize_text
 from rpa_mcp.vision.text_match import ANY_WORDS
 
 IR_VERSION = 1
@@ -101,9 +102,15 @@ def _value_pattern(example: str) -> str:
     return value + (FOLLOWING_NAME if classify(example) == "name" else "")
 
 
-def _placed(mark: str, wildcard: bool) -> Callable[[re.Match[str]], str]:
+def _placed(mark: str, wildcard: bool, others: frozenset[str] = frozenset()) -> Callable[[re.Match[str]], str]:
+    """The placeholder for a value found; the name words after it become ANY_WORDS, unless they are another
+    parameter's value ('GAUTHIER Édith' with the first name a parameter too): kept for it to name them."""
+
     def place(found: re.Match[str]) -> str:
-        return mark + (f" {ANY_WORDS}" if wildcard and found.groupdict().get("rest") else "")
+        rest = found.groupdict().get("rest")
+        if rest and normalize_text(rest.split()[0]) in others:
+            return mark + rest
+        return mark + (f" {ANY_WORDS}" if wildcard and rest else "")
 
     return place
 
@@ -122,6 +129,7 @@ def templated(steps: list[dict[str, Any]], parameters: Sequence[dict[str, Any]])
         key=lambda p: -len(str(p["example"]).strip()),
     )
     marks = [(re.compile(_value_pattern(str(p["example"]).strip())), "{{" + p["name"] + "}}") for p in examples]
+    others = frozenset(normalize_text(w) for p in examples for w in str(p["example"]).split())
     everything = [p.get("example") for p in parameters]  # what a run's values may check on a record
     if not marks:
         for step in steps:
@@ -133,7 +141,7 @@ def templated(steps: list[dict[str, Any]], parameters: Sequence[dict[str, Any]])
         if not isinstance(text, str):
             return text
         for pattern, mark in marks:
-            text = pattern.sub(_placed(mark, wildcard), text)
+            text = pattern.sub(_placed(mark, wildcard, others), text)
         return text
 
     for step in steps:
@@ -161,6 +169,8 @@ def templated(steps: list[dict[str, Any]], parameters: Sequence[dict[str, Any]])
                 target["element"] = {k: v for k, v in element if k not in ("bbox", "rect")} | {"name": label}
             for key in PARAMETER_TARGET_DROPS:
                 target.pop(key, None)
+            if "identity_partial" not in step and isinstance(step.get("intent"), str):
+                step["intent"] = sub(step["intent"], False)  # named in full: 'GAUTHIER {{prenom}}' -> both marks
     return steps
 
 

@@ -28,8 +28,22 @@ _IDENT = re.compile(r"^(?=(?:.*\d){3})[A-Za-z0-9][A-Za-z0-9._/-]{3,}$")
 _NAME_WORD = re.compile(r"^[^\W\d_]{2,}(?:[-'’][^\W\d_]+)*$")
 _NAME_FIELDS = re.compile(r"\b(nom|prenom|patient|patiente|name|surname|firstname|lastname|usager|beneficiaire)\b")
 KIND_NAMES = {
-    "fr": {"name": "nom", "date": "date", "identifier": "identifiant", "number": "nombre", "record": "dossier"},
-    "en": {"name": "name", "date": "date", "identifier": "identifier", "number": "number", "record": "record"},
+    "fr": {
+        "name": "nom",
+        "first_name": "prenom",
+        "date": "date",
+        "identifier": "identifiant",
+        "number": "nombre",
+        "record": "dossier",
+    },
+    "en": {
+        "name": "name",
+        "first_name": "first_name",
+        "date": "date",
+        "identifier": "identifier",
+        "number": "number",
+        "record": "record",
+    },
 }
 REASONS = {
     "fr": {

@@ -57,6 +57,37 @@ def uncovered(identity: str, examples: Iterable[Any]) -> list[str]:
     return [w for w in naming_words(identity) if normalize_text(w) not in covered]
 
 
+def missing_name(identity: str, examples: Iterable[Any]) -> str | None:
+    """The rest of the person's name a record's text shows next to the words a parameter covers: the first
+    name beside the surname ('Édith' in 'GAUTHIER Édith — née le …' with 'GAUTHIER' a parameter), the
+    capitalised words right after the covered ones (else right before), on the same stretch of text (no
+    separator between). None when no parameter covers a word of it, or nothing name-like stands there."""
+    covered = {normalize_text(w) for x in examples if x not in (None, "") for w in _WORD.findall(str(x))}
+    found = list(_WORD.finditer(identity))
+    hits = [i for i, m in enumerate(found) if normalize_text(m.group()) in covered]
+    if not hits:
+        return None
+
+    def run(indexes: Iterable[int], last: int) -> list[str]:
+        words: list[str] = []
+        for i in indexes:
+            m, word = found[i], found[i].group()
+            joined = identity[found[last].end() : m.start()] if i > last else identity[m.end() : found[last].start()]
+            if joined.strip() or normalize_text(word) in covered or not _name_part(word):
+                break
+            words.append(word)
+            last = i
+        return words
+
+    after = run(range(hits[-1] + 1, len(found)), hits[-1])
+    before = run(range(hits[0] - 1, -1, -1), hits[0])[::-1]
+    return " ".join(after or before) or None
+
+
+def _name_part(word: str) -> bool:
+    return len(word) >= 2 and word[0].isupper() and not any(c.isdigit() for c in word)
+
+
 def doubt_partly_named(steps: Sequence[dict[str, Any]], locale: str) -> None:
     """Add the doubt to each record step chosen by part of who it is (in place; steps are fresh copies)."""
     examples = [p.get("example") for p in declared(steps)]
@@ -73,6 +104,9 @@ def doubt_partly_named(steps: Sequence[dict[str, Any]], locale: str) -> None:
         step["doubts"] = [*(step.get("doubts") or []), RECORD_PARTLY_NAMED]
         step["confidence"] = round(capped(step["confidence"], step["doubts"]), 2)
         suggestions = list(step.get("suggestions") or [])
+        rest = missing_name(identity, examples)  # the first name beside the surname: named in full by it
+        if rest is not None:  # instead of the whole row, which the surname's parameter already names in part
+            suggestions = [s for s in suggestions if not (s.get("action") == "parameterize" and s["kind"] == "record")]
         offered = any(s.get("action") == "parameterize" for s in suggestions)
         if step.get("parameter") is None and step.get("value") and not offered:
             taken = [p["name"] for p in declared(steps)]
@@ -80,9 +114,9 @@ def doubt_partly_named(steps: Sequence[dict[str, Any]], locale: str) -> None:
                 {
                     "action": "parameterize",
                     "kind": "record",
-                    "name": suggest_name(None, "record", lang, taken),
+                    "name": suggest_name(None, "first_name" if rest else "record", lang, taken),
                     "type": "string",
-                    "example": step["value"],
+                    "example": rest or step["value"],
                     "reason": REASONS[lang]["parameterize"].format(**said),
                 }
             )

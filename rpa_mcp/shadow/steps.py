@@ -234,9 +234,15 @@ def _parameterized(
     intent: str,
     value: str | None,
 ) -> tuple[dict[str, Any], str]:
-    """The step types (or chooses) {{name}} instead of the demonstration's value."""
+    """The step types (or chooses) {{name}} instead of the demonstration's value. A record's part (the first
+    name beside a surname another parameter names): its target keeps the row's text, which the build writes
+    with both parameters ('{{nom}} {{prenom}}', `rpa_mcp.shadow.ir.templated`)."""
     name, mark = spec["name"], placeholder(spec["name"])
     kind = spec.get("type") or "string"
+    if spec.get("part_of_record") and isinstance(part := spec.get("example"), str) and isinstance(value, str):
+        shown = clean_label(value, limit=40)
+        intent = intent.replace(f"'{shown}'", f"'{shown.replace(part, mark)}'") if shown else intent
+        return {"name": name, "type": kind, "example": part, "description": spec.get("description") or ""}, intent
     if action_type == "type_text":
         params["text"] = mark
     elif action_type == "select_option":

@@ -152,7 +152,8 @@ def _inked_rows(gray: np.ndarray, line: BBox) -> tuple[int, int]:
     """(top, height) of the rows of a line's box that hold the text's ink; the whole box when none or too few
     do. A rule across the box (a focus ring's top or bottom side, an underline) is no text: its ink runs, whole
     or dotted, longer than the box is high; a row of letters breaks at each letter. Nor is ink joined to two
-    rules, one above and one below (a focus ring's sides): letters stand apart from a frame around them."""
+    rules, one above and one below (a focus ring's sides): letters stand apart from a frame around them. Nor
+    is an upright at the box's ends that runs through all its other rows (a focus ring OCR boxed in part)."""
     x, y, w, h = line
     band = gray[max(0, y) : y + h, max(0, x) : x + w]
     if band.size == 0:
@@ -163,6 +164,12 @@ def _inked_rows(gray: np.ndarray, line: BBox) -> tuple[int, int]:
     if rules.size >= 2 and rules[-1] - rules[0] > 2 * PAST:
         top, bottom = rules[0], rules[-1]
         ink = ink & ~(ink[top + 1 : top + 1 + PAST].any(axis=0) & ink[bottom - PAST : bottom].any(axis=0))
+    elif (~ruled).sum() > 2 * PAST:
+        # a focus ring's rules left out of the box, or one of them: its upright sides, at the box's ends, run
+        # through every other row of it, as no letter does, and are no text either
+        upright = ink[~ruled].all(axis=0)
+        upright[PAST + 1 : -PAST - 1] = False
+        ink = ink & ~upright
     rows = np.flatnonzero(ink.any(axis=1) & ~ruled)
     if rows.size == 0 or rows[-1] - rows[0] + 1 < MIN_INK_ROWS:
         return y, h

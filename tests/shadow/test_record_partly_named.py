@@ -7,7 +7,7 @@ from typing import Any
 from rpa_mcp.replay.service.planning import Planning
 from rpa_mcp.shadow.calibration import ASK_BELOW
 from rpa_mcp.shadow.ir import templated
-from rpa_mcp.shadow.record_names import RECORD_PARTLY_NAMED, uncovered
+from rpa_mcp.shadow.record_names import RECORD_PARTLY_NAMED, missing_name, uncovered
 from rpa_mcp.shadow.service import ShadowService
 from tests.shadow.conftest import ev
 from tests.shadow.test_outcomes_and_identity import _planner
@@ -41,16 +41,28 @@ def test_a_row_named_by_the_surname_alone_is_doubted_and_asked_first(shadow: Sha
     assert row["index"] in shadow.understanding("s1")["review"]["ask_first"]
     offered = {(s["action"], s["kind"]) for s in row["suggestions"]}
     assert ("validate", RECORD_PARTLY_NAMED) in offered
-    assert any(s["action"] == "parameterize" and s["example"] == "GAUTHIER Édith" for s in row["suggestions"])
+    # the first name beside the surname, not the whole row: accepted, the record is named in full
+    assert any(
+        s["action"] == "parameterize" and s["example"] == "Édith" and s["name"] == "prenom" for s in row["suggestions"]
+    )
     assert RECORD_PARTLY_NAMED not in search["doubts"]
 
 
-def test_the_row_made_a_parameter_is_named_whole_and_not_doubted(shadow: ShadowService) -> None:
+def test_the_row_made_a_parameter_is_named_in_full_and_not_doubted(shadow: ShadowService) -> None:
+    """The row's parameter is its first name (the surname is already one): found and checked by both."""
     demonstrated(shadow)
-    row = shadow.feedback("s1", "parameterize", step_index=2, name="patient")["steps"][1]
+    row = shadow.feedback("s1", "parameterize", step_index=2, name="prenom")["steps"][1]
     assert row["doubts"] == [] and row["confidence"] > 0.5
-    ir_row = shadow.build("s1", "Lits")["workflow_ir"]["steps"][1]
-    assert ir_row["identity"] == "{{patient}}" and "identity_partial" not in ir_row
+    assert row["parameter"]["example"] == "Édith" and "{{prenom}}" in row["intent"]
+    ir = shadow.build("s1", "Lits")["workflow_ir"]
+    ir_row = ir["steps"][1]
+    assert ir_row["identity"] == "{{nom}} {{prenom}}" and "identity_partial" not in ir_row
+    assert ir_row["target"]["label"] == ir_row["target"]["by_text"] == "{{nom}} {{prenom}}"
+    assert "'{{nom}} {{prenom}}'" in ir_row["intent"]
+    assert {p["name"]: p["example"] for p in ir["parameters"]} == {"nom": "GAUTHIER", "prenom": "Édith"}
+    planned = Planning.plan(_planner(), ir["steps"], {"nom": "GAUTHIER", "prenom": "Rémi"}, ir["parameters"])
+    assert "identity_partial" not in planned[1]["target"]
+    assert planned[1]["target"]["label"] == "GAUTHIER Rémi"
 
 
 def test_a_validated_row_is_not_doubted_and_its_run_goes_on(shadow: ShadowService) -> None:
@@ -102,3 +114,19 @@ def test_a_demonstrated_word_left_as_it_was_is_unchecked_too() -> None:
     alone = {"identity": "FAURE", "identity_confirmed": True, "expected": {}, "target": {}}
     (whole,) = templated([alone], [{"name": "nom", "example": "FAURE"}])
     assert "identity_partial" not in whole and "identity_confirmed" not in whole
+
+
+def test_the_rest_of_the_name_is_the_name_words_beside_the_covered_ones() -> None:
+    assert missing_name("GAUTHIER Édith — née le 04/02/1944 — IPP 900311", ["GAUTHIER"]) == "Édith"
+    assert missing_name("Édith GAUTHIER", ["GAUTHIER"]) == "Édith"
+    assert missing_name("FAURE Céline 02/11/1962", ["FAURE"]) == "Céline"
+    assert missing_name("GAUTHIER Édith", []) is None  # no parameter names any of it
+    assert missing_name("GAUTHIER — 900311", ["GAUTHIER"]) is None  # nothing name-like beside it
+
+
+def test_a_surname_s_following_name_that_is_another_parameter_is_left_to_it() -> None:
+    step = {"identity": "GAUTHIER Édith", "expected": {}, "target": {"label": "GAUTHIER Édith"}}
+    params = [{"name": "nom", "example": "GAUTHIER"}, {"name": "prenom", "example": "Édith"}]
+    (built,) = templated([step], params)
+    assert built["identity"] == "{{nom}} {{prenom}}" and "identity_partial" not in built
+    assert built["target"]["label"] == "{{nom}} {{prenom}}"

@@ -214,3 +214,29 @@ def test_a_box_read_in_its_line_stands_apart_from_the_focus_frame_of_its_label()
     line = (40, 8, 120, 16)  # OCR boxed the mark with its text
     assert mark_beside(metal_box_focused(ticked=True), line) == TICKED
     assert mark_beside(metal_box_focused(ticked=False), line) == BLANK
+
+
+def awt_box_focused(*, ticked: bool) -> np.ndarray:
+    """Java AWT's check box once clicked (XToolkit's Motif-like look): a bevelled square on the grey panel and a
+    solid black focus rectangle around the square and its label "Chambre individuelle", 2 px out."""
+    img = np.full((50, 240, 3), 192, np.uint8)
+    x, y = 20, 18  # the square's top left
+    img[y, x : x + 12] = img[y : y + 12, x] = 128  # the bevel: dark top and left, light bottom and right
+    img[y + 11, x : x + 12] = img[y : y + 12, x + 11] = 255
+    if ticked:
+        cv2.line(img, (x + 3, y + 5), (x + 5, y + 9), (0, 0, 0), 2)
+        cv2.line(img, (x + 5, y + 9), (x + 9, y + 2), (0, 0, 0), 2)
+    cv2.rectangle(img, (x - 3, y - 5), (x + 170, y + 16), (0, 0, 0), 1)
+    cv2.putText(img, "Chambre individuelle", (x + 16, y + 10), cv2.FONT_HERSHEY_PLAIN, 0.8, (0, 0, 0), 1)
+    return img
+
+
+@pytest.mark.parametrize("ticked", [True, False])
+@pytest.mark.parametrize(
+    "line",
+    [(16, 13, 160, 21), (16, 14, 160, 20)],  # from just left of its left side: its top side in the box, or neither
+)
+def test_a_focus_rectangle_whose_sides_ocr_left_out_is_no_text(ticked: bool, line: tuple[int, int, int, int]) -> None:
+    """OCR boxed the line inside the rectangle's top and bottom sides, or from its top one: the rectangle's upright
+    side runs through the whole box, as no letter does; the text's height is the letters'."""
+    assert mark_beside(awt_box_focused(ticked=ticked), line) == (TICKED if ticked else BLANK)
