@@ -126,6 +126,9 @@ def test_one_acknowledgement_under_words_of_an_error_is_an_error() -> None:
         ("OK", "Ce format de fichier n'est pas pris en charge."),
         ("Close", "bilan.odt is not a valid document."),
         ("OK", "Le fichier est corrompu."),
+        ("OK", "/home/bilan.txt:\nDroits insuffisants pour ouvrir le fichier."),
+        ("OK", "Cette opération a été interrompue :"),
+        ("Close", "The transfer was interrupted."),
     ],
 )
 def test_one_acknowledgement_under_words_of_a_missing_or_unusable_file_is_an_error(label, words) -> None:
@@ -317,6 +320,15 @@ def test_an_ok_chooser_whose_window_title_saves_is_a_save_chooser(real_service, 
     title = next(f["window_title"] for f in raw["frames"] if f["file"] == file)
     found = real_service.classify(cv2.imread(str(folder / file)), window_title=title, thorough=True)
     assert found.dialog_id == "file-save-as", found.notes
+
+
+def test_an_ok_chooser_whose_faint_title_bar_the_whole_frame_misses_is_read_above_it(real_service) -> None:
+    # mtpaint's save list at 1920x1080: its small title bar ("Save Image File") is read only on its own
+    image = cv2.imread(str(REAL / "mtpaint" / "mtpaint-save-as-en-1920x1080.png"))
+    found = real_service.classify(image, thorough=True)
+    assert found.dialog_id == "file-save-as", found.notes
+    opened = real_service.classify(cv2.imread(str(REAL / "mtpaint" / "mtpaint-open-en-1920x1080.png")), thorough=True)
+    assert opened.dialog_id == "file-open", opened.notes
 
 
 def test_a_win32_chooser_stacks_cancel_under_save_beside_the_file_name_field() -> None:
