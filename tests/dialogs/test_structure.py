@@ -331,6 +331,18 @@ def test_an_ok_chooser_whose_faint_title_bar_the_whole_frame_misses_is_read_abov
     assert opened.dialog_id == "file-open", opened.notes
 
 
+@pytest.mark.parametrize(
+    ("folder", "file"),
+    [f for f in _tuning_frames("app-error") if f[0].name == "jedit"],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_swings_error_box_in_either_language_is_an_error(real_service, folder, file) -> None:
+    # jEdit's "I/O Error" / "Erreur I/O": "Droits insuffisants...", "a été interrompue", one OK
+    found = real_service.classify(cv2.imread(str(folder / file)))
+    assert found.dialog_id == "app-error", found.notes
+    assert real_service.resolve(cv2.imread(str(folder / file))).decision == "pause"
+
+
 def test_a_win32_chooser_stacks_cancel_under_save_beside_the_file_name_field() -> None:
     read = [line("File name:", 8, 187, 54), line("Save", 356, 187, 40), line("Files of type:", 8, 214, 68)]
     read += [line("Cancel", 354, 214, 44)]
