@@ -3,7 +3,7 @@
 When no catalog entry's words name a dialog, what it asks still shows in its buttons and layout:
 - save changes: a save button beside a discard one ("Don't Save", "Discard All", "Ne pas enregistrer"),
   a discard button beside Cancel under words of changes not saved ("Lose Changes"),
-  or a question to quit or exit the program answered OK/Cancel or Yes/No ("Exit from the editor?":
+  or a question to quit or exit the program answered OK/Cancel, Yes/No or Exit/Cancel ("Exit from the editor?":
   what is not saved is lost);
 - deletion: a question naming a deletion, answered yes/no, delete/cancel or OK/cancel;
 - credentials: a Cancel button under words asking for a password, passphrase or PIN;
@@ -62,6 +62,9 @@ DELETE_CANCEL = (
 )  # fmt: skip
 CANCEL = _words("cancel", "annuler", "abbrechen", "cancelar", "annulla", "cancel operation", "annuler l'opération")
 OK_CANCEL = (_words("ok"), CANCEL)  # "Move file ... to trash can?" OK / Cancel
+# a question to quit answered by leaving ("Your data is not saved. ... exit?" Exit / Cancel)
+LEAVE_CANCEL = (_words("exit", "quit", "quitter", "terminer", "beenden", "salir", "esci", "exit anyway",
+                       "quit anyway", "quitter quand même"), CANCEL)  # fmt: skip
 # the kinds a question names with its own words: a file chooser read from the same buttons is not one
 QUESTIONS = frozenset({"app-save-changes", "app-file-overwrite", "app-confirm-delete", "app-credential-prompt"})
 REPLACE = _words("replace", "replace all", "overwrite", "overwrite all", "remplacer", "tout remplacer",
@@ -182,8 +185,9 @@ def kind_of(labels: Sequence[str], lines: Sequence[str], error_icon: Callable[[]
     pairs = [(a, b) for a, b in (YES_NO, DELETE_CANCEL, OK_CANCEL) if _any(labels, a) and _any(labels, b)]
     if names_deletion and pairs:
         return Shape("app-confirm-delete", "a question naming a deletion, answered yes/no, delete/cancel or ok/cancel")
-    if pairs and any(stem in text for stem in QUIT) and any("?" in line for line in lines):
-        return Shape("app-save-changes", "a question to quit the program, answered ok/cancel or yes/no")
+    leave = _any(labels, LEAVE_CANCEL[0]) and _any(labels, LEAVE_CANCEL[1])
+    if (pairs or leave) and any(stem in text for stem in QUIT) and any("?" in line for line in lines):
+        return Shape("app-save-changes", "a question to quit the program, answered ok/cancel, yes/no or exit/cancel")
     if _any(labels, CANCEL) and any(stem in text for stem in CREDENTIAL):
         return Shape("app-credential-prompt", "a Cancel button under words asking for a password")
     acks = [label for label in labels if _is(label, ACKNOWLEDGE)]

@@ -63,6 +63,8 @@ def test_a_discard_button_beside_cancel_under_words_of_unsaved_changes_is_a_save
     [
         (["企OK", "XCancel"], ["Exit from the editor?"]),  # what is not saved is lost: no word says so
         (["Oui", "Non"], ["Voulez-vous vraiment quitter ?"]),
+        (["Exit", "Cancel"], ["Your data is not saved. Are you sure you want to exit?"]),  # leave or stay
+        (["Terminer", "Annuler"], ["Les données ont été modifiées. Souhaitez-vous quitter sans les enregistrer ?"]),
     ],
 )
 def test_a_question_to_quit_answered_ok_or_yes_is_a_save_changes_prompt(labels, lines) -> None:
@@ -263,6 +265,23 @@ def test_a_file_name_is_no_origin_over_a_page_alert(catalog, title, alert) -> No
     from rpa_mcp.dialogs.matching import Matcher
 
     assert ("browser-js-alert" in [e.id for e in Matcher(catalog).by_title(title)]) is alert
+
+
+@pytest.mark.parametrize(
+    ("lines", "alert"),
+    [
+        (["Look In:rpacap", "tournee.gpx"], False),  # Swing's chooser: a file of its list under its folder
+        (["Save In:rpacap", "Images", "tour.gpx"], False),
+        (["Images", "tour.gpx", "intranet.chu.fr"], False),  # two names with an extension: a list of files
+        (["intranet.chu.fr", "Le dossier a été envoyé."], True),  # a page's origin heads its alert
+        (["Alerte", "intranet.chu.fr says"], True),
+    ],
+)
+def test_a_name_listed_under_another_line_is_no_origin_over_a_page_alert(catalog, lines, alert) -> None:
+    from rpa_mcp.dialogs.matching import Matcher
+
+    js = next(s for s in Matcher(catalog).score(lines, ["OK"]) if s.entry.id == "browser-js-alert")
+    assert (js.title == 1.0) is alert
 
 
 def test_a_message_box_without_title_words_is_found_from_its_buttons_up(catalog) -> None:
