@@ -14,7 +14,7 @@ verdict; held-out programs are only measured. Needs: Xvfb, openbox, xdotool, dbu
 (Debian: mousepad gnumeric geany zenity featherpad qttranslations5-l10n python3-tk firefox-esr
 firefox-esr-l10n-fr abiword gnome-text-editor pluma thunar
 pinentry-gtk2 l3afpad kwrite gedit wine nedit xfe libreoffice-writer
-libreoffice-l10n-fr fluid texworks gmanedit mtpaint dia jedit) and the fr_FR and en_US locales.
+libreoffice-l10n-fr fluid texworks gmanedit mtpaint dia jedit gpsprune) and the fr_FR and en_US locales.
 """
 
 from __future__ import annotations
@@ -72,6 +72,7 @@ SPLIT = {
     "mtpaint": "tuning",
     "dia": "tuning",
     "jedit": "tuning",
+    "gpsprune": "tuning",
 }
 
 

@@ -284,6 +284,25 @@ def test_a_name_listed_under_another_line_is_no_origin_over_a_page_alert(catalog
     assert (js.title == 1.0) is alert
 
 
+@pytest.mark.parametrize(
+    ("folder", "file"),
+    [
+        f
+        for kind in ("file-open", "file-save-as", "app-save-changes")
+        for f in _tuning_frames(kind)
+        if f[0].name == "gpsprune" and ("1366" in f[1] or "fr-1600" in f[1])
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_swings_file_chooser_and_quit_question_get_their_generic_kind(real_service, folder, file) -> None:
+    # JFileChooser (Metal): "Look In:" / "Save In:" over a list of .gpx files, never a page's origin;
+    # "Your data is not saved. Are you sure you want to exit?" Exit / Cancel
+    raw = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    want = next(f["expected_id"] for f in raw["frames"] if f["file"] == file)
+    found = real_service.classify(cv2.imread(str(folder / file)), thorough=True)
+    assert found.dialog_id == want, found.notes
+
+
 def test_a_message_box_without_title_words_is_found_from_its_buttons_up(catalog) -> None:
     read = [
         line("Le serveur est injoignable : l'envoi a échoué.", 760, 480, 380),

@@ -38,6 +38,7 @@ def test_every_program_of_the_split_has_a_scene_and_the_later_ones_are_held_out(
         == SPLIT["mtpaint"]
         == SPLIT["dia"]
         == SPLIT["jedit"]
+        == SPLIT["gpsprune"]
         == "tuning"
     )
 
