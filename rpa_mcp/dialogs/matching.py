@@ -26,6 +26,11 @@ ANCHOR_TITLE = 0.85  # a line this close to a catalog title may head a dialog (t
 ANCHOR_KEYWORD_CHARS = 10  # a body keyword at least this long may head a dialog (thorough path)
 LOCKED_TITLE_MIN_CHARS = 8  # a locked entry's title seen anywhere in the dialog makes it a candidate
 STEM_TAIL = 3  # a title ending this few letters before its word does is that word's stem ("Sign in", "signing")
+# a name with an extension ("tour.gpx"): two such lines at a box's head are a list of files, and one alone
+# under another line is an item of one; a title pattern either fits (a page's origin, "intranet.chu.fr")
+# names nothing there: an origin is its alert's first line
+LISTED_NAME = re.compile(r"\S\.[A-Za-z0-9]{2,5}$")
+LISTED_NAMES = 2
 
 
 @lru_cache(maxsize=4096)
@@ -196,9 +201,12 @@ class Matcher:
     def _title_score(self, entry: DialogEntry, head: Sequence[str]) -> tuple[float, str | None]:
         best, best_line = 0.0, None
         regex = self._regex.get(entry.id)
+        if regex is not None and sum(bool(LISTED_NAME.search(line.strip())) for line in head) >= LISTED_NAMES:
+            regex = None
         titles = self._titles[entry.id]
-        for line in head:
-            if regex is not None and regex.search(normalize_text(line)):
+        for i, line in enumerate(head):
+            listed = i > 0 and " " not in line.strip() and LISTED_NAME.search(line.strip()) is not None
+            if regex is not None and not listed and regex.search(normalize_text(line)):
                 return 1.0, line
             read = compact(line)
             for title in titles:

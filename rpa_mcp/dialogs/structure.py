@@ -3,7 +3,7 @@
 When no catalog entry's words name a dialog, what it asks still shows in its buttons and layout:
 - save changes: a save button beside a discard one ("Don't Save", "Discard All", "Ne pas enregistrer"),
   a discard button beside Cancel under words of changes not saved ("Lose Changes"),
-  or a question to quit or exit the program answered OK/Cancel or Yes/No ("Exit from the editor?":
+  or a question to quit or exit the program answered OK/Cancel, Yes/No or Exit/Cancel ("Exit from the editor?":
   what is not saved is lost);
 - deletion: a question naming a deletion, answered yes/no, delete/cancel or OK/cancel;
 - credentials: a Cancel button under words asking for a password, passphrase or PIN;
@@ -11,11 +11,12 @@ When no catalog entry's words name a dialog, what it asks still shows in its but
   answer read is enough); "already" alone with a Replace button;
 - error: one acknowledgement button (OK, Close) with an error icon (a red disc) or an error word
   (a failure, a file that does not exist or a request to choose an existing one, what is not
-  permitted, not supported, not valid or corrupt);
+  permitted, not supported, not valid or corrupt, rights that fall short, an operation broken off);
 - file chooser: a Save, Open or OK button beside Cancel on one row, under a list of files (names
   with an extension, or the Name / Size / Type / Modified columns); Save gives `file-save-as`, Open
   `file-open`, OK `file-save-as` when a new name's field is labelled above ("New File Name:", not
-  the "File name:" of open boxes too) or a "Save As" / "Save To" title is, else `file-open`; an
+  the "File name:" of open boxes too) or a "Save As" / "Save To" title is (the band above the
+  chooser read on its own when the whole frame missed a faint title bar), else `file-open`; an
   accept button greyed out (not read): Cancel right under the file name's field, the same way; a
   header bar (GNOME's dialogs): Cancel at the left end of the title row, Save or Open at its right
   end, the list of files under them.
@@ -61,6 +62,9 @@ DELETE_CANCEL = (
 )  # fmt: skip
 CANCEL = _words("cancel", "annuler", "abbrechen", "cancelar", "annulla", "cancel operation", "annuler l'opération")
 OK_CANCEL = (_words("ok"), CANCEL)  # "Move file ... to trash can?" OK / Cancel
+# a question to quit answered by leaving ("Your data is not saved. ... exit?" Exit / Cancel)
+LEAVE_CANCEL = (_words("exit", "quit", "quitter", "terminer", "beenden", "salir", "esci", "exit anyway",
+                       "quit anyway", "quitter quand même"), CANCEL)  # fmt: skip
 # the kinds a question names with its own words: a file chooser read from the same buttons is not one
 QUESTIONS = frozenset({"app-save-changes", "app-file-overwrite", "app-confirm-delete", "app-credential-prompt"})
 REPLACE = _words("replace", "replace all", "overwrite", "overwrite all", "remplacer", "tout remplacer",
@@ -82,6 +86,9 @@ ERROR = (
     # what may not be done, read or understood
     "notpermitted", "notallowed", "nonautorise", "nestpasautorise", "permissions", "notsupported", "unsupported",
     "pasprisencharge", "nonprisencharge", "notavalid", "pasvalide", "nonvalide", "corrupt", "corrompu",
+    # rights or room that fall short, an operation broken off ("Droits insuffisants", "a été interrompue")
+    "insufficient", "insuffisant", "unzureichend", "insuficiente", "insufficiente", "interrupted", "interrompu",
+    "abgebrochen", "interrumpid", "interrott",
 )  # fmt: skip
 # a file that already exists, or the question to overwrite it
 EXISTS = ("alreadyexists", "alreadyexist", "alreadyhasafile", "existedeja", "existentdeja", "contientdeja",
@@ -178,8 +185,9 @@ def kind_of(labels: Sequence[str], lines: Sequence[str], error_icon: Callable[[]
     pairs = [(a, b) for a, b in (YES_NO, DELETE_CANCEL, OK_CANCEL) if _any(labels, a) and _any(labels, b)]
     if names_deletion and pairs:
         return Shape("app-confirm-delete", "a question naming a deletion, answered yes/no, delete/cancel or ok/cancel")
-    if pairs and any(stem in text for stem in QUIT) and any("?" in line for line in lines):
-        return Shape("app-save-changes", "a question to quit the program, answered ok/cancel or yes/no")
+    leave = _any(labels, LEAVE_CANCEL[0]) and _any(labels, LEAVE_CANCEL[1])
+    if (pairs or leave) and any(stem in text for stem in QUIT) and any("?" in line for line in lines):
+        return Shape("app-save-changes", "a question to quit the program, answered ok/cancel, yes/no or exit/cancel")
     if _any(labels, CANCEL) and any(stem in text for stem in CREDENTIAL):
         return Shape("app-credential-prompt", "a Cancel button under words asking for a password")
     acks = [label for label in labels if _is(label, ACKNOWLEDGE)]
@@ -238,7 +246,7 @@ def save_title(text: str) -> bool:
     return 2 <= len(words) <= 4 and words[0] in SAVE and not any(w in SAVE for w in words[1:])
 
 
-def _ok_kind(above: Sequence[OcrLine]) -> str:
+def ok_kind(above: Sequence[OcrLine]) -> str:
     """The kind of a chooser whose accept button names no action (OK, or greyed out): a new name to
     type ("New File Name:") or a save title ("Save As", "Save To:", "Save Image File") makes it a save
     chooser."""
@@ -255,6 +263,18 @@ class Chooser:
     bbox: BBox
     buttons: tuple[OcrLine, ...]
     why: str
+    guessed: bool = False  # no accept button names the action (OK, greyed out): the words above tell it
+
+
+TITLE_BAND_H = 160  # px at 1080 rows above a chooser's list where its own title bar lies
+
+
+def title_band(chooser: BBox, frame_height: int) -> BBox:
+    """The band above a chooser's list and buttons, as wide: its path field, its title bar."""
+    x, y, w, _ = chooser
+    band = round(TITLE_BAND_H * max(1.0, frame_height / 1080))
+    top = max(0, y - band)
+    return (x, top, w, y - top)
 
 
 def file_chooser(read: Sequence[OcrLine], frame_height: int) -> Chooser | None:
@@ -294,7 +314,8 @@ def file_chooser(read: Sequence[OcrLine], frame_height: int) -> Chooser | None:
         if len(files) < MIN_FILES and len(columns) < MIN_COLUMNS and not (cancel is stacked and name_field):
             continue
         above += name_field
-        kind = kind or _ok_kind(above)
+        guessed = kind is None
+        kind = kind or ok_kind(above)
         evidence = [*files, *columns, *name_field, accept, cancel]
         listed = (
             f"under {len(files)} file names"
@@ -305,7 +326,7 @@ def file_chooser(read: Sequence[OcrLine], frame_height: int) -> Chooser | None:
         )
         where = "above" if cancel is stacked else "beside"
         why = f"'{accept.text.strip()}' {where} '{cancel.text.strip()}' {listed}"
-        return Chooser(kind, _around(evidence), (accept, cancel), why)
+        return Chooser(kind, _around(evidence), (accept, cancel), why, guessed)
     return _greyed_chooser(read, short, scale) or _header_bar_chooser(read, short, scale)
 
 
@@ -333,7 +354,7 @@ def _greyed_chooser(read: Sequence[OcrLine], short: Sequence[OcrLine], scale: fl
             continue
         evidence = [*files, field, cancel]
         why = f"'{cancel.text.strip()}' under the field '{field.text.strip()}', its accept button greyed out"
-        return Chooser(_ok_kind([*above, field]), _around(evidence), (cancel,), why)
+        return Chooser(ok_kind([*above, field]), _around(evidence), (cancel,), why, guessed=True)
     return None
 
 

@@ -23,8 +23,8 @@ from rpa_mcp.dialogs.classification import Classification, ReadButton, seen
 from rpa_mcp.dialogs.identify import STRUCTURE_CONFIDENCE, Identifier
 from rpa_mcp.dialogs.matching import Matcher, compact
 from rpa_mcp.dialogs.reading import icon_check
-from rpa_mcp.dialogs.structure import QUESTIONS, file_chooser, kind_of, labels_among
-from rpa_mcp.vision.images import BBox
+from rpa_mcp.dialogs.structure import QUESTIONS, Chooser, file_chooser, kind_of, labels_among, ok_kind, title_band
+from rpa_mcp.vision.images import BBox, crop
 from rpa_mcp.vision.ocr import OcrEngine, OcrLine
 
 BLOCK_BELOW = 400  # px (at 1080 rows) of a dialog under its title line (a camera preview makes a bubble tall)
@@ -67,6 +67,8 @@ def classify_thorough(
             best = found
     best = best or _by_buttons(catalog, image, read)
     chooser = file_chooser([*read, *_unread(seen, read)], image.shape[0])
+    if chooser is not None and chooser.guessed and chooser.kind == "file-open":
+        chooser = _titled(ocr, image, chooser)
     # a question's own words (a deletion, a file that exists) outrank file names read behind its buttons
     if chooser is not None and (best is None or (best.dialog_id in GENERIC_IDS and best.dialog_id not in QUESTIONS)):
         entry = catalog.get(chooser.kind)
@@ -91,6 +93,16 @@ def classify_thorough(
         path="thorough",
         notes=(*best.notes, "found by its words and buttons on the whole frame (no outline named it)"),
     )
+
+
+def _titled(ocr: OcrEngine, image: np.ndarray, chooser: Chooser) -> Chooser:
+    """A chooser whose accept button names no action, told again from the band above it read on its own:
+    a faint title bar ("Save Image File") that a read of the whole frame, shrunk, misses."""
+    band = ocr.read(crop(image, title_band(chooser.bbox, image.shape[0])))
+    title = next((line.text.strip() for line in band if ok_kind([line]) == "file-save-as"), None)
+    if title is None:
+        return chooser
+    return replace(chooser, kind="file-save-as", why=f"{chooser.why}, titled above it '{title}'")
 
 
 def _unread(seen: Sequence[OcrLine], read: Sequence[OcrLine]) -> list[OcrLine]:

@@ -63,6 +63,8 @@ def test_a_discard_button_beside_cancel_under_words_of_unsaved_changes_is_a_save
     [
         (["企OK", "XCancel"], ["Exit from the editor?"]),  # what is not saved is lost: no word says so
         (["Oui", "Non"], ["Voulez-vous vraiment quitter ?"]),
+        (["Exit", "Cancel"], ["Your data is not saved. Are you sure you want to exit?"]),  # leave or stay
+        (["Terminer", "Annuler"], ["Les données ont été modifiées. Souhaitez-vous quitter sans les enregistrer ?"]),
     ],
 )
 def test_a_question_to_quit_answered_ok_or_yes_is_a_save_changes_prompt(labels, lines) -> None:
@@ -126,6 +128,9 @@ def test_one_acknowledgement_under_words_of_an_error_is_an_error() -> None:
         ("OK", "Ce format de fichier n'est pas pris en charge."),
         ("Close", "bilan.odt is not a valid document."),
         ("OK", "Le fichier est corrompu."),
+        ("OK", "/home/bilan.txt:\nDroits insuffisants pour ouvrir le fichier."),
+        ("OK", "Cette opération a été interrompue :"),
+        ("Close", "The transfer was interrupted."),
     ],
 )
 def test_one_acknowledgement_under_words_of_a_missing_or_unusable_file_is_an_error(label, words) -> None:
@@ -262,6 +267,42 @@ def test_a_file_name_is_no_origin_over_a_page_alert(catalog, title, alert) -> No
     assert ("browser-js-alert" in [e.id for e in Matcher(catalog).by_title(title)]) is alert
 
 
+@pytest.mark.parametrize(
+    ("lines", "alert"),
+    [
+        (["Look In:rpacap", "tournee.gpx"], False),  # Swing's chooser: a file of its list under its folder
+        (["Save In:rpacap", "Images", "tour.gpx"], False),
+        (["Images", "tour.gpx", "intranet.chu.fr"], False),  # two names with an extension: a list of files
+        (["intranet.chu.fr", "Le dossier a été envoyé."], True),  # a page's origin heads its alert
+        (["Alerte", "intranet.chu.fr says"], True),
+    ],
+)
+def test_a_name_listed_under_another_line_is_no_origin_over_a_page_alert(catalog, lines, alert) -> None:
+    from rpa_mcp.dialogs.matching import Matcher
+
+    js = next(s for s in Matcher(catalog).score(lines, ["OK"]) if s.entry.id == "browser-js-alert")
+    assert (js.title == 1.0) is alert
+
+
+@pytest.mark.parametrize(
+    ("folder", "file"),
+    [
+        f
+        for kind in ("file-open", "file-save-as", "app-save-changes")
+        for f in _tuning_frames(kind)
+        if f[0].name == "gpsprune" and ("1366" in f[1] or "fr-1600" in f[1])
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_swings_file_chooser_and_quit_question_get_their_generic_kind(real_service, folder, file) -> None:
+    # JFileChooser (Metal): "Look In:" / "Save In:" over a list of .gpx files, never a page's origin;
+    # "Your data is not saved. Are you sure you want to exit?" Exit / Cancel
+    raw = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    want = next(f["expected_id"] for f in raw["frames"] if f["file"] == file)
+    found = real_service.classify(cv2.imread(str(folder / file)), thorough=True)
+    assert found.dialog_id == want, found.notes
+
+
 def test_a_message_box_without_title_words_is_found_from_its_buttons_up(catalog) -> None:
     read = [
         line("Le serveur est injoignable : l'envoi a échoué.", 760, 480, 380),
@@ -317,6 +358,27 @@ def test_an_ok_chooser_whose_window_title_saves_is_a_save_chooser(real_service, 
     title = next(f["window_title"] for f in raw["frames"] if f["file"] == file)
     found = real_service.classify(cv2.imread(str(folder / file)), window_title=title, thorough=True)
     assert found.dialog_id == "file-save-as", found.notes
+
+
+def test_an_ok_chooser_whose_faint_title_bar_the_whole_frame_misses_is_read_above_it(real_service) -> None:
+    # mtpaint's save list at 1920x1080: its small title bar ("Save Image File") is read only on its own
+    image = cv2.imread(str(REAL / "mtpaint" / "mtpaint-save-as-en-1920x1080.png"))
+    found = real_service.classify(image, thorough=True)
+    assert found.dialog_id == "file-save-as", found.notes
+    opened = real_service.classify(cv2.imread(str(REAL / "mtpaint" / "mtpaint-open-en-1920x1080.png")), thorough=True)
+    assert opened.dialog_id == "file-open", opened.notes
+
+
+@pytest.mark.parametrize(
+    ("folder", "file"),
+    [f for f in _tuning_frames("app-error") if f[0].name == "jedit"],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_swings_error_box_in_either_language_is_an_error(real_service, folder, file) -> None:
+    # jEdit's "I/O Error" / "Erreur I/O": "Droits insuffisants...", "a été interrompue", one OK
+    found = real_service.classify(cv2.imread(str(folder / file)))
+    assert found.dialog_id == "app-error", found.notes
+    assert real_service.resolve(cv2.imread(str(folder / file))).decision == "pause"
 
 
 def test_a_win32_chooser_stacks_cancel_under_save_beside_the_file_name_field() -> None:

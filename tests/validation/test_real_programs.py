@@ -19,7 +19,14 @@ from rpa_mcp.validation.context import DiffSettings, compute_change
 
 FOLDER = Path(__file__).resolve().parent.parent / "fixtures" / "real_programs"
 # Pairs reproduced but not fixed yet (strict xfail: a fix makes them fail until removed here).
-OPEN: set[str] = set()
+# GpsPrune: its error box (one focused OK, Metal's focus ring drawn tight round the label) is not located on
+# a single frame, and the save chooser shown again after the overwrite prompt reads, from the name typed
+# in its field, as a page's alert: neither answer is seen closed.
+OPEN: set[str] = {
+    f"gpsprune-{scene}-click-{tag}"
+    for scene in ("file-not-found", "overwrite")
+    for tag in ("en-1920x1080", "fr-1600x900", "en-1366x768")
+}
 
 
 def _pairs(split: str) -> list[tuple[Path, dict[str, Any]]]:
