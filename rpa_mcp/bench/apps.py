@@ -66,6 +66,7 @@ from typing import Any
 from rpa_mcp.bench.app_specs import APPS, GEOMETRY_CYCLE, GTK, AppSpec, Learning, Run
 from rpa_mcp.bench.desktop import check_costs
 from rpa_mcp.bench.step_time import time_split
+from rpa_mcp.replay.model import LOOK_ORIGINS
 from rpa_mcp.shadow.calibration import ASK_BELOW
 
 # --- learning -----------------------------------------------------------------------------------------
@@ -242,7 +243,7 @@ def replays(
         )["replay_id"]
         status = tools.wait_stopped(replay_id)
         seconds = time.monotonic() - started
-        steps = len([a for a in status["actions"] if a.get("origin") not in ("preflight", "closing")])
+        steps = len([a for a in status["actions"] if a.get("origin") not in LOOK_ORIGINS])
         verdict, detail = judge(status, app.since(mark), variant, spec.wanted(variant))
         bundle = rig.services.replay.evidence_bundle(replay_id)["bundle"]["steps"]
         ids = [a["action_id"] for a in status["actions"]]
@@ -286,7 +287,7 @@ def judge(
     if errors:
         problems.append(f"refused saves {errors}")
     done = status["state"] == "completed" and all(
-        a.get("verdict") == "SUCCESS" for a in status["actions"] if a.get("origin") not in ("preflight", "closing")
+        a.get("verdict") == "SUCCESS" for a in status["actions"] if a.get("origin") not in LOOK_ORIGINS
     )
     if problems:
         return "wrong", "; ".join(problems)

@@ -85,6 +85,12 @@ PAUSE_HELP: dict[str, str] = {
     "automatically. Answer retry, skip or abort.",
 }
 
+# Looks at the screen the server asks for (no input): the one a replay begins with, the one after its last
+# step, and a later one at a field whose typed text was still being drawn. None of them is a workflow step.
+LATER_LOOK_ORIGIN = "later_look"
+LOOK_ORIGINS = frozenset({"preflight", "closing", LATER_LOOK_ORIGIN})
+AWAITING_LATER_LOOK = "awaiting_later_look"  # a typing step held, no pause, until a later look judges it
+
 SERVER_SIDE_ACTIONS = frozenset({"extract_text", "t2a_decision"})
 # Types whose second execution has no further effect (clicking an active tab is SUCCESS).
 IDEMPOTENT_ACTIONS = frozenset(
