@@ -4,8 +4,11 @@ never sent again."""
 
 from __future__ import annotations
 
+import base64
+from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
@@ -13,7 +16,19 @@ from rpa_mcp.replay import model as m
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service import ReplayService
 from rpa_mcp.replay.service.later_look import LATER_LOOK_WAIT_S
-from tests.replay.kit import FakeAgent, JumpClock, Verdict, assert_clean, drain, png_b64, steps
+from rpa_mcp.settings import shipped_dir
+from rpa_mcp.validation.service import Validator
+from tests.replay.kit import (
+    FakeAgent,
+    JumpClock,
+    Verdict,
+    assert_clean,
+    drain,
+    make_service,
+    make_services,
+    png_b64,
+    steps,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -165,3 +180,51 @@ async def test_a_later_look_a_person_skips_leaves_the_first_judgement(
     assert replay.state == m.PAUSED and replay.pause_reason == m.VALIDATION_FAILED
     assert (replay.pause_detail or {})["action_id"] == typed.action_id and typed.outcome == "failed"
     assert agent.executions and await agent.step() == "idle"
+
+
+def field(text: str) -> str:
+    """A screen with a labelled field showing `text` (PNG, base64)."""
+    img = np.full((300, 600, 3), 236, np.uint8)
+    cv2.putText(img, "Nom du patient :", (20, 110), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 0), 1, cv2.LINE_AA)
+    cv2.rectangle(img, (200, 88), (420, 120), (255, 255, 255), -1)
+    cv2.rectangle(img, (200, 88), (420, 120), (120, 120, 120), 1)
+    if text:
+        cv2.putText(img, text, (206, 112), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 0, 0), 2, cv2.LINE_AA)
+    ok, buf = cv2.imencode(".png", img)
+    assert ok
+    return base64.b64encode(bytes(buf)).decode()
+
+
+async def test_the_validator_reading_the_last_letter_late_completes_the_step_on_its_later_look(
+    tmp_path: Path, shared_ocr: Any
+) -> None:
+    services = make_services(tmp_path)
+    services.validator = Validator.from_catalog(shipped_dir("catalog"), shared_ocr)  # the real checkers and OCR
+    service = make_service(services)
+    agent = FakeAgent(service, clock=services.clock)
+    agent.result_for["type_text"] = {"screenshot_before": field(""), "screenshot_after": field("BOYE")}
+    agent.result_for["screenshot_evidence"] = {
+        "screenshot_before": field(TYPED),  # the looks' own screen before: never the typing step's
+        "screenshot_after": field(TYPED),
+        "actual_position": None,
+        "window_title_before": "MédiDossier",
+    }
+    target = {
+        "label": "Nom du patient :",
+        "bbox": [200, 88, 220, 32],
+        "x": 300,
+        "y": 104,
+        "window_title": "MédiDossier",
+    }
+    plan = [
+        {"index": 0, "intent": "Type the name", "action_type": "type_text", "target": target, "params": {"text": TYPED}}
+    ]
+    agent.result_for["type_text"]["actual_position"] = [300, 104]
+    rid = await service.start(steps=plan, competence="c", version=1, machine_id="pc-1")
+    await drain(service, [agent], services.clock)
+    replay = replay_of(service, rid)
+    typed = typing_step(service, rid)
+    assert replay.state == m.COMPLETED, (replay.pause_reason, replay.pause_detail)
+    assert typed.verdict["later_look"]["first_read"] == "BOYE" and typed.verdict["verdict"] == "SUCCESS"
+    assert [a for _r, a, _t in agent.executions].count(typed.action_id) == 1
+    assert_clean(service, [agent])
