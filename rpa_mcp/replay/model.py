@@ -10,7 +10,8 @@ Action states (transport, docs/replay-wire-contract.md), persisted per action:
 
 `HELD` is the state for a report that settles nothing: the agent reported, but the action is not
 done (validator failure, unverified, system dialog after input...). It is never dispatched
-again by itself; only a person's answer (retry / skip / click / abort) moves it on.
+again by itself; only a person's answer (retry / skip / click / abort) moves it on, or, for a typing
+step held for a later look at its field (`AWAITING_LATER_LOOK`, no pause), that look's report.
 """
 
 from __future__ import annotations
