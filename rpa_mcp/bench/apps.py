@@ -66,6 +66,7 @@ from typing import Any
 from rpa_mcp.bench.app_specs import APPS, GEOMETRY_CYCLE, GTK, AppSpec, Learning, Run
 from rpa_mcp.bench.desktop import check_costs
 from rpa_mcp.bench.step_time import time_split
+from rpa_mcp.replay.model import LATER_LOOK_ORIGIN, LOOK_ORIGINS
 from rpa_mcp.shadow.calibration import ASK_BELOW
 
 # --- learning -----------------------------------------------------------------------------------------
@@ -242,7 +243,7 @@ def replays(
         )["replay_id"]
         status = tools.wait_stopped(replay_id)
         seconds = time.monotonic() - started
-        steps = len([a for a in status["actions"] if a.get("origin") not in ("preflight", "closing")])
+        steps = len([a for a in status["actions"] if a.get("origin") not in LOOK_ORIGINS])
         verdict, detail = judge(status, app.since(mark), variant, spec.wanted(variant))
         bundle = rig.services.replay.evidence_bundle(replay_id)["bundle"]["steps"]
         ids = [a["action_id"] for a in status["actions"]]
@@ -286,7 +287,7 @@ def judge(
     if errors:
         problems.append(f"refused saves {errors}")
     done = status["state"] == "completed" and all(
-        a.get("verdict") == "SUCCESS" for a in status["actions"] if a.get("origin") not in ("preflight", "closing")
+        a.get("verdict") == "SUCCESS" for a in status["actions"] if a.get("origin") not in LOOK_ORIGINS
     )
     if problems:
         return "wrong", "; ".join(problems)
@@ -379,6 +380,8 @@ def report(learning: Learning, runs: list[Run], elapsed: float, spec: AppSpec = 
     )
     if per_step:
         lines.append(f"  median s/step (complete runs): {statistics.median(per_step):.2f}   (target <= 1 s, idle)")
+    later = [s for r in runs for s in r.bundle_steps if s.get("origin") == LATER_LOOK_ORIGIN]
+    lines.append(f"  later looks at a field whose typed text was still being drawn: {len(later)}")
     lines += time_split(complete)
     lines += check_costs([step for r in runs for step in r.bundle_steps])
     for r in runs:

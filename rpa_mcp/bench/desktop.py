@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from rpa_mcp.bench import summary, timings
+from rpa_mcp.replay.model import LOOK_ORIGINS
 
 COMPETENCE = "Observation infirmière"
 ROUND = "Notes de surveillance"
@@ -151,7 +152,7 @@ def click_to_click(rig: Any, tools: Any, agent: Any, steps: int, detail: Path | 
     if status["state"] != "completed":
         return [f"click-to-click: the {steps}-step replay stopped {status['state']} ({status.get('pause_reason')})"]
     # not the looks at the screen before the first step and after the last (no input)
-    ids = [a["action_id"] for a in status["actions"] if a.get("origin") not in ("preflight", "closing")]
+    ids = [a["action_id"] for a in status["actions"] if a.get("origin") not in LOOK_ORIGINS]
     marks = {t["action_id"]: t for t in list(agent.agent.timings) if t["action_id"] in ids}
     ordered = [marks[i] for i in ids if i in marks]
     events = _events(rig.log.lines[first_line:])
@@ -207,7 +208,7 @@ POST_CONDITION_CHECKERS = ("OutcomeChecker", "UnexpectedMessageChecker")
 def check_costs(bundle_steps: list[dict[str, Any]]) -> list[str]:
     """Per step, from the runs' evidence bundles: the identity check on the agent (read before the click)
     and the post-condition checks on the server (outcome seen, no unexpected message)."""
-    steps = [s for s in bundle_steps if s.get("origin") not in ("preflight", "closing")]
+    steps = [s for s in bundle_steps if s.get("origin") not in LOOK_ORIGINS]
     identity = [float(ms) for s in steps if (ms := (s.get("phases_ms") or {}).get("identity")) is not None]
     post = [
         sum(

@@ -144,8 +144,10 @@ def _step_actions(actions: Sequence[ActionRow]) -> dict[int, list[ActionRow]]:
     replay began with, is not the step)."""
     out: dict[int, list[ActionRow]] = {}
     for a in actions:
-        if a.origin in ("dialog", "preflight", "closing") or (
-            a.action_type == "dialog_button" and a.origin != "workflow"
+        if (
+            a.origin == "dialog"
+            or a.origin in m.LOOK_ORIGINS
+            or (a.action_type == "dialog_button" and a.origin != "workflow")
         ):
             continue
         out.setdefault(a.step_index, []).append(a)

@@ -58,8 +58,9 @@ def _decode(row_type: type[_R], row: Row | None) -> _R | None:
     for key in _JSON_COLUMNS & out.keys():
         if out[key] is not None:
             out[key] = json.loads(out[key])
-    if "last_screenshot" in out and out["last_screenshot"] is not None:
-        out["last_screenshot"] = bytes(out["last_screenshot"])
+    for key in ("last_screenshot", "screen_before"):
+        if key in out and out[key] is not None:
+            out[key] = bytes(out[key])
     return row_type(**out)
 
 
@@ -296,6 +297,7 @@ class ReplayRepository:
         states = ("PENDING", "ORPHAN", "HELD") if keep_inflight else ("PENDING", "DISPATCHED", "ORPHAN", "HELD")
         return self.db.execute(
             f"UPDATE replay_actions SET state = 'ABANDONED', outcome = COALESCE(outcome, ?), resend_allowed = 0, "
+            "screen_before = NULL, "
             f"updated_at = ? WHERE replay_id = ? AND state IN ({', '.join('?' for _ in states)})",
             (outcome, now, replay_id, *states),
         )

@@ -137,5 +137,9 @@ _V5 = """
         PRIMARY KEY (machine_id, signature, target_key)
     )
     """
-_STEPS = (_V1, _V2, _V3, _V4, _V5)
+# The screen before a typing step whose text was still being drawn, kept until a later look judges the step.
+_V6 = """
+    ALTER TABLE replay_actions ADD COLUMN screen_before BLOB
+    """
+_STEPS = (_V1, _V2, _V3, _V4, _V5, _V6)
 MIGRATIONS = Migrations(sqlite=_STEPS, postgres=tuple(postgres_ddl(step) for step in _STEPS))

@@ -159,6 +159,22 @@ def _text_equals(read: str | None, expected: str, *, caret: bool = False) -> boo
     return re.search(f"{prefix}{pattern}{suffix}", got) is not None
 
 
+def text_begins(read: str | None, expected: str) -> bool:
+    """`read` is a strict beginning of `expected` (at least its first character, not all of it): a field
+    still drawing the text just typed, its last letters not shown yet. The text cursor just after it (read
+    as one more l, I or |) is not part of it; a wrong or an extra character is no beginning."""
+    if not read or ANY_WORDS in expected:
+        return False
+    got = folded(read)
+    reads = {got, got[: -len(CARET)]} if got.endswith(CARET) else {got}
+    for form in ligature_forms(expected):
+        whole = folded(form)
+        beginnings = {folded(form[:k]) for k in range(1, len(form))} - {whole, ""}
+        if reads & beginnings:
+            return True
+    return False
+
+
 def own_window(title: str | None, own_windows: Sequence[str]) -> str | None:
     """The workflow's own window `title` names (its whole title, read or reported), else None."""
     if not title:

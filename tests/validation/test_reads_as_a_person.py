@@ -11,7 +11,7 @@ from rpa_mcp.testing import FakeOcr
 from rpa_mcp.validation.checkers.text import OcrRoiChecker
 from rpa_mcp.validation.context import CheckContext
 from rpa_mcp.validation.model import Expected, Observed, Target
-from rpa_mcp.validation.text import label_matches, text_equals
+from rpa_mcp.validation.text import label_matches, text_begins, text_equals
 from rpa_mcp.vision.ocr import OcrLine
 
 
@@ -50,6 +50,15 @@ def test_the_caret_after_text_just_typed_is_not_part_of_what_the_field_holds() -
     assert text_equals("Chute à domicile|", "Chute à domicile", caret=True)
     assert not text_equals("Chute à domicilel", "Chute à domicile")  # anywhere else, a letter is a letter
     assert not text_equals("PETITBERNARD", "BERNARD", caret=True) and not text_equals("BERNARDO", "BERNARD", caret=True)
+
+
+def test_a_field_still_drawing_the_text_typed_reads_a_strict_beginning_of_it() -> None:
+    assert text_begins("BOYE", "BOYER") and text_begins("RENAU", "RENAUD") and text_begins("B", "BOYER")
+    assert text_begins("BOYE|", "BOYER") and text_begins("Douleur thor", "Douleur thoracique")  # a caret after it
+    assert text_begins("BER", "BERNARD")  # cut between the r and n read together as an m elsewhere
+    assert not text_begins("BOYER", "BOYER") and not text_begins("BOYERS", "BOYER")  # whole, or an extra letter
+    assert not text_begins("BOYEZ", "BOYER") and not text_begins("OYER", "BOYER")  # a wrong letter, not its start
+    assert not text_begins("", "BOYER") and not text_begins(None, "BOYER")  # an empty field says nothing
 
 
 def test_the_typed_check_reads_a_field_with_its_caret_as_the_text_typed() -> None:

@@ -15,6 +15,7 @@ Modules, one concept each:
     acks            receipt / start acks and heartbeats
     reports         an agent's result -> one conditional write
     supervision     what a result means: transport outcome, validator verdict, dialog policy
+    later_look      one more look at a field whose typed text was still being drawn, before judging it
     evidence        crops and checker texts for people and models
     pauses          pause, cancel, resume, answer a pause
     server_actions  extract_text / t2a_decision at the head of the queue, completion

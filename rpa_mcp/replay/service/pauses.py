@@ -152,7 +152,7 @@ class Pauses(ReplayCore):
                                 "action_id": f"{paused.action_id}-r{secrets.token_hex(2)}",
                                 "seq": (paused.seq + nxt) / 2 if nxt is not None else paused.seq + 0.5,
                                 # an observation observed again stays one: the first step is checked again
-                                "origin": paused.origin if paused.origin in ("preflight", "closing") else "person",
+                                "origin": paused.origin if paused.origin in m.LOOK_ORIGINS else "person",
                                 "state": m.PENDING,
                                 "updated_at": now,
                             }

@@ -10,10 +10,12 @@ from rpa_mcp.replay import model as m
 from rpa_mcp.replay.ports import ANY
 from rpa_mcp.replay.rows import ActionRow, ReportRow
 from rpa_mcp.replay.service.core import ReplayCore
+from rpa_mcp.replay.service.later_look import look_row, seq_before
 from rpa_mcp.replay.service.preflight import OBSERVED_ORIGIN, FirstStepCheck
 from rpa_mcp.replay.service.supervision import Decision, own_windows
 from rpa_mcp.replay.start_window import starting_on
 from rpa_mcp.replay.wire import ActionResult, ReportAck
+from rpa_mcp.vision.images import decode_base64
 
 
 class Reports(ReplayCore):
@@ -64,11 +66,20 @@ class Reports(ReplayCore):
         # or a concurrent duplicate cannot both win.
         # decode + validation: one unit of image work, in the agents' lane (their reserved slots)
         validating = time.perf_counter()
-        own = own_windows(self.store.actions(a.replay_id))
-        decision, screen = await self.image_work.run(self.supervisor.decide, a, replay, msg, own, lane="agents")
+        actions = self.store.actions(a.replay_id)
+        own = own_windows(actions)
+        typed = self._looked_at(a, actions)  # a later look judges the typing step it names
+        judged: Decision | None = None
+        if typed is not None:
+            decision, screen, judged, as_typed = await self.image_work.run(
+                self.supervisor.judge_later, a, typed, replay, msg, own, lane="agents"
+            )
+        else:
+            decision, screen = await self.image_work.run(self.supervisor.decide, a, replay, msg, own, lane="agents")
         self.metrics.verdict_seconds(time.perf_counter() - validating)
-        if decision.verdict is not None:  # the validate phase of the evidence bundle
-            decision.verdict["duration_ms"] = round((time.perf_counter() - validating) * 1000, 2)
+        for judgement in (decision, judged):  # the validate phase of the evidence bundle
+            if judgement is not None and judgement.verdict is not None:
+                judgement.verdict["duration_ms"] = round((time.perf_counter() - validating) * 1000, 2)
         starts_on = None
         if a.origin == OBSERVED_ORIGIN and decision.state == m.ACKED and decision.pause is None and screen:
             self._reported_screen(a.machine_id or replay.machine_id, msg.window_title, screen)
@@ -112,6 +123,8 @@ class Reports(ReplayCore):
                 changes["evidence"] = decision.evidence
             if decision.state == m.PENDING:  # retry within budget: back to the queue, new attempt at claim
                 changes["resends"] = a.resends + 1
+            if decision.look_again:  # the screen before the typing, to judge it again on a later screen
+                changes["screen_before"] = decode_base64(msg.screenshot_before or "", field="screenshot_before")
             won = self.store.update_action(
                 a.replay_id,
                 a.action_id,
@@ -148,6 +161,13 @@ class Reports(ReplayCore):
                         }
                     )
                 )
+            if decision.look_again:
+                self.store.insert_action(
+                    look_row(a, seq=seq_before(actions, a), now=now, max_resends=self.config.max_resends)
+                )
+            if typed is not None and judged is not None:
+                self._judged_later(typed, judged, now)
+                self._memory_feedback(replay.machine_id, typed, as_typed, judged)
             if starts_on:  # the leading steps begin on the workflow's own window the observation showed
                 self._start_on(a, starts_on, now=now)
             if decision.outcome == "extracted" and msg.output is not None:
@@ -193,6 +213,57 @@ class Reports(ReplayCore):
         self._wake(a.machine_id)
         self._changed(a.replay_id)
         return ReportAck(status="accepted", replay_state=self._replay_state(a.replay_id))
+
+    def _looked_at(self, a: ActionRow, actions: list[ActionRow]) -> ActionRow | None:
+        """The typing step a later look judges, while it waits for it (None for any other action)."""
+        if a.origin != m.LATER_LOOK_ORIGIN:
+            return None
+        typed = next((x for x in actions if x.action_id == a.expected.get("looks_at")), None)
+        return typed if typed is not None and typed.outcome == m.AWAITING_LATER_LOOK else None
+
+    def _judged_later(self, typed: ActionRow, judged: Decision, now: float) -> None:
+        """The typing step's judgement on its later look: one conditional write on the held step."""
+        won = self.store.update_action(
+            typed.replay_id,
+            typed.action_id,
+            expect_states=(m.HELD,),
+            expect_attempt=typed.attempt_id,
+            now=now,
+            state=judged.state,
+            outcome=judged.outcome,
+            warning=judged.warning or typed.warning,
+            verdict=judged.verdict,
+            evidence=judged.evidence,
+            screen_before=None,
+        )
+        if not won:
+            raise Conflict("the typing step changed while its later look was judged; send the report again")
+        m.log_event(
+            "transition",
+            replay_id=typed.replay_id,
+            action_id=typed.action_id,
+            attempt_id=typed.attempt_id,
+            outcome=judged.outcome,
+            later_look=(judged.verdict or {}).get("later_look", {}).get("action_id"),
+            **{"from": typed.state, "to": judged.state},
+        )
+        if judged.insert is not None:
+            nxt = self.store.next_seq_after(typed.replay_id, typed.seq)
+            seq = (typed.seq + nxt) / 2 if nxt is not None else typed.seq + 0.5
+            self.store.insert_action(
+                ActionRow(
+                    **{
+                        **judged.insert,
+                        "replay_id": typed.replay_id,
+                        "seq": seq,
+                        "step_index": typed.step_index,
+                        "state": m.PENDING,
+                        "updated_at": now,
+                    }
+                )
+            )
+        if judged.pause:
+            self._pause(typed.replay_id, judged.pause, {"action_id": typed.action_id, **judged.pause_detail}, now=now)
 
     def _start_on(self, observation: ActionRow, seen: str, *, now: float) -> None:
         rows = [

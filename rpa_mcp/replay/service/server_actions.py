@@ -8,6 +8,7 @@ from rpa_mcp.errors import PreconditionFailed, RpaError
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service.core import ReplayCore, new_id
+from rpa_mcp.replay.service.later_look import awaiting
 from rpa_mcp.validation.extraction import check_output, shape_extracted
 from rpa_mcp.vision.images import crop, decode_image
 
@@ -44,9 +45,35 @@ class ServerActions(ReplayCore):
                     self._ended(replay_id)
                     self._changed(replay_id)
                 return
+            if awaiting(replay, a):  # its later look was skipped or given up: its first judgement stands
+                self._first_judgement_stands(a, now)
+                return
             if not (a.server_side and a.state == m.PENDING):
                 return
             self._run_server_action(replay, a, now)
+
+    def _first_judgement_stands(self, typed: ActionRow, now: float) -> None:
+        """A typing step held for a later look that will not come: it fails as its first look saw it."""
+        verdict = typed.verdict if isinstance(typed.verdict, dict) else {}
+        with self.store.atomic():
+            if not self.store.update_action(
+                typed.replay_id,
+                typed.action_id,
+                expect_states=(m.HELD,),
+                expect_attempt=typed.attempt_id,
+                now=now,
+                outcome="failed",
+                verdict={**verdict, "later_look": {"screenshot": "none: the look was skipped or given up"}},
+                screen_before=None,
+            ):
+                return
+            detail = {
+                "action_id": typed.action_id,
+                "failure_category": verdict.get("failure_category"),
+                "agent_claimed_success": True,
+            }
+            self._pause(typed.replay_id, m.VALIDATION_FAILED, detail, now=now, from_states=(m.RUNNING,))
+        self._changed(typed.replay_id)
 
     def _look_once_more(self, replay: ReplayRow, now: float) -> bool:
         """After the last step, one more look at the workstation's screen before a replay says `completed`:

@@ -92,9 +92,7 @@ class Status(ReplayCore):
             "what_you_can_do": _options(replay, current, outcome),
             "current_action": next((h for h in history if current and h["action_id"] == current.action_id), None),
             "steps_total": replay.steps_total,
-            "done": sum(
-                1 for a in actions if a.state in m.TERMINAL_ACTION_STATES and a.origin not in ("preflight", "closing")
-            ),
+            "done": sum(1 for a in actions if a.state in m.TERMINAL_ACTION_STATES and a.origin not in m.LOOK_ORIGINS),
             "actions": history,
             "created_at": replay.created_at,
             "updated_at": replay.updated_at,
@@ -138,9 +136,7 @@ class Status(ReplayCore):
             "current_action_id": paused.action_id if paused else None,
             "needs_answer": needs_answer,
             "steps_total": replay.steps_total,
-            "done": sum(
-                1 for a in rows if a.state in m.TERMINAL_ACTION_STATES and a.origin not in ("preflight", "closing")
-            ),
+            "done": sum(1 for a in rows if a.state in m.TERMINAL_ACTION_STATES and a.origin not in m.LOOK_ORIGINS),
             "actions": actions,
             "created_by": replay.created_by,
             "created_at": replay.created_at,

@@ -36,9 +36,11 @@ from rpa_mcp.replay.service.evidence import (
     validator_args,
     verdict_crops,
 )
+from rpa_mcp.replay.service.later_look import TYPING_STEPS, as_typed_step, decided_by, first_crops, typed_read
 from rpa_mcp.replay.wire import ActionResult
 from rpa_mcp.validation.model import CropPolicy
 from rpa_mcp.validation.text import own_window as own_window_named
+from rpa_mcp.validation.text import text_begins
 from rpa_mcp.vision.images import DecodedFrames, decode_base64, decode_image
 
 
@@ -52,6 +54,7 @@ class Decision:
     pause_detail: dict[str, Any] = field(default_factory=dict)
     resend: bool = False
     insert: dict[str, Any] | None = None  # an action to insert right after this one (dialog click)
+    look_again: bool = False  # typed text still being drawn: held until a later look judges it (later_look)
     warning: str | None = None
     verdict: dict[str, Any] | None = None
     evidence: list[dict[str, Any]] = field(default_factory=list)
@@ -155,6 +158,8 @@ class Supervisor:
         msg: ActionResult,
         after_bytes: bytes | None,
         own_windows: Sequence[str] = (),
+        *,
+        may_look_again: bool = True,
     ) -> Decision:
         if not self.config.validator_enabled:
             return _unverified(
@@ -244,6 +249,8 @@ class Supervisor:
             return _held_failed(vdict, crops, {"failure_category": "NO_VISUAL_CHANGE", "strict": True})
         if kind == "FAILURE" and category == "UNEXPECTED_DIALOG":
             return self._dialog(a, msg, before, after, vdict, crops, own_windows)
+        if kind == "FAILURE" and may_look_again and _still_drawing(a, category, vdict):
+            return Decision(m.HELD, m.AWAITING_LATER_LOOK, verdict=vdict, evidence=crops, look_again=True)
         if kind == "FAILURE":
             return _held_failed(vdict, crops, {"failure_category": category, "agent_claimed_success": True})
         return Decision(
@@ -346,6 +353,53 @@ class Supervisor:
                 evidence=dcrops,
             )
         return _held_for_dialog(vdict, dcrops, detail)
+
+    def judge_later(
+        self, look: ActionRow, typed: ActionRow, replay: ReplayRow, msg: ActionResult, own_windows: Sequence[str] = ()
+    ) -> tuple[Decision, bytes | None, Decision | None, ActionResult]:
+        """A later look's report (`later_look`): the look's own decision (done, never a pause of its own), the
+        screen it sent, the typing step's decision judged on that screen (None when the run was cancelled),
+        and the report as the typing step's."""
+        as_typed = as_typed_step(msg, typed)
+        if replay.state in m.TERMINAL_REPLAY_STATES:
+            decision, screen = self.decide(look, replay, msg, own_windows)
+            return decision, screen, None, as_typed
+        screen = None
+        if msg.screenshot_after:
+            try:
+                screen = decode_base64(msg.screenshot_after, field="screenshot_after")
+            except RpaError:
+                screen = None
+        seen = msg.executed and msg.success and msg.system_dialog is None and bool(screen and typed.screen_before)
+        if not seen:  # the look was not taken: the step's first judgement stands, as it would have without it
+            look_decision = Decision(m.ACKED if msg.executed else m.ABANDONED, "not_seen", warning=msg.error)
+            verdict = dict(typed.verdict or {})
+            verdict["later_look"] = decided_by(look, msg, typed, seen=False)
+            detail = {"failure_category": verdict.get("failure_category"), "agent_claimed_success": True}
+            if msg.system_dialog is not None:
+                detail |= _sysdlg(msg)
+            held = _held_failed(verdict, list(typed.evidence or []), detail)
+            return look_decision, screen, held, as_typed
+        judged = self.verify(typed, replay, as_typed, screen, own_windows, may_look_again=False)
+        if judged.state == m.PENDING:  # the input is never sent again from a look: a person decides
+            judged = _held_failed(
+                judged.verdict or {}, judged.evidence, {"failure_category": "NO_VISUAL_CHANGE", "later_look": True}
+            )
+        if msg.human_takeover and judged.pause is None:
+            judged.pause = m.HUMAN_TAKEOVER
+        elif msg.human_takeover:
+            judged.pause_detail = {**judged.pause_detail, "human_takeover": True}
+        judged.verdict = {**(judged.verdict or {}), "later_look": decided_by(look, msg, typed, seen=True)}
+        judged.evidence = judged.evidence + first_crops(typed)
+        return Decision(m.ACKED, "seen"), screen, judged, as_typed
+
+
+def _still_drawing(a: ActionRow, category: str | None, vdict: dict[str, Any]) -> bool:
+    """A typing step's text check failed only because the field shows its first characters, not all of them."""
+    text = a.params.get("text")
+    if a.action_type not in TYPING_STEPS or category != "TEXT_MISMATCH" or a.params.get("secret"):
+        return False
+    return isinstance(text, str) and text_begins(typed_read(vdict), text)
 
 
 def never_clicked(error: str | None) -> dict[str, Any]:
