@@ -147,20 +147,7 @@ class Reports(ReplayCore):
                     last_window_title=msg.window_title,
                 )
             if decision.insert is not None:
-                nxt = self.store.next_seq_after(a.replay_id, a.seq)
-                seq = (a.seq + nxt) / 2 if nxt is not None else a.seq + 0.5
-                self.store.insert_action(
-                    ActionRow(
-                        **{
-                            **decision.insert,
-                            "replay_id": a.replay_id,
-                            "seq": seq,
-                            "step_index": a.step_index,
-                            "state": m.PENDING,
-                            "updated_at": now,
-                        }
-                    )
-                )
+                self._insert_after(a, decision.insert, now)
             if decision.look_again:
                 self.store.insert_action(
                     look_row(a, seq=seq_before(actions, a), now=now, max_resends=self.config.max_resends)
@@ -214,6 +201,23 @@ class Reports(ReplayCore):
         self._changed(a.replay_id)
         return ReportAck(status="accepted", replay_state=self._replay_state(a.replay_id))
 
+    def _insert_after(self, a: ActionRow, insert: dict[str, Any], now: float) -> None:
+        """An action a decision adds (a dialog's answer), queued right after `a`, before whatever follows it."""
+        nxt = self.store.next_seq_after(a.replay_id, a.seq)
+        seq = (a.seq + nxt) / 2 if nxt is not None else a.seq + 0.5
+        self.store.insert_action(
+            ActionRow(
+                **{
+                    **insert,
+                    "replay_id": a.replay_id,
+                    "seq": seq,
+                    "step_index": a.step_index,
+                    "state": m.PENDING,
+                    "updated_at": now,
+                }
+            )
+        )
+
     def _looked_at(self, a: ActionRow, actions: list[ActionRow]) -> ActionRow | None:
         """The typing step a later look judges, while it waits for it (None for any other action)."""
         if a.origin != m.LATER_LOOK_ORIGIN:
@@ -248,20 +252,7 @@ class Reports(ReplayCore):
             **{"from": typed.state, "to": judged.state},
         )
         if judged.insert is not None:
-            nxt = self.store.next_seq_after(typed.replay_id, typed.seq)
-            seq = (typed.seq + nxt) / 2 if nxt is not None else typed.seq + 0.5
-            self.store.insert_action(
-                ActionRow(
-                    **{
-                        **judged.insert,
-                        "replay_id": typed.replay_id,
-                        "seq": seq,
-                        "step_index": typed.step_index,
-                        "state": m.PENDING,
-                        "updated_at": now,
-                    }
-                )
-            )
+            self._insert_after(typed, judged.insert, now)
         if judged.pause:
             self._pause(typed.replay_id, judged.pause, {"action_id": typed.action_id, **judged.pause_detail}, now=now)
 
