@@ -46,6 +46,9 @@ class Classification:
         return self.entry.policy
 
 
+TITLE_LETTERS = 2  # a title line holds a word
+
+
 def seen(
     entry: DialogEntry,
     confidence: float,
@@ -71,4 +74,9 @@ def with_app(found: Classification, confirm: AppConfirmer) -> Classification:
 
 
 def first(lines: Sequence[str]) -> str | None:
+    """The box's title: its first line of words (a window's icon read as "00" before it is no title)."""
+    return next((line for line in lines if sum(c.isalpha() for c in line) >= TITLE_LETTERS), first_of(lines))
+
+
+def first_of(lines: Sequence[str]) -> str | None:
     return lines[0] if lines else None

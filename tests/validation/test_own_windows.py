@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rpa_mcp.dialogs.classification import first
 from rpa_mcp.testing import FakeOcr
 from rpa_mcp.validation.checkers.dialogs import DialogPresenceChecker
 from rpa_mcp.validation.context import CheckContext
@@ -59,3 +60,10 @@ def test_only_the_whole_title_names_an_own_window() -> None:
     assert own_window("Admission — MOREL Jean", [MAIN]) == MAIN
     assert own_window("Admission", [MAIN]) is None  # the application's own dialog box, titled by its name
     assert own_window("Admission — DUPONT Jean", [MAIN]) is None  # another patient's window
+
+
+def test_a_window_icon_read_before_the_title_is_not_the_title() -> None:
+    # a small window's icon in its title bar read as "00": the title is the line of words after it
+    assert first(["00", "Admission — MOREL Jean", "Nom du patient"]) == "Admission — MOREL Jean"
+    assert first(["Enregistrer les modifications ?", "Oui"]) == "Enregistrer les modifications ?"
+    assert first(["12"]) == "12"  # no line of words: the first line, as read
