@@ -158,8 +158,9 @@ class ShownOptions(Protocol):
     resolves the option on the screenshot.
     """
 
-    def option_shown(self, name: str) -> Element | None:
-        """The showing option called exactly `name` in an opened list (a pop-up), with its box; else None."""
+    def option_shown(self, name: str, near: tuple[int, int] | None = None) -> Element | None:
+        """The showing option called exactly `name` in an opened list (a pop-up, or the list of the drop-down
+        at `near`, the point that opened it), with its box; else None."""
         ...
 
 

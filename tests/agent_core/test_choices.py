@@ -34,11 +34,13 @@ class FakePort:
         self.flips_after = 0.0  # the tree shows a clicked box's new state this long after the click
         self.clicked_at: float | None = None
         self.named: str | None = None  # the option the tree names in the drop-down once chosen (None: not said)
+        self.openers: list[tuple[int, int]] = []  # where the tree was asked to look for an option's list
 
     def shown_at(self, x: int, y: int) -> str | None:
         return self.named if (x, y) == COMBO and len(self.clicks) >= 2 else None
 
-    def option_at(self, option: str) -> tuple[int, int] | None:
+    def option_at(self, option: str, opener: tuple[int, int]) -> tuple[int, int] | None:
+        self.openers.append(opener)
         return self.tree.get(option) if self.clicks else None
 
     def clock(self) -> float:
@@ -178,6 +180,7 @@ def test_an_option_the_accessibility_tree_shows_in_the_opened_list_is_clicked_wi
     assert carry_out(port, action("select_option", option="Boîte"), COMBO) is None
     assert port.clicks == [COMBO, OPTION]
     assert port.asked == []  # no server resolution of the list
+    assert port.openers == [COMBO]  # the tree asked about the list of the drop-down clicked, not every window
 
 
 def test_an_option_the_tree_shows_far_from_the_drop_down_is_read_on_the_screen_instead() -> None:

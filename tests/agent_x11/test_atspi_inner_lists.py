@@ -76,6 +76,40 @@ def test_at_replay_the_option_is_found_in_the_open_list_inside_the_drop_down_onl
     assert HitTestTree(desk(list_open=True)).option_shown("Dermatologie") is None
 
 
+class CountedCalls(HitTestTree):
+    """Counts the bus calls, as each one costs a round trip to an application."""
+
+    calls = 0
+
+    def _call(self, ref: Any, iface: str, method: str, sig: str | None = None, body: tuple[Any, ...] = ()) -> Any:
+        self.calls += 1
+        return super()._call(ref, iface, method, sig, body)
+
+
+def with_a_page(nodes: dict[str, dict[str, Any]], size: int = 400) -> dict[str, dict[str, Any]]:
+    """Another application's window holding a long page (a browser's): walking it costs a call a node."""
+    nodes[REGISTRY[1]]["children"] = ["/app", "/browser"]
+    cells = [f"/cell{n}" for n in range(size)]
+    nodes["/browser"] = {"role": "application", "children": ["/page"]}
+    nodes["/page"] = {"name": "Intranet", "role": "frame", "states": SHOWING, "extents": (0, 0, 900, 1000),
+                      "children": cells}  # fmt: skip
+    nodes.update({c: {"name": "", "role": "section", "extents": (0, 0, 10, 10), "parent": "/page"} for c in cells})
+    return nodes
+
+
+def test_at_replay_the_list_is_looked_for_in_the_drop_down_that_opened_it_not_in_every_window() -> None:
+    opener = (COMBO[0] + 20, COMBO[1] + 10)
+    eyes = CountedCalls(with_a_page(desk(list_open=True)))
+    shown = eyes.option_shown("Cardiologie", opener, TITLE)
+    assert shown is not None and shown.bbox == (1280, 177, 618, 14)
+    assert eyes.calls < 60, eyes.calls  # the drop-down's own list, not the page's four hundred nodes
+    walked = CountedCalls(with_a_page(desk(list_open=True)))
+    assert walked.option_shown("Cardiologie") is not None and walked.calls > 400  # no point: every window
+    assert CountedCalls(desk(list_open=False)).option_shown("Cardiologie", opener, TITLE) is None  # closed
+    date = (COMBO[0] + 20, 176)  # a field, not a drop-down: nothing is walked, the screen is read instead
+    assert CountedCalls(desk(list_open=True)).option_shown("Cardiologie", date, TITLE) is None
+
+
 def test_a_drop_down_named_by_its_label_still_says_the_option_it_shows() -> None:
     nodes = desk(list_open=False)
     nodes["/combo"]["name"] = "Cardiologie"  # chosen: the drop-down's own name is the option it shows

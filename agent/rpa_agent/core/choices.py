@@ -93,9 +93,9 @@ class ChoicePort(Protocol):
         when it does not say."""
         ...
 
-    def option_at(self, option: str) -> tuple[int, int] | None:
-        """The centre of the option called `option` in the opened list, from the accessibility tree; None
-        when it does not say."""
+    def option_at(self, option: str, opener: tuple[int, int]) -> tuple[int, int] | None:
+        """The centre of the option called `option` in the list opened by the drop-down at `opener`, from
+        the accessibility tree; None when it does not say."""
         ...
 
     def shown_at(self, x: int, y: int) -> str | None:
@@ -152,7 +152,7 @@ def choose_option(port: ChoicePort, action: NextAction, position: tuple[int, int
     # the list drawn and still: the tree is asked once then, never at each look while it opens (asking a
     # drop-down that keeps its list inside itself, Qt, while the list opens lost the option in 6 runs of 9)
     png = port.settled_png()
-    shown = port.option_at(option)
+    shown = port.option_at(option, position)
     if shown is not None and _within_reach(shown, position, port.screen_size()):
         port.click(*shown)
         return
@@ -311,9 +311,9 @@ class DesktopChoices:
         element = self.desktop.windows.element_at(x, y)
         return element.value if element is not None and element.value else None
 
-    def option_at(self, option: str) -> tuple[int, int] | None:
+    def option_at(self, option: str, opener: tuple[int, int]) -> tuple[int, int] | None:
         windows = self.desktop.windows
-        element = windows.option_shown(option) if isinstance(windows, ShownOptions) else None
+        element = windows.option_shown(option, opener) if isinstance(windows, ShownOptions) else None
         if element is None or element.box is None:
             return None
         x, y, w, h = element.box

@@ -365,22 +365,33 @@ class Accessibility:
                     pending.append(cref)
         return best
 
-    def option_shown(self, name: str) -> Element | None:
+    def option_shown(
+        self, name: str, near: tuple[int, int] | None = None, window_title: str | None = None
+    ) -> Element | None:
         """The showing option (a list or menu item) called exactly `name` inside a showing pop-up (a
-        drop-down's opened list), with its box; None when no pop-up shows it or the tree does not say."""
+        drop-down's opened list), with its box; None when no pop-up shows it or the tree does not say.
+        `near`: the point of the drop-down that opened the list (in the window titled `window_title`): a list
+        kept inside its drop-down (Qt) is looked for in the drop-down at that point only, never by walking
+        every application's tree (a browser's page alone costs half a second)."""
         if self._conn is None or not name.strip():
             return None
         with self._lock:
             try:
-                return self._option_shown(name.strip())
+                return self._option_shown(name.strip(), near, window_title)
             except Exception as exc:
                 logger.debug("atspi_option_failed: %s", exc)
                 return None
 
-    def _option_shown(self, name: str) -> Element | None:
+    def _option_shown(self, name: str, near: tuple[int, int] | None, window_title: str | None) -> Element | None:
         frames = self._frames(None)
         popups = [f for f in frames if str(self._call(f, ACCESSIBLE, "GetRoleName")[0]) in POPUP_ROLES]
-        return self._option_in_popups(popups, name) or self._option_in_open_list(frames, name)
+        found = self._option_in_popups(popups, name)
+        if found is not None:
+            return found
+        if near is None:
+            return self._option_in_open_list(frames, name)
+        self._element_at(near[0], near[1], window_title)  # the drop-down at the point, when it is one
+        return self._option_in_combo(self._combo, name) if self._combo is not None else None
 
     def _option_in_open_list(self, frames: list[tuple[str, str]], name: str) -> Element | None:
         """The option called `name` in a drop-down's open list kept inside the drop-down (Qt), with its box
@@ -396,18 +407,27 @@ class Accessibility:
             if role != "combo box":
                 pending.extend(children)
                 continue
-            for listed in children:
-                box = self._extents(listed) if self._role(listed) in LIST_ROLES else None
-                if box is None:
+            found = self._option_in_combo(ref, name, children)
+            if found is not None:
+                return found
+        return None
+
+    def _option_in_combo(
+        self, combo: tuple[str, str], name: str, children: list[tuple[str, str]] | None = None
+    ) -> Element | None:
+        """The option called `name` in `combo`'s open list (one with extents), its box inside the list's."""
+        for listed in self._children(combo) if children is None else children:
+            box = self._extents(listed) if self._role(listed) in LIST_ROLES else None
+            if box is None:
+                continue
+            for item in self._children(listed):
+                if self._role(item) not in OPTION_ROLES:
                     continue
-                for item in self._children(listed):
-                    if self._role(item) not in OPTION_ROLES:
-                        continue
-                    if str(self._prop(item, ACCESSIBLE, "Name") or "").strip() != name:
-                        continue
-                    element = self._describe(item)
-                    if element.bbox is not None and _within(element.bbox, box):
-                        return element
+                if str(self._prop(item, ACCESSIBLE, "Name") or "").strip() != name:
+                    continue
+                element = self._describe(item)
+                if element.bbox is not None and _within(element.bbox, box):
+                    return element
         return None
 
     def _option_in_popups(self, popups: list[tuple[str, str]], name: str) -> Element | None:

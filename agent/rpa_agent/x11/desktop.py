@@ -81,8 +81,9 @@ class X11Windows:
         found = self.access.only_element(name, role, front.title)
         return found.to_port() if found is not None else None
 
-    def option_shown(self, name: str) -> port.Element | None:
-        found = self.access.option_shown(name)
+    def option_shown(self, name: str, near: tuple[int, int] | None = None) -> port.Element | None:
+        front = self.x.foreground()
+        found = self.access.option_shown(name, near, front.title if front else None)
         return found.to_port() if found is not None else None
 
     def focused_element(self) -> port.Element | None:
