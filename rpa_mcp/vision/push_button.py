@@ -49,7 +49,7 @@ def button_around(image: np.ndarray, point: tuple[int, int], text: BBox | None =
     if seed is None:
         return None
     mask = np.zeros((height + 2, width + 2), np.uint8)
-    flags = 8 | cv2.FLOODFILL_MASK_ONLY | (255 << 8)
+    flags = 4 | cv2.FLOODFILL_MASK_ONLY | (255 << 8)  # 4-connected: an etched outline's corner gap holds it
     step = (STEP,) * 3 if image.ndim == 3 else STEP
     filled, _img, _mask, rect = cv2.floodFill(image.copy(), mask, seed, 0, step, step, flags)
     x, y, w, h = (int(v) for v in rect)

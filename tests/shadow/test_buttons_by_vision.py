@@ -14,7 +14,7 @@ from rpa_mcp.testing import FakeOcr
 from rpa_mcp.vision.images import BBox
 from rpa_mcp.vision.ocr import OcrLine
 from tests.shadow.conftest import ev
-from tests.vision.test_push_button import centre, filled, grid, listing, motif, outlined, windows_classic
+from tests.vision.test_push_button import centre, filled, grid, listing, metal, motif, outlined, windows_classic
 
 AT = {"window_title": "Agenda — Consultations", "app": "java", "locale": "fr-FR"}
 
@@ -33,7 +33,13 @@ def clicked(make_service: Any, image: np.ndarray, text: BBox, label: str) -> dic
 
 @pytest.mark.parametrize(
     ("draw", "label"),
-    [(motif, "OK"), (windows_classic, "OK"), (outlined, "Confirmer le RDV"), (filled, "Ajouter RDV")],
+    [
+        (motif, "OK"),
+        (windows_classic, "OK"),
+        (metal, "Valider RDV"),
+        (outlined, "Confirmer le RDV"),
+        (filled, "Ajouter RDV"),
+    ],
 )
 def test_a_button_seen_on_the_screen_whose_label_reads_like_a_name_is_an_action(
     make_service: Any, draw: Any, label: str

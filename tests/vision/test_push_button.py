@@ -61,6 +61,23 @@ def windows_classic(text: str = "OK") -> tuple[np.ndarray, BBox]:
     return image, write(image, text, FACE)
 
 
+def metal(text: str = "Envoyer la demande") -> tuple[np.ndarray, BBox]:
+    """A Java Swing (Metal) button: a face as grey as the window, etched (a dark line, a white one beside it),
+    the etching open by a pixel at two corners, diagonally from the face."""
+    image = panel((204, 204, 204))
+    x, y, w, h = (190, 150, 150, 21)
+    dark, white = (102, 102, 102), (255, 255, 255)
+    image[y - 2, x - 2 : x + w + 1] = dark
+    image[y - 2 : y + h + 1, x - 2] = dark
+    image[y : y + h + 1, x + w] = dark
+    image[y + h, x : x + w + 1] = dark
+    image[y - 1, x - 1 : x + w] = white
+    image[y - 1 : y + h, x - 1] = white
+    image[y - 1 : y + h + 2, x + w + 1] = white
+    image[y + h + 1, x - 1 : x + w + 2] = white
+    return image, write(image, text, (x, y, w, h))
+
+
 def outlined(text: str = "Confirmer le RDV") -> tuple[np.ndarray, BBox]:
     """A flat button: white face, one grey pixel of border, on a white window."""
     image = panel(WHITE)
@@ -91,7 +108,7 @@ def centre(box: BBox) -> tuple[int, int]:
     return box[0] + box[2] // 2, box[1] + box[3] // 2
 
 
-@pytest.mark.parametrize("draw", [motif, windows_classic, outlined, filled, gradient])
+@pytest.mark.parametrize("draw", [motif, windows_classic, metal, outlined, filled, gradient])
 def test_a_button_of_any_style_is_seen_around_its_text(draw: Callable[[], tuple[np.ndarray, BBox]]) -> None:
     image, text = draw()
     face = button_around(image, centre(text), text)
