@@ -9,7 +9,7 @@ the outline is closed: its sides end at its corners. What else holds text on a f
 - a list's line, a selected line's highlight, rows of alternating fills: the face spans the list, its
   sides are the list's own border, which runs on above and below the line;
 - a text field: its text starts at its left edge, and its border is sunken (dark above, light below);
-- a plain list or panel: the face is far taller than a line.
+- a plain list or panel: the face is far taller than a line; a card: two lines or more on it.
 
 `button_around` answers only when all of it holds; None says "not a button, or not sure", and the
 caller keeps judging the click by its words.
@@ -25,7 +25,7 @@ from rpa_mcp.vision.images import BBox
 STEP = 3  # channel levels between neighbours still on one face (a gradient's step, not an edge)
 SEED_REACH = 6  # px around the text (or the click) where the face's colour is looked for
 SEED_SHARE = 0.25  # share of the largest patch of that colour a patch holding the seed covers at least
-HEIGHT = (14, 60)  # px: a button's face, one line high (up to 150 % display scale)
+HEIGHT = (14, 48)  # px: a button's face, one line high (up to 150 % display scale)
 WIDTH = (24, 420)  # px (the dialog locator's button widths, `rpa_mcp.dialogs.locate.buttons`)
 FILLED = 0.5  # share of the face's box its colour covers (the text leaves holes)
 STRAIGHT = 0.75  # share of each side of the face's box the face reaches (a rectangle, corners rounded)
@@ -35,6 +35,7 @@ CENTRED = 0.25  # share of the two paddings their difference may be (left/right;
 OFF_CENTRE = 4  # px of difference always allowed
 LINE_OFF_CENTRE = 0.15  # share of the face's width the line read may stand from its middle (an icon beside it)
 TALL = 4.0  # the face is at most this many times the text's height
+LINE_GAP = 3  # empty rows across the text that part two lines
 BEYOND = (2, 9)  # px past a corner where a side that runs on still shows its edge (past a grid's line)
 BREAKS = 1  # positions there without the edge a side that runs on may have (a button's gap has more)
 SUNKEN = 24  # levels darker above and left than below and right: a field's (or a list's) border
@@ -62,7 +63,7 @@ def button_around(image: np.ndarray, point: tuple[int, int], text: BBox | None =
     if int(filled) < FILLED * w * h or not _rectangular(face):
         return None
     ink = _ink(face, text, box)
-    if ink is None or not _centred(ink, box, text) or h > TALL * ink[3]:
+    if ink is None or not _centred(ink, box, text) or h > TALL * ink[3] or not _one_line(face, ink):
         return None
     if _runs_on(pixels, box) or _sunken(pixels, box):
         return None
@@ -119,6 +120,18 @@ def _ink(face: np.ndarray, text: BBox | None, box: BBox) -> BBox | None:
         return None
     (top, left), (bottom, right) = spots.min(axis=0), spots.max(axis=0)
     return int(left), int(top), int(right - left + 1), int(bottom - top + 1)
+
+
+def _one_line(face: np.ndarray, ink: BBox) -> bool:
+    """What is drawn on the face is one line: no band of empty rows across it (a card naming a patient on two
+    lines, its birth date under the name, is no button; an accent stands a pixel or two above its letter)."""
+    x, y, w, h = ink
+    empty = ~(~face[y : y + h, x : x + w]).any(axis=1)
+    longest = run = 0
+    for blank in empty.tolist():
+        run = run + 1 if blank else 0
+        longest = max(longest, run)
+    return longest < LINE_GAP
 
 
 def _centred(ink: BBox, box: BBox, text: BBox | None) -> bool:

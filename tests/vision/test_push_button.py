@@ -207,3 +207,33 @@ def test_text_on_the_window_itself_is_no_button() -> None:
     text = write(image, "Nom du patient :", (100, 100, 200, 20))
     assert button_around(image, centre(text), text) is None
     assert button_around(image, (5000, 10)) is None
+
+
+def test_a_card_naming_a_patient_on_two_lines_is_no_button() -> None:
+    image = panel(WHITE)
+    x, y, w, h = (190, 150, 170, 44)
+    cv2.rectangle(image, (x - 1, y - 1), (x + w, y + h), (150, 150, 150), 1)
+    name = write(image, "DUPONT Jean", (x, y + 2, w, 20))
+    write(image, "12/03/1950", (x, y + 22, w, 20))
+    assert button_around(image, centre(name), name) is None
+
+
+def tabs() -> tuple[np.ndarray, BBox, BBox]:
+    """A row of tabs over a page: the chosen one open on the page, the other closed by the page's top line."""
+    image = panel()
+    top, bottom = 100, 124
+    cv2.rectangle(image, (60, bottom), (600, 380), (110, 110, 110), 1)  # the page's outline
+    texts = []
+    for left, right, label in ((60, 200, "DUPONT Jean"), (204, 344, "MARTIN Anne")):
+        cv2.line(image, (left, bottom), (left, top), (110, 110, 110))
+        cv2.line(image, (left, top), (right, top), (110, 110, 110))
+        cv2.line(image, (right, top), (right, bottom), (110, 110, 110))
+        texts.append(write(image, label, (left + 1, top + 1, right - left - 1, bottom - top - 1)))
+    cv2.line(image, (61, bottom), (199, bottom), GREY)  # the chosen tab opens on its page
+    return image, texts[0], texts[1]
+
+
+def test_a_tab_naming_a_patient_is_no_button() -> None:
+    image, chosen, other = tabs()
+    assert button_around(image, centre(chosen), chosen) is None
+    assert button_around(image, centre(other), other) is None
