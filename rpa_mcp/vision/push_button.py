@@ -126,9 +126,10 @@ def _one_line(face: np.ndarray, ink: BBox) -> bool:
     """What is drawn on the face is one line: no band of empty rows across it (a card naming a patient on two
     lines, its birth date under the name, is no button; an accent stands a pixel or two above its letter)."""
     x, y, w, h = ink
-    empty = ~(~face[y : y + h, x : x + w]).any(axis=1)
+    holes: np.ndarray = np.logical_not(face[y : y + h, x : x + w])
     longest = run = 0
-    for blank in empty.tolist():
+    inked = np.asarray(holes.any(axis=1), dtype=bool)
+    for blank in (not bool(row) for row in inked.tolist()):
         run = run + 1 if blank else 0
         longest = max(longest, run)
     return longest < LINE_GAP
