@@ -30,6 +30,7 @@ from rpa_mcp.vision.budget import FrameCache
 from rpa_mcp.vision.fields import field_around
 from rpa_mcp.vision.images import clamp_bbox, decode_image, encode_png
 from rpa_mcp.vision.ocr import OcrEngine, OcrLine
+from rpa_mcp.vision.push_button import button_around
 
 logger = logging.getLogger(__name__)
 
@@ -164,6 +165,16 @@ class ClickFacts:
         if image is None or point is None:
             return None
         box = field_around(image, point)
+        return list(box) if box is not None else None
+
+    def button_at(self, facts: dict[str, Any]) -> list[int] | None:
+        """The face of the push button whose text the click was on (frame pixels), seen on the frame before it
+        (`rpa_mcp.vision.push_button`); None when the line read was not under the click or no button is seen
+        there for sure."""
+        image, point, line = self.frame(facts.get("shot")), frame_point(facts), (facts.get("ocr") or {}).get("bbox")
+        if image is None or point is None or not line or not _holds(line, point, LABEL_SLACK):
+            return None
+        box = button_around(image, point, (int(line[0]), int(line[1]), int(line[2]), int(line[3])))
         return list(box) if box is not None else None
 
     def label_left_of(self, facts: dict[str, Any], list_box: list[int] | None = None) -> dict[str, Any] | None:

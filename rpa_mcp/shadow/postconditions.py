@@ -17,7 +17,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rpa_mcp.shadow.elements import TAB_ROLES, is_button, is_notification, is_row, role_of, screen_title
+from rpa_mcp.shadow.elements import (
+    TAB_ROLES,
+    is_button,
+    is_control,
+    is_notification,
+    is_row,
+    role_of,
+    screen_title,
+)
 from rpa_mcp.shadow.events import normalize_keys
 from rpa_mcp.shadow.parameters import classify
 from rpa_mcp.shadow.targets import plain_text
@@ -139,13 +147,17 @@ def outcome_of(found: Sequence[dict[str, str]], *, answered: bool = False) -> di
     return None
 
 
-def identity_of(action_type: str, target: dict[str, Any], parameter: dict[str, Any] | None) -> str | None:
+def identity_of(
+    action_type: str, target: dict[str, Any], parameter: dict[str, Any] | None, *, seen_button: bool = False
+) -> str | None:
     """The identity text of a step that selects a record: a result row, a search result, a tab or a
     banner naming a patient (its element's whole name, else its label); None for any other step.
 
     A step is record-selecting when its element is a row or a cell, when it chooses an item by a value
-    made a parameter, or when its label reads like a person's name or an identifier — unless its element
-    is a button: a button's capitalised words are an action ("Confirmer le RDV", "Save Changes").
+    made a parameter, or when its label reads like a person's name or an identifier — unless it is a
+    button: a button's capitalised words are an action ("Confirmer le RDV", "Save Changes"). A button is
+    its element's role, else, with no accessible element, what the screen showed (`seen_button`: its
+    text on a push button's face, `rpa_mcp.vision.push_button`).
     """
     if action_type not in SELECTING_ACTIONS:
         return None
@@ -156,6 +168,7 @@ def identity_of(action_type: str, target: dict[str, Any], parameter: dict[str, A
     if not text:
         return None
     row = is_row(element) or (role_of(element) in TAB_ROLES and classify(text) in RECORD_KINDS)
-    if row or parameter is not None or (not is_button(element) and classify(label) in RECORD_KINDS):
+    button = is_button(element) or (seen_button and not is_control(element))
+    if row or parameter is not None or (not button and classify(label) in RECORD_KINDS):
         return text[:MAX_IDENTITY]
     return None

@@ -13,7 +13,7 @@ from typing import Any
 from rpa_mcp.clock import Clock
 from rpa_mcp.errors import NotFound
 from rpa_mcp.shadow.click_facts import ClickFacts
-from rpa_mcp.shadow.elements import is_option
+from rpa_mcp.shadow.elements import is_control, is_option
 from rpa_mcp.shadow.observer import ObserverState
 from rpa_mcp.shadow.popups import name_opener
 from rpa_mcp.shadow.ports import TraceRepository
@@ -126,6 +126,8 @@ class SessionStates:
                 facts["ocr"] = self.clicks.option_at(facts) if in_list else self.clicks.ocr_at(facts, name=name)
                 if not element.get("name") and (field := self.clicks.field_at(facts)):
                     facts["field_box"] = field  # a text field's own box, should a typing step follow
+                if not is_control(element) and not in_list and (button := self.clicks.button_at(facts)):
+                    facts["button_box"] = button  # no tree says what it is: its text is on a push button
             self.traces.update_facts(sid, idx, facts)
         for seg in state.segments:  # a drop-down seen opening: named by its label, not by what it shows
             if seg.choice is not None and seg.choice in state.ocr_pending:

@@ -16,7 +16,7 @@ from rpa_mcp.shadow.choices import read_after, value_shown
 from rpa_mcp.shadow.classes import step_class_of
 from rpa_mcp.shadow.doubts import STILL, capped, click_on_no_control, doubts
 from rpa_mcp.shadow.elements import is_button, screen_title
-from rpa_mcp.shadow.events import normalize_keys
+from rpa_mcp.shadow.events import CLICK_TYPES, normalize_keys
 from rpa_mcp.shadow.intents import describe
 from rpa_mcp.shadow.parameters import placeholder, type_of
 from rpa_mcp.shadow.postconditions import (
@@ -149,7 +149,9 @@ def derive_steps(
             params |= seg.value
             if "checked" not in seg.value:
                 intent, value = _renamed(intent, value, next(iter(seg.value.values()))), next(iter(seg.value.values()))
-        identity = identity_of(d.action_type, target, seg.parameter)  # before a parameter replaces the label
+        # before a parameter replaces the label; a button seen on the screen only for the text the person clicked
+        pushed = not seg.retarget and any(f.get("button_box") for _, e, f in evs if e.get("type") in CLICK_TYPES)
+        identity = identity_of(d.action_type, target, seg.parameter, seen_button=pushed)
         parameter = None
         if seg.parameter:
             parameter, intent = _parameterized(seg.parameter, d.action_type, params, target, intent, value)
