@@ -1,9 +1,10 @@
 """A Tk form whose name field looks the name up after its fourth letter, holding its window meanwhile.
 
-Usage: python3 slow_lookup_app.py LAYOUT.json EFFECTS.jsonl HOLD_S. A slow application does this: the
-fourth letter is drawn, then the window draws nothing for HOLD_S seconds (a synchronous lookup), then the
-letters typed meanwhile. Once drawn, the window writes its field's, label's and button's boxes on the screen
-to LAYOUT.json; "Enregistrer" appends what the field holds to EFFECTS.jsonl. It runs until killed.
+Usage: python3 slow_lookup_app.py LAYOUT.json EFFECTS.jsonl HOLD_S WHEN. A slow application does this: the
+fourth letter is drawn (WHEN `letter`; `key`: the first key comes, before it is drawn), then the window draws
+nothing for HOLD_S seconds (a synchronous lookup), then the letters typed meanwhile. Once drawn, the window
+writes its field's, label's and button's boxes on the screen to LAYOUT.json; "Enregistrer" appends what the
+field holds to EFFECTS.jsonl. It runs until killed.
 """
 
 import json
@@ -14,7 +15,7 @@ import tkinter as tk
 LOOKUP_AFTER = 4  # letters typed before the lookup
 
 
-def main(layout_path: str, effects_path: str, hold_s: float) -> None:
+def main(layout_path: str, effects_path: str, hold_s: float, when: str) -> None:
     root = tk.Tk()
     root.title("Admission — recherche")
     root.geometry("760x260+40+40")
@@ -27,15 +28,16 @@ def main(layout_path: str, effects_path: str, hold_s: float) -> None:
     field.place(x=260, y=38)
     looked_up = False
 
-    def lookup(_: object) -> None:  # the window's binding: after the field's own, which drew the letter
+    def lookup(_: object) -> None:
         nonlocal looked_up
-        if looked_up or len(name.get()) < LOOKUP_AFTER:
+        if looked_up or (when == "letter" and len(name.get()) < LOOKUP_AFTER):
             return
         looked_up = True
         root.update_idletasks()  # the letters so far are drawn, then nothing until the lookup returns
         time.sleep(hold_s)
 
-    root.bind("<KeyPress>", lookup)
+    # `letter`: the window's binding, after the field's own, which drew the letter; `key`: the field's, before
+    (field if when == "key" else root).bind("<KeyPress>", lookup)
 
     def save() -> None:
         with open(effects_path, "a", encoding="utf-8") as out:
@@ -57,4 +59,4 @@ def main(layout_path: str, effects_path: str, hold_s: float) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], float(sys.argv[3]))
+    main(sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4])

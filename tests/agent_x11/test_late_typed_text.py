@@ -31,9 +31,12 @@ def centre(box: list[int], size: tuple[int, int]) -> tuple[float, float]:
     return (x + w / 2) / size[0], (y + h / 2) / size[1]
 
 
-def test_a_name_drawn_late_is_seen_whole_on_a_later_look_and_saved_once(desktop, rpa_server, tmp_path):
+@pytest.mark.parametrize("when", ["letter", "key"])
+def test_a_name_drawn_late_is_seen_whole_on_a_later_look_and_saved_once(desktop, rpa_server, tmp_path, when):
+    """`letter`: the first screen reads "BERN"; `key`: the field held from the first key, nothing drawn at all."""
     layout, effects = tmp_path / "layout.json", tmp_path / "effects.jsonl"
-    app = desktop.desk.spawn([sys.executable, str(APP), str(layout), str(effects), str(HOLD_S)], log="slow-lookup")
+    argv = [sys.executable, str(APP), str(layout), str(effects), str(HOLD_S), when]
+    app = desktop.desk.spawn(argv, log="slow-lookup")
     desktop.cleanup.append(app.terminate)
     wait_until(layout.exists, timeout=30, what="the form drawn")
     boxes = json.loads(layout.read_text(encoding="utf-8"))

@@ -139,6 +139,32 @@ async def test_a_field_still_reading_a_beginning_at_the_later_look_pauses_as_bef
     assert [a for _r, a, _t in agent.executions].count(typed.action_id) == 2  # with the person's consent
 
 
+async def test_a_screen_unchanged_after_the_typing_gets_a_later_look_and_completes_when_the_text_comes(
+    service: ReplayService, services: Any, agent: FakeAgent, clock: JumpClock
+) -> None:
+    # an application busy when the keys came draws nothing before the agent's still-screen wait ends
+    services.validator.script = [Verdict("FAILURE", "NO_VISUAL_CHANGE"), reads(TYPED, "SUCCESS")]
+    rid = await start_typing(service, agent)
+    await drain(service, [agent], clock)
+    assert replay_of(service, rid).state == m.COMPLETED
+    typed = typing_step(service, rid)
+    [look] = by_origin(service, rid, m.LATER_LOOK_ORIGIN)
+    assert typed.verdict["later_look"]["first_verdict"]["failure_category"] == "NO_VISUAL_CHANGE"
+    assert [a for _r, a, _t in agent.executions].count(typed.action_id) == 1 and look.state == m.ACKED
+
+
+async def test_a_screen_still_unchanged_at_the_later_look_pauses_as_before(
+    service: ReplayService, services: Any, agent: FakeAgent, clock: JumpClock
+) -> None:
+    services.validator.script = [Verdict("FAILURE", "NO_VISUAL_CHANGE"), Verdict("FAILURE", "NO_VISUAL_CHANGE")]
+    rid = await start_typing(service, agent)
+    await drain(service, [agent], clock)
+    replay = replay_of(service, rid)
+    assert replay.state == m.PAUSED and (replay.pause_detail or {})["failure_category"] == "NO_VISUAL_CHANGE"
+    assert len(by_origin(service, rid, m.LATER_LOOK_ORIGIN)) == 1  # one look, never a second
+    assert [a for _r, a, _t in agent.executions].count(typing_step(service, rid).action_id) == 1
+
+
 async def test_a_wrong_letter_pauses_at_once_without_a_later_look(
     service: ReplayService, services: Any, agent: FakeAgent, clock: JumpClock
 ) -> None:

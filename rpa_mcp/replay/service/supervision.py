@@ -240,6 +240,8 @@ class Supervisor:
                 return Decision(
                     m.ACKED, "success_with_warning", warning="no_screen_change", verdict=vdict, evidence=clicked
                 )
+            if typed_unseen and may_look_again and _still_drawing(a, category, vdict):  # busy, drawing it later
+                return Decision(m.HELD, m.AWAITING_LATER_LOOK, verdict=vdict, evidence=crops, look_again=True)
             # sent again only when doing it twice is harmless: the agent never runs an action's input twice
             # otherwise (it would answer OUTCOME_UNKNOWN), and a click that showed nothing may still have acted
             if a.resends < a.max_resends and a.idempotent:
@@ -395,11 +397,16 @@ class Supervisor:
 
 
 def _still_drawing(a: ActionRow, category: str | None, vdict: dict[str, Any]) -> bool:
-    """A typing step's text check failed only because the field shows its first characters, not all of them."""
+    """A typing step's text check failed only because the field shows none of the text yet or its first
+    characters, not all of them (an application busy when the keys came draws them later); a wrong or an
+    extra character is no text still being drawn."""
     text = a.params.get("text")
-    if a.action_type not in TYPING_STEPS or category != "TEXT_MISMATCH" or a.params.get("secret"):
+    if a.action_type not in TYPING_STEPS or a.params.get("secret") or not isinstance(text, str):
         return False
-    return isinstance(text, str) and text_begins(typed_read(vdict), text)
+    if category == "NO_VISUAL_CHANGE":
+        return True
+    read = typed_read(vdict)
+    return category == "TEXT_MISMATCH" and (read is None or not read.strip() or text_begins(read, text))
 
 
 def never_clicked(error: str | None) -> dict[str, Any]:
