@@ -304,7 +304,9 @@ def test_swings_file_chooser_and_quit_question_get_their_generic_kind(real_servi
 
 
 @pytest.mark.parametrize(
-    ("folder", "file"), [f for f in _tuning_frames("app-error") if f[0].name == "gpsprune"], ids=lambda v: str(v)[-30:]
+    ("folder", "file"),
+    [f for f in _tuning_frames("app-error") if f[0].name == "gpsprune"],
+    ids=lambda v: v if isinstance(v, str) else "",
 )
 def test_swings_one_ok_error_box_is_identified_on_its_frame_alone(real_service, folder, file) -> None:
     # Metal's focus ring drawn tight round "OK": the button is found by its ring; "Fichier illisible" is an error
