@@ -63,6 +63,11 @@ class DialogServiceLocator:
             policy=getattr(found, "policy", None),
             title=getattr(found, "title", None),
             confidence=float(getattr(found, "confidence", 0.0)),
+            buttons=tuple(
+                (str(b.label), tuple(int(v) for v in b.bbox))  # type: ignore[misc]  # a 4-tuple, as the bbox
+                for b in getattr(found, "buttons", ()) or ()
+                if getattr(b, "bbox", None) is not None
+            ),
         )
 
 

@@ -86,6 +86,7 @@ ERROR = (
     # what may not be done, read or understood
     "notpermitted", "notallowed", "nonautorise", "nestpasautorise", "permissions", "notsupported", "unsupported",
     "pasprisencharge", "nonprisencharge", "notavalid", "pasvalide", "nonvalide", "corrupt", "corrompu",
+    "unreadable", "illisible", "unlesbar", "ilegible", "illeggibile",
     # rights or room that fall short, an operation broken off ("Droits insuffisants", "a été interrompue")
     "insufficient", "insuffisant", "unzureichend", "insuficiente", "insufficiente", "interrupted", "interrompu",
     "abgebrochen", "interrumpid", "interrott",

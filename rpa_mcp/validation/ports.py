@@ -22,6 +22,7 @@ class DialogHit:
     title: str | None = None
     confidence: float = 0.0
     raw: dict[str, Any] = field(default_factory=dict)
+    buttons: tuple[tuple[str, BBox], ...] = ()  # its buttons as read: (label, box in frame coordinates)
 
 
 ReportedWindows = Sequence[tuple[str | None, str | None]]

@@ -10,7 +10,7 @@ import pytest
 
 from rpa_mcp.dialogs.locate import find_modal, iou, score_candidates
 from rpa_mcp.dialogs.locate.buttons import button_group, button_like
-from rpa_mcp.dialogs.locate.edges import closed_regions, dotted, edge_map, hollow
+from rpa_mcp.dialogs.locate.edges import closed_regions, dotted, edge_map, hollow, ringed
 
 from .helpers import synthetic_dialog
 
@@ -161,6 +161,49 @@ def test_a_word_on_a_card_is_no_button_but_a_framed_label_is(scale):
     assert word and framed, boxes  # both look like buttons by their outline alone
     assert not any(hollow(edges, b) for b in word)
     assert any(hollow(edges, b) for b in framed)
+
+
+GPSPRUNE = Path(__file__).resolve().parents[1] / "fixtures" / "real_programs" / "gpsprune"  # a tuning program
+
+
+@pytest.mark.parametrize(
+    ("frame", "box"),
+    [("en-1920x1080", (826, 485, 262, 91)), ("fr-1600x900", (666, 400, 262, 90)), ("en-1366x768", (549, 337, 262, 90))],
+)
+def test_a_focus_ring_drawn_tight_round_a_short_label_keeps_the_button_and_its_box(frame, box):
+    """Swing's Metal look: the focused OK's shaded face, its ring and its glyphs fill the button once the
+    edge map is dilated (not hollow), but its border and the ring are two nested rectangles drawn in one
+    grey each: the button is kept, and the one-OK error box is a candidate on its frame alone."""
+    image = cv2.imread(str(GPSPRUNE / f"gpsprune-file-not-found-{frame}.png"))
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    edges = edge_map(gray)
+    x, y, w, h = box
+    button = next(b for b in button_like(closed_regions(edges, 30, 14)) if iou(b, (x, y, w, h)) > 0 and b[2] < 60)
+    assert not hollow(edges, button) and ringed(gray, button)
+    found = [m for m in score_candidates(image) if m.buttons == (button,)]
+    assert found and "buttons" in found[0].evidence and iou(found[0].bbox, box) >= 0.9
+
+
+def _ruled_button(ring: bool) -> tuple[np.ndarray, tuple[int, int, int, int]]:
+    """A button drawn with a border, a label and (or not) a one-pixel rectangle round the label."""
+    image = np.full((120, 200, 3), 238, np.uint8)
+    bx, by, bw, bh = 60, 40, 60, 30
+    cv2.rectangle(image, (bx, by), (bx + bw, by + bh), (134, 134, 134), 2)
+    cv2.putText(image, "OK", (bx + 20, by + 21), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (51, 51, 51), 1)
+    if ring:
+        cv2.rectangle(image, (bx + 16, by + 6), (bx + 44, by + 25), (180, 180, 180), 1)
+    return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (bx - 1, by - 1, bw + 3, bh + 3)
+
+
+def test_a_word_a_block_or_a_button_without_a_ring_is_not_ringed():
+    image = np.full((200, 600, 3), 255, np.uint8)
+    cv2.putText(image, "2008", (40, 60), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (40, 40, 40), 1, cv2.LINE_AA)
+    cv2.rectangle(image, (200, 40), (290, 70), (40, 40, 40), -1)  # a filled block
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    boxes = button_like(closed_regions(edge_map(gray), 30, 14))
+    assert boxes and not any(ringed(gray, b) for b in boxes)
+    assert not ringed(*_ruled_button(ring=False))
+    assert ringed(*_ruled_button(ring=True))
 
 
 def _form_with_check_box(ring: str) -> np.ndarray:

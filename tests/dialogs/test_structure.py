@@ -303,6 +303,23 @@ def test_swings_file_chooser_and_quit_question_get_their_generic_kind(real_servi
     assert found.dialog_id == want, found.notes
 
 
+@pytest.mark.parametrize(
+    ("folder", "file"),
+    [f for f in _tuning_frames("app-error") if f[0].name == "gpsprune"],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_swings_one_ok_error_box_is_identified_on_its_frame_alone(real_service, folder, file) -> None:
+    # Metal's focus ring drawn tight round "OK": the button is found by its ring; "Fichier illisible" is an error
+    found = real_service.classify(cv2.imread(str(folder / file)))
+    assert found.dialog_id == "app-error" and found.path == "fast", found.notes
+
+
+@pytest.mark.parametrize("text", ["Fichier illisible", "The file is unreadable", "Datei unlesbar"])
+def test_a_file_that_cannot_be_read_under_one_ok_is_an_error(text) -> None:
+    shape = kind_of(["OK"], [text], never)
+    assert shape is not None and shape.kind == "app-error"
+
+
 def test_a_message_box_without_title_words_is_found_from_its_buttons_up(catalog) -> None:
     read = [
         line("Le serveur est injoignable : l'envoi a échoué.", 760, 480, 380),

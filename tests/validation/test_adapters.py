@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from rpa_mcp.dialogs.apps import ReportedWindow
+from rpa_mcp.dialogs.classification import ReadButton
 from rpa_mcp.errors import Unavailable
 from rpa_mcp.settings import Settings
 from rpa_mcp.testing import FakeOcr
@@ -54,6 +55,7 @@ class _Classification:
     policy: str = "pause"
     title: str = "Notepad"
     confidence: float = 1.0
+    buttons: tuple[ReadButton, ...] = ()
 
 
 class _Dialogs:
@@ -70,6 +72,13 @@ def test_the_dialog_locator_maps_a_classification_to_a_hit() -> None:
     hit = DialogServiceLocator(_Dialogs(_Classification(True, (1, 2, 3, 4)))).locate(image)
     assert hit is not None and hit.bbox == (1, 2, 3, 4) and hit.policy == "pause"
     assert DialogServiceLocator(_Dialogs(_Classification(False, None))).locate(image) is None
+
+
+def test_the_dialog_locator_passes_on_the_buttons_read_with_their_boxes() -> None:
+    read = (ReadButton("Overwrite", (40, 90, 80, 24)), ReadButton("Cancel", (140, 90, 70, 24)))
+    found = _Classification(True, (10, 10, 300, 120), buttons=read)
+    hit = DialogServiceLocator(_Dialogs(found)).locate(np.zeros((10, 10, 3), np.uint8))
+    assert hit is not None and hit.buttons == (("Overwrite", (40, 90, 80, 24)), ("Cancel", (140, 90, 70, 24)))
 
 
 def test_build_validator_wires_the_judge_only_when_configured(tmp_path: Path) -> None:

@@ -19,14 +19,7 @@ from rpa_mcp.validation.context import DiffSettings, compute_change
 
 FOLDER = Path(__file__).resolve().parent.parent / "fixtures" / "real_programs"
 # Pairs reproduced but not fixed yet (strict xfail: a fix makes them fail until removed here).
-# GpsPrune: its error box (one focused OK, Metal's focus ring drawn tight round the label) is not located on
-# a single frame, and the save chooser shown again after the overwrite prompt reads, from the name typed
-# in its field, as a page's alert: neither answer is seen closed.
-OPEN: set[str] = {
-    f"gpsprune-{scene}-click-{tag}"
-    for scene in ("file-not-found", "overwrite")
-    for tag in ("en-1920x1080", "fr-1600x900", "en-1366x768")
-}
+OPEN: set[str] = set()
 
 
 def _pairs(split: str) -> list[tuple[Path, dict[str, Any]]]:
@@ -120,3 +113,24 @@ def test_a_dialog_closing_over_its_unchanged_window_is_not_read_as_its_window_cl
     verdict = validator.validate("dialog_button", _image(folder, pair["before"]), _image(folder, pair["after"]), target)
     assert verdict.rule == "closed"
     assert next(r for r in verdict.evidence if r.signal == "with_window").score == 0.0
+
+
+ANSWERED = [p["id"] for _f, p in TUNING if p["id"].startswith(("gpsprune-file-not-found-", "gpsprune-overwrite-"))]
+
+
+@pytest.mark.parametrize("pair_id", ANSWERED)
+def test_a_swing_box_still_open_after_its_answer_is_not_a_success(validator: Validator, pair_id: str) -> None:
+    """The same pairs with the answered box (its title bar too) still on the frame after: whatever changed
+    behind it (the chooser shown again, the track redrawn), the answer is not seen closed."""
+    folder, pair = _pair(pair_id)
+    before, after = _image(folder, pair["before"]), _image(folder, pair["after"])
+    assert validator.dialog_locator is not None
+    answered = validator.dialog_locator.locate(before)
+    assert answered is not None
+    x, y, w, h = answered.bbox
+    still = after.copy()
+    still[y - 26 : y + h + 2, x - 2 : x + w + 2] = before[y - 26 : y + h + 2, x - 2 : x + w + 2]
+    action = pair["action"]
+    target = Target(action["label"], tuple(action["bbox"]), tuple(action["point"]))
+    verdict = validator.validate("dialog_button", before, still, target)
+    assert verdict.verdict is not VerdictKind.SUCCESS, verdict.reason

@@ -41,6 +41,7 @@ from rpa_mcp.dialogs.locate.edges import (
     hollow,
     merge_bands,
     over_backdrop,
+    ringed,
     runs_on,
 )
 from rpa_mcp.dialogs.locate.footer import box_above_footer
@@ -91,7 +92,8 @@ def score_candidates(image: np.ndarray, previous: np.ndarray | None = None) -> l
     height, width = gray.shape
     edges = edge_map(gray)
     regions = closed_regions(edges, 30, 14)
-    buttons = [b for b in button_like(regions) if hollow(edges, b) and not dotted(gray, b)]
+    # a focused button whose ring is drawn tight round its label fills its face with edges: kept by the ring
+    buttons = [b for b in button_like(regions) if (hollow(edges, b) or ringed(gray, b)) and not dotted(gray, b)]
     bands = [r for r in regions if r[2] >= 60 and r[3] >= 20]
     candidates = {r for r in merge_bands(bands) if r[2] >= MIN_DIALOG_W and r[3] >= MIN_DIALOG_H}
     for fragment in list(candidates):

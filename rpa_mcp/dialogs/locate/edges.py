@@ -21,6 +21,9 @@ SCREEN_SIDE = 8  # px: windows placed against a side of the screen share their b
 DOT_MIN_CONTRAST = 12.0  # mean grey levels a side's line stands off its background (else no line)
 DOT_SWING = 0.4  # mean step between neighbouring pixels of a dotted line, as a share of its contrast
 DOT_CLEAR = 4  # px outside a focus ring on the window's face where no drawn line runs (a button's bevel)
+RING_INSET = 3  # px at least between a button's border and a focus ring drawn round its label
+RING_CENTRED = 4  # px the ring's centre may lie off its button's centre
+RING_MIN_SPAN = (0.3, 0.4)  # share of the button's width and height the ring spans at least (no glyph)
 
 
 def edge_map(gray: np.ndarray) -> np.ndarray:
@@ -71,6 +74,84 @@ def dotted(gray: np.ndarray, box: BBox, *, reach: int = HOLLOW_RING) -> bool:
         return False
     beside = [*range(top - DOT_CLEAR, top), *range(bottom + 1, bottom + DOT_CLEAR + 1)]
     return not any(_drawn_line(gray, r, x + 2, x + w - 2) for r in beside)
+
+
+def ringed(gray: np.ndarray, box: BBox) -> bool:
+    """A focused button whose focus ring is drawn tight round a short label (Swing's Metal look on "OK"):
+    the dilated edge map fills its face, so it is not `hollow`, but the face shows two nested rectangles
+    drawn in one grey each, centred on each other — the button's border and, a few pixels inside it, the
+    ring holding the label. The blob of a word's glyphs has no rectangle drawn round it."""
+    x, y, w, h = box
+    crop = gray[max(0, y - 1) : y + h + 1, max(0, x - 1) : x + w + 1].astype(np.int16)
+    if min(crop.shape) < 2 * RING_INSET + 8:
+        return False
+    drawn = _drawn_rectangles(crop, round(RING_MIN_SPAN[0] * w), round(RING_MIN_SPAN[1] * h))
+    for bx, by, bw, bh in drawn:
+        for rx, ry, rw, rh in drawn:
+            inset = min(rx - bx, ry - by, bx + bw - rx - rw, by + bh - ry - rh)
+            centred = (
+                abs(2 * rx + rw - 2 * bx - bw) <= 2 * RING_CENTRED
+                and abs(2 * ry + rh - 2 * by - bh) <= 2 * RING_CENTRED
+            )
+            if inset >= RING_INSET and centred and _thin_ring(crop, (rx, ry, rw, rh)):
+                return True
+    return False
+
+
+def _thin_ring(crop: np.ndarray, ring: BBox) -> bool:
+    """A ring is a one-pixel line on the button's face: its top and bottom stand off the face outside
+    too, and it holds ink (the label)."""
+    x, y, w, h = ring
+    grey = int(crop[y, x])
+    outside = min(
+        np.abs(crop[y - 1, x + 1 : x + w - 1] - grey).mean(), np.abs(crop[y + h, x + 1 : x + w - 1] - grey).mean()
+    )
+    return outside >= DOT_MIN_CONTRAST and bool(
+        np.ptp(crop[y + 2 : y + h - 2, x + 2 : x + w - 2]) >= 2 * DOT_MIN_CONTRAST
+    )
+
+
+def _drawn_rectangles(crop: np.ndarray, min_w: int, min_h: int) -> list[BBox]:
+    """Rectangles outlined by a one-pixel line of one grey (within 2 levels) that stands off the pixels
+    just inside it by DOT_MIN_CONTRAST along its top and bottom (no band of a flat face)."""
+    height = crop.shape[0]
+    found: list[BBox] = []
+    for top in range(1, height - min_h):
+        row = crop[top]
+        same = np.abs(np.diff(row)) <= 2
+        for x0, x1 in _runs(same, min_w):
+            grey = int(row[x0])
+            if np.abs(crop[top + 1, x0 + 1 : x1] - grey).mean() < DOT_MIN_CONTRAST:
+                continue
+            left, right = np.abs(crop[top:, x0] - grey) <= 2, np.abs(crop[top:, x1] - grey) <= 2
+            sides = int(
+                min(
+                    np.argmin(left) if not left.all() else left.size,
+                    np.argmin(right) if not right.all() else right.size,
+                )
+            )
+            for bottom in range(top + min_h - 1, top + sides):
+                line = crop[bottom, x0 : x1 + 1]
+                if (
+                    np.abs(line - grey).max() <= 2
+                    and np.abs(crop[bottom - 1, x0 + 1 : x1] - grey).mean() >= DOT_MIN_CONTRAST
+                ):
+                    found.append((x0, top, x1 - x0 + 1, bottom - top + 1))
+    return found
+
+
+def _runs(same: np.ndarray, min_len: int) -> list[tuple[int, int]]:
+    """(first, last) columns of each run of `same` steps spanning at least `min_len` pixels."""
+    out: list[tuple[int, int]] = []
+    start = None
+    for i, flat in enumerate([*same.tolist(), False]):
+        if flat and start is None:
+            start = i
+        elif not flat and start is not None:
+            if i - start + 1 >= min_len:
+                out.append((start, i))
+            start = None
+    return out
 
 
 def _dotted_row(gray: np.ndarray, rows: range, x0: int, x1: int) -> int | None:

@@ -30,6 +30,7 @@ MIN_HOLE_SHARE = 0.004
 # (a focus ring, a hover, a caret change far less), so the BEFORE frame need not be classified.
 APPEARED_MIN_CHANGE = 0.10
 STAYED_MAX_CHANGE = 0.01  # ... and at most a hundredth changed: the same dialog, where it was
+GONE_MIN_CHANGE = 0.05  # of an answered dialog's box changed at least when another dialog now stands there
 MODAL_MIN_W, MODAL_MIN_H = 120, 50  # smallest dialog (as the dialogs area's locator)
 CHOOSERS = frozenset({"file-open", "file-save-as"})
 # prompts a file chooser raises about the file it was given: answered, the chooser is back
@@ -224,6 +225,42 @@ def _was_beneath(ctx: CheckContext, answered: DialogHit, found: DialogHit) -> bo
     return ctx.changed_share(found.bbox) < inside / (fw * fh) + APPEARED_MIN_CHANGE
 
 
+def _another_in_front(
+    ctx: CheckContext, answered: DialogHit | None, found: DialogHit | None, changed: float
+) -> str | None:
+    """Why the answered dialog is closed though another dialog covers its place (the file chooser that
+    asked, shown again over it), or None: the classifier names another dialog there, none of the
+    buttons read on the answered one (the clicked one among them) is read at its place any more, and
+    its box changed. A dialog still open keeps its buttons where they were: it never reads closed here."""
+    if answered is None or found is None or changed < GONE_MIN_CHANGE:
+        return None
+    known = {answered.dialog_id, found.dialog_id}.isdisjoint({None, "", "unknown"})
+    clicked = ctx.target.bbox
+    if not known or found.dialog_id == answered.dialog_id or clicked is None:
+        return None
+    if not any(contains(box, clicked) or contains(clicked, box) for _label, box in answered.buttons):
+        return None  # the buttons read are not those of the box clicked: nothing to compare
+    for label, box in answered.buttons:
+        if _still_written(ctx, label, box):
+            return None
+    names = ", ".join(repr(label) for label, _box in answered.buttons)
+    return (
+        f"dialog {answered.dialog_id!r} answered: none of its buttons ({names}) is on screen where it was, "
+        f"{changed:.1%} of its box changed, and the dialog in front is another one, {found.dialog_id!r} "
+        f"at {list(found.bbox)}"
+    )
+
+
+def _still_written(ctx: CheckContext, label: str, box: BBox) -> bool:
+    """`label` is read on the AFTER frame where the button stood."""
+
+    def shows(text: str) -> bool:
+        return label_matches(text, label)
+
+    line = ctx.read_label("after", around(box, ctx.shape, 3), shows)
+    return line is not None and shows(line.text)
+
+
 def _facts(hit: DialogHit, source: str) -> dict[str, object]:
     return {
         "bbox": list(hit.bbox),
@@ -256,7 +293,9 @@ class DialogClosedChecker(BaseChecker):
 
     Evidence, cheapest first: no dialog after, the button label gone and its surroundings changed
     (the dialog before then need not be found); the classifier's dialog box still there after; the
-    button label still written at the button; the share of changed pixels inside the dialog region.
+    button label still written at the button; the share of changed pixels inside the dialog region;
+    another dialog in front where none of the answered one's buttons is written any more (the file
+    chooser that asked, shown again over its prompt).
     """
 
     name = "DialogClosedChecker"
@@ -337,6 +376,9 @@ class DialogClosedChecker(BaseChecker):
                     crop=CropRef("closed window (after)", "after", window),
                     window_closed=list(window),
                 )
+            in_front = _another_in_front(ctx, dialog, still, fraction)
+            if in_front is not None:
+                return self.result(signal, 0.9, in_front, crop=crop)
             return self.result(
                 signal, 0.4, f"button label unreadable but only {fraction:.1%} of the {source} changed", crop=crop
             )

@@ -1,0 +1,100 @@
+"""A dialog answered is closed when its own buttons are gone from where they stood, even if another
+dialog of the program (the file chooser that asked, shown again) now stands over its place; a dialog
+still open keeps a button where it was and never reads closed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from rpa_mcp.testing import FakeDialogLocator
+from rpa_mcp.validation import DialogHit, Target, Validator, Verdict, VerdictKind
+from rpa_mcp.validation.matrix import ValidatorMatrix
+from rpa_mcp.vision.ocr import OcrLine
+
+OVERWRITE, CANCEL = (700, 540, 100, 30), (820, 540, 100, 30)
+SHADES = {100: "Overwrite", 60: "Cancel"}  # what the fake OCR reads on a button painted in that grey
+PROMPT = DialogHit(
+    (600, 400, 400, 200),
+    "app-file-overwrite",
+    "D",
+    "pause",
+    "File already exists",
+    0.95,
+    buttons=(("Overwrite", OVERWRITE), ("Cancel", CANCEL)),
+)
+CHOOSER = DialogHit((560, 300, 500, 400), "file-save-as", "D", "pause", "Save", 0.9)
+CLICK = Target("Cancel", CANCEL, (870, 555))
+
+
+class ShadeOcr:
+    """Reads a button by the grey it is painted in (nothing else on the frames is text)."""
+
+    def read(self, image: np.ndarray) -> list[OcrLine]:
+        return []
+
+    def read_line(self, image: np.ndarray) -> OcrLine | None:
+        text = SHADES.get(int(image.min()), "")
+        return OcrLine(text, (0, 0, image.shape[1], image.shape[0]), 0.99) if text else None
+
+    def read_lines(self, images: Sequence[np.ndarray]) -> list[OcrLine | None]:
+        return [self.read_line(image) for image in images]
+
+
+def _frames() -> tuple[np.ndarray, np.ndarray]:
+    """Before: the prompt with its two buttons. After: the chooser shown again over the prompt's place."""
+    before = np.full((1080, 1920, 3), 240, np.uint8)
+    before[400:600, 600:1000] = 200
+    for label, (x, y, w, h) in zip(SHADES.values(), (OVERWRITE, CANCEL), strict=True):
+        before[y : y + h, x : x + w] = next(shade for shade, name in SHADES.items() if name == label)
+    after = before.copy()
+    after[300:700, 560:1060] = 200  # the chooser's face, the prompt's grey: little of the prompt's box changes
+    after[360:700:40, 580:1040] = 120  # its file list, one line a row
+    return before, after
+
+
+def _verdict(matrix: ValidatorMatrix, before: np.ndarray, after: np.ndarray, answered: DialogHit) -> Verdict:
+    locator = FakeDialogLocator(before=answered, after=CHOOSER)
+    return Validator(matrix, ShadeOcr(), dialog_locator=locator).validate("dialog_button", before, after, CLICK)
+
+
+def test_a_prompt_answered_under_the_chooser_shown_again_is_closed(matrix: ValidatorMatrix) -> None:
+    before, after = _frames()
+    verdict = _verdict(matrix, before, after, PROMPT)
+    assert verdict.verdict is VerdictKind.SUCCESS and verdict.rule == "closed", verdict.reason
+    closed = next(r for r in verdict.evidence if r.signal == "closed")
+    assert "dialog in front is another one" in closed.detail
+
+
+def test_a_prompt_with_a_button_still_in_its_place_is_not_closed(matrix: ValidatorMatrix) -> None:
+    before, after = _frames()
+    x, y, w, h = OVERWRITE
+    after[y : y + h, x : x + w] = before[y : y + h, x : x + w]  # the chooser covers the clicked button only
+    verdict = _verdict(matrix, before, after, PROMPT)
+    assert verdict.verdict is not VerdictKind.SUCCESS, verdict.reason
+
+
+def test_a_prompt_still_open_over_the_chooser_is_not_closed(matrix: ValidatorMatrix) -> None:
+    before, after = _frames()
+    after[400:600, 600:1000] = before[400:600, 600:1000]  # the prompt stayed in front
+    verdict = _verdict(matrix, before, after, PROMPT)
+    assert verdict.verdict is VerdictKind.FAILURE, verdict.reason
+
+
+def test_without_the_answered_dialogs_buttons_read_another_dialog_in_front_decides_nothing(
+    matrix: ValidatorMatrix,
+) -> None:
+    before, after = _frames()
+    unread = DialogHit(PROMPT.bbox, PROMPT.dialog_id, "D", "pause", PROMPT.title, 0.95)
+    verdict = _verdict(matrix, before, after, unread)
+    assert verdict.verdict is not VerdictKind.SUCCESS, verdict.reason
+
+
+def test_the_same_dialog_found_again_is_no_other_dialog_in_front(matrix: ValidatorMatrix) -> None:
+    before, after = _frames()
+    moved = DialogHit(CHOOSER.bbox, PROMPT.dialog_id, "D", "pause", PROMPT.title, 0.95)
+    locator = FakeDialogLocator(before=PROMPT, after=moved)
+    verdict = Validator(matrix, ShadeOcr(), dialog_locator=locator).validate("dialog_button", before, after, CLICK)
+    closed = next(r for r in verdict.evidence if r.signal == "closed")
+    assert "another one" not in closed.detail and verdict.verdict is not VerdictKind.SUCCESS, verdict.reason
