@@ -27,7 +27,7 @@ from rpa_mcp.dialogs.locate import ModalRegion, score_candidates
 from rpa_mcp.dialogs.matching import Matcher, process_name
 from rpa_mcp.dialogs.naming import bound, rank
 from rpa_mcp.dialogs.reading import FIRST_LINES, icon_check, layout, read_lines_after, read_region, title_bars
-from rpa_mcp.dialogs.structure import labels_among, save_title
+from rpa_mcp.dialogs.structure import labels_among, save_title, titled_as_warning
 from rpa_mcp.dialogs.thorough import classify_thorough
 from rpa_mcp.vision.images import BBox
 from rpa_mcp.vision.ocr import OcrEngine, OcrLine
@@ -233,10 +233,12 @@ class DialogClassifier:
                     region.bbox, buttons, whole, panel=False, confirm=confirm, icon=icon, flat=labels_among(whole)
                 )
             found = replace(found, region_found_by="+".join(region.evidence) or "outline")
-            if found.found and found.dialog_id == unknown.id and not FLOATING & set(region.evidence):
+            floating = FLOATING & set(region.evidence) or titled_as_warning(found.lines)
+            if found.found and found.dialog_id == unknown.id and not floating:
                 # a box with buttons that names nothing and casts no shadow: a card of the page (a
                 # results table with its "Open" button), not a dialog (a web modal dims the page: the
-                # validator sees that on its own)
+                # validator sees that on its own); a box titled as a warning ("VIM - ATTENTION") is
+                # one whatever it asks: a window manager without a compositor draws no shadow
                 found = replace(
                     found,
                     found=False,

@@ -3,8 +3,9 @@
 When no catalog entry's words name a dialog, what it asks still shows in its buttons and layout:
 - save changes: a save button beside a discard one ("Don't Save", "Discard All", "Ne pas enregistrer"),
   a discard button beside Cancel under words of changes not saved ("Lose Changes"),
-  or a question to quit or exit the program answered OK/Cancel, Yes/No or Exit/Cancel ("Exit from the editor?":
-  what is not saved is lost);
+  a question to quit or exit the program answered OK/Cancel, Yes/No or Exit/Cancel ("Exit from the editor?":
+  what is not saved is lost), or a question that asks to save, answered yes/no or OK/cancel
+  ('Enregistrer "(sans titre)" ?', "Save report.txt?");
 - deletion: a question naming a deletion, answered yes/no, delete/cancel or OK/cancel;
 - credentials: a Cancel button under words asking for a password, passphrase or PIN;
 - overwrite: words saying a file already exists, answered replace / skip / cancel or yes / no (one
@@ -97,6 +98,12 @@ EXISTS = ("alreadyexists", "alreadyexist", "alreadyhasafile", "existedeja", "exi
           "replaceit", "replacethefile")  # fmt: skip
 # a question to leave the program ("Exit from ...?", "Voulez-vous quitter ?")
 QUIT = ("quit", "exit", "quitter", "beenden", "salir", "uscire", "esci")
+# the verb of a question to save something ('Enregistrer "notes" ?', "Do you want to save notes.txt?")
+SAVE_VERBS = _words("save", "enregistrer", "sauvegarder", "speichern", "guardar", "salvare", "salva")
+# a title that warns ("VIM - ATTENTION", "Warning", "Avertissement"): a dialog of its own, whatever it asks
+WARNING = _words("warning", "attention", "avertissement", "caution", "achtung", "warnung", "advertencia",
+                 "atención", "attenzione", "avviso")  # fmt: skip
+TITLE_MAX_WORDS = 4
 # changes not saved, or about to be lost
 UNSAVED = ("notsaved", "notbeensaved", "unsaved", "willbelost", "losethesechanges", "loseyourchanges",
            "pasenregistre", "paseteenregistre", "nonenregistre", "serontperdues", "perdrecesmodifications",
@@ -191,6 +198,8 @@ def kind_of(labels: Sequence[str], lines: Sequence[str], error_icon: Callable[[]
         return Shape("app-save-changes", "a question to quit the program, answered ok/cancel, yes/no or exit/cancel")
     if _any(labels, CANCEL) and any(stem in text for stem in CREDENTIAL):
         return Shape("app-credential-prompt", "a Cancel button under words asking for a password")
+    if pairs and any(_asks_to_save(line) for line in lines):
+        return Shape("app-save-changes", "a question to save, answered yes/no or ok/cancel")
     acks = [label for label in labels if _is(label, ACKNOWLEDGE)]
     if acks and len(labels) <= 2 and all(_is(label, ACKNOWLEDGE | DETAILS) for label in labels):
         if any(stem in text for stem in ERROR):
@@ -198,6 +207,21 @@ def kind_of(labels: Sequence[str], lines: Sequence[str], error_icon: Callable[[]
         if error_icon():
             return Shape("app-error", "one acknowledgement button beside an error icon")
     return None
+
+
+def _asks_to_save(line: str) -> bool:
+    """A question whose verb is to save: the save verb as a word of a line that ends with "?"."""
+    words = [compact(w) for w in line.replace("'", " ").split()]
+    return line.rstrip().endswith("?") and any(w in SAVE_VERBS for w in words)
+
+
+def titled_as_warning(lines: Sequence[str]) -> bool:
+    """A short line (a title, not a sentence that mentions a warning) with a warning word in it."""
+    for line in lines:
+        words = [compact(w) for w in line.replace("-", " ").replace(":", " ").split()]
+        if 0 < len(words) <= TITLE_MAX_WORDS and any(w in WARNING for w in words):
+            return True
+    return False
 
 
 def _accept_kind(label: str) -> str | None:

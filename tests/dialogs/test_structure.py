@@ -513,3 +513,59 @@ def test_a_small_boxs_button_read_again_with_its_lines_is_no_title_of_it(real_se
     # window: read whole, its button is no "Open" title of a file chooser
     image = cv2.imread(str(REAL / "tk" / "tk-save-changes-after-en-1920x1080.png"))
     assert real_service.classify(image).dialog_id != "file-open"
+
+
+@pytest.mark.parametrize(
+    ("labels", "lines"),
+    [
+        (["Non", "Annuler", "Oui"], ["Question", 'Enregistrer "(sans titre)" ?']),  # gVim's terse French
+        (["Yes", "No"], ["Save report.txt?"]),
+        (["OK", "Cancel"], ["Do you want to save the prescription?"]),
+    ],
+)
+def test_a_question_that_asks_to_save_answered_yes_or_no_is_a_save_changes_prompt(labels, lines) -> None:
+    shape = kind_of(labels, lines, never)
+    assert shape is not None and shape.kind == "app-save-changes", shape
+
+
+@pytest.mark.parametrize(
+    ("labels", "lines"),
+    [
+        (["Yes", "No"], ["Print the report?"]),  # no save verb
+        (["Oui", "Non"], ["Le rapport a été enregistré dans Documents."]),  # no question
+        (["Save", "Cancel"], ["Save report.txt?"]),  # no yes/no or ok/cancel pair answers it
+    ],
+)
+def test_a_save_verb_outside_a_question_answered_yes_or_no_names_no_save_prompt(labels, lines) -> None:
+    shape = kind_of(labels, lines, lambda: False)
+    assert shape is None or shape.kind != "app-save-changes", shape
+
+
+def test_a_short_line_with_a_warning_word_is_a_warning_title() -> None:
+    from rpa_mcp.dialogs.structure import titled_as_warning
+
+    assert titled_as_warning(["00", "VIM - ATTENTION", "Swap file already exists!"])
+    assert titled_as_warning(["Avertissement"])
+    # a sentence that mentions the word is no title
+    assert not titled_as_warning(["Pay attention to the dosage of this drug before you continue"])
+
+
+@pytest.mark.parametrize(
+    "file",
+    [f[1] for f in _tuning_frames("app-save-changes") if f[0].name == "gvim"],
+)
+def test_vims_own_save_question_is_a_save_changes_prompt(real_service, file) -> None:
+    # 'Save changes to "Untitled"?' and the terse French 'Enregistrer "(sans titre)" ?', Yes / No / Cancel
+    found = real_service.classify(cv2.imread(str(REAL / "gvim" / file)))
+    assert found.dialog_id == "app-save-changes", found.notes
+
+
+@pytest.mark.parametrize("file", [f[1] for f in _tuning_frames("unknown") if f[0].name == "gvim" and "-en-" in f[1]])
+def test_vims_swap_file_warning_is_a_dialog_that_names_no_entry(real_service, file) -> None:
+    # "VIM - ATTENTION": "Swap file ... already exists!" over Open Read-Only / Edit anyway / Recover /
+    # Quit / Abort; no shadow on a desktop without a compositor, yet no card of a page: a dialog, paused
+    # (the French one at 1600x900 is not located at all: see OPEN in tests/validation/test_real_programs.py)
+    image = cv2.imread(str(REAL / "gvim" / file))
+    found = real_service.classify(image)
+    assert found.found and found.dialog_id == "unknown" and found.bbox is not None, found.notes
+    assert real_service.resolve(image).decision == "pause"

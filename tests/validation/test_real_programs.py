@@ -19,7 +19,9 @@ from rpa_mcp.validation.context import DiffSettings, compute_change
 
 FOLDER = Path(__file__).resolve().parent.parent / "fixtures" / "real_programs"
 # Pairs reproduced but not fixed yet (strict xfail: a fix makes them fail until removed here).
-OPEN: set[str] = set()
+# gVim's swap-file warning at 1600x900 (French, five buttons): the editor's text right under its bottom
+# border keeps its outline from closing, so it is not located and its Abort is not seen closing it.
+OPEN: set[str] = {"gvim-swap-file-click-fr-1600x900"}
 
 
 def _pairs(split: str) -> list[tuple[Path, dict[str, Any]]]:
