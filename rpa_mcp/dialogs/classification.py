@@ -75,8 +75,5 @@ def with_app(found: Classification, confirm: AppConfirmer) -> Classification:
 
 def first(lines: Sequence[str]) -> str | None:
     """The box's title: its first line of words (a window's icon read as "00" before it is no title)."""
-    return next((line for line in lines if sum(c.isalpha() for c in line) >= TITLE_LETTERS), first_of(lines))
-
-
-def first_of(lines: Sequence[str]) -> str | None:
-    return lines[0] if lines else None
+    titled = (line for line in lines if sum(c.isalpha() for c in line) >= TITLE_LETTERS)
+    return next(titled, lines[0] if lines else None)

@@ -96,12 +96,7 @@ class Supervisor:
         """Pure decision from a current-attempt report (no writes). `own_windows`: the titles of the
         workflow's own windows (`own_windows()`), never taken for a dialog."""
         cancelled = replay.state in m.TERMINAL_REPLAY_STATES
-        screen_bytes = None
-        if msg.screenshot_after:
-            try:
-                screen_bytes = decode_base64(msg.screenshot_after, field="screenshot_after")
-            except RpaError:
-                screen_bytes = None
+        screen_bytes = screen_after(msg)
         if not msg.executed:
             # No input was injected: safe to dispatch again later (new attempt), it never counts as done.
             if msg.system_dialog is not None:
@@ -366,12 +361,7 @@ class Supervisor:
         if replay.state in m.TERMINAL_REPLAY_STATES:
             decision, screen = self.decide(look, replay, msg, own_windows)
             return decision, screen, None, as_typed
-        screen = None
-        if msg.screenshot_after:
-            try:
-                screen = decode_base64(msg.screenshot_after, field="screenshot_after")
-            except RpaError:
-                screen = None
+        screen = screen_after(msg)
         seen = msg.executed and msg.success and msg.system_dialog is None and bool(screen and typed.screen_before)
         if not seen:  # the look was not taken: the step's first judgement stands, as it would have without it
             look_decision = Decision(m.ACKED if msg.executed else m.ABANDONED, "not_seen", warning=msg.error)
@@ -394,6 +384,16 @@ class Supervisor:
         judged.verdict = {**(judged.verdict or {}), "later_look": decided_by(look, msg, typed, seen=True)}
         judged.evidence = judged.evidence + first_crops(typed)
         return Decision(m.ACKED, "seen"), screen, judged, as_typed
+
+
+def screen_after(msg: ActionResult) -> bytes | None:
+    """The report's screenshot after, decoded; None when it has none or it does not decode."""
+    if not msg.screenshot_after:
+        return None
+    try:
+        return decode_base64(msg.screenshot_after, field="screenshot_after")
+    except RpaError:
+        return None
 
 
 def _still_drawing(a: ActionRow, category: str | None, vdict: dict[str, Any]) -> bool:
