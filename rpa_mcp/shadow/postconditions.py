@@ -83,14 +83,16 @@ def shot_before(rows: Sequence[dict[str, Any]], pos: int | None, facts: dict[str
 
 
 def wants_toast(action_type: str, events: Sequence[tuple[int, dict[str, Any], dict[str, Any]]]) -> bool:
-    """Steps that commit something: a save, a button, a submitted field, Enter."""
+    """Steps that commit something: a save, a button (named so by the tree, or seen as one on the screen: `button_box`
+    in the click's facts), a submitted field, Enter."""
     if action_type not in TOAST_ACTIONS:
         return False
     last = events[-1][1]
     if action_type == "type_text":
         return any(normalize_keys(e.get("keys") or "") in ("enter", "numpadenter") for _, e, _ in events)
     if action_type in ("click_anchor", "double_click_anchor"):
-        return any(is_button(e.get("element")) for _, e, _ in events) or action_type == "double_click_anchor"
+        pressed = any(is_button(e.get("element")) or f.get("button_box") for _, e, f in events)
+        return pressed or action_type == "double_click_anchor"
     return action_type == "save" or normalize_keys(last.get("keys") or "") in ("enter", "ctrl+enter")
 
 

@@ -219,9 +219,9 @@ def _began_on(segments: Sequence[Segment], p: int, window: str | None) -> bool:
 
 
 def _answers(evs: Sequence[tuple[int, dict[str, Any], dict[str, Any]]]) -> bool:
-    """The step pressed a button or Enter/Escape: what it closed was a dialog."""
-    for _, e, _ in evs:
-        if e.get("type") == "click" and is_button(e.get("element")):
+    """The step pressed a button (the tree's, or one seen on the screen) or Enter/Escape: it answered a dialog."""
+    for _, e, f in evs:
+        if e.get("type") == "click" and (is_button(e.get("element")) or f.get("button_box")):
             return True
         if e.get("type") == "key" and normalize_keys(e.get("keys") or "") in ("enter", "escape"):
             return True

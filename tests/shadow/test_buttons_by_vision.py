@@ -74,3 +74,69 @@ def test_a_button_chosen_by_a_parameter_is_a_record_still(make_service: Any) -> 
     assert identity_of("click_anchor", target, None, seen_button=True) is None
     assert identity_of("click_anchor", target, {"name": "patient"}, seen_button=True) == "OK"
     assert identity_of("click_anchor", target, None, seen_button=False) == "OK"  # unsure: judged by its words
+
+
+class _ClickThenForm:
+    """OCR of the demonstration: the clicked line in the crop around the click, the form's title elsewhere."""
+
+    def __init__(self, label: str, line: BBox) -> None:
+        self.label, self.line, self.calls = label, line, 0
+
+    def read(self, image: np.ndarray) -> list[OcrLine]:
+        self.calls += 1
+        if image.shape[:2] == (80, 300):  # the crop kept around the click
+            return [OcrLine(self.label, self.line, 0.97)]
+        return [OcrLine("Nouvelle admission", (10, 8, 200, 24), 0.97)]
+
+    def read_line(self, image: np.ndarray) -> OcrLine | None:
+        lines = self.read(image)
+        return lines[0] if lines else None
+
+    def read_lines(self, images: Any) -> list[OcrLine | None]:
+        return [self.read_line(image) for image in images]
+
+
+def test_a_form_opened_by_a_button_seen_on_the_screen_is_the_step_s_outcome(make_service: Any) -> None:
+    """No tree says the click pressed a button; the face seen around its text does: what opened is the outcome."""
+    image, text = filled("Nouveau")
+    after = image.copy()
+    cv2.rectangle(after, (60, 200), (440, 380), (250, 250, 250), -1)  # the application's own form, over its window
+    cv2.rectangle(after, (60, 200), (440, 380), (90, 90, 90), 2)
+    x, y = centre(text)
+    line = (text[0] - (x - 150), text[1] - 2 - (y - 40), text[2], text[3] + 4)
+    service = make_service(ocr=_ClickThenForm("Nouveau", line))
+    height, width = image.shape[:2]
+
+    def png(frame: np.ndarray) -> str:
+        return base64.b64encode(cv2.imencode(".png", frame)[1].tobytes()).decode("ascii")
+
+    service.ingest(
+        [
+            ev("click", 1.0, x=x, y=y, screen_width=width, screen_height=height, screenshot=png(image), **AT),
+            ev("screenshot", 2.0, screenshot=png(after), **AT),
+        ]
+    )
+    step = service.understanding("s1")["steps"][0]
+    assert step["identity"] is None
+    assert {"kind": "dialog_opened", "text": "Nouvelle admission"} in step["post_conditions"]
+
+
+def test_a_button_seen_on_the_screen_that_takes_the_person_back_answered_a_dialog(make_service: Any) -> None:
+    image, text = filled("Valider")
+    x, y = centre(text)
+    line = (text[0] - (x - 150), text[1] - 2 - (y - 40), text[2], text[3] + 4)
+    service = make_service(ocr=FakeOcr(lines=[OcrLine("Valider", line, 0.97)]))
+    height, width = image.shape[:2]
+    shot = base64.b64encode(cv2.imencode(".png", image)[1].tobytes()).decode("ascii")
+    size = {"screen_width": width, "screen_height": height, "app": "java", "locale": "fr-FR"}
+    service.ingest(
+        [
+            ev(
+                "click", 1.0, x=40, y=40, element={"name": "Supprimer", "role": "Button"}, **size, window_title="Agenda"
+            ),
+            ev("click", 3.0, x=x, y=y, screenshot=shot, window_title="Confirmation", **size),
+            ev("screenshot", 4.0, screenshot=shot, window_title="Agenda", **size),
+        ]
+    )
+    steps = service.understanding("s1")["steps"]
+    assert {"kind": "dialog_closed", "text": "Confirmation"} in steps[-1]["post_conditions"]
