@@ -60,8 +60,11 @@ def _pair(pair_id: str) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
         for pair in raw["pairs"]:
             if pair["id"] == pair_id:
                 assert raw["split"] == "tuning", pair_id
-                images = [cv2.imread(str(manifest.parent / pair[key]), cv2.IMREAD_COLOR) for key in ("before", "after")]
-                return images[0], images[1], pair
+                before, after = (
+                    cv2.imread(str(manifest.parent / pair[key]), cv2.IMREAD_COLOR) for key in ("before", "after")
+                )
+                assert before is not None and after is not None, pair_id
+                return before, after, pair
     raise AssertionError(pair_id)
 
 
