@@ -5,9 +5,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from rpa_mcp.validation import Target
+from rpa_mcp.validation import Target, Validator, VerdictKind
 from rpa_mcp.validation.checkers.kept_buttons import kept_button
 from rpa_mcp.validation.context import CheckContext
+from rpa_mcp.validation.matrix import ValidatorMatrix
 from rpa_mcp.validation.model import Expected, Observed
 from rpa_mcp.vision.images import BBox
 
@@ -86,3 +87,17 @@ def test_a_button_of_the_window_behind_farther_along_the_row_is_no_button_of_the
     _button(after, TOOL, "Tool")  # the dialog closed; the window behind's button is where it was
     assert _kept(before, after) is None
     assert _kept(before, after, DIALOG) is None
+
+
+def test_a_button_without_a_label_answered_in_a_dialog_still_open_is_not_a_success(matrix: ValidatorMatrix) -> None:
+    """Without a label the changed share around the button decides: an error drawn above the row and the
+    clicked face repainted change a third of it, but "Yes" stands where it stood."""
+    before = _prompt()
+    after = before.copy()
+    after[500:536, 780:1010] = (205, 205, 250)
+    _button(after, NO, "...", face=180)
+    validator = Validator(matrix, NoOcr())  # type: ignore[arg-type]
+    verdict = validator.validate("dialog_button", before, after, Target(None, NO, (945, 555)))
+    assert verdict.verdict is not VerdictKind.SUCCESS, verdict.reason
+    closed = next(r for r in verdict.evidence if r.signal == "closed")
+    assert closed.score == 0.0 and "still open" in closed.detail, closed.detail

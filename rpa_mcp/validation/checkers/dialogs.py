@@ -414,11 +414,12 @@ class DialogClosedChecker(BaseChecker):
             return None
         line = ctx.read_line("after", face)
         name = f"button {line.text!r}" if line is not None and line.text.strip() else "another button"
+        clicked = f"; button {ctx.target.label!r} not read there any more" if ctx.target.label else ""
         return self.result(
             signal,
             0.0,
             f"{name} of the answered dialog is still at {list(face)}, as before the click: the dialog is still "
-            f"open ({changed}; button {ctx.target.label or ''!r} not read there any more)",
+            f"open ({changed}{clicked})",
             crop=CropRef("button still there (after)", "after", face),
             kept_button=list(face),
         )
