@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import cv2
 import numpy as np
 
 from rpa_mcp.dialogs.locate.edges import closed_regions, dotted, edge_map, hollow, ringed
@@ -29,14 +32,18 @@ def faces(gray: np.ndarray, edges: np.ndarray, regions: list[BBox]) -> list[BBox
     return [b for b in button_like(regions) if (hollow(edges, b) or ringed(gray, b)) and not dotted(gray, b)]
 
 
-def faces_in(gray: np.ndarray, region: BBox) -> list[BBox]:
-    """The button faces inside `region` of a grey frame (frame coordinates): its edge map alone is made."""
+def faces_in(image: np.ndarray, region: BBox, keep: Callable[[BBox], bool] | None = None) -> list[BBox]:
+    """The button faces inside `region` of a frame (frame coordinates): only that region is made grey and
+    mapped into edges; `keep` picks the boxes worth the face's tests (they cost most)."""
     x, y, w, h = region
-    crop = gray[y : y + h, x : x + w]
+    crop = image[y : y + h, x : x + w]
     if crop.size == 0:
         return []
-    edges = edge_map(crop)
-    return [(bx + x, by + y, bw, bh) for bx, by, bw, bh in faces(crop, edges, closed_regions(edges, 30, 14))]
+    gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
+    edges = edge_map(gray)
+    boxes = [(bx + x, by + y, bw, bh) for bx, by, bw, bh in closed_regions(edges, 30, 14)]
+    chosen = [(bx - x, by - y, bw, bh) for bx, by, bw, bh in boxes if keep is None or keep((bx, by, bw, bh))]
+    return [(bx + x, by + y, bw, bh) for bx, by, bw, bh in faces(gray, edges, chosen)]
 
 
 def dedupe(buttons: list[BBox]) -> list[BBox]:

@@ -16,11 +16,11 @@ of the same box found there (a focus ring moved onto it changes a few pixels, no
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 
 from rpa_mcp.dialogs.locate.buttons import faces_in
 from rpa_mcp.validation.context import CheckContext
+from rpa_mcp.validation.model import Frame
 from rpa_mcp.validation.regions import contains
 from rpa_mcp.vision.images import BBox, clamp_bbox
 
@@ -52,12 +52,16 @@ def _band(ctx: CheckContext, button: BBox) -> BBox:
     return clamp_bbox((0, y - h, width, 3 * h), (height, width))
 
 
-def _band_faces(ctx: CheckContext, which: str, button: BBox) -> list[BBox]:
+def _band_faces(ctx: CheckContext, which: Frame, button: BBox) -> list[BBox]:
+    """The faces across the frame on the clicked button's line (its own, and those its row may hold)."""
     key = f"button_faces_{which}"
     if key not in ctx.memo:
-        image = ctx.before if which == "before" else ctx.after
-        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-        ctx.memo[key] = faces_in(gray, _band(ctx, button))
+        middle, reach = button[1] + button[3] / 2, button[3] / 2 + ROW_TOLERANCE
+
+        def on_the_line(box: BBox) -> bool:
+            return abs(box[1] + box[3] / 2 - middle) <= reach
+
+        ctx.memo[key] = faces_in(ctx.frame(which), _band(ctx, button), on_the_line)
     found: list[BBox] = ctx.memo[key]
     return found
 
