@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import cv2
+import numpy as np
+
+from rpa_mcp.dialogs.locate.edges import closed_regions, dotted, edge_map, hollow, ringed
 from rpa_mcp.dialogs.locate.geometry import area, inside, iou
 from rpa_mcp.vision.images import BBox
 
@@ -18,6 +24,26 @@ def button_like(rects: list[BBox]) -> list[BBox]:
         for r in rects
         if BUTTON_H[0] <= r[3] <= BUTTON_H[1] and BUTTON_W[0] <= r[2] <= BUTTON_W[1] and r[2] >= 1.2 * r[3]
     ]
+
+
+def faces(gray: np.ndarray, edges: np.ndarray, regions: list[BBox]) -> list[BBox]:
+    """The button faces among a frame's closed regions: button-shaped, flat inside their frame around a
+    label (or a focus ring drawn tight round it), no check box's dotted ring."""
+    return [b for b in button_like(regions) if (hollow(edges, b) or ringed(gray, b)) and not dotted(gray, b)]
+
+
+def faces_in(image: np.ndarray, region: BBox, keep: Callable[[BBox], bool] | None = None) -> list[BBox]:
+    """The button faces inside `region` of a frame (frame coordinates): only that region is made grey and
+    mapped into edges; `keep` picks the boxes worth the face's tests (they cost most)."""
+    x, y, w, h = region
+    crop = image[y : y + h, x : x + w]
+    if crop.size == 0:
+        return []
+    gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
+    edges = edge_map(gray)
+    boxes = [(bx + x, by + y, bw, bh) for bx, by, bw, bh in closed_regions(edges, 30, 14)]
+    chosen = [(bx - x, by - y, bw, bh) for bx, by, bw, bh in boxes if keep is None or keep((bx, by, bw, bh))]
+    return [(bx + x, by + y, bw, bh) for bx, by, bw, bh in faces(gray, edges, chosen)]
 
 
 def dedupe(buttons: list[BBox]) -> list[BBox]:

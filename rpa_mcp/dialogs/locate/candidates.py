@@ -30,18 +30,15 @@ from typing import cast
 import cv2
 import numpy as np
 
-from rpa_mcp.dialogs.locate.buttons import button_group, button_like, dedupe, in_a_row
+from rpa_mcp.dialogs.locate.buttons import button_group, dedupe, faces, in_a_row
 from rpa_mcp.dialogs.locate.edges import (
     casts_shadow,
     closed_regions,
     complete_occluded,
-    dotted,
     edge_map,
     grow_up,
-    hollow,
     merge_bands,
     over_backdrop,
-    ringed,
     runs_on,
 )
 from rpa_mcp.dialogs.locate.footer import box_above_footer
@@ -93,7 +90,7 @@ def score_candidates(image: np.ndarray, previous: np.ndarray | None = None) -> l
     edges = edge_map(gray)
     regions = closed_regions(edges, 30, 14)
     # a focused button whose ring is drawn tight round its label fills its face with edges: kept by the ring
-    buttons = [b for b in button_like(regions) if (hollow(edges, b) or ringed(gray, b)) and not dotted(gray, b)]
+    buttons = faces(gray, edges, regions)
     bands = [r for r in regions if r[2] >= 60 and r[3] >= 20]
     candidates = {r for r in merge_bands(bands) if r[2] >= MIN_DIALOG_W and r[3] >= MIN_DIALOG_H}
     for fragment in list(candidates):

@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from rpa_mcp.validation.checkers.base import BaseChecker, Params
+from rpa_mcp.validation.checkers.kept_buttons import kept_button
 from rpa_mcp.validation.context import CELL, CheckContext
 from rpa_mcp.validation.locate import click_point
 from rpa_mcp.validation.model import CheckResult, CropRef
@@ -32,6 +33,7 @@ APPEARED_MIN_CHANGE = 0.10
 STAYED_MAX_CHANGE = 0.01  # ... and at most a hundredth changed: the same dialog, where it was
 GONE_MIN_CHANGE = 0.05  # of an answered dialog's box changed at least when another dialog now stands there
 MODAL_MIN_W, MODAL_MIN_H = 120, 50  # smallest dialog (as the dialogs area's locator)
+JUDGED_CLOSED = 0.4  # a "closed" score from which the judge may read the dialog closed (the matrix's rule)
 CHOOSERS = frozenset({"file-open", "file-save-as"})
 # prompts a file chooser raises about the file it was given: answered, the chooser is back
 CHOOSER_PROMPTS = frozenset({"app-file-overwrite", "app-error"})
@@ -296,6 +298,12 @@ class DialogClosedChecker(BaseChecker):
     button label still written at the button; the share of changed pixels inside the dialog region;
     another dialog in front where none of the answered one's buttons is written any more (the file
     chooser that asked, shown again over its prompt).
+
+    None of these reads the dialog closed while another button of the clicked one's row stands where it
+    stood (`kept_buttons`: button faces found by their shapes in the frame before, checked after): a
+    dialog still open but changed — its button relabelled, a wizard's next page, an error drawn in it —
+    that the locator misses after is open (score 0, the button named), never closed. The first rule
+    then leaves it to the dialog's box before (one classification, only then).
     """
 
     name = "DialogClosedChecker"
@@ -318,10 +326,12 @@ class DialogClosedChecker(BaseChecker):
 
         if still is None and label and not label_matches(read := read_button(), label):
             # No dialog after and the button gone: when its surroundings changed as a closing dialog's
-            # do, where the dialog stood before adds nothing (finding it costs a classification).
+            # do, where the dialog stood before adds nothing (finding it costs a classification) —
+            # unless a button of its row still stands where it stood: the dialog may be open, changed
+            # (a wizard's next page), and the locator missed it; its box before decides, below.
             nearby = around(button, shape, margin)
             fraction = ctx.change().fraction_in(nearby)
-            if fraction >= closed_share:
+            if fraction >= closed_share and kept_button(ctx, button, None) is None:
                 return self.result(
                     signal,
                     1.0,
@@ -330,14 +340,21 @@ class DialogClosedChecker(BaseChecker):
                     crop=CropRef("dialog region (after)", "after", nearby),
                 )
         dialog = ctx.dialog("before")
-        if dialog is not None and contains(dialog.bbox, button):
-            region, source = dialog.bbox, "dialog bbox from the classifier"
+        box = dialog.bbox if dialog is not None and contains(dialog.bbox, button) else None
+        if box is not None:
+            region, source = box, "dialog bbox from the classifier"
         else:
             region, source = around(button, shape, margin), "region around the clicked button"
         crop = CropRef("dialog region (after)", "after", region)
         if dialog is not None and still is not None and _iou(dialog.bbox, still.bbox) > 0.6:
             return self.result(signal, 0.0, f"dialog {still.dialog_id!r} still at {list(still.bbox)}", crop=crop)
         fraction = ctx.change().fraction_in(region)
+
+        def kept() -> CheckResult | None:
+            """Every reading below that the dialog closed holds only if no other button of it stands where it
+            stood: a dialog still open, changed (its button relabelled, an error drawn in it), keeps them."""
+            return self._kept(ctx, signal, button, box, f"{fraction:.1%} of the {source} changed")
+
         if label:
             read = read_button()
             if label_matches(read, label):
@@ -348,6 +365,8 @@ class DialogClosedChecker(BaseChecker):
                     crop=crop,
                     read=read,
                 )
+            if (open_ := kept()) is not None:
+                return open_
             if fraction >= closed_share:
                 return self.result(
                     signal,
@@ -382,8 +401,27 @@ class DialogClosedChecker(BaseChecker):
             return self.result(
                 signal, 0.4, f"button label unreadable but only {fraction:.1%} of the {source} changed", crop=crop
             )
+        score = min(1.0, fraction / (2 * closed_share))
+        if score >= JUDGED_CLOSED and (open_ := kept()) is not None:
+            return open_
+        return self.result(signal, score, f"{fraction:.1%} of the {source} changed", crop=crop)
+
+    def _kept(self, ctx: CheckContext, signal: str, button: BBox, box: BBox | None, changed: str) -> CheckResult | None:
+        """Score 0 when another button of the clicked one's dialog is still where it stood (None when none is):
+        the dialog is open. Its label, read there, names it (one read, on this path only)."""
+        face = kept_button(ctx, button, box)
+        if face is None:
+            return None
+        line = ctx.read_line("after", face)
+        name = f"button {line.text!r}" if line is not None and line.text.strip() else "another button"
+        clicked = f"; button {ctx.target.label!r} not read there any more" if ctx.target.label else ""
         return self.result(
-            signal, min(1.0, fraction / (2 * closed_share)), f"{fraction:.1%} of the {source} changed", crop=crop
+            signal,
+            0.0,
+            f"{name} of the answered dialog is still at {list(face)}, as before the click: the dialog is still "
+            f"open ({changed}{clicked})",
+            crop=CropRef("button still there (after)", "after", face),
+            kept_button=list(face),
         )
 
     def _with_window(self, ctx: CheckContext, signal: str) -> CheckResult:
