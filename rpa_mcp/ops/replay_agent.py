@@ -123,10 +123,15 @@ async def resolve_target(ctx: OpContext, args: ResolveTargetInput) -> ResolveTar
     machine = memory_machine(ctx.caller, args.machine_id)
 
     stacked = [_stacked(w) for w in args.windows]
+    # the agent resolves for the action in flight on its machine: the resolver's log lines name it
+    flight = service.in_flight(machine) if machine and ctx.caller.has_any(AGENT) else None
+    replay_id, action_id = flight if flight is not None else (None, None)
 
     def work(image: np.ndarray) -> tuple[Resolution, Mark | None]:
         spec = in_window_frame(args.target_spec, stacked, (image.shape[1], image.shape[0]))  # the window moved
-        res = service.resolver.resolve(image, spec, window_title=args.window_title, machine_id=machine)
+        res = service.resolver.resolve(
+            image, spec, window_title=args.window_title, machine_id=machine, replay_id=replay_id, action_id=action_id
+        )
         if args.target_spec.get("check_state") is not True or not res.resolved or res.box is None:
             return res, None
         return res, _mark_read(image, res.box, args.target_spec)

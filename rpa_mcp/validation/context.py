@@ -162,6 +162,23 @@ class CheckContext:
         around them (vision.lines.ink_box), so that a label small in a tall box fills the height."""
         return self._read_once(self.ocr, self._ocr_cache, which, bbox)
 
+    def read_lines(self, which: Frame, bboxes: list[BBox]) -> list[OcrLine | None]:
+        """`read_line` of several boxes, recognised in one call to the engine (which shares the crops
+        out among its workers: the CPUs work together on one validation's lines); each crop is the one
+        `read_line` reads, recognised alone, so the readings are the same."""
+        boxes = [clamp_bbox(bbox, self.after.shape) for bbox in bboxes]
+        todo = [box for box in dict.fromkeys(boxes) if (which, box) not in self._ocr_cache]
+        readable = [box for box in todo if box[2] >= 4 and box[3] >= 4]
+        for box in todo:
+            self._ocr_cache[(which, box)] = None
+        if readable:
+            image = self.frame(which)
+            crops = [ink_box(image[y : y + h, x : x + w]) for x, y, w, h in readable]
+            self.ocr_calls += len(readable)
+            for box, line in zip(readable, self.ocr.read_lines(crops), strict=True):
+                self._ocr_cache[(which, box)] = line
+        return [self._ocr_cache[(which, box)] for box in boxes]
+
     def read_label(self, which: Frame, bbox: BBox, shows: Callable[[str], bool]) -> OcrLine | None:
         """`read_line` of a box where a known label is looked for: the fast engine's reading when
         `shows` it, else `read_line`'s (a label counts as absent only on the float model's reading:

@@ -34,6 +34,11 @@ class Dispatch(ReplayCore):
             with anyio.move_on_after(remaining):
                 await event.wait()
 
+    def in_flight(self, machine_id: str) -> tuple[str, str] | None:
+        """(replay_id, action_id) of the action dispatched to this machine and not reported yet, if any."""
+        inflight = self.store.inflight_for_machine(machine_id)
+        return (inflight[0].replay_id, inflight[0].action_id) if inflight else None
+
     def _claim(self, machine_id: str, protocol_version: int) -> NextAction | None:
         now = self.time.now()
         with self.store.atomic():

@@ -53,37 +53,55 @@ def changed_lines(
     Regions larger than `max_share` of the frame, among changes holding more than `max_lines` text
     lines together (`lines_around`), or inside `skip` (the field the action typed into) are left out
     before anything is read. At most MAX_READS lines are recognised per validation, in all; a line
-    read for one checker is not read again for the other.
+    read for one checker is not read again for the other. The lines of all the regions are recognised
+    in one call (the engine's workers share them out).
     """
     height, width = ctx.shape
-    out: list[tuple[BBox, str]] = []
+    regions: list[BBox] = []
     for blob in ctx.change().blobs[:MAX_REGIONS]:
         region = around(blob.bbox, ctx.after.shape, 4)
         if region[2] * region[3] > max_share * width * height or (skip is not None and _inside(region, skip)):
             continue
         if max_lines is not None and lines_around(ctx, region) > max_lines:
             continue
-        out.extend(_read_region(ctx, region))
-    return out
+        regions.append(region)
+    return [line for lines in _read_regions(ctx, regions) for line in lines]
 
 
 def _read_region(ctx: CheckContext, region: BBox) -> list[tuple[BBox, str]]:
-    key = f"outcome_lines:{region}"
-    if key not in ctx.memo:
-        x, y, w, h = region
-        lines: list[tuple[BBox, str]] = []
-        for lx, ly, lw, lh in text_line_boxes(ctx.after[y : y + h, x : x + w], max_lines=LINES_PER_REGION):
-            if ctx.memo.get("outcome_reads", 0) >= MAX_READS:
-                break
-            box = (x + lx - 2, y + ly - 2, lw + 4, lh + 4)
-            if not is_new(ctx, box):
-                continue
-            ctx.memo["outcome_reads"] = ctx.memo.get("outcome_reads", 0) + 1
-            line = ctx.read_line("after", box)
-            if line is not None and line.text.strip():
-                lines.append((box, " ".join(line.text.split())))
-        ctx.memo[key] = lines
-    return list(ctx.memo[key])
+    return _read_regions(ctx, [region])[0]
+
+
+def _read_regions(ctx: CheckContext, regions: list[BBox]) -> list[list[tuple[BBox, str]]]:
+    """Each region's (line box, text), its new lines read once per validation (memo): the lines of the
+    regions not read yet are chosen in order (within the MAX_READS budget), then recognised together."""
+    chosen: dict[BBox, list[BBox]] = {}
+    for region in regions:
+        if f"outcome_lines:{region}" not in ctx.memo and region not in chosen:
+            chosen[region] = _lines_to_read(ctx, region)
+    boxes = [box for region_boxes in chosen.values() for box in region_boxes]
+    reads = dict(zip(boxes, ctx.read_lines("after", boxes), strict=True))
+    for region, region_boxes in chosen.items():
+        lines = [(box, reads[box]) for box in region_boxes]
+        ctx.memo[f"outcome_lines:{region}"] = [
+            (box, " ".join(line.text.split())) for box, line in lines if line is not None and line.text.strip()
+        ]
+    return [list(ctx.memo[f"outcome_lines:{region}"]) for region in regions]
+
+
+def _lines_to_read(ctx: CheckContext, region: BBox) -> list[BBox]:
+    """The boxes of the region's new text lines, as many as the validation's MAX_READS budget leaves."""
+    x, y, w, h = region
+    boxes: list[BBox] = []
+    for lx, ly, lw, lh in text_line_boxes(ctx.after[y : y + h, x : x + w], max_lines=LINES_PER_REGION):
+        if ctx.memo.get("outcome_reads", 0) >= MAX_READS:
+            break
+        box = (x + lx - 2, y + ly - 2, lw + 4, lh + 4)
+        if not is_new(ctx, box):
+            continue
+        ctx.memo["outcome_reads"] = ctx.memo.get("outcome_reads", 0) + 1
+        boxes.append(box)
+    return boxes
 
 
 def is_new(ctx: CheckContext, box: BBox) -> bool:
