@@ -45,7 +45,8 @@ def ghex(s: Session) -> None:
         try:
             _ghex(s, str(unreadable))
         finally:
-            (s.home / "courrier.bin").unlink(missing_ok=True)
+            for name in ("bilan.bin", "courrier.bin"):
+                (s.home / name).unlink(missing_ok=True)
 
 
 def _idle_click(s: Session, window: BBox) -> None:
