@@ -98,3 +98,41 @@ def test_the_same_dialog_found_again_is_no_other_dialog_in_front(matrix: Validat
     verdict = Validator(matrix, ShadeOcr(), dialog_locator=locator).validate("dialog_button", before, after, CLICK)
     closed = next(r for r in verdict.evidence if r.signal == "closed")
     assert "another one" not in closed.detail and verdict.verdict is not VerdictKind.SUCCESS, verdict.reason
+
+
+def _framed_box_closed() -> tuple[np.ndarray, np.ndarray]:
+    """Before: a dialog of the window's own face, framed by a thin grey line, its Cancel button at its top
+    left (GTK 4's file chooser over a hex editor's empty view). After: the window alone."""
+    after = np.full((768, 1366, 3), 250, np.uint8)
+    before = after.copy()
+    before[300:640, 400:1300][[0, -1], :] = 200
+    before[300:640, 400:1300][:, [0, -1]] = 200
+    x, y, w, h = FRAMED_CANCEL
+    before[y : y + h, x : x + w] = 60
+    return before, after
+
+
+FRAMED_CANCEL = (420, 310, 80, 30)
+
+
+def _unlocated(matrix: ValidatorMatrix, before: np.ndarray, after: np.ndarray) -> Verdict:
+    """No dialog located on either frame (no outline the locator closes, as over text touching it)."""
+    click = Target("Cancel", FRAMED_CANCEL, (460, 325))
+    validator = Validator(matrix, ShadeOcr(), dialog_locator=FakeDialogLocator(before=None, after=None))
+    return validator.validate("dialog_button", before, after, click)
+
+
+def test_a_dialog_of_its_windows_colours_whose_frame_vanished_is_closed(matrix: ValidatorMatrix) -> None:
+    before, after = _framed_box_closed()
+    verdict = _unlocated(matrix, before, after)
+    assert verdict.verdict is VerdictKind.SUCCESS and verdict.rule == "closed", verdict.reason
+    closed = next(r for r in verdict.evidence if r.signal == "closed")
+    assert "vanished on all four sides" in closed.detail
+
+
+def test_a_box_whose_frame_stays_on_one_side_is_no_closed_outline(matrix: ValidatorMatrix) -> None:
+    before, after = _framed_box_closed()
+    after[300:640, 400] = 200  # its left line still drawn: a panel that slid, not a box that went
+    verdict = _unlocated(matrix, before, after)
+    closed = next(r for r in verdict.evidence if r.signal == "closed")
+    assert "four sides" not in closed.detail, closed.detail

@@ -274,6 +274,32 @@ def _facts(hit: DialogHit, source: str) -> dict[str, object]:
     }
 
 
+OUTLINE_MIN_SIDE = 0.8  # of each side of a closed box changed: its border line went (not text behind it)
+
+
+def _outline_gone(ctx: CheckContext, button: BBox) -> BBox | None:
+    """The box whose four border lines changed all along, holding the clicked button: a dialog drawn over
+    a window of its own colours closed (little inside it changed, its frame did), or None."""
+    mask = ctx.change().mask
+    cx, cy = button[0] + button[2] // 2, button[1] + button[3] // 2
+    blob = next((b for b in ctx.change().blobs if contains(b.bbox, (cx, cy, 1, 1))), None)
+    if blob is None:
+        return None
+    # the blob's box is cut on the change map's (rounded) cells: its changed pixels' own box, near it
+    x0, y0, w0, h0 = around(blob.bbox, ctx.shape, 2 * CELL)
+    ys, xs = np.nonzero(mask[y0 : y0 + h0, x0 : x0 + w0])
+    if not len(xs):
+        return None
+    x, y, w, h = x0 + int(xs.min()), y0 + int(ys.min()), int(xs.max() - xs.min()) + 1, int(ys.max() - ys.min()) + 1
+    if w < MODAL_MIN_W or h < MODAL_MIN_H or w * h < WINDOW_MIN_RATIO * button[2] * button[3]:
+        return None
+    if w >= 0.95 * mask.shape[1] and h >= 0.95 * mask.shape[0]:
+        return None  # the whole screen changed: no box of its own
+    box = mask[y : y + h, x : x + w] > 0
+    sides = (box[:CELL].any(axis=0), box[-CELL:].any(axis=0), box[:, :CELL].any(axis=1), box[:, -CELL:].any(axis=1))
+    return (x, y, w, h) if all(side.mean() >= OUTLINE_MIN_SIDE for side in sides) else None
+
+
 WINDOW_MIN_RATIO = 3.0  # the changed region around a closed dialog this many times its area ...
 WINDOW_MIN_DENSITY = 0.5  # ... and mostly changed pixels (not a focus ring across a window): its window went too
 
@@ -294,7 +320,8 @@ class DialogClosedChecker(BaseChecker):
     """Is the answered dialog gone? Judged inside the dialog's box (or around the clicked button).
 
     Evidence, cheapest first: no dialog after, the button label gone and its surroundings changed
-    (the dialog before then need not be found); the classifier's dialog box still there after; the
+    (the dialog before then need not be found), or the frame of a box around the button vanished on all
+    four sides (a dialog of its window's own colours); the classifier's dialog box still there after; the
     button label still written at the button; the share of changed pixels inside the dialog region;
     another dialog in front where none of the answered one's buttons is written any more (the file
     chooser that asked, shown again over its prompt).
@@ -338,6 +365,15 @@ class DialogClosedChecker(BaseChecker):
                     f"no dialog after, button {label!r} gone (reads {read!r}) and {fraction:.1%} of the "
                     "region around the clicked button changed",
                     crop=CropRef("dialog region (after)", "after", nearby),
+                )
+            outline = _outline_gone(ctx, button)
+            if outline is not None:
+                return self.result(
+                    signal,
+                    1.0,
+                    f"no dialog after, button {label!r} gone (reads {read!r}) and the outline of the box around "
+                    f"it, {list(outline)}, vanished on all four sides",
+                    crop=CropRef("dialog region (after)", "after", outline),
                 )
         dialog = ctx.dialog("before")
         box = dialog.bbox if dialog is not None and contains(dialog.bbox, button) else None
