@@ -358,22 +358,23 @@ class DialogClosedChecker(BaseChecker):
             # (a wizard's next page), and the locator missed it; its box before decides, below.
             nearby = around(button, shape, margin)
             fraction = ctx.change().fraction_in(nearby)
-            if fraction >= closed_share and kept_button(ctx, button, None) is None:
+            # ... or, when less changed, the frame of a box around it vanished (a dialog of its window's colours)
+            outline = None if fraction >= closed_share else _outline_gone(ctx, button)
+            if (fraction >= closed_share or outline is not None) and kept_button(ctx, button, None) is None:
+                if outline is not None:
+                    return self.result(
+                        signal,
+                        1.0,
+                        f"no dialog after, button {label!r} gone (reads {read!r}) and the outline of the box "
+                        f"around it, {list(outline)}, vanished on all four sides",
+                        crop=CropRef("dialog region (after)", "after", outline),
+                    )
                 return self.result(
                     signal,
                     1.0,
                     f"no dialog after, button {label!r} gone (reads {read!r}) and {fraction:.1%} of the "
                     "region around the clicked button changed",
                     crop=CropRef("dialog region (after)", "after", nearby),
-                )
-            outline = _outline_gone(ctx, button)
-            if outline is not None:
-                return self.result(
-                    signal,
-                    1.0,
-                    f"no dialog after, button {label!r} gone (reads {read!r}) and the outline of the box around "
-                    f"it, {list(outline)}, vanished on all four sides",
-                    crop=CropRef("dialog region (after)", "after", outline),
                 )
         dialog = ctx.dialog("before")
         box = dialog.bbox if dialog is not None and contains(dialog.bbox, button) else None
