@@ -14,7 +14,8 @@ verdict; held-out programs are only measured. Needs: Xvfb, openbox, xdotool, dbu
 (Debian: mousepad gnumeric geany zenity featherpad qttranslations5-l10n python3-tk firefox-esr
 firefox-esr-l10n-fr abiword gnome-text-editor pluma thunar
 pinentry-gtk2 l3afpad kwrite gedit wine nedit xfe libreoffice-writer
-libreoffice-l10n-fr fluid texworks gmanedit mtpaint dia jedit gpsprune vim-gtk3) and the fr_FR and en_US locales.
+libreoffice-l10n-fr fluid texworks gmanedit mtpaint dia jedit gpsprune vim-gtk3
+epiphany-browser) and the fr_FR and en_US locales.
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ SPLIT = {
     "jedit": "tuning",
     "gpsprune": "tuning",
     "gvim": "tuning",
+    "epiphany": "tuning",
 }
 
 
@@ -375,7 +377,7 @@ def capture(out: Path, programs: tuple[str, ...], scenes: dict[str, Callable[[Se
 
 
 def main(argv: list[str] | None = None) -> int:
-    from rpa_mcp.screens.vim_scenes import SCENES
+    from rpa_mcp.screens.epiphany_scenes import SCENES
     from rpa_mcp.vision.ocr import RapidOcrEngine
 
     parser = argparse.ArgumentParser(prog="python -m rpa_mcp.screens capture-programs")
