@@ -302,6 +302,12 @@ def title_band(chooser: BBox, frame_height: int) -> BBox:
     return (x, top, w, y - top)
 
 
+def _listed_file(text: str) -> bool:
+    """A line naming a file as a chooser lists it: a web address ("http://host/bio.html", read "http:/host"
+    as often: a browser's address bar or a page dialog's title) names a page, never a listed file."""
+    return FILE_NAME.search(text.strip()) is not None and ":/" not in text
+
+
 def file_chooser(read: Sequence[OcrLine], frame_height: int) -> Chooser | None:
     """A file chooser among the lines of a whole frame: an accept button (Save / Open) beside Cancel on
     one row, under a list of files or the columns of one."""
@@ -334,7 +340,7 @@ def file_chooser(read: Sequence[OcrLine], frame_height: int) -> Chooser | None:
         left = min(ax, cancel.bbox[0]) - CHOOSER_LIST_W * scale
         right = max(ax + aw, cancel.bbox[0] + cancel.bbox[2]) + 40 * scale
         above = [line for line in read if line.bbox[1] + line.bbox[3] <= ay and left <= line.bbox[0] <= right]
-        files = [line for line in above if FILE_NAME.search(line.text.strip())]
+        files = [line for line in above if _listed_file(line.text)]
         columns = _columns(above)
         if len(files) < MIN_FILES and len(columns) < MIN_COLUMNS and not (cancel is stacked and name_field):
             continue
@@ -374,7 +380,7 @@ def _greyed_chooser(read: Sequence[OcrLine], short: Sequence[OcrLine], scale: fl
         above = [
             line for line in read if line.bbox[1] + line.bbox[3] <= field.bbox[1] and left <= line.bbox[0] <= right
         ]
-        files = [line for line in above if FILE_NAME.search(line.text.strip())]
+        files = [line for line in above if _listed_file(line.text)]
         if len(files) < MIN_FILES and len(_columns(above)) < MIN_COLUMNS:
             continue
         evidence = [*files, field, cancel]
@@ -407,7 +413,7 @@ def _header_bar_chooser(read: Sequence[OcrLine], short: Sequence[OcrLine], scale
             for line in read
             if ay + ah <= line.bbox[1] <= ay + CHOOSER_LIST_W * scale and left <= line.bbox[0] <= right
         ]
-        files = [line for line in below if FILE_NAME.search(line.text.strip())]
+        files = [line for line in below if _listed_file(line.text)]
         columns = _columns(below)
         if len(files) < MIN_FILES and len(columns) < MIN_COLUMNS:
             continue

@@ -170,7 +170,7 @@ def blocks(catalog: DialogCatalog, matcher: Matcher, read: Sequence[OcrLine], fr
             for line in read
             if ay - 4 <= line.bbox[1] <= ay + BLOCK_BELOW * scale
             and line.bbox[0] + line.bbox[2] >= ax - BLOCK_LEFT * scale
-            and line.bbox[0] <= ax + aw + BLOCK_RIGHT * scale
+            and (line.bbox[0] <= ax + aw + BLOCK_RIGHT * scale or _further_on_row(line, anchor))
         ]
         buttons = [
             line
@@ -218,6 +218,14 @@ def button_blocks(read: Sequence[OcrLine], frame_height: int) -> list[Block]:
         above.sort(key=lambda x: x.bbox[1])
         out.append(Block(above[0], above, sorted(row, key=lambda b: b.bbox[0])))
     return out
+
+
+def _further_on_row(line: OcrLine, anchor: OcrLine) -> bool:
+    """`line` sits on `anchor`'s row, right of it: a bar across a window (a site's permission request)
+    puts its buttons at the far end of its one line of text."""
+    centre = line.bbox[1] + line.bbox[3] / 2
+    anchor_centre = anchor.bbox[1] + anchor.bbox[3] / 2
+    return line.bbox[0] > anchor.bbox[0] + anchor.bbox[2] and abs(centre - anchor_centre) <= anchor.bbox[3]
 
 
 def _anchor(matcher: Matcher, text: str) -> bool:

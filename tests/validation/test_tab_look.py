@@ -91,3 +91,14 @@ def test_a_grey_outline_along_a_tabs_top_is_no_accent_bar():
     x, w = TABS[2]
     image[TOP + 2, x : x + w] = (120, 120, 120)  # one tab's darker outline only
     assert (active_look(image, box(2)) or 0.0) < 0.5
+
+
+def test_a_wide_tab_is_judged_against_the_strip_beyond_its_own_edges():
+    # A browser's three tabs sharing the whole strip: the active one a shade lighter, its label's box
+    # a small part of it (its own colour on hundreds of pixels each side is no strip beside it).
+    image = np.full((300, 1920, 3), 255, np.uint8)
+    image[47:91] = (210, 214, 218)
+    image[47:91, 640:1280] = (227, 230, 232)
+    label = (916, 47, 88, 44)
+    assert (active_look(image, label, loose=True) or 0.0) >= 0.5
+    assert (active_look(image, (276, 47, 88, 44), loose=True) or 0.0) < 0.5

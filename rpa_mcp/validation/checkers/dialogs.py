@@ -300,6 +300,7 @@ def _outline_gone(ctx: CheckContext, button: BBox) -> BBox | None:
     return (x, y, w, h) if all(side.mean() >= OUTLINE_MIN_SIDE for side in sides) else None
 
 
+BAR_ROW_CHANGE = 0.5  # share of the clicked button's row, across the frame, that changes when a bar closes
 WINDOW_MIN_RATIO = 3.0  # the changed region around a closed dialog this many times its area ...
 WINDOW_MIN_DENSITY = 0.5  # ... and mostly changed pixels (not a focus ring across a window): its window went too
 
@@ -435,6 +436,19 @@ class DialogClosedChecker(BaseChecker):
             in_front = _another_in_front(ctx, dialog, still, fraction)
             if in_front is not None:
                 return self.result(signal, 0.9, in_front, crop=crop)
+            row = (0, button[1], shape[1], button[3])
+            across = ctx.change().fraction_in(row)
+            if still is None and across >= BAR_ROW_CHANGE:
+                # a bar across the window (a site's permission request) closed: its text at the far end
+                # of the button's row went and what was under the bar moved up, while around the
+                # button itself there is only blank page
+                return self.result(
+                    signal,
+                    0.9,
+                    f"no dialog after, button {label!r} gone (reads {read!r}) and {across:.1%} of its row "
+                    "across the window changed: a bar closed",
+                    crop=CropRef("the button's row (after)", "after", row),
+                )
             return self.result(
                 signal, 0.4, f"button label unreadable but only {fraction:.1%} of the {source} changed", crop=crop
             )

@@ -32,6 +32,7 @@ BAR_RARE = 0.4  # the most of its row the underline colour may cover (else a pag
 BAR_NEIGHBOURS = (1, -1, 2, -2, 3, -3)  # tab widths away where the strip's underline may be instead
 BAR_CHROMA = 48  # spread of a colour's channels that makes it an accent, not a grey
 SWAP_SAME = 8.0  # summed BGR distance within which two tabs' backgrounds are the same
+TAB_REACH = 6  # box widths a tab's own background may run on beside its label's box
 
 
 def _median(image: np.ndarray, bbox: BBox) -> np.ndarray | None:
@@ -74,7 +75,7 @@ def active_look(image: np.ndarray, bbox: BBox, *, loose: bool = False) -> float 
         return None
     d_below = float(np.abs(inner - below).sum())
     d_around = float(np.abs(inner - around).sum())
-    strip = _strip_beside(image, bbox)
+    strip = _strip_beside(image, _tab_extent(image, bbox, inner))
     if strip is not None:
         # Whatever the theme, the active tab is the one that stands out from the rest of its strip: a
         # browser's white tab over grey ones, or an application's filled tab among plain ones (where
@@ -158,6 +159,28 @@ def _bar_moved_under(before: np.ndarray, after: np.ndarray, bbox: BBox) -> bool:
 
 def _distance(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.abs(a - b).sum())
+
+
+def _tab_extent(image: np.ndarray, bbox: BBox, inner: np.ndarray) -> BBox:
+    """The box widened to the tab's own edges: a label's box in a wide tab (a browser's three tabs
+    sharing a 1920-pixel strip) has the tab's own background for hundreds of pixels on both sides,
+    which is no strip beside it. Widened while the columns keep the tab's colour, at most TAB_REACH
+    box widths each way (a strip of one colour, every tab alike, is left as it was)."""
+    x, y, w, h = bbox
+    rows = image[max(0, y + 2) : max(0, y + h - 2)].astype(np.int16)
+    if rows.size == 0:
+        return bbox
+    same = np.abs(np.median(rows, axis=0) - inner).sum(axis=1) <= SWAP_SAME  # one per column
+    reach = TAB_REACH * w
+    left = x
+    while left > 0 and x - left < reach and same[left - 1]:
+        left -= 1
+    right = x + w
+    while right < image.shape[1] and right - (x + w) < reach and same[right]:
+        right += 1
+    if x - left >= reach or right - (x + w) >= reach:
+        return bbox
+    return (left, y, right - left, h)
 
 
 def _strip_beside(image: np.ndarray, bbox: BBox) -> np.ndarray | None:
@@ -266,6 +289,8 @@ class TabActiveChecker(BaseChecker):
         mine_before, mine_after = _median(ctx.before, inner), _median(ctx.after, inner)
         if mine_before is None or mine_after is None or _distance(mine_before, mine_after) < MIN_CONTRAST:
             return None
+        x, y, w, h = _tab_extent(ctx.after, box, mine_after)  # the next tab is a whole tab away
+        inner = (x + 4, y + 2, w - 8, h - 4)
         for step in BAR_NEIGHBOURS:
             other = (inner[0] + step * w, inner[1], inner[2], inner[3])
             if other[0] < 0 or other[0] + other[2] > ctx.after.shape[1]:
