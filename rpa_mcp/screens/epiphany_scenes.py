@@ -19,9 +19,9 @@ from __future__ import annotations
 import json
 import time
 
+from rpa_mcp.screens.ghex_scenes import SCENES
 from rpa_mcp.screens.real_program_scenes import dialog_then_click
 from rpa_mcp.screens.real_programs import Session, center, grow
-from rpa_mcp.screens.ghex_scenes import SCENES
 
 __all__ = ["SCENES", "epiphany"]
 
