@@ -136,3 +136,21 @@ def test_a_box_whose_frame_stays_on_one_side_is_no_closed_outline(matrix: Valida
     verdict = _unlocated(matrix, before, after)
     closed = next(r for r in verdict.evidence if r.signal == "closed")
     assert "four sides" not in closed.detail, closed.detail
+
+
+def test_a_box_whose_frame_vanished_with_a_button_of_its_row_still_there_is_not_closed(
+    matrix: ValidatorMatrix,
+) -> None:
+    """The dialog grew (a wizard's next page): its frame moved on all four sides, but its other button stayed."""
+    import cv2
+
+    before, after = _framed_box_closed()
+    x, y, w, h = FRAMED_CANCEL
+    kept = (x + w + 12, y, w, h)  # another button of its row, framed, left as it was
+    for frame in (before, after):
+        frame[kept[1] : kept[1] + kept[3], kept[0] : kept[0] + kept[2]] = 225
+        cv2.rectangle(frame, kept[:2], (kept[0] + kept[2] - 1, kept[1] + kept[3] - 1), (110, 110, 110), 1)
+    verdict = _unlocated(matrix, before, after)
+    assert verdict.verdict is not VerdictKind.SUCCESS, verdict.reason
+    closed = next(r for r in verdict.evidence if r.signal == "closed")
+    assert "four sides" not in closed.detail, closed.detail
