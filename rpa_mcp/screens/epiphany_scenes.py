@@ -20,6 +20,7 @@ import json
 import time
 
 from rpa_mcp.screens.ghex_scenes import SCENES
+from rpa_mcp.screens.plain_pairs import tab_switch_and_close
 from rpa_mcp.screens.real_program_scenes import dialog_then_click
 from rpa_mcp.screens.real_programs import Session, center, grow
 
@@ -90,7 +91,7 @@ def epiphany(s: Session) -> None:
         wid = s.wait_window("Biologie|Imagerie|Synth|Summary", deadline_s=120)
         s.maximize(wid)
         time.sleep(3.0)
-        _tabs(s)
+        tab_switch_and_close(s, (0, 40, s.config.width, 60), "Imagerie")
         _greyed_button(s)
         for key, name, kind, what in (
             ("n", "notifications", "browser-perm-notifications", "the page asks to show notifications"),
@@ -106,40 +107,6 @@ def epiphany(s: Session) -> None:
             _ask(s, key)
             dialog_then_click(s, name, "browser-js-alert", words, what)
         _leave_form(s)
-
-
-def _tabs(s: Session) -> None:
-    before = s.settle()
-    strip = (0, 40, s.config.width, 60)
-    tab, label = s.find_text(before, ("Imagerie",), strip)
-    s.click(center(tab))
-    time.sleep(0.8)
-    after = s.settle()
-    b, a = s.save("tab-switch-before", before), s.save("tab-switch-after", after)
-    tab_box = list(grow(tab, 8))
-    s.pair(
-        "switch-tab",
-        b,
-        a,
-        {"type": "switch_tab", "label": label, "bbox": tab_box, "point": list(center(tab))},
-        "SUCCESS",
-        None,
-        f"a click on the tab '{label}'",
-    )
-    before = s.settle()
-    s.key("ctrl+w")
-    time.sleep(0.8)
-    after = s.settle()
-    b, a = s.save("tab-close-before", before), s.save("tab-close-after", after)
-    s.pair(
-        "close-tab",
-        b,
-        a,
-        {"type": "close_tab", "label": label, "bbox": tab_box, "point": None},
-        "SUCCESS",
-        None,
-        f"the active tab '{label}' closed (Ctrl+W)",
-    )
 
 
 def _greyed_button(s: Session) -> None:

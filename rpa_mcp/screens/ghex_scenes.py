@@ -18,12 +18,10 @@ from __future__ import annotations
 import subprocess
 import time
 
-import cv2
-import numpy as np
-
 from rpa_mcp.screens.desktop_scenes import CANCEL
+from rpa_mcp.screens.plain_pairs import idle_click
 from rpa_mcp.screens.real_program_scenes import DONT_SAVE, dialog_then_click
-from rpa_mcp.screens.real_programs import USER, BBox, Session, center, grow
+from rpa_mcp.screens.real_programs import USER, Session
 from rpa_mcp.screens.swing_scenes import _unreadable
 from rpa_mcp.screens.xfig_scenes import SCENES
 
@@ -49,28 +47,6 @@ def ghex(s: Session) -> None:
                 (s.home / name).unlink(missing_ok=True)
 
 
-def _idle_click(s: Session, window: BBox) -> None:
-    """A click on the "Offset:" label of the status bar: nothing happens."""
-    x, y, w, h = window
-    before = s.settle()
-    box, label = s.find_text(before, OFFSET, (x, y + h - 80, w // 3, 80))
-    s.click(center(box))
-    time.sleep(0.8)
-    after = s.settle()
-    if int(np.count_nonzero(cv2.absdiff(before, after).max(axis=2) > 24)):
-        raise LookupError(f"{s.program}: the click on '{label}' changed the screen")
-    b, a = s.save("idle-click-before", before), s.save("idle-click-after", after)
-    s.pair(
-        "idle-click",
-        b,
-        a,
-        {"type": "click_anchor", "label": label, "bbox": list(grow(box, 6)), "point": list(center(box))},
-        "FAILURE",
-        "NO_VISUAL_CHANGE",
-        "a click on the status bar's offset label: nothing changed",
-    )
-
-
 def _keys_then_wait(s: Session, *keys: str) -> None:
     s.key(*keys)
     time.sleep(1.5)
@@ -82,7 +58,8 @@ def _ghex(s: Session, unreadable: str) -> None:
     time.sleep(2.0)
     s.maximize(wid)
     window = s.active_geometry(wid)
-    _idle_click(s, window)
+    x, y, w, h = window
+    idle_click(s, OFFSET, (x, y + h - 80, w // 3, 80), "a click on the status bar's offset label: nothing changed")
 
     _keys_then_wait(s, "ctrl+o")
     dialog_then_click(s, "open", "file-open", CANCEL, "GTK 4's open file chooser, cancelled")

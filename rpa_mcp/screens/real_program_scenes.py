@@ -14,6 +14,7 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 
+from rpa_mcp.screens.plain_pairs import tab_switch_and_close
 from rpa_mcp.screens.real_programs import USER, BBox, Session, center, changed_box, grow
 
 SENTENCE = {
@@ -451,37 +452,7 @@ def firefox(s: Session) -> None:
         wid = s.wait_window("Firefox", deadline_s=120)
         s.maximize(wid)
         time.sleep(3.0)
-        before = s.settle()
-        strip = (0, 0, s.config.width, 90)
-        tab, label = s.find_text(before, ("Imagerie",), strip)
-        s.click(center(tab))
-        time.sleep(0.8)
-        after = s.settle()
-        b, a = s.save("tab-switch-before", before), s.save("tab-switch-after", after)
-        tab_box = list(grow(tab, 8))
-        s.pair(
-            "switch-tab",
-            b,
-            a,
-            {"type": "switch_tab", "label": label, "bbox": tab_box, "point": list(center(tab))},
-            "SUCCESS",
-            None,
-            f"a click on the tab '{label}'",
-        )
-        before = s.settle()
-        s.key("ctrl+w")
-        time.sleep(0.8)
-        after = s.settle()
-        b, a = s.save("tab-close-before", before), s.save("tab-close-after", after)
-        s.pair(
-            "close-tab",
-            b,
-            a,
-            {"type": "close_tab", "label": label, "bbox": tab_box, "point": None},
-            "SUCCESS",
-            None,
-            f"the active tab '{label}' closed (Ctrl+W)",
-        )
+        tab_switch_and_close(s, (0, 0, s.config.width, 90), "Imagerie")
 
         s.click((s.config.width // 2, s.config.height // 2))  # the page has the keyboard
         time.sleep(0.5)

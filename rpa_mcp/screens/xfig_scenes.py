@@ -23,8 +23,9 @@ import cv2
 import numpy as np
 
 from rpa_mcp.screens.desktop_scenes import CANCEL
+from rpa_mcp.screens.plain_pairs import idle_click
 from rpa_mcp.screens.real_program_scenes import NO, dialog_then_click
-from rpa_mcp.screens.real_programs import USER, BBox, Session, center, grow
+from rpa_mcp.screens.real_programs import USER, BBox, Session, center
 from rpa_mcp.screens.swing_scenes import _unreadable
 from rpa_mcp.screens.vim_scenes import SCENES
 
@@ -83,28 +84,6 @@ def _cancel(s: Session, browser: BBox) -> None:
     time.sleep(1.0)
 
 
-def _idle_click(s: Session, window: BBox) -> None:
-    """A click on the "Drawing" label over the drawing modes: nothing happens."""
-    x, y, w, h = window
-    before = s.settle()
-    box, label = s.find_text(before, ("drawing",), (x, y, w // 4, h // 3))
-    s.click(center(box))
-    time.sleep(0.8)
-    after = s.settle()
-    if int(np.count_nonzero(cv2.absdiff(before, after).max(axis=2) > 24)):
-        raise LookupError(f"{s.program}: the click on '{label}' changed the screen")
-    b, a = s.save("idle-click-before", before), s.save("idle-click-after", after)
-    s.pair(
-        "idle-click",
-        b,
-        a,
-        {"type": "click_anchor", "label": label, "bbox": list(grow(box, 6)), "point": list(center(box))},
-        "FAILURE",
-        "NO_VISUAL_CHANGE",
-        "a click on the label over the drawing modes: nothing changed",
-    )
-
-
 def _rectangle(s: Session, window: BBox) -> None:
     """A rectangle drawn on the canvas (the box mode's key, two corners clicked): the figure is modified."""
     x, y, w, h = window
@@ -130,7 +109,7 @@ def _xfig(s: Session, unreadable: str) -> None:
     x, y, w, h = window
     s.click((x + w // 2, y + h // 2))  # the splash over the canvas goes
     time.sleep(1.0)
-    _idle_click(s, window)
+    idle_click(s, ("drawing",), (x, y, w // 4, h // 3), "a click on the label over the drawing modes: nothing changed")
 
     browser = _browser(s, window, "alt+o")
     dialog_then_click(s, "open", "file-open", CANCEL, "xfig's own open browser (Xaw), cancelled")

@@ -1,0 +1,67 @@
+"""Pairs of real actions any program's scene can give: a click on a label that changes nothing, a browser tab
+switched to and closed."""
+
+from __future__ import annotations
+
+import time
+
+import cv2
+import numpy as np
+
+from rpa_mcp.screens.real_programs import BBox, Session, center, grow
+
+
+def idle_click(s: Session, words: tuple[str, ...], region: BBox, description: str) -> None:
+    """A click on a label read as one of `words` in `region` that changes nothing: a NO_VISUAL_CHANGE pair
+    (refused when the screen changed after all)."""
+    before = s.settle()
+    box, label = s.find_text(before, words, region)
+    s.click(center(box))
+    time.sleep(0.8)
+    after = s.settle()
+    if int(np.count_nonzero(cv2.absdiff(before, after).max(axis=2) > 24)):
+        raise LookupError(f"{s.program}: the click on '{label}' changed the screen")
+    b, a = s.save("idle-click-before", before), s.save("idle-click-after", after)
+    s.pair(
+        "idle-click",
+        b,
+        a,
+        {"type": "click_anchor", "label": label, "bbox": list(grow(box, 6)), "point": list(center(box))},
+        "FAILURE",
+        "NO_VISUAL_CHANGE",
+        description,
+    )
+
+
+def tab_switch_and_close(s: Session, strip: BBox, word: str) -> None:
+    """A click on the browser tab read as `word` in its tab `strip`, then Ctrl+W closing it: two SUCCESS pairs."""
+    before = s.settle()
+    tab, label = s.find_text(before, (word,), strip)
+    s.click(center(tab))
+    time.sleep(0.8)
+    after = s.settle()
+    b, a = s.save("tab-switch-before", before), s.save("tab-switch-after", after)
+    tab_box = list(grow(tab, 8))
+    s.pair(
+        "switch-tab",
+        b,
+        a,
+        {"type": "switch_tab", "label": label, "bbox": tab_box, "point": list(center(tab))},
+        "SUCCESS",
+        None,
+        f"a click on the tab '{label}'",
+    )
+    before = s.settle()
+    s.key("ctrl+w")
+    time.sleep(0.8)
+    after = s.settle()
+    b, a = s.save("tab-close-before", before), s.save("tab-close-after", after)
+    s.pair(
+        "close-tab",
+        b,
+        a,
+        {"type": "close_tab", "label": label, "bbox": tab_box, "point": None},
+        "SUCCESS",
+        None,
+        f"the active tab '{label}' closed (Ctrl+W)",
+    )
