@@ -51,6 +51,22 @@ class FakeOcr:
 
 
 @dataclass
+class PageOcr:
+    """Reads the whole frame as `lines`; recognises nothing in crops (the fast path finds nothing)."""
+
+    lines: list[OcrLine]
+
+    def read(self, image: np.ndarray) -> list[OcrLine]:
+        return list(self.lines)
+
+    def read_line(self, image: np.ndarray) -> OcrLine | None:
+        return None
+
+    def read_lines(self, images: Sequence[np.ndarray]) -> list[OcrLine | None]:
+        return [None for _ in images]
+
+
+@dataclass
 class ScriptedOcr:
     """Answers read_line calls with `texts` in order (then empty), read() with nothing.
 

@@ -5,8 +5,6 @@ on leaving an unsubmitted form; and GNOME Web's real frames (a tuning program) n
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -15,25 +13,10 @@ import pytest
 
 from rpa_mcp.dialogs import DialogService
 from rpa_mcp.dialogs.structure import file_chooser
+from rpa_mcp.testing import PageOcr
 from rpa_mcp.vision.ocr import OcrLine
 
 EPIPHANY = Path(__file__).resolve().parent.parent / "fixtures" / "real_programs" / "epiphany"  # a tuning program
-
-
-@dataclass
-class PageOcr:
-    """Reads the whole frame as `lines`; recognises nothing in crops (the fast path finds nothing)."""
-
-    lines: list[OcrLine]
-
-    def read(self, image: np.ndarray) -> list[OcrLine]:
-        return list(self.lines)
-
-    def read_line(self, image: np.ndarray) -> OcrLine | None:
-        return None
-
-    def read_lines(self, images: Sequence[np.ndarray]) -> list[OcrLine | None]:
-        return [None for _ in images]
 
 
 def _line(text: str, x: int, y: int, w: int, h: int = 28) -> OcrLine:

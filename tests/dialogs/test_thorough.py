@@ -3,29 +3,11 @@ found by its words and buttons (no outline needed)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-
 import numpy as np
 
 from rpa_mcp.dialogs import DialogService
+from rpa_mcp.testing import PageOcr
 from rpa_mcp.vision.ocr import OcrLine
-
-
-@dataclass
-class PageOcr:
-    """Reads the whole frame as `lines`; recognises nothing in crops (the fast path finds nothing)."""
-
-    lines: list[OcrLine]
-
-    def read(self, image: np.ndarray) -> list[OcrLine]:
-        return list(self.lines)
-
-    def read_line(self, image: np.ndarray) -> OcrLine | None:
-        return None
-
-    def read_lines(self, images: Sequence[np.ndarray]) -> list[OcrLine | None]:
-        return [None for _ in images]
 
 
 def line(text: str, x: int, y: int, w: int = 120) -> OcrLine:
