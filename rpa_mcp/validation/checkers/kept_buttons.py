@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from rpa_mcp.dialogs.locate.buttons import faces_in
+from rpa_mcp.dialogs.locate.geometry import same_box
 from rpa_mcp.validation.context import CheckContext
 from rpa_mcp.validation.model import Frame
 from rpa_mcp.validation.regions import contains
@@ -41,7 +42,7 @@ def kept_button(ctx: CheckContext, button: BBox, dialog: BBox | None) -> BBox | 
             return face
         if after is None:
             after = _band_faces(ctx, "after", button)
-        if any(_same_box(face, other) for other in after):
+        if any(same_box(face, other, SAME_BOX) for other in after):
             return face
     return None
 
@@ -108,15 +109,6 @@ def _inside(inner: BBox, outer: BBox, tol: int = 2) -> bool:
         and inner[1] >= outer[1] - tol
         and inner[0] + inner[2] <= outer[0] + outer[2] + tol
         and inner[1] + inner[3] <= outer[1] + outer[3] + tol
-    )
-
-
-def _same_box(a: BBox, b: BBox) -> bool:
-    return (
-        abs(a[0] - b[0]) <= SAME_BOX
-        and abs(a[1] - b[1]) <= SAME_BOX
-        and abs(a[0] + a[2] - b[0] - b[2]) <= SAME_BOX
-        and abs(a[1] + a[3] - b[1] - b[3]) <= SAME_BOX
     )
 
 
