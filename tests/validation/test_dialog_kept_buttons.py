@@ -18,9 +18,11 @@ import cv2
 import numpy as np
 import pytest
 
+from rpa_mcp.dialogs.locate.buttons import faces_in
 from rpa_mcp.validation import DialogHit, Target, Validator, VerdictKind
 from rpa_mcp.validation.matrix import ValidatorMatrix
 from rpa_mcp.validation.ports import DialogLocator, ReportedWindows
+from rpa_mcp.validation.regions import contains
 from rpa_mcp.vision.images import BBox
 from rpa_mcp.vision.ocr import OcrEngine
 
@@ -138,6 +140,53 @@ def test_an_error_drawn_in_a_dialog_still_open_is_not_a_success(
 
 @pytest.mark.parametrize("pair_id", PAIRS)
 def test_the_same_prompts_closed_are_successes_with_the_locator_missing_after(missed: Validator, pair_id: str) -> None:
+    before, after, pair = _pair(pair_id)
+    verdict = missed.validate("dialog_button", before, after, _target(pair))
+    assert verdict.verdict is VerdictKind.SUCCESS, verdict.reason
+
+
+# answered prompts of tuning programs whose clicked button is the only face of its row (one button, or the
+# others drawn flat): no other button to keep, the clicked one's own face says the dialog is open
+SINGLE = [
+    "tk-error-click-en-1920x1080",
+    "notepad-file-not-found-click-en-1920x1080",
+    "jedit-read-error-click-fr-1600x900",
+    "gpsprune-file-not-found-click-en-1366x768",
+    "texworks-file-not-found-click-fr-1600x900",
+    "writer-file-not-found-click-en-1920x1080",
+    "ghex-error-click-en-1920x1080",
+    "fluid-file-not-found-click-en-1366x768",
+    "mtpaint-save-failed-click-en-1920x1080",
+    "epiphany-alert-click-en-1920x1080",
+]
+
+
+def _face(before: np.ndarray, button: BBox) -> BBox:
+    """The clicked button's face in the frame (the target's box may hold a margin around it)."""
+    _x, y, _w, h = button
+    band = (0, max(0, y - h), before.shape[1], 3 * h)
+    faces = [f for f in faces_in(before, band) if contains(f, button) and f[3] <= 2 * h]
+    assert faces, button
+    return min(faces, key=lambda f: f[2] * f[3])
+
+
+@pytest.mark.parametrize("pair_id", SINGLE)
+def test_a_lone_button_relabelled_in_a_dialog_still_open_is_not_a_success(missed: Validator, pair_id: str) -> None:
+    before, _after, pair = _pair(pair_id)
+    target = _target(pair)
+    assert target.bbox is not None
+    x, y, w, h = _face(before, target.bbox)
+    after = _relabelled(before, (x, y + h // 4 - 4, w, h - 2 * (h // 4) + 8), "Wait")  # the label's middle half
+    verdict = missed.validate("dialog_button", before, after, target)
+    assert verdict.verdict is not VerdictKind.SUCCESS, verdict.reason
+    closed = next(r for r in verdict.evidence if r.signal == "closed")
+    assert closed.score == 0.0 and "still open" in closed.detail, closed.detail
+
+
+@pytest.mark.parametrize("pair_id", SINGLE)
+def test_the_same_lone_button_prompts_closed_are_successes_with_the_locator_missing_after(
+    missed: Validator, pair_id: str
+) -> None:
     before, after, pair = _pair(pair_id)
     verdict = missed.validate("dialog_button", before, after, _target(pair))
     assert verdict.verdict is VerdictKind.SUCCESS, verdict.reason

@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from rpa_mcp.validation.checkers.base import BaseChecker, Params
-from rpa_mcp.validation.checkers.kept_buttons import kept_button
+from rpa_mcp.validation.checkers.kept_buttons import clicked_face_kept, kept_button
 from rpa_mcp.validation.context import CELL, CheckContext
 from rpa_mcp.validation.locate import click_point
 from rpa_mcp.validation.model import CheckResult, CropRef
@@ -277,6 +277,10 @@ def _facts(hit: DialogHit, source: str) -> dict[str, object]:
 OUTLINE_MIN_SIDE = 0.8  # of each side of a closed box changed: its border line went (not text behind it)
 
 
+def _any_kept(ctx: CheckContext, button: BBox) -> bool:
+    return kept_button(ctx, button, None) is not None or clicked_face_kept(ctx, button) is not None
+
+
 def _outline_gone(ctx: CheckContext, button: BBox) -> BBox | None:
     """The box whose four border lines changed all along, holding the clicked button: a dialog drawn over
     a window of its own colours closed (little inside it changed, its frame did), or None."""
@@ -361,7 +365,7 @@ class DialogClosedChecker(BaseChecker):
             fraction = ctx.change().fraction_in(nearby)
             # ... or, when less changed, the frame of a box around it vanished (a dialog of its window's colours)
             outline = None if fraction >= closed_share else _outline_gone(ctx, button)
-            if (fraction >= closed_share or outline is not None) and kept_button(ctx, button, None) is None:
+            if (fraction >= closed_share or outline is not None) and not _any_kept(ctx, button):
                 if outline is not None:
                     return self.result(
                         signal,
@@ -458,13 +462,19 @@ class DialogClosedChecker(BaseChecker):
         return self.result(signal, score, f"{fraction:.1%} of the {source} changed", crop=crop)
 
     def _kept(self, ctx: CheckContext, signal: str, button: BBox, box: BBox | None, changed: str) -> CheckResult | None:
-        """Score 0 when another button of the clicked one's dialog is still where it stood (None when none is):
-        the dialog is open. Its label, read there, names it (one read, on this path only)."""
+        """Score 0 when another button of the clicked one's dialog, or the clicked one's own face, is still
+        where it stood (None when none is): the dialog is open. A label read there names it (one read, on
+        this path only)."""
         face = kept_button(ctx, button, box)
+        own = face is None and (face := clicked_face_kept(ctx, button)) is not None
         if face is None:
             return None
         line = ctx.read_line("after", face)
-        name = f"button {line.text!r}" if line is not None and line.text.strip() else "another button"
+        read = line.text.strip() if line is not None else ""
+        if own:
+            name = f"the clicked button's face (reads {read!r})" if read else "the clicked button's face"
+        else:
+            name = f"button {read!r}" if read else "another button"
         clicked = f"; button {ctx.target.label!r} not read there any more" if ctx.target.label else ""
         return self.result(
             signal,

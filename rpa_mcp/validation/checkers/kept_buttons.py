@@ -12,6 +12,10 @@ dialog's box, or, without that box, when it is linked to the clicked button by t
 of buttons (a toolbar of the window behind, farther along the same line, is no button of the dialog).
 Each is checked in the AFTER frame: its pixels nearly unchanged (beside what is drawn on it), or a face
 of the same box found there (a focus ring moved onto it changes a few pixels, not its outline).
+
+A dialog with one button has no other to keep: the clicked button's own face found again at its box
+(relabelled "Please wait…", greyed out while the program works) says the dialog is open. A face standing
+exactly where the clicked one stood is not what a closed dialog uncovers (none on the real closed pairs).
 """
 
 from __future__ import annotations
@@ -47,6 +51,26 @@ def kept_button(ctx: CheckContext, button: BBox, dialog: BBox | None) -> BBox | 
     return None
 
 
+def clicked_face_kept(ctx: CheckContext, button: BBox) -> BBox | None:
+    """The clicked button's own face, found again at the same box on the AFTER frame, or None."""
+    clicked = [
+        f
+        for f in _clicked_faces(_band_faces(ctx, "before", button), button)
+        if f[3] <= 2 * button[3]  # the button's face (a wide one too), not a box holding its row
+    ]
+    if not clicked:
+        return None
+    face = min(clicked, key=lambda f: f[2] * f[3])
+    for other in _band_faces(ctx, "after", button):
+        if same_box(face, other, SAME_BOX) or (_inside(face, other) and _inside(other, button, SAME_BOX)):
+            return other  # the same face, or the button's outer face where only an inner one was found before
+    return None
+
+
+def _clicked_faces(faces: list[BBox], button: BBox) -> list[BBox]:
+    return [f for f in faces if contains(f, button)]  # its face (and a footer band holding the row)
+
+
 def _band(ctx: CheckContext, button: BBox) -> BBox:
     height, width = ctx.shape
     _x, y, _w, h = button
@@ -70,7 +94,7 @@ def _band_faces(ctx: CheckContext, which: Frame, button: BBox) -> list[BBox]:
 def _row_faces(ctx: CheckContext, button: BBox, dialog: BBox | None) -> list[BBox]:
     """The faces of the other buttons of the clicked one's row, in the BEFORE frame."""
     faces = _band_faces(ctx, "before", button)
-    clicked = [f for f in faces if contains(f, button)]  # its face (and a footer band holding the row)
+    clicked = _clicked_faces(faces, button)
     ref = min(clicked, key=lambda f: f[2] * f[3]) if clicked else button
     middle = ref[1] + ref[3] / 2
     row = [
