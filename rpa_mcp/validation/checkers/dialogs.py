@@ -333,9 +333,9 @@ class DialogClosedChecker(BaseChecker):
 
     None of these reads the dialog closed while another button of the clicked one's row (or the clicked
     one's own face) stands where it stood (`kept_buttons`: button faces found by their shapes in the frame
-    before, checked after): a dialog still open but changed — its button relabelled, a wizard's next page, an error drawn in it —
-    that the locator misses after is open (score 0, the button named), never closed. The first rule
-    then leaves it to the dialog's box before (one classification, only then).
+    before, checked after): a dialog still open but changed — its button relabelled, a wizard's next page,
+    an error drawn in it — that the locator misses after is open (score 0, the button named), never
+    closed. The first rule then leaves it to the dialog's box before (one classification, only then).
     """
 
     name = "DialogClosedChecker"
