@@ -224,7 +224,30 @@ AWT = AppSpec(  # measured once unseen as it was first built, a tuning desk sinc
     (None, None, "patient", "unite", "lit", "date", "consignes"),
     {"chambre_individuelle": True},
 )
-APPS = {spec.name: spec for spec in (GTK, TK, WEB, QT, SWING, AWT)}
+WX = AppSpec(  # held out: measured once as it was first built, never tuned on
+    "wx",
+    "outpatient appointment desk, wxPython (wxWidgets on GTK 3), wx-drawn grid and drop-down, no accessibility tree",
+    "rpa_mcp.desktop_rig.appointments",
+    "Prise de rendez-vous de consultation",
+    "bench-appointments",
+    {0: "nom", 2: "prenom", 3: "consultation", 4: "date_rdv", 6: "motif"},
+    (  # (query, row, IPP, consultation, appointment date, reason)
+        ("MARCHAND", "Léa", "800423", "Dermatologie", "06/12/2026", "Eczéma étendu, échec des dermocorticoïdes"),
+        ("PERRIN", "Anaïs", "800436", "Endocrinologie", "07/12/2026", "Déséquilibre glycémique, HbA1c à 9 %"),
+        ("CHAUVIN", "Noël", "800445", "Neurologie", "08/12/2026", "Tremblement de repos, suivi Parkinson"),
+        ("BRUNET", "Cécile", "800452", "Pneumologie", "09/12/2026", "Toux chronique, ancienne fumeuse"),
+        ("MARCHAND", "Léo", "800424", "Rhumatologie", "10/12/2026", "Douleurs lombaires après une chute"),
+        ("HUMBERT", "Jérémie", "800468", "Gastro-entérologie", "11/12/2026", "Reflux résistant au traitement"),
+        ("POIRIER", "Zoé", "800471", "ORL", "12/12/2026", "Otites à répétition, bilan auditif"),
+        ("COLAS", "Benoît", "800489", "Cardiologie", "13/12/2026", "Palpitations, Holter à prévoir"),
+        ("LEBRUN", "Ophélie", "800493", "Dermatologie", "14/12/2026", "Grain de beauté évolutif"),
+        ("BERTIN", "Sébastien", "800412", "Neurologie", "15/12/2026", "Céphalées récurrentes, IRM reçue"),
+    ),
+    ("nom", "prenom", None, "consultation", "date_rdv", "motif"),
+    (None, None, "patient", "consultation", "date", "motif"),
+    {"transport": True},
+)
+APPS = {spec.name: spec for spec in (GTK, TK, WEB, QT, SWING, AWT, WX)}
 
 
 @dataclass

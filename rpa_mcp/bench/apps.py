@@ -1,6 +1,6 @@
 """`rpa-mcp bench apps`: learning and replay on an application nobody tuned the platform to, per application.
 
-    rpa-mcp bench apps [--app gtk|tk|web|qt|swing|awt] [--runs 10] [--workdir DIR]
+    rpa-mcp bench apps [--app gtk|tk|web|qt|swing|awt|wx] [--runs 10] [--workdir DIR]
 
 Each application is an `AppSpec` in `APPS` (bench/app_specs.py): its rig module (start, demonstrate, EXPECTED_STEPS),
 the parameters a person names, the varied values, the record each replay must save.
@@ -33,6 +33,13 @@ grey, no Swing, no bridge to AT-SPI: vision only), measured once unseen as first
 bed manager searches a patient, picks the line of a java.awt.List by the first name, chooses a unit in a Choice,
 types a bed and an expected entry date, ticks "Chambre individuelle", types instructions and assigns, with the
 same noise, an Alt+Tab to a reminder window and back, and a misclick on the empty part of the form.
+
+`wx`: the outpatient appointment desk, a wxPython application (rpa_mcp/desktop_rig/native/wx_appointments.py, run
+by the system's Python with wxPython 4 on GTK 3, GTK's bridge to AT-SPI off: vision only), **held out**: measured
+once as first built, never tuned on; a receptionist searches a patient, picks the row of a wx.grid.Grid whose cells
+wx draws (two alike: MARCHAND Léa and Léo) by the first name, chooses a consultation in a wx-drawn drop-down
+(wx.adv.OwnerDrawnComboBox), types a date, ticks "Transport sanitaire", types the reason and saves, confirmed in a
+wx.InfoBar, with a typo fixed by Backspace, a hesitation and a misclick on the empty part of the form.
 
 `gtk`: the admission desk, a native GTK3 application (rpa_mcp/desktop_rig/native/gtk_admission.py) on Xvfb +
 openbox, with the RPA server and `rpa-agent` on loopback, all through the tools users call:

@@ -16,6 +16,8 @@
   run by `java`, no accessibility tree: vision only) and its scripted clerk, for `rpa-mcp bench apps --app swing`.
 - `beds`: a Java AWT application held out from tuning (`native/AwtBeds.java`, heavyweight `java.awt` widgets,
   one source file run by `java`, vision only) and its scripted bed manager, for `rpa-mcp bench apps --app awt`.
+- `appointments`: a wxPython application held out from tuning (`native/wx_appointments.py`, run by the system's
+  Python, a wx-drawn grid and drop-down, vision only) and its scripted receptionist, for `rpa-mcp bench apps --app wx`.
 
 It drives the workstation agent (`rpa_agent`, distribution `rpa-mcp-agent[x11]`), which must be
 installed beside the server for the real-desktop tests, `rpa-mcp bench desktop` and `rpa-mcp demo --desktop`.
