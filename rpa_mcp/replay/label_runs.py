@@ -20,6 +20,9 @@ from rpa_mcp.vision.ocr import OcrLine
 WIDE_GAP = 0.8  # background columns, in heights of the line's ink, that part two controls' texts
 INK_CONTRAST = 48  # grey levels from the line's background that make a pixel ink (a light radio mark's outline)
 MIN_INK_ROWS = 6  # fewer inked rows: no text height to measure a gap against
+# letters (and signs) reaching above or below the small letters: a line without any has only their height,
+# against which a word space looks wide
+TALL = frozenset("bdfhklgjpqyt0123456789()[]{}/|")
 
 
 def label_part_candidate(image: np.ndarray, cand: Candidate, wanted: str, reader: TextReader) -> Candidate | None:
@@ -51,7 +54,7 @@ def label_part(image: np.ndarray, line: OcrLine, box: BBox, wanted: str, reader:
     reading and its box (absolute, the part's ink across the line's rows); None when the line shows the label
     inside longer text that no wide gap parts, or the part reads anything but the label alone."""
     found = label_found(line.text, wanted)
-    if found is None or not _whole_run(*found):
+    if found is None or not _whole_run(*found) or not _has_full_height(line.text):
         return None
     x, y, w, h = _clamped(box, image.shape)
     if w <= 4 or h <= 4:
@@ -77,6 +80,11 @@ def _whole_run(read: str, label: str, start: int) -> bool:
     """The label stands between spaces (or the line's ends) in the line: whole words, not a word's part."""
     end = start + len(label)
     return (start == 0 or read[start - 1] == " ") and (end == len(read) or read[end] == " ") and read != label
+
+
+def _has_full_height(text: str) -> bool:
+    """The line holds a capital, a digit or a tall letter: its ink is the text's whole height."""
+    return any(c.isupper() or c in TALL for c in text)
 
 
 def _reads_alone(text: str, wanted: str) -> bool:

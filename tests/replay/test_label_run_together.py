@@ -109,6 +109,14 @@ def test_a_part_that_reads_more_than_the_label_is_not_taken() -> None:
     assert ocr.read_alone == ["Non urgent"]
 
 
+def test_a_line_of_small_letters_only_gives_no_height_to_cut_it_against() -> None:
+    # "ou" and "non" 10 px apart: wide against the small letters' height (~8 px), not against the text's
+    screen, ocr = screen_with([("ou", 960), ("non", 989)])
+    assert ocr.words[1].left - ocr.words[0].right >= 8
+    assert label_part(screen, OcrLine(*ocr.line, 0.98), ocr.line[1], "non", ocr) is None
+    assert ocr.read_alone == []
+
+
 def resolver(ocr: DrawnOcr) -> TargetResolver:
     thresholds = load_thresholds(shipped_dir("catalog") / "thresholds.yaml")
     return TargetResolver(ocr=ocr, memory=None, thresholds=thresholds, vlm=NoVlmLocator())
