@@ -33,6 +33,7 @@ class Candidate:
     judged_at: tuple[int, int] | None = None  # where the drift guard judges it, when clicked elsewhere (a field)
     first_look: bool = False  # read in the small region around the recorded point (`TargetResolver._first_look`)
     rivals: tuple[tuple[int, int], ...] = ()  # other rows that read the same record (never clicked: ambiguous)
+    read_text: str | None = None  # the line as read, for OCR hits of a region's lines
 
 
 def showing(lines: list[OcrLine], wanted: str, origin: tuple[int, int]) -> list[Candidate]:
@@ -60,6 +61,7 @@ def showing(lines: list[OcrLine], wanted: str, origin: tuple[int, int]) -> list[
                 centre,
                 label_left=left,
                 label_right=right,
+                read_text=line.text,
             )
         )
     found.sort(key=lambda c: -c.score)

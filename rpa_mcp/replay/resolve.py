@@ -22,8 +22,9 @@ name only in part (``identity_partial``, no person validated it) is never looked
 
 OCR never reads a full frame when a recorded position exists: it reads a window around it, and
 before it a small region around the point (and a field's label beside it, `ocr_first_look`) whose
-answer is taken only when a line wholly inside it reads the label alone, at a score the guard accepts
-(otherwise the windows are read as before: a partial or cut line never stops the search).
+answer is taken only when a line wholly inside it reads the label alone, at a score the guard accepts, or
+holds it as its own part set apart by a wide gap and read alone (`label_runs`: two controls' texts the
+detector ran together); otherwise the windows are read as before: a partial or cut line never stops the search.
 A region wider or taller than the detector's input is read at its own scale up to 1280x1024 px (a
 window, the wide region), then scaled down; a larger one scaled down, then in tiles (`vision.tiles`).
 A remembered position is used only where its label is read again; where that label's line was
@@ -62,6 +63,7 @@ from rpa_mcp.replay.candidates import (
     within,
 )
 from rpa_mcp.replay.label_boxes import LabelBoxes
+from rpa_mcp.replay.label_runs import label_part_candidate
 from rpa_mcp.replay.memory import TargetMemory
 from rpa_mcp.replay.ports import TextReader, VlmLocator
 from rpa_mcp.replay.record_choice import RecordChoice, ambiguity
@@ -449,6 +451,10 @@ class TargetResolver:
         for cand in whole:
             if cand.read_score is not None and cand.score == cand.read_score and cand.score >= minimum:
                 return replace(cand, first_look=True)
+        for cand in whole:  # the label run together with a neighbouring control's text: its own part, read alone
+            part = label_part_candidate(image, cand, wanted, self.ocr)
+            if part is not None and part.score >= minimum:
+                return part
         return None
 
     def _ocr_match(self, image: np.ndarray, spec: Mapping[str, Any]) -> Candidate | None:
