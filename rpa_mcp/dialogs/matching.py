@@ -149,6 +149,13 @@ class Matcher:
                 found.append(entry)
         return found
 
+    def by_pattern_only(self, title: str) -> bool:
+        """Only a title pattern fits the title (no catalog title is read as it is)."""
+        norm = normalize_text(title)
+        if self._exact.get(norm) or self._exact.get(norm.rstrip(" :.\u2026")):
+            return False
+        return any(regex.search(norm) for regex in self._regex.values())
+
     def title_like(self, line: str) -> bool:
         """The line reads like a catalog dialog's title, or holds one of its (longer) body keywords."""
         read = compact(line)

@@ -38,6 +38,7 @@ ROW_W = 520
 TEXT_ABOVE = 220
 TEXT_LEFT, TEXT_RIGHT = 560, 120
 ICON_MARGIN = 96  # px beside a block of words where its icon may sit
+MESSAGE_BELOW, MESSAGE_ALIGN = 3.0, 1.0  # line heights: how far under an origin alone its message starts, how aligned
 
 
 def classify_thorough(
@@ -161,7 +162,8 @@ def blocks(catalog: DialogCatalog, matcher: Matcher, read: Sequence[OcrLine], fr
     """Candidate dialogs among the frame's lines, most promising first (each with a button)."""
     scale = max(1.0, frame_height / 1080)  # a smaller screen draws dialogs no smaller
     labels = _button_labels(catalog)
-    anchors = [line for line in read if _anchor(matcher, line.text)][:MAX_ANCHORS]
+    anchors = [line for line in read if _anchor(matcher, line.text) and not _lone_word(matcher, line, read)]
+    anchors = anchors[:MAX_ANCHORS]
     out = []
     for anchor in anchors:
         ax, ay, aw, _ = anchor.bbox
@@ -231,6 +233,21 @@ def _further_on_row(line: OcrLine, anchor: OcrLine) -> bool:
 def _anchor(matcher: Matcher, text: str) -> bool:
     """A line that reads like a catalog dialog's title, or holds one of its body keywords."""
     return bool(matcher.by_title(text)) or matcher.title_like(text)
+
+
+def _lone_word(matcher: Matcher, line: OcrLine, read: Sequence[OcrLine]) -> bool:
+    """A one-word line named by a title pattern alone (a page's origin: "intranet.chu.fr") with no line
+    under it where a message would start: an origin heads its alert's message, left-aligned under it
+    within a few of its heights; a file name in a list ("prive.fig", under the window that names it)
+    has none, and no browser is there to have drawn it."""
+    text = line.text.strip()
+    if " " in text or matcher.title_like(text) or not matcher.by_pattern_only(text):
+        return False
+    x, y, _w, h = line.bbox
+    return not any(
+        other is not line and 0 < other.bbox[1] - y <= MESSAGE_BELOW * h and abs(other.bbox[0] - x) <= MESSAGE_ALIGN * h
+        for other in read
+    )
 
 
 def _button_labels(catalog: DialogCatalog) -> set[str]:

@@ -79,3 +79,28 @@ def test_a_button_read_alone_counts_where_the_whole_frame_misread_it(catalog) ->
     seen = [OcrLine("open", (985, 652, 69, 32), 1.0)]
     found = classify_thorough(identifier, ocr, blank(), confirm, seen=seen)
     assert found is not None and found.dialog_id == "file-open"
+
+
+def test_an_origin_alone_heads_its_alert_s_message(catalog) -> None:
+    alert = [
+        line("intranet.chu.fr", 700, 400, 140),
+        line("Le dossier a été enregistré.", 700, 440, 220),
+        line("OK", 900, 500, 40),
+    ]
+    found = DialogService(catalog, PageOcr(alert)).classify(blank(), thorough=True)
+    assert found.dialog_id == "browser-js-alert", found.notes
+
+
+def test_a_file_name_in_a_list_over_a_chooser_s_buttons_names_no_browser(catalog) -> None:
+    # a figure's name in a file list (its neighbours hidden) over a chooser's Cancel / Open: it looks like
+    # an origin, but no message starts under it, no browser drew it
+    frame = [
+        line('Read access to file "prive.fig" is blocked.', 18, 51, 308),
+        line("prive.fig", 55, 272, 72),
+        line("Picture", 1, 285, 36),
+        line("Current Dir", 68, 520, 86),
+        line("Cancel", 174, 649, 51),
+        line("Open", 256, 648, 41),
+    ]
+    found = DialogService(catalog, PageOcr(frame)).classify(blank(), thorough=True)
+    assert not found.dialog_id.startswith("browser-"), (found.dialog_id, found.notes)

@@ -19,12 +19,7 @@ from rpa_mcp.validation.context import DiffSettings, compute_change
 
 FOLDER = Path(__file__).resolve().parent.parent / "fixtures" / "real_programs"
 # Pairs reproduced but not fixed yet (strict xfail: a fix makes them fail until removed here).
-# gVim's swap-file warning at 1600x900 (French, five buttons): the editor's text right under its bottom
-# border keeps its outline from closing, so it is not located and its Abort is not seen closing it.
-# GNOME Web's leave question at 1366x768: the page's text area runs under its left border, so its outline
-# does not close either and its Cancel is not seen closing it (the classifier names it only on the whole
-# frame, which the validator does not read).
-OPEN: set[str] = {"gvim-swap-file-click-fr-1600x900", "epiphany-leave-site-click-en-1366x768"}
+OPEN: set[str] = set()
 
 
 def _pairs(split: str) -> list[tuple[Path, dict[str, Any]]]:

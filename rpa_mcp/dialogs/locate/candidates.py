@@ -44,6 +44,7 @@ from rpa_mcp.dialogs.locate.edges import (
 from rpa_mcp.dialogs.locate.footer import box_above_footer
 from rpa_mcp.dialogs.locate.frames import caption_buttons, clipped_below
 from rpa_mcp.dialogs.locate.geometry import area, flush, inside, same_box
+from rpa_mcp.dialogs.locate.tiled import box_over_tiled_row
 from rpa_mcp.vision.images import BBox
 
 MIN_DIALOG_W, MIN_DIALOG_H = 120, 50
@@ -106,6 +107,7 @@ def score_candidates(image: np.ndarray, previous: np.ndarray | None = None) -> l
             if taller != fragment:
                 candidates.add(taller)
     candidates.update(_footers(gray, edges, buttons, candidates))
+    candidates.update(_tiled(edges, bands, buttons))
     changed, changed_share = _changed_mask(gray, previous)
     blobs: set[BBox] = set()
     if changed is not None:
@@ -144,6 +146,20 @@ def _footers(gray: np.ndarray, edges: np.ndarray, buttons: list[BBox], boxes: se
             continue
         found = box_above_footer(gray, edges, button)
         if found is not None and found[2] >= MIN_DIALOG_W and found[3] >= MIN_DIALOG_H:
+            out.add(found)
+    return out
+
+
+def _tiled(edges: np.ndarray, bands: list[BBox], buttons: list[BBox]) -> set[BBox]:
+    """Dialogs rebuilt from a body band over a row of buttons tiling its width (ink outside touching
+    the outline keeps it from closing)."""
+    distinct = dedupe(buttons)
+    out: set[BBox] = set()
+    for band in bands:
+        if band[2] < MIN_DIALOG_W:
+            continue
+        found = box_over_tiled_row(edges, band, distinct)
+        if found is not None and found[3] >= MIN_DIALOG_H:
             out.add(found)
     return out
 
