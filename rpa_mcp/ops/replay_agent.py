@@ -55,7 +55,9 @@ class ResolveTargetInput(StrictModel):
         description="label/by_text, rel_x/rel_y (or x_pct/y_pct) recorded position, bbox, anchor_png_base64, "
         "resolve_order, window_title, uia{x,y,score}; check_state=true also reads the check box (radio button) "
         "beside the label; with mark{kind,side,gap,size} (the mark the step was learned with: box or radio, its "
-        "side of the label, the background between them and its size, in text heights) only that mark is read."
+        "side of the label, the background between them and its size, in text heights) only that mark is read; "
+        "opened_list [x, y, w, h] (shares of the frame: the list a drop-down opened, as the agent saw it change) "
+        "reads the label in that list only and accepts it only inside it."
     )
     window_title: str | None = Field(None, max_length=1000, description="Foreground window title (target memory).")
     windows: list[StackedWindowArg] = Field(

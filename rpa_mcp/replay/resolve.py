@@ -36,6 +36,10 @@ The memory (and the label lines kept with it) is the workstation's own: `machine
 Template matching looks in a local window around the recorded position, then a wider one.
 A field named by a label beside it (`label_offset`) is clicked at that offset from the label's line; one
 recorded with its own box (`in_field`) is never clicked on the line itself: not placed, not found.
+An option of an opened list (`opened_list` in its spec: the list its drop-down opened at replay, as the agent
+saw the screen change) is read in that list only (no first look, no regions around the point) and the guard
+accepts it inside the list only, in place of its distance from the point clicked: the last option of a long
+list lies farther from its drop-down than the drift guard reaches; the same words elsewhere are refused.
 An irreversible step's spec (`step_class: irreversible`) is only found by its label or anchor:
 recorded coordinates (`uia`) and a remembered spot of a target without a label are not used.
 """
@@ -71,6 +75,7 @@ from rpa_mcp.replay.search_regions import (
     SCALED_KEY,
     Point,
     first_look_region,
+    opened_list,
     record_regions,
     recorded_position,
     search_regions,
@@ -139,6 +144,17 @@ class TargetResolver:
                 f"rejected_low_score_{cand.method}",
                 f"{cand.method} scored {cand.score:.3f} < {minimum:.2f} (minimum for this method)",
             )
+        opened = opened_list(spec, shape)
+        if opened is not None:  # an option: in the list its drop-down opened, wherever that list reaches
+            x, y = cand.judged_at or (cand.x, cand.y)
+            ox, oy, ow, oh = opened
+            if not (ox <= x <= ox + ow and oy <= y <= oy + oh):
+                return (
+                    False,
+                    f"rejected_drift_{cand.method}",
+                    f"{cand.method} hit at ({x}, {y}) is outside the list the drop-down opened {list(opened)}",
+                )
+            return True, cand.method, ""
         pos = self._recorded(spec)
         if pos is not None:
             h, w = shape[:2]
@@ -463,7 +479,8 @@ class TargetResolver:
             return None
         wanted = str(label)
         is_record = identity.identity_of(spec) is not None
-        if normalize_text(wanted) and not is_record:
+        opened = None if is_record else opened_list(spec, image.shape)
+        if normalize_text(wanted) and not is_record and opened is None:
             near = self._first_look(image, spec, wanted)
             if near is not None:
                 return near
@@ -471,6 +488,8 @@ class TargetResolver:
         regions = (
             record_regions(image.shape, spec)
             if is_record
+            else [opened]  # an option is read in the list its drop-down opened, and only there
+            if opened is not None
             else search_regions(image.shape, self._recorded(spec), spec, self.thresholds.search.ocr_region)
         )
         for region in regions:

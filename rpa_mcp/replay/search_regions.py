@@ -17,6 +17,8 @@ from rpa_mcp.vision.images import BBox, clamp_bbox
 Point = tuple[float, float]  # shares of the frame's width and height
 SCALED_KEY = "scaled_rel"  # the recorded point at the same share of its window's new frame (`window_frame`)
 WINDOW_KEY = "window_now"  # the target's window's box on the screen now, as its agent reports it (`window_frame`)
+OPENED_KEY = "opened_list"  # the list a drop-down opened at replay (shares of the frame, as its agent saw it change)
+OPENED_PAD = 6  # px around the opened list a hit may lie in (its border, a line the list's edge cuts)
 
 
 def recorded_position(spec: Mapping[str, Any]) -> Point | None:
@@ -53,6 +55,28 @@ def search_regions(
         if region[2] > 0 and region[3] > 0:
             return [region]
     return [(0, 0, w, h)]  # no recorded position, no window known: the only place to look is everywhere
+
+
+def opened_list(spec: Mapping[str, Any], shape: tuple[int, ...]) -> BBox | None:
+    """The box (pixels of this frame, padded by OPENED_PAD) of the list the step's drop-down opened, as its agent
+    saw the screen change after clicking the drop-down; None when the spec does not give one."""
+    box = spec.get(OPENED_KEY)
+    if not isinstance(box, list | tuple) or len(box) != 4 or not all(isinstance(v, int | float) for v in box):
+        return None
+    h, w = shape[:2]
+    x, y, bw, bh = (float(v) for v in box)
+    if bw <= 0 or bh <= 0:
+        return None
+    region = clamp_bbox(
+        (
+            round(x * w) - OPENED_PAD,
+            round(y * h) - OPENED_PAD,
+            round(bw * w) + 2 * OPENED_PAD,
+            round(bh * h) + 2 * OPENED_PAD,
+        ),
+        shape,
+    )
+    return region if region[2] > 0 and region[3] > 0 else None
 
 
 def record_regions(shape: tuple[int, ...], spec: Mapping[str, Any]) -> list[BBox]:

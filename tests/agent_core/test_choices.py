@@ -35,6 +35,10 @@ class FakePort:
         self.clicked_at: float | None = None
         self.named: str | None = None  # the option the tree names in the drop-down once chosen (None: not said)
         self.openers: list[tuple[int, int]] = []  # where the tree was asked to look for an option's list
+        self.opened: tuple[int, int, int, int] | None = None  # the list the screen shows opened (None: not told)
+
+    def opened_list(self, opener: tuple[int, int]) -> tuple[int, int, int, int] | None:
+        return self.opened if self.clicks else None
 
     def shown_at(self, x: int, y: int) -> str | None:
         return self.named if (x, y) == COMBO and len(self.clicks) >= 2 else None
@@ -407,3 +411,19 @@ def test_the_desktop_port_reads_the_kind_from_the_trees_role_and_the_servers_ans
     ]:
         server.resolve = {"resolved": True, "x": 1, "y": 2, "method": "hybrid_text_direct", **answer}
         assert controls.checked_on_screen({"label": "Urgent", "check_state": True}, b"png") == mark
+
+
+def test_the_option_is_looked_for_in_the_list_the_drop_down_opened_when_the_screen_shows_it() -> None:
+    port = FakePort(options={"Boîte": OPTION})
+    port.opened = (350, 315, 200, 250)
+    carry_out(port, action("select_option", option="Boîte"), COMBO)
+    assert port.clicks == [COMBO, OPTION]
+    assert port.asked[0]["opened_list"] == [0.35, 0.525, 0.2, 250 / 600]  # shares of the screen, as rel_x/rel_y
+
+
+def test_an_option_the_tree_shows_far_down_the_list_the_drop_down_opened_is_clicked() -> None:
+    port = FakePort(options={})
+    port.tree = {"Boîte": (420, 545)}  # the last line of a long list: beyond the reach of the point clicked
+    port.opened = (350, 315, 200, 250)
+    carry_out(port, action("select_option", option="Boîte"), COMBO)
+    assert port.clicks == [COMBO, (420, 545)] and port.asked == []

@@ -41,12 +41,12 @@ def caret_only(before: Frame, after: Frame) -> bool:
     left, right = stride, -1
     for y in rows:
         row_a, row_b = a[y * stride : (y + 1) * stride], b[y * stride : (y + 1) * stride]
-        left = min(left, _first_difference(row_a, row_b))
-        right = max(right, stride - 1 - _first_difference(row_a[::-1], row_b[::-1]))
+        left = min(left, first_difference(row_a, row_b))
+        right = max(right, stride - 1 - first_difference(row_a[::-1], row_b[::-1]))
     return right // BYTES_PER_PIXEL - left // BYTES_PER_PIXEL < CARET_MAX_W
 
 
-def _first_difference(x: bytes, y: bytes) -> int:
+def first_difference(x: bytes, y: bytes) -> int:
     """The index of the first byte where `x` and `y` (same length, not equal) differ, by bisection."""
     low, high = 0, len(x)  # x[:low] == y[:low]; x[:high] != y[:high]
     while high - low > 1:

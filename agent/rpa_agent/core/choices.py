@@ -2,13 +2,16 @@
 
 - ``select_option``: click the drop-down (resolved like any target), then find the option: an
   option the accessibility tree shows by that exact name in an opened pop-up, within the drift
-  guard's reach of the drop-down, at the same place on two looks in a row and drawn there (the
-  screen at its place unlike the one before the click), asked at each look of the wait for the
-  list to be still when the tree shows the drop-down (clicked at once when so); else, the list
-  once still on the screen, the option's text through the server's `resolve_target` (its OCR and
-  quality guard, around the drop-down: the same words elsewhere on the page are beyond its drift
-  guard; the option is never clicked at a guessed place), click it. An option not found closes the
-  list (Escape) and the step is reported not resolved: the replay pauses.
+  guard's reach of the drop-down or inside the list it opened, at the same place on two looks in a
+  row and drawn there (the screen at its place unlike the one before the click), asked at each look
+  of the wait for the list to be still when the tree shows the drop-down (clicked at once when so);
+  else, the list once still on the screen, the option's text through the server's `resolve_target`
+  (its OCR and quality guard, around the drop-down; the option is never clicked at a guessed place),
+  click it. When the screen shows where the list opened (`rpa_agent.core.opened_list`: what changed
+  since the click, around the drop-down), the server reads that list only and accepts the option only
+  inside it (`opened_list`), however far a long list reaches; otherwise within its drift guard's reach
+  of the drop-down. Either way the same words elsewhere on the page are refused. An option not found
+  closes the list (Escape) and the step is reported not resolved: the replay pauses.
 - ``set_checked``: read the box's state (the accessibility tree's `checked` where the application
   exposes it, else the server's reading of the box beside its label, `resolve_target` with
   `check_state`, and `mark`, the mark the step was learned with, when it has one: only that mark is
@@ -37,6 +40,7 @@ from rpa_agent.core.actions import CHOICES
 from rpa_agent.core.caret import changed
 from rpa_agent.core.http import Http
 from rpa_agent.core.locate import Located, ask_server, located
+from rpa_agent.core.opened_list import Box, opened_box
 from rpa_agent.core.wire import NextAction
 from rpa_agent.port import Desktop, Frame, ShownOptions
 
@@ -102,6 +106,11 @@ class ChoicePort(Protocol):
         """The option the drop-down at a point shows, from the accessibility tree; None when it does not say."""
         ...
 
+    def opened_list(self, opener: tuple[int, int]) -> Box | None:
+        """The box (screen pixels) of the list the last click, on the drop-down at `opener`, opened: what changed
+        on the screen since, around it (asked once the screen is still); None when the screen cannot tell."""
+        ...
+
     def checked_on_screen(self, spec: dict[str, Any], png: bytes) -> Mark:
         """The server's reading of the mark beside the label: its state and kind, each None when it cannot tell
         (a server older than the kind never says it)."""
@@ -152,10 +161,15 @@ def choose_option(port: ChoicePort, action: NextAction, position: tuple[int, int
     # the list drawn and still: the tree is asked once then, never at each look while it opens (asking a
     # drop-down that keeps its list inside itself, Qt, while the list opens lost the option in 6 runs of 9)
     png = port.settled_png()
+    opened = port.opened_list(position)
     shown = port.option_at(option, position)
-    if shown is not None and _within_reach(shown, position, port.screen_size()):
+    size = port.screen_size()
+    if shown is not None and (_within_reach(shown, position, size) or _inside(shown, opened)):
         port.click(*shown)
         return
+    if opened is not None:  # read in that list only, accepted inside it only, however far it reaches
+        x, y, w, h = opened
+        spec["opened_list"] = [x / size[0], y / size[1], w / size[0], h / size[1]]
     found = port.find(spec, png)
     if not found.found:
         port.press("escape")  # close the list: nothing chosen
@@ -166,6 +180,11 @@ def choose_option(port: ChoicePort, action: NextAction, position: tuple[int, int
 def _within_reach(point: tuple[int, int], opener: tuple[int, int], size: tuple[int, int]) -> bool:
     """An option this near the drop-down belongs to its list (the server's drift guard's reach)."""
     return all(abs(p - o) <= OPTION_REACH * s for p, o, s in zip(point, opener, size, strict=True))
+
+
+def _inside(point: tuple[int, int], box: Box | None) -> bool:
+    """The point lies in the list the drop-down opened."""
+    return box is not None and box[0] <= point[0] <= box[0] + box[2] and box[1] <= point[1] <= box[1] + box[3]
 
 
 def set_checked(port: ChoicePort, action: NextAction, position: tuple[int, int]) -> bool:
@@ -268,6 +287,7 @@ class DesktopChoices:
         # shows the same pixels, it is the still screen, as PNG, with no wait
         self.still: tuple[Frame, bytes] | None = None
         self.looked_after_input = False  # the screen was seen still after the last input (and none since)
+        self._input_from: Frame | None = None  # the screen before the last input, once the screen was still since
 
     def click(self, x: int, y: int) -> None:
         self._before = self.desktop.screen.grab()
@@ -289,11 +309,16 @@ class DesktopChoices:
 
     def settled_png(self) -> bytes:
         before, self._before = self._before, None
+        self._input_from = before
         if self.still is not None and not changed(self.still[0], self.desktop.screen.grab()):
             return self.still[1]  # no input since the screen was still: the same pixels (a caret apart) are still
         png = self._settled_png(before)
         self.looked_after_input = before is not None
         return png
+
+    def opened_list(self, opener: tuple[int, int]) -> Box | None:
+        before, self._input_from = self._input_from, None
+        return opened_box(before, self.desktop.screen.grab(), opener) if before is not None else None
 
     def find(self, spec: dict[str, Any], png: bytes) -> Located:
         return located(ask_server(self.http, spec, png, None, self.machine_id))

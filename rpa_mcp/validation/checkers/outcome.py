@@ -21,7 +21,7 @@ from rpa_mcp.validation.checkers.base import BaseChecker, Params
 from rpa_mcp.validation.context import CheckContext
 from rpa_mcp.validation.model import CheckResult, CropRef
 from rpa_mcp.validation.regions import around
-from rpa_mcp.validation.text import text_contains, text_line_boxes, words_written
+from rpa_mcp.validation.text import text_contains, text_equals, text_line_boxes, words_written
 from rpa_mcp.vision.images import BBox, clamp_bbox
 from rpa_mcp.vision.ocr import normalize_text
 
@@ -175,6 +175,16 @@ def _inside(box: BBox, outer: BBox) -> bool:
     return x >= ox - 8 and y >= oy - 8 and x + w <= ox + ow + 8 and y + h <= oy + oh + 8
 
 
+def _typed_here(ctx: CheckContext, box: BBox, text: str) -> bool:
+    """The line is the text this step typed, where it typed it: a type_text step's line reading exactly the
+    expected text (its caret after it allowed) that overlaps the field the action typed into."""
+    typed = ctx.expected.text
+    if ctx.action_type != "type_text" or not typed or not text_equals(text, typed, caret=True):
+        return False
+    field = ctx.target.bbox
+    return field is not None and _gap(box, field) <= 0
+
+
 class OutcomeChecker(BaseChecker):
     """Is the step's expected outcome on screen after the action? (1 seen, 0 not seen, n/a none declared)
 
@@ -235,7 +245,9 @@ class UnexpectedMessageChecker(BaseChecker):
 
     Only message-sized regions count (a banner, a toast, a box of a few lines; not a new page nor a
     form whose notes say which fields are required); the expected outcome's own text, and the field
-    the action typed into, are not messages.
+    the action typed into, are not messages: neither is a line that reads exactly the text the step typed,
+    on the field it typed into (a field wider than where it was demonstrated is not inside the target's box,
+    its text is still the typing's own effect, whatever words it holds).
     """
 
     name = "UnexpectedMessageChecker"
@@ -248,7 +260,7 @@ class UnexpectedMessageChecker(BaseChecker):
         lines = changed_lines(ctx, max_share=share, skip=skip, max_lines=MESSAGE_MAX_LINES)
         wanted = ctx.expected.outcome_text
         for box, text in lines:
-            if wanted and text_contains(text, wanted):
+            if (wanted and text_contains(text, wanted)) or _typed_here(ctx, box, text):
                 continue
             flat = normalize_text(text)
             what = "an error" if ERROR.search(flat) else "a confirmation" if CONFIRMATION.search(flat) else None

@@ -71,6 +71,10 @@ class OcrRoiChecker(BaseChecker):
         if not found and what == "expected_text" and (further := _read_further(ctx, which, box, read, wanted)):
             box, read = further  # the box was the shorter text shown before (a drop-down's placeholder)
             found = holds(read, wanted)
+        if not found and what == "expected_text" and _cut_at_an_edge(read, wanted):
+            wider = _read_wider(ctx, which, box)
+            if wider is not None and holds(wider[1], wanted):  # the box cut the first or last letter: "DRL"
+                box, read, found = wider[0], wider[1], True
         gutter = ""
         if not found and what == "expected_text":  # an editor's line numbers read with the text?
             bare_box, bare, gutter = _read_typed(ctx, which, field, gutter=True)
@@ -136,6 +140,27 @@ def _read_further(ctx: CheckContext, which: Frame, box: BBox, read: str, wanted:
     if width <= w:
         return None
     wider = (x, y, width, h)
+    line = ctx.read_line(which, wider)
+    return wider, line.text if line else ""
+
+
+def _cut_at_an_edge(read: str, wanted: str) -> bool:
+    """The read is the expected text but for its first or last letter, misread or missing: what a box cutting
+    that letter reads."""
+    got, want = folded(read), folded(wanted)
+    if len(got) < 2 or got == want:
+        return False
+    return got[1:] == want[1:] or got[:-1] == want[:-1] or got in (want[1:], want[:-1])
+
+
+def _read_wider(ctx: CheckContext, which: Frame, box: BBox) -> tuple[BBox, str] | None:
+    """The line read again one text height wider on each side: a box placed where the step's box was learned
+    (a window moved, another text in the field) may cut the first or last letter, read as another one (an O cut
+    on its left read as a D). Taken only when it reads the expected text; None when it is no wider."""
+    x, y, w, h = box
+    wider = clamp_bbox((x - h, y, w + 2 * h, h), ctx.frame(which).shape)
+    if wider == box:
+        return None
     line = ctx.read_line(which, wider)
     return wider, line.text if line else ""
 
