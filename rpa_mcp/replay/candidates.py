@@ -31,7 +31,7 @@ class Candidate:
     label_left: int | None = None  # where in that line the label begins (the line may read more before it)
     label_right: int | None = None  # and where it ends
     judged_at: tuple[int, int] | None = None  # where the drift guard judges it, when clicked elsewhere (a field)
-    first_look: bool = False  # read in the small region around the recorded point (`TargetResolver._first_look`)
+    first_look: bool = False  # read in the small region around the recorded point (`replay.first_look`)
     rivals: tuple[tuple[int, int], ...] = ()  # other rows that read the same record (never clicked: ambiguous)
     read_text: str | None = None  # the line as read, for OCR hits of a region's lines
 

@@ -64,17 +64,14 @@ from rpa_mcp.replay.candidates import (
     label_score,
     padded,
     showing,
-    within,
 )
+from rpa_mcp.replay.first_look import FirstLook
 from rpa_mcp.replay.label_boxes import LabelBoxes
-from rpa_mcp.replay.label_runs import label_part_candidate
 from rpa_mcp.replay.memory import TargetMemory
 from rpa_mcp.replay.ports import TextReader, VlmLocator
 from rpa_mcp.replay.record_choice import RecordChoice, ambiguity
 from rpa_mcp.replay.search_regions import (
-    SCALED_KEY,
     Point,
-    first_look_region,
     opened_list,
     record_regions,
     recorded_position,
@@ -119,6 +116,7 @@ class TargetResolver:
         self.thresholds = thresholds
         self.memory = memory
         self.records = RecordChoice(ocr)
+        self.first_look = FirstLook(ocr, thresholds, recorded=self._recorded, guard=self.guard)
         if memory is not None:
             memory.trusted_after = self.thresholds.memory.trusted_after
             memory.min_reliability = self.thresholds.memory.min_reliability
@@ -428,51 +426,6 @@ class TargetResolver:
         lx, ly, lw, lh = line
         return Candidate(lx + lw // 2, ly + lh // 2, score, "hybrid_text_direct", line)
 
-    def _lines_showing(self, image: np.ndarray, region: BBox, wanted: str) -> list[Candidate]:
-        """The lines of `region` that show the label, as candidates, best first (reading order among equals)."""
-        x0, y0, rw, rh = region
-        return showing(read_region(self.ocr, image[y0 : y0 + rh, x0 : x0 + rw]), wanted, (x0, y0))
-
-    def _first_look(self, image: np.ndarray, spec: Mapping[str, Any], wanted: str) -> Candidate | None:
-        """The label read in the small region around the recorded point (`first_look_region`), then, for a
-        window resized since the demonstration, around the point at the same share of its new frame
-        (`window_frame.SCALED_KEY`: a layout that shares the window out), taken there only when the guard
-        accepts it where it is. None: the search regions are read."""
-        size = self.thresholds.search.ocr_first_look
-        recorded = self._recorded(spec)
-        near = self._first_look_in(image, spec, wanted, first_look_region(image.shape, recorded, spec, size))
-        if near is not None:
-            return near
-        scaled = spec.get(SCALED_KEY)
-        if recorded is None or not isinstance(scaled, list | tuple) or len(scaled) != 2:
-            return None
-        h, w = image.shape[:2]
-        if abs(scaled[0] - recorded[0]) * w < size[0] / 2 and abs(scaled[1] - recorded[1]) * h < size[1] / 2:
-            return None  # the same place, read already
-        region = first_look_region(image.shape, (float(scaled[0]), float(scaled[1])), spec, size)
-        there = self._first_look_in(image, spec, wanted, region)
-        return there if there is not None and self.guard(there, spec, image.shape)[0] else None
-
-    def _first_look_in(
-        self, image: np.ndarray, spec: Mapping[str, Any], wanted: str, region: BBox | None
-    ) -> Candidate | None:
-        """The label read in one small region, taken only when it is beyond doubt: a line wholly inside the
-        region (a line its edge cuts may read as the label alone and be longer: "Enregistrer et fermer")
-        that reads the label alone at a score the guard accepts."""
-        if region is None or region[2] <= 4 or region[3] <= 4:
-            return None
-        found = self._lines_showing(image, region, wanted)
-        whole = [c for c in found if c.line_box is not None and within(c.line_box, region, image)]
-        minimum = self.thresholds.min_score("hybrid_text_direct")[1] or 0.0
-        for cand in whole:
-            if cand.read_score is not None and cand.score == cand.read_score and cand.score >= minimum:
-                return replace(cand, first_look=True)
-        for cand in whole:  # the label run together with a neighbouring control's text: its own part, read alone
-            part = label_part_candidate(image, cand, wanted, self.ocr)
-            if part is not None and part.score >= minimum:
-                return part
-        return None
-
     def _ocr_match(self, image: np.ndarray, spec: Mapping[str, Any]) -> Candidate | None:
         label = spec.get("label") or spec.get("by_text") or spec.get("text")
         if not label:
@@ -481,7 +434,7 @@ class TargetResolver:
         is_record = identity.identity_of(spec) is not None
         opened = None if is_record else opened_list(spec, image.shape)
         if normalize_text(wanted) and not is_record and opened is None:
-            near = self._first_look(image, spec, wanted)
+            near = self.first_look.find(image, spec, wanted)
             if near is not None:
                 return near
         first: Candidate | None = None

@@ -1,0 +1,81 @@
+"""The first look: the target's label read in a small region around the point the person clicked.
+
+Its answer is taken only when beyond doubt — a line wholly inside the region that reads the label alone
+at a score the guard accepts, or holds it as its own part set apart by a wide gap and read alone
+(`label_runs`: two controls' texts the detector ran together); otherwise the resolver reads its wider
+search regions: a partial or cut line never stops the search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from rpa_mcp.replay.candidates import Candidate, showing, within
+from rpa_mcp.replay.label_runs import label_part_candidate
+from rpa_mcp.replay.ports import TextReader
+from rpa_mcp.replay.search_regions import SCALED_KEY, Point, first_look_region
+from rpa_mcp.replay.thresholds import Thresholds
+from rpa_mcp.vision.images import BBox
+from rpa_mcp.vision.tiles import read_region
+
+
+class FirstLook:
+    def __init__(
+        self,
+        ocr: TextReader,
+        thresholds: Thresholds,
+        *,
+        recorded: Callable[[Mapping[str, Any]], Point | None],
+        guard: Callable[[Candidate, Mapping[str, Any], tuple[int, ...]], tuple[bool, str, str]],
+    ) -> None:
+        self.ocr = ocr
+        self.thresholds = thresholds
+        self.recorded = recorded  # the point the person clicked, as the resolver reads it from a spec
+        self.guard = guard
+
+    def _lines_showing(self, image: np.ndarray, region: BBox, wanted: str) -> list[Candidate]:
+        """The lines of `region` that show the label, as candidates, best first (reading order among equals)."""
+        x0, y0, rw, rh = region
+        return showing(read_region(self.ocr, image[y0 : y0 + rh, x0 : x0 + rw]), wanted, (x0, y0))
+
+    def find(self, image: np.ndarray, spec: Mapping[str, Any], wanted: str) -> Candidate | None:
+        """The label read in the small region around the recorded point (`first_look_region`), then, for a
+        window resized since the demonstration, around the point at the same share of its new frame
+        (`window_frame.SCALED_KEY`: a layout that shares the window out), taken there only when the guard
+        accepts it where it is. None: the search regions are read."""
+        size = self.thresholds.search.ocr_first_look
+        recorded = self.recorded(spec)
+        near = self._in(image, spec, wanted, first_look_region(image.shape, recorded, spec, size))
+        if near is not None:
+            return near
+        scaled = spec.get(SCALED_KEY)
+        if recorded is None or not isinstance(scaled, list | tuple) or len(scaled) != 2:
+            return None
+        h, w = image.shape[:2]
+        if abs(scaled[0] - recorded[0]) * w < size[0] / 2 and abs(scaled[1] - recorded[1]) * h < size[1] / 2:
+            return None  # the same place, read already
+        region = first_look_region(image.shape, (float(scaled[0]), float(scaled[1])), spec, size)
+        there = self._in(image, spec, wanted, region)
+        return there if there is not None and self.guard(there, spec, image.shape)[0] else None
+
+    def _in(self, image: np.ndarray, spec: Mapping[str, Any], wanted: str, region: BBox | None) -> Candidate | None:
+        """The label read in one small region, taken only when it is beyond doubt: a line wholly inside the
+        region (a line its edge cuts may read as the label alone and be longer: "Enregistrer et fermer")
+        that reads the label alone at a score the guard accepts."""
+        if region is None or region[2] <= 4 or region[3] <= 4:
+            return None
+        found = self._lines_showing(image, region, wanted)
+        whole = [c for c in found if c.line_box is not None and within(c.line_box, region, image)]
+        minimum = self.thresholds.min_score("hybrid_text_direct")[1] or 0.0
+        for cand in whole:
+            if cand.read_score is not None and cand.score == cand.read_score and cand.score >= minimum:
+                return replace(cand, first_look=True)
+        for cand in whole:  # the label run together with a neighbouring control's text: its own part, read alone
+            part = label_part_candidate(image, cand, wanted, self.ocr)
+            if part is not None and part.score >= minimum:
+                return part
+        return None
