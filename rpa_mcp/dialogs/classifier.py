@@ -328,10 +328,10 @@ def _read_whole(region: ModalRegion, front: ModalRegion | None, frame: tuple[int
 
 
 def _in_front(inner: ModalRegion, outer: ModalRegion) -> bool:
-    """`inner` lies within `outer` (a few pixels of slack), takes under half of it and is narrower, or
-    holds none of `outer`'s buttons: a box of its own, not the dialog's footer of buttons (as wide as the
-    dialog, round its buttons). A question as wide as the chooser it covers (GNUstep's "... exists.
-    Replace it?" over its save panel) has its buttons above the chooser's."""
+    """`inner` lies within `outer` (a few pixels of slack), takes under half of it and is narrower, or as
+    wide and holding none of `outer`'s buttons: a box of its own, not the dialog's footer of buttons (as
+    wide as the dialog, round its buttons). A question as wide as the chooser it covers (GNUstep's "...
+    exists. Replace it?" over its save panel) has its buttons above the chooser's."""
     ix, iy, iw, ih = inner.bbox
     ox, oy, ow, oh = outer.bbox
     slack = 4

@@ -67,7 +67,7 @@ OK_CANCEL = (_words("ok"), CANCEL)  # "Move file ... to trash can?" OK / Cancel
 LEAVE_CANCEL = (_words("exit", "quit", "quitter", "terminer", "beenden", "salir", "esci", "exit anyway",
                        "quit anyway", "quitter quand même"), CANCEL)  # fmt: skip
 # leaving whatever is not saved ("Quit Anyway" under "You have unsaved documents"): a discard button
-LEAVE_ANYWAY = _words("quit anyway", "exit anyway", "quitter quand même", "quitter quand meme", "quitter malgré tout")
+LEAVE_ANYWAY = _words("quit anyway", "exit anyway", "quitter quand même", "quitter malgré tout")
 # the kinds a question names with its own words: a file chooser read from the same buttons is not one
 QUESTIONS = frozenset({"app-save-changes", "app-file-overwrite", "app-confirm-delete", "app-credential-prompt"})
 REPLACE = _words("replace", "replace all", "overwrite", "overwrite all", "remplacer", "tout remplacer",
