@@ -41,6 +41,7 @@ FOOTERS_READ = 2  # and after them, boxes with a footer of buttons still unread 
 MESSAGE_BOX_BUTTONS = 2  # a message box: an answer or two (OK; Yes / No) ...
 MESSAGE_BOX_SHARE = 0.04  # ... in a small share of the screen: read whole when its lines name nothing
 FRONT_MAX_WIDTH = 0.8  # of the dialog behind: a box in front of it is narrower (a footer spans it)
+FRONT_AS_WIDE = 0.95  # ... or spans it too, away from its buttons (a question across a save panel)
 # Evidence that a box is drawn over the page rather than part of it. "new" is not enough: search
 # results appearing under an unchanged search field are new, and a card of the page.
 FLOATING = frozenset({"shadow", "backdrop"})
@@ -303,7 +304,7 @@ def _to_read(candidates: Sequence[ModalRegion]) -> _Reading:
     footers = [c for c in candidates[CANDIDATES_READ:] if "buttons" in c.evidence]
     out = _Reading([*candidates[:CANDIDATES_READ], *footers[:FOOTERS_READ]])
     if out and "buttons" in out[0].evidence:
-        front = next((c for c in out[1:] if "buttons" in c.evidence and _in_front(c.bbox, out[0].bbox)), None)
+        front = next((c for c in out[1:] if "buttons" in c.evidence and _in_front(c, out[0])), None)
         if front is not None:
             out.remove(front)
             out.insert(0, front)
@@ -326,11 +327,21 @@ def _read_whole(region: ModalRegion, front: ModalRegion | None, frame: tuple[int
     return 0 < len(region.buttons) <= MESSAGE_BOX_BUTTONS and w * h <= MESSAGE_BOX_SHARE * frame[0] * frame[1]
 
 
-def _in_front(inner: BBox, outer: BBox) -> bool:
-    """`inner` lies within `outer` (a few pixels of slack), takes under half of it and is narrower: a box
-    of its own, not the dialog's footer of buttons (as wide as the dialog)."""
-    ix, iy, iw, ih = inner
-    ox, oy, ow, oh = outer
+def _in_front(inner: ModalRegion, outer: ModalRegion) -> bool:
+    """`inner` lies within `outer` (a few pixels of slack), takes under half of it and is narrower, or as
+    wide and holding none of `outer`'s buttons: a box of its own, not the dialog's footer of buttons (as
+    wide as the dialog, round its buttons). A question as wide as the chooser it covers (GNUstep's "...
+    exists. Replace it?" over its save panel) has its buttons above the chooser's."""
+    ix, iy, iw, ih = inner.bbox
+    ox, oy, ow, oh = outer.bbox
     slack = 4
     within = ix >= ox - slack and iy >= oy - slack and ix + iw <= ox + ow + slack and iy + ih <= oy + oh + slack
-    return within and iw * ih < 0.5 * ow * oh and iw <= FRONT_MAX_WIDTH * ow
+    apart = bool(outer.buttons) and not any(_holds(inner.bbox, button) for button in outer.buttons)
+    as_wide = iw >= FRONT_AS_WIDE * ow
+    return within and iw * ih < 0.5 * ow * oh and (iw <= FRONT_MAX_WIDTH * ow or (as_wide and apart))
+
+
+def _holds(box: BBox, inner: BBox) -> bool:
+    """`inner`'s middle lies in `box`."""
+    cx, cy = inner[0] + inner[2] / 2, inner[1] + inner[3] / 2
+    return box[0] <= cx <= box[0] + box[2] and box[1] <= cy <= box[1] + box[3]

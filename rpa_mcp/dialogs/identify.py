@@ -4,8 +4,9 @@ Scores every entry (matching.py), keeps the admissible ones (an auto/skip entry 
 confirmed application, never a buttonless entry for a region with buttons: naming.py), then:
 the generic kind when the words belong to an unconfirmed application; nothing for a panel whose
 title names no entry; a locked (system) entry whose title the dialog shows; the generic kind its
-shape shows when no entry's words name it surely (structure.py); else the best entry, made
-stricter and unsure when a rival of another policy ties with it.
+shape shows when no entry's words name it surely (structure.py), or when a decisive shape outranks
+an application's pause entry whose own title is not read ("Untitled" alone names no Notepad); else
+the best entry, made stricter and unsure when a rival of another policy ties with it.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ PANEL_TITLE_MIN = 0.8  # a panel without buttons is a dialog only when its title
 GENERIC_CONFIDENCE = 0.7  # a generic kind given for an application-bound entry's words: never sure
 STRUCTURE_OVER = 0.8  # a generic kind named by words under this score gives way to what the shape shows
 STRUCTURE_CONFIDENCE = 0.65  # a kind told by the shape alone: < the resolver's auto threshold
+UNNAMED_TITLE = 0.5  # an application's entry whose title scores under this is not named by its title
 
 
 class Identifier:
@@ -168,9 +170,23 @@ def _shape(
     accepted, or only a generic kind under STRUCTURE_OVER (its words are weaker than the shape), or
     any generic kind when the shape is decisive."""
     top = accepted[0] if accepted else None
-    if top is not None and top.entry.id not in GENERIC_IDS:
+    if top is not None and top.entry.id not in GENERIC_IDS and not _unnamed(top):
         return None
     shape = kind_of([*labels, *flat], lines, icon)
+    if top is not None and top.entry.id not in GENERIC_IDS and not _decisive(shape):
+        return None
     if shape is None or (top is not None and (shape.kind == top.entry.id)):
         return None
     return shape if top is None or shape.decisive or top.score < STRUCTURE_OVER else None
+
+
+def _unnamed(score: EntryScore) -> bool:
+    """A named application's pause entry whose own title is not read: only words every application writes
+    ("Untitled-1 has changed. Save?") name it, and a decisive shape (Save beside Don't Save) outranks them.
+    Never a locked entry nor one a workflow may not override: the generic kind would loosen it."""
+    entry = score.entry
+    return entry.policy == "pause" and not entry.locked and entry.declarative_override and score.title < UNNAMED_TITLE
+
+
+def _decisive(shape: Shape | None) -> bool:
+    return shape is not None and shape.decisive

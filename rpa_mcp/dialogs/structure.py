@@ -2,7 +2,7 @@
 
 When no catalog entry's words name a dialog, what it asks still shows in its buttons and layout:
 - save changes: a save button beside a discard one ("Don't Save", "Discard All", "Ne pas enregistrer"),
-  a discard button beside Cancel under words of changes not saved ("Lose Changes"),
+  a discard or quit button beside Cancel under words of changes not saved ("Lose Changes", "Quit Anyway"),
   a question to quit or exit the program answered OK/Cancel, Yes/No or Exit/Cancel ("Exit from the editor?":
   what is not saved is lost), or a question that asks to save, answered yes/no or OK/cancel
   ('Enregistrer "(sans titre)" ?', "Save report.txt?");
@@ -66,6 +66,8 @@ OK_CANCEL = (_words("ok"), CANCEL)  # "Move file ... to trash can?" OK / Cancel
 # a question to quit answered by leaving ("Your data is not saved. ... exit?" Exit / Cancel)
 LEAVE_CANCEL = (_words("exit", "quit", "quitter", "terminer", "beenden", "salir", "esci", "exit anyway",
                        "quit anyway", "quitter quand même"), CANCEL)  # fmt: skip
+# leaving whatever is not saved ("Quit Anyway" under "You have unsaved documents"): a discard button
+LEAVE_ANYWAY = _words("quit anyway", "exit anyway", "quitter quand même", "quitter malgré tout")
 # the kinds a question names with its own words: a file chooser read from the same buttons is not one
 QUESTIONS = frozenset({"app-save-changes", "app-file-overwrite", "app-confirm-delete", "app-credential-prompt"})
 REPLACE = _words("replace", "replace all", "overwrite", "overwrite all", "remplacer", "tout remplacer",
@@ -187,8 +189,9 @@ def kind_of(labels: Sequence[str], lines: Sequence[str], error_icon: Callable[[]
         any(stem in text for stem in ALREADY) and _any(labels, REPLACE)
     ):
         return Shape("app-file-overwrite", "words of a file that exists, answered replace, skip or no", decisive=True)
-    if _any(labels, DISCARD) and _any(labels, CANCEL) and any(stem in text for stem in UNSAVED):
-        return Shape("app-save-changes", "a discard button beside cancel under words of changes not saved")
+    discard = _any(labels, DISCARD | LEAVE_ANYWAY)
+    if discard and _any(labels, CANCEL) and any(stem in text for stem in UNSAVED):
+        return Shape("app-save-changes", "a discard or quit button beside cancel under words of changes not saved")
     names_deletion = any(stem in text for stem in DELETION)
     pairs = [(a, b) for a, b in (YES_NO, DELETE_CANCEL, OK_CANCEL) if _any(labels, a) and _any(labels, b)]
     if names_deletion and pairs:

@@ -45,8 +45,7 @@ def dialog_then_click(
     dialog = s.active_geometry(wid)
     box, label = s.find_text(frame, words, dialog)  # the dialog is there before it is recorded as such
     before = s.shot(name, frame, kind, "pause", description)
-    x, y, w, h = grow(box, 6)
-    button = (max(0, x), max(0, y), w - max(0, -x), h - max(0, -y))  # a box at the screen's edge: on the frame
+    button = grow(box, 6)
     for _ in range(2):
         s.click(center(box))
         time.sleep(0.8)

@@ -15,7 +15,7 @@ verdict; held-out programs are only measured. Needs: Xvfb, openbox, xdotool, dbu
 firefox-esr-l10n-fr abiword gnome-text-editor pluma thunar
 pinentry-gtk2 l3afpad kwrite gedit wine nedit xfe libreoffice-writer
 libreoffice-l10n-fr fluid texworks gmanedit mtpaint dia jedit gpsprune vim-gtk3
-xfig ghex epiphany-browser) and the fr_FR and en_US locales.
+xfig ghex epiphany-browser textedit.app) and the fr_FR and en_US locales.
 """
 
 from __future__ import annotations
@@ -78,6 +78,7 @@ SPLIT = {
     "xfig": "tuning",
     "ghex": "tuning",
     "epiphany": "tuning",
+    "textedit": "tuning",
 }
 
 
@@ -303,7 +304,10 @@ def center(box: BBox) -> tuple[int, int]:
 
 
 def grow(box: BBox, margin: int) -> BBox:
-    return (box[0] - margin, box[1] - margin, box[2] + 2 * margin, box[3] + 2 * margin)
+    """`box` with `margin` pixels around it, cut at the frame's top and left edges (a menu at the screen's
+    corner)."""
+    x, y = box[0] - margin, box[1] - margin
+    return (max(0, x), max(0, y), box[2] + 2 * margin - max(0, -x), box[3] + 2 * margin - max(0, -y))
 
 
 def changed_box(before: np.ndarray, after: np.ndarray, margin: int = 8) -> BBox:
@@ -313,8 +317,7 @@ def changed_box(before: np.ndarray, after: np.ndarray, margin: int = 8) -> BBox:
     x, y, w, h = grow(
         (int(xs.min()), int(ys.min()), int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)), margin
     )
-    x0, y0 = max(0, x), max(0, y)  # never off the frame
-    return (x0, y0, min(w - (x0 - x), before.shape[1] - x0), min(h - (y0 - y), before.shape[0] - y0))
+    return (x, y, min(w, before.shape[1] - x), min(h, before.shape[0] - y))  # never off the frame
 
 
 def ensure_user() -> None:
@@ -379,7 +382,7 @@ def capture(out: Path, programs: tuple[str, ...], scenes: dict[str, Callable[[Se
 
 
 def main(argv: list[str] | None = None) -> int:
-    from rpa_mcp.screens.epiphany_scenes import SCENES
+    from rpa_mcp.screens.textedit_scenes import SCENES
     from rpa_mcp.vision.ocr import RapidOcrEngine
 
     parser = argparse.ArgumentParser(prog="python -m rpa_mcp.screens capture-programs")

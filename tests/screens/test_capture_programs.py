@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rpa_mcp.screens.real_programs import SPLIT, changed_box, configs_for
+from rpa_mcp.screens.real_programs import SPLIT, changed_box, configs_for, grow
 
 
 def test_a_change_at_the_frames_edge_gives_a_box_on_the_frame() -> None:
@@ -15,6 +15,12 @@ def test_a_change_at_the_frames_edge_gives_a_box_on_the_frame() -> None:
     assert (x, y) == (0, 0) and x + w <= 200 and y + h <= 100 and w >= 60 and h >= 40
 
 
+def test_a_box_grown_at_the_screens_corner_stays_on_the_frame() -> None:
+    assert grow((2, 80, 50, 20), 6) == (0, 74, 58, 32)  # a menu's item at the screen's left edge
+    assert grow((0, 0, 70, 20), 6) == (0, 0, 76, 26)
+    assert grow((100, 100, 10, 10), 6) == (94, 94, 22, 22)
+
+
 def test_every_program_runs_in_both_languages_and_keeps_its_first_one() -> None:
     for program in SPLIT:
         assert {c.lang for c in configs_for(program)} == {"fr", "en"}
@@ -23,7 +29,7 @@ def test_every_program_runs_in_both_languages_and_keeps_its_first_one() -> None:
 
 
 def test_every_program_of_the_split_has_a_scene_and_the_later_ones_are_held_out() -> None:
-    from rpa_mcp.screens.epiphany_scenes import SCENES  # the last module of scenes: every one registered
+    from rpa_mcp.screens.textedit_scenes import SCENES  # the last module of scenes: every one registered
 
     assert set(SCENES) == set(SPLIT)
     assert SPLIT["abiword"] == SPLIT["gnome-text-editor"] == SPLIT["l3afpad"] == "held-out"
@@ -43,6 +49,7 @@ def test_every_program_of_the_split_has_a_scene_and_the_later_ones_are_held_out(
         == SPLIT["xfig"]
         == SPLIT["ghex"]
         == SPLIT["epiphany"]
+        == SPLIT["textedit"]
         == "tuning"
     )
 
