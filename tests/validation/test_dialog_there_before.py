@@ -40,7 +40,8 @@ def form() -> np.ndarray:
     x, y, w, h = REGION
     frame[y : y + h, x : x + w] = 90  # the region's outline and its check box line
     frame[y + 2 : y + h - 2, x + 2 : x + w - 2] = 235
-    frame[y + 8 : y + 20, x + 10 : x + 150] = 30  # "Transport sanitaire"
+    frame[y + 8 : y + 20, x + 24 : x + 150 : 4] = 30  # "Transport sanitaire": glyph strokes
+    frame[y + 8 : y + 20, x + 25 : x + 150 : 4] = 30
     fx, fy, fw, fh = FIELD
     frame[fy : fy + fh, fx : fx + fw] = 255  # the empty reason field
     return frame
@@ -81,6 +82,9 @@ def region_hit(box: BBox = REGION) -> DialogHit:
 def test_the_form_region_holding_the_field_typed_into_was_there_before_and_is_no_dialog() -> None:
     before = form()
     before[REGION[1] + 1, REGION[0] + 1] = 91  # the locator reads no dialog there before (no button yet)
+    x, y, _w, _h = REGION
+    before[y + 4, x + 6 : x + 160 : 2] = before[y + 24, x + 6 : x + 160 : 2] = 60  # the check box's focus ring,
+    before[y + 4 : y + 25 : 2, x + 6] = before[y + 4 : y + 25 : 2, x + 160] = 60  # gone when the field takes it
     after = typed(form())
     assert score(before, after, region_hit()) == 0.0
 

@@ -21,7 +21,7 @@ from rpa_mcp.validation.locate import click_point
 from rpa_mcp.validation.model import CheckResult, CropRef
 from rpa_mcp.validation.ports import DialogHit
 from rpa_mcp.validation.regions import around, contains
-from rpa_mcp.validation.text import label_matches, own_window, text_contains, words_written
+from rpa_mcp.validation.text import label_matches, own_window, text_contains, text_line_boxes, words_written
 from rpa_mcp.vision.images import BBox, clamp_bbox
 
 DIM_LEVEL = 12  # grey levels an overlay takes off the page behind a modal
@@ -227,7 +227,7 @@ class DialogPresenceChecker(BaseChecker):
 UNKNOWN_IDS = frozenset({None, "", "unknown"})
 UNTOUCHED_MIN_SHARE = 0.25  # of a box away from what the action changed, for its staying as it was to count
 ACTED_MARGIN = 2  # px around the target's box and the change holding the action's point
-UNTOUCHED_MAX_CHANGE = 0.002  # ... and at most this share of that part changed (a speck, a blink)
+LINES_LOOKED_AT = 8  # text lines of a box looked at for its first one
 
 
 def _expected_outcome_shown(ctx: CheckContext, hit: DialogHit) -> str | None:
@@ -242,11 +242,12 @@ def _expected_outcome_shown(ctx: CheckContext, hit: DialogHit) -> str | None:
 
 
 def _untouched_around_action(ctx: CheckContext, box: BBox, point: tuple[int, int]) -> float | None:
-    """The share of `box` away from what the action changed that stayed as it was, when that is most of it:
-    the box was on screen before (a part of the window holding the field typed into), not a dialog that
-    appeared. None otherwise: a dialog that opened is new pixels all over its box, far beyond the change the
-    action made itself (the text typed, the target's own box); and when the action changed nothing in the box,
-    the locator's reading of the frame before decides (the caller's rules)."""
+    """The share of `box` away from what the action changed, when the box was on screen before: its first
+    text line (where a dialog has its title) stood there unchanged and little else changed away from the
+    action (a focus ring leaving another control): a part of the window holding the field typed into, not a
+    dialog that appeared. None otherwise: a dialog that opened is new pixels, its title first, far beyond
+    the change the action made itself (the text typed, the target's own box); and when the action changed
+    nothing in the box, the locator's reading of the frame before decides (the caller's rules)."""
     mask = ctx.change().mask
     x, y, w, h = clamp_bbox(box, mask.shape)
     if not w or not h:
@@ -261,7 +262,19 @@ def _untouched_around_action(ctx: CheckContext, box: BBox, point: tuple[int, int
     changed = mask[y : y + h, x : x + w] > 0
     if away.sum() < UNTOUCHED_MIN_SHARE * w * h or not changed[acted].any():
         return None  # too little of it away from the action, or the action changed nothing in it: not judged here
-    return float(away.sum()) / (w * h) if changed[away].sum() <= UNTOUCHED_MAX_CHANGE * away.sum() else None
+    if changed[away].sum() >= APPEARED_MIN_CHANGE * away.sum():
+        return None
+    lines = [
+        (lx, ly, lw, lh)
+        for lx, ly, lw, lh in text_line_boxes(ctx.after[y : y + h, x : x + w], max_lines=LINES_LOOKED_AT)
+        if not acted[ly : ly + lh, lx : lx + lw].any()
+    ]
+    if not lines:
+        return None
+    lx, ly, lw, lh = min(lines, key=lambda line: (line[1], line[0]))
+    if changed[ly : ly + lh, lx : lx + lw].mean() > STAYED_MAX_CHANGE:
+        return None  # its first line is new: a title that appeared
+    return float(away.sum()) / (w * h)
 
 
 def _back_from_prompt(ctx: CheckContext, point: tuple[int, int] | None) -> bool:
