@@ -67,7 +67,11 @@ def changed_boxes(before: np.ndarray, after: np.ndarray, *, exclude: BBox | None
 def read_toast(before: np.ndarray, after: np.ndarray, ocr: OcrEngine, *, exclude: BBox | None = None) -> str | None:
     """The success message that appeared between the two frames, if any."""
     h, w = after.shape[:2]
-    small = [b for b in changed_boxes(before, after, exclude=exclude) if b[2] * b[3] <= MAX_BOX_SHARE * w * h]
+    small = [
+        b
+        for b in changed_boxes(before, after, exclude=exclude)
+        if b[2] * b[3] <= MAX_BOX_SHARE * w * h and not (exclude is not None and _holds(b, exclude))
+    ]  # the box around the step's own target is its face pressed or focused ("Enregistrer"), not a message
     for x, y, bw, bh in small[:MAX_BOXES]:
         x0, y0, cw, ch = clamp_bbox((x - 4, y - 4, bw + 8, bh + 8), after.shape)
         lines = [line for line in ocr.read(after[y0 : y0 + ch, x0 : x0 + cw]) if line.score >= 0.5]
@@ -78,6 +82,12 @@ def read_toast(before: np.ndarray, after: np.ndarray, ocr: OcrEngine, *, exclude
             if _success(text):
                 return text
     return None
+
+
+def _holds(box: BBox, inner: BBox) -> bool:
+    """`box` holds the centre of `inner`."""
+    cx, cy = inner[0] + inner[2] / 2, inner[1] + inner[3] / 2
+    return box[0] <= cx <= box[0] + box[2] and box[1] <= cy <= box[1] + box[3]
 
 
 def _success(text: str) -> bool:

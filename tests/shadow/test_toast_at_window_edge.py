@@ -55,3 +55,19 @@ def test_a_box_reaching_the_bottom_band_is_followed_down_it_but_for_the_clock_co
 def test_the_message_line_of_a_bar_read_with_its_neighbours_is_the_toast() -> None:
     before, after = frames()
     assert read_toast(before, after, CropOcr()) == SAVED
+
+
+class FaceOcr:
+    """Reads the clicked button's own label on any crop."""
+
+    def read(self, image: np.ndarray) -> list[OcrLine]:
+        return [OcrLine("Enregistrer le rendez-vous", (0, 0, image.shape[1], image.shape[0]), 0.99)]
+
+
+def test_the_clicked_button_s_own_face_changing_is_no_message() -> None:
+    before = np.full((1080, 1920, 3), 240, np.uint8)
+    after = before.copy()
+    label = (1579, 304, 177, 21)
+    after[296:300, 1555:1779] = after[330:334, 1555:1779] = 90  # its focus ring drawn round it
+    after[296:334, 1555:1559] = after[296:334, 1775:1779] = 90
+    assert read_toast(before, after, FaceOcr(), exclude=label) is None

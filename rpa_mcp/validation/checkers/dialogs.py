@@ -253,9 +253,11 @@ def _untouched_around_action(ctx: CheckContext, box: BBox, point: tuple[int, int
     if not w or not h:
         return None
     acted = np.zeros((h, w), bool)
-    regions = [b.bbox for b in ctx.change().blobs if contains(b.bbox, (*point, 1, 1))]
-    if ctx.target.bbox is not None and ctx.target.bbox_source != "guessed":
-        regions.append(ctx.target.bbox)
+    target = ctx.target.bbox if ctx.target.bbox_source != "guessed" else None
+    if target is not None and contains(target, (*point, 1, 1)):
+        regions = [target]  # the field typed into, the control clicked: its own box
+    else:  # else what changed where the action was made
+        regions = [b.bbox for b in ctx.change().blobs if contains(b.bbox, (*point, 1, 1))]
     for rx, ry, rw, rh in (around(r, ctx.shape, ACTED_MARGIN) for r in regions):
         acted[max(0, ry - y) : max(0, ry + rh - y), max(0, rx - x) : max(0, rx + rw - x)] = True
     away = ~acted
