@@ -67,21 +67,29 @@ def changed_boxes(before: np.ndarray, after: np.ndarray, *, exclude: BBox | None
 def read_toast(before: np.ndarray, after: np.ndarray, ocr: OcrEngine, *, exclude: BBox | None = None) -> str | None:
     """The success message that appeared between the two frames, if any."""
     h, w = after.shape[:2]
-    small = [
-        b
-        for b in changed_boxes(before, after, exclude=exclude)
-        if b[2] * b[3] <= MAX_BOX_SHARE * w * h and not (exclude is not None and _holds(b, exclude))
-    ]  # the box around the step's own target is its face pressed or focused ("Enregistrer"), not a message
+    small = [b for b in changed_boxes(before, after, exclude=exclude) if b[2] * b[3] <= MAX_BOX_SHARE * w * h]
     for x, y, bw, bh in small[:MAX_BOXES]:
         x0, y0, cw, ch = clamp_bbox((x - 4, y - 4, bw + 8, bh + 8), after.shape)
         lines = [line for line in ocr.read(after[y0 : y0 + ch, x0 : x0 + cw]) if line.score >= 0.5]
-        texts = [" ".join(line.text.split()) for line in sorted(lines, key=lambda ln: (ln.bbox[1], ln.bbox[0]))]
+        lines.sort(key=lambda ln: (ln.bbox[1], ln.bbox[0]))
+        # the step's own target (its face pressed or focused: "Enregistrer") is never the message
+        own = exclude is not None and _holds((x0, y0, cw, ch), exclude)
+        texts = [
+            " ".join(ln.text.split())
+            for ln in lines
+            if not (own and exclude is not None and _holds(_moved(ln.bbox, x0, y0), exclude))
+        ]
         # the box's text together, else a line of it alone: a banner at a window's edge moves the status line
         # above it and shows a close button beside it, both in its box
-        for text in [" ".join(texts), *(texts if len(texts) > 1 else [])]:
+        whole = [] if own else [" ".join(texts)]
+        for text in [*whole, *(texts if len(texts) > 1 or own else [])]:
             if _success(text):
                 return text
     return None
+
+
+def _moved(box: BBox, dx: int, dy: int) -> BBox:
+    return (box[0] + dx, box[1] + dy, box[2], box[3])
 
 
 def _holds(box: BBox, inner: BBox) -> bool:
@@ -100,6 +108,7 @@ OPENED_MAX_SHARE = 0.6  # ... and at most this one (more is a new page)
 OPENED_MAX_OUTSIDE = 0.1  # share of the changed pixels allowed outside it (the screen behind stayed)
 TITLE_BAND = 90  # px at the top of the box where its title is read
 TITLE_MIN_SCORE = 0.9
+BLANK_STD = 2.0  # grey-level spread under which a region shows nothing (no title to read there before)
 
 
 def read_opened(before: np.ndarray, after: np.ndarray, ocr: OcrEngine, *, exclude: BBox | None = None) -> str | None:
@@ -118,4 +127,10 @@ def read_opened(before: np.ndarray, after: np.ndarray, ocr: OcrEngine, *, exclud
     top = after[y : y + min(bh, TITLE_BAND), x : x + bw]
     lines = sorted((ln for ln in ocr.read(top) if ln.score >= TITLE_MIN_SCORE), key=lambda ln: (ln.bbox[1], ln.bbox[0]))
     text = " ".join(lines[0].text.split()) if lines else ""
-    return text if 3 <= len(text) <= MAX_TEXT and not FAILURE.search(normalize_text(text)) else None
+    if not 3 <= len(text) <= MAX_TEXT or FAILURE.search(normalize_text(text)):
+        return None
+    # a title already written there before is the window's own content moved or redrawn (a panel widened
+    # by the message it shows), not a form that opened
+    under = before[y : y + min(bh, TITLE_BAND), x : x + bw]
+    was = {normalize_text(ln.text) for ln in ocr.read(under)} if float(under.std()) > BLANK_STD else set()
+    return None if normalize_text(text) in was else text

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rpa_mcp.shadow.toasts import changed_boxes, read_toast
+from rpa_mcp.shadow.toasts import changed_boxes, read_opened, read_toast
 from rpa_mcp.vision.ocr import OcrLine
 
 SAVED = "Rendez-vous enregistré : BERTIN Solène — Cardiologie — le 05/12/2026."
@@ -71,3 +71,18 @@ def test_the_clicked_button_s_own_face_changing_is_no_message() -> None:
     after[296:300, 1555:1779] = after[330:334, 1555:1779] = 90  # its focus ring drawn round it
     after[296:334, 1555:1559] = after[296:334, 1775:1779] = 90
     assert read_toast(before, after, FaceOcr(), exclude=label) is None
+
+
+class SameTitleOcr:
+    """Reads "Rechercher" at the top of any crop, before and after alike."""
+
+    def read(self, image: np.ndarray) -> list[OcrLine]:
+        return [OcrLine("Rechercher", (0, 0, 80, 20), 0.99)]
+
+
+def test_a_panel_redrawn_wider_whose_title_was_already_there_is_no_form_that_opened() -> None:
+    before = np.full((1080, 1920, 3), 240, np.uint8)
+    before[80:1060, 1500:1900] = 200
+    after = np.full((1080, 1920, 3), 240, np.uint8)
+    after[80:1060, 1320:1900] = 190  # the panel widened by the message it shows, its content moved
+    assert read_opened(before, after, SameTitleOcr()) is None
