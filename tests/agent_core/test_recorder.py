@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rpa_agent.core.http import Response
-from rpa_agent.core.recorder import MASK, EventSender, EventStream, Key
+from rpa_agent.core.recorder import MASK, EventSender, EventStream, Key, still_frame
 from rpa_agent.port import Element, Frame, Window
 
 from .fakes import FakeHttp
@@ -106,3 +106,27 @@ def test_an_event_carries_its_windows_box_and_a_check_box_its_state_before_the_c
     ticked, plain = sent
     assert ticked["window_box"] == [100, 50, 1024, 768] and ticked["element"]["states"] == []
     assert "window_box" not in plain and "states" not in plain["element"]  # no box known, not a check box
+
+
+def test_the_screen_the_last_action_left_is_sent_once_still_when_the_recording_stops() -> None:
+    """The last step's evidence (a confirmation bar sliding in after the save) is on no later input's frame."""
+    sent: list[dict[str, Any]] = []
+    events = stream(sent, [0.0])
+    events.window(FORM, 99.0)
+    sliding, shown = Frame(1, 1, b"\1\0\0\0"), Frame(1, 1, b"\2\0\0\0")
+    grabs = iter([sliding, shown, shown])
+    waits: list[float] = []
+    still = still_frame(lambda: next(grabs), sleep=waits.append)
+    assert still is shown and len(waits) == 2
+    events.click(5, 6, button="left", ts=100.0, received=1.0, window=FORM, element=None, frame=shown)
+    events.screen_at_end(still, 101.0)
+    assert [e["type"] for e in sent] == ["focus", "click", "screenshot"]
+    assert sent[-1]["screenshot"] and sent[-1]["window_title"] == FORM.title and sent[-1]["ts"] == 101.0
+
+
+def test_no_screen_is_sent_at_the_end_of_a_recording_without_an_action() -> None:
+    sent: list[dict[str, Any]] = []
+    events = stream(sent, [0.0])
+    events.window(FORM, 99.0)
+    events.screen_at_end(Frame(1, 1, b"\0\0\0\0"), 100.0)
+    assert [e["type"] for e in sent] == ["focus"]

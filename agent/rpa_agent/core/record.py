@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from rpa_agent.core.recorder import EventStream, Key
+from rpa_agent.core.recorder import EventStream, Key, still_frame
 from rpa_agent.port import Desktop, Frame, RawInput, Window
 
 logger = logging.getLogger(__name__)
@@ -102,6 +102,10 @@ class PortRecorder:
                 self.handle(self.inputs.get())
             self.stream.flush_typing()
             self.frames.stop()
+            try:
+                self.stream.screen_at_end(still_frame(self.frames.grab), time.time())
+            except Exception:  # the screen went away: the recording ends without it
+                logger.exception("recorder_last_frame_grab_failed")
 
     def _on_raw(self, raw: RawInput) -> None:
         """The watch's thread: only what must be taken now (the screen before); the rest is handled later."""

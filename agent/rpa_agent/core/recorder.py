@@ -10,7 +10,8 @@ makes the events of docs/concepts/shadow.md and posts them in order (`EventSende
 - `type` for a burst of typed characters (flushed at a click, a non-character key, a window
   change or a pause); `key` for Enter, Tab, Backspace, Escape and combos (`ctrl+s`), with the
   screenshot before it;
-- `scroll` for wheel clicks.
+- `scroll` for wheel clicks;
+- `screenshot` once, when the recording stops: the screen the last action left, once still.
 
 Every event's `ts` is the moment its input happened, not the moment it is sent. In a password
 field the typed text never leaves the machine: it is replaced by `MASK` and the event says
@@ -39,6 +40,8 @@ MASK = "••••••••"  # the server's mask for a secret (rpa_mcp.sha
 DOUBLE_CLICK_S = 0.4
 DOUBLE_CLICK_PX = 6
 TYPE_FLUSH_S = 1.0
+STILL_TRIES = 20  # grabs at most, when the recording stops, for a screen that stopped changing
+STILL_EVERY_S = 0.1
 NON_TARGET_ROLES = frozenset(
     {
         "Document", "Document Web", "Frame", "Panel", "Section", "Filler", "Application", "Window", "Pane",
@@ -139,6 +142,25 @@ class EventSender:
             return True
 
 
+def still_frame(
+    grab: Callable[[], Frame],
+    *,
+    tries: int = STILL_TRIES,
+    every: float = STILL_EVERY_S,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Frame:
+    """A grab of the screen once it stopped changing (a banner's slide-in ended): two grabs `every` apart
+    alike, or the last of `tries`."""
+    frame = grab()
+    for _ in range(tries - 1):
+        sleep(every)
+        again = grab()
+        if again == frame:
+            return again
+        frame = again
+    return frame
+
+
 class EventStream:
     """Shadow events from captured inputs, in the order the person made them."""
 
@@ -164,6 +186,7 @@ class EventStream:
         self._typed_window: Window | None = None
         self._secret: Element | None = None
         self._last_click: tuple[float, int, int] | None = None
+        self._window: Window | None = None  # the window of the last event sent
         self.counts: dict[str, int] = {}
         self.unmapped = 0
 
@@ -260,9 +283,17 @@ class EventStream:
             self.say(f"typed {len(text)} character(s)")
         self._emit(event)
 
+    def screen_at_end(self, frame: Frame | None, ts: float) -> None:
+        """The screen when the recording stops: what the last action left (a confirmation it showed), which
+        no later input's frame before will show."""
+        self.flush_typing()
+        if frame is not None and self.counts.keys() - {"focus"}:
+            self._emit(self._base("screenshot", self._window, ts) | {"screenshot": self._shot(frame)})
+
     # --- events ---------------------------------------------------------------------------------------
     def _base(self, kind: str, window: Window | None, ts: float) -> dict[str, Any]:
         """An event stamped with the moment it happened, not when it is sent."""
+        self._window = window or self._window
         width, height = self.screen_size()
         event: dict[str, Any] = {
             "session_id": self.session_id,

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from Xlib import X, display
 
 from rpa_agent.core.http import Http
-from rpa_agent.core.recorder import EventSender, EventStream, Key
+from rpa_agent.core.recorder import EventSender, EventStream, Key, still_frame
 from rpa_agent.port import Element, Frame
 from rpa_agent.x11.atspi import Accessibility
 from rpa_agent.x11.check_state import read_late, wait_before_reading_again, with_second_reading
@@ -238,6 +238,7 @@ class Recorder:
             self.stream.flush_typing()
             self._windows_until(None)
             self.frames.stop()
+            self._screen_at_end()
             self.tracker.stop()
             self.sender.close()
             self.access.close()
@@ -246,6 +247,14 @@ class Recorder:
             summary = ", ".join(f"{n} {k}" for k, n in sorted(self.counts.items())) or "no event"
             unmapped = f"; {self.stream.unmapped} key(s) mapped to nothing" if self.stream.unmapped else ""
             self.say(f"stopped: {summary} sent ({self.sender.sent} accepted, {self.sender.refused} refused){unmapped}")
+
+    def _screen_at_end(self) -> None:
+        try:
+            frame = still_frame(self.screen.grab)
+        except Exception:  # the display went away: the recording ends without it
+            logger.exception("x11_last_frame_grab_failed")
+            return
+        self.stream.screen_at_end(frame, time.time())
 
     def _on_raw(self, raw: RawInput) -> None:
         """RECORD thread: take what is only true now (window, element, frame before, key), then hand over."""

@@ -15,13 +15,14 @@ import numpy as np
 
 from rpa_mcp.validation.checkers.base import BaseChecker, Params
 from rpa_mcp.validation.checkers.kept_buttons import clicked_face_kept, kept_button
+from rpa_mcp.validation.checkers.outcome import WORDS_KINDS
 from rpa_mcp.validation.context import CELL, CheckContext
 from rpa_mcp.validation.locate import click_point
 from rpa_mcp.validation.model import CheckResult, CropRef
 from rpa_mcp.validation.ports import DialogHit
 from rpa_mcp.validation.regions import around, contains
-from rpa_mcp.validation.text import label_matches, own_window
-from rpa_mcp.vision.images import BBox
+from rpa_mcp.validation.text import label_matches, own_window, text_contains, text_line_boxes, words_written
+from rpa_mcp.vision.images import BBox, clamp_bbox
 
 DIM_LEVEL = 12  # grey levels an overlay takes off the page behind a modal
 MIN_DIMMED_SHARE = 0.30
@@ -130,6 +131,25 @@ class DialogPresenceChecker(BaseChecker):
                 )
             point = click_point(ctx.target)
             on_it = point is not None and contains(hit.bbox, (point[0], point[1], 1, 1))
+            shown = _expected_outcome_shown(ctx, hit)
+            if shown is not None:  # what the demonstration showed after this step: its success, not a dialog
+                return self.result(
+                    signal,
+                    0.0,
+                    f"the box at {list(hit.bbox)} shows the step's expected {ctx.expected.outcome_kind} "
+                    f"{ctx.expected.outcome_text!r} (read {shown!r}): the outcome, not an unexpected dialog",
+                    crop=crop,
+                    **facts,
+                )
+            if on_it and point is not None and (untouched := _untouched_around_action(ctx, hit.bbox, point)):
+                return self.result(
+                    signal,
+                    0.0,
+                    f"the box at {list(hit.bbox)} ({hit.title!r}) was on screen before the action: the action was "
+                    f"made inside it and {untouched:.0%} of it, away from what the action changed, stayed as it was",
+                    crop=crop,
+                    **facts,
+                )
             if params.get("beneath") and hit.dialog_id in CHOOSERS and _back_from_prompt(ctx, point):
                 return self.result(
                     signal,
@@ -202,6 +222,61 @@ class DialogPresenceChecker(BaseChecker):
             crop=crop,
             **facts,
         )
+
+
+UNKNOWN_IDS = frozenset({None, "", "unknown"})
+UNTOUCHED_MIN_SHARE = 0.25  # of a box away from what the action changed, for its staying as it was to count
+ACTED_MARGIN = 2  # px around the target's box and the change holding the action's point
+LINES_LOOKED_AT = 8  # text lines of a box looked at for its first one
+
+
+def _expected_outcome_shown(ctx: CheckContext, hit: DialogHit) -> str | None:
+    """The text of a box no catalog names that shows the step's expected outcome (a message bar saying the
+    record was saved, as in the demonstration), or None. A dialog the catalog knows is judged as such."""
+    wanted, kind = ctx.expected.outcome_text, ctx.expected.outcome_kind
+    if not wanted or kind == "window_title" or hit.dialog_id not in UNKNOWN_IDS:
+        return None
+    shows = words_written if kind in WORDS_KINDS else text_contains
+    texts = [hit.title or "", *(label for label, _box in hit.buttons)]
+    return next((text for text in texts if text and shows(text, wanted)), None)
+
+
+def _untouched_around_action(ctx: CheckContext, box: BBox, point: tuple[int, int]) -> float | None:
+    """The share of `box` away from what the action changed, when the box was on screen before: its first
+    text line (where a dialog has its title) stood there unchanged and little else changed away from the
+    action (a focus ring leaving another control): a part of the window holding the field typed into, not a
+    dialog that appeared. None otherwise: a dialog that opened is new pixels, its title first, far beyond
+    the change the action made itself (the text typed, the target's own box); and when the action changed
+    nothing in the box, the locator's reading of the frame before decides (the caller's rules)."""
+    mask = ctx.change().mask
+    x, y, w, h = clamp_bbox(box, mask.shape)
+    if not w or not h:
+        return None
+    acted = np.zeros((h, w), bool)
+    target = ctx.target.bbox if ctx.target.bbox_source != "guessed" else None
+    if target is not None and contains(target, (*point, 1, 1)):
+        regions = [target]  # the field typed into, the control clicked: its own box
+    else:  # else what changed where the action was made
+        regions = [b.bbox for b in ctx.change().blobs if contains(b.bbox, (*point, 1, 1))]
+    for rx, ry, rw, rh in (around(r, ctx.shape, ACTED_MARGIN) for r in regions):
+        acted[max(0, ry - y) : max(0, ry + rh - y), max(0, rx - x) : max(0, rx + rw - x)] = True
+    away = ~acted
+    changed = mask[y : y + h, x : x + w] > 0
+    if away.sum() < UNTOUCHED_MIN_SHARE * w * h or not changed[acted].any():
+        return None  # too little of it away from the action, or the action changed nothing in it: not judged here
+    if changed[away].sum() >= APPEARED_MIN_CHANGE * away.sum():
+        return None
+    lines = [
+        (lx, ly, lw, lh)
+        for lx, ly, lw, lh in text_line_boxes(ctx.after[y : y + h, x : x + w], max_lines=LINES_LOOKED_AT)
+        if not acted[ly : ly + lh, lx : lx + lw].any()
+    ]
+    if not lines:
+        return None
+    lx, ly, lw, lh = min(lines, key=lambda line: (line[1], line[0]))
+    if changed[ly : ly + lh, lx : lx + lw].mean() > STAYED_MAX_CHANGE:
+        return None  # its first line is new: a title that appeared
+    return float(away.sum()) / (w * h)
 
 
 def _back_from_prompt(ctx: CheckContext, point: tuple[int, int] | None) -> bool:
