@@ -12,6 +12,7 @@ patient and a unit the application has.
 from __future__ import annotations
 
 import re
+from functools import partial
 
 import pytest
 
@@ -21,6 +22,7 @@ from rpa_mcp.desktop_rig.admission import hand_click, place
 from rpa_mcp.desktop_rig.harness import Person, VirtualDisplay, wait_until
 from rpa_mcp.desktop_rig.imaging import accessibility_bus_up
 from tests.agent_x11.conftest import require_desktop, require_packages
+from tests.desktop_rig.placing import content_offset
 
 
 def require_java() -> None:
@@ -60,15 +62,8 @@ def test_awt_knows_where_its_window_is_and_opens_its_list_there_once_moved_and_r
         app = beds.start_beds(desk, tmp_path / "beds.jsonl")
         windows = desk.windows()
         manager = Person(desk)
+        offset = partial(content_offset, app, windows)
         try:
-
-            def offset() -> tuple[int, int] | None:
-                """Where Java says its content is, less where X says the window is."""
-                drawn, window = app.layout().get("window"), windows.info(app.wid)
-                if not drawn or window is None or window.geometry is None:
-                    return None
-                return drawn[0] - window.geometry[0], drawn[1] - window.geometry[1]
-
             below_menu = wait_until(offset, timeout=10, what="the maximised window's content")
             for n, geometry in enumerate(("moved", "wide", "resized")):
                 place(app, geometry)

@@ -11,6 +11,7 @@ patient and a product the application has.
 from __future__ import annotations
 
 import re
+from functools import partial
 
 import pytest
 
@@ -20,6 +21,7 @@ from rpa_mcp.desktop_rig.admission import place
 from rpa_mcp.desktop_rig.harness import Person, VirtualDisplay, wait_until
 from rpa_mcp.desktop_rig.imaging import accessibility_bus_up
 from tests.agent_x11.conftest import require_desktop, require_packages
+from tests.desktop_rig.placing import content_offset
 
 
 def require_java() -> None:
@@ -58,15 +60,8 @@ def test_java_knows_where_its_window_is_once_the_benchmark_moved_and_resized_it(
     with VirtualDisplay(workdir=tmp_path / "desk") as desk:
         app = transfusion.start_transfusion(desk, tmp_path / "transfusion.jsonl")
         windows = desk.windows()
+        offset = partial(content_offset, app, windows)
         try:
-
-            def offset() -> tuple[int, int] | None:
-                """Where Java says its content is, less where X says the window is."""
-                drawn, window = app.layout().get("window"), windows.info(app.wid)
-                if not drawn or window is None or window.geometry is None:
-                    return None
-                return drawn[0] - window.geometry[0], drawn[1] - window.geometry[1]
-
             below_menu = wait_until(offset, timeout=10, what="the maximised window's content")
             for geometry in ("moved", "wide", "maximized", "resized"):
                 place(app, geometry)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import os
+from functools import partial
 
 import pytest
 
@@ -23,6 +24,7 @@ from rpa_mcp.desktop_rig.admission import hand_click, place
 from rpa_mcp.desktop_rig.harness import Person, VirtualDisplay, wait_until
 from rpa_mcp.desktop_rig.imaging import accessibility_bus_up
 from tests.agent_x11.conftest import require_desktop
+from tests.desktop_rig.placing import content_offset
 
 
 def require_wx() -> None:
@@ -73,15 +75,8 @@ def test_wx_knows_where_its_widgets_are_and_opens_its_list_there_once_moved_and_
         app = appointments.start_appointments(desk, tmp_path / "appointments.jsonl")
         windows = desk.windows()
         receptionist = Person(desk)
+        offset = partial(content_offset, app, windows)
         try:
-
-            def offset() -> tuple[int, int] | None:
-                """Where wx says its client area is, less where X says the window is."""
-                drawn, window = app.layout().get("window"), windows.info(app.wid)
-                if not drawn or window is None or window.geometry is None:
-                    return None
-                return drawn[0] - window.geometry[0], drawn[1] - window.geometry[1]
-
             below_menu = wait_until(offset, timeout=10, what="the maximised window's client area")
             for n, geometry in enumerate(("moved", "wide", "resized", "small")):
                 place(app, geometry)
