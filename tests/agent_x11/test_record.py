@@ -86,8 +86,10 @@ def test_a_persons_clicks_typing_and_windows_reach_the_server_with_passwords_mas
     titles = {e.get("window_title") for e in events if e["type"] == "focus"}
     assert any("Recherche patient" in (t or "") for t in titles) and any("DURAND Alice" in (t or "") for t in titles)
     # each event is dated when it happened, not when the recorder got round to sending it
-    stamps = [e["ts"] for e in events if e["type"] != "focus"]
+    stamps = [e["ts"] for e in events if e["type"] not in ("focus", "screenshot")]
     assert stamps == sorted(stamps) and begun <= stamps[0] and stamps[-1] <= ended
+    # and last, once the recording stopped, the screen the last input left, dated when it was taken
+    assert kinds[-1] == "screenshot" and kinds.count("screenshot") == 1 and events[-1]["ts"] >= stamps[-1]
     record_opened = next(e["ts"] for e in events if e["type"] == "focus" and "DURAND Alice" in e["window_title"])
     assert clicks[3]["ts"] < record_opened <= ended  # the record opened after the click that opened it
 
