@@ -95,6 +95,23 @@ class ScriptedOcr:
 
 # --- validation ports ---------------------------------------------------------------------
 @dataclass
+class LineReader:
+    """An OCR engine for checkers that only recognise lines (never the detector): each crop is read by
+    `reading`, which a test defines from what the crop shows."""
+
+    def reading(self, image: np.ndarray) -> OcrLine | None:
+        raise NotImplementedError
+
+    def read(self, image: np.ndarray) -> list[OcrLine]:
+        raise AssertionError("no checker runs the text detector")
+
+    def read_line(self, image: np.ndarray) -> OcrLine | None:
+        return self.reading(image)
+
+    def read_lines(self, images: Sequence[np.ndarray]) -> list[OcrLine | None]:
+        return [self.reading(image) for image in images]
+
+
 class FakeDialogLocator:
     """validation.DialogLocator: answers `after` for the AFTER frame (called with previous=...), else `before`."""
 

@@ -9,10 +9,9 @@ a mismatch.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
+from rpa_mcp.testing import LineReader
 from rpa_mcp.validation import Expected, Observed, Target
 from rpa_mcp.validation.checkers import ALL_CHECKERS
 from rpa_mcp.validation.context import CheckContext
@@ -25,22 +24,13 @@ TEXT_Y, TEXT_H = 205, 11
 LEARNED = (303, 200, 59, 17)  # the step's box where it was learned: its left edge cuts the first letter
 
 
-class ReadsWhatTheCropShows:
+class ReadsWhatTheCropShows(LineReader):
     """Reads the option whole only when the crop shows fill left of its first letter (a cut O reads as a D)."""
 
     def __init__(self, shown: str) -> None:
         self.shown = shown
 
-    def read(self, image: np.ndarray) -> list[OcrLine]:
-        raise AssertionError("no checker runs the text detector")
-
-    def read_line(self, image: np.ndarray) -> OcrLine | None:
-        return self.read_lines([image])[0]
-
-    def read_lines(self, images: Sequence[np.ndarray]) -> list[OcrLine | None]:
-        return [self._reading(image) for image in images]
-
-    def _reading(self, image: np.ndarray) -> OcrLine:
+    def reading(self, image: np.ndarray) -> OcrLine:
         cut = bool((image[:, 0].astype(int).sum(axis=1) > 600).any())  # ink in the crop's first column
         text = ("D" + self.shown[1:]) if cut else self.shown
         return OcrLine(text, (0, 0, image.shape[1], image.shape[0]), 0.95)

@@ -8,11 +8,10 @@ typed text, on the field typed into, is not a message; an error shown elsewhere 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import cv2
 import numpy as np
 
+from rpa_mcp.testing import LineReader
 from rpa_mcp.validation import Expected, Observed, Target
 from rpa_mcp.validation.checkers import ALL_CHECKERS
 from rpa_mcp.validation.context import CheckContext
@@ -25,20 +24,11 @@ FIELD_NOW = (664, 223, 352, 31)  # the same field in this run's window: 14 px wi
 ERROR = "Échec de l'enregistrement du rendez-vous"
 
 
-class ReadsByInk:
+class ReadsByInk(LineReader):
     """Reads a crop by its ink's colour: red ink is the error banner, dark ink the field's text."""
 
-    def read(self, image: np.ndarray) -> list[OcrLine]:
-        raise AssertionError("no checker runs the text detector")
-
-    def read_line(self, image: np.ndarray) -> OcrLine | None:
-        return self.read_lines([image])[0]
-
-    def read_lines(self, images: Sequence[np.ndarray]) -> list[OcrLine | None]:
-        return [self._reading(image) for image in images]
-
     @staticmethod
-    def _reading(image: np.ndarray) -> OcrLine:
+    def reading(image: np.ndarray) -> OcrLine:
         red = bool(((image[..., 2] > 150) & (image[..., 0] < 90)).any())
         text = ERROR if red else f"{TYPED.replace('ï', 'i')}|"  # as OCR reads it: the caret after it
         return OcrLine(text, (0, 0, image.shape[1], image.shape[0]), 0.97)
