@@ -33,13 +33,19 @@ TRAVEL_S = 0.3  # a hand bringing the pointer to the next control (a person is n
 TRAVEL_MOVES = 4
 
 
+def system_python_missing(probe: str, packages: list[str]) -> list[str]:
+    """The Debian packages to install for an application the system's Python runs (empty when `probe`,
+    its imports, runs there)."""
+    if shutil.which(SYSTEM_PYTHON) is None:
+        return ["python3", *packages]
+    done = subprocess.run([SYSTEM_PYTHON, "-c", probe], capture_output=True, timeout=60, check=False)
+    return [] if done.returncode == 0 else packages
+
+
 def gtk_missing() -> list[str]:
     """The Debian packages to install for the GTK application (empty when it can run)."""
-    if shutil.which(SYSTEM_PYTHON) is None:
-        return ["python3", "python3-gi", "gir1.2-gtk-3.0"]
     probe = "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk"
-    done = subprocess.run([SYSTEM_PYTHON, "-c", probe], capture_output=True, timeout=60, check=False)
-    return [] if done.returncode == 0 else ["python3-gi", "gir1.2-gtk-3.0"]
+    return system_python_missing(probe, ["python3-gi", "gir1.2-gtk-3.0"])
 
 
 @dataclass(frozen=True)

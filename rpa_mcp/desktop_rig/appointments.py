@@ -17,13 +17,18 @@ on an empty part of the form; accented text is typed as it is written.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from rpa_mcp.desktop_rig.admission import HESITATION_S, SYSTEM_PYTHON, hand_click, new_window, place
+from rpa_mcp.desktop_rig.admission import (
+    HESITATION_S,
+    SYSTEM_PYTHON,
+    hand_click,
+    new_window,
+    place,
+    system_python_missing,
+)
 from rpa_mcp.desktop_rig.dispensation import DispensationApp
 from rpa_mcp.desktop_rig.harness import DesktopError, Person, VirtualDisplay, wait_until
 
@@ -33,11 +38,7 @@ MAIN_TITLE = "Consultations externes — Prise de rendez-vous"
 
 def missing() -> list[str]:
     """The Debian packages to install for the wxPython application (empty when it can run)."""
-    if shutil.which(SYSTEM_PYTHON) is None:
-        return ["python3", "python3-wxgtk4.0"]
-    probe = "import wx, wx.grid, wx.adv"
-    done = subprocess.run([SYSTEM_PYTHON, "-c", probe], capture_output=True, timeout=60, check=False)
-    return [] if done.returncode == 0 else ["python3-wxgtk4.0"]
+    return system_python_missing("import wx, wx.grid, wx.adv", ["python3-wxgtk4.0"])
 
 
 def start_appointments(desk: VirtualDisplay, effects: Path, *, timeout: float = 90.0) -> DispensationApp:

@@ -13,8 +13,6 @@ part of the form; accented text is typed as it is written.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +24,7 @@ from rpa_mcp.desktop_rig.admission import (
     hand_click,
     new_window,
     place,
+    system_python_missing,
 )
 from rpa_mcp.desktop_rig.harness import DesktopError, Person, VirtualDisplay, wait_until
 
@@ -35,11 +34,7 @@ MAIN_TITLE = "Imagerie — Prise de rendez-vous"
 
 def missing() -> list[str]:
     """The Debian packages to install for the Qt application (empty when it can run)."""
-    if shutil.which(SYSTEM_PYTHON) is None:
-        return ["python3", "python3-pyqt5"]
-    probe = "from PyQt5.QtWidgets import QApplication"
-    done = subprocess.run([SYSTEM_PYTHON, "-c", probe], capture_output=True, timeout=60, check=False)
-    return [] if done.returncode == 0 else ["python3-pyqt5"]
+    return system_python_missing("from PyQt5.QtWidgets import QApplication", ["python3-pyqt5"])
 
 
 def accessibility_bus_up(desk: VirtualDisplay, *, timeout: float = 30.0) -> None:
