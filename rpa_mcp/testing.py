@@ -94,7 +94,6 @@ class ScriptedOcr:
 
 
 # --- validation ports ---------------------------------------------------------------------
-@dataclass
 class LineReader:
     """An OCR engine for checkers that only recognise lines (never the detector): each crop is read by
     `reading`, which a test defines from what the crop shows."""
@@ -112,6 +111,7 @@ class LineReader:
         return [self.reading(image) for image in images]
 
 
+@dataclass
 class FakeDialogLocator:
     """validation.DialogLocator: answers `after` for the AFTER frame (called with previous=...), else `before`."""
 
