@@ -7,6 +7,11 @@ application (catalog `apps:`). It matches only when that application is confirme
 - `signature`: words only that application draws, read in one region of the frame (its header).
 Neither: `none`, and the same words give a generic kind, which pauses. The screen text read for a
 signature is data: it is only compared with the catalog's patterns.
+
+An application's own entry (any policy) is also refused when the dialog's own window is reported run
+by a process that is none of the executables it declares (`match.processes`, its application's
+`processes`): Notepad's prompt is not Notepad's when geany draws it. System dialogs (category A) and
+the generic kinds are shown on behalf of any program and are never contradicted.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rpa_mcp.dialogs.catalog import AppSpec, DialogCatalog
+from rpa_mcp.dialogs.catalog import GENERIC_IDS, AppSpec, DialogCatalog, DialogEntry
 from rpa_mcp.dialogs.matching import process_name
 from rpa_mcp.vision.images import crop
 from rpa_mcp.vision.lines import text_lines
@@ -67,12 +72,31 @@ class AppConfirmer:
         ocr: OcrEngine,
         image: np.ndarray | None,
         windows: Sequence[ReportedWindow] = (),
+        *,
+        owner: str | None = None,
     ) -> None:
+        """`owner`: the process the agent reports for the dialog's own window (not the focused one)."""
         self.catalog = catalog
         self.ocr = ocr
         self.image = image
         self.windows = tuple(w for w in windows if w.title or w.process)
+        self.owner = process_name(owner) if owner and owner.strip() else None
         self._seen: dict[str, AppCheck] = {}
+
+    def contradicts(self, entry: DialogEntry) -> str | None:
+        """Why the dialog's own window cannot be `entry`'s: it runs none of the entry's executables
+        (None when it may be: no owner reported, a system dialog, a generic kind, nothing declared)."""
+        if self.owner is None or entry.category == "A" or entry.id in GENERIC_IDS:
+            return None
+        declared = {*entry.match.processes, *(self.catalog.apps[entry.app].processes if entry.app else ())}
+        if not declared or self.owner in {process_name(p) for p in declared}:
+            return None
+        return f"its window is run by {self.owner}, not by {', '.join(sorted(declared, key=str.casefold))}"
+
+    def refusal(self, entry: DialogEntry) -> str:
+        """Why an admissible-looking entry was left out: its owner contradicts it, or its application
+        is not confirmed."""
+        return self.contradicts(entry) or self.check(entry.app or "").detail
 
     def check(self, app: str, *, read_frame: bool = True) -> AppCheck:
         """Is `app` confirmed? `read_frame=False`: by the reported windows only (no OCR); a signature

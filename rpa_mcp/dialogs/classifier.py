@@ -67,9 +67,18 @@ class DialogClassifier:
         """
         by_process = self.matcher.by_process(process) if process else []
         by_title = self.matcher.by_title(window_title) if window_title else []
-        confirm = confirm or AppConfirmer(self.catalog, self.ocr, None, [ReportedWindow(window_title, process)])
-        gated = [e for e in by_title if bound(e) and not confirm.check(e.app or "").confirmed]
+        confirm = confirm or AppConfirmer(
+            self.catalog, self.ocr, None, [ReportedWindow(window_title, process)], owner=process
+        )
+        gated = [
+            e
+            for e in by_title
+            if confirm.contradicts(e) is not None or (bound(e) and not confirm.check(e.app or "").confirmed)
+        ]
         by_title = [e for e in by_title if e not in gated]
+        notes: tuple[str, ...] = tuple(
+            f"the title reads like {e.id}, but {confirm.refusal(e)}: not taken for it" for e in gated
+        )
         if by_process and process and self.matcher.is_system_process(process):
             both = [e for e in by_process if e in by_title]
             entry = (both or by_process)[0]
@@ -90,13 +99,11 @@ class DialogClassifier:
                     title=window_title,
                     region_found_by="window title",
                     path="title",
+                    notes=notes,
                 ),
                 confirm,
             )
         unknown = self.catalog.unknown
-        notes: tuple[str, ...] = tuple(
-            f"the title reads like {e.id}, but {confirm.check(e.app or '').detail}: not taken for it" for e in gated
-        )
         if by_process and process:
             hosts = ", ".join(e.id for e in by_process)
             notes = (
@@ -120,7 +127,9 @@ class DialogClassifier:
         dialog). `windows`: other agent-reported windows (the focused one): they only confirm which
         application shows the dialog, never name it. `thorough`: a single frame whose fast path finds
         no dialog is read whole (slow: see thorough.py)."""
-        confirm = AppConfirmer(self.catalog, self.ocr, image, [ReportedWindow(window_title, process), *windows])
+        confirm = AppConfirmer(
+            self.catalog, self.ocr, image, [ReportedWindow(window_title, process), *windows], owner=process
+        )
         hint = self.classify_title(window_title, process, confirm=confirm) if (window_title or process) else None
         if image is None:
             assert hint is not None, "classify needs an image, a window title or a process"
@@ -138,6 +147,7 @@ class DialogClassifier:
         if hint is None or hint.dialog_id == self.catalog.unknown.id:
             # the title/process path decided nothing: the screenshot decides
             return replace(seen, notes=(*hint.notes, *seen.notes)) if hint is not None else seen
+        seen = replace(seen, notes=(*hint.notes, *seen.notes))  # what the title path refused, and why
         # strictest wins: a locked hint (system process, system dialog title) overrides the pixels
         if hint.entry.locked and not seen.entry.locked:
             return replace(

@@ -61,16 +61,19 @@ class Identifier:
         scores, gated = admissible(self.matcher.score(lines, labels), confirm, with_buttons=not panel or bool(buttons))
         unknown = self.catalog.unknown
         accepted = [s for s in scores if s.score >= ACCEPT_SCORE]
-        mentions = self.matcher.locked_mentions(lines)
-        notes: list[str] = [
-            f"reads like {s.entry.id}, but {confirm.check(s.entry.app or '').detail}: not taken for it" for s in gated
-        ]
+        # a system dialog's title shown anywhere names it; an application's locked entry not in another program
+        mentioned = self.matcher.locked_mentions(lines)
+        mentions = [e for e in mentioned if confirm.contradicts(e) is None]
+        notes: list[str] = [f"reads like {s.entry.id}, but {confirm.refusal(s.entry)}: not taken for it" for s in gated]
+        refused = [e for e in mentioned if e not in mentions]
+        notes += [f"shows the title of {e.id}, but {confirm.refusal(e)}: not taken for it" for e in refused]
         generic = next((self.catalog.get(s.entry.generic) for s in gated if s.entry.generic), None)
         if not accepted and generic is not None and not mentions:
             notes.append(f"the same words in another application: {generic.id}")
             confidence = round(min(gated[0].score, GENERIC_CONFIDENCE), 3)
             found = seen(generic, confidence, bbox, buttons, lines, notes)
-            return with_app(replace(found, app=gated[0].entry.app, app_confirmed_by="none"), confirm)
+            app = gated[0].entry.app
+            return with_app(replace(found, app=app, app_confirmed_by="none" if app else ""), confirm)
         if panel and not (accepted and accepted[0].title >= PANEL_TITLE_MIN) and not mentions:
             best = scores[0] if scores else None
             detail = f" (closest {best.entry.id}: title {best.title:.2f})" if best else ""

@@ -1,7 +1,8 @@
 """Which of the scored entries names a dialog: admissible ones, ties, generic kinds and named ones.
 
-- `admissible`: an auto/skip entry matches only inside its confirmed application, and a region
-  with buttons never matches a buttonless entry;
+- `admissible`: an auto/skip entry matches only inside its confirmed application, an application's
+  own entry never when the dialog's window is another program's, and a region with buttons never
+  matches a buttonless entry;
 - `specific_over_generic`: a named application's own pause entry rather than the generic kind the
   same words give (never without its title when the generic kind's is read as a line of its own,
   nor across a whole frame without its title);
@@ -78,12 +79,17 @@ def admissible(
     scores: Sequence[EntryScore], confirm: AppConfirmer, *, with_buttons: bool
 ) -> tuple[list[EntryScore], list[EntryScore]]:
     """(the scores that may match, the accepted ones left out because their application is not
-    confirmed). A region with buttons never matches a buttonless entry."""
+    confirmed or the dialog's own window is another program's). A region with buttons never matches a
+    buttonless entry."""
     kept: list[EntryScore] = []
     gated: list[EntryScore] = []
     for score in scores:
         entry = score.entry
         if with_buttons and not entry.buttons:
+            continue
+        if confirm.contradicts(entry) is not None:
+            if score.score >= ACCEPT_SCORE:
+                gated.append(score)
             continue
         if bound(entry):
             if score.score < ACCEPT_SCORE:

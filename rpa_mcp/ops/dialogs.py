@@ -48,7 +48,8 @@ class ClassifyDialogInput(StrictModel):
         None,
         max_length=260,
         description="Executable that owns the dialog (reported by the agent). Decisive only for system processes "
-        "such as consent.exe; an application's process (msedge.exe, notepad.exe) only breaks ties.",
+        "such as consent.exe; an application's process (msedge.exe, notepad.exe) only breaks ties, and refuses "
+        "another application's own entries (Notepad's prompt is not Notepad's in geany's window).",
     )
     previous: ImageArg | None = Field(None, description=PREVIOUS_DESCRIPTION)
     windows: list[WindowArg] = Field(default_factory=list, max_length=16, description=WINDOWS_DESCRIPTION)
@@ -93,7 +94,8 @@ class ResolveDialogInput(CropOptions):
     process: str | None = Field(
         None,
         max_length=260,
-        description="Executable that owns the dialog (agent-reported); decisive only for system processes.",
+        description="Executable that owns the dialog (agent-reported); decisive only for system processes; "
+        "another application's own entries are refused to it.",
     )
     previous: ImageArg | None = Field(None, description=PREVIOUS_DESCRIPTION)
     windows: list[WindowArg] = Field(default_factory=list, max_length=16, description=WINDOWS_DESCRIPTION)

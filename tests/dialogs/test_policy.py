@@ -5,7 +5,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rpa_mcp.dialogs import DeclaredModal, DialogClassifier, DialogResolver, check_declarations, effective_policy
-from rpa_mcp.dialogs.apps import ReportedWindow, window_confirms
+from rpa_mcp.dialogs.apps import AppConfirmer, ReportedWindow, window_confirms
 from rpa_mcp.errors import InvalidInput, RpaError
 from rpa_mcp.testing import ScriptedOcr
 
@@ -152,7 +152,7 @@ def test_no_declaration_of_a_windows_or_defender_id_unlocks_it(decl_id, policy):
     assert decl.policy == "pause"
 
 
-# --- property: an application/browser process never names the dialog; only system processes may ---------
+# --- property: an application process never names a dialog (it may only refuse its own entry to another) -
 def _shared_processes(catalog) -> list[str]:
     system = {p.casefold() for p in catalog.system_processes}
     named = {p for e in catalog.dialogs for p in e.match.processes if p.casefold() not in system}
@@ -173,7 +173,14 @@ def test_a_shared_process_never_changes_which_dialog_is_seen(catalog, frame_and_
     with_process = DialogClassifier(catalog, ScriptedOcr(list(texts))).classify(
         image, window_title=title, process=process
     )
-    assert confirms or with_process.dialog_id == without.dialog_id
+    # or it refuses an application's own entry the words read like (its window is another program's): never
+    # that entry then, the refusal said, and a pause
+    owner = AppConfirmer(catalog, ScriptedOcr(), None, owner=process)
+    assert owner.contradicts(with_process.entry) is None
+    refused = any("its window is run by" in note for note in with_process.notes)
+    assert confirms or with_process.dialog_id == without.dialog_id or refused
+    if refused and with_process.dialog_id != without.dialog_id:
+        assert with_process.policy == "pause"
     # and on its own, the process names nothing
     assert DialogClassifier(catalog, ScriptedOcr()).classify_title(None, process).dialog_id == "unknown"
 
