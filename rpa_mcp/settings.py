@@ -90,10 +90,12 @@ class Settings(BaseSettings):
     validator_v2_enabled: bool = True
     dialog_resolver_enabled: bool = True
     dialog_ocr_int8: bool | Literal["auto"] = Field(
-        "auto",
+        False,
         description="The dialog classifier reads with an int8 copy of the text recognizer (made once under "
         "data_dir/models, ~0.6x the CPU time on a CPU with int8 dot-product instructions: AVX-512 VNNI, "
-        "AVX-VNNI, Arm dotprod); auto = only on such a CPU (elsewhere it is no faster); true/false force it.",
+        "AVX-VNNI, Arm dotprod); auto = only on such a CPU (elsewhere it is no faster). Off by default: on "
+        "real programs' dialogs it names fewer than the float model (docs/decisions/ocr-engine.md), and the "
+        "same screen would read differently on another CPU.",
     )
     dialog_ocr_width: float = Field(
         0.8,

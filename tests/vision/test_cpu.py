@@ -61,7 +61,9 @@ def test_auto_follows_the_cpu_and_true_or_false_force_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_ocr: RapidOcrEngine, fast: bool
 ) -> None:
     monkeypatch.setattr(bootstrap, "fast_int8_dot", lambda: fast)
-    auto = build_dialog_ocr(Settings(data_dir=tmp_path), shared_ocr)
+    auto = build_dialog_ocr(Settings(data_dir=tmp_path, dialog_ocr_int8="auto"), shared_ocr)
     assert (auto is not shared_ocr) is fast
+    # by default the classifier reads with the float model, whatever the CPU
+    assert build_dialog_ocr(Settings(data_dir=tmp_path), shared_ocr) is shared_ocr
     assert build_dialog_ocr(Settings(data_dir=tmp_path, dialog_ocr_int8=True), shared_ocr) is not shared_ocr
     assert build_dialog_ocr(Settings(data_dir=tmp_path, dialog_ocr_int8=False), shared_ocr) is shared_ocr
