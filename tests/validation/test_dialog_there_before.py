@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from rpa_mcp.testing import FakeOcr
-from rpa_mcp.validation.checkers.dialogs import DialogPresenceChecker
+from rpa_mcp.validation.checkers.dialog_presence import DialogPresenceChecker
 from rpa_mcp.validation.context import CheckContext
 from rpa_mcp.validation.model import Expected, Observed, Target
 from rpa_mcp.validation.ports import DialogHit

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rpa_mcp.testing import FakeOcr
-from rpa_mcp.validation.checkers.dialogs import find_modal_overlay
+from rpa_mcp.validation.checkers.dialog_presence import find_modal_overlay
 from rpa_mcp.validation.context import CheckContext
 from rpa_mcp.validation.model import Expected, Observed, Target
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from rpa_mcp.validation.checkers.base import BaseChecker, Checker, Params
-from rpa_mcp.validation.checkers.dialogs import DialogClosedChecker, DialogPresenceChecker
+from rpa_mcp.validation.checkers.dialog_closed import DialogClosedChecker
+from rpa_mcp.validation.checkers.dialog_presence import DialogPresenceChecker
 from rpa_mcp.validation.checkers.options import OptionSetChecker
 from rpa_mcp.validation.checkers.other import JsonSchemaChecker, LlmJudgeChecker
 from rpa_mcp.validation.checkers.outcome import OutcomeChecker, UnexpectedMessageChecker
