@@ -52,8 +52,9 @@ DISCARD = _words(
     "lose changes", "abandonner les modifications", "perdre les modifications",
     "verwerfen", "no guardar", "descartar", "non salvare", "scarta",
 )  # fmt: skip
-ACKNOWLEDGE = _words("ok", "close", "fermer", "dismiss", "got it", "d'accord", "compris", "schliessen", "cerrar",
-                     "aceptar", "chiudi")  # fmt: skip
+# "Valider": GTK's French label of its OK button
+ACKNOWLEDGE = _words("ok", "valider", "close", "fermer", "dismiss", "got it", "d'accord", "compris", "schliessen",
+                     "cerrar", "aceptar", "chiudi")  # fmt: skip
 DETAILS = _words("details", "show details", "détails", "afficher les détails", "einzelheiten", "detalles", "dettagli")
 YES_NO = (_words("yes", "oui", "ja", "si", "sì"), _words("no", "non", "nein"))
 DELETE_CANCEL = (

@@ -162,7 +162,11 @@ def blocks(catalog: DialogCatalog, matcher: Matcher, read: Sequence[OcrLine], fr
     """Candidate dialogs among the frame's lines, most promising first (each with a button)."""
     scale = max(1.0, frame_height / 1080)  # a smaller screen draws dialogs no smaller
     labels = _button_labels(catalog)
-    anchors = [line for line in read if _anchor(matcher, line.text) and not _lone_word(matcher, line, read)]
+    anchors = [
+        line
+        for line in read
+        if _anchor(matcher, line.text) and not _lone_word(matcher, line, read) and not _in_toolbar(line, read, labels)
+    ]
     anchors = anchors[:MAX_ANCHORS]
     out = []
     for anchor in anchors:
@@ -228,6 +232,21 @@ def _further_on_row(line: OcrLine, anchor: OcrLine) -> bool:
     centre = line.bbox[1] + line.bbox[3] / 2
     anchor_centre = anchor.bbox[1] + anchor.bbox[3] / 2
     return line.bbox[0] > anchor.bbox[0] + anchor.bbox[2] and abs(centre - anchor_centre) <= anchor.bbox[3]
+
+
+def _in_toolbar(line: OcrLine, read: Sequence[OcrLine], labels: set[str]) -> bool:
+    """`line` is a button's label with another button's label beside it on its row: a row of buttons (a
+    window's toolbar: "Open  Save  Validate"), no dialog's title. A title stands alone on its row, or heads
+    a bar whose buttons follow its sentence."""
+    if compact(line.text) not in labels:
+        return False
+    middle, height = line.bbox[1] + line.bbox[3] / 2, line.bbox[3]
+    return any(
+        other is not line
+        and compact(other.text) in labels
+        and abs(other.bbox[1] + other.bbox[3] / 2 - middle) <= ROW_SLACK * height
+        for other in read
+    )
 
 
 def _anchor(matcher: Matcher, text: str) -> bool:

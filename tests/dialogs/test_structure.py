@@ -138,6 +138,11 @@ def test_one_acknowledgement_under_words_of_a_missing_or_unusable_file_is_an_err
     assert shape is not None and shape.kind == "app-error"
 
 
+def test_gtks_french_ok_valider_under_words_of_an_error_is_an_error() -> None:
+    shape = kind_of(["Valider"], ["Le fichier ne peut pas être ouvert.", "Le fichier est peut-être corrompu."], never)
+    assert shape is not None and shape.kind == "app-error"
+
+
 def test_a_buttons_icon_read_as_a_glyph_of_another_script_is_no_part_of_its_label() -> None:
     shape = kind_of(["企OK"], ["The folder contents could not be displayed"], never)
     assert shape is not None and shape.kind == "app-error"
@@ -651,3 +656,4 @@ def test_gnustep_panels_and_questions_get_their_generic_kind(real_service, file)
     image = cv2.imread(str(REAL / "textedit" / file))
     assert real_service.classify(image, thorough=True).dialog_id == want
     assert real_service.resolve(image, thorough=True).decision == "pause"
+

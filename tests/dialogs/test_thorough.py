@@ -104,3 +104,20 @@ def test_a_file_name_in_a_list_over_a_chooser_s_buttons_names_no_browser(catalog
     ]
     found = DialogService(catalog, PageOcr(frame)).classify(blank(), thorough=True)
     assert not found.dialog_id.startswith("browser-"), (found.dialog_id, found.notes)
+
+
+def test_a_toolbar_of_labelled_buttons_heads_no_dialog(catalog) -> None:
+    # a window's toolbar ("Open  Save  Validate") over a one-OK error box: the toolbar's labels, read as
+    # buttons and as a chooser's title, are no chooser; the box under them is the error
+    frame = [
+        line("Open", 50, 65, 40),
+        line("Save", 145, 65, 40),
+        line("Validate", 255, 65, 70),
+        line("Open", 50, 265, 40),
+        line("Save", 145, 265, 40),
+        line("The file cannot be opened.", 680, 620, 260),
+        line("The file may be either corrupted or in a format not recognized by the program.", 560, 650, 520),
+        line("OK", 790, 705, 30),
+    ]
+    found = DialogService(catalog, PageOcr(frame)).classify(blank(), thorough=True)
+    assert found.dialog_id == "app-error", (found.dialog_id, found.notes)
