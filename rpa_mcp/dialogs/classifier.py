@@ -22,12 +22,13 @@ import numpy as np
 from rpa_mcp.dialogs.apps import AppConfirmer, ReportedWindow
 from rpa_mcp.dialogs.catalog import DialogCatalog
 from rpa_mcp.dialogs.classification import Classification, ReadButton, with_app
-from rpa_mcp.dialogs.identify import Identifier
+from rpa_mcp.dialogs.classification import seen as seen_in_frame
+from rpa_mcp.dialogs.identify import STRUCTURE_CONFIDENCE, Identifier
 from rpa_mcp.dialogs.locate import ModalRegion, score_candidates
 from rpa_mcp.dialogs.matching import Matcher, process_name
 from rpa_mcp.dialogs.naming import bound, rank
 from rpa_mcp.dialogs.reading import FIRST_LINES, icon_check, layout, read_lines_after, read_region, title_bars
-from rpa_mcp.dialogs.structure import labels_among, save_title, titled_as_warning
+from rpa_mcp.dialogs.structure import file_chooser, labels_among, save_title, titled_as_warning
 from rpa_mcp.dialogs.thorough import classify_thorough
 from rpa_mcp.vision.images import BBox
 from rpa_mcp.vision.ocr import OcrEngine, OcrLine
@@ -39,6 +40,7 @@ CHOOSERS = frozenset({"file-open", "file-save-as"})  # both pause: the title onl
 CANDIDATES_READ = 2  # candidates read when the best one is a panel whose text names nothing
 FOOTERS_READ = 2  # and after them, boxes with a footer of buttons still unread (a dialog ranked low)
 MESSAGE_BOX_BUTTONS = 2  # a message box: an answer or two (OK; Yes / No) ...
+CHOOSER_MIN_SHARE = 0.15  # of the screen: the least a file chooser covers (its list, its side bar)
 MESSAGE_BOX_SHARE = 0.04  # ... in a small share of the screen: read whole when its lines name nothing
 FRONT_MAX_WIDTH = 0.8  # of the dialog behind: a box in front of it is narrower (a footer spans it)
 FRONT_AS_WIDE = 0.95  # ... or spans it too, away from its buttons (a question across a save panel)
@@ -243,6 +245,8 @@ class DialogClassifier:
                 found = self.identifier.match(
                     region.bbox, buttons, whole, panel=False, confirm=confirm, icon=icon, flat=labels_among(whole)
                 )
+            if not (found.found and found.dialog_id != unknown.id) and _chooser_sized(region, image.shape[:2]):
+                found = self._chooser_in(image, region) or found
             found = replace(found, region_found_by="+".join(region.evidence) or "outline")
             floating = FLOATING & set(region.evidence) or titled_as_warning(found.lines)
             if found.found and found.dialog_id == unknown.id and not floating:
@@ -287,6 +291,23 @@ class DialogClassifier:
             path="thorough" if deep else "fast",
         )
 
+    def _chooser_in(self, image: np.ndarray, region: ModalRegion) -> Classification | None:
+        """A located box that names nothing by its words, read whole: a file chooser by its layout (an
+        accept button beside Cancel under a list of files), or None. GTK's chooser without a header bar
+        (wxWidgets' file dialogs) titles itself after the program ("Select translation file")."""
+        x, y, w, h = region.bbox
+        read = [OcrLine(line.text, (x + line.bbox[0], y + line.bbox[1], *line.bbox[2:]), line.score)
+                for line in self.ocr.read(image[y : y + h, x : x + w])]  # fmt: skip
+        chooser = file_chooser(read, image.shape[0])
+        # an accept button that names no action (OK) leaves the kind to the words around it: the thorough path
+        entry = self.catalog.get(chooser.kind) if chooser is not None and not chooser.guessed else None
+        if chooser is None or entry is None:
+            return None
+        buttons = [ReadButton(b.text.strip(), b.bbox) for b in chooser.buttons]
+        lines = [line.text.strip() for line in read]
+        notes = (f"a file chooser: {chooser.why}",)
+        return seen_in_frame(entry, STRUCTURE_CONFIDENCE, region.bbox, buttons, lines, notes)
+
     def match(
         self,
         bbox: BBox | None,
@@ -326,6 +347,13 @@ def _on_a_button(box: BBox, origin: tuple[int, int], buttons: Sequence[ReadButto
     """A line read in a box (box coordinates from `origin`) whose middle lies on a read button."""
     cx, cy = origin[0] + box[0] + box[2] / 2, origin[1] + box[1] + box[3] / 2
     return any(bx <= cx <= bx + bw and by <= cy <= by + bh for bx, by, bw, bh in (b.bbox for b in buttons))
+
+
+def _chooser_sized(region: ModalRegion, frame: tuple[int, ...]) -> bool:
+    """A box with a footer of buttons as large as a file chooser: read whole for its layout when its
+    words name nothing."""
+    _, _, w, h = region.bbox
+    return "buttons" in region.evidence and w * h >= CHOOSER_MIN_SHARE * frame[0] * frame[1]
 
 
 def _read_whole(region: ModalRegion, front: ModalRegion | None, frame: tuple[int, ...]) -> bool:

@@ -657,3 +657,11 @@ def test_gnustep_panels_and_questions_get_their_generic_kind(real_service, file)
     assert real_service.classify(image, thorough=True).dialog_id == want
     assert real_service.resolve(image, thorough=True).decision == "pause"
 
+
+def test_a_located_box_naming_nothing_read_whole_is_a_chooser_by_its_layout(real_service) -> None:
+    # wxWidgets' open dialog on GTK: GTK's chooser without a header bar, titled after the program
+    # ("Select translation file"); located by its footer of buttons, its words name no entry
+    file = REAL / "poedit" / "poedit-open-en-1920x1080.png"
+    found = real_service.classify(cv2.imread(str(file)))
+    assert found.found and found.dialog_id == "file-open" and found.path == "fast", found.notes
+    assert found.bbox is not None and found.bbox[2] > 1000
