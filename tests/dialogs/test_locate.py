@@ -259,3 +259,16 @@ def test_a_focused_buttons_dotted_ring_inside_its_bevel_keeps_the_button():
     assert not dotted(gray, (rx - 1, ry - 1, rw + 3, rh + 3))
     region = find_modal(image)
     assert region is not None and "buttons" in region.evidence and iou(region.bbox, (300, 220, 401, 191)) >= 0.9
+
+
+POEDIT = GPSPRUNE.parent / "poedit"  # a tuning program (wxWidgets on GTK 3)
+
+
+def test_a_dialog_drawn_at_its_size_on_a_smaller_screen_is_still_a_dialog():
+    """GTK's file chooser keeps its size (1100 x 850 px) at 1600x900, where it covers over half the screen:
+    a dialog's size limits are a 1080p screen's, not a share of the smaller one."""
+    region = find_modal(cv2.imread(str(POEDIT / "poedit-open-fr-1600x900.png")))
+    cancel = (1165, 835, 74, 36)  # its Cancel, at the footer's right
+    assert region is not None and "buttons" in region.evidence
+    x, y, w, h = region.bbox
+    assert w > 1000 and h > 700 and x <= cancel[0] and cancel[0] + cancel[2] <= x + w and cancel[1] < y + h

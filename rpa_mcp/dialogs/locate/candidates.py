@@ -48,6 +48,7 @@ from rpa_mcp.dialogs.locate.tiled import box_over_tiled_row
 from rpa_mcp.vision.images import BBox
 
 MIN_DIALOG_W, MIN_DIALOG_H = 120, 50
+REFERENCE_AREA, REFERENCE_H = 1920 * 1080, 1080  # a dialog's size limits, in pixels of a 1080p screen
 MIN_SCORE = 2.0  # below: nothing dialog-like on the frame (dialogs score >= 2.4, page cards <= 1.5)
 FOOTER_MIN_GAP = 4  # px between the lowest buttons and the bottom edge (status bars sit flush)
 SHADOW_BONUS = 1.0
@@ -180,7 +181,10 @@ def _score(
     height, width = gray.shape
     x, y, w, h = cand
     share = area(cand) / frame_area
-    if share > 0.45 or w > 0.8 * width or h > 0.85 * height or w < (0.5 if tall else 0.6) * h:
+    # a dialog is drawn no smaller on a smaller screen (GTK's file chooser, 1100 x 850 px): its limits are
+    # a 1080p screen's
+    largest = area(cand) / max(frame_area, REFERENCE_AREA)
+    if largest > 0.45 or w > 0.8 * width or h > 0.85 * max(height, REFERENCE_H) or w < (0.5 if tall else 0.6) * h:
         return None  # a window, the page or a side panel, not a dialog
     if y + h >= height - 1 and h < BAR_MAX_H:
         return None  # a bar along the screen's bottom (the taskbar, a status bar): dialogs float above it
