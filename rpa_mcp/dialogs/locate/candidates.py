@@ -63,6 +63,7 @@ CONTENT_PENALTY = 2.0
 TRIM_SHARE = 0.08  # a changed region's side column with less change than this share of its height is cut
 CLIPPED_SCORE = MIN_SCORE  # the weakest evidence: read after every other kind of candidate
 CLIPPED_MAX_SHARE = 0.2
+FACE_SAME = 0.5  # IoU of a button on the undilated map with a face of the dilated one: the same button
 TWIN_GAP = 10  # px: two candidates with the same buttons whose sides are all this close are one box
 BAR_MAX_H = 2 * MIN_DIALOG_H  # a box this short flush with the frame's bottom is a bar (a clipped dialog shows more)
 
@@ -87,11 +88,53 @@ def find_modal(image: np.ndarray, previous: np.ndarray | None = None) -> ModalRe
 def score_candidates(image: np.ndarray, previous: np.ndarray | None = None) -> list[ModalRegion]:
     """Every rectangle with modal evidence and a score >= MIN_SCORE, best first."""
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    height, width = gray.shape
     edges = edge_map(gray)
     regions = closed_regions(edges, 30, 14)
     # a focused button whose ring is drawn tight round its label fills its face with edges: kept by the ring
-    buttons = faces(gray, edges, regions)
+    return _ranked(gray, edges, regions, faces(gray, edges, regions), previous)
+
+
+def thin_framed(image: np.ndarray) -> list[ModalRegion]:
+    """Dialogs whose buttons only an edge map left undilated closes, best first: a button framed by a
+    thin line a pixel or two from its label and from its neighbour's frame (a toolkit drawing 1-px
+    frames) joins them once the map is dilated, and no face closes. Only the faces the dilated map
+    does not close are buttons here, and only candidates with a footer of them are kept: undilated,
+    many more boxes close (the fields, panes and cells of every window), found on the dilated map
+    already or no dialog."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    coarse = edge_map(gray)
+    closed = np.array(faces(gray, coarse, closed_regions(coarse, 30, 14)), dtype=np.float64).reshape(-1, 4)
+    edges = edge_map(gray, dilate=False)
+    regions = closed_regions(edges, 30, 14)
+    fine = faces(gray, edges, regions)
+    thin = [b for b in fine if _best_iou(b, closed) <= FACE_SAME]
+    if not thin:
+        return []
+    # a footer whose row, among every face the undilated map closes, holds one the dilated map closes
+    # too was found there already (the cells of a grid close on both: only the thin ones are scored)
+    return [
+        m
+        for m in _ranked(gray, edges, regions, thin, None)
+        if "buttons" in m.evidence and tuple(button_group(m.bbox, [b for b in fine if inside(b, m.bbox)])) == m.buttons
+    ]
+
+
+def _best_iou(box: BBox, boxes: np.ndarray) -> float:
+    """The largest IoU of `box` with the rows (x, y, w, h) of `boxes` (0.0 for none)."""
+    if boxes.size == 0:
+        return 0.0
+    x, y, w, h = box
+    ix = np.clip(np.minimum(x + w, boxes[:, 0] + boxes[:, 2]) - np.maximum(x, boxes[:, 0]), 0, None)
+    iy = np.clip(np.minimum(y + h, boxes[:, 1] + boxes[:, 3]) - np.maximum(y, boxes[:, 1]), 0, None)
+    inter = ix * iy
+    return float((inter / (w * h + boxes[:, 2] * boxes[:, 3] - inter)).max())
+
+
+def _ranked(
+    gray: np.ndarray, edges: np.ndarray, regions: list[BBox], buttons: list[BBox], previous: np.ndarray | None
+) -> list[ModalRegion]:
+    """The candidates built from an edge map's closed regions and button faces, scored, best first."""
+    height, width = gray.shape
     bands = [r for r in regions if r[2] >= 60 and r[3] >= 20]
     candidates = {r for r in merge_bands(bands) if r[2] >= MIN_DIALOG_W and r[3] >= MIN_DIALOG_H}
     for fragment in list(candidates):
