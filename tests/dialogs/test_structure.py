@@ -628,12 +628,9 @@ def test_save_beside_dont_save_outranks_an_applications_entry_named_by_a_documen
     assert notepad.dialog_id == "notepad-save-changes", notepad.notes
 
 
-# GNUstep's TextEdit: its overwrite question as wide as the save panel it covers at 1600x900 is not located
-# on its own (the panel's lower part, cut by the question, is read first and named an open chooser); its open
-# panel at 1920x1080 is read on the frame alone as an inner box of its browser that names nothing
+# GNUstep's TextEdit: its open panel at 1920x1080 is read on the frame alone as an inner box of its browser
+# that names nothing
 TEXTEDIT_OPEN = {
-    "textedit-overwrite-fr-1600x900.png": "open: GNUstep's overwrite question, wider than the save panel it "
-    "covers, is not located on its own: the panel's lower part is read first and named file-open (paused)",
     "textedit-open-en-1920x1080.png": "open: on the frame alone the open panel's browser is located, not the "
     "panel, and names nothing (paused); its window's title names it",
 }

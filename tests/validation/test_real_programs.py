@@ -19,9 +19,7 @@ from rpa_mcp.validation.context import DiffSettings, compute_change
 
 FOLDER = Path(__file__).resolve().parent.parent / "fixtures" / "real_programs"
 # Pairs reproduced but not fixed yet (strict xfail: a fix makes them fail until removed here).
-# GNUstep's overwrite question at 1600x900 (French), wider than the save panel it covers: not located on its
-# own, the panel's lower part is taken for the dialog, and that part is still there once Cancel is clicked.
-OPEN: set[str] = {"textedit-overwrite-click-fr-1600x900"}
+OPEN: set[str] = set()
 
 
 def _pairs(split: str) -> list[tuple[Path, dict[str, Any]]]:

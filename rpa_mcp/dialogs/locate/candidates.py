@@ -65,6 +65,10 @@ CLIPPED_SCORE = MIN_SCORE  # the weakest evidence: read after every other kind o
 CLIPPED_MAX_SHARE = 0.2
 FACE_SAME = 0.5  # IoU of a button on the undilated map with a face of the dilated one: the same button
 TWIN_GAP = 10  # px: two candidates with the same buttons whose sides are all this close are one box
+BEHIND_PENALTY = 1.5  # a box whose outline another box's covers is a window behind it
+HIDDEN_OUTLINE, DRAWN_OUTLINE = 0.5, 0.9  # shares of an outline drawn inside the other box: hidden, drawn
+CROSS_MARGIN = 6  # px: a corner this far inside another box lies under it
+MIN_STRETCH = 12  # px: a shorter stretch of a side inside another box tells nothing
 BAR_MAX_H = 2 * MIN_DIALOG_H  # a box this short flush with the frame's bottom is a bar (a clipped dialog shows more)
 
 
@@ -165,7 +169,8 @@ def _ranked(
         region = _score(cand, gray, edges, buttons, changed, changed_share, frame_area, tall=cand in blobs)
         if region is not None:
             scored.append(region)
-    return _drop_twins([m for m in _demote_content(_demote_windows(scored)) if m.score >= MIN_SCORE])
+    ranked = _demote_behind(_demote_content(_demote_windows(scored)), edges)
+    return _drop_twins([m for m in ranked if m.score >= MIN_SCORE])
 
 
 def _drop_twins(ranked: list[ModalRegion]) -> list[ModalRegion]:
@@ -313,6 +318,59 @@ def _demote_windows(scored: list[ModalRegion]) -> list[ModalRegion]:
             region = ModalRegion(region.bbox, region.buttons, region.score - 1.5, region.evidence)
         kept.append(region)
     return sorted(kept, key=lambda m: (m.score, area(m.bbox)), reverse=True)
+
+
+def _demote_behind(scored: list[ModalRegion], edges: np.ndarray) -> list[ModalRegion]:
+    """Of two boxes with buttons that overlap, neither inside the other, the one behind is the one whose
+    outline stops where the other's box begins (a question wider than the file panel it was raised over:
+    the panel's sides end at the question's borders, the question's own run across the panel): it is
+    demoted as a window behind a dialog is."""
+    out: list[ModalRegion] = []
+    for region in scored:
+        fronts = [
+            m
+            for m in scored
+            if m is not region
+            and m.buttons
+            and region.buttons
+            and _crosses(region.bbox, m.bbox)
+            and _drawn_inside(edges, region.bbox, m.bbox) < HIDDEN_OUTLINE
+            and _drawn_inside(edges, m.bbox, region.bbox) >= DRAWN_OUTLINE
+        ]
+        if fronts:
+            region = ModalRegion(region.bbox, region.buttons, region.score - BEHIND_PENALTY, region.evidence)
+        out.append(region)
+    return sorted(out, key=lambda m: (m.score, area(m.bbox)), reverse=True)
+
+
+def _crosses(a: BBox, b: BBox) -> bool:
+    """The boxes overlap and a corner of `a` lies well inside `b`, neither box inside the other."""
+    if inside(a, b) or inside(b, a):
+        return False
+    bx, by, bw, bh = b
+    ax, ay, aw, ah = a
+    m = CROSS_MARGIN
+    corners = ((ax, ay), (ax + aw, ay), (ax, ay + ah), (ax + aw, ay + ah))
+    return any(bx + m < x < bx + bw - m and by + m < y < by + bh - m for x, y in corners)
+
+
+def _drawn_inside(edges: np.ndarray, box: BBox, other: BBox) -> float:
+    """How much of `box`'s outline the edge map draws where it runs inside `other` (a margin in): the
+    least drawn share among its sides' stretches there (1 when none runs there)."""
+    x, y, w, h = box
+    ox, oy, ow, oh = other
+    m = CROSS_MARGIN
+    x0, x1, y0, y1 = ox + m, ox + ow - m, oy + m, oy + oh - m
+    shares = [1.0]
+    for row in (y, y + h - 1):  # top and bottom sides
+        lo, hi = max(x, x0), min(x + w, x1)
+        if y0 <= row < y1 and hi - lo >= MIN_STRETCH:
+            shares.append(float(edges[max(0, row - 1) : row + 2, lo:hi].any(axis=0).mean()))
+    for col in (x, x + w - 1):  # left and right sides
+        lo, hi = max(y, y0), min(y + h, y1)
+        if x0 <= col < x1 and hi - lo >= MIN_STRETCH:
+            shares.append(float(edges[lo:hi, max(0, col - 1) : col + 2].any(axis=1).mean()))
+    return min(shares)
 
 
 def _demote_content(scored: list[ModalRegion]) -> list[ModalRegion]:
