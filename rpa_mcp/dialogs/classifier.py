@@ -24,6 +24,7 @@ from rpa_mcp.dialogs.catalog import DialogCatalog
 from rpa_mcp.dialogs.classification import Classification, ReadButton, with_app
 from rpa_mcp.dialogs.identify import Identifier
 from rpa_mcp.dialogs.locate import ModalRegion, score_candidates, thin_framed
+from rpa_mcp.dialogs.locate.geometry import inside
 from rpa_mcp.dialogs.matching import Matcher, process_name
 from rpa_mcp.dialogs.naming import bound, rank
 from rpa_mcp.dialogs.reading import FIRST_LINES, icon_check, layout, read_lines_after, read_region, title_bars
@@ -221,6 +222,12 @@ class DialogClassifier:
             boxed += [OcrLine(b.label, b.bbox, 1.0) for b in buttons]
             if found.found and "clipped" in region.evidence:
                 found = replace(found, notes=(*found.notes, "the dialog runs off the screen: its buttons are hidden"))
+            if found.found and found.dialog_id == unknown.id:
+                # a box that names nothing inside a candidate with buttons of its own (a chooser's file
+                # browser): that candidate, when it names a dialog, is the dialog
+                holder = self._holder_named(image, region, to_read, confirm)
+                if holder is not None:
+                    return replace(holder, notes=(*notes, *holder.notes))
             if found.found and found.dialog_id == unknown.id and thorough and previous is None:
                 # a box that names nothing (a camera preview taken for the dialog): read the whole frame
                 seen = [*boxed, *title_bars(self.ocr, image, to_read)]
@@ -254,6 +261,30 @@ class DialogClassifier:
             notes=tuple(notes) or ("no dialog found",),
             path="thorough" if deep else "fast",
         )
+
+    def _holder_named(
+        self, image: np.ndarray, region: ModalRegion, to_read: Sequence[ModalRegion], confirm: AppConfirmer
+    ) -> Classification | None:
+        """What the first candidate to read holding `region`, with buttons outside it, names (None when
+        there is none, or it names nothing)."""
+        holder = next(
+            (
+                c
+                for c in to_read
+                if c is not region
+                and c.buttons
+                and inside(region.bbox, c.bbox)
+                and not any(inside(b, region.bbox) for b in c.buttons)
+            ),
+            None,
+        )
+        if holder is None:
+            return None
+        found, _ = self._name_box(image, holder, None, confirm)
+        if not found.found or found.dialog_id == self.catalog.unknown.id:
+            return None
+        note = f"the box read first, {list(region.bbox)}, names nothing: part of this one, with its own buttons"
+        return replace(found, notes=(*found.notes, note))
 
     def _name_box(
         self, image: np.ndarray, region: ModalRegion, front: ModalRegion | None, confirm: AppConfirmer
