@@ -11,6 +11,7 @@ engine, notifier, validator, dialog resolver, grounding model or language model 
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -278,6 +279,30 @@ def build_ocr(settings: Settings, *, cache_entries: int = READ_CACHE_ENTRIES) ->
 def ocr_workers(settings: Settings) -> int:
     """RPA_OCR_WORKERS, or for 0 the CPUs this process may use, at most four (vision.ocr)."""
     return settings.ocr_workers or default_workers()
+
+
+def prepare_ocr(services: Services) -> threading.Thread:
+    """The OCR engines' models loaded in the background as the server starts: the dialog engine's int8
+    recognizer and the Latin heads are made under data_dir/models at their first use (2–4 s of CPU on a
+    new data folder, then a load), which was otherwise paid inside the first replay's validation. An engine
+    without `prepare` (a test's) is left as it is; a failure is logged, the first read tries again."""
+    engines = [services.ocr]
+    if services.validator.fast_ocr is not None:
+        engines.append(services.validator.fast_ocr)
+
+    def run() -> None:
+        for engine in engines:
+            prepare = getattr(engine, "prepare", None)
+            if prepare is None:
+                continue
+            try:
+                prepare()
+            except Exception as exc:  # the engine loads at its first read instead, as before
+                log.warning("OCR models not prepared at start (%s): they load at the first read", exc)
+
+    thread = threading.Thread(target=run, name="prepare-ocr", daemon=True)
+    thread.start()
+    return thread
 
 
 def use_int8(settings: Settings) -> bool:

@@ -92,12 +92,13 @@ def _serve(settings: Settings) -> int:
     try:
         startup.probe_database(settings)
         from rpa_mcp.auth.keys import key_source
-        from rpa_mcp.bootstrap import build_services, public_base_url
+        from rpa_mcp.bootstrap import build_services, prepare_ocr, public_base_url
         from rpa_mcp.entrypoints.app import create_app, freeze_startup_heap
         from rpa_mcp.entrypoints.http_server import serve
 
         services = build_services(actual)
         app = create_app(actual, services=services)  # refuses to start before anything is printed
+        prepare_ocr(services)  # the models load while the server starts, not in the first replay's validation
     except BaseException:
         sock.close()
         raise

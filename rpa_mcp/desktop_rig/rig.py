@@ -145,7 +145,7 @@ class Rig:
 
     # --- lifecycle ------------------------------------------------------------------------------------
     def __enter__(self) -> Rig:
-        from rpa_mcp.bootstrap import build_services
+        from rpa_mcp.bootstrap import build_services, prepare_ocr
         from rpa_mcp.demo_app import EffectsLog, create_demo_app
         from rpa_mcp.entrypoints.app import create_app
         from rpa_mcp.settings import Settings
@@ -167,6 +167,7 @@ class Rig:
             }
             self.settings = Settings(**(fields | self.settings_overrides))
             self.services = build_services(self.settings)
+            prepare_ocr(self.services)  # as `rpa-mcp serve` does: the models load while the desk starts
             self.server = ServerThread(create_app(self.settings, services=self.services)).start()
             self._stops.append(self.server.stop)
             self.url = self.server.url

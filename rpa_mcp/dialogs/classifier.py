@@ -24,7 +24,8 @@ from rpa_mcp.dialogs.catalog import DialogCatalog
 from rpa_mcp.dialogs.classification import Classification, ReadButton, with_app
 from rpa_mcp.dialogs.classification import seen as seen_in_frame
 from rpa_mcp.dialogs.identify import STRUCTURE_CONFIDENCE, Identifier
-from rpa_mcp.dialogs.locate import ModalRegion, score_candidates
+from rpa_mcp.dialogs.locate import ModalRegion, score_candidates, thin_framed
+from rpa_mcp.dialogs.locate.geometry import inside
 from rpa_mcp.dialogs.matching import Matcher, process_name
 from rpa_mcp.dialogs.naming import bound, rank
 from rpa_mcp.dialogs.reading import FIRST_LINES, icon_check, layout, read_lines_after, read_region, title_bars
@@ -219,51 +220,16 @@ class DialogClassifier:
         to_read = _to_read(candidates)
         boxed: list[OcrLine] = []  # the buttons read on located boxes, for the thorough path
         for region in to_read:
-            found_layout = layout(image, region)
-            buttons, lines = read_region(self.ocr, image, region, found_layout, max_lines=FIRST_LINES)
+            found, buttons = self._name_box(image, region, to_read.front, confirm)
             boxed += [OcrLine(b.label, b.bbox, 1.0) for b in buttons]
-            icon = icon_check(image, region.bbox)
-            found = self.identifier.match(
-                region.bbox, buttons, lines, panel=region.buttonless, confirm=confirm, icon=icon
-            )
-            if not found.found or found.dialog_id == unknown.id or found.confidence < 0.8:
-                more = read_lines_after(self.ocr, image, region, found_layout, FIRST_LINES)
-                if more:
-                    found = self.identifier.match(
-                        region.bbox, buttons, [*lines, *more], panel=region.buttonless, confirm=confirm, icon=icon
-                    )
-            named = found.found and found.dialog_id != unknown.id
-            if not named and _read_whole(region, to_read.front, image.shape[:2]):
-                # a box in front of another, or a message box, names nothing from its lines read one by
-                # one: read it whole (a small box's lines beside its icon are easily cut short); the
-                # buttons read already are no text lines of it (an "Open" button is no "Open" title)
-                x, y, w, h = region.bbox
-                read = self.ocr.read(image[y : y + h, x : x + w])
-                if region is not to_read.front:
-                    read = [line for line in read if not _on_a_button(line.bbox, (x, y), buttons)]
-                whole = [line.text.strip() for line in read]
-                found = self.identifier.match(
-                    region.bbox, buttons, whole, panel=False, confirm=confirm, icon=icon, flat=labels_among(whole)
-                )
-            if not (found.found and found.dialog_id != unknown.id) and _chooser_sized(region, image.shape[:2]):
-                found = self._chooser_in(image, region) or found
-            found = replace(found, region_found_by="+".join(region.evidence) or "outline")
-            floating = FLOATING & set(region.evidence) or titled_as_warning(found.lines)
-            if found.found and found.dialog_id == unknown.id and not floating:
-                # a box with buttons that names nothing and casts no shadow: a card of the page (a
-                # results table with its "Open" button), not a dialog (a web modal dims the page: the
-                # validator sees that on its own); a box titled as a warning ("VIM - ATTENTION") is
-                # one whatever it asks: a window manager without a compositor draws no shadow
-                found = replace(
-                    found,
-                    found=False,
-                    notes=(
-                        *found.notes,
-                        "a panel of the page: its text names no dialog and it casts no shadow",
-                    ),
-                )
             if found.found and "clipped" in region.evidence:
                 found = replace(found, notes=(*found.notes, "the dialog runs off the screen: its buttons are hidden"))
+            if found.found and found.dialog_id == unknown.id:
+                # a box that names nothing inside a candidate with buttons of its own (a chooser's file
+                # browser): that candidate, when it names a dialog, is the dialog
+                holder = self._holder_named(image, region, to_read, confirm)
+                if holder is not None:
+                    return replace(holder, notes=(*notes, *holder.notes))
             if found.found and found.dialog_id == unknown.id and thorough and previous is None:
                 # a box that names nothing (a camera preview taken for the dialog): read the whole frame
                 seen = [*boxed, *title_bars(self.ocr, image, to_read)]
@@ -276,7 +242,14 @@ class DialogClassifier:
             notes.extend(found.notes)
         deep = thorough and previous is None
         if deep:
-            # a single frame and no outline that names a dialog: read the whole frame
+            # a single frame and no outline that names a dialog: a box whose buttons' thin frames only an
+            # undilated edge map closes is read first (its own words outrank a whole frame's), then the
+            # whole frame
+            for region in thin_framed(image)[:FOOTERS_READ]:
+                found, _ = self._name_box(image, region, None, confirm)
+                if found.found and found.dialog_id != unknown.id:
+                    thin = "located on the edge map left undilated: its buttons' frames are thin"
+                    return replace(found, notes=(*notes, *found.notes, thin), path="thorough")
             seen = [*boxed, *title_bars(self.ocr, image, to_read)]
             deeper = classify_thorough(self.identifier, self.ocr, image, confirm, seen=seen)
             if deeper is not None:
@@ -290,6 +263,30 @@ class DialogClassifier:
             notes=tuple(notes) or ("no dialog found",),
             path="thorough" if deep else "fast",
         )
+
+    def _holder_named(
+        self, image: np.ndarray, region: ModalRegion, to_read: Sequence[ModalRegion], confirm: AppConfirmer
+    ) -> Classification | None:
+        """What the first candidate to read holding `region`, with buttons outside it, names (None when
+        there is none, or it names nothing)."""
+        holder = next(
+            (
+                c
+                for c in to_read
+                if c is not region
+                and c.buttons
+                and inside(region.bbox, c.bbox)
+                and not any(inside(b, region.bbox) for b in c.buttons)
+            ),
+            None,
+        )
+        if holder is None:
+            return None
+        found, _ = self._name_box(image, holder, None, confirm)
+        if not found.found or found.dialog_id == self.catalog.unknown.id:
+            return None
+        note = f"the box read first, {list(region.bbox)}, names nothing: part of this one, with its own buttons"
+        return replace(found, notes=(*found.notes, note))
 
     def _chooser_in(self, image: np.ndarray, region: ModalRegion) -> Classification | None:
         """A located box that names nothing by its words, read whole: a file chooser by its layout (an
@@ -307,6 +304,54 @@ class DialogClassifier:
         lines = [line.text.strip() for line in read]
         notes = (f"a file chooser: {chooser.why}",)
         return seen_in_frame(entry, STRUCTURE_CONFIDENCE, region.bbox, buttons, lines, notes)
+
+    def _name_box(
+        self, image: np.ndarray, region: ModalRegion, front: ModalRegion | None, confirm: AppConfirmer
+    ) -> tuple[Classification, list[ReadButton]]:
+        """What a located box names from its buttons and lines (read further, or whole, when they name
+        nothing), and the buttons read on it. `front`: the box read first for lying in front of another."""
+        unknown = self.catalog.unknown
+        found_layout = layout(image, region)
+        buttons, lines = read_region(self.ocr, image, region, found_layout, max_lines=FIRST_LINES)
+        icon = icon_check(image, region.bbox)
+        found = self.identifier.match(region.bbox, buttons, lines, panel=region.buttonless, confirm=confirm, icon=icon)
+        if not found.found or found.dialog_id == unknown.id or found.confidence < 0.8:
+            more = read_lines_after(self.ocr, image, region, found_layout, FIRST_LINES)
+            if more:
+                found = self.identifier.match(
+                    region.bbox, buttons, [*lines, *more], panel=region.buttonless, confirm=confirm, icon=icon
+                )
+        named = found.found and found.dialog_id != unknown.id
+        if not named and _read_whole(region, front, image.shape[:2]):
+            # a box in front of another, or a message box, names nothing from its lines read one by
+            # one: read it whole (a small box's lines beside its icon are easily cut short); the
+            # buttons read already are no text lines of it (an "Open" button is no "Open" title)
+            x, y, w, h = region.bbox
+            read = self.ocr.read(image[y : y + h, x : x + w])
+            if region is not front:
+                read = [line for line in read if not _on_a_button(line.bbox, (x, y), buttons)]
+            whole = [line.text.strip() for line in read]
+            found = self.identifier.match(
+                region.bbox, buttons, whole, panel=False, confirm=confirm, icon=icon, flat=labels_among(whole)
+            )
+        if not (found.found and found.dialog_id != unknown.id) and _chooser_sized(region, image.shape[:2]):
+            found = self._chooser_in(image, region) or found
+        found = replace(found, region_found_by="+".join(region.evidence) or "outline")
+        floating = FLOATING & set(region.evidence) or titled_as_warning(found.lines)
+        if found.found and found.dialog_id == unknown.id and not floating:
+            # a box with buttons that names nothing and casts no shadow: a card of the page (a
+            # results table with its "Open" button), not a dialog (a web modal dims the page: the
+            # validator sees that on its own); a box titled as a warning ("VIM - ATTENTION") is
+            # one whatever it asks: a window manager without a compositor draws no shadow
+            found = replace(
+                found,
+                found=False,
+                notes=(
+                    *found.notes,
+                    "a panel of the page: its text names no dialog and it casts no shadow",
+                ),
+            )
+        return found, buttons
 
     def match(
         self,

@@ -107,10 +107,26 @@ SAVE_VERBS = _words("save", "enregistrer", "sauvegarder", "speichern", "guardar"
 WARNING = _words("warning", "attention", "avertissement", "caution", "achtung", "warnung", "advertencia",
                  "atención", "attenzione", "avviso")  # fmt: skip
 TITLE_MAX_WORDS = 4
+# a title's word naming an error ("Error messages", "Erreur", "Fehler"): a noun, not a stem of ERROR's sentences
+ERROR_TITLE = ("error", "erreur", "fehler", "errore", "failure", "echec")
 # changes not saved, or about to be lost
 UNSAVED = ("notsaved", "notbeensaved", "unsaved", "willbelost", "losethesechanges", "loseyourchanges",
            "pasenregistre", "paseteenregistre", "nonenregistre", "serontperdues", "perdrecesmodifications",
            "perdrevosmodifications", "nichtgespeichert", "noguardado", "nonsalvat")  # fmt: skip
+# the labels of buttons that answer a question (a title naming an error over them asks something)
+QUESTION_LABELS = (
+    SAVE
+    | DISCARD
+    | YES_NO[0]
+    | YES_NO[1]
+    | DELETE_CANCEL[0]
+    | DELETE_CANCEL[1]
+    | CANCEL
+    | REPLACE
+    | SKIP
+    | OPEN
+    | LEAVE_CANCEL[0]
+)
 ALREADY = ("already", "deja", "bereits")
 CREDENTIAL = ("password", "motdepasse", "passphrase", "phrasesecrete", "passwort", "kennwort", "contrasena",
               "pincode", "codepin", "codesecret")  # fmt: skip
@@ -210,6 +226,8 @@ def kind_of(labels: Sequence[str], lines: Sequence[str], error_icon: Callable[[]
             return Shape("app-error", "one acknowledgement button under words of an error")
         if error_icon():
             return Shape("app-error", "one acknowledgement button beside an error icon")
+    if labels and titled_as_error(lines) and not _any(labels, QUESTION_LABELS):
+        return Shape("app-error", "a title naming an error, over buttons that answer no question")
     return None
 
 
@@ -217,6 +235,16 @@ def _asks_to_save(line: str) -> bool:
     """A question whose verb is to save: the save verb as a word of a line that ends with "?"."""
     words = [compact(w) for w in line.replace("'", " ").split()]
     return line.rstrip().endswith("?") and any(w in SAVE_VERBS for w in words)
+
+
+def titled_as_error(lines: Sequence[str]) -> bool:
+    """A short line (a title: "Xfig: Error messages", not a sentence that mentions an error) whose words
+    name an error."""
+    for line in lines:
+        words = [compact(w) for w in line.replace("-", " ").replace(":", " ").split()]
+        if 0 < len(words) <= TITLE_MAX_WORDS and any(w.startswith(ERROR_TITLE) for w in words):
+            return True
+    return False
 
 
 def titled_as_warning(lines: Sequence[str]) -> bool:

@@ -24,7 +24,8 @@ OCR never reads a full frame when a recorded position exists: it reads a window 
 before it a small region around the point (and a field's label beside it, `ocr_first_look`) whose
 answer is taken only when a line wholly inside it reads the label alone, at a score the guard accepts, or
 holds it as its own part set apart by a wide gap and read alone (`label_runs`: two controls' texts the
-detector ran together); otherwise the windows are read as before: a partial or cut line never stops the search.
+detector ran together; a line the region's edge cut is read again whole in a small region around it);
+otherwise the windows are read as before: a partial or cut line never stops the search.
 A region wider or taller than the detector's input is read at its own scale up to 1280x1024 px (a
 window, the wide region), then scaled down; a larger one scaled down, then in tiles (`vision.tiles`).
 A remembered position is used only where its label is read again; where that label's line was

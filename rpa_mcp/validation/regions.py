@@ -63,14 +63,3 @@ def contains(outer: BBox, inner: BBox) -> bool:
     ix, iy, iw, ih = inner
     cx, cy = ix + iw / 2, iy + ih / 2
     return ox <= cx <= ox + ow and oy <= cy <= oy + oh
-
-
-def iou(a: BBox, b: BBox) -> float:
-    """Intersection over union of two boxes (0 when they do not meet)."""
-    ax, ay, aw, ah = a
-    bx, by, bw, bh = b
-    ix = max(0, min(ax + aw, bx + bw) - max(ax, bx))
-    iy = max(0, min(ay + ah, by + bh) - max(ay, by))
-    inter = ix * iy
-    union = aw * ah + bw * bh - inter
-    return inter / union if union else 0.0

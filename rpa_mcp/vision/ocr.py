@@ -190,6 +190,11 @@ class RapidOcrEngine:
                         log.warning("recognizer %s not loaded (%s); the wheel's model is used", model, exc)
             return self._engine
 
+    def prepare(self) -> None:
+        """Load the detector and the recognizer now (a model made at the first use — the int8 copy, a Latin
+        head — is made here), not at the first read: `bootstrap.prepare_ocr` calls it as the server starts."""
+        self._recognizer_of(self._get())
+
     def read(self, image: np.ndarray) -> list[OcrLine]:
         """Detection and recognition of a region; a region with the same pixels as one read before answers
         the lines it read then (the engine is deterministic: the same pixels read the same)."""

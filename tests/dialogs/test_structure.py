@@ -581,18 +581,25 @@ def test_vims_swap_file_warning_is_a_dialog_that_names_no_entry(real_service, fi
 
 
 @pytest.mark.parametrize("file", [f[1] for f in _tuning_frames("app-error") if f[0].name == "xfig"])
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: xfig's error window (Xaw: a log, Dismiss / Clear, no error word but its title bar's) is not "
-    "located on its own (its buttons' labels touch their thin frames and their outlines join their neighbours': "
-    "no face closes), so the whole frame's read names the file chooser behind it (paused)",
-)
 def test_xfigs_error_window_over_its_browser_is_an_error(real_service, file) -> None:
     # "Xfig: Error messages": 'File prive.fig: Read access to file "prive.fig" is blocked.' over Dismiss / Clear,
-    # in front of xfig's open browser
+    # in front of xfig's open browser. Its buttons' labels touch their thin frames and their outlines join their
+    # neighbours' on the dilated edge map: the thorough path locates it on the undilated one (thin_framed), and
+    # its title names an error over buttons that answer no question
     image = cv2.imread(str(REAL / "xfig" / file))
-    assert real_service.classify(image, thorough=True).dialog_id == "app-error"
+    found = real_service.classify(image, thorough=True)
+    assert found.dialog_id == "app-error" and found.bbox is not None and found.bbox[1] < 20, found.notes
     assert real_service.resolve(image, thorough=True).decision == "pause"
+
+
+def test_a_title_naming_an_error_over_buttons_that_answer_no_question_is_an_error() -> None:
+    # a log window's buttons ("Dismiss" misread, "Clear") are no acknowledgement alone: its title names the error
+    shape = kind_of(["Disniss", "Clear"], ["Xfig: Error messages", "File prive.fig:"], never)
+    assert shape is not None and shape.kind == "app-error"
+    assert kind_of(["Fermer", "Aide"], ["Erreurs"], never) is not None
+    # buttons that answer a question, or an error named in a sentence, not a title: no error by its title
+    assert kind_of(["Retry", "Cancel"], ["Error", "Retry the operation"], never) is None
+    assert kind_of(["Apply", "Help"], ["Send an error report to the vendor when a program stops"], never) is None
 
 
 @pytest.mark.parametrize("file", [f[1] for f in _tuning_frames("app-error") if f[0].name == "xfig"])
@@ -626,15 +633,7 @@ def test_save_beside_dont_save_outranks_an_applications_entry_named_by_a_documen
     assert notepad.dialog_id == "notepad-save-changes", notepad.notes
 
 
-# GNUstep's TextEdit: its overwrite question as wide as the save panel it covers at 1600x900 is not located
-# on its own (the panel's lower part, cut by the question, is read first and named an open chooser); its open
-# panel at 1920x1080 is read on the frame alone as an inner box of its browser that names nothing
-TEXTEDIT_OPEN = {
-    "textedit-overwrite-fr-1600x900.png": "open: GNUstep's overwrite question, wider than the save panel it "
-    "covers, is not located on its own: the panel's lower part is read first and named file-open (paused)",
-    "textedit-open-en-1920x1080.png": "open: on the frame alone the open panel's browser is located, not the "
-    "panel, and names nothing (paused); its window's title names it",
-}
+TEXTEDIT_OPEN: dict[str, str] = {}  # known misses, not fixed yet (strict xfail)
 
 
 @pytest.mark.parametrize(

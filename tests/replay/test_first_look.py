@@ -73,11 +73,33 @@ def test_a_label_alone_beside_the_recorded_point_is_found_in_the_small_region_on
 def test_a_line_the_small_regions_edge_cuts_is_not_taken_for_the_label_alone() -> None:
     # "Enregistrer et fermer" starts inside the small region and ends beyond it: cut, it reads
     # "Enregistrer" alone. The search region reads it whole, and the label alone stands farther down.
+    # A small region around the cut line reads it whole ("Enregistrer et fermer"): longer than the label, not taken.
     ocr = ScreenOcr([("Enregistrer et fermer", (960, 590, 270, 20), 0.97), ("Enregistrer", (900, 700, 88, 20), 0.9)])
     res = resolver(ocr).resolve(SCREEN, BUTTON)
-    assert ocr.shapes == [FIRST, REGION]
+    assert ocr.shapes == [FIRST, FIRST, REGION]
     assert res.resolved and (res.x, res.y) == (944, 710)  # the label alone, as the region search decides
     assert "first_look" not in res.tried[-1]
+
+
+def test_a_label_the_small_regions_edge_cuts_is_read_whole_in_a_small_region_around_it() -> None:
+    # the button's text ends 1 px from the small region's right edge (not wholly inside: never taken there);
+    # a small region centred on that line holds it whole and reads the label alone: the 640 x 320 region is
+    # not read, and the place is the one the region search finds (fails on the code before: [FIRST, REGION])
+    ocr = ScreenOcr([("Enregistrer", (1091, 590, 88, 20), 0.97)])
+    res = resolver(ocr).resolve(SCREEN, BUTTON)
+    assert ocr.shapes == [FIRST, FIRST]
+    assert res.resolved and (res.x, res.y) == (1135, 600)
+    assert res.tried[-1].get("first_look") is True
+
+
+def test_a_label_cut_there_and_too_far_for_the_guard_is_left_to_the_search() -> None:
+    # the line the edge cuts is read whole around it, but the guard refuses it where it is: the search decides
+    ocr = ScreenOcr([("Enregistrer", (1091, 590, 88, 20), 0.97)])
+    shipped = load_thresholds(shipped_dir("catalog") / "thresholds.yaml")
+    strict = shipped.model_copy(update={"drift": shipped.drift.model_copy(update={"max_fraction": 0.05})})
+    res = TargetResolver(ocr=ocr, memory=None, thresholds=strict, vlm=NoVlmLocator()).resolve(SCREEN, BUTTON)
+    assert ocr.shapes[:3] == [FIRST, FIRST, REGION]  # the line 135 px (0.07 of the screen) from the point
+    assert not res.resolved
 
 
 def test_a_line_that_shows_the_label_inside_longer_text_leaves_the_search_to_decide() -> None:
@@ -143,6 +165,16 @@ def test_a_window_shared_out_in_proportion_is_read_first_at_the_point_s_share_of
     res = resolver(ocr).resolve(SCREEN, spec)
     assert res.resolved and (res.x, res.y) == (1204, 600)
     assert ocr.shapes == [FIRST, FIRST]
+    assert res.tried[-1].get("first_look") is True
+
+
+def test_the_point_s_share_of_the_window_a_third_of_a_small_region_away_is_read() -> None:
+    # 100 px right of the recorded point (the old rule skipped it as the same place, closer than 180 px): the
+    # near region cuts the button, the region at the point's share holds it whole (fails on the code before)
+    ocr = ScreenOcr([("Enregistrer", (1160, 590, 88, 20), 0.97)])
+    res = resolver(ocr).resolve(SCREEN, BUTTON | {"scaled_rel": [1100 / W, 600 / H]})
+    assert ocr.shapes == [FIRST, FIRST]
+    assert res.resolved and (res.x, res.y) == (1204, 600)
     assert res.tried[-1].get("first_look") is True
 
 

@@ -293,7 +293,8 @@ def test_a_last_label_line_that_shows_something_else_leaves_the_region_search_to
     regions = len(ocr.shapes)
     again = engine.resolve(SCREEN, {**BUTTON, "resolve_order": ["ocr"]}, machine_id=PC)
     assert again.resolved and len(ocr.line_shapes) == 1
-    assert ocr.shapes[regions:] == [(120, 360), (320, 640)]  # the first look (its line cut), then the region
+    # the first look (its line cut), a small region around that line (this fake reads it cut there too), the region
+    assert ocr.shapes[regions:] == [(120, 360), (120, 360), (320, 640)]
 
 
 def test_a_last_label_line_read_with_a_low_score_leaves_the_region_search_to_decide(service):
@@ -307,7 +308,8 @@ def test_a_last_label_line_read_with_a_low_score_leaves_the_region_search_to_dec
     regions = len(ocr.shapes)
     again = engine.resolve(SCREEN, {**BUTTON, "resolve_order": ["ocr"]}, machine_id=PC)
     assert again.resolved and again.score == pytest.approx(0.97)
-    assert ocr.shapes[regions:] == [(120, 360), (320, 640)]  # the first look (its line cut), then the region
+    # the first look (its line cut), a small region around that line (this fake reads it cut there too), the region
+    assert ocr.shapes[regions:] == [(120, 360), (120, 360), (320, 640)]
 
 
 def test_a_spot_whose_failures_lowered_its_reliability_is_not_read_first(service):
@@ -317,4 +319,5 @@ def test_a_spot_whose_failures_lowered_its_reliability_is_not_read_first(service
     assert service.memory.last_success(PC, "Easily", BUTTON) is None
     regions = len(ocr.shapes)
     engine.resolve(SCREEN, {**BUTTON, "resolve_order": ["ocr"]}, machine_id=PC)
-    assert ocr.line_shapes == [] and ocr.shapes[regions:] == [(120, 360), (320, 640)]
+    # the first look (its line cut), a small region around that line (this fake reads it cut there too), the region
+    assert ocr.line_shapes == [] and ocr.shapes[regions:] == [(120, 360), (120, 360), (320, 640)]

@@ -19,13 +19,10 @@ from rpa_mcp.validation.context import DiffSettings, compute_change
 
 FOLDER = Path(__file__).resolve().parent.parent / "fixtures" / "real_programs"
 # Pairs reproduced but not fixed yet (strict xfail: a fix makes them fail until removed here).
-# GNUstep's overwrite question at 1600x900 (French), wider than the save panel it covers: not located on its
-# own, the panel's lower part is taken for the dialog, and that part is still there once Cancel is clicked.
 # Poedit's GTK choosers (wxGTK: no header bar, buttons at the bottom) cancelled: at 1366x768 the chooser spans
 # the screen's height and over 80 % of its width (taken for a window); at 1600x900 the save chooser's box grown
 # from its footer runs into the menu bar above it, past a dialog's largest size; little of its place changes.
 OPEN: set[str] = {
-    "textedit-overwrite-click-fr-1600x900",
     "poedit-save-as-click-fr-1600x900",
     "poedit-open-click-en-1366x768",
     "poedit-save-as-click-en-1366x768",

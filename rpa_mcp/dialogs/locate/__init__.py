@@ -9,8 +9,24 @@ whose outline ink outside touches from their body over a row of buttons tiling i
 the candidates. When the previous frame is given, what changed between the two frames weighs in.
 """
 
-from rpa_mcp.dialogs.locate.candidates import MIN_DIALOG_H, MIN_DIALOG_W, ModalRegion, find_modal, score_candidates
+from rpa_mcp.dialogs.locate.candidates import (
+    MIN_DIALOG_H,
+    MIN_DIALOG_W,
+    ModalRegion,
+    find_modal,
+    score_candidates,
+    thin_framed,
+)
 from rpa_mcp.dialogs.locate.geometry import iou
 from rpa_mcp.vision.lines import text_lines
 
-__all__ = ["MIN_DIALOG_H", "MIN_DIALOG_W", "ModalRegion", "find_modal", "iou", "score_candidates", "text_lines"]
+__all__ = [
+    "MIN_DIALOG_H",
+    "MIN_DIALOG_W",
+    "ModalRegion",
+    "find_modal",
+    "iou",
+    "score_candidates",
+    "text_lines",
+    "thin_framed",
+]

@@ -64,7 +64,12 @@ CONTENT_PENALTY = 2.0
 TRIM_SHARE = 0.08  # a changed region's side column with less change than this share of its height is cut
 CLIPPED_SCORE = MIN_SCORE  # the weakest evidence: read after every other kind of candidate
 CLIPPED_MAX_SHARE = 0.2
+FACE_SAME = 0.5  # IoU of a button on the undilated map with a face of the dilated one: the same button
 TWIN_GAP = 10  # px: two candidates with the same buttons whose sides are all this close are one box
+BEHIND_PENALTY = 1.5  # a box whose outline another box's covers is a window behind it
+HIDDEN_OUTLINE, DRAWN_OUTLINE = 0.5, 0.9  # shares of an outline drawn inside the other box: hidden, drawn
+CROSS_MARGIN = 6  # px: a corner this far inside another box lies under it
+MIN_STRETCH = 12  # px: a shorter stretch of a side inside another box tells nothing
 BAR_MAX_H = 2 * MIN_DIALOG_H  # a box this short flush with the frame's bottom is a bar (a clipped dialog shows more)
 
 
@@ -88,11 +93,53 @@ def find_modal(image: np.ndarray, previous: np.ndarray | None = None) -> ModalRe
 def score_candidates(image: np.ndarray, previous: np.ndarray | None = None) -> list[ModalRegion]:
     """Every rectangle with modal evidence and a score >= MIN_SCORE, best first."""
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    height, width = gray.shape
     edges = edge_map(gray)
     regions = closed_regions(edges, 30, 14)
     # a focused button whose ring is drawn tight round its label fills its face with edges: kept by the ring
-    buttons = faces(gray, edges, regions)
+    return _ranked(gray, edges, regions, faces(gray, edges, regions), previous)
+
+
+def thin_framed(image: np.ndarray) -> list[ModalRegion]:
+    """Dialogs whose buttons only an edge map left undilated closes, best first: a button framed by a
+    thin line a pixel or two from its label and from its neighbour's frame (a toolkit drawing 1-px
+    frames) joins them once the map is dilated, and no face closes. Only the faces the dilated map
+    does not close are buttons here, and only candidates with a footer of them are kept: undilated,
+    many more boxes close (the fields, panes and cells of every window), found on the dilated map
+    already or no dialog."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    coarse = edge_map(gray)
+    closed = np.array(faces(gray, coarse, closed_regions(coarse, 30, 14)), dtype=np.float64).reshape(-1, 4)
+    edges = edge_map(gray, dilate=False)
+    regions = closed_regions(edges, 30, 14)
+    fine = faces(gray, edges, regions)
+    thin = [b for b in fine if _best_iou(b, closed) <= FACE_SAME]
+    if not thin:
+        return []
+    # a footer whose row, among every face the undilated map closes, holds one the dilated map closes
+    # too was found there already (the cells of a grid close on both: only the thin ones are scored)
+    return [
+        m
+        for m in _ranked(gray, edges, regions, thin, None)
+        if "buttons" in m.evidence and tuple(button_group(m.bbox, [b for b in fine if inside(b, m.bbox)])) == m.buttons
+    ]
+
+
+def _best_iou(box: BBox, boxes: np.ndarray) -> float:
+    """The largest IoU of `box` with the rows (x, y, w, h) of `boxes` (0.0 for none)."""
+    if boxes.size == 0:
+        return 0.0
+    x, y, w, h = box
+    ix = np.clip(np.minimum(x + w, boxes[:, 0] + boxes[:, 2]) - np.maximum(x, boxes[:, 0]), 0, None)
+    iy = np.clip(np.minimum(y + h, boxes[:, 1] + boxes[:, 3]) - np.maximum(y, boxes[:, 1]), 0, None)
+    inter = ix * iy
+    return float((inter / (w * h + boxes[:, 2] * boxes[:, 3] - inter)).max())
+
+
+def _ranked(
+    gray: np.ndarray, edges: np.ndarray, regions: list[BBox], buttons: list[BBox], previous: np.ndarray | None
+) -> list[ModalRegion]:
+    """The candidates built from an edge map's closed regions and button faces, scored, best first."""
+    height, width = gray.shape
     bands = [r for r in regions if r[2] >= 60 and r[3] >= 20]
     candidates = {r for r in merge_bands(bands) if r[2] >= MIN_DIALOG_W and r[3] >= MIN_DIALOG_H}
     for fragment in list(candidates):
@@ -123,7 +170,8 @@ def score_candidates(image: np.ndarray, previous: np.ndarray | None = None) -> l
         region = _score(cand, gray, edges, buttons, changed, changed_share, frame_area, tall=cand in blobs)
         if region is not None:
             scored.append(region)
-    return _drop_twins([m for m in _demote_content(_demote_windows(scored)) if m.score >= MIN_SCORE])
+    ranked = _demote_behind(_demote_content(_demote_windows(scored)), edges)
+    return _drop_twins([m for m in ranked if m.score >= MIN_SCORE])
 
 
 def _drop_twins(ranked: list[ModalRegion]) -> list[ModalRegion]:
@@ -274,6 +322,59 @@ def _demote_windows(scored: list[ModalRegion]) -> list[ModalRegion]:
             region = ModalRegion(region.bbox, region.buttons, region.score - 1.5, region.evidence)
         kept.append(region)
     return sorted(kept, key=lambda m: (m.score, area(m.bbox)), reverse=True)
+
+
+def _demote_behind(scored: list[ModalRegion], edges: np.ndarray) -> list[ModalRegion]:
+    """Of two boxes with buttons that overlap, neither inside the other, the one behind is the one whose
+    outline stops where the other's box begins (a question wider than the file panel it was raised over:
+    the panel's sides end at the question's borders, the question's own run across the panel): it is
+    demoted as a window behind a dialog is."""
+    out: list[ModalRegion] = []
+    for region in scored:
+        fronts = [
+            m
+            for m in scored
+            if m is not region
+            and m.buttons
+            and region.buttons
+            and _crosses(region.bbox, m.bbox)
+            and _drawn_inside(edges, region.bbox, m.bbox) < HIDDEN_OUTLINE
+            and _drawn_inside(edges, m.bbox, region.bbox) >= DRAWN_OUTLINE
+        ]
+        if fronts:
+            region = ModalRegion(region.bbox, region.buttons, region.score - BEHIND_PENALTY, region.evidence)
+        out.append(region)
+    return sorted(out, key=lambda m: (m.score, area(m.bbox)), reverse=True)
+
+
+def _crosses(a: BBox, b: BBox) -> bool:
+    """The boxes overlap and a corner of `a` lies well inside `b`, neither box inside the other."""
+    if inside(a, b) or inside(b, a):
+        return False
+    bx, by, bw, bh = b
+    ax, ay, aw, ah = a
+    m = CROSS_MARGIN
+    corners = ((ax, ay), (ax + aw, ay), (ax, ay + ah), (ax + aw, ay + ah))
+    return any(bx + m < x < bx + bw - m and by + m < y < by + bh - m for x, y in corners)
+
+
+def _drawn_inside(edges: np.ndarray, box: BBox, other: BBox) -> float:
+    """How much of `box`'s outline the edge map draws where it runs inside `other` (a margin in): the
+    least drawn share among its sides' stretches there (1 when none runs there)."""
+    x, y, w, h = box
+    ox, oy, ow, oh = other
+    m = CROSS_MARGIN
+    x0, x1, y0, y1 = ox + m, ox + ow - m, oy + m, oy + oh - m
+    shares = [1.0]
+    for row in (y, y + h - 1):  # top and bottom sides
+        lo, hi = max(x, x0), min(x + w, x1)
+        if y0 <= row < y1 and hi - lo >= MIN_STRETCH:
+            shares.append(float(edges[max(0, row - 1) : row + 2, lo:hi].any(axis=0).mean()))
+    for col in (x, x + w - 1):  # left and right sides
+        lo, hi = max(y, y0), min(y + h, y1)
+        if x0 <= col < x1 and hi - lo >= MIN_STRETCH:
+            shares.append(float(edges[lo:hi, max(0, col - 1) : col + 2].any(axis=1).mean()))
+    return min(shares)
 
 
 def _demote_content(scored: list[ModalRegion]) -> list[ModalRegion]:

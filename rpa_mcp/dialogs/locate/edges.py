@@ -26,9 +26,12 @@ RING_CENTRED = 4  # px the ring's centre may lie off its button's centre
 RING_MIN_SPAN = (0.3, 0.4)  # share of the button's width and height the ring spans at least (no glyph)
 
 
-def edge_map(gray: np.ndarray) -> np.ndarray:
+def edge_map(gray: np.ndarray, *, dilate: bool = True) -> np.ndarray:
+    """Canny's edges, dilated by a pixel (broken outlines close) unless `dilate` is False: then a
+    thin frame drawn a pixel or two from its label or from a neighbour's frame stays apart from them."""
     edges = cv2.Canny(gray, 10, 30)
-    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    if dilate:
+        edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
     edges[0, :] = edges[-1, :] = 255  # close regions cut by the screen border (off-screen dialogs)
     edges[:, 0] = edges[:, -1] = 255
     return edges

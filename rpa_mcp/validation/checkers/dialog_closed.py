@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from rpa_mcp.dialogs.locate.geometry import iou
 from rpa_mcp.validation.checkers.base import BaseChecker, Params
 from rpa_mcp.validation.checkers.dialog_presence import MODAL_MIN_H, MODAL_MIN_W
 from rpa_mcp.validation.checkers.kept_buttons import clicked_face_kept, kept_button
 from rpa_mcp.validation.context import CELL, CheckContext
 from rpa_mcp.validation.model import CheckResult, CropRef
 from rpa_mcp.validation.ports import DialogHit
-from rpa_mcp.validation.regions import around, contains, iou
+from rpa_mcp.validation.regions import around, contains
 from rpa_mcp.validation.text import label_matches
 from rpa_mcp.vision.images import BBox
 

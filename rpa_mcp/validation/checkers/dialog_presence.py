@@ -12,13 +12,14 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from rpa_mcp.dialogs.locate.geometry import iou
 from rpa_mcp.validation.checkers.base import BaseChecker, Params
 from rpa_mcp.validation.checkers.outcome import WORDS_KINDS
 from rpa_mcp.validation.context import CELL, CheckContext
 from rpa_mcp.validation.locate import click_point
 from rpa_mcp.validation.model import CheckResult, CropRef
 from rpa_mcp.validation.ports import DialogHit
-from rpa_mcp.validation.regions import around, contains, iou
+from rpa_mcp.validation.regions import around, contains
 from rpa_mcp.validation.text import own_window, text_contains, text_line_boxes, words_written
 from rpa_mcp.vision.images import BBox, clamp_bbox
 
