@@ -20,6 +20,7 @@ exactly where the clicked one stood is not what a closed dialog uncovers (none o
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from rpa_mcp.dialogs.locate.buttons import faces_in
@@ -146,5 +147,13 @@ def _nearly_unchanged(ctx: CheckContext, face: BBox) -> bool:
         return False
     colour = np.median(pixels, axis=0)
     ink = int(np.count_nonzero(np.abs(pixels - colour).max(axis=1) > INK_LEVEL))
-    changed = ctx.changed_share(face) * w * h
-    return changed <= NEARLY_UNCHANGED * max(ink, 1)
+    return _changed_pixels(ctx, face) <= NEARLY_UNCHANGED * max(ink, 1)
+
+
+def _changed_pixels(ctx: CheckContext, face: BBox) -> int:
+    """The face's pixels that differ between the frames, from the frames themselves: the change map leaves
+    out the taskbar clock's corner, where a dialog's last button may stand on a screen without a taskbar."""
+    x, y, w, h = clamp_bbox(face, ctx.after.shape)
+    diff = cv2.absdiff(ctx.before[y : y + h, x : x + w], ctx.after[y : y + h, x : x + w])
+    diff = diff.max(axis=2) if diff.ndim == 3 else diff
+    return int(np.count_nonzero(diff > ctx.diff_settings.pixel_threshold))
