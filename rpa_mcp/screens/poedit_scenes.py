@@ -24,8 +24,8 @@ import time
 
 from rpa_mcp.screens.desktop_scenes import CANCEL
 from rpa_mcp.screens.plain_pairs import idle_click
-from rpa_mcp.screens.real_program_scenes import DONT_SAVE, OK, SENTENCE, dialog_then_click, typed_pair
-from rpa_mcp.screens.real_programs import USER, BBox, Session, center, changed_box, grow, word_box
+from rpa_mcp.screens.real_program_scenes import DONT_SAVE, OK, SENTENCE, dialog_then_click, menu_opened, typed_pair
+from rpa_mcp.screens.real_programs import USER, BBox, Session, center, changed_box, word_box
 from rpa_mcp.screens.textedit_scenes import SCENES
 
 __all__ = ["SCENES", "poedit"]
@@ -89,19 +89,7 @@ def _file_menu(s: Session) -> None:
     """A click on the menu bar's "File": its menu opens (a SUCCESS pair), then closed with Escape."""
     before = s.settle()
     box, label = _menu_box(s)
-    s.click(center(box))
-    time.sleep(0.8)
-    after = s.settle()
-    b, a = s.save("menu-before", before), s.save("menu-after", after)
-    s.pair(
-        "open-menu",
-        b,
-        a,
-        {"type": "click_anchor", "label": label, "bbox": list(grow(box, 6)), "point": list(center(box))},
-        "SUCCESS",
-        None,
-        f"a click on the menu bar's '{label}': its menu opened",
-    )
+    menu_opened(s, before, box, label, f"a click on the menu bar's '{label}': its menu opened")
     _keys_then_wait(s, "Escape")
 
 

@@ -102,6 +102,23 @@ def typed_pair(
     )
 
 
+def menu_opened(s: Session, before: np.ndarray, box: BBox, label: str, description: str) -> None:
+    """A click on a menu's title at `box` on the `before` frame: its menu opens (a SUCCESS pair)."""
+    s.click(center(box))
+    time.sleep(0.8)
+    after = s.settle()
+    b, a = s.save("menu-before", before), s.save("menu-after", after)
+    s.pair(
+        "open-menu",
+        b,
+        a,
+        {"type": "click_anchor", "label": label, "bbox": list(grow(box, 6)), "point": list(center(box))},
+        "SUCCESS",
+        None,
+        description,
+    )
+
+
 def typed_in_editor(s: Session, wid: str, pause_s: float = 1.0) -> tuple[BBox, np.ndarray, np.ndarray]:
     """Maximise the editor's window `wid`, click in the middle of its text, type the sentence: the
     window's box, the screen before and after the typing."""

@@ -32,9 +32,10 @@ from rpa_mcp.screens.real_program_scenes import (
     _unchanged,
     changed_below,
     dialog_then_click,
+    menu_opened,
     typed_pair,
 )
-from rpa_mcp.screens.real_programs import USER, Session, center, grow
+from rpa_mcp.screens.real_programs import USER, Session, center
 from rpa_mcp.screens.swing_scenes import _unreadable
 
 __all__ = ["SCENES", "textedit"]
@@ -80,19 +81,7 @@ def _submenu(s: Session) -> None:
     by a second click."""
     before = s.settle()
     box, label = s.find_text(before, ("format",), (0, 0, MENU_WIDTH, 200))
-    s.click(center(box))
-    time.sleep(0.8)
-    after = s.settle()
-    b, a = s.save("menu-before", before), s.save("menu-after", after)
-    s.pair(
-        "open-menu",
-        b,
-        a,
-        {"type": "click_anchor", "label": label, "bbox": list(grow(box, 6)), "point": list(center(box))},
-        "SUCCESS",
-        None,
-        f"a click on the main menu's '{label}': its submenu opened beside it",
-    )
+    menu_opened(s, before, box, label, f"a click on the main menu's '{label}': its submenu opened beside it")
     opened = (MENU_WIDTH, 0, 200, 260)  # the submenu's column, right of the main menu
     for _ in range(3):  # a second click closes it (one may come while the menu still tracks the first)
         s.click(center(box))
