@@ -34,7 +34,7 @@ class Suggestion(StrictModel):
         description="The shadow_feedback action that applies it."
     )
     kind: str = Field(
-        description="detour, noise, stray (undo); name, date, identifier, number, record (parameterize); "
+        description="detour, noise, stray, dismissed (undo); name, date, identifier, number, record (parameterize); "
         "record_partly_named (validate: the person accepts a record chosen by part of its name)."
     )
     reason: str = Field(description="Why, in the session's language: relay it to the person as it is.")

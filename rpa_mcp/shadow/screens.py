@@ -16,6 +16,7 @@ import numpy as np
 from rpa_mcp.errors import RpaError
 from rpa_mcp.shadow.ports import TraceRepository
 from rpa_mcp.shadow.toasts import BOTTOM_BAND, PIXEL_THRESHOLD, read_opened, read_toast
+from rpa_mcp.validation.context import DiffSettings, compute_change
 from rpa_mcp.vision.images import clamp_bbox, decode_image
 from rpa_mcp.vision.marks import Learned, mark_beside
 from rpa_mcp.vision.ocr import OcrEngine
@@ -44,6 +45,14 @@ class StoredScreens:
         while len(self._frames) > CACHE_FRAMES:
             self._frames.popitem(last=False)
         return image
+
+    def unchanged(self, a: str, b: str) -> bool | None:
+        """Whether nothing but a text caret, a taskbar clock or specks differs between two screenshots (None:
+        cannot tell): stricter than `same_screen`, a check box's tick is a change."""
+        fa, fb = self.frame(a), self.frame(b)
+        if fa is None or fb is None or fa.shape != fb.shape:
+            return None
+        return not compute_change(fa, fb, DiffSettings()).blobs
 
     def toast(self, idx: int, before: str, after: str, exclude: list[int] | None) -> str | None:
         rows = self.traces.events(self.session_id, idx, idx + 1)

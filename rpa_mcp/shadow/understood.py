@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rpa_mcp.shadow.calibration import Calibration
+from rpa_mcp.shadow.dismissals import SameScreen, suggest_dismissals
 from rpa_mcp.shadow.language import decided
 from rpa_mcp.shadow.observer import ObserverState
 from rpa_mcp.shadow.ports import TraceRepository
@@ -21,6 +22,8 @@ from rpa_mcp.shadow.screens import StoredScreens
 from rpa_mcp.shadow.steps import LOOK_BEHIND, derive_steps
 from rpa_mcp.shadow.suggestions import review, settle_names
 from rpa_mcp.vision.ocr import OcrEngine
+
+MAX_REMEMBERED = 512  # screenshot pairs compared, kept across sessions (the oldest forgotten first)
 
 
 @dataclass
@@ -39,6 +42,7 @@ class UnderstoodSteps:
         self.traces, self.ocr, self.calibration = traces, ocr, calibration
         self.max_pixels, self.default_locale = max_pixels, locale
         self._derived: dict[str, _Derived] = {}
+        self._still: dict[tuple[str, str], bool | None] = {}  # nothing changed between two screenshots?
 
     def forget(self, sid: str) -> None:
         self._derived.pop(sid, None)
@@ -61,6 +65,18 @@ class UnderstoodSteps:
             cached.review = review(steps)
         return cached.review
 
+    def _remembered(self, same: SameScreen) -> SameScreen:
+        """`same`, each pair of screenshots compared once (screenshots never change once stored)."""
+
+        def compare(a: str, b: str) -> bool | None:
+            if (a, b) not in self._still:
+                if len(self._still) >= MAX_REMEMBERED:
+                    self._still.pop(next(iter(self._still)))
+                self._still[(a, b)] = same(a, b)
+            return self._still[(a, b)]
+
+        return compare
+
     def steps(self, sid: str, state: ObserverState) -> list[dict[str, Any]]:
         """The steps of this state (its pending OCR already read)."""
         locale = self.locale(sid, state)
@@ -82,6 +98,7 @@ class UnderstoodSteps:
         todo = [p for p, key in enumerate(keys) if key not in reuse or p >= last]
         fresh: dict[int, dict[str, Any]] = {}
         indexes = [i for p in todo for i in state.segments[p].events]
+        screens = StoredScreens(self.traces, self.ocr, sid, max_pixels=self.max_pixels)
         if indexes:
             rows = self.traces.events(sid, max(min(indexes) - LOOK_BEHIND, 0), max(indexes) + LOOK_AHEAD + 1)
             fresh = derive_steps(
@@ -90,7 +107,7 @@ class UnderstoodSteps:
                 locale,
                 positions=todo,
                 calibration=self.calibration,
-                screens=StoredScreens(self.traces, self.ocr, sid, max_pixels=self.max_pixels),
+                screens=screens,
                 window_now=state.ctx.window,
             )
         steps: list[dict[str, Any]] = []
@@ -103,6 +120,7 @@ class UnderstoodSteps:
             step = dict(found)
             step["index"] = len(steps) + 1
             steps.append(step)
+        suggest_dismissals(steps, self._remembered(screens.unchanged), locale)
         doubt_partly_named(steps, locale)
         settle_names(steps)
         self._derived[sid] = _Derived(state.version, locale, steps, derived)

@@ -19,15 +19,7 @@ from rpa_mcp.validation.context import DiffSettings, compute_change
 
 FOLDER = Path(__file__).resolve().parent.parent / "fixtures" / "real_programs"
 # Pairs reproduced but not fixed yet (strict xfail: a fix makes them fail until removed here).
-# Poedit's GTK choosers (wxGTK: no header bar, buttons at the bottom) cancelled: at 1366x768 the chooser spans
-# the screen's height and over 80 % of its width (taken for a window); at 1600x900 the save chooser's box grown
-# from its footer runs into the menu bar above it, past a dialog's largest size; little of its place changes
-# (uncertain: a person looks; at 1366x768 no longer read still open, tests/validation/test_dialog_kept_buttons.py).
-OPEN: set[str] = {
-    "poedit-save-as-click-fr-1600x900",
-    "poedit-open-click-en-1366x768",
-    "poedit-save-as-click-en-1366x768",
-}
+OPEN: set[str] = set()
 
 
 def _pairs(split: str) -> list[tuple[Path, dict[str, Any]]]:

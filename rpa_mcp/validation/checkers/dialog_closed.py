@@ -9,6 +9,7 @@ import numpy as np
 
 from rpa_mcp.dialogs.locate.geometry import iou
 from rpa_mcp.validation.checkers.base import BaseChecker, Params
+from rpa_mcp.validation.checkers.dialog_frame import frame_gone
 from rpa_mcp.validation.checkers.dialog_presence import MODAL_MIN_H, MODAL_MIN_W
 from rpa_mcp.validation.checkers.kept_buttons import clicked_face_kept, kept_button
 from rpa_mcp.validation.context import CELL, CheckContext
@@ -110,8 +111,10 @@ class DialogClosedChecker(BaseChecker):
 
     Evidence, cheapest first: no dialog after, the button label gone and its surroundings changed
     (the dialog before then need not be found), or the frame of a box around the button vanished on all
-    four sides (a dialog of its window's own colours); the classifier's dialog box still there after; the
-    button label still written at the button; the share of changed pixels inside the dialog region;
+    four sides (a dialog of its window's own colours), or the side borders rising from the dialog's
+    footer are drawn no more (a dialog window too large for the classifier, `dialog_frame`); the
+    classifier's dialog box still there after; the button label still written at the button; the share
+    of changed pixels inside the dialog region;
     another dialog in front where none of the answered one's buttons is written any more (the file
     chooser that asked, shown again over its prompt).
 
@@ -149,7 +152,10 @@ class DialogClosedChecker(BaseChecker):
             fraction = ctx.change().fraction_in(nearby)
             # ... or, when less changed, the frame of a box around it vanished (a dialog of its window's colours)
             outline = None if fraction >= closed_share else _outline_gone(ctx, button)
-            if (fraction >= closed_share or outline is not None) and not _any_kept(ctx, button):
+            # ... or the side borders rising from its footer are drawn no more (a dialog window too large
+            # for the classifier, over a window of its colours: GTK's file chooser on a small screen)
+            sides = None if fraction >= closed_share or outline is not None else frame_gone(ctx, button)
+            if (fraction >= closed_share or outline is not None or sides is not None) and not _any_kept(ctx, button):
                 if outline is not None:
                     return self.result(
                         signal,
@@ -157,6 +163,14 @@ class DialogClosedChecker(BaseChecker):
                         f"no dialog after, button {label!r} gone (reads {read!r}) and the outline of the box "
                         f"around it, {list(outline)}, vanished on all four sides",
                         crop=CropRef("dialog region (after)", "after", outline),
+                    )
+                if sides is not None:
+                    return self.result(
+                        signal,
+                        1.0,
+                        f"no dialog after, button {label!r} gone (reads {read!r}) and the side borders of the "
+                        f"dialog's frame around it, {list(sides)}, rising from its footer, are drawn no more",
+                        crop=CropRef("dialog region (after)", "after", sides),
                     )
                 return self.result(
                     signal,
