@@ -27,8 +27,16 @@ from rpa_mcp.dialogs.identify import STRUCTURE_CONFIDENCE, Identifier
 from rpa_mcp.dialogs.locate import ModalRegion, score_candidates, thin_framed
 from rpa_mcp.dialogs.locate.geometry import inside
 from rpa_mcp.dialogs.matching import Matcher, process_name
-from rpa_mcp.dialogs.naming import bound, rank
-from rpa_mcp.dialogs.reading import FIRST_LINES, icon_check, layout, read_lines_after, read_region, title_bars
+from rpa_mcp.dialogs.naming import PAGE_DIALOG, bound, rank
+from rpa_mcp.dialogs.reading import (
+    FIRST_LINES,
+    icon_check,
+    layout,
+    read_lines_after,
+    read_region,
+    title_above,
+    title_bars,
+)
 from rpa_mcp.dialogs.structure import file_chooser, labels_among, save_title, titled_as_warning
 from rpa_mcp.dialogs.thorough import classify_thorough
 from rpa_mcp.vision.images import BBox
@@ -305,6 +313,28 @@ class DialogClassifier:
         notes = (f"a file chooser: {chooser.why}",)
         return seen_in_frame(entry, STRUCTURE_CONFIDENCE, region.bbox, buttons, lines, notes)
 
+    def _titled_above(
+        self,
+        image: np.ndarray,
+        region: ModalRegion,
+        buttons: Sequence[ReadButton],
+        found: Classification,
+        confirm: AppConfirmer,
+    ) -> Classification | None:
+        """A box named by its shape alone (a guess: a question naming a deletion, OK / Cancel) under a title
+        bar whose title names a catalog entry ("JavaScript Confirm - <address>", a page's question): named
+        by its title with its words, a pause entry only (None: no such title, or it names nothing else)."""
+        title = title_above(self.ocr, image, region.bbox)
+        if title is None or not self.matcher.by_title(title):
+            return None
+        named = self.identifier.match(region.bbox, buttons, [title, *found.lines], confirm=confirm)
+        if not named.found or named.dialog_id in (found.dialog_id, self.catalog.unknown.id):
+            return None
+        if named.entry.policy != "pause" or named.confidence <= found.confidence:
+            return None
+        note = f"titled '{title}' by the title bar over the box: {named.dialog_id} rather than {found.dialog_id}"
+        return replace(named, notes=(*named.notes, note))
+
     def _name_box(
         self, image: np.ndarray, region: ModalRegion, front: ModalRegion | None, confirm: AppConfirmer
     ) -> tuple[Classification, list[ReadButton]]:
@@ -315,7 +345,8 @@ class DialogClassifier:
         buttons, lines = read_region(self.ocr, image, region, found_layout, max_lines=FIRST_LINES)
         icon = icon_check(image, region.bbox)
         found = self.identifier.match(region.bbox, buttons, lines, panel=region.buttonless, confirm=confirm, icon=icon)
-        if not found.found or found.dialog_id == unknown.id or found.confidence < 0.8:
+        # a page dialog's box, named by its title, may hold a browser's own question: its words are read too
+        if not found.found or found.dialog_id in (unknown.id, PAGE_DIALOG) or found.confidence < 0.8:
             more = read_lines_after(self.ocr, image, region, found_layout, FIRST_LINES)
             if more:
                 found = self.identifier.match(
@@ -336,6 +367,8 @@ class DialogClassifier:
             )
         if not (found.found and found.dialog_id != unknown.id) and _chooser_sized(region, image.shape[:2]):
             found = self._chooser_in(image, region) or found
+        if found.found and found.dialog_id != unknown.id and found.confidence <= STRUCTURE_CONFIDENCE and buttons:
+            found = self._titled_above(image, region, buttons, found, confirm) or found
         found = replace(found, region_found_by="+".join(region.evidence) or "outline")
         floating = FLOATING & set(region.evidence) or titled_as_warning(found.lines)
         if found.found and found.dialog_id == unknown.id and not floating:

@@ -15,7 +15,7 @@ verdict; held-out programs are only measured. Needs: Xvfb, openbox, xdotool, dbu
 firefox-esr-l10n-fr abiword gnome-text-editor pluma thunar
 pinentry-gtk2 l3afpad kwrite gedit wine nedit xfe libreoffice-writer
 libreoffice-l10n-fr fluid texworks gmanedit mtpaint dia jedit gpsprune vim-gtk3
-xfig ghex epiphany-browser textedit.app poedit) and the fr_FR and en_US locales.
+xfig ghex epiphany-browser textedit.app poedit falkon) and the fr_FR and en_US locales.
 """
 
 from __future__ import annotations
@@ -80,6 +80,7 @@ SPLIT = {
     "epiphany": "tuning",
     "textedit": "tuning",
     "poedit": "tuning",
+    "falkon": "tuning",
 }
 
 
@@ -383,7 +384,7 @@ def capture(out: Path, programs: tuple[str, ...], scenes: dict[str, Callable[[Se
 
 
 def main(argv: list[str] | None = None) -> int:
-    from rpa_mcp.screens.poedit_scenes import SCENES
+    from rpa_mcp.screens.falkon_scenes import SCENES
     from rpa_mcp.vision.ocr import RapidOcrEngine
 
     parser = argparse.ArgumentParser(prog="python -m rpa_mcp.screens capture-programs")

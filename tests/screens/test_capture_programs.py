@@ -29,7 +29,7 @@ def test_every_program_runs_in_both_languages_and_keeps_its_first_one() -> None:
 
 
 def test_every_program_of_the_split_has_a_scene_and_the_later_ones_are_held_out() -> None:
-    from rpa_mcp.screens.poedit_scenes import SCENES  # the last module of scenes: every one registered
+    from rpa_mcp.screens.falkon_scenes import SCENES  # the last module of scenes: every one registered
 
     assert set(SCENES) == set(SPLIT)
     assert SPLIT["abiword"] == SPLIT["gnome-text-editor"] == SPLIT["l3afpad"] == "held-out"
@@ -51,6 +51,7 @@ def test_every_program_of_the_split_has_a_scene_and_the_later_ones_are_held_out(
         == SPLIT["epiphany"]
         == SPLIT["textedit"]
         == SPLIT["poedit"]
+        == SPLIT["falkon"]
         == "tuning"
     )
 
