@@ -15,7 +15,7 @@ verdict; held-out programs are only measured. Needs: Xvfb, openbox, xdotool, dbu
 firefox-esr-l10n-fr abiword gnome-text-editor pluma thunar
 pinentry-gtk2 l3afpad kwrite gedit wine nedit xfe libreoffice-writer
 libreoffice-l10n-fr fluid texworks gmanedit mtpaint dia jedit gpsprune vim-gtk3
-xfig ghex epiphany-browser textedit.app poedit) and the fr_FR and en_US locales.
+xfig ghex epiphany-browser textedit.app poedit doublecmd-gtk) and the fr_FR and en_US locales.
 """
 
 from __future__ import annotations
@@ -80,6 +80,7 @@ SPLIT = {
     "epiphany": "tuning",
     "textedit": "tuning",
     "poedit": "tuning",
+    "doublecmd": "tuning",
 }
 
 
@@ -239,10 +240,21 @@ class Session:
             texts = [(line, _label(line.text)) for line in sorted(lines, key=lambda ln: -ln.score)]
             # a label read whole first: a sentence that holds the words ("... if you don't save them") is no button
             exact = [line for line, text in texts if text in wanted]
-            within = [line for line, text in texts if any(len(w) > 4 and w in text for w in wanted)]
-            for line in (*exact, *within):
+            for line in exact:
                 bx, by, bw, bh = (round(v / scale) for v in line.bbox)
                 return (x0 + bx, y0 + by, bw, bh), line.text.strip()
+            # a label read within a longer line (two buttons or two tabs side by side read as one line:
+            # "Add To Queue Cancel"): the part of the line the label takes, never the line's middle
+            for line, text in texts:
+                word = next((w for w in wanted if len(w) > 4 and w in text), None)
+                if word is None:
+                    continue
+                box, label = line.bbox, line.text.strip()
+                if word in line.text.lower():  # else read with a mnemonic's underscore: the whole line
+                    start = line.text.lower().index(word)
+                    box, label = word_box(line.bbox, line.text, word), line.text[start : start + len(word)]
+                bx, by, bw, bh = (round(v / scale) for v in box)
+                return (x0 + bx, y0 + by, bw, bh), label
         raise LookupError(f"{self.program}: none of {words} read in {region}: {read}")
 
     def active_geometry(self, wid: str | None = None) -> BBox:
@@ -383,7 +395,7 @@ def capture(out: Path, programs: tuple[str, ...], scenes: dict[str, Callable[[Se
 
 
 def main(argv: list[str] | None = None) -> int:
-    from rpa_mcp.screens.poedit_scenes import SCENES
+    from rpa_mcp.screens.doublecmd_scenes import SCENES
     from rpa_mcp.vision.ocr import RapidOcrEngine
 
     parser = argparse.ArgumentParser(prog="python -m rpa_mcp.screens capture-programs")

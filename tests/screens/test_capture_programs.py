@@ -29,7 +29,7 @@ def test_every_program_runs_in_both_languages_and_keeps_its_first_one() -> None:
 
 
 def test_every_program_of_the_split_has_a_scene_and_the_later_ones_are_held_out() -> None:
-    from rpa_mcp.screens.poedit_scenes import SCENES  # the last module of scenes: every one registered
+    from rpa_mcp.screens.doublecmd_scenes import SCENES  # the last module of scenes: every one registered
 
     assert set(SCENES) == set(SPLIT)
     assert SPLIT["abiword"] == SPLIT["gnome-text-editor"] == SPLIT["l3afpad"] == "held-out"
@@ -51,6 +51,7 @@ def test_every_program_of_the_split_has_a_scene_and_the_later_ones_are_held_out(
         == SPLIT["epiphany"]
         == SPLIT["textedit"]
         == SPLIT["poedit"]
+        == SPLIT["doublecmd"]
         == "tuning"
     )
 
@@ -120,3 +121,20 @@ def test_a_buttons_icon_read_as_a_glyph_of_another_script_still_finds_the_button
     session = Session.__new__(Session)
     session.program, session.ocr = "gmanedit", Reads()
     assert session.find_text(np.zeros((100, 400, 3), np.uint8), OK) == ((20, 60, 50, 18), "企OK")
+
+
+def test_a_button_read_on_one_line_with_its_neighbour_is_cut_to_its_own_label() -> None:
+    """Fails on the old code: the whole line's box was taken, its middle (the neighbour) clicked."""
+    from rpa_mcp.screens.desktop_scenes import CANCEL
+    from rpa_mcp.screens.real_programs import Session
+    from rpa_mcp.vision.ocr import OcrLine
+
+    class Reads:
+        def read(self, image: np.ndarray) -> list[OcrLine]:
+            return [OcrLine("Ajoute à la file d'attente Annuler", (100, 60, 340, 20), 0.9)]
+
+    session = Session.__new__(Session)  # no display, no user: only the OCR is asked
+    session.program, session.ocr = "doublecmd", Reads()
+    (x, y, w, h), label = session.find_text(np.zeros((100, 500, 3), np.uint8), CANCEL)
+    assert label == "Annuler" and (y, h) == (60, 20)
+    assert x > 100 + 340 * 3 // 4 and x + w <= 441  # the line's right end, where "Annuler" is read
