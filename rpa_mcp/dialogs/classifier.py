@@ -26,10 +26,11 @@ from rpa_mcp.dialogs.classification import seen as seen_in_frame
 from rpa_mcp.dialogs.identify import STRUCTURE_CONFIDENCE, Identifier
 from rpa_mcp.dialogs.locate import ModalRegion, score_candidates, thin_framed
 from rpa_mcp.dialogs.locate.geometry import inside
-from rpa_mcp.dialogs.matching import Matcher, process_name
+from rpa_mcp.dialogs.matching import Matcher, compact, process_name
 from rpa_mcp.dialogs.naming import PAGE_DIALOG, bound, rank
 from rpa_mcp.dialogs.reading import (
     FIRST_LINES,
+    TITLE_BAR_H,
     icon_check,
     layout,
     read_lines_after,
@@ -37,7 +38,7 @@ from rpa_mcp.dialogs.reading import (
     title_above,
     title_bars,
 )
-from rpa_mcp.dialogs.structure import file_chooser, labels_among, save_title, titled_as_warning
+from rpa_mcp.dialogs.structure import SAVE, SAVE_AS, file_chooser, labels_among, save_title, titled_as_warning
 from rpa_mcp.dialogs.thorough import classify_thorough
 from rpa_mcp.vision.images import BBox
 from rpa_mcp.vision.ocr import OcrEngine, OcrLine
@@ -56,6 +57,7 @@ FRONT_AS_WIDE = 0.95  # ... or spans it too, away from its buttons (a question a
 # Evidence that a box is drawn over the page rather than part of it. "new" is not enough: search
 # results appearing under an unchanged search field are new, and a card of the page.
 FLOATING = frozenset({"shadow", "backdrop"})
+TITLE_MIN_H = 12  # px above a box at least for its own title bar to be read
 
 
 class DialogClassifier:
@@ -369,6 +371,11 @@ class DialogClassifier:
             found = self._chooser_in(image, region) or found
         if found.found and found.dialog_id != unknown.id and found.confidence <= STRUCTURE_CONFIDENCE and buttons:
             found = self._titled_above(image, region, buttons, found, confirm) or found
+        if found.dialog_id == "file-open" and "titled" in region.evidence and self._titled_to_save(image, region):
+            # its own title bar, above the box, says it saves ("Enregistrer", "Save As")
+            entry = self.catalog.get("file-save-as")
+            assert entry is not None, "file-save-as: a generic kind of the catalog"
+            found = replace(found, dialog_id=entry.id, entry=entry, notes=(*found.notes, "its title bar says it saves"))
         found = replace(found, region_found_by="+".join(region.evidence) or "outline")
         floating = FLOATING & set(region.evidence) or titled_as_warning(found.lines)
         if found.found and found.dialog_id == unknown.id and not floating:
@@ -385,6 +392,16 @@ class DialogClassifier:
                 ),
             )
         return found, buttons
+
+    def _titled_to_save(self, image: np.ndarray, region: ModalRegion) -> bool:
+        """The title bar right above the box (its own) reads the save verb first, or "Save As"."""
+        x, y, w, _ = region.bbox
+        if y < TITLE_MIN_H:
+            return False
+        strip = image[max(0, y - TITLE_BAR_H) : y - 1, x : x + w]
+        read = [compact(word) for line in self.ocr.read(strip) for word in line.text.replace("'", " ").split()]
+        words = [word for word in read if any(c.isalpha() for c in word)]  # the window's icon read as "9" aside
+        return bool(words) and (words[0] in SAVE or any(stem in "".join(words) for stem in SAVE_AS))
 
     def match(
         self,

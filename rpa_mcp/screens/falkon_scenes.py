@@ -23,8 +23,8 @@ import shutil
 import time
 
 from rpa_mcp.screens.desktop_scenes import CANCEL
+from rpa_mcp.screens.doublecmd_scenes import SCENES
 from rpa_mcp.screens.plain_pairs import idle_click, tab_switch_and_close
-from rpa_mcp.screens.poedit_scenes import SCENES
 from rpa_mcp.screens.real_program_scenes import OK, SENTENCE, dialog_then_click, typed_pair
 from rpa_mcp.screens.real_programs import Session, changed_box
 
