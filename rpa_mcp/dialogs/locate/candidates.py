@@ -247,6 +247,11 @@ def _score(
         row = []
     if row and h < 2.2 * max(b[3] for b in row):
         return None  # a button strip, not a whole dialog
+    spanning = [b[3] for b in buttons if inside(b, cand) and b[2] >= 0.95 * w and b[3] < 0.6 * h]
+    if spanning and h < 2.2 * max(spanning):
+        # buttons of one width stacked (a file dialog's Save over its Cancel) make a box a button wide:
+        # no dialog, however wide display scaling draws them (a toast, itself button-shaped, is no stack)
+        return None
     score, evidence = 0.0, []
     if row:
         button_h = max(b[3] for b in row)
