@@ -174,6 +174,25 @@ def _ranked(
     return _drop_twins([m for m in ranked if m.score >= MIN_SCORE])
 
 
+def _stacked_buttons(cand: BBox, buttons: list[BBox]) -> bool:
+    """`cand` is two or more buttons of its width, one over the other, and no more (a file dialog's Save
+    over its Cancel at 125 % display scaling, wider than a dialog's smallest width): no dialog. A face
+    that holds a narrower one is a band of a dialog (Motif's button area round Yes / No), no button; a
+    face as tall as the box is the box itself (a toast)."""
+    _x, _y, w, h = cand
+    spanning = dedupe(
+        [
+            b
+            for b in buttons
+            if inside(b, cand)
+            and b[2] >= 0.95 * w
+            and b[3] < 0.6 * h
+            and not any(inside(o, b) and o[2] < 0.5 * b[2] for o in buttons)
+        ]
+    )
+    return len(spanning) >= 2 and h < 2.2 * max(b[3] for b in spanning)
+
+
 def _drop_twins(ranked: list[ModalRegion]) -> list[ModalRegion]:
     """The outer and inner outline of one box (a card's border and its inset) with the same buttons
     are one candidate: reading both would spend a read on the same text and push the next one out."""
@@ -247,11 +266,8 @@ def _score(
         row = []
     if row and h < 2.2 * max(b[3] for b in row):
         return None  # a button strip, not a whole dialog
-    spanning = [b[3] for b in buttons if inside(b, cand) and b[2] >= 0.95 * w and b[3] < 0.6 * h]
-    if spanning and h < 2.2 * max(spanning):
-        # buttons of one width stacked (a file dialog's Save over its Cancel) make a box a button wide:
-        # no dialog, however wide display scaling draws them (a toast, itself button-shaped, is no stack)
-        return None
+    if _stacked_buttons(cand, buttons):
+        return None  # buttons of one width stacked: a box a button wide, however wide scaling draws them
     score, evidence = 0.0, []
     if row:
         button_h = max(b[3] for b in row)
