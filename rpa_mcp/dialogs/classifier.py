@@ -26,10 +26,19 @@ from rpa_mcp.dialogs.classification import seen as seen_in_frame
 from rpa_mcp.dialogs.identify import STRUCTURE_CONFIDENCE, Identifier
 from rpa_mcp.dialogs.locate import ModalRegion, score_candidates, thin_framed
 from rpa_mcp.dialogs.locate.geometry import inside
-from rpa_mcp.dialogs.matching import Matcher, process_name
-from rpa_mcp.dialogs.naming import bound, rank
-from rpa_mcp.dialogs.reading import FIRST_LINES, icon_check, layout, read_lines_after, read_region, title_bars
-from rpa_mcp.dialogs.structure import file_chooser, labels_among, save_title, titled_as_warning
+from rpa_mcp.dialogs.matching import Matcher, compact, process_name
+from rpa_mcp.dialogs.naming import PAGE_DIALOG, bound, rank
+from rpa_mcp.dialogs.reading import (
+    FIRST_LINES,
+    TITLE_BAR_H,
+    icon_check,
+    layout,
+    read_lines_after,
+    read_region,
+    title_above,
+    title_bars,
+)
+from rpa_mcp.dialogs.structure import SAVE, SAVE_AS, file_chooser, labels_among, save_title, titled_as_warning
 from rpa_mcp.dialogs.thorough import classify_thorough
 from rpa_mcp.vision.images import BBox
 from rpa_mcp.vision.ocr import OcrEngine, OcrLine
@@ -48,6 +57,7 @@ FRONT_AS_WIDE = 0.95  # ... or spans it too, away from its buttons (a question a
 # Evidence that a box is drawn over the page rather than part of it. "new" is not enough: search
 # results appearing under an unchanged search field are new, and a card of the page.
 FLOATING = frozenset({"shadow", "backdrop"})
+TITLE_MIN_H = 12  # px above a box at least for its own title bar to be read
 
 
 class DialogClassifier:
@@ -305,6 +315,28 @@ class DialogClassifier:
         notes = (f"a file chooser: {chooser.why}",)
         return seen_in_frame(entry, STRUCTURE_CONFIDENCE, region.bbox, buttons, lines, notes)
 
+    def _titled_above(
+        self,
+        image: np.ndarray,
+        region: ModalRegion,
+        buttons: Sequence[ReadButton],
+        found: Classification,
+        confirm: AppConfirmer,
+    ) -> Classification | None:
+        """A box named by its shape alone (a guess: a question naming a deletion, OK / Cancel) under a title
+        bar whose title names a catalog entry ("JavaScript Confirm - <address>", a page's question): named
+        by its title with its words, a pause entry only (None: no such title, or it names nothing else)."""
+        title = title_above(self.ocr, image, region.bbox)
+        if title is None or not self.matcher.by_title(title):
+            return None
+        named = self.identifier.match(region.bbox, buttons, [title, *found.lines], confirm=confirm)
+        if not named.found or named.dialog_id in (found.dialog_id, self.catalog.unknown.id):
+            return None
+        if named.entry.policy != "pause" or named.confidence <= found.confidence:
+            return None
+        note = f"titled '{title}' by the title bar over the box: {named.dialog_id} rather than {found.dialog_id}"
+        return replace(named, notes=(*named.notes, note))
+
     def _name_box(
         self, image: np.ndarray, region: ModalRegion, front: ModalRegion | None, confirm: AppConfirmer
     ) -> tuple[Classification, list[ReadButton]]:
@@ -315,7 +347,8 @@ class DialogClassifier:
         buttons, lines = read_region(self.ocr, image, region, found_layout, max_lines=FIRST_LINES)
         icon = icon_check(image, region.bbox)
         found = self.identifier.match(region.bbox, buttons, lines, panel=region.buttonless, confirm=confirm, icon=icon)
-        if not found.found or found.dialog_id == unknown.id or found.confidence < 0.8:
+        # a page dialog's box, named by its title, may hold a browser's own question: its words are read too
+        if not found.found or found.dialog_id in (unknown.id, PAGE_DIALOG) or found.confidence < 0.8:
             more = read_lines_after(self.ocr, image, region, found_layout, FIRST_LINES)
             if more:
                 found = self.identifier.match(
@@ -336,6 +369,13 @@ class DialogClassifier:
             )
         if not (found.found and found.dialog_id != unknown.id) and _chooser_sized(region, image.shape[:2]):
             found = self._chooser_in(image, region) or found
+        if found.found and found.dialog_id != unknown.id and found.confidence <= STRUCTURE_CONFIDENCE and buttons:
+            found = self._titled_above(image, region, buttons, found, confirm) or found
+        if found.dialog_id == "file-open" and "titled" in region.evidence and self._titled_to_save(image, region):
+            # its own title bar, above the box, says it saves ("Enregistrer", "Save As")
+            entry = self.catalog.get("file-save-as")
+            assert entry is not None, "file-save-as: a generic kind of the catalog"
+            found = replace(found, dialog_id=entry.id, entry=entry, notes=(*found.notes, "its title bar says it saves"))
         found = replace(found, region_found_by="+".join(region.evidence) or "outline")
         floating = FLOATING & set(region.evidence) or titled_as_warning(found.lines)
         if found.found and found.dialog_id == unknown.id and not floating:
@@ -352,6 +392,16 @@ class DialogClassifier:
                 ),
             )
         return found, buttons
+
+    def _titled_to_save(self, image: np.ndarray, region: ModalRegion) -> bool:
+        """The title bar right above the box (its own) reads the save verb first, or "Save As"."""
+        x, y, w, _ = region.bbox
+        if y < TITLE_MIN_H:
+            return False
+        strip = image[max(0, y - TITLE_BAR_H) : y - 1, x : x + w]
+        read = [compact(word) for line in self.ocr.read(strip) for word in line.text.replace("'", " ").split()]
+        words = [word for word in read if any(c.isalpha() for c in word)]  # the window's icon read as "9" aside
+        return bool(words) and (words[0] in SAVE or any(stem in "".join(words) for stem in SAVE_AS))
 
     def match(
         self,

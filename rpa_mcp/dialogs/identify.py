@@ -18,7 +18,14 @@ from rpa_mcp.dialogs.apps import AppConfirmer
 from rpa_mcp.dialogs.catalog import GENERIC_IDS, DialogCatalog
 from rpa_mcp.dialogs.classification import Classification, ReadButton, first, seen, with_app
 from rpa_mcp.dialogs.matching import ACCEPT_SCORE, EntryScore, Matcher
-from rpa_mcp.dialogs.naming import TIE, admissible, generic_over_unnamed, rank, specific_over_generic
+from rpa_mcp.dialogs.naming import (
+    TIE,
+    admissible,
+    generic_over_unnamed,
+    question_in_page_dialog,
+    rank,
+    specific_over_generic,
+)
 from rpa_mcp.dialogs.structure import Shape, kind_of
 from rpa_mcp.vision.images import BBox
 from rpa_mcp.vision.ocr import OcrEngine
@@ -133,6 +140,11 @@ class Identifier:
             notes.append(f"{specific.entry.id} rather than the generic {top.entry.id}")
             accepted = [specific, *(s for s in accepted if s is not specific)]
             top = specific
+        question = question_in_page_dialog(accepted)
+        if question is not None:
+            notes.append(f"{question.entry.id} asked in a page dialog's box rather than {top.entry.id}")
+            accepted = [question, *(s for s in accepted if s not in (question, top))]  # no rival of it
+            top = question
         confidence = top.score
         tied = [s for s in accepted[1:] if top.score - s.score < TIE]
         if top.entry.id not in GENERIC_IDS:

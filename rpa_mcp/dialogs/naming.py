@@ -8,6 +8,8 @@
   nor across a whole frame without its title);
 - `generic_over_unnamed`: across a whole frame, the generic kind rather than a named entry tied with
   it whose own title is not read;
+- `question_in_page_dialog`: a browser's own question (leaving the page) asked in a page dialog's box
+  rather than the page dialog its title names;
 - `rank`: strictness, for disagreements (locked > pause > skip > auto).
 """
 
@@ -22,6 +24,7 @@ from rpa_mcp.dialogs.matching import ACCEPT_SCORE, CONTAINED, EntryScore
 TITLE_LINE = 0.8  # a line this close to a title, not merely holding it, is that title
 SPECIFIC_MARGIN = 0.3  # a specific entry this close to the generic kind on top is the better name
 TIE = 0.05  # two scores this close name a dialog equally well
+PAGE_DIALOG = "browser-js-alert"  # a page's own alert / confirm / prompt, named by its box's title
 
 
 def generic_over_unnamed(accepted: Sequence[EntryScore]) -> EntryScore | None:
@@ -62,6 +65,27 @@ def specific_over_generic(accepted: Sequence[EntryScore], *, whole_frame: bool) 
         ):
             return score
     return None
+
+
+def question_in_page_dialog(accepted: Sequence[EntryScore]) -> EntryScore | None:
+    """A browser's own pause question whose title and words are read, in a box titled as a page's dialog
+    ("Javascript Confirm - <address>": "Are you sure you want to leave this page? Changes that you made may
+    not be saved."): QtWebEngine asks it so. The page dialog is named by its title pattern alone."""
+    top = accepted[0]
+    if top.entry.id != PAGE_DIALOG:
+        return None
+    return next(
+        (
+            s
+            for s in accepted[1:]
+            if s.entry.category == top.entry.category
+            and s.entry.policy == "pause"
+            and s.body > 0
+            and s.title >= TITLE_LINE
+            and top.score - s.score <= SPECIFIC_MARGIN
+        ),
+        None,
+    )
 
 
 def _titled(score: EntryScore) -> bool:

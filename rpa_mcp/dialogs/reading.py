@@ -110,3 +110,14 @@ def title_bars(ocr: OcrEngine, image: np.ndarray, regions: Sequence[ModalRegion]
         for strip, line in zip(strips, reads, strict=True)
         if line is not None and line.text.strip()
     ]
+
+
+def title_above(ocr: OcrEngine, image: np.ndarray, box: BBox) -> str | None:
+    """The strip just above `box`, read as one line: the title bar a window manager draws over a dialog
+    whose face alone was located (None: no room above it, or nothing read)."""
+    x, y, w, _ = box
+    if y < TITLE_BAR_H:
+        return None
+    read = ocr.read_lines([crop(image, (x, y - TITLE_BAR_H, w, TITLE_BAR_H - 1))])
+    line = read[0] if read else None
+    return line.text.strip() if line is not None and line.text.strip() else None

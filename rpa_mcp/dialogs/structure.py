@@ -21,8 +21,9 @@ When no catalog entry's words name a dialog, what it asks still shows in its but
   accept button greyed out (not read): Cancel right under the file name's field, the same way; a
   header bar (GNOME's dialogs): Cancel at the left end of the title row, Save or Open at its right
   end, the list of files under them.
-A button's icon read as one letter before its label ("XCancel"), or as a glyph of another script
-("企OK"), still reads as that label.
+A button's icon read as one letter before its label ("XCancel"), run into its first letter ("Quvrir"),
+or read as a glyph of another script ("企OK"), still reads as that label; two buttons side by side read as
+one label with a wide gap between them ("Ajoute à la file d'attente  Annuler") read as both.
 Words are compared accent-, case- and punctuation-free, in English, French, German, Spanish and
 Italian. Each rule names a generic kind, all `pause`: it decides nothing a person would not.
 """
@@ -185,7 +186,19 @@ def _is(label: str, words: frozenset[str]) -> bool:
     read = compact(label)
     # an icon read as a glyph of another script before the label ("企OK") is no part of it
     bare = read.lstrip("".join({c for c in read if not (c.isascii() and c.isalnum())}))
-    return read in words or bare in words or (len(read) >= ICON_LETTER_MIN and read[1:] in words)
+    if read in words or bare in words:
+        return True
+    if len(read) < ICON_LETTER_MIN:
+        return False
+    # an icon read as a letter before the label ("XCancel"), or run into its first letter ("Quvrir")
+    return read[1:] in words or any(len(w) == len(read) and w[1:] == read[1:] for w in words)
+
+
+def _parts(label: str) -> list[str]:
+    """A button's label, or the labels of two buttons side by side whose frames touch, read as one with a
+    wide gap between them ("Ajoute à la file d'attente  Annuler"): each part, and the whole."""
+    parts = [part for part in re.split(r"\s{2,}", label.strip()) if part]
+    return [label, *parts] if len(parts) > 1 else [label]
 
 
 def _any(labels: Sequence[str], words: frozenset[str]) -> bool:
@@ -195,7 +208,7 @@ def _any(labels: Sequence[str], words: frozenset[str]) -> bool:
 def kind_of(labels: Sequence[str], lines: Sequence[str], error_icon: Callable[[], bool]) -> Shape | None:
     """The generic kind a dialog's button labels and text lines show, if any. `error_icon` is
     called only when the buttons could be an error's (it looks at pixels)."""
-    labels = [label for label in labels if compact(label)]
+    labels = [part for label in labels if compact(label) for part in _parts(label)]
     if _any(labels, SAVE) and _any(labels, DISCARD):
         return Shape("app-save-changes", "a save button beside a discard button", decisive=True)
     text = compact(" ".join(lines))

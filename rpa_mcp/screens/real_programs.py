@@ -15,7 +15,7 @@ verdict; held-out programs are only measured. Needs: Xvfb, openbox, xdotool, dbu
 firefox-esr-l10n-fr abiword gnome-text-editor pluma thunar
 pinentry-gtk2 l3afpad kwrite gedit wine nedit xfe libreoffice-writer
 libreoffice-l10n-fr fluid texworks gmanedit mtpaint dia jedit gpsprune vim-gtk3
-xfig ghex epiphany-browser textedit.app poedit) and the fr_FR and en_US locales.
+xfig ghex epiphany-browser textedit.app poedit doublecmd-gtk falkon) and the fr_FR and en_US locales.
 """
 
 from __future__ import annotations
@@ -80,6 +80,8 @@ SPLIT = {
     "epiphany": "tuning",
     "textedit": "tuning",
     "poedit": "tuning",
+    "doublecmd": "tuning",
+    "falkon": "tuning",
     # the same scenes drawn at 125 % (a Windows workstation's display scaling on a 1920x1080 screen)
     "gedit@125": "tuning",
     "kwrite@125": "tuning",
@@ -253,15 +255,28 @@ class Session:
         read: list[str] = []
         # a small dialog's short label ("OK" in a Win32 box) may be read only twice as large
         for scale in (1, 2):
-            lines = self.ocr.read(crop if scale == 1 else cv2.resize(crop, None, fx=scale, fy=scale))
+            seen = crop if scale == 1 else cv2.resize(crop, None, fx=scale, fy=scale)
+            lines = self.ocr.read(seen)
             read += [ln.text for ln in lines]
             texts = [(line, _label(line.text)) for line in sorted(lines, key=lambda ln: -ln.score)]
             # a label read whole first: a sentence that holds the words ("... if you don't save them") is no button
             exact = [line for line, text in texts if text in wanted]
-            within = [line for line, text in texts if any(len(w) > 4 and w in text for w in wanted)]
-            for line in (*exact, *within):
+            for line in exact:
                 bx, by, bw, bh = (round(v / scale) for v in line.bbox)
                 return (x0 + bx, y0 + by, bw, bh), line.text.strip()
+            # a label read within a longer line (two buttons or two tabs side by side read as one line:
+            # "Add To Queue Cancel"): the part of the line the label takes, never the line's middle
+            for line, text in texts:
+                word = next((w for w in wanted if len(w) > 4 and w in text), None)
+                if word is None:
+                    continue
+                box, label = line.bbox, line.text.strip()
+                if word in line.text.lower():  # else read with a mnemonic's underscore: the whole line
+                    start = line.text.lower().index(word)
+                    box = to_word_gaps(seen, word_box(line.bbox, line.text, word), line.bbox, 3 * scale)
+                    label = line.text[start : start + len(word)]
+                bx, by, bw, bh = (round(v / scale) for v in box)
+                return (x0 + bx, y0 + by, bw, bh), label
         raise LookupError(f"{self.program}: none of {words} read in {region}: {read}")
 
     def active_geometry(self, wid: str | None = None) -> BBox:
@@ -317,6 +332,32 @@ def word_box(line_box: BBox, text: str, word: str) -> BBox:
     x, y, w, h = line_box
     per_char = w / max(1, len(text))
     return (x + round(start * per_char), y, max(1, round(len(word) * per_char)), h)
+
+
+def to_word_gaps(image: np.ndarray, box: BBox, line_box: BBox, gap: int) -> BBox:
+    """`box`, a word's place guessed from its characters, widened on each side to the first run of `gap`
+    inkless columns (a space: the word's own letters, wider than the line's average, stay in), within
+    `line_box`."""
+    x, y, w, h = box
+    lx, _, lw, _ = line_box
+    band = image[max(0, y) : y + h].astype(np.int16)
+    if not band.size:
+        return box
+    background = np.median(band.reshape(-1, band.shape[-1]), axis=0)
+    inked = np.abs(band - background).max(axis=2) > 60
+    inked = inked[inked.mean(axis=1) < 0.6]  # a border drawn along the line (a scroll bar's) is no letter
+    ink = inked.any(axis=0)
+
+    def blank_run(start: int, step: int) -> bool:
+        cols = [start + i * step for i in range(gap)]
+        return all(0 <= c < len(ink) and not ink[c] for c in cols) or not 0 <= start < len(ink)
+
+    left, right = x, x + w
+    while left > lx and not blank_run(left - 1, -1):
+        left -= 1
+    while right < lx + lw and not blank_run(right, 1):
+        right += 1
+    return (left, y, right - left, h)
 
 
 def center(box: BBox) -> tuple[int, int]:
@@ -404,7 +445,7 @@ def capture(out: Path, programs: tuple[str, ...], scenes: dict[str, Callable[[Se
 
 
 def main(argv: list[str] | None = None) -> int:
-    from rpa_mcp.screens.poedit_scenes import SCENES
+    from rpa_mcp.screens.falkon_scenes import SCENES
     from rpa_mcp.vision.ocr import RapidOcrEngine
 
     parser = argparse.ArgumentParser(prog="python -m rpa_mcp.screens capture-programs")

@@ -181,6 +181,7 @@ def test_a_set_checked_step_without_a_wanted_state_clicks_nothing() -> None:
 def test_an_option_the_accessibility_tree_shows_in_the_opened_list_is_clicked_without_reading_the_screen() -> None:
     port = FakePort(options={"Boîte": OPTION})
     port.tree = {"Boîte": OPTION}
+    port.opened = (350, 315, 200, 120)  # the list the click opened, below the drop-down: the option inside it
     assert carry_out(port, action("select_option", option="Boîte"), COMBO) is None
     assert port.clicks == [COMBO, OPTION]
     assert port.asked == []  # no server resolution of the list
@@ -193,6 +194,26 @@ def test_an_option_the_tree_shows_far_from_the_drop_down_is_read_on_the_screen_i
     port.tree = {"Boîte": (950, 40)}
     carry_out(port, action("select_option", option="Boîte"), COMBO)
     assert port.clicks == [COMBO, OPTION]
+    assert [a["label"] for a in port.asked] == ["Boîte"]
+
+
+def test_an_option_the_tree_shows_beside_the_drop_down_but_outside_the_list_it_opened_is_not_clicked() -> None:
+    # the same name in another pop-up (another application's, a list of another drop-down) near the drop-down:
+    # the tree never says which list this click opened; the screen does, and the option is read there only
+    port = FakePort(options={"Boîte": OPTION})
+    port.tree = {"Boîte": (560, 250)}  # within a fifth of the screen of the drop-down, outside its list
+    port.opened = (350, 315, 200, 120)
+    carry_out(port, action("select_option", option="Boîte"), COMBO)
+    assert (560, 250) not in port.clicks and port.clicks == [COMBO, OPTION]
+    assert [a["label"] for a in port.asked] == ["Boîte"] and port.asked[0]["opened_list"] == [0.35, 0.525, 0.2, 0.2]
+
+
+def test_an_option_the_tree_shows_when_the_screen_cannot_tell_the_opened_list_is_read_on_the_screen() -> None:
+    port = FakePort(options={})
+    port.tree = {"Boîte": OPTION}  # beside the drop-down, but no list seen opening there
+    with pytest.raises(ChoiceFailed) as failed:
+        carry_out(port, action("select_option", option="Boîte"), COMBO)
+    assert failed.value.reason.startswith("target_not_resolved") and port.clicks == [COMBO] and port.keys == ["escape"]
     assert [a["label"] for a in port.asked] == ["Boîte"]
 
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from rpa_mcp.dialogs.locate.edges import run
+from rpa_mcp.dialogs.locate.edges import run, runs_on
 
 
 def walk(mask: np.ndarray, fixed: int, start: int, step: int, axis: int, gap: int = 3) -> int:
@@ -49,3 +49,25 @@ def test_run_bridges_small_gaps_and_stops_at_a_long_one() -> None:
     mask[2, 25:30] = True  # a 5-pixel gap: the border ends at 19
     assert run(mask, 2, 0, +1, axis=1) == 19
     assert run(mask, 2, 29, -1, axis=1) == 25
+
+
+def _titled(extra_above: bool) -> tuple[np.ndarray, tuple[int, int, int, int]]:
+    """An edge map: a box (100..500 x 200..500) under its own title bar (166..199: sides and a top line
+    across), and, with `extra_above`, its sides running on higher up (a band of a panel, not a window)."""
+    edges = np.zeros((700, 700), np.uint8)
+    edges[200, 100:501] = edges[500, 100:501] = 255
+    edges[200:501, 100] = edges[200:501, 500] = 255
+    edges[166, 100:501] = 255  # the title bar's top, across the whole width
+    edges[166:200, 100] = edges[166:200, 500] = 255  # its sides: the box's own columns
+    if extra_above:
+        edges[100:166, 100] = edges[100:166, 500] = 255
+    return edges, (100, 200, 401, 301)
+
+
+def test_a_box_under_its_own_title_bar_is_no_band_of_a_panel() -> None:
+    # fails on the old code: the title bar's sides were read as the box's borders running on above it
+    edges, box = _titled(extra_above=False)
+    assert runs_on(edges, box)  # without the title bar taken into account
+    assert not runs_on(edges, box, title_bar=True)
+    edges, box = _titled(extra_above=True)
+    assert runs_on(edges, box, title_bar=True)  # the sides run on past the line: a panel's band still

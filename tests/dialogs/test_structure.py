@@ -664,3 +664,52 @@ def test_a_located_box_naming_nothing_read_whole_is_a_chooser_by_its_layout(real
     found = real_service.classify(cv2.imread(str(file)))
     assert found.found and found.dialog_id == "file-open" and found.path == "fast", found.notes
     assert found.bbox is not None and found.bbox[2] > 1000
+
+
+def test_two_buttons_read_as_one_label_with_a_wide_gap_answer_as_both() -> None:
+    # Double Commander's French delete question: "Ajoute à la file d'attente" runs into "Annuler" (Lazarus LCL);
+    # fails on the old code: no Cancel read beside OK, no kind
+    labels = ["Ajoute à la ile d'attente  Annuler", "OK"]
+    lines = ['Déplacer le fichier/dossier "bilan.txt" sélectionné dans la', "corbeille ?"]
+    shape = kind_of(labels, lines, never)
+    assert shape is not None and shape.kind == "app-confirm-delete"
+    assert kind_of(["Ajoute à la file d'attente Annuler", "OK"], lines, never) is None  # one gap: one label
+
+
+def test_an_accept_buttons_icon_run_into_its_first_letter_still_names_the_chooser() -> None:
+    # GTK 2's "Ouvrir" with its folder icon read "Quvrir"; fails on the old code: no accept button, no chooser
+    read = [line("Nom", 350, 20, 40), line("Taille Type Accédé", 1060, 20, 170)]
+    read += [line("Annuler", 1051, 723, 66), line("Quvrir", 1157, 728, 50)]
+    chooser = file_chooser(read, 768)
+    assert chooser is not None and chooser.kind == "file-open"
+
+
+@pytest.mark.parametrize(
+    ("folder", "file"),
+    [
+        f
+        for kind in ("app-confirm-delete", "file-save-as", "file-open")
+        for f in _tuning_frames(kind)
+        if f[0].name == "doublecmd" and "fr-1600" in f[1]
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_lazarus_delete_question_and_gtk2_choosers_in_french_get_their_generic_kind(real_service, folder, file) -> None:
+    # Double Commander (LCL on GTK 2): "Ajoute à la file d'attente" read into "Annuler"; the chooser under its
+    # own title bar was taken for a band of the window behind; "Ouvrir" read "Quvrir". Fail on the old code.
+    raw = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    want = next(f["expected_id"] for f in raw["frames"] if f["file"] == file)
+    found = real_service.classify(cv2.imread(str(folder / file)), thorough=True)
+    assert found.dialog_id == want, found.notes
+
+
+@pytest.mark.parametrize(
+    ("folder", "file"),
+    [f for f in _tuning_frames("file-save-as") if f[0].name in ("doublecmd", "wordpad") and "fr-1600" in f[1]],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_a_chooser_under_its_own_title_bar_is_located_and_named_by_it(real_service, folder, file) -> None:
+    # its title bar's sides are the box's own (no band of the window behind); "Enregistrer" in it says it
+    # saves where the accept button is not read (Wine's). Fails on the old code: nothing located, fast path
+    found = real_service.classify(cv2.imread(str(folder / file)))
+    assert found.dialog_id == "file-save-as" and found.path == "fast", found.notes

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from rpa_mcp.screens.real_programs import SPLIT, Config, base_program, changed_box, configs_for, grow, scale_of
@@ -38,7 +39,7 @@ def test_a_scaled_program_is_drawn_by_its_programs_scene_at_1920x1080_in_both_la
 
 
 def test_every_program_of_the_split_has_a_scene_and_the_later_ones_are_held_out() -> None:
-    from rpa_mcp.screens.poedit_scenes import SCENES  # the last module of scenes: every one registered
+    from rpa_mcp.screens.falkon_scenes import SCENES  # the last module of scenes: every one registered
 
     assert set(SCENES) == {base_program(program) for program in SPLIT}
     assert SPLIT["abiword"] == SPLIT["gnome-text-editor"] == SPLIT["l3afpad"] == "held-out"
@@ -60,6 +61,8 @@ def test_every_program_of_the_split_has_a_scene_and_the_later_ones_are_held_out(
         == SPLIT["epiphany"]
         == SPLIT["textedit"]
         == SPLIT["poedit"]
+        == SPLIT["doublecmd"]
+        == SPLIT["falkon"]
         == "tuning"
     )
 
@@ -129,3 +132,36 @@ def test_a_buttons_icon_read_as_a_glyph_of_another_script_still_finds_the_button
     session = Session.__new__(Session)
     session.program, session.ocr = "gmanedit", Reads()
     assert session.find_text(np.zeros((100, 400, 3), np.uint8), OK) == ((20, 60, 50, 18), "企OK")
+
+
+def test_a_button_read_on_one_line_with_its_neighbour_is_cut_to_its_own_label() -> None:
+    """Fails on the old code: the whole line's box was taken, its middle (the neighbour) clicked."""
+    from rpa_mcp.screens.desktop_scenes import CANCEL
+    from rpa_mcp.screens.real_programs import Session
+    from rpa_mcp.vision.ocr import OcrLine
+
+    class Reads:
+        def read(self, image: np.ndarray) -> list[OcrLine]:
+            return [OcrLine("Ajoute à la file d'attente Annuler", (100, 60, 340, 20), 0.9)]
+
+    session = Session.__new__(Session)  # no display, no user: only the OCR is asked
+    session.program, session.ocr = "doublecmd", Reads()
+    (x, y, w, h), label = session.find_text(np.zeros((100, 500, 3), np.uint8), CANCEL)
+    assert label == "Annuler" and (y, h) == (60, 20)
+    assert x > 100 + 340 * 3 // 4 and x + w <= 441  # the line's right end, where "Annuler" is read
+
+
+def test_a_word_cut_from_its_line_keeps_its_letters_wider_than_the_lines_average() -> None:
+    """Fails on the old code: the box guessed from the characters' count cut "Sélectionnés" at its "é"."""
+    from rpa_mcp.screens.real_programs import to_word_gaps
+
+    image = np.full((30, 400, 3), 240, np.uint8)
+    cv2.putText(image, "Mmmmmwww : 0 de 47, fichiers", (4, 20), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 1)
+    ink = np.flatnonzero((image < 180).any(axis=2).any(axis=0))  # darker than the background by 60
+    first_gap = int(np.argmax(np.diff(ink) > 3))  # the space after the first word
+    word_end = int(ink[first_gap]) + 1
+    line = (int(ink[0]), 4, int(ink[-1]) + 1 - int(ink[0]), 22)
+    guessed = (int(ink[0]), 4, word_end // 2, 22)  # wide letters: the average char cut the word short
+    assert to_word_gaps(image, guessed, line, 3) == (int(ink[0]), 4, word_end - int(ink[0]), 22)
+    image[4] = 90  # a border drawn along the line, inside its box
+    assert to_word_gaps(image, guessed, line, 3) == (int(ink[0]), 4, word_end - int(ink[0]), 22)

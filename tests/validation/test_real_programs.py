@@ -134,3 +134,14 @@ def test_a_swing_box_still_open_after_its_answer_is_not_a_success(validator: Val
     target = Target(action["label"], tuple(action["bbox"]), tuple(action["point"]))
     verdict = validator.validate("dialog_button", before, still, target)
     assert verdict.verdict is not VerdictKind.SUCCESS, verdict.reason
+
+
+@pytest.mark.parametrize("pair_id", ["falkon-notifications-click-en-1920x1080", "falkon-microphone-click-fr-1600x900"])
+def test_a_pale_permission_bar_answered_is_seen_closed(validator: Validator, pair_id: str) -> None:
+    folder, pair = _pair(pair_id)  # Falkon's bar: light grey on a white page, a step under the change map's
+    action = pair["action"]
+    target = Target(action["label"], tuple(action["bbox"]), tuple(action["point"]))
+    verdict = validator.validate("dialog_button", _image(folder, pair["before"]), _image(folder, pair["after"]), target)
+    assert verdict.verdict is VerdictKind.SUCCESS, verdict.reason
+    closed = next(r for r in verdict.evidence if r.signal == "closed")
+    assert "a bar closed" in closed.detail

@@ -1,10 +1,11 @@
 """How the agent carries out the steps that set a control: `select_option` and `set_checked`.
 
 - ``select_option``: click the drop-down (resolved like any target), then find the option: an
-  option the accessibility tree shows by that exact name in an opened pop-up, within the drift
-  guard's reach of the drop-down or inside the list it opened, at the same place on two looks in a
-  row and drawn there (the screen at its place unlike the one before the click), asked at each look
-  of the wait for the list to be still when the tree shows the drop-down (clicked at once when so);
+  option the accessibility tree shows by that exact name in an opened pop-up (or in the drop-down's
+  own list, Qt), asked once the list is still, clicked only when its centre lies inside the list the
+  screen shows that click opened (what changed around the drop-down): the tree names options of every
+  application's pop-ups and of a list kept inside its drop-down, never which list this click opened, so
+  a tree's option beside the drop-down but outside that list, or with no list told, is not clicked;
   else, the list once still on the screen, the option's text through the server's `resolve_target`
   (its OCR and quality guard, around the drop-down; the option is never clicked at a guessed place),
   click it. When the screen shows where the list opened (`rpa_agent.core.opened_list`: what changed
@@ -45,7 +46,6 @@ from rpa_agent.core.wire import NextAction
 from rpa_agent.port import Desktop, Frame, ShownOptions
 
 KINDS = CHOICES
-OPTION_REACH = 0.2  # an option the tree shows farther from its drop-down than this share of the screen: read instead
 POLL_S = 0.02  # the tree asked again this often while a box's state flips
 STATE_WAIT_S = 1.0  # a box's state the tree still shows unlike the wanted one by then is reported as read
 TRUE_WORDS = frozenset({"true", "1", "yes", "oui"})
@@ -163,10 +163,10 @@ def choose_option(port: ChoicePort, action: NextAction, position: tuple[int, int
     png = port.settled_png()
     opened = port.opened_list(position)
     shown = port.option_at(option, position)
-    size = port.screen_size()
-    if shown is not None and (_within_reach(shown, position, size) or _inside(shown, opened)):
+    if shown is not None and _inside(shown, opened):  # the tree's option, taken only in the list this click opened
         port.click(*shown)
         return
+    size = port.screen_size()
     if opened is not None:  # read in that list only, accepted inside it only, however far it reaches
         x, y, w, h = opened
         spec["opened_list"] = [x / size[0], y / size[1], w / size[0], h / size[1]]
@@ -175,11 +175,6 @@ def choose_option(port: ChoicePort, action: NextAction, position: tuple[int, int
         port.press("escape")  # close the list: nothing chosen
         raise ChoiceFailed(f"target_not_resolved: option {option!r} not in the list: {found.reason}", clicked=True)
     port.click(int(found.x or 0), int(found.y or 0))
-
-
-def _within_reach(point: tuple[int, int], opener: tuple[int, int], size: tuple[int, int]) -> bool:
-    """An option this near the drop-down belongs to its list (the server's drift guard's reach)."""
-    return all(abs(p - o) <= OPTION_REACH * s for p, o, s in zip(point, opener, size, strict=True))
 
 
 def _inside(point: tuple[int, int], box: Box | None) -> bool:

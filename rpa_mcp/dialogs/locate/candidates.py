@@ -293,10 +293,13 @@ def _score(
         # a modal over a dimmed page: borders of the page behind that line up with it are no band
         score += SHADOW_BONUS
         evidence.append("backdrop")
-    band = "backdrop" not in evidence and runs_on(edges, cand)
+    # a window's own title bar above it (its borders in the box's columns) makes it no band
+    band = "backdrop" not in evidence and runs_on(edges, cand, title_bar=True)
     if band:
         score -= BAND_PENALTY
         evidence.append("band")
+    elif "backdrop" not in evidence and runs_on(edges, cand):
+        evidence.append("titled")  # its title bar is its own: its words are the dialog's title
     if not row and "new" not in evidence and not band and share <= PANEL_MAX_SHARE and h <= 0.3 * height:
         corner = x + w >= width - EDGE_NEAR and (y <= CORNER_NEAR or y + h >= height - CORNER_NEAR)
         if shadow or corner:

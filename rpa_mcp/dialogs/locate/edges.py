@@ -17,6 +17,7 @@ PILL_MAX_H = 72  # a button's height at most (buttons.BUTTON_H)
 HOLLOW_RING = 4  # px of a button's frame (border, focus ring) left out of its face
 HOLLOW_MAX = 0.8  # share of a button's face the edge map may cover (its label); a word's blob covers more
 BACKDROP_STEP = 40  # grey levels a modal's face stands above the dimmed page around it
+ACROSS = 0.9  # share of a box's width a line drawn across it covers on the edge map
 SCREEN_SIDE = 8  # px: windows placed against a side of the screen share their border column there
 DOT_MIN_CONTRAST = 12.0  # mean grey levels a side's line stands off its background (else no line)
 DOT_SWING = 0.4  # mean step between neighbouring pixels of a dotted line, as a share of its contrast
@@ -263,8 +264,12 @@ def grow_up(rect: BBox, edges: np.ndarray, *, min_gain: float = 1.3) -> BBox:
     return (x, top, w, y + h - top)
 
 
-def runs_on(edges: np.ndarray, box: BBox, reach: int = 40) -> bool:
+def runs_on(edges: np.ndarray, box: BBox, reach: int = 40, *, title_bar: bool = False) -> bool:
     """The box's left/right borders continue past its bottom or its top: a band of a larger panel.
+
+    `title_bar`: above the box, its borders are followed only past the topmost line drawn across its
+    whole width within `reach` (a window's own title bar, the window manager's, closed on top: its
+    sides are the box's and run on no further; a panel's sides run on past such a line too).
 
     A border that runs on is a line: its column is covered more than the columns a few pixels
     beside it on one side at least. Letters of a list or a page behind the box cover those alike:
@@ -286,11 +291,21 @@ def runs_on(edges: np.ndarray, box: BBox, reach: int = 40) -> bool:
         beside = min(covered(max(0, col - LINE_BESIDE), y0, y1), covered(min(width - 1, col + LINE_BESIDE), y0, y1))
         return line if line - beside >= LINE_OVER_BESIDE else 0.0
 
-    for y0, y1 in ((y + h + 4, y + h + reach), (y - reach, y - 4)):
+    top = _closed_above(edges, box, reach) if title_bar else None
+    above = (y - reach, y - 4) if top is None else (top - reach, top - 4)
+    for y0, y1 in ((y + h + 4, y + h + reach), above):
         left, right = column(x, y0, y1), column(x + w - 1, y0, y1)
         if max(left, right) >= BAND_ONE_SIDE or min(left, right) >= BAND_BOTH_SIDES:
             return True
     return False
+
+
+def _closed_above(edges: np.ndarray, box: BBox, reach: int) -> int | None:
+    """The topmost row within `reach` above the box whose edges cross its whole width (a title bar's top),
+    or None."""
+    x, y, w, _ = box
+    rows = [r for r in range(max(0, y - reach), max(0, y - 4)) if (edges[r, x : x + w] > 0).mean() >= ACROSS]
+    return min(rows) if rows else None
 
 
 def over_backdrop(gray: np.ndarray, box: BBox, ring: int = 24) -> bool:

@@ -94,6 +94,19 @@ WINDOW_MIN_RATIO = 3.0  # the changed region around a closed dialog this many ti
 WINDOW_MIN_DENSITY = 0.5  # ... and mostly changed pixels (not a focus ring across a window): its window went too
 
 
+BAR_TINT = 8  # a colour step, under the change map's threshold, between a pale bar and the page under it ...
+BAR_TINT_SHARE = 0.8  # ... in this share of a row's columns: the bar's background went all across the window
+
+
+def _tint_across(ctx: CheckContext, row: BBox) -> float:
+    """The share of `row`'s columns whose middle colour changed by BAR_TINT at least: a pale bar across the
+    window (light grey on a white page) gone, which the change map, blind to so small a step, misses."""
+    x, y, w, h = row
+    before = np.median(ctx.before[y : y + h, x : x + w], axis=0)
+    after = np.median(ctx.after[y : y + h, x : x + w], axis=0)
+    return float((np.abs(before - after).max(axis=1) >= BAR_TINT).mean()) if w and h else 0.0
+
+
 def _window_closed_with(ctx: CheckContext, button: BBox, dialog: BBox) -> BBox | None:
     """The changed region holding the dialog when it is far wider than the dialog: the document or
     window the dialog belonged to closed with it (a save-changes prompt answered "don't save")."""
@@ -240,10 +253,11 @@ class DialogClosedChecker(BaseChecker):
                 return self.result(signal, 0.9, in_front, crop=crop)
             row = (0, button[1], shape[1], button[3])
             across = ctx.change().fraction_in(row)
-            if still is None and across >= BAR_ROW_CHANGE:
+            if still is None and (across >= BAR_ROW_CHANGE or _tint_across(ctx, row) >= BAR_TINT_SHARE):
                 # a bar across the window (a site's permission request) closed: its text at the far end
                 # of the button's row went and what was under the bar moved up, while around the
-                # button itself there is only blank page
+                # button itself there is only blank page (or a pale bar's background, fainter than a
+                # change, gave way to the page's all along the row)
                 return self.result(
                     signal,
                     0.9,
