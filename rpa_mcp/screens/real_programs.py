@@ -82,7 +82,12 @@ SPLIT = {
     "poedit": "tuning",
     "doublecmd": "tuning",
     "falkon": "tuning",
+    # the same scenes drawn at 125 % (a Windows workstation's display scaling on a 1920x1080 screen)
+    "gedit@125": "tuning",
+    "kwrite@125": "tuning",
+    "notepad@125": "tuning",
 }
+SCALED_SIZE = (1920, 1080)  # the only size a scaled program is drawn at, in both languages
 
 
 @dataclass
@@ -112,10 +117,21 @@ class Config:
     lang: str
     width: int
     height: int
+    scale: int = 100  # the display scaling in percent: text (and, where the toolkit can, widgets) drawn larger
 
     @property
     def tag(self) -> str:
-        return f"{self.lang}-{self.width}x{self.height}"
+        return f"{self.lang}-{self.width}x{self.height}" + (f"@{self.scale}" if self.scale != 100 else "")
+
+
+def base_program(program: str) -> str:
+    """The program whose scene draws `program` ("gedit@125": gedit)."""
+    return program.split("@", 1)[0]
+
+
+def scale_of(program: str) -> int:
+    """The display scaling a program's folder is drawn at, in percent ("gedit@125": 125)."""
+    return int(program.split("@", 1)[1]) if "@" in program else 100
 
 
 class Session:
@@ -150,6 +166,9 @@ class Session:
             "NO_AT_BRIDGE": "1",
             "GTK_OVERLAY_SCROLLING": "0",
         }
+        if self.config.scale != 100:  # GTK 3 scales its text only (no fractional widget scale); Qt all of it
+            factor = f"{self.config.scale / 100:g}"
+            env |= {"GDK_DPI_SCALE": factor, "QT_SCALE_FACTOR": factor}
         cmd = ["runuser", "-u", USER, "--", "env", *[f"{k}={v}" for k, v in env.items()], "dbus-run-session", "--"]
         proc = subprocess.Popen(
             [*cmd, *argv], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.home, start_new_session=True
@@ -394,9 +413,12 @@ def session(program: str, config: Config, out: Path, ocr: Any) -> Iterator[Sessi
 
 
 def configs_for(program: str) -> tuple[Config, ...]:
-    """Three sizes per program, languages alternating so each program and each size has fr and en."""
-    first = "fr" if program in FRENCH_FIRST else "en"
+    """Three sizes per program, languages alternating so each program and each size has fr and en; a
+    scaled program ("gedit@125"): both languages at 1920x1080 only."""
+    first = "fr" if base_program(program) in FRENCH_FIRST else "en"
     other = "en" if first == "fr" else "fr"
+    if scale_of(program) != 100:
+        return tuple(Config(lang, *SCALED_SIZE, scale_of(program)) for lang in (first, other))
     langs = (first, other, first)
     return tuple(Config(lang, w, h) for lang, (w, h) in zip(langs, SIZES, strict=True))
 
@@ -409,17 +431,16 @@ def capture(out: Path, programs: tuple[str, ...], scenes: dict[str, Callable[[Se
         manifest: dict[str, Any] = {"program": program, "split": SPLIT[program], "frames": [], "pairs": []}
         for config in configs_for(program):
             print(f"{program} {config.tag}", flush=True)
-            with session(program, config, folder, ocr) as s:
+            with session(base_program(program), config, folder, ocr) as s:
                 try:
-                    scenes[program](s)
+                    scenes[base_program(program)](s)
                 except (LookupError, TimeoutError) as exc:  # keep what was recorded; say what failed
                     print(f"  stopped: {exc}", flush=True)
-                for shot in s.shots:
-                    manifest["frames"].append(
-                        asdict(shot) | {"lang": config.lang, "size": [config.width, config.height]}
-                    )
-                for p in s.pairs:
-                    manifest["pairs"].append(asdict(p) | {"lang": config.lang, "size": [config.width, config.height]})
+                drawn: dict[str, Any] = {"lang": config.lang, "size": [config.width, config.height]}
+                if config.scale != 100:
+                    drawn["scale"] = config.scale
+                manifest["frames"] += [asdict(shot) | drawn for shot in s.shots]
+                manifest["pairs"] += [asdict(p) | drawn for p in s.pairs]
         (folder / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", "utf-8")
 
 
@@ -432,7 +453,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--programs", default=",".join(SPLIT))
     args = parser.parse_args(argv)
     programs = tuple(p for p in args.programs.split(",") if p)
-    unknown = [p for p in programs if p not in SCENES]
+    unknown = [p for p in programs if base_program(p) not in SCENES or p not in SPLIT]
     if unknown:
         parser.error(f"unknown programs {unknown}; known: {', '.join(SCENES)}")
     missing = [

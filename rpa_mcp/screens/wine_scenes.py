@@ -27,9 +27,16 @@ MISSING = "resultats-0412.txt"  # a file name typed into the open dialog that do
 
 
 def _wine(s: Session, *argv: str) -> None:
-    prefix = s.home / ".wine-capture"
+    scale = s.config.scale
+    prefix = s.home / (".wine-capture" if scale == 100 else f".wine-capture-{scale}")  # 100 %'s left as it was
     env = (f"WINEPREFIX={prefix}", "WINEDEBUG=-all", "WINEDLLOVERRIDES=mscoree,mshtml=")
     s.run("env", *env, "wineserver", "-k").wait(timeout=30)  # no server left by an earlier configuration
+    if scale != 100:  # Windows' display scaling: the dots per inch of the user's desktop (120 at 125 %)
+        desktop = "HKCU\\Control Panel\\Desktop"
+        dpi = str(96 * scale // 100)
+        s.run("env", *env, "wine", "reg", "add", desktop, "/v", "LogPixels", "/t", "REG_DWORD", "/d", dpi, "/f").wait(
+            timeout=300
+        )
     s.run("env", *env, *argv)
 
 

@@ -114,3 +114,13 @@ def test_a_toast_is_found_with_the_previous_frame(real_service):
     assert pair.after.dialog is not None
     assert found.dialog_id == "easily-toast-saved"
     assert iou(found.bbox, pair.after.dialog.visible_bbox) >= 0.7
+
+
+def test_a_toast_on_its_frame_alone_is_still_found(real_service):
+    # a toast is itself button-shaped, as wide as its box: no stack of buttons a button wide (which is
+    # no dialog, see test_locate)
+    frame = SCREENS.frame("d-easily-toast-fr")
+    found = real_service.classify(SCREENS.image(frame.file))
+    assert frame.dialog is not None
+    assert found.dialog_id == "easily-toast-saved", found.notes
+    assert iou(found.bbox, frame.dialog.visible_bbox) >= 0.7

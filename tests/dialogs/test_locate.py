@@ -272,3 +272,16 @@ def test_a_dialog_drawn_at_its_size_on_a_smaller_screen_is_still_a_dialog():
     assert region is not None and "buttons" in region.evidence
     x, y, w, h = region.bbox
     assert w > 1000 and h > 700 and x <= cancel[0] and cancel[0] + cancel[2] <= x + w and cancel[1] < y + h
+
+
+KWRITE_125 = Path(__file__).resolve().parents[1] / "fixtures" / "real_programs" / "kwrite@125"  # a tuning program
+
+
+def test_buttons_of_one_width_stacked_are_no_dialog_holding_the_chooser_behind_them() -> None:
+    """Qt's file dialog at 125 % display scaling: Save ("Enregistrer", its icon beside it) stands over
+    Cancel, both 132 px wide, wider than a dialog's smallest width at that scale; the box they make
+    together is a button wide and no dialog on the chooser, which stays the candidate read first."""
+    image = cv2.imread(str(KWRITE_125 / "kwrite-save-as-fr-1920x1080@125.png"))
+    found = score_candidates(image)
+    assert found and iou(found[0].bbox, (559, 211, 803, 550)) > 0.9, [m.bbox for m in found]
+    assert not any(m.bbox[2] < 200 for m in found)  # no box of the two buttons alone

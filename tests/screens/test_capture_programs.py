@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from rpa_mcp.screens.real_programs import SPLIT, changed_box, configs_for, grow
+from rpa_mcp.screens.real_programs import SPLIT, Config, base_program, changed_box, configs_for, grow, scale_of
 
 
 def test_a_change_at_the_frames_edge_gives_a_box_on_the_frame() -> None:
@@ -29,10 +29,19 @@ def test_every_program_runs_in_both_languages_and_keeps_its_first_one() -> None:
     assert set(SPLIT.values()) == {"tuning", "held-out"}
 
 
+def test_a_scaled_program_is_drawn_by_its_programs_scene_at_1920x1080_in_both_languages() -> None:
+    scaled = [program for program in SPLIT if scale_of(program) != 100]
+    assert {base_program(program) for program in scaled} == {"gedit", "kwrite", "notepad"}  # GTK 3, Qt 5, Win32
+    assert all(SPLIT[program] == SPLIT[base_program(program)] == "tuning" for program in scaled)
+    assert configs_for("kwrite@125") == (Config("fr", 1920, 1080, 125), Config("en", 1920, 1080, 125))
+    assert configs_for("gedit@125")[0].tag == "en-1920x1080@125"  # its files and pair ids apart from 100 %'s
+    assert configs_for("gedit")[0].tag == "en-1920x1080" and scale_of("gedit") == 100
+
+
 def test_every_program_of_the_split_has_a_scene_and_the_later_ones_are_held_out() -> None:
     from rpa_mcp.screens.falkon_scenes import SCENES  # the last module of scenes: every one registered
 
-    assert set(SCENES) == set(SPLIT)
+    assert set(SCENES) == {base_program(program) for program in SPLIT}
     assert SPLIT["abiword"] == SPLIT["gnome-text-editor"] == SPLIT["l3afpad"] == "held-out"
     assert SPLIT["pluma"] == SPLIT["thunar"] == SPLIT["pinentry"] == "tuning"
     assert SPLIT["kwrite"] == SPLIT["gedit"] == "tuning"

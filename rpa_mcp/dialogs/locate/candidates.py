@@ -70,6 +70,7 @@ BEHIND_PENALTY = 1.5  # a box whose outline another box's covers is a window beh
 HIDDEN_OUTLINE, DRAWN_OUTLINE = 0.5, 0.9  # shares of an outline drawn inside the other box: hidden, drawn
 CROSS_MARGIN = 6  # px: a corner this far inside another box lies under it
 MIN_STRETCH = 12  # px: a shorter stretch of a side inside another box tells nothing
+BUTTON_MAX_ASPECT = 6  # a stacked button is at most this many times as wide as high (a field is wider)
 BAR_MAX_H = 2 * MIN_DIALOG_H  # a box this short flush with the frame's bottom is a bar (a clipped dialog shows more)
 
 
@@ -174,6 +175,27 @@ def _ranked(
     return _drop_twins([m for m in ranked if m.score >= MIN_SCORE])
 
 
+def _stacked_buttons(cand: BBox, buttons: list[BBox]) -> bool:
+    """`cand` is two or more buttons of its width, one over the other, and no more (a file dialog's Save
+    over its Cancel at 125 % display scaling, wider than a dialog's smallest width): no dialog. A face
+    that holds a narrower one is a band of a dialog (Motif's button area round Yes / No), no button; a
+    face as tall as the box is the box itself (a toast); a face many times wider than high is a field
+    (a Win32 file dialog's name and type fields, one over the other, are left to the rules after)."""
+    _x, _y, w, h = cand
+    spanning = dedupe(
+        [
+            b
+            for b in buttons
+            if inside(b, cand)
+            and b[2] >= 0.95 * w
+            and b[3] < 0.6 * h
+            and b[2] <= BUTTON_MAX_ASPECT * b[3]
+            and not any(inside(o, b) and o[2] < 0.5 * b[2] for o in buttons)
+        ]
+    )
+    return len(spanning) >= 2 and h < 2.2 * max(b[3] for b in spanning)
+
+
 def _drop_twins(ranked: list[ModalRegion]) -> list[ModalRegion]:
     """The outer and inner outline of one box (a card's border and its inset) with the same buttons
     are one candidate: reading both would spend a read on the same text and push the next one out."""
@@ -247,6 +269,8 @@ def _score(
         row = []
     if row and h < 2.2 * max(b[3] for b in row):
         return None  # a button strip, not a whole dialog
+    if _stacked_buttons(cand, buttons):
+        return None  # buttons of one width stacked: a box a button wide, however wide scaling draws them
     score, evidence = 0.0, []
     if row:
         button_h = max(b[3] for b in row)
