@@ -16,13 +16,13 @@ reloaded without asking here, whatever the page's handler returned).
 
 from __future__ import annotations
 
-import json
 import time
 
 from rpa_mcp.screens.ghex_scenes import SCENES
 from rpa_mcp.screens.plain_pairs import tab_switch_and_close
 from rpa_mcp.screens.real_program_scenes import dialog_then_click
 from rpa_mcp.screens.real_programs import Session, center, grow
+from rpa_mcp.screens.record_pages import ask, record_pages
 
 __all__ = ["SCENES", "epiphany"]
 
@@ -54,23 +54,11 @@ def _pages(s: Session) -> dict[str, str]:
         "<textarea name='obs' rows='3' cols='60'></textarea></form>"
         f"<p><button disabled style='font-size:18px'>{s.t('Submit', 'Valider')}</button></p>"
     )
-    pages = {}
-    for name, title in (("bio", "Biologie"), ("img", "Imagerie"), ("syn", s.t("Summary", "Synthèse"))):
-        body = f"<h1>{title}</h1><p>DURAND Alice — 14/02/1956</p><p>" + "Lorem ipsum dolor sit amet. " * 12 + "</p>"
-        pages[f"{name}.html"] = (
-            f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title></head>"
-            f"<body style='font-family:DejaVu Sans'>{body}{form}<script>const MSG = {json.dumps(msg)};</script>"
-            f"{PAGE_SCRIPT}</body></html>"
-        )
-    return pages
+    return record_pages(s, form, msg, PAGE_SCRIPT)
 
 
 def _ask(s: Session, key: str) -> None:
-    """The page gets the keyboard (a click on its heading), then the key that makes it ask."""
-    s.click((s.config.width // 3, 140))
-    time.sleep(0.5)
-    s.key(key)
-    time.sleep(2.0)
+    ask(s, key, heading_y=140)
 
 
 def epiphany(s: Session) -> None:

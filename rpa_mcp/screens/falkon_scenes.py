@@ -18,7 +18,6 @@ download saved: Qt's save dialog (Cancel); leaving the page with a beforeunload 
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
 
@@ -27,6 +26,7 @@ from rpa_mcp.screens.doublecmd_scenes import SCENES
 from rpa_mcp.screens.plain_pairs import idle_click, tab_switch_and_close
 from rpa_mcp.screens.real_program_scenes import OK, SENTENCE, dialog_then_click, typed_pair
 from rpa_mcp.screens.real_programs import Session, changed_box
+from rpa_mcp.screens.record_pages import ask, record_pages
 
 __all__ = ["SCENES", "falkon"]
 
@@ -67,23 +67,11 @@ def _pages(s: Session) -> dict[str, str]:
         f"<p><a id='report' href='/compte-rendu.txt' download='compte-rendu.txt'>"
         f"{s.t('Report', 'Compte rendu')}</a></p>"
     )
-    pages = {}
-    for name, title in (("bio", "Biologie"), ("img", "Imagerie"), ("syn", s.t("Summary", "Synthèse"))):
-        body = f"<h1>{title}</h1><p>DURAND Alice — 14/02/1956</p><p>" + "Lorem ipsum dolor sit amet. " * 12 + "</p>"
-        pages[f"{name}.html"] = (
-            f"<!doctype html><html lang='{s.config.lang}'><head><meta charset='utf-8'><title>{title}</title></head>"
-            f"<body style='font-family:DejaVu Sans'>{body}{form}<script>const MSG = {json.dumps(msg)};</script>"
-            f"{PAGE_SCRIPT}</body></html>"
-        )
-    return pages
+    return record_pages(s, form, msg, PAGE_SCRIPT, lang=True)
 
 
 def _ask(s: Session, key: str) -> None:
-    """The page gets the keyboard (a click on its heading), then the key that makes it ask."""
-    s.click((s.config.width // 3, 110))
-    time.sleep(0.5)
-    s.key(key)
-    time.sleep(2.0)
+    ask(s, key, heading_y=110)
 
 
 def _open_tab(s: Session, url: str) -> None:
