@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from rpa_mcp.desktop_rig.harness import AgentProcess, Person, wait_until
+from rpa_mcp.desktop_rig.harness import AgentProcess, Person, drawn_text, wait_until
 from tests.agent_x11.conftest import AGENT_TOKEN
 
 pytestmark = pytest.mark.desktop
@@ -27,7 +27,8 @@ def test_a_persons_clicks_typing_and_windows_reach_the_server_with_passwords_mas
         seen[gesture] += 1
         recorder.wait_count("click at" if gesture == "click" else "key ", seen[gesture])
 
-    person = Person(desktop.desk, pace=pace)
+    # a link is clicked once it is drawn: the recorder names a click by the screen before it
+    person = Person(desktop.desk, pace=pace, sees=drawn_text(desktop.desk, rpa_server.services.ocr))
     shadow = rpa_server.services.shadow
     begun = time.time()
     try:
