@@ -230,8 +230,19 @@ def text_line_boxes(image: np.ndarray, *, max_lines: int = 4, across: bool = Fal
     ink = ink_mask(image)
     if across:
         ink = _without_rules(ink)
-    ink = cv2.dilate(ink, np.ones((1, 9), np.uint8))
-    _count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    lines = _lines_of(ink, across=across)
+    if not across and any(_framed(ink, box) for box in lines):
+        lines = _lines_of(_without_frames(ink), across=False)
+    if not lines and height <= 48:
+        return [(0, 0, width, height)]
+    return lines[:max_lines]
+
+
+def _lines_of(ink: np.ndarray, *, across: bool) -> list[BBox]:
+    """The line boxes of an ink mask, top to bottom: its letters joined into words, its words into lines."""
+    height = ink.shape[0]
+    joined = cv2.dilate(ink, np.ones((1, 9), np.uint8))
+    _count, _, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
     boxes: list[BBox] = []
     for x, y, w, h, _area in stats[1:]:
         if h < 6 or h > 48 or w < 12 or w < h or (across and y == 0 and h == height):
@@ -239,9 +250,25 @@ def text_line_boxes(image: np.ndarray, *, max_lines: int = 4, across: bool = Fal
         boxes.append((int(x), int(y), int(w), int(h)))
     lines = _join_words(boxes)
     lines.sort(key=lambda b: (b[1], b[0]))
-    if not lines and height <= 48:
-        return [(0, 0, width, height)]
-    return lines[:max_lines]
+    return lines
+
+
+def _framed(ink: np.ndarray, box: BBox) -> bool:
+    """A "line" whose top or bottom rows hold a rule: a framed box (a banner's border) the text inside joined,
+    read whole it would be recognised at a fraction of its height (its letters lost)."""
+    x, y, w, h = box
+    if w < RULE_MIN_PX:
+        return False
+    edges = (ink[y : y + 3, x : x + w], ink[max(y, y + h - 3) : y + h, x : x + w])
+    rule = np.ones((1, RULE_MIN_PX), np.uint8)
+    return any(edge.size and cv2.morphologyEx(edge, cv2.MORPH_OPEN, rule).any() for edge in edges)
+
+
+def _without_frames(ink: np.ndarray) -> np.ndarray:
+    """The ink without frames: runs of RULE_MIN_PX across or half of it upright (a box's sides) are no letters."""
+    level = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, RULE_MIN_PX), np.uint8))
+    upright = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((RULE_MIN_PX // 2, 1), np.uint8))
+    return np.where(cv2.bitwise_or(upright, level) > 0, 0, ink).astype(np.uint8)
 
 
 def _without_rules(ink: np.ndarray) -> np.ndarray:

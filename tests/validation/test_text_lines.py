@@ -44,6 +44,31 @@ def test_words_far_apart_are_separate_lines():
     assert len(boxes) == 2
 
 
+def test_a_banner_s_frame_is_not_read_as_its_line():
+    """A success banner (a pale box, a dark 1 px border, its text 8 px inside): the line is the text's,
+    not the whole box with the text joined to its border, which a recognizer reads at a third of its height."""
+    image = np.full((40, 624, 3), 217, np.uint8)
+    cv2.rectangle(image, (4, 4), (619, 35), (201, 230, 200), -1)
+    cv2.rectangle(image, (4, 4), (619, 35), (60, 110, 60), 1)
+    cv2.putText(
+        image, "Dispensation enregistree", (13, 25), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (20, 20, 20), 1, cv2.LINE_AA
+    )
+    (w, _), _ = cv2.getTextSize("Dispensation enregistree", cv2.FONT_HERSHEY_SIMPLEX, 0.5, 1)
+    boxes = text_line_boxes(image)
+    assert len(boxes) == 1
+    x, _y, bw, bh = boxes[0]
+    assert 8 <= x <= 14 and bw <= w + 10 and bh <= 16, boxes
+
+
+def test_an_underlined_link_keeps_its_letters():
+    image = np.full((30, 300, 3), 255, np.uint8)
+    cv2.putText(image, "Ouvrir le dossier", (10, 20), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (200, 40, 0), 1, cv2.LINE_AA)
+    (w, _), _ = cv2.getTextSize("Ouvrir le dossier", cv2.FONT_HERSHEY_SIMPLEX, 0.5, 1)
+    cv2.line(image, (10, 23), (10 + w, 23), (200, 40, 0), 1)
+    boxes = text_line_boxes(image)
+    assert len(boxes) == 1 and boxes[0][0] <= 11 and boxes[0][0] + boxes[0][2] >= 8 + w, boxes
+
+
 def reference_ink(image: np.ndarray) -> np.ndarray:
     """The ink as first written: each pixel's largest channel distance from the region's median colour, over 60."""
     background = np.median(image.reshape(-1, 3), axis=0).astype(np.int16)
