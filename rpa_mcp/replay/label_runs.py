@@ -15,11 +15,9 @@ import numpy as np
 from rpa_mcp.replay.candidates import Candidate, label_found, letter_forms, share
 from rpa_mcp.replay.ports import TextReader
 from rpa_mcp.vision.images import BBox
+from rpa_mcp.vision.line_parts import line_parts
 from rpa_mcp.vision.ocr import OcrLine
 
-WIDE_GAP = 0.8  # background columns, in heights of the line's ink, that part two controls' texts
-INK_CONTRAST = 48  # grey levels from the line's background that make a pixel ink (a light radio mark's outline)
-MIN_INK_ROWS = 6  # fewer inked rows: no text height to measure a gap against
 # letters (and signs) reaching above or below the small letters: a line without any has only their height,
 # against which a word space looks wide
 TALL = frozenset("bdfhklgjpqyt0123456789()[]{}/|")
@@ -56,24 +54,17 @@ def label_part(image: np.ndarray, line: OcrLine, box: BBox, wanted: str, reader:
     found = label_found(line.text, wanted)
     if found is None or not _whole_run(*found) or not _has_full_height(line.text):
         return None
-    x, y, w, h = _clamped(box, image.shape)
-    if w <= 4 or h <= 4:
-        return None
-    columns, height = _ink_columns(image[y : y + h, x : x + w])
-    if height < MIN_INK_ROWS:
-        return None
-    parts = _parts(columns, WIDE_GAP * height)
+    (x, y, w, h), parts = line_parts(image, box)
     if len(parts) < 2:
         return None
     centre = round(w * share(line.text, wanted))
-    at = next((i for i, (left, right, _, _) in enumerate(parts) if left <= centre <= right), None)
-    if at is None:
+    part = next((p for p in parts if p.left <= centre <= p.right), None)
+    if part is None:
         return None
-    left, right, crop_left, crop_right = parts[at]
-    read = reader.read_line(image[y : y + h, x + crop_left : x + crop_right])
+    read = reader.read_line(image[y : y + h, x + part.crop_left : x + part.crop_right])
     if read is None or not _reads_alone(read.text, wanted):
         return None
-    return OcrLine(read.text, (x + left, y, right - left, h), float(read.score))
+    return OcrLine(read.text, (x + part.left, y, part.right - part.left, h), float(read.score))
 
 
 def _whole_run(read: str, label: str, start: int) -> bool:
@@ -89,33 +80,3 @@ def _has_full_height(text: str) -> bool:
 
 def _reads_alone(text: str, wanted: str) -> bool:
     return any(read == label and label for read, label in zip(letter_forms(text), letter_forms(wanted), strict=True))
-
-
-def _clamped(box: BBox, shape: tuple[int, ...]) -> BBox:
-    x0, y0 = max(0, box[0]), max(0, box[1])
-    x1, y1 = min(shape[1], box[0] + box[2]), min(shape[0], box[1] + box[3])
-    return x0, y0, x1 - x0, y1 - y0
-
-
-def _ink_columns(crop: np.ndarray) -> tuple[np.ndarray, int]:
-    """The crop's columns holding ink (against the median of its border, the line's background) and the
-    height of its ink (first to last inked row)."""
-    grey = crop.astype(np.int16).mean(axis=2) if crop.ndim == 3 else crop.astype(np.int16)
-    border = np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])
-    ink = np.abs(grey - np.median(border)) >= INK_CONTRAST
-    rows = np.flatnonzero(ink.any(axis=1))
-    return ink.any(axis=0), int(rows[-1] - rows[0] + 1) if rows.size else 0
-
-
-def _parts(columns: np.ndarray, wide: float) -> list[tuple[int, int, int, int]]:
-    """The line's parts between wide gaps: (first inked column, end of the last, crop start, crop end), each
-    crop reaching to the middle of the gaps beside it (the line's ends beyond the first and last)."""
-    inked = np.flatnonzero(columns)
-    if inked.size == 0:
-        return []
-    breaks = np.flatnonzero(np.diff(inked) - 1 >= wide)  # index of the last inked column before each wide gap
-    starts = [int(inked[0])] + [int(inked[i + 1]) for i in breaks]
-    ends = [int(inked[i]) + 1 for i in breaks] + [int(inked[-1]) + 1]
-    middles = [(end + start) // 2 for end, start in zip(ends[:-1], starts[1:], strict=True)]
-    crop_starts, crop_ends = [0, *middles], [*middles, len(columns)]
-    return list(zip(starts, ends, crop_starts, crop_ends, strict=True))

@@ -24,6 +24,7 @@ from rpa_mcp.shadow.field_labels import (
     shown_inside,
     whole_line,
 )
+from rpa_mcp.shadow.menu_bar import band, menu_item, window_top
 from rpa_mcp.shadow.ports import TraceRepository
 from rpa_mcp.shadow.targets import names_something
 from rpa_mcp.vision.budget import FrameCache
@@ -240,11 +241,26 @@ class ClickFacts:
             return None
         if frame is not None and origin and cut_at_side(best.bbox, origin, frame.shape[1]):
             best = whole_line(self.ocr, frame, best, (origin[0], origin[1])) or best  # the region cut it
+        if not name and frame is not None and origin:
+            best = self._menu_item(frame, best, facts, (origin[0], origin[1])) or best
         found: dict[str, Any] = {"text": best.text[:200], "score": round(best.score, 3)}
         if origin and (on_row or distance_to_box(best.bbox, offset[0], offset[1]) <= OCR_BOX_MAX_DISTANCE):
             x, y, w, h = (round(v) for v in best.bbox)
             found["bbox"] = [origin[0] + x, origin[1] + y, w, h]  # frame pixels
         return found
+
+    def _menu_item(
+        self, frame: np.ndarray, line: OcrLine, facts: dict[str, Any], origin: tuple[int, int]
+    ) -> OcrLine | None:
+        """A menu bar's item under the click (`menu_bar`), in the coordinates of `line` (relative to `origin`)."""
+        x, y, w, h = line.bbox
+        offset = facts["anchor_offset"]
+        in_frame = OcrLine(line.text, (origin[0] + x, origin[1] + y, w, h), line.score)
+        item = menu_item(frame, in_frame, origin[0] + offset[0], window_top(facts), band(facts), self.ocr)
+        if item is None:
+            return None
+        ix, iy, iw, ih = item.bbox
+        return OcrLine(item.text, (ix - origin[0], iy - origin[1], iw, ih), item.score)
 
     @staticmethod
     def _on_row(
