@@ -119,7 +119,8 @@ async def run_desktop_story(story: Story, report: DesktopReport, *, workdir: Pat
 
 
 async def _observe(story: Story, rig: Any, mcp: Mcp) -> None:
-    from rpa_mcp.desktop_rig.harness import Person, wait_until
+    from rpa_mcp.desktop_rig.harness import wait_until
+    from rpa_mcp.desktop_rig.person import Person
     from rpa_mcp.desktop_rig.scenario import Observation, demonstrate, recorder_pace
 
     story.step("rpa-agent record connects and streams the window in front.")
@@ -272,7 +273,7 @@ def _scaled(timings: list[dict[str, Any]], scale: float) -> list[dict[str, Any]]
 
 
 def _back_to_search(rig: Any) -> None:
-    from rpa_mcp.desktop_rig.harness import Person
+    from rpa_mcp.desktop_rig.person import Person
 
     person = Person(rig.desk)
     try:

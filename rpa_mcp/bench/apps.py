@@ -141,7 +141,8 @@ def calibration(learning: Learning, expected: tuple[tuple[str, str, Any], ...]) 
 
 
 def learn(rig: Any, tools: Any, app: Any, spec: AppSpec = GTK) -> Learning:
-    from rpa_mcp.desktop_rig.harness import Person, wait_until
+    from rpa_mcp.desktop_rig.harness import wait_until
+    from rpa_mcp.desktop_rig.person import Person
     from rpa_mcp.desktop_rig.scenario import recorder_pace
 
     expected = spec.rig().EXPECTED_STEPS

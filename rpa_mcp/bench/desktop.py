@@ -103,7 +103,8 @@ def screenshot_cost(display: str, repeat: int) -> list[str]:
 
 # --- learning the competence --------------------------------------------------------------------------
 def learn(rig: Any, tools: Any) -> None:
-    from rpa_mcp.desktop_rig.harness import Person, wait_until
+    from rpa_mcp.desktop_rig.harness import wait_until
+    from rpa_mcp.desktop_rig.person import Person
     from rpa_mcp.desktop_rig.scenario import Observation, demonstrate, recorder_pace, with_parameters
 
     taught = Observation("DURAND Alice", "Patient calme, douleur 2/10.")
@@ -133,7 +134,7 @@ def learn(rig: Any, tools: Any) -> None:
 # --- click to click -----------------------------------------------------------------------------------
 def click_to_click(rig: Any, tools: Any, agent: Any, steps: int, detail: Path | None = None) -> list[str]:
     from rpa_mcp.demo_app import patient_by_id
-    from rpa_mcp.desktop_rig.harness import Person
+    from rpa_mcp.desktop_rig.person import Person
     from rpa_mcp.desktop_rig.scenario import note_round, workflow
 
     patient = patient_by_id("p060")
@@ -343,7 +344,7 @@ class _Desk:
     """The bench's own hands between runs: the window's geometry, the record's scroll, a fresh browser."""
 
     def __init__(self, rig: Any) -> None:
-        from rpa_mcp.desktop_rig.harness import Person
+        from rpa_mcp.desktop_rig.person import Person
 
         self.rig = rig
         self.person = Person(rig.desk)

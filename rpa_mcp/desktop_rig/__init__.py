@@ -1,7 +1,8 @@
 """The real-desktop rig: server-side test and demo tooling, not an agent.
 
-- `harness`: a virtual desktop (Xvfb, openbox, D-Bus, AT-SPI, Chromium), the workstation agent
-  started as `python -m rpa_agent` in it, and a scripted person (real XTEST input);
+- `harness`: a virtual desktop (Xvfb, openbox, D-Bus, AT-SPI, Chromium) and the workstation agent
+  started as `python -m rpa_agent` in it; `person`: a scripted person (real XTEST input) who clicks
+  what is drawn;
 - `rig`: the server, the demo application and the agent wired together (benchmarks, the demo);
 - `scenario`: the demo's nurse and her observation; `film`, `movie`: the replay filmed;
 - `admission`: a native GTK3 application nobody tuned the platform to (`native/gtk_admission.py`, run

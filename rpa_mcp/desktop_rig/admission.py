@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rpa_mcp.desktop_rig.harness import DesktopError, Person, VirtualDisplay, wait_until
+from rpa_mcp.desktop_rig.harness import DesktopError, VirtualDisplay, wait_until
+from rpa_mcp.desktop_rig.person import Person
 
 SCRIPT = Path(__file__).parent / "native" / "gtk_admission.py"  # a script, not a module: GTK is the system's
 SYSTEM_PYTHON = "/usr/bin/python3"

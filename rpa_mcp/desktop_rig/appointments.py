@@ -30,7 +30,8 @@ from rpa_mcp.desktop_rig.admission import (
     system_python_missing,
 )
 from rpa_mcp.desktop_rig.dispensation import DispensationApp
-from rpa_mcp.desktop_rig.harness import DesktopError, Person, VirtualDisplay, wait_until
+from rpa_mcp.desktop_rig.harness import DesktopError, VirtualDisplay, wait_until
+from rpa_mcp.desktop_rig.person import Person
 
 SCRIPT = Path(__file__).parent / "native" / "wx_appointments.py"  # a script: never imported by the server
 MAIN_TITLE = "Consultations externes — Prise de rendez-vous"

@@ -26,8 +26,9 @@ from typing import Any
 
 from rpa_mcp.desktop_rig.admission import HESITATION_S, hand_click, new_window, place
 from rpa_mcp.desktop_rig.dispensation import DispensationApp
-from rpa_mcp.desktop_rig.harness import DesktopError, Person, VirtualDisplay, wait_until
+from rpa_mcp.desktop_rig.harness import DesktopError, VirtualDisplay, wait_until
 from rpa_mcp.desktop_rig.lab_orders import alt_tab
+from rpa_mcp.desktop_rig.person import Person
 from rpa_mcp.desktop_rig.transfusion import JAVA_OPTIONS
 from rpa_mcp.desktop_rig.transfusion import missing as java_missing
 

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from rpa_mcp.desktop_rig.admission import HESITATION_S, AdmissionApp, hand_click, new_window, place
-from rpa_mcp.desktop_rig.harness import DesktopError, Person, VirtualDisplay, wait_until
+from rpa_mcp.desktop_rig.harness import DesktopError, VirtualDisplay, wait_until
+from rpa_mcp.desktop_rig.person import Person
 
 SCRIPT = Path(__file__).parent / "native" / "tk_dispensation.py"  # a script: never imported by the server
 MAIN_TITLE = "Pharmacie — Dispensation nominative"

@@ -26,7 +26,8 @@ from rpa_mcp.desktop_rig.admission import (
     place,
     system_python_missing,
 )
-from rpa_mcp.desktop_rig.harness import DesktopError, Person, VirtualDisplay, wait_until
+from rpa_mcp.desktop_rig.harness import DesktopError, VirtualDisplay, wait_until
+from rpa_mcp.desktop_rig.person import Person
 
 SCRIPT = Path(__file__).parent / "native" / "qt_imaging.py"  # a script, not a module: PyQt5 is the system's
 MAIN_TITLE = "Imagerie — Prise de rendez-vous"

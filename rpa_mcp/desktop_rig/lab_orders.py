@@ -24,8 +24,9 @@ from typing import Any
 
 from rpa_mcp.desktop_rig.admission import HESITATION_S, HOLD_S, hand_click, place
 from rpa_mcp.desktop_rig.dispensation import DispensationApp, stray_click
-from rpa_mcp.desktop_rig.harness import DesktopError, Person, ServerThread, VirtualDisplay, wait_until
+from rpa_mcp.desktop_rig.harness import DesktopError, ServerThread, VirtualDisplay, wait_until
 from rpa_mcp.desktop_rig.lab_app import TITLE, create_lab_app
+from rpa_mcp.desktop_rig.person import Person
 
 REMINDER = "Rappel"
 

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from rpa_mcp.demo_app import EffectsLog
-from rpa_mcp.desktop_rig.harness import AgentProcess, Person
+from rpa_mcp.desktop_rig.harness import AgentProcess
+from rpa_mcp.desktop_rig.person import Person
 
 SEARCH_TITLE = "Recherche patient"
 EFFECT_TIMEOUT_S = 60.0

@@ -24,7 +24,8 @@ from pathlib import Path
 
 from rpa_mcp.desktop_rig.admission import HESITATION_S, hand_click, new_window, place
 from rpa_mcp.desktop_rig.dispensation import DispensationApp
-from rpa_mcp.desktop_rig.harness import DesktopError, Person, VirtualDisplay, wait_until
+from rpa_mcp.desktop_rig.harness import DesktopError, VirtualDisplay, wait_until
+from rpa_mcp.desktop_rig.person import Person
 
 SCRIPT = Path(__file__).parent / "native" / "SwingTransfusion.java"  # a single source file, run by `java`
 MAIN_TITLE = "Transfusion — Demande de produits sanguins"

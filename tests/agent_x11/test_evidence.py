@@ -13,7 +13,7 @@ import httpx2
 import pytest
 
 from rpa_mcp.demo_app import patient_by_id, search_patients
-from rpa_mcp.desktop_rig.harness import Person
+from rpa_mcp.desktop_rig.person import Person
 from tests.agent_x11.conftest import AGENT_TOKEN
 from tests.agent_x11.replaying import Replays
 from tests.agent_x11.workflows import CHROMIUM, ir, seen_step

@@ -20,7 +20,8 @@ from rpa_agent.core.locate import Located
 from rpa_agent.x11.desktop import X11Desktop
 
 from rpa_mcp.demo_app import patient_by_id
-from rpa_mcp.desktop_rig.harness import Person, wait_until
+from rpa_mcp.desktop_rig.harness import wait_until
+from rpa_mcp.desktop_rig.person import Person
 from rpa_mcp.desktop_rig.rig import RunningAgent
 from tests.agent_x11.conftest import AGENT_TOKEN
 from tests.agent_x11.replaying import STOPPED, Replays

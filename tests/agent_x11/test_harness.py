@@ -12,7 +12,8 @@ from rpa_agent.x11.screen import Screen
 from rpa_agent.x11.watch import InputWatch
 
 from rpa_mcp.desktop_rig import frame_array
-from rpa_mcp.desktop_rig.harness import Person, wait_until
+from rpa_mcp.desktop_rig.harness import wait_until
+from rpa_mcp.desktop_rig.person import Person
 from rpa_mcp.vision.images import decode_image
 
 pytestmark = pytest.mark.desktop

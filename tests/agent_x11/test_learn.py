@@ -10,7 +10,8 @@ from functools import partial
 import anyio
 import pytest
 
-from rpa_mcp.desktop_rig.harness import Person, wait_until
+from rpa_mcp.desktop_rig.harness import wait_until
+from rpa_mcp.desktop_rig.person import Person
 from rpa_mcp.desktop_rig.scenario import Observation, demonstrate, effects_of_observation, recorder_pace
 from tests.agent_x11.conftest import AGENT_TOKEN
 from tests.agent_x11.replaying import llm_client

@@ -16,7 +16,8 @@ import pytest
 from rpa_mcp.bench import app_specs, apps
 from rpa_mcp.bench.app_specs import QT
 from rpa_mcp.desktop_rig import imaging
-from rpa_mcp.desktop_rig.harness import Person, VirtualDisplay
+from rpa_mcp.desktop_rig.harness import VirtualDisplay
+from rpa_mcp.desktop_rig.person import Person
 from rpa_mcp.desktop_rig.rig import Rig
 from tests.agent_x11.conftest import require_desktop
 from tests.desktop_rig.test_qt_imaging import require_qt

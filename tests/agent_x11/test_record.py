@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from rpa_mcp.desktop_rig.harness import AgentProcess, Person, drawn_text, wait_until
+from rpa_mcp.desktop_rig.harness import AgentProcess, wait_until
+from rpa_mcp.desktop_rig.person import Person, drawn_text
 from tests.agent_x11.conftest import AGENT_TOKEN
 
 pytestmark = pytest.mark.desktop

@@ -9,7 +9,8 @@ import pytest
 
 from rpa_mcp.desktop_rig import beds
 from rpa_mcp.desktop_rig.admission import hand_click
-from rpa_mcp.desktop_rig.harness import Person, VirtualDisplay
+from rpa_mcp.desktop_rig.harness import VirtualDisplay
+from rpa_mcp.desktop_rig.person import Person
 from rpa_mcp.vision.push_button import button_around
 from tests.agent_x11.conftest import require_desktop, require_packages
 

@@ -18,8 +18,9 @@ import pytest
 from rpa_mcp.bench.app_specs import SWING
 from rpa_mcp.desktop_rig import transfusion
 from rpa_mcp.desktop_rig.admission import place
-from rpa_mcp.desktop_rig.harness import Person, VirtualDisplay, wait_until
+from rpa_mcp.desktop_rig.harness import VirtualDisplay, wait_until
 from rpa_mcp.desktop_rig.imaging import accessibility_bus_up
+from rpa_mcp.desktop_rig.person import Person
 from tests.agent_x11.conftest import require_desktop, require_packages
 from tests.desktop_rig.placing import content_offset
 

@@ -21,8 +21,9 @@ import pytest
 from rpa_mcp.bench.app_specs import WX
 from rpa_mcp.desktop_rig import appointments
 from rpa_mcp.desktop_rig.admission import hand_click, place
-from rpa_mcp.desktop_rig.harness import Person, VirtualDisplay, wait_until
+from rpa_mcp.desktop_rig.harness import VirtualDisplay, wait_until
 from rpa_mcp.desktop_rig.imaging import accessibility_bus_up
+from rpa_mcp.desktop_rig.person import Person
 from tests.agent_x11.conftest import require_desktop
 from tests.desktop_rig.placing import content_offset
 
