@@ -9,7 +9,10 @@ from typing import Any
 
 from rpa_mcp.desktop_rig.harness import VirtualDisplay, wait_until
 
-LABELLED_BESIDE = frozenset({"entry", "password text", "text", "combo box", "check box", "radio button"})
+# roles whose name is drawn inside their own box (a field's name is its label, beside it)
+NAMED_INSIDE = frozenset(
+    {"push button", "link", "page tab", "menu item", "toggle button", "list item", "table cell", "heading", "label"}
+)
 REACTION_S = 0.3  # from seeing a button drawn to pressing it: a person's visual reaction and pointing
 
 
@@ -74,10 +77,11 @@ class Person:
         return wait_until(look, timeout=timeout, what=f"an element {name!r}{f' ({role})' if role else ''} on screen")
 
     def point(self, name: str, role: str | None = None) -> tuple[int, int]:
-        x, y, w, h = self.find(name, role).bbox
-        if self.sees is not None and role not in LABELLED_BESIDE:
+        element = self.find(name, role)
+        if self.sees is not None and (element.role or "").lower() in NAMED_INSIDE:
             self._wait_drawn(name, role)
-            x, y, w, h = self.find(name, role).bbox
+            element = self.find(name, role)
+        x, y, w, h = element.bbox
         return x + w // 2, y + h // 2
 
     def _wait_drawn(self, name: str, role: str | None) -> None:

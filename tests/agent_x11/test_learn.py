@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from rpa_mcp.desktop_rig.harness import wait_until
-from rpa_mcp.desktop_rig.person import Person
+from rpa_mcp.desktop_rig.person import Person, drawn_text
 from rpa_mcp.desktop_rig.scenario import Observation, demonstrate, effects_of_observation, recorder_pace
 from tests.agent_x11.conftest import AGENT_TOKEN
 from tests.agent_x11.replaying import llm_client
@@ -44,7 +44,9 @@ async def test_a_nurse_teaches_over_mcp_and_the_learned_competence_replays_each_
         started = await llm.call("shadow_start", {"session_id": SESSION})
         assert started["status"] == "shadow_started"
 
-        person = Person(desktop.desk, pace=recorder_pace(recorder))
+        # a link is clicked once it is drawn: the recorder names a click by the screen before it
+        sees = drawn_text(desktop.desk, server.services.ocr)
+        person = Person(desktop.desk, pace=recorder_pace(recorder), sees=sees)
         try:
             await anyio.to_thread.run_sync(demonstrate, person, desktop.effects, taught)
         finally:

@@ -29,7 +29,14 @@ def test_a_persons_clicks_typing_and_windows_reach_the_server_with_passwords_mas
         recorder.wait_count("click at" if gesture == "click" else "key ", seen[gesture])
 
     # a link is clicked once it is drawn: the recorder names a click by the screen before it
-    person = Person(desktop.desk, pace=pace, sees=drawn_text(desktop.desk, rpa_server.services.ocr))
+    drawn = drawn_text(desktop.desk, rpa_server.services.ocr)
+    looked: list[str] = []
+
+    def sees(name: str, box: tuple[int, int, int, int]) -> bool:
+        looked.append(name)
+        return drawn(name, box)
+
+    person = Person(desktop.desk, pace=pace, sees=sees)
     shadow = rpa_server.services.shadow
     begun = time.time()
     try:
@@ -59,6 +66,7 @@ def test_a_persons_clicks_typing_and_windows_reach_the_server_with_passwords_mas
         status = recorder.stop()
         browser.process.terminate()
     assert status == 0, "\n".join(recorder.lines[-10:])
+    assert {"Ouvrir le dossier", "Observations"} <= set(looked), looked  # clicked once seen drawn
     assert "accepted, 0 refused" in recorder.lines[-1], "\n".join(recorder.lines)
 
     events = shadow.events(session)
