@@ -38,13 +38,22 @@ from rpa_mcp.dialogs.reading import (
     title_above,
     title_bars,
 )
-from rpa_mcp.dialogs.structure import SAVE, SAVE_AS, file_chooser, labels_among, save_title, titled_as_warning
+from rpa_mcp.dialogs.structure import (
+    SAVE,
+    SAVE_AS,
+    accepts_to_save,
+    file_chooser,
+    labels_among,
+    save_title,
+    titled_as_warning,
+)
 from rpa_mcp.dialogs.thorough import classify_thorough
 from rpa_mcp.vision.images import BBox
 from rpa_mcp.vision.ocr import OcrEngine, OcrLine
 
 __all__ = ["CANDIDATES_READ", "FOOTERS_READ", "Classification", "DialogClassifier", "ReadButton"]
 
+ACCEPT_SAVES = "its accept button saves"  # a chooser named so by its buttons, whatever its title
 PROCESS_DOUBT = 0.8  # < the resolver's auto threshold
 CHOOSERS = frozenset({"file-open", "file-save-as"})  # both pause: the title only tells which
 CANDIDATES_READ = 2  # candidates read when the best one is a panel whose text names nothing
@@ -188,6 +197,8 @@ class DialogClassifier:
         # open and save choosers share one layout: the window's own title tells which ("Save To:")
         choosers = {seen.dialog_id, hint.dialog_id} <= CHOOSERS
         stricter = seen if rank(seen.entry) >= rank(hint.entry) and not choosers else hint
+        if choosers and ACCEPT_SAVES in seen.notes:  # a Save button read tells more than "Select file"
+            stricter = seen
         return replace(
             seen,
             dialog_id=stricter.dialog_id,
@@ -376,6 +387,11 @@ class DialogClassifier:
             entry = self.catalog.get("file-save-as")
             assert entry is not None, "file-save-as: a generic kind of the catalog"
             found = replace(found, dialog_id=entry.id, entry=entry, notes=(*found.notes, "its title bar says it saves"))
+        elif found.dialog_id == "file-open" and accepts_to_save([button.label for button in buttons]):
+            # its accept button saves whatever its title says (GTK 4's save chooser titled "Select file")
+            entry = self.catalog.get("file-save-as")
+            assert entry is not None, "file-save-as: a generic kind of the catalog"
+            found = replace(found, dialog_id=entry.id, entry=entry, notes=(*found.notes, ACCEPT_SAVES))
         found = replace(found, region_found_by="+".join(region.evidence) or "outline")
         floating = FLOATING & set(region.evidence) or titled_as_warning(found.lines)
         if found.found and found.dialog_id == unknown.id and not floating:

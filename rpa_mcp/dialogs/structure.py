@@ -269,6 +269,20 @@ def titled_as_warning(lines: Sequence[str]) -> bool:
     return False
 
 
+def accepts_to_save(labels: Sequence[str]) -> bool:
+    """A chooser's buttons hold an accept button that saves and none that opens (Cancel / Save); GTK 4
+    draws its chooser's Cancel and accept buttons touching: "CancelSave", read as one, counts as both."""
+    kinds = {_accept_kind(part) for label in labels for part in _after_cancel(label)}
+    return "file-save-as" in kinds and "file-open" not in kinds
+
+
+def _after_cancel(label: str) -> tuple[str, ...]:
+    """The label, and what follows a cancel word it starts with ("CancelSave": "save")."""
+    read = compact(label)
+    rest = [read[len(word) :] for word in sorted(CANCEL) if read.startswith(word) and len(read) > len(word)]
+    return (label, *rest)
+
+
 def _accept_kind(label: str) -> str | None:
     """The chooser an accept button names: Save (a save chooser) or Open; None for any other label."""
     return "file-save-as" if _is(label, SAVE) else "file-open" if _is(label, OPEN) else None

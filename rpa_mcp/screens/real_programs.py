@@ -15,7 +15,8 @@ verdict; held-out programs are only measured. Needs: Xvfb, openbox, xdotool, dbu
 firefox-esr-l10n-fr abiword gnome-text-editor pluma thunar
 pinentry-gtk2 l3afpad kwrite gedit wine nedit xfe libreoffice-writer
 libreoffice-l10n-fr fluid texworks gmanedit mtpaint dia jedit gpsprune vim-gtk3
-xfig ghex epiphany-browser textedit.app poedit doublecmd-gtk falkon) and the fr_FR and en_US locales.
+xfig ghex epiphany-browser textedit.app poedit doublecmd-gtk falkon
+gtk-4-examples libadwaita-1-examples) and the fr_FR and en_US locales.
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ SPLIT = {
     "poedit": "tuning",
     "doublecmd": "tuning",
     "falkon": "tuning",
+    "gtk4": "tuning",
     # the same scenes drawn at 125 % (a Windows workstation's display scaling on a 1920x1080 screen)
     "gedit@125": "tuning",
     "kwrite@125": "tuning",
@@ -445,7 +447,7 @@ def capture(out: Path, programs: tuple[str, ...], scenes: dict[str, Callable[[Se
 
 
 def main(argv: list[str] | None = None) -> int:
-    from rpa_mcp.screens.falkon_scenes import SCENES
+    from rpa_mcp.screens.gtk4_scenes import SCENES
     from rpa_mcp.vision.ocr import RapidOcrEngine
 
     parser = argparse.ArgumentParser(prog="python -m rpa_mcp.screens capture-programs")

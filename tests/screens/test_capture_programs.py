@@ -39,7 +39,7 @@ def test_a_scaled_program_is_drawn_by_its_programs_scene_at_1920x1080_in_both_la
 
 
 def test_every_program_of_the_split_has_a_scene_and_the_later_ones_are_held_out() -> None:
-    from rpa_mcp.screens.falkon_scenes import SCENES  # the last module of scenes: every one registered
+    from rpa_mcp.screens.gtk4_scenes import SCENES  # the last module of scenes: every one registered
 
     assert set(SCENES) == {base_program(program) for program in SPLIT}
     assert SPLIT["abiword"] == SPLIT["gnome-text-editor"] == SPLIT["l3afpad"] == "held-out"
@@ -63,6 +63,7 @@ def test_every_program_of_the_split_has_a_scene_and_the_later_ones_are_held_out(
         == SPLIT["poedit"]
         == SPLIT["doublecmd"]
         == SPLIT["falkon"]
+        == SPLIT["gtk4"]
         == "tuning"
     )
 

@@ -19,7 +19,17 @@ from rpa_mcp.validation.context import DiffSettings, compute_change
 
 FOLDER = Path(__file__).resolve().parent.parent / "fixtures" / "real_programs"
 # Pairs reproduced but not fixed yet (strict xfail: a fix makes them fail until removed here).
-OPEN: set[str] = set()
+# GTK 4's dialogs of gtk4-demo's "dialog" example, answered over their small window (its buttons
+# "Message Dialog" / "Interactive Dialog" left after): read still open; a click on gtk4-print-editor's
+# "File" at 1600x900 read as a click elsewhere.
+OPEN: set[str] = {
+    *(
+        f"gtk4-{name}-click-{tag}"
+        for name in ("message", "interactive")
+        for tag in ("en-1920x1080", "fr-1600x900", "en-1366x768")
+    ),
+    "gtk4-open-menu-fr-1600x900",
+}
 
 
 def _pairs(split: str) -> list[tuple[Path, dict[str, Any]]]:
