@@ -11,10 +11,18 @@ from typing import Any
 import anyio
 import pytest
 import uvicorn
+from hypothesis import settings as hypothesis_settings
 
 from rpa_mcp.bootstrap import Services, build_services
 from rpa_mcp.settings import Settings
 from rpa_mcp.testing import FakeClock, loopback_socket
+
+# Property tests explore new examples on a developer's machine; in CI they run the same examples every time
+# (no example database): a red CI is reproducible from its log, a counterexample found locally is fixed and
+# kept as a test of its own.
+hypothesis_settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI") == "true":
+    hypothesis_settings.load_profile("ci")
 
 SECRET = "test-secret-key-that-is-long-enough-0123456789"
 CHROMIUM = Path("/usr/bin/chromium")

@@ -53,6 +53,9 @@ class AppCheck:
         return self.by in ("window", "signature")
 
 
+RUN_BY = "its window is run by"  # the refusal of an entry whose window another program runs
+
+
 def window_confirms(spec: AppSpec, window: ReportedWindow) -> bool:
     """The window runs one of the application's processes and its title matches one of its patterns."""
     if not window.process or not window.title:
@@ -91,7 +94,7 @@ class AppConfirmer:
         declared = {*entry.match.processes, *(self.catalog.apps[entry.app].processes if entry.app else ())}
         if not declared or self.owner in {process_name(p) for p in declared}:
             return None
-        return f"its window is run by {self.owner}, not by {', '.join(sorted(declared, key=str.casefold))}"
+        return f"{RUN_BY} {self.owner}, not by {', '.join(sorted(declared, key=str.casefold))}"
 
     def refusal(self, entry: DialogEntry) -> str:
         """Why an admissible-looking entry was left out: its owner contradicts it, or its application

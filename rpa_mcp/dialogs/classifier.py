@@ -19,7 +19,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from rpa_mcp.dialogs.apps import AppConfirmer, ReportedWindow
+from rpa_mcp.dialogs.apps import RUN_BY, AppConfirmer, ReportedWindow
 from rpa_mcp.dialogs.catalog import DialogCatalog
 from rpa_mcp.dialogs.classification import Classification, ReadButton, with_app
 from rpa_mcp.dialogs.classification import seen as seen_in_frame
@@ -336,15 +336,18 @@ class DialogClassifier:
     ) -> Classification | None:
         """A box named by its shape alone (a guess: a question naming a deletion, OK / Cancel) under a title
         bar whose title names a catalog entry ("JavaScript Confirm - <address>", a page's question): named
-        by its title with its words, a pause entry only (None: no such title, or it names nothing else)."""
+        by its title with its words, a pause entry only (None: no such title, or it names nothing else). An
+        entry the title names but the dialog's own window refuses (another program runs it) is said in the
+        guess's notes: the answer then differs from the one without the window, and says why."""
         title = title_above(self.ocr, image, region.bbox)
         if title is None or not self.matcher.by_title(title):
             return None
         named = self.identifier.match(region.bbox, buttons, [title, *found.lines], confirm=confirm)
+        refused = tuple(note for note in named.notes if RUN_BY in note and note not in found.notes)
         if not named.found or named.dialog_id in (found.dialog_id, self.catalog.unknown.id):
-            return None
+            return replace(found, notes=(*found.notes, *refused)) if refused else None
         if named.entry.policy != "pause" or named.confidence <= found.confidence:
-            return None
+            return replace(found, notes=(*found.notes, *refused)) if refused else None
         note = f"titled '{title}' by the title bar over the box: {named.dialog_id} rather than {found.dialog_id}"
         return replace(named, notes=(*named.notes, note))
 

@@ -179,10 +179,25 @@ def test_a_shared_process_never_changes_which_dialog_is_seen(catalog, frame_and_
     assert owner.contradicts(with_process.entry) is None
     refused = any("its window is run by" in note for note in with_process.notes)
     assert confirms or with_process.dialog_id == without.dialog_id or refused
-    if refused and with_process.dialog_id != without.dialog_id:
+    if refused and not confirms and with_process.dialog_id != without.dialog_id:
         assert with_process.policy == "pause"
     # and on its own, the process names nothing
     assert DialogClassifier(catalog, ScriptedOcr()).classify_title(None, process).dialog_id == "unknown"
+
+
+def test_an_entry_a_title_bar_names_but_another_program_runs_says_why_the_answer_differs(catalog):
+    """A box's title bar names an application's entry ("Sign-in required") while another program runs the
+    dialog's window: the entry is refused, the answer differs from the one without the window, and says so."""
+    image, _ = synthetic_dialog(2)
+    texts = ["More info", "File Upload", "More choices", "Quitter la page", "Sign-in required", "S'authentifier"]
+    without = DialogClassifier(catalog, ScriptedOcr(list(texts))).classify(image, window_title="Se connecter")
+    run_by = DialogClassifier(catalog, ScriptedOcr(list(texts))).classify(
+        image, window_title="Se connecter", process="Teams.exe"
+    )
+    assert run_by.policy == "pause" and without.policy == "pause"
+    assert run_by.dialog_id == without.dialog_id or any(
+        "its window is run by teams.exe" in n.casefold() for n in run_by.notes
+    )
 
 
 @pytest.mark.parametrize("process", ["consent.exe", "CredentialUIBroker.exe", "smartscreen.exe"])
