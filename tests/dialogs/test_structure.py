@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -219,6 +220,12 @@ def test_a_blue_disc_a_red_banner_or_a_plain_box_is_none() -> None:
     assert not has_error_icon(np.full((120, 300, 3), 220, np.uint8))
 
 
+def _frame_truth(folder: Path, file: str) -> dict[str, Any]:
+    """A committed frame's entry in its program's manifest (its expected id, its window's title)."""
+    raw = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    return next(f for f in raw["frames"] if f["file"] == file)
+
+
 def _tuning_frames(kind: str) -> list[tuple[Path, str]]:
     out = []
     for manifest in sorted(REAL.glob("*/manifest.json")):
@@ -250,8 +257,7 @@ def _tuning_frames(kind: str) -> list[tuple[Path, str]]:
     ids=lambda v: v if isinstance(v, str) else "",
 )
 def test_real_prompts_of_tuning_programs_get_their_generic_kind(real_service, folder, file) -> None:
-    raw = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    want = next(f["expected_id"] for f in raw["frames"] if f["file"] == file)
+    want = _frame_truth(folder, file)["expected_id"]
     found = real_service.classify(cv2.imread(str(folder / file)), thorough=True)
     assert found.dialog_id == want, found.notes
     assert real_service.resolve(cv2.imread(str(folder / file)), thorough=True).decision == "pause"
@@ -305,8 +311,7 @@ def test_a_name_listed_under_another_line_is_no_origin_over_a_page_alert(catalog
 def test_swings_file_chooser_and_quit_question_get_their_generic_kind(real_service, folder, file) -> None:
     # JFileChooser (Metal): "Look In:" / "Save In:" over a list of .gpx files, never a page's origin;
     # "Your data is not saved. Are you sure you want to exit?" Exit / Cancel
-    raw = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    want = next(f["expected_id"] for f in raw["frames"] if f["file"] == file)
+    want = _frame_truth(folder, file)["expected_id"]
     found = real_service.classify(cv2.imread(str(folder / file)), thorough=True)
     assert found.dialog_id == want, found.notes
 
@@ -379,8 +384,7 @@ def test_a_toolbar_read_as_one_line_behind_an_ok_chooser_is_no_save_title() -> N
 )
 def test_an_ok_chooser_whose_window_title_saves_is_a_save_chooser(real_service, folder, file) -> None:
     # a paint program's own file list: OK / Cancel; its title bar may be too small to read on the frame
-    raw = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    title = next(f["window_title"] for f in raw["frames"] if f["file"] == file)
+    title = _frame_truth(folder, file)["window_title"]
     found = real_service.classify(cv2.imread(str(folder / file)), window_title=title, thorough=True)
     assert found.dialog_id == "file-save-as", found.notes
 
@@ -650,8 +654,7 @@ TEXTEDIT_OPEN: dict[str, str] = {}  # known misses, not fixed yet (strict xfail)
 def test_gnustep_panels_and_questions_get_their_generic_kind(real_service, file) -> None:
     # the overwrite question as wide as the save panel it covers, its buttons above the panel's, is read first;
     # "You have unsaved documents" over Quit Anyway / Cancel; "Untitled-1 has changed. Save?" (no Notepad)
-    raw = json.loads((REAL / "textedit" / "manifest.json").read_text(encoding="utf-8"))
-    want = next(f["expected_id"] for f in raw["frames"] if f["file"] == file)
+    want = _frame_truth(REAL / "textedit", file)["expected_id"]
     image = cv2.imread(str(REAL / "textedit" / file))
     assert real_service.classify(image, thorough=True).dialog_id == want
     assert real_service.resolve(image, thorough=True).decision == "pause"
@@ -697,8 +700,7 @@ def test_an_accept_buttons_icon_run_into_its_first_letter_still_names_the_choose
 def test_lazarus_delete_question_and_gtk2_choosers_in_french_get_their_generic_kind(real_service, folder, file) -> None:
     # Double Commander (LCL on GTK 2): "Ajoute à la file d'attente" read into "Annuler"; the chooser under its
     # own title bar was taken for a band of the window behind; "Ouvrir" read "Quvrir". Fail on the old code.
-    raw = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    want = next(f["expected_id"] for f in raw["frames"] if f["file"] == file)
+    want = _frame_truth(folder, file)["expected_id"]
     found = real_service.classify(cv2.imread(str(folder / file)), thorough=True)
     assert found.dialog_id == want, found.notes
 
