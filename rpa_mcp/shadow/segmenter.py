@@ -23,10 +23,9 @@ at a click after typing, at Enter/Tab that submits typed text, at a command such
   own window) belongs to it; clicking the combo again closes the list without a choice, and a
   key closes it too (the keys are a step of their own). Without an accessibility tree, the
   screen tells that a click opened a list (`rpa_mcp.shadow.popups`, the `in_list` of `place`).
-- **window effects**: a focus change within `FOCUS_EFFECT_S` of a click or key is what that
-  action did (its window after), not a step. So is a focus change reported up to
-  `EARLY_EFFECT_S` *before* a click that was made in the window it left (a recorder that looks
-  the clicked element up before sending the click sends the window change first).
+- **window effects**: a focus change soon after a click or key is what that action did (its
+  window after), not a step; so is a slow application's own change seconds later, and a change
+  reported just before the click that made it (`rpa_mcp.shadow.window_effects`).
 - **detours**: a trip to another application (or window) that comes back to the very
   screen it left, without typing, pasting, saving or deleting on the way, becomes one
   step marked `detour` (suggested for removal, see `rpa_mcp.shadow.suggestions`). A trip
@@ -56,10 +55,9 @@ from rpa_mcp.shadow.elements import (
 from rpa_mcp.shadow.events import CLICK_TYPES, TraceEvent, normalize_keys
 from rpa_mcp.shadow.segment import Context, Segment, close
 from rpa_mcp.shadow.trips import follow_trip
+from rpa_mcp.shadow.window_effects import attach_effect, claims_late_effect, early_effect, effect_of, given_back
 
 IDLE_GAP_S = 10.0
-FOCUS_EFFECT_S = 2.5
-EARLY_EFFECT_S = 2.0  # a recorder may send a window change before the click that caused it (looked up slowly)
 DOUBLE_CLICK_S = 0.5
 COLLAPSE_S = 30.0  # clicks on the same element this close are one step (a hesitation included)
 CHOICE_S = 30.0  # a drop-down's list open this long is still waiting for its option
@@ -198,32 +196,12 @@ def _focus(
         if current is not None:
             current.events.append(idx)
         return current
-    if (
-        last is not None
-        and last.kind in ("click", "key", "type")
-        and not last.effect
-        and ctx.last_ts is not None
-        and event.ts - ctx.last_ts <= FOCUS_EFFECT_S
-    ):
-        last.events.append(idx)  # the window change is what the action did
-        last.effect = True
-        close(last)
+    if last is not None and effect_of(last, event, ctx):
+        attach_effect(last, idx, event, ctx)  # the window change is what the action did
         return last
     seg = _new(segments, current, idx, event, "focus", ctx)
     seg.came_from = ctx.window
     return seg
-
-
-def _early_effect(last: Segment | None, event: TraceEvent, ctx: Context) -> bool:
-    """The focus step just before this click is the click's own effect, reported first."""
-    return (
-        last is not None
-        and last.kind == "focus"
-        and last.came_from is not None
-        and event.window_title is not None
-        and event.window_title == last.came_from
-        and event.ts - last.last_ts <= EARLY_EFFECT_S
-    )
 
 
 # --- clicks --------------------------------------------------------------------------------
@@ -241,7 +219,9 @@ def _click(
 ) -> Segment:
     element = event.element.model_dump() if event.element else None
     key, role, point = element_key(element), role_of(element), [event.x or 0, event.y or 0]
-    if _early_effect(last, event, ctx):
+    if last is not None and claims_late_effect(last, event):
+        last = given_back(segments, last, ctx)
+    if early_effect(last, event, ctx):
         assert last is not None
         if ctx.trip is not None and ctx.trip.get("pos") == len(segments) - 1:
             ctx.trip = None  # that window change was no trip: this click made it
