@@ -19,10 +19,7 @@ from rpa_mcp.validation.context import DiffSettings, compute_change
 
 FOLDER = Path(__file__).resolve().parent.parent / "fixtures" / "real_programs"
 # Pairs reproduced but not fixed yet (strict xfail: a fix makes them fail until removed here).
-# A click on gtk4-print-editor's "File" at 1600x900 read as a click elsewhere.
-OPEN: set[str] = {
-    "gtk4-open-menu-fr-1600x900",
-}
+OPEN: set[str] = set()
 
 
 def _pairs(split: str) -> list[tuple[Path, dict[str, Any]]]:
