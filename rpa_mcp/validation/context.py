@@ -21,6 +21,8 @@ from rpa_mcp.vision.lines import ink_box, text_lines
 from rpa_mcp.vision.ocr import OcrEngine, OcrLine
 
 CELL = 8  # change map resolution (px per cell side)
+THIN_STROKES = frozenset("lIi1|")  # glyphs of one thin stroke: a recognizer may read one too many
+LARGER = 2  # a label read again this many times larger when its reading has one thin stroke too many
 BAND_READS = 4  # text lines recognised in the band around a click (the nearest ones)
 
 
@@ -182,12 +184,31 @@ class CheckContext:
     def read_label(self, which: Frame, bbox: BBox, shows: Callable[[str], bool]) -> OcrLine | None:
         """`read_line` of a box where a known label is looked for: the fast engine's reading when
         `shows` it, else `read_line`'s (a label counts as absent only on the float model's reading:
-        it compares exactly, and the int8 model misses some labels it reads)."""
+        it compares exactly, and the int8 model misses some labels it reads). A reading one thin stroke
+        over the label ("Flile" for "File": the recognizer read the gap between two strokes as a third)
+        is never taken for it: the box is read again, drawn larger, and that reading decides."""
         if self.fast_ocr is not None:
             line = self._read_once(self.fast_ocr, self._fast_cache, which, bbox)
             if line is not None and shows(line.text):
                 return line
-        return self.read_line(which, bbox)
+        line = self.read_line(which, bbox)
+        if line is None or shows(line.text) or not _one_stroke_over(line.text, shows):
+            return line
+        larger = self._read_larger(which, bbox)  # "Flile" for "File": the label, or another word, read closer
+        return larger if larger is not None and shows(larger.text) else line
+
+    def _read_larger(self, which: Frame, bbox: BBox) -> OcrLine | None:
+        """`read_line` of the box drawn LARGER times bigger (memoised): thin strokes set close apart."""
+        box = clamp_bbox(bbox, self.after.shape)
+        key = f"larger_{which}_{box}"
+        if key not in self.memo:
+            x, y, w, h = box
+            image = ink_box(self.frame(which)[y : y + h, x : x + w])
+            self.ocr_calls += 1
+            line = self.ocr.read_line(cv2.resize(image, None, fx=LARGER, fy=LARGER, interpolation=cv2.INTER_CUBIC))
+            self.memo[key] = line and OcrLine(line.text, _scaled_down(line.bbox), line.score)
+        found: OcrLine | None = self.memo[key]
+        return found
 
     def _read_once(
         self, engine: OcrEngine, cache: dict[tuple[Frame, BBox], OcrLine | None], which: Frame, bbox: BBox
@@ -286,3 +307,13 @@ class CheckContext:
                 gray, (max(1, width // CELL), max(1, height // CELL)), interpolation=cv2.INTER_AREA
             )
         return self._gray_cells[which]
+
+
+def _one_stroke_over(read: str, shows: Callable[[str], bool]) -> bool:
+    """`read` with one of its thin strokes left out `shows` the label: worth reading the box again."""
+    return any(shows(read[:i] + read[i + 1 :]) for i, glyph in enumerate(read) if glyph in THIN_STROKES)
+
+
+def _scaled_down(bbox: BBox) -> BBox:
+    x, y, w, h = bbox
+    return x // LARGER, y // LARGER, w // LARGER, h // LARGER

@@ -5,6 +5,8 @@ A dialog is never read closed while a button of it still stands where it stood (
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from rpa_mcp.dialogs.locate.geometry import iou
@@ -12,6 +14,7 @@ from rpa_mcp.validation.checkers.base import BaseChecker, Params
 from rpa_mcp.validation.checkers.dialog_frame import frame_gone
 from rpa_mcp.validation.checkers.dialog_presence import MODAL_MIN_H, MODAL_MIN_W
 from rpa_mcp.validation.checkers.kept_buttons import clicked_face_kept, kept_button
+from rpa_mcp.validation.checkers.uncovered import sides_changed, uncovered_window
 from rpa_mcp.validation.context import CELL, CheckContext
 from rpa_mcp.validation.model import CheckResult, CropRef
 from rpa_mcp.validation.ports import DialogHit
@@ -59,9 +62,6 @@ def _still_written(ctx: CheckContext, label: str, box: BBox) -> bool:
     return line is not None and shows(line.text)
 
 
-OUTLINE_MIN_SIDE = 0.8  # of each side of a closed box changed: its border line went (not text behind it)
-
-
 def _any_kept(ctx: CheckContext, button: BBox) -> bool:
     return kept_button(ctx, button, None) is not None or clicked_face_kept(ctx, button) is not None
 
@@ -84,9 +84,7 @@ def _outline_gone(ctx: CheckContext, button: BBox) -> BBox | None:
         return None
     if w >= 0.95 * mask.shape[1] and h >= 0.95 * mask.shape[0]:
         return None  # the whole screen changed: no box of its own
-    box = mask[y : y + h, x : x + w] > 0
-    sides = (box[:CELL].any(axis=0), box[-CELL:].any(axis=0), box[:, :CELL].any(axis=1), box[:, -CELL:].any(axis=1))
-    return (x, y, w, h) if all(side.mean() >= OUTLINE_MIN_SIDE for side in sides) else None
+    return (x, y, w, h) if sides_changed(mask, (x, y, w, h)) else None
 
 
 BAR_ROW_CHANGE = 0.5  # share of the clicked button's row, across the frame, that changes when a bar closes
@@ -200,6 +198,9 @@ class DialogClosedChecker(BaseChecker):
             region, source = around(button, shape, margin), "region around the clicked button"
         crop = CropRef("dialog region (after)", "after", region)
         if dialog is not None and still is not None and iou(dialog.bbox, still.bbox) > 0.6:
+            uncovered = self._uncovered(ctx, signal, button, dialog, still, read_button)
+            if uncovered is not None:
+                return uncovered
             return self.result(signal, 0.0, f"dialog {still.dialog_id!r} still at {list(still.bbox)}", crop=crop)
         fraction = ctx.change().fraction_in(region)
 
@@ -272,6 +273,33 @@ class DialogClosedChecker(BaseChecker):
         if score >= JUDGED_CLOSED and (open_ := kept()) is not None:
             return open_
         return self.result(signal, score, f"{fraction:.1%} of the {source} changed", crop=crop)
+
+    def _uncovered(
+        self,
+        ctx: CheckContext,
+        signal: str,
+        button: BBox,
+        answered: DialogHit,
+        found: DialogHit,
+        read_button: Callable[[], str],
+    ) -> CheckResult | None:
+        """Score 1 when the box found again after is the window that was under the answered dialog
+        (`uncovered`): the dialog's own box vanished inside it, the clicked label is not read at its place
+        and no button face of the dialog stands where it stood. None otherwise (the box decides: open)."""
+        label = ctx.target.label or ""
+        gone = uncovered_window(ctx, button, answered, found)
+        if gone is None or not label or label_matches(read := read_button(), label):
+            return None
+        if _any_kept(ctx, button):
+            return None
+        return self.result(
+            signal,
+            1.0,
+            f"button {label!r} gone (reads {read!r}); the answered dialog's box {list(gone)} vanished on all four "
+            f"sides inside {list(found.bbox)}, a window that stood there before (its borders unchanged) and "
+            "shows no dialog where it stood: the window under the dialog, uncovered",
+            crop=CropRef("dialog region (after)", "after", gone),
+        )
 
     def _kept(self, ctx: CheckContext, signal: str, button: BBox, box: BBox | None, changed: str) -> CheckResult | None:
         """Score 0 when another button of the clicked one's dialog, or the clicked one's own face, is still
