@@ -36,13 +36,20 @@ def test_a_record_window_retitled_seconds_after_the_click_is_that_clicks_effect(
     assert steps[0]["window_after"] == RECORD and steps[0]["expected"]["window_title"] == RECORD
 
 
-def test_a_window_the_application_opens_late_after_enter_is_the_typing_steps_effect(shadow: ShadowService) -> None:
+def _typed(text: str) -> list[dict[str, Any]]:
+    """A click in the search field, then `text` typed into it."""
     field = {"name": "Nom du patient", "role": "Edit"}
+    return [
+        ev("click", 1.0, x=300, y=200, element=field, window_title=SEARCH, **AT),
+        ev("type", 1.5, text=text, window_title=SEARCH, **AT),
+    ]
+
+
+def test_a_window_the_application_opens_late_after_enter_is_the_typing_steps_effect(shadow: ShadowService) -> None:
     steps = _steps(
         shadow,
         [
-            ev("click", 1.0, x=300, y=200, element=field, window_title=SEARCH, **AT),
-            ev("type", 1.5, text="DURAND", window_title=SEARCH, **AT),
+            *_typed("DURAND"),
             ev("key", 2.0, keys="enter", window_title=SEARCH, **AT),
             ev("focus", 9.0, window_title=RECORD, **AT),
         ],
@@ -51,15 +58,7 @@ def test_a_window_the_application_opens_late_after_enter_is_the_typing_steps_eff
 
 
 def test_a_late_window_change_is_no_effect_of_typing_still_going_on(shadow: ShadowService) -> None:
-    field = {"name": "Nom du patient", "role": "Edit"}
-    steps = _steps(
-        shadow,
-        [
-            ev("click", 1.0, x=300, y=200, element=field, window_title=SEARCH, **AT),
-            ev("type", 1.5, text="DUR", window_title=SEARCH, **AT),
-            ev("focus", 6.0, window_title=RECORD, **AT),
-        ],
-    )
+    steps = _steps(shadow, [*_typed("DUR"), ev("focus", 6.0, window_title=RECORD, **AT)])
     assert [s["events"] for s in steps] == [[0, 1], [2]] and steps[1]["action_type"] == "focus_window"
 
 
