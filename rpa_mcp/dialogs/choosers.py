@@ -31,7 +31,7 @@ from rpa_mcp.vision.images import BBox, crop
 from rpa_mcp.vision.ocr import OcrEngine
 
 CHOOSERS = frozenset({"file-save-as", "file-open"})
-PATH = re.compile(r"^(~?/|[A-Za-z]:\\)\S")  # a folder's path shown whole ("/home/ide/Documents", "C:\Users")
+PATH = re.compile(r"^(~?/|[A-Za-z]:\\)\S")  # a folder's path shown whole ("/srv/compte-rendus", "D:\Comptes")
 
 
 def chooser_body(lines: Sequence[str]) -> bool:

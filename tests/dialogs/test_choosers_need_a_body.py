@@ -63,7 +63,7 @@ def test_a_chooser_titled_save_file_over_its_list_a_field_or_columns_is_still_a_
     [
         (["Save File"], ["Opening compte-rendu.txt", "compte-rendu.txt", "Open...", "Save File"], True),
         (["Save File"], ["Save File", "bilan.txt", "courrier.txt"], False),  # its list read with the box whole
-        (["Open:", "Show: FLUID Files"], ["Open:", "bilan.fl", "dossier.fl", "Filename: /home/ide/"], False),
+        (["Open:", "Show: FLUID Files"], ["Open:", "bilan.fl", "dossier.fl", "Filename: /srv/dossiers/"], False),
         (["Ouvrir un fichier", "Autres emplacements"], [], False),  # a chooser's own words (body keywords)
     ],
 )
@@ -78,7 +78,8 @@ def test_a_box_named_a_chooser_by_its_words_is_read_whole_for_its_body(catalog, 
     [
         (FILES[:2], True),
         (["Nom du fichier :"], True),
-        (["C:\\Users\\ide\\Documents"], True),
+        (["D:\\Comptes\\2026"], True),
+        (["/srv/dossiers/2026"], True),
         (["Name", "Size"], True),
         (["Opening compte-rendu.txt", "compte-rendu.txt"], False),  # one file, twice
         (["compte-rendu.txt", "compte-rendu.txt"], False),
