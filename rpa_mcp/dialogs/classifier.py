@@ -21,6 +21,7 @@ import numpy as np
 
 from rpa_mcp.dialogs.apps import RUN_BY, AppConfirmer, ReportedWindow
 from rpa_mcp.dialogs.catalog import DialogCatalog
+from rpa_mcp.dialogs.choosers import bare_chooser
 from rpa_mcp.dialogs.classification import Classification, ReadButton, with_app
 from rpa_mcp.dialogs.classification import seen as seen_in_frame
 from rpa_mcp.dialogs.identify import STRUCTURE_CONFIDENCE, Identifier
@@ -395,6 +396,9 @@ class DialogClassifier:
             entry = self.catalog.get("file-save-as")
             assert entry is not None, "file-save-as: a generic kind of the catalog"
             found = replace(found, dialog_id=entry.id, entry=entry, notes=(*found.notes, ACCEPT_SAVES))
+        if found.found and bare_chooser(self.ocr, image, found.entry, region.bbox, found.lines):
+            why = f"named {found.dialog_id} by its words, it shows no file list, name field or path: no chooser"
+            found = seen_in_frame(unknown, round(1 - found.confidence, 3), region.bbox, buttons, found.lines, (why,))
         found = replace(found, region_found_by="+".join(region.evidence) or "outline")
         floating = FLOATING & set(region.evidence) or titled_as_warning(found.lines)
         if found.found and found.dialog_id == unknown.id and not floating:

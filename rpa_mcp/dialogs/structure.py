@@ -14,7 +14,8 @@ When no catalog entry's words name a dialog, what it asks still shows in its but
   (a failure, a file that does not exist or a request to choose an existing one, what is not
   permitted, not supported, not valid or corrupt, rights that fall short, an operation broken off);
 - file chooser: a Save, Open or OK button beside Cancel on one row, under a list of files (names
-  with an extension, or the Name / Size / Type / Modified columns); Save gives `file-save-as`, Open
+  with an extension, each file once: a title or a sentence naming a file again is that file), or the
+  Name / Size / Type / Modified columns; Save gives `file-save-as`, Open
   `file-open`, OK `file-save-as` when a new name's field is labelled above ("New File Name:", not
   the "File name:" of open boxes too) or a "Save As" / "Save To" title is (the band above the
   chooser read on its own when the whole frame missed a faint title bar), else `file-open`; an
@@ -308,7 +309,7 @@ def _under(cancel: OcrLine, accept: OcrLine) -> bool:
     return 0 < cy - ay <= 2.5 * ah and abs((cx + cw / 2) - (ax + aw / 2)) <= max(aw, cw)
 
 
-def _names_a_file(label: str) -> bool:
+def names_a_file(label: str) -> bool:
     """A field's label asking for a new file's name: "Nom :", "New File Name:". The file name's field
     alone ("File name:", "Filename:") is in open boxes too: it asks for no new name."""
     read = compact(label)
@@ -317,9 +318,9 @@ def _names_a_file(label: str) -> bool:
     return label.strip().endswith(":") and any(read == w or read.endswith(w) for w in NAME_FIELD if len(w) >= 3)
 
 
-def _file_name_field(line: OcrLine) -> bool:
+def file_name_field(text: str) -> bool:
     """The file name's field label, read alone or with what the field shows ("Filename: /home/")."""
-    text = line.text.strip()
+    text = text.strip()
     return _is(text, FILE_NAME_FIELD) or (":" in text and _is(text.split(":", 1)[0], FILE_NAME_FIELD))
 
 
@@ -335,7 +336,7 @@ def ok_kind(above: Sequence[OcrLine]) -> str:
     type ("New File Name:") or a save title ("Save As", "Save To:", "Save Image File") makes it a save
     chooser."""
     named = any(
-        _names_a_file(line.text) or any(s in compact(line.text) for s in SAVE_AS) or save_title(line.text)
+        names_a_file(line.text) or any(s in compact(line.text) for s in SAVE_AS) or save_title(line.text)
         for line in above
     )
     return "file-save-as" if named else "file-open"
@@ -361,10 +362,30 @@ def title_band(chooser: BBox, frame_height: int) -> BBox:
     return (x, top, w, y - top)
 
 
-def _listed_file(text: str) -> bool:
+def listed_file(text: str) -> bool:
     """A line naming a file as a chooser lists it: a web address ("http://host/bio.html", read "http:/host"
     as often: a browser's address bar or a page dialog's title) names a page, never a listed file."""
     return FILE_NAME.search(text.strip()) is not None and ":/" not in text
+
+
+def listed_files(lines: Sequence[OcrLine]) -> list[OcrLine]:
+    """The lines naming files as a chooser lists them, each file once: a list names several files, while a
+    question about one file names it again in its title or its sentence ("Opening compte-rendu.txt" over
+    "compte-rendu.txt": one file, a download's question, no list)."""
+    files = [line for line in lines if listed_file(line.text)]
+    kept = each_file_once([line.text for line in files])
+    return [line for i, line in enumerate(files) if i in kept]
+
+
+def each_file_once(texts: Sequence[str]) -> set[int]:
+    """The indexes of `texts` (each naming a file) that name each file once: a name read again, or said
+    within a sentence or a title ending with it, is the same file."""
+    names = [" ".join(text.lower().split()) for text in texts]
+    return {
+        i
+        for i, name in enumerate(names)
+        if name not in names[:i] and not any(name.endswith(f" {other}") for other in names)
+    }
 
 
 def file_chooser(read: Sequence[OcrLine], frame_height: int) -> Chooser | None:
@@ -399,7 +420,7 @@ def file_chooser(read: Sequence[OcrLine], frame_height: int) -> Chooser | None:
         left = min(ax, cancel.bbox[0]) - CHOOSER_LIST_W * scale
         right = max(ax + aw, cancel.bbox[0] + cancel.bbox[2]) + 40 * scale
         above = [line for line in read if line.bbox[1] + line.bbox[3] <= ay and left <= line.bbox[0] <= right]
-        files = [line for line in above if _listed_file(line.text)]
+        files = listed_files(above)
         columns = _columns(above)
         if len(files) < MIN_FILES and len(columns) < MIN_COLUMNS and not (cancel is stacked and name_field):
             continue
@@ -429,7 +450,9 @@ def _greyed_chooser(read: Sequence[OcrLine], short: Sequence[OcrLine], scale: fl
             (
                 line
                 for line in read
-                if _file_name_field(line) and line.bbox[0] < cx and 0 < cy - line.bbox[1] <= 3 * max(ch, line.bbox[3])
+                if file_name_field(line.text)
+                and line.bbox[0] < cx
+                and 0 < cy - line.bbox[1] <= 3 * max(ch, line.bbox[3])
             ),
             None,
         )
@@ -439,7 +462,7 @@ def _greyed_chooser(read: Sequence[OcrLine], short: Sequence[OcrLine], scale: fl
         above = [
             line for line in read if line.bbox[1] + line.bbox[3] <= field.bbox[1] and left <= line.bbox[0] <= right
         ]
-        files = [line for line in above if _listed_file(line.text)]
+        files = listed_files(above)
         if len(files) < MIN_FILES and len(_columns(above)) < MIN_COLUMNS:
             continue
         evidence = [*files, field, cancel]
@@ -472,7 +495,7 @@ def _header_bar_chooser(read: Sequence[OcrLine], short: Sequence[OcrLine], scale
             for line in read
             if ay + ah <= line.bbox[1] <= ay + CHOOSER_LIST_W * scale and left <= line.bbox[0] <= right
         ]
-        files = [line for line in below if _listed_file(line.text)]
+        files = listed_files(below)
         columns = _columns(below)
         if len(files) < MIN_FILES and len(columns) < MIN_COLUMNS:
             continue

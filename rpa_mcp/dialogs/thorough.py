@@ -19,6 +19,7 @@ import numpy as np
 
 from rpa_mcp.dialogs.apps import AppConfirmer
 from rpa_mcp.dialogs.catalog import GENERIC_IDS, DialogCatalog
+from rpa_mcp.dialogs.choosers import bare_chooser
 from rpa_mcp.dialogs.classification import Classification, ReadButton, seen
 from rpa_mcp.dialogs.identify import STRUCTURE_CONFIDENCE, Identifier
 from rpa_mcp.dialogs.matching import Matcher, compact
@@ -64,6 +65,9 @@ def classify_thorough(
             flat=labels_among(lines),
             whole_frame=True,
         )
+        # a chooser's title over its buttons alone (a download's "Save File" choice): the chooser's own layout decides
+        if bare_chooser(ocr, image, found.entry, block.bbox, lines):
+            continue
         if found.found and found.dialog_id != unknown.id and (best is None or found.confidence > best.confidence):
             best = found
     best = best or _by_buttons(catalog, image, read)
