@@ -17,14 +17,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from rpa_mcp.dialogs.catalog import DialogEntry
+from rpa_mcp.dialogs.chooser_layout import each_file_once, listed_file
 from rpa_mcp.dialogs.matching import compact
 from rpa_mcp.dialogs.structure import (
     COLUMNS,
     MIN_COLUMNS,
     MIN_FILES,
-    each_file_once,
     file_name_field,
-    listed_file,
     names_a_file,
 )
 from rpa_mcp.vision.images import BBox, crop

@@ -21,6 +21,7 @@ import numpy as np
 
 from rpa_mcp.dialogs.apps import RUN_BY, AppConfirmer, ReportedWindow
 from rpa_mcp.dialogs.catalog import DialogCatalog
+from rpa_mcp.dialogs.chooser_layout import file_chooser
 from rpa_mcp.dialogs.choosers import bare_chooser
 from rpa_mcp.dialogs.classification import Classification, ReadButton, with_app
 from rpa_mcp.dialogs.classification import seen as seen_in_frame
@@ -43,7 +44,6 @@ from rpa_mcp.dialogs.structure import (
     SAVE,
     SAVE_AS,
     accepts_to_save,
-    file_chooser,
     labels_among,
     save_title,
     titled_as_warning,

@@ -19,12 +19,13 @@ import numpy as np
 
 from rpa_mcp.dialogs.apps import AppConfirmer
 from rpa_mcp.dialogs.catalog import GENERIC_IDS, DialogCatalog
+from rpa_mcp.dialogs.chooser_layout import Chooser, file_chooser, title_band
 from rpa_mcp.dialogs.choosers import bare_chooser
 from rpa_mcp.dialogs.classification import Classification, ReadButton, seen
 from rpa_mcp.dialogs.identify import STRUCTURE_CONFIDENCE, Identifier
 from rpa_mcp.dialogs.matching import Matcher, compact
 from rpa_mcp.dialogs.reading import icon_check
-from rpa_mcp.dialogs.structure import QUESTIONS, Chooser, file_chooser, kind_of, labels_among, ok_kind, title_band
+from rpa_mcp.dialogs.structure import QUESTIONS, kind_of, labels_among, ok_kind
 from rpa_mcp.vision.images import BBox, crop
 from rpa_mcp.vision.ocr import OcrEngine, OcrLine
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from rpa_mcp.dialogs import DialogService
-from rpa_mcp.dialogs.structure import file_chooser
+from rpa_mcp.dialogs.chooser_layout import file_chooser
 from rpa_mcp.testing import PageOcr
 from rpa_mcp.vision.ocr import OcrLine
 

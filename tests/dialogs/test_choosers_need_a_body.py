@@ -13,8 +13,8 @@ import cv2
 import pytest
 
 from rpa_mcp.dialogs import DialogService
+from rpa_mcp.dialogs.chooser_layout import file_chooser
 from rpa_mcp.dialogs.choosers import CHOOSERS, bare_chooser, chooser_body
-from rpa_mcp.dialogs.structure import file_chooser
 from tests.dialogs.test_thorough import PageOcr, blank, line
 
 FILES = ["bilan.txt", "courrier.txt", "Biologie.csv"]

@@ -13,8 +13,9 @@ import pytest
 
 from rpa_mcp.dialogs import DialogService
 from rpa_mcp.dialogs.catalog import GENERIC_IDS
+from rpa_mcp.dialogs.chooser_layout import file_chooser
 from rpa_mcp.dialogs.locate.icons import has_error_icon
-from rpa_mcp.dialogs.structure import file_chooser, kind_of
+from rpa_mcp.dialogs.structure import kind_of
 from rpa_mcp.vision.ocr import OcrLine
 from tests.dialogs.test_thorough import PageOcr, blank, line
 
