@@ -20,8 +20,8 @@ class Segment:
     closed: bool = False
     typed: bool = False
     effect: bool = False  # a window change was attached as this action's effect
-    # a window change attached late (after `FOCUS_EFFECT_S`): [its event, the window it left, its time, effect before]
-    late_effect: list[Any] | None = None
+    # a window change attached late (`shadow.window_effects`): {"event", "left", "at", "effect_before"}
+    late_effect: dict[str, Any] | None = None
     status: str = "proposed"  # proposed | validated | corrected
     intent: str | None = None  # set by a correction
     last_ts: float = 0.0

@@ -38,7 +38,8 @@ def effect_of(last: Segment, event: TraceEvent, ctx: Context) -> bool:
 def attach_effect(last: Segment, idx: int, event: TraceEvent, ctx: Context) -> None:
     """Event `idx`, a window change, becomes the last action's effect; a late one stays claimable."""
     late = last.effect or event.ts - (ctx.last_ts or event.ts) > FOCUS_EFFECT_S
-    last.late_effect = [idx, ctx.window, event.ts, last.effect] if late else None
+    late_effect = {"event": idx, "left": ctx.window, "at": event.ts, "effect_before": last.effect}
+    last.late_effect = late_effect if late else None
     last.events.append(idx)
     last.effect = True
     close(last)
@@ -58,19 +59,25 @@ def early_effect(last: Segment | None, event: TraceEvent, ctx: Context) -> bool:
 
 def claims_late_effect(last: Segment, event: TraceEvent) -> bool:
     """This click, made in the window a late window change left, is what made that change (reported first)."""
-    if last.late_effect is None or not last.events or last.events[-1] != last.late_effect[0]:
+    late = last.late_effect
+    if late is None or not last.events or last.events[-1] != late["event"]:
         return False
-    _, came_from, at, _ = last.late_effect
-    return event.window_title is not None and event.window_title == came_from and event.ts - at <= EARLY_EFFECT_S
+    return (
+        event.window_title is not None
+        and event.window_title == late["left"]
+        and event.ts - late["at"] <= EARLY_EFFECT_S
+    )
 
 
 def given_back(segments: list[Segment], last: Segment, ctx: Context) -> Segment:
     """Take the late window change back from the step it was given to: a focus step of its own again."""
     assert last.late_effect is not None
-    focus, came_from, at, had_effect = last.late_effect
+    late = last.late_effect
     last.events.pop()
-    last.effect, last.late_effect = had_effect, None
-    seg = Segment(events=[focus], kind="focus", first_type="focus", closed=True, window=ctx.window, app=last.app)
-    seg.came_from, seg.last_ts = came_from, at
+    last.effect, last.late_effect = late["effect_before"], None
+    seg = Segment(
+        events=[late["event"]], kind="focus", first_type="focus", closed=True, window=ctx.window, app=last.app
+    )
+    seg.came_from, seg.last_ts = late["left"], late["at"]
     segments.append(seg)
     return seg
