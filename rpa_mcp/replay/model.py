@@ -10,8 +10,9 @@ Action states (transport, docs/replay-wire-contract.md), persisted per action:
 
 `HELD` is the state for a report that settles nothing: the agent reported, but the action is not
 done (validator failure, unverified, system dialog after input...). It is never dispatched
-again by itself; only a person's answer (retry / skip / click / abort) moves it on, or, for a typing
-step held for a later look at its field (`AWAITING_LATER_LOOK`, no pause), that look's report.
+again by itself; only a person's answer (retry / skip / click / abort) moves it on, or, for a step held
+for a later look (its typed text or its window still coming: `AWAITING_LATER_LOOK`, no pause), that look's
+report.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ PAUSE_HELP: dict[str, str] = {
 # step, and a later one at a field whose typed text was still being drawn. None of them is a workflow step.
 LATER_LOOK_ORIGIN = "later_look"
 LOOK_ORIGINS = frozenset({"preflight", "closing", LATER_LOOK_ORIGIN})
-AWAITING_LATER_LOOK = "awaiting_later_look"  # a typing step held, no pause, until a later look judges it
+AWAITING_LATER_LOOK = "awaiting_later_look"  # a step held, no pause, until a later look judges it
 
 SERVER_SIDE_ACTIONS = frozenset({"extract_text", "t2a_decision"})
 # Types whose second execution has no further effect (clicking an active tab is SUCCESS).

@@ -133,7 +133,7 @@ class ActionRow(_Row):
     verdict: Any = None
     evidence: Any = None
     retry_of: str | None = None  # the attempt a person saw before answering `retry` (their consent to run it again)
-    screen_before: bytes | None = None  # a typing step awaiting its later look: the screen before it (PNG)
+    screen_before: bytes | None = None  # a step awaiting its later look: the screen before it (PNG)
 
 
 @dataclass(frozen=True, slots=True)

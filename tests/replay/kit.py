@@ -53,6 +53,7 @@ class FakeValidator:
         self.crops: list[str] = []  # the crop policy of each call
         self.expected: list[Any] = []  # what each call expected
         self.targets: list[Any] = []  # where each call looked
+        self.observed: list[Any] = []  # what the agent reported of each call's windows
         self.error: Exception | None = None
 
     def validate(
@@ -70,6 +71,7 @@ class FakeValidator:
         self.crops.append(crops)
         self.expected.append(expected)
         self.targets.append(target)
+        self.observed.append(observed)
         if self.error is not None:
             raise self.error
         if self.script:

@@ -43,6 +43,8 @@ LOOK_QUIET_S = 0.3  # a look's wait ends with the screen still this long (its la
 SETTLE_STEP_S = 0.04  # a grab and a comparison cost a few ms: the end of the quiet time is seen within this
 FOCUS_TIMEOUT_S = 2.0
 TAKEOVER_POLL_S = 0.05
+# a look that waits for a slow window: its wait ends once the front window's title is another than this one
+TITLE_CHANGES_PARAM = "until_title_changes_from"
 
 
 class InvalidAction(ValueError):
@@ -142,7 +144,8 @@ class Performer:
                 seconds = wait_seconds(action.params)
                 limit = min(seconds, max(0.0, action.not_after - (time.time() + self.offset)))
                 # the look's own quiet time (the screen still, watched) is the end of the wait, not added to it
-                if seconds and self._person_came(foreign_before, max(0.0, limit - LOOK_QUIET_S)):
+                retitled = self._retitled(action.params.get(TITLE_CHANGES_PARAM))
+                if seconds and self._person_came(foreign_before, max(0.0, limit - LOOK_QUIET_S), retitled):
                     # a person took over during the wait: it is not carried out; it is waited again on resume
                     self.say("paused: a person is using the mouse or keyboard; waiting for a person to resume")
                     return self.not_executed(
@@ -275,15 +278,28 @@ class Performer:
             for w in windows.stacked()[: locate.MAX_WINDOWS]
         ]
 
-    def _person_came(self, seen: int, timeout: float) -> bool:
-        """Wait up to `timeout` s for a person's input beyond the `seen` count; True as soon as there is some."""
+    def _person_came(self, seen: int, timeout: float, done: Callable[[], bool] | None = None) -> bool:
+        """Wait up to `timeout` s for a person's input beyond the `seen` count; True as soon as there is some.
+        The wait also ends (False) once `done` answers True."""
         deadline = self.clock() + max(0.0, timeout)
         while self.foreign <= seen:
             left = deadline - self.clock()
-            if left <= 0:
+            if left <= 0 or (done is not None and done()):
                 return False
             self.sleep(min(TAKEOVER_POLL_S, left))
         return True
+
+    def _retitled(self, title: Any) -> Callable[[], bool] | None:
+        """For a look waiting for a slow window: True once a window titled other than `title` is in front
+        (a window with no title, or none, is no window come yet). None when the look waits for no window."""
+        if not isinstance(title, str) or not title:
+            return None
+
+        def come() -> bool:
+            front = self.desktop.windows.foreground()
+            return front is not None and bool(front.title) and front.title != title
+
+        return come
 
     def _focus(self, action: NextAction) -> str | None:
         """Bring the recorded window to the front; the reason it cannot, else None."""

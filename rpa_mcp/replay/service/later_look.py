@@ -1,13 +1,18 @@
-"""A later look at a field whose typed text was still being drawn (a slow application under load).
+"""A later look at a step a slow application had not finished showing (under load, or a record slow to open).
 
-The agent sends the screen once it has been still for a moment; a slow application may draw the last letters
-typed after that. When the typed-text check fails only because the field reads a strict beginning of the text
-(the last characters missing: no wrong or extra character), the step is not judged yet: it is held, with no
-pause, and one look at the screen (`screenshot_evidence`, no input) is queued ahead of it. That look's
-screenshot is then the step's after-screen: the step is validated again on it, against the screen from
-before the typing (kept on the step's row meanwhile). Still a beginning, or any other mismatch: the step
-keeps its failure and the replay pauses as it did without the look. The input is never sent again, and a
-step gets at most one later look (the one judging it never asks for another).
+The agent sends the screen once it has been still for a moment; a slow application may draw after that:
+- **typed text**: the last letters typed. When the typed-text check fails only because the field reads a strict
+  beginning of the text (the last characters missing: no wrong or extra character), or nothing changed yet;
+- **a window**: the window the step opened or retitled in the demonstration. When the front window after the
+  step is still the one before it (the same title: no other window came) and the check failed only because
+  that window is not there yet (its title, the outcome, or nothing changed).
+
+The step is not judged yet: it is held, with no pause, and one look at the screen (`screenshot_evidence`, no
+input) is queued ahead of it. A window's look ends as soon as the front window's title changes (at most
+`LATE_WINDOW_WAIT_S`). That look's screenshot is then the step's after-screen: the step is validated again on
+it, against the screen from before the step (kept on the step's row meanwhile). Still not there, or any other
+mismatch: the step keeps its failure and the replay pauses as it did without the look. The input is never sent
+again, and a step gets at most one later look (the one judging it never asks for another).
 """
 
 from __future__ import annotations
@@ -19,10 +24,18 @@ from typing import Any
 from rpa_mcp.replay import model as m
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.wire import ActionResult
+from rpa_mcp.validation.text import text_contains
 
 LATER_LOOK_WAIT_S = 1.0  # a slow application's last letters are drawn well within it
+# as long as learning takes a window change for its step's effect (shadow.window_effects.LATE_EFFECT_S)
+LATE_WINDOW_WAIT_S = 10.0
+TITLE_CHANGES_PARAM = "until_title_changes_from"  # the agent's wait ends once the front window's title is another
 TYPED_SIGNAL = "typed"  # the matrix's typed-text signal of a typing step
 TYPING_STEPS = frozenset({"type_text"})
+TEXT_LOOK, WINDOW_LOOK = "typed_text", "window"
+# what a window not shown yet fails: its title (the front one is still the one before), its post-condition, or
+# nothing changed yet; a wrong target, text or dialog is no window still coming
+WINDOW_NOT_YET = frozenset({"WRONG_APPLICATION", "UNEXPECTED_OUTCOME", "NO_VISUAL_CHANGE"})
 
 
 def typed_read(vdict: dict[str, Any]) -> str | None:
@@ -34,23 +47,43 @@ def typed_read(vdict: dict[str, Any]) -> str | None:
     return None
 
 
-def look_row(typed: ActionRow, *, seq: float, now: float, max_resends: int) -> ActionRow:
-    """The look that judges `typed`, queued just ahead of it (`typed` is held meanwhile)."""
+def window_coming(a: ActionRow, category: str | None, title_before: str | None, title_after: str | None) -> bool:
+    """The step opened or retitled a window in the demonstration, and after it the front window is still the one
+    from before (same title): the window has not come yet. Another window in front is no window still coming."""
+    wanted, was = a.expected.get("window_after"), a.expected.get("window_before")
+    if category not in WINDOW_NOT_YET or not isinstance(wanted, str) or not wanted.strip():
+        return False
+    if not isinstance(was, str) or not was.strip() or text_contains(was, wanted):  # no window change was shown
+        return False
+    return bool(title_after) and title_after == title_before and not text_contains(title_after, wanted)
+
+
+def look_row(
+    step: ActionRow, *, seq: float, now: float, max_resends: int, kind: str = TEXT_LOOK, title: str | None = None
+) -> ActionRow:
+    """The look that judges `step`, queued just ahead of it (`step` is held meanwhile). A window's look waits
+    until the front window's title is no longer `title` (the one after the step), at most `LATE_WINDOW_WAIT_S`."""
+    if kind == WINDOW_LOOK:
+        why = f"Look at the screen again after step {step.step_index}: the window it opens was not shown yet"
+        params: dict[str, Any] = {"seconds": LATE_WINDOW_WAIT_S, TITLE_CHANGES_PARAM: title}
+    else:
+        why = f"Look at the field of step {step.step_index} again: its typed text was still being drawn"
+        params = {"seconds": LATER_LOOK_WAIT_S}
     return ActionRow(
-        replay_id=typed.replay_id,
-        action_id=f"{typed.action_id}-look{typed.dispatches}",
+        replay_id=step.replay_id,
+        action_id=f"{step.action_id}-look{step.dispatches}",
         seq=seq,
-        step_index=typed.step_index,
-        intent=f"Look at the field of step {typed.step_index} again: its typed text was still being drawn",
+        step_index=step.step_index,
+        intent=why,
         action_type="screenshot_evidence",
         target=None,
-        params={"seconds": LATER_LOOK_WAIT_S},
+        params=params,
         expected={
             "step_class": "navigation",
             "window_before": None,
             "window_after": None,
             "outcome": None,
-            "looks_at": typed.action_id,
+            "looks_at": step.action_id,
         },
         idempotent=1,
         max_resends=max_resends,
@@ -60,17 +93,17 @@ def look_row(typed: ActionRow, *, seq: float, now: float, max_resends: int) -> A
     )
 
 
-def seq_before(actions: Sequence[ActionRow], typed: ActionRow) -> float:
-    """A place in the queue between `typed` and the action before it."""
-    earlier = [a.seq for a in actions if a.seq < typed.seq]
-    return (max(earlier) + typed.seq) / 2 if earlier else typed.seq - 0.5
+def seq_before(actions: Sequence[ActionRow], step: ActionRow) -> float:
+    """A place in the queue between `step` and the action before it."""
+    earlier = [a.seq for a in actions if a.seq < step.seq]
+    return (max(earlier) + step.seq) / 2 if earlier else step.seq - 0.5
 
 
-def as_typed_step(msg: ActionResult, typed: ActionRow) -> ActionResult:
-    """The look's report as the typing step's: the screen before the typing, where it typed, the titles then;
+def as_step_report(msg: ActionResult, step: ActionRow) -> ActionResult:
+    """The look's report as the step's: the screen before the step, where it acted, the title before it;
     the look's screenshot as the screen after (the look's attempt stays: it names the screenshot that judged)."""
-    result = typed.result if isinstance(typed.result, dict) else {}
-    before = typed.screen_before or b""
+    result = step.result if isinstance(step.result, dict) else {}
+    before = step.screen_before or b""
     return msg.model_copy(
         update={
             "screenshot_before": base64.b64encode(before).decode() if before else None,
@@ -82,24 +115,26 @@ def as_typed_step(msg: ActionResult, typed: ActionRow) -> ActionResult:
     )
 
 
-def decided_by(look: ActionRow, msg: ActionResult, typed: ActionRow, *, seen: bool) -> dict[str, Any]:
+def decided_by(look: ActionRow, msg: ActionResult, step: ActionRow, *, seen: bool) -> dict[str, Any]:
     """What the step's verdict records of the look: which screenshot judged it, and what was read first."""
-    first = typed.verdict if isinstance(typed.verdict, dict) else {}
+    first = step.verdict if isinstance(step.verdict, dict) else {}
+    result = step.result if isinstance(step.result, dict) else {}
     return {
         "action_id": look.action_id,
         "attempt_id": msg.attempt_id,
         "screenshot": "the later look's screen after" if seen else "none: the look was not taken",
         "error": None if seen else msg.error,
         "first_read": typed_read(first),
+        "first_window": result.get("window_title"),
         "first_verdict": {k: first.get(k) for k in ("verdict", "failure_category", "reason")},
     }
 
 
-def first_crops(typed: ActionRow) -> list[dict[str, Any]]:
+def first_crops(step: ActionRow) -> list[dict[str, Any]]:
     """The crops of the step's first judgement, named as such."""
-    return [{**c, "label": f"{c.get('label')} (first look)"} for c in typed.evidence or [] if isinstance(c, dict)]
+    return [{**c, "label": f"{c.get('label')} (first look)"} for c in step.evidence or [] if isinstance(c, dict)]
 
 
 def awaiting(replay: ReplayRow, a: ActionRow) -> bool:
-    """A typing step held for a later look that is no longer queued ahead of it (the look skipped or given up)."""
+    """A step held for a later look that is no longer queued ahead of it (the look skipped or given up)."""
     return replay.state == m.RUNNING and a.state == m.HELD and a.outcome == m.AWAITING_LATER_LOOK

@@ -68,7 +68,7 @@ class Reports(ReplayCore):
         validating = time.perf_counter()
         actions = self.store.actions(a.replay_id)
         own = own_windows(actions)
-        typed = self._looked_at(a, actions)  # a later look judges the typing step it names
+        typed = self._looked_at(a, actions)  # a later look judges the step it names
         judged: Decision | None = None
         if typed is not None:
             decision, screen, judged, as_typed = await self.image_work.run(
@@ -123,7 +123,7 @@ class Reports(ReplayCore):
                 changes["evidence"] = decision.evidence
             if decision.state == m.PENDING:  # retry within budget: back to the queue, new attempt at claim
                 changes["resends"] = a.resends + 1
-            if decision.look_again:  # the screen before the typing, to judge it again on a later screen
+            if decision.look_again:  # the screen before the step, to judge it again on a later screen
                 changes["screen_before"] = decode_base64(msg.screenshot_before or "", field="screenshot_before")
             won = self.store.update_action(
                 a.replay_id,
@@ -150,7 +150,14 @@ class Reports(ReplayCore):
                 self._insert_after(a, decision.insert, now)
             if decision.look_again:
                 self.store.insert_action(
-                    look_row(a, seq=seq_before(actions, a), now=now, max_resends=self.config.max_resends)
+                    look_row(
+                        a,
+                        seq=seq_before(actions, a),
+                        now=now,
+                        max_resends=self.config.max_resends,
+                        kind=decision.look_again,
+                        title=msg.window_title,
+                    )
                 )
             if typed is not None and judged is not None:
                 self._judged_later(typed, judged, now)
@@ -219,14 +226,14 @@ class Reports(ReplayCore):
         )
 
     def _looked_at(self, a: ActionRow, actions: list[ActionRow]) -> ActionRow | None:
-        """The typing step a later look judges, while it waits for it (None for any other action)."""
+        """The step a later look judges, while it waits for it (None for any other action)."""
         if a.origin != m.LATER_LOOK_ORIGIN:
             return None
         typed = next((x for x in actions if x.action_id == a.expected.get("looks_at")), None)
         return typed if typed is not None and typed.outcome == m.AWAITING_LATER_LOOK else None
 
     def _judged_later(self, typed: ActionRow, judged: Decision, now: float) -> None:
-        """The typing step's judgement on its later look: one conditional write on the held step."""
+        """The held step's judgement on its later look: one conditional write on it."""
         won = self.store.update_action(
             typed.replay_id,
             typed.action_id,
@@ -241,7 +248,7 @@ class Reports(ReplayCore):
             screen_before=None,
         )
         if not won:
-            raise Conflict("the typing step changed while its later look was judged; send the report again")
+            raise Conflict("the held step changed while its later look was judged; send the report again")
         m.log_event(
             "transition",
             replay_id=typed.replay_id,

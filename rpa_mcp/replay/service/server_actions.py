@@ -53,7 +53,7 @@ class ServerActions(ReplayCore):
             self._run_server_action(replay, a, now)
 
     def _first_judgement_stands(self, typed: ActionRow, now: float) -> None:
-        """A typing step held for a later look that will not come: it fails as its first look saw it."""
+        """A step held for a later look that will not come: it fails as its first look saw it."""
         verdict = typed.verdict if isinstance(typed.verdict, dict) else {}
         with self.store.atomic():
             if not self.store.update_action(

@@ -36,7 +36,16 @@ from rpa_mcp.replay.service.evidence import (
     validator_args,
     verdict_crops,
 )
-from rpa_mcp.replay.service.later_look import TYPING_STEPS, as_typed_step, decided_by, first_crops, typed_read
+from rpa_mcp.replay.service.later_look import (
+    TEXT_LOOK,
+    TYPING_STEPS,
+    WINDOW_LOOK,
+    as_step_report,
+    decided_by,
+    first_crops,
+    typed_read,
+    window_coming,
+)
 from rpa_mcp.replay.wire import ActionResult
 from rpa_mcp.validation.model import CropPolicy
 from rpa_mcp.validation.text import own_window as own_window_named
@@ -54,7 +63,8 @@ class Decision:
     pause_detail: dict[str, Any] = field(default_factory=dict)
     resend: bool = False
     insert: dict[str, Any] | None = None  # an action to insert right after this one (dialog click)
-    look_again: bool = False  # typed text still being drawn: held until a later look judges it (later_look)
+    # typed text still being drawn, or a window not shown yet: held until a later look judges it (later_look)
+    look_again: str | None = None  # TEXT_LOOK or WINDOW_LOOK
     warning: str | None = None
     verdict: dict[str, Any] | None = None
     evidence: list[dict[str, Any]] = field(default_factory=list)
@@ -225,6 +235,9 @@ class Supervisor:
         if kind == "SUCCESS" and not no_change:
             return Decision(m.ACKED, "success", verdict=vdict, evidence=clicked)
         crops = (verdict_crops(verdict) or crops_around(after, point, bbox)) + clicked
+        late = "NO_VISUAL_CHANGE" if no_change and category is None else category
+        if may_look_again and window_coming(a, late, msg.window_title_before, msg.window_title):  # a slow window
+            return Decision(m.HELD, m.AWAITING_LATER_LOOK, verdict=vdict, evidence=crops, look_again=WINDOW_LOOK)
         if (no_change and kind != "FAILURE") or category == "NO_VISUAL_CHANGE":
             # text typed that the screen never showed went nowhere a person sees: never gone on from: the run
             # pauses.
@@ -236,7 +249,7 @@ class Supervisor:
                     m.ACKED, "success_with_warning", warning="no_screen_change", verdict=vdict, evidence=clicked
                 )
             if typed_unseen and may_look_again and _still_drawing(a, category, vdict):  # busy, drawing it later
-                return Decision(m.HELD, m.AWAITING_LATER_LOOK, verdict=vdict, evidence=crops, look_again=True)
+                return Decision(m.HELD, m.AWAITING_LATER_LOOK, verdict=vdict, evidence=crops, look_again=TEXT_LOOK)
             # sent again only when doing it twice is harmless: the agent never runs an action's input twice
             # otherwise (it would answer OUTCOME_UNKNOWN), and a click that showed nothing may still have acted
             if a.resends < a.max_resends and a.idempotent:
@@ -247,7 +260,7 @@ class Supervisor:
         if kind == "FAILURE" and category == "UNEXPECTED_DIALOG":
             return self._dialog(a, msg, before, after, vdict, crops, own_windows)
         if kind == "FAILURE" and may_look_again and _still_drawing(a, category, vdict):
-            return Decision(m.HELD, m.AWAITING_LATER_LOOK, verdict=vdict, evidence=crops, look_again=True)
+            return Decision(m.HELD, m.AWAITING_LATER_LOOK, verdict=vdict, evidence=crops, look_again=TEXT_LOOK)
         if kind == "FAILURE":
             return _held_failed(vdict, crops, {"failure_category": category, "agent_claimed_success": True})
         return Decision(
@@ -355,9 +368,9 @@ class Supervisor:
         self, look: ActionRow, typed: ActionRow, replay: ReplayRow, msg: ActionResult, own_windows: Sequence[str] = ()
     ) -> tuple[Decision, bytes | None, Decision | None, ActionResult]:
         """A later look's report (`later_look`): the look's own decision (done, never a pause of its own), the
-        screen it sent, the typing step's decision judged on that screen (None when the run was cancelled),
-        and the report as the typing step's."""
-        as_typed = as_typed_step(msg, typed)
+        screen it sent, the held step's decision judged on that screen (None when the run was cancelled),
+        and the report as the held step's."""
+        as_typed = as_step_report(msg, typed)
         if replay.state in m.TERMINAL_REPLAY_STATES:
             decision, screen = self.decide(look, replay, msg, own_windows)
             return decision, screen, None, as_typed
