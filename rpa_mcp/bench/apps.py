@@ -389,7 +389,7 @@ def report(learning: Learning, runs: list[Run], elapsed: float, spec: AppSpec = 
     if per_step:
         lines.append(f"  median s/step (complete runs): {statistics.median(per_step):.2f}   (target <= 1 s, idle)")
     later = [s for r in runs for s in r.bundle_steps if s.get("origin") == LATER_LOOK_ORIGIN]
-    lines.append(f"  later looks at a field whose typed text was still being drawn: {len(later)}")
+    lines.append(f"  later looks (typed text still being drawn, a window still coming): {len(later)}")
     lines += time_split(complete)
     lines += check_costs([step for r in runs for step in r.bundle_steps])
     for r in runs:

@@ -1,10 +1,11 @@
 """A Tk search window whose record opens seconds after its button is clicked (a record slow to load).
 
-Usage: python3 slow_record_app.py LAYOUT.json EFFECTS.jsonl DELAY_S. "Ouvrir le dossier" changes nothing on
-the screen for DELAY_S seconds (the application answers, it only waits for its server), then the window is
-retitled after the patient and shows the record with its own "Enregistrer", which appends the record shown
-to EFFECTS.jsonl. Once drawn, the window writes its buttons' boxes on the screen to LAYOUT.json (the record's
-button is placed where it will show). It runs until killed.
+Usage: python3 slow_record_app.py LAYOUT.json EFFECTS.jsonl DELAY_S [SAVED_S]. "Ouvrir le dossier" changes nothing
+on the screen for DELAY_S seconds (the application answers, it only waits for its server), then the window is
+retitled after the patient and shows the record with its own "Enregistrer", which appends the record shown to
+EFFECTS.jsonl at once and says "Dossier enregistré" SAVED_S seconds later (0: at once). Once drawn, the window
+writes its buttons' boxes on the screen to LAYOUT.json (the record's button is placed where it will show). It runs
+until killed.
 """
 
 import json
@@ -15,7 +16,7 @@ SEARCH = "Admission — recherche"
 RECORD = "Admission — FAURE Céline"
 
 
-def main(layout_path: str, effects_path: str, delay_s: float) -> None:
+def main(layout_path: str, effects_path: str, delay_s: float, saved_s: float) -> None:
     root = tk.Tk()
     root.title(SEARCH)
     root.geometry("760x320+40+40")
@@ -29,9 +30,12 @@ def main(layout_path: str, effects_path: str, delay_s: float) -> None:
     shown = tk.Label(record, text="Dossier de FAURE Céline — admission du jour", font=font, background="#ffffff")
     shown.place(x=10, y=10)
 
+    said = tk.Label(record, text="Dossier enregistré", font=font, background="#ffffff", foreground="#1b5e20")
+
     def save() -> None:
         with open(effects_path, "a", encoding="utf-8") as out:
             out.write(json.dumps({"kind": "save", "record": root.title()}, ensure_ascii=False) + "\n")
+        root.after(int(saved_s * 1000), lambda: said.place(x=260, y=86))
 
     saver = tk.Button(record, text="Enregistrer", font=font, command=save)
     saver.place(x=10, y=80)
@@ -63,4 +67,4 @@ def main(layout_path: str, effects_path: str, delay_s: float) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], float(sys.argv[3]))
+    main(sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]) if len(sys.argv) > 4 else 0.0)

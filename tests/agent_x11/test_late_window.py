@@ -1,9 +1,11 @@
-"""A record that opens seconds after its button is clicked is waited for by a later look, on a real desktop.
+"""A record that opens seconds after its button is clicked, and a save its server confirms seconds later, are
+waited for by a later look, on a real desktop.
 
 The Tk window changes nothing for four seconds after "Ouvrir le dossier" (longer than the agent's settle), then
 is retitled after the patient and shows the record. The click is not failed: one look without input waits for
 the window's title to change, the step is judged on that screen, and the record's "Enregistrer" follows, once.
-A window that never comes still pauses (tests/replay/test_late_window.py).
+Its "Dossier enregistré" comes four seconds after the click: the save's look waits for the screen to change.
+A window or a message that never comes still pauses (tests/replay/test_late_window.py, test_late_outcome.py).
 """
 
 from __future__ import annotations
@@ -31,9 +33,14 @@ def centre(box: list[int], size: tuple[int, int]) -> tuple[float, float]:
     return (x + w / 2) / size[0], (y + h / 2) / size[1]
 
 
-def test_a_record_window_that_opens_late_is_waited_for_and_the_next_step_acts_in_it_once(desktop, rpa_server, tmp_path):
+@pytest.mark.parametrize("late", ["window", "message"])
+def test_a_record_window_or_a_save_message_that_comes_late_is_waited_for_and_each_step_acts_once(
+    desktop, rpa_server, tmp_path, late
+):
     layout, effects = tmp_path / "layout.json", tmp_path / "effects.jsonl"
-    app = desktop.desk.spawn([sys.executable, str(APP), str(layout), str(effects), str(DELAY_S)], log="slow-record")
+    opened_s, saved_s = (DELAY_S, 0.0) if late == "window" else (0.0, DELAY_S)
+    argv = [sys.executable, str(APP), str(layout), str(effects), str(opened_s), str(saved_s)]
+    app = desktop.desk.spawn(argv, log="slow-record")
     desktop.cleanup.append(app.terminate)
     wait_until(layout.exists, timeout=30, what="the search window drawn")
     boxes = json.loads(layout.read_text(encoding="utf-8"))
@@ -44,7 +51,7 @@ def test_a_record_window_that_opens_late_is_waited_for_and_the_next_step_acts_in
             step(1, "Cliquer sur 'Ouvrir le dossier'", "click_anchor", "Ouvrir le dossier",
                  centre(boxes["opener"], size), before=SEARCH, after=RECORD),
             step(2, "Cliquer sur 'Enregistrer'", "click_anchor", "Enregistrer", centre(boxes["saver"], size),
-                 before=RECORD, after=RECORD),
+                 before=RECORD, after=RECORD, expected_outcome={"kind": "message", "text": "Dossier enregistré"}),
         ],
     )  # fmt: skip
     rpa_server.services.competences.save("Dossier lent", workflow, machine_id=MACHINE)
@@ -57,6 +64,8 @@ def test_a_record_window_that_opens_late_is_waited_for_and_the_next_step_acts_in
         replays.close()
     assert status["state"] == "completed", (status.get("pause_reason"), status.get("pause_detail"), agent.lines[-12:])
     looks = [a for a in status["actions"] if a.get("origin") == "later_look"]
-    assert len(looks) == 1, status["actions"]  # the click was judged on the later look, not on the first screen
+    assert len(looks) == 1, status["actions"]  # the late step was judged on the later look, not on the first screen
+    why = "the window it opens" if late == "window" else "what it shows once done"
+    assert why in looks[0]["intent"] and looks[0]["index"] == (1 if late == "window" else 2), looks
     saved = [json.loads(line) for line in effects.read_text(encoding="utf-8").splitlines()]
     assert saved == [{"kind": "save", "record": RECORD}]

@@ -41,6 +41,7 @@ class Verdict:
     failure_category: str | None = None
     confidence: float = 0.95
     evidence: list[dict[str, Any]] = field(default_factory=list)
+    rule: str = ""
 
 
 class FakeValidator:

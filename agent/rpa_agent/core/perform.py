@@ -45,6 +45,8 @@ FOCUS_TIMEOUT_S = 2.0
 TAKEOVER_POLL_S = 0.05
 # a look that waits for a slow window: its wait ends once the front window's title is another than this one
 TITLE_CHANGES_PARAM = "until_title_changes_from"
+# a look that waits for a step's outcome: its wait ends once the screen is another than the last one sent
+SCREEN_CHANGES_PARAM = "until_screen_changes"
 
 
 class InvalidAction(ValueError):
@@ -144,8 +146,10 @@ class Performer:
                 seconds = wait_seconds(action.params)
                 limit = min(seconds, max(0.0, action.not_after - (time.time() + self.offset)))
                 # the look's own quiet time (the screen still, watched) is the end of the wait, not added to it
-                retitled = self._retitled(action.params.get(TITLE_CHANGES_PARAM))
-                if seconds and self._person_came(foreign_before, max(0.0, limit - LOOK_QUIET_S), retitled):
+                came = self._retitled(action.params.get(TITLE_CHANGES_PARAM)) or self._redrawn(
+                    action.params.get(SCREEN_CHANGES_PARAM), frame_before
+                )
+                if seconds and self._person_came(foreign_before, max(0.0, limit - LOOK_QUIET_S), came):
                     # a person took over during the wait: it is not carried out; it is waited again on resume
                     self.say("paused: a person is using the mouse or keyboard; waiting for a person to resume")
                     return self.not_executed(
@@ -300,6 +304,15 @@ class Performer:
             return front is not None and bool(front.title) and front.title != title
 
         return come
+
+    def _redrawn(self, wanted: Any, first: Frame) -> Callable[[], bool] | None:
+        """For a look waiting for a step's outcome: True once the screen is another than the last one sent (the
+        step's screen after; the look's first frame when none was sent since the agent started), a text
+        caret's blink apart. None when the look waits for no change."""
+        if wanted is not True:
+            return None
+        reference = self._last_shot[0] if self._last_shot is not None else first
+        return lambda: changed(reference, self.desktop.screen.grab())
 
     def _focus(self, action: NextAction) -> str | None:
         """Bring the recorded window to the front; the reason it cannot, else None."""

@@ -5,14 +5,19 @@ The agent sends the screen once it has been still for a moment; a slow applicati
   beginning of the text (the last characters missing: no wrong or extra character), or nothing changed yet;
 - **a window**: the window the step opened or retitled in the demonstration. When the front window after the
   step is still the one before it (the same title: no other window came) and the check failed only because
-  that window is not there yet (its title, the outcome, or nothing changed).
+  that window is not there yet (its title, the outcome, or nothing changed);
+- **an outcome**: what the step made appear in the demonstration (a message, a heading, a dialog, a row; a
+  save answered by a server seconds later). When the check failed only because it is not on the screen yet
+  (`outcome-missing`), or nothing changed at all. Such a step is never a success with nothing changed (no
+  `no_screen_change` warning): only its outcome proves it.
 
-The step is not judged yet: it is held, with no pause, and one look at the screen (`screenshot_evidence`, no
-input) is queued ahead of it. A window's look ends as soon as the front window's title changes (at most
-`LATE_WINDOW_WAIT_S`). That look's screenshot is then the step's after-screen: the step is validated again on
-it, against the screen from before the step (kept on the step's row meanwhile). Still not there, or any other
-mismatch: the step keeps its failure and the replay pauses as it did without the look. The input is never sent
-again, and a step gets at most one later look (the one judging it never asks for another).
+The step is not judged yet: it is held, with no pause, and one look at the screen (`screenshot_evidence`, no input)
+is queued ahead of it. A window's look ends as soon as the front window's title changes, an outcome's as soon as
+the screen is another than the one sent after the step (at most `LATE_WINDOW_WAIT_S`). That look's screenshot is
+then the step's after-screen: the step is validated again on it, against the screen from before the step (kept on
+the step's row meanwhile). Still not there, or any other mismatch: the step keeps its failure and the replay pauses
+as it did without the look. The input is never sent again, and a step gets at most one later look (the one judging
+it never asks for another).
 """
 
 from __future__ import annotations
@@ -30,9 +35,13 @@ LATER_LOOK_WAIT_S = 1.0  # a slow application's last letters are drawn well with
 # as long as learning takes a window change for its step's effect (shadow.window_effects.LATE_EFFECT_S)
 LATE_WINDOW_WAIT_S = 10.0
 TITLE_CHANGES_PARAM = "until_title_changes_from"  # the agent's wait ends once the front window's title is another
+SCREEN_CHANGES_PARAM = "until_screen_changes"  # the agent's wait ends once the screen is another than the last sent
 TYPED_SIGNAL = "typed"  # the matrix's typed-text signal of a typing step
 TYPING_STEPS = frozenset({"type_text"})
-TEXT_LOOK, WINDOW_LOOK = "typed_text", "window"
+TEXT_LOOK, WINDOW_LOOK, OUTCOME_LOOK = "typed_text", "window", "outcome"
+OUTCOME_MISSING = "outcome-missing"  # the matrix's rule: the outcome the demonstration showed is not on screen
+# outcomes a step makes appear (a field's value may hold already: nothing changing proves nothing wrong)
+APPEARING = frozenset({"message", "heading", "dialog", "window_title", "row"})
 # what a window not shown yet fails: its title (the front one is still the one before), its post-condition, or
 # nothing changed yet; a wrong target, text or dialog is no window still coming
 WINDOW_NOT_YET = frozenset({"WRONG_APPLICATION", "UNEXPECTED_OUTCOME", "NO_VISUAL_CHANGE"})
@@ -58,14 +67,31 @@ def window_coming(a: ActionRow, category: str | None, title_before: str | None, 
     return bool(title_after) and title_after == title_before and not text_contains(title_after, wanted)
 
 
+def shows_outcome(a: ActionRow) -> bool:
+    """The step's demonstration showed something appear after it (its post-condition): only that proves it."""
+    outcome = a.expected.get("outcome")
+    return isinstance(outcome, dict) and outcome.get("kind") in APPEARING and bool(outcome.get("text"))
+
+
+def outcome_coming(a: ActionRow, category: str | None, rule: str | None) -> bool:
+    """The step's outcome is not on the screen yet: the check failed only for its absence, or nothing changed."""
+    if not shows_outcome(a):
+        return False
+    return category == "NO_VISUAL_CHANGE" or (category == "UNEXPECTED_OUTCOME" and rule == OUTCOME_MISSING)
+
+
 def look_row(
     step: ActionRow, *, seq: float, now: float, max_resends: int, kind: str = TEXT_LOOK, title: str | None = None
 ) -> ActionRow:
     """The look that judges `step`, queued just ahead of it (`step` is held meanwhile). A window's look waits
-    until the front window's title is no longer `title` (the one after the step), at most `LATE_WINDOW_WAIT_S`."""
+    until the front window's title is no longer `title` (the one after the step), an outcome's until the screen
+    changes, at most `LATE_WINDOW_WAIT_S`."""
     if kind == WINDOW_LOOK:
         why = f"Look at the screen again after step {step.step_index}: the window it opens was not shown yet"
         params: dict[str, Any] = {"seconds": LATE_WINDOW_WAIT_S, TITLE_CHANGES_PARAM: title}
+    elif kind == OUTCOME_LOOK:
+        why = f"Look at the screen again after step {step.step_index}: what it shows once done was not shown yet"
+        params = {"seconds": LATE_WINDOW_WAIT_S, SCREEN_CHANGES_PARAM: True}
     else:
         why = f"Look at the field of step {step.step_index} again: its typed text was still being drawn"
         params = {"seconds": LATER_LOOK_WAIT_S}

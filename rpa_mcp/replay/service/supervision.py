@@ -37,12 +37,15 @@ from rpa_mcp.replay.service.evidence import (
     verdict_crops,
 )
 from rpa_mcp.replay.service.later_look import (
+    OUTCOME_LOOK,
     TEXT_LOOK,
     TYPING_STEPS,
     WINDOW_LOOK,
     as_step_report,
     decided_by,
     first_crops,
+    outcome_coming,
+    shows_outcome,
     typed_read,
     window_coming,
 )
@@ -64,7 +67,7 @@ class Decision:
     resend: bool = False
     insert: dict[str, Any] | None = None  # an action to insert right after this one (dialog click)
     # typed text still being drawn, or a window not shown yet: held until a later look judges it (later_look)
-    look_again: str | None = None  # TEXT_LOOK or WINDOW_LOOK
+    look_again: str | None = None  # TEXT_LOOK, WINDOW_LOOK or OUTCOME_LOOK
     warning: str | None = None
     verdict: dict[str, Any] | None = None
     evidence: list[dict[str, Any]] = field(default_factory=list)
@@ -225,6 +228,7 @@ class Supervisor:
             "failure_category": category,
             "confidence": field_of(verdict, "confidence"),
             "reason": field_of(verdict, "reason"),
+            "rule": field_of(verdict, "rule") or None,
             "evidence": checker_evidence(field_of(verdict, "evidence")),
         }
         _log_attempt(
@@ -244,12 +248,16 @@ class Supervisor:
             typed_unseen = (
                 category == "NO_VISUAL_CHANGE" and typed and bool(a.params.get("text")) and not _read_back(vdict)
             )
-            if not a.success_strict and not typed_unseen:
+            if typed_unseen and may_look_again and _still_drawing(a, category, vdict):  # busy, drawing it later
+                return Decision(m.HELD, m.AWAITING_LATER_LOOK, verdict=vdict, evidence=crops, look_again=TEXT_LOOK)
+            # what the demonstration showed appear after the step proves it: nothing changed proves nothing
+            unproved = kind != "SUCCESS" and shows_outcome(a)
+            if unproved and may_look_again:  # a server answering seconds later: one look at the screen first
+                return Decision(m.HELD, m.AWAITING_LATER_LOOK, verdict=vdict, evidence=crops, look_again=OUTCOME_LOOK)
+            if not a.success_strict and not typed_unseen and not unproved:
                 return Decision(
                     m.ACKED, "success_with_warning", warning="no_screen_change", verdict=vdict, evidence=clicked
                 )
-            if typed_unseen and may_look_again and _still_drawing(a, category, vdict):  # busy, drawing it later
-                return Decision(m.HELD, m.AWAITING_LATER_LOOK, verdict=vdict, evidence=crops, look_again=TEXT_LOOK)
             # sent again only when doing it twice is harmless: the agent never runs an action's input twice
             # otherwise (it would answer OUTCOME_UNKNOWN), and a click that showed nothing may still have acted
             if a.resends < a.max_resends and a.idempotent:
@@ -261,6 +269,8 @@ class Supervisor:
             return self._dialog(a, msg, before, after, vdict, crops, own_windows)
         if kind == "FAILURE" and may_look_again and _still_drawing(a, category, vdict):
             return Decision(m.HELD, m.AWAITING_LATER_LOOK, verdict=vdict, evidence=crops, look_again=TEXT_LOOK)
+        if kind == "FAILURE" and may_look_again and outcome_coming(a, category, vdict["rule"]):
+            return Decision(m.HELD, m.AWAITING_LATER_LOOK, verdict=vdict, evidence=crops, look_again=OUTCOME_LOOK)
         if kind == "FAILURE":
             return _held_failed(vdict, crops, {"failure_category": category, "agent_claimed_success": True})
         return Decision(
