@@ -1,6 +1,7 @@
 """A step proved by what its demonstration showed appear (a save's "Enregistré" banner) whose outcome comes late
 (a server answering after the agent's still-screen wait) gets one later look (no input) that waits for the
-screen to change; a step with such an outcome is never a success with nothing changed on the screen."""
+screen to change; a step with such an outcome, or an irreversible one, is never a success with nothing changed
+on the screen."""
 
 from __future__ import annotations
 
@@ -39,15 +40,17 @@ def sent(agent: FakeAgent, action_id: str) -> int:
     return [a for _r, a, _t in agent.executions].count(action_id)
 
 
-async def save(service: ReplayService, agent: FakeAgent, outcome: dict[str, str] | None = SAVED) -> str:
-    """A click on "Envoyer la demande" (not strictly checked) whose demonstration showed `outcome` appear."""
+async def save(
+    service: ReplayService, agent: FakeAgent, outcome: dict[str, str] | None = SAVED, label: str = "Envoyer la demande"
+) -> str:
+    """A click on `label` (not strictly checked) whose demonstration showed `outcome` appear."""
     agent.result_for["screenshot_evidence"] = {"screenshot_before": LOOK_BEFORE, "actual_position": None}
     plan = [
         {
             "index": 0,
-            "intent": "Cliquer sur 'Envoyer la demande'",
+            "intent": f"Cliquer sur '{label}'",
             "action_type": "click_anchor",
-            "target": {"label": "Envoyer la demande", "window_title": "MédiDossier"},
+            "target": {"label": label, "window_title": "MédiDossier"},
             "expected_window_before": "MédiDossier",
             "expected_window_after": "MédiDossier",
             "expected_outcome": outcome,
@@ -120,6 +123,17 @@ async def test_a_message_the_demonstration_did_not_show_pauses_at_once_without_a
     assert services.validator.calls == ["click_anchor"]
 
 
+async def test_an_irreversible_step_that_changed_nothing_pauses_though_its_demonstration_showed_no_outcome(
+    service: ReplayService, services: Any, agent: FakeAgent, clock: JumpClock
+) -> None:
+    services.validator.script = [Verdict("FAILURE", "NO_VISUAL_CHANGE"), Verdict("FAILURE", "NO_VISUAL_CHANGE")]
+    rid = await save(service, agent, None, label="Valider la dispensation")
+    await drain(service, [agent], clock)
+    replay = replay_of(service, rid)
+    assert replay.state == m.PAUSED and (replay.pause_detail or {})["failure_category"] == "NO_VISUAL_CHANGE"
+    assert len(looks(service, rid)) == 1 and sent(agent, the_save(service, rid).action_id) == 1
+
+
 @pytest.mark.parametrize(
     "outcome",
     [None, {"kind": "field_value", "text": "Urgent"}],
@@ -129,7 +143,7 @@ async def test_a_step_no_appearing_outcome_proves_still_goes_on_with_a_warning_w
     service: ReplayService, services: Any, agent: FakeAgent, clock: JumpClock, outcome: dict[str, str] | None
 ) -> None:
     services.validator.script = [Verdict("FAILURE", "NO_VISUAL_CHANGE")]
-    rid = await save(service, agent, outcome)
+    rid = await save(service, agent, outcome, label="Afficher le détail")  # a navigation step
     await drain(service, [agent], clock)
     assert replay_of(service, rid).state == m.COMPLETED and looks(service, rid) == []
     step = the_save(service, rid)

@@ -50,10 +50,11 @@ async def open_record(
     later: str = RECORD,
     shown_before: str = SEARCH,
     shown_after: str = RECORD,
+    front: str | None = None,
 ) -> str:
     """A click whose demonstration went from `shown_before` to `shown_after`; at replay the front window is
-    `after` right after the click, and `later` at the look."""
-    agent.result_for["click_anchor"] = {"window_title_before": SEARCH, "window_title": after}
+    `after` right after the click (`front`: another window in front before and after it), `later` at the look."""
+    agent.result_for["click_anchor"] = {"window_title_before": front or SEARCH, "window_title": front or after}
     agent.result_for["screenshot_evidence"] = {
         "screenshot_before": LOOK_BEFORE,
         "actual_position": None,
@@ -140,6 +141,7 @@ async def test_a_click_that_changed_nothing_yet_gets_a_later_look_instead_of_a_w
     ("why", "kwargs", "category"),
     [
         ("another window came in front: no window still coming", {"after": "Outlook — Rappel"}, "WRONG_APPLICATION"),
+        ("the step began in another window: its click went there", {"front": "PACS — Viewer"}, "WRONG_APPLICATION"),
         ("the demonstration showed no window change", {"shown_after": SEARCH}, "WRONG_APPLICATION"),
         ("the demonstration recorded no window before", {"shown_before": ""}, "WRONG_APPLICATION"),
         ("a wrong target is no window still coming", {}, "WRONG_TARGET"),

@@ -135,7 +135,8 @@ async def test_a_run_that_did_not_complete_is_never_read_back(tmp_path: Path) ->
     )
     await service.cancel(halted)
     agent = FakeAgent(service, clock=services.clock)
-    services.validator.script = [Verdict(), Verdict(verdict="FAILURE", failure_category="NO_VISUAL_CHANGE")]
+    nothing = Verdict(verdict="FAILURE", failure_category="NO_VISUAL_CHANGE")
+    services.validator.script = [Verdict(), nothing, nothing]  # the save, then its later look: nothing changed
     sent = await service.start(
         steps=STEPS, competence="c", version=1, machine_id="pc-1", params=PARAMS, readback=READBACK
     )

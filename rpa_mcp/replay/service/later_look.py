@@ -3,13 +3,14 @@
 The agent sends the screen once it has been still for a moment; a slow application may draw after that:
 - **typed text**: the last letters typed. When the typed-text check fails only because the field reads a strict
   beginning of the text (the last characters missing: no wrong or extra character), or nothing changed yet;
-- **a window**: the window the step opened or retitled in the demonstration. When the front window after the
-  step is still the one before it (the same title: no other window came) and the check failed only because
-  that window is not there yet (its title, the outcome, or nothing changed);
+- **a window**: the window the step opened or retitled in the demonstration. When the step began on the window
+  the demonstration began on, that window is still in front after it (the same title: no other window came),
+  and the check failed only because the new window is not there yet (its title, the outcome, or nothing
+  changed);
 - **an outcome**: what the step made appear in the demonstration (a message, a heading, a dialog, a row; a
   save answered by a server seconds later). When the check failed only because it is not on the screen yet
-  (`outcome-missing`), or nothing changed at all. Such a step is never a success with nothing changed (no
-  `no_screen_change` warning): only its outcome proves it.
+  (`outcome-missing`), or nothing changed at all. Such a step, and an irreversible one (a save, a validation),
+  is never a success with nothing changed (no `no_screen_change` warning): only what it shows proves it.
 
 The step is not judged yet: it is held, with no pause, and one look at the screen (`screenshot_evidence`, no input)
 is queued ahead of it. A window's look ends as soon as the front window's title changes, an outcome's as soon as
@@ -39,6 +40,7 @@ SCREEN_CHANGES_PARAM = "until_screen_changes"  # the agent's wait ends once the 
 TYPED_SIGNAL = "typed"  # the matrix's typed-text signal of a typing step
 TYPING_STEPS = frozenset({"type_text"})
 TEXT_LOOK, WINDOW_LOOK, OUTCOME_LOOK = "typed_text", "window", "outcome"
+IRREVERSIBLE = "irreversible"  # the step class of a step that changes a record for good
 OUTCOME_MISSING = "outcome-missing"  # the matrix's rule: the outcome the demonstration showed is not on screen
 # outcomes a step makes appear (a field's value may hold already: nothing changing proves nothing wrong)
 APPEARING = frozenset({"message", "heading", "dialog", "window_title", "row"})
@@ -57,20 +59,30 @@ def typed_read(vdict: dict[str, Any]) -> str | None:
 
 
 def window_coming(a: ActionRow, category: str | None, title_before: str | None, title_after: str | None) -> bool:
-    """The step opened or retitled a window in the demonstration, and after it the front window is still the one
-    from before (same title): the window has not come yet. Another window in front is no window still coming."""
+    """The step opened or retitled a window in the demonstration, it began on the window the demonstration began
+    on, and after it that window is still in front (same title): the window has not come yet. Another window in
+    front, before or after, is no window still coming (the input may have gone to it)."""
     wanted, was = a.expected.get("window_after"), a.expected.get("window_before")
     if category not in WINDOW_NOT_YET or not isinstance(wanted, str) or not wanted.strip():
         return False
     if not isinstance(was, str) or not was.strip() or text_contains(was, wanted):  # no window change was shown
         return False
-    return bool(title_after) and title_after == title_before and not text_contains(title_after, wanted)
+    if not title_after or title_after != title_before or not text_contains(title_before, was):
+        return False
+    return not text_contains(title_after, wanted)
 
 
 def shows_outcome(a: ActionRow) -> bool:
     """The step's demonstration showed something appear after it (its post-condition): only that proves it."""
     outcome = a.expected.get("outcome")
     return isinstance(outcome, dict) and outcome.get("kind") in APPEARING and bool(outcome.get("text"))
+
+
+def must_change(a: ActionRow) -> bool:
+    """Nothing changed on the screen is no success for this step: its demonstration showed something appear
+    after it, or it changes a record for good (irreversible: save, validate, send) and a screen showing nothing
+    of it proves nothing was done."""
+    return shows_outcome(a) or a.expected.get("step_class") == IRREVERSIBLE
 
 
 def outcome_coming(a: ActionRow, category: str | None, rule: str | None) -> bool:

@@ -44,8 +44,8 @@ from rpa_mcp.replay.service.later_look import (
     as_step_report,
     decided_by,
     first_crops,
+    must_change,
     outcome_coming,
-    shows_outcome,
     typed_read,
     window_coming,
 )
@@ -250,8 +250,9 @@ class Supervisor:
             )
             if typed_unseen and may_look_again and _still_drawing(a, category, vdict):  # busy, drawing it later
                 return Decision(m.HELD, m.AWAITING_LATER_LOOK, verdict=vdict, evidence=crops, look_again=TEXT_LOOK)
-            # what the demonstration showed appear after the step proves it: nothing changed proves nothing
-            unproved = kind != "SUCCESS" and shows_outcome(a)
+            # what the demonstration showed appear after the step proves it, and an irreversible step (a save)
+            # that shows nothing may have done nothing: nothing changed is never their success
+            unproved = kind != "SUCCESS" and must_change(a)
             if unproved and may_look_again:  # a server answering seconds later: one look at the screen first
                 return Decision(m.HELD, m.AWAITING_LATER_LOOK, verdict=vdict, evidence=crops, look_again=OUTCOME_LOOK)
             if not a.success_strict and not typed_unseen and not unproved:
