@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -60,6 +61,12 @@ class _Notes:
             return len(kept) != len(notes)
 
 
+async def _answer_late(seconds: float) -> None:
+    """A server under load: the answer comes `seconds` later (the `slow` variation; 0 by default)."""
+    if seconds > 0:
+        await anyio.sleep(seconds)
+
+
 def _html(text: str, status: int = 200) -> HTMLResponse:
     return HTMLResponse(text, status_code=status, headers=SECURITY_HEADERS)
 
@@ -102,6 +109,7 @@ def create_demo_app(effects: EffectsLog | None = None) -> Starlette:
         tab = request.path_params.get("tab", "synthese")
         if patient is None or tab not in TABS:
             return _html("<h1>404</h1>", 404)
+        await _answer_late(variations.now.slow)
         log.add("open_record", patient=patient.id, name=patient.name, tab=tab)
         return _html(record_page(t, lang, patient, tab, notes.of(patient.id)))
 
@@ -126,6 +134,7 @@ def create_demo_app(effects: EffectsLog | None = None) -> Starlette:
         if patient is None or not isinstance(text, str) or len(text) > 5000:
             return JSONResponse({"error": "patient (known id) and text (at most 5000 characters) are required"}, 422)
         answer = variations.now.save
+        await _answer_late(variations.now.slow)
         _, t = texts((body or {}).get("lang"))
         if answer == "error":  # the application's own refusal: nothing is kept
             log.add("refused", patient=patient.id, text=text, message=t["save_error"])

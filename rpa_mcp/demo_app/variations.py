@@ -10,7 +10,9 @@ A test sets them with `POST /control` (JSON, every field optional) and reads the
 - ``renamed``: new words for the application's labels by their key (``{"save": "Sauvegarder"}``);
 - ``results``: the order of the search results, ``name`` (the default) or ``reversed``;
 - ``unreadable``: patient ids whose row in the search results shows its name, birth date and
-  identifier too small and too faint to be read (its "Ouvrir le dossier" stays as it is).
+  identifier too small and too faint to be read (its "Ouvrir le dossier" stays as it is);
+- ``slow``: seconds (0 to ``MAX_SLOW_S``) the server takes to answer a record page and a save (a hospital
+  server under load): the page stays as it was meanwhile.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ SAVE_ANSWERS = ("saved", "error", "confirm")
 RESULT_ORDERS = ("name", "reversed")
 MAX_RENAMED = 20
 MAX_UNREADABLE = 20
-FIELDS = ("save", "renamed", "results", "unreadable")
+MAX_SLOW_S = 10.0
+FIELDS = ("save", "renamed", "results", "unreadable", "slow")
 
 
 class BadVariation(ValueError):
@@ -38,6 +41,7 @@ class Variation:
     renamed: dict[str, str] = field(default_factory=dict)
     results: str = "name"
     unreadable: list[str] = field(default_factory=list)
+    slow: float = 0.0
 
     @classmethod
     def parse(cls, body: dict[str, Any], known_labels: frozenset[str]) -> Variation:
@@ -63,7 +67,12 @@ class Variation:
             or not all(isinstance(p, str) and patient_by_id(p) is not None for p in unreadable)
         ):
             raise BadVariation(f"unreadable must list at most {MAX_UNREADABLE} known patient ids (p001)")
-        return cls(save=str(save), renamed=dict(renamed), results=str(results), unreadable=list(unreadable))
+        slow = body.get("slow", 0.0)
+        if isinstance(slow, bool) or not isinstance(slow, int | float) or not 0 <= slow <= MAX_SLOW_S:
+            raise BadVariation(f"slow must be a number of seconds from 0 to {MAX_SLOW_S:g}")
+        return cls(
+            save=str(save), renamed=dict(renamed), results=str(results), unreadable=list(unreadable), slow=float(slow)
+        )
 
 
 class Variations:

@@ -4,7 +4,7 @@ Usage: python3 slow_lookup_app.py LAYOUT.json EFFECTS.jsonl HOLD_S WHEN. A slow 
 fourth letter is drawn (WHEN `letter`; `key`: the first key comes, before it is drawn), then the window draws
 nothing for HOLD_S seconds (a synchronous lookup), then the letters typed meanwhile. Once drawn, the window
 writes its field's, label's and button's boxes on the screen to LAYOUT.json; "Enregistrer" appends what the
-field holds to EFFECTS.jsonl. It runs until killed.
+field holds to EFFECTS.jsonl and says "Admission enregistrée". It runs until killed.
 """
 
 import json
@@ -39,9 +39,13 @@ def main(layout_path: str, effects_path: str, hold_s: float, when: str) -> None:
     # `letter`: the window's binding, after the field's own, which drew the letter; `key`: the field's, before
     (field if when == "key" else root).bind("<KeyPress>", lookup)
 
+    said = tk.Label(root, text="", font=font, background="#f2f2f2")
+    said.place(x=260, y=200)
+
     def save() -> None:
         with open(effects_path, "a", encoding="utf-8") as out:
             out.write(json.dumps({"kind": "save", "name": name.get()}, ensure_ascii=False) + "\n")
+        said.configure(text="Admission enregistrée")  # a save that says so: only that proves it was done
 
     button = tk.Button(root, text="Enregistrer", font=font, command=save)
     button.place(x=260, y=130)

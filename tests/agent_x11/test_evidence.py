@@ -132,6 +132,40 @@ def test_a_save_the_application_answers_with_a_box_the_demonstration_did_not_sho
     assert not kinds(effects, "save") and not kinds(effects, "dialog"), effects  # nobody answered the box
 
 
+def later_looks(status: dict) -> list[dict]:
+    return [a for a in status["actions"] if a.get("origin") == "later_look"]
+
+
+def test_a_save_a_slow_server_confirms_seconds_later_is_seen_on_a_later_look_and_done_once(
+    desktop, rpa_server, person, app, drive, tmp_path
+):
+    title = record_title("p011", "Observations")
+    desktop.browser("/patient/p011/observations", wait_title="Observations")
+    steps = write_and_save(person, title, "Réfection du pansement, plaie propre.")
+    app(slow=4)  # the server answers the save 4 s later: "Enregistré" comes long after the screen was still
+    status, effects = replay_until_stopped(desktop, rpa_server, drive, tmp_path, "Observation lente", steps)
+    assert status["state"] == "completed" and status["outcome"] == "completed", (status["outcome"], status["actions"])
+    [look] = later_looks(status)
+    assert look["index"] == 2 and "what it shows once done" in look["intent"], look
+    assert len(kinds(effects, "save")) == 1, effects
+
+
+def test_a_record_a_slow_server_opens_seconds_later_is_waited_for_by_its_title(
+    desktop, rpa_server, person, app, drive, tmp_path
+):
+    named = search_patients("DURAND")[0]
+    desktop.browser("/search?q=DURAND", wait_title="Recherche patient")
+    step = open_record_step(person)
+    app(slow=4)  # the browser keeps the results page (and its title) until the record's page comes
+    status, effects = replay_until_stopped(
+        desktop, rpa_server, drive, tmp_path, "Ouvrir un dossier lent", [step], patient=named.name
+    )
+    assert status["state"] == "completed" and status["outcome"] == "completed", (status["outcome"], status["actions"])
+    [look] = later_looks(status)
+    assert look["index"] == 1 and "the window it opens" in look["intent"], look
+    assert [e.detail["patient"] for e in kinds(effects, "open_record")] == [named.id]
+
+
 def test_a_renamed_button_pauses_before_any_click_and_steps_done_counts_the_typing_only(
     desktop, rpa_server, person, app, drive, tmp_path
 ):

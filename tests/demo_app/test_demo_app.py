@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from starlette.testclient import TestClient
 
 from rpa_mcp.demo_app import PATIENTS, EffectsLog, create_demo_app, search_patients
+from rpa_mcp.demo_app import app as demo_app_module
 
 
 @pytest.fixture
@@ -146,8 +149,38 @@ def test_a_patients_row_can_be_drawn_unreadable_and_the_others_stay_as_they_are(
         {"x": 1},
         {"unreadable": "p001"},
         {"unreadable": ["p999"]},
+        {"slow": -1},
+        {"slow": 11},
+        {"slow": "4"},
+        {"slow": True},
     ],
 )
 def test_an_unknown_variation_is_refused_and_changes_nothing(client: TestClient, body: dict):
     assert client.post("/control", json=body).status_code == 422
-    assert client.get("/control").json() == {"save": "saved", "renamed": {}, "results": "name", "unreadable": []}
+    assert client.get("/control").json() == {
+        "save": "saved",
+        "renamed": {},
+        "results": "name",
+        "unreadable": [],
+        "slow": 0.0,
+    }
+
+
+def test_a_slow_server_answers_record_pages_and_saves_late_and_nothing_else(
+    client: TestClient, log: EffectsLog, monkeypatch: pytest.MonkeyPatch
+):
+    waited: list[float] = []
+
+    async def sleep(seconds: float) -> None:  # the time is not waited: what would be is recorded
+        waited.append(seconds)
+
+    monkeypatch.setattr(demo_app_module, "anyio", SimpleNamespace(sleep=sleep))
+    assert client.post("/control", json={"slow": 4}).json()["slow"] == 4.0
+    client.get("/search", params={"q": "DURAND"})
+    assert waited == []  # the search answers at once
+    client.get("/patient/p001/observations")
+    assert client.post("/api/notes", json={"patient": "p001", "text": "Note"}).status_code == 200
+    assert waited == [4.0, 4.0] and [e.kind for e in log.since()] == ["search", "open_record", "save"]
+    client.post("/control", json={})
+    client.get("/patient/p001/synthese")
+    assert waited == [4.0, 4.0]  # a new day: on time again

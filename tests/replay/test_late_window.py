@@ -137,6 +137,30 @@ async def test_a_click_that_changed_nothing_yet_gets_a_later_look_instead_of_a_w
     assert click.verdict["later_look"]["first_verdict"]["failure_category"] == "NO_VISUAL_CHANGE"
 
 
+async def test_a_record_whose_title_is_the_step_s_outcome_is_waited_for_by_its_title(
+    service: ReplayService, services: Any, agent: FakeAgent, clock: JumpClock
+) -> None:
+    # the demonstration recorded no window after, only the record's title as the step's outcome
+    services.validator.script = [title_failure("UNEXPECTED_OUTCOME"), Verdict("SUCCESS")]
+    agent.result_for["click_anchor"] = {"window_title_before": SEARCH, "window_title": SEARCH}
+    agent.result_for["screenshot_evidence"] = {"screenshot_before": LOOK_BEFORE, "window_title": RECORD}
+    plan = [
+        {
+            "index": 0,
+            "intent": "Ouvrir le dossier du patient",
+            "action_type": "click_anchor",
+            "target": {"label": "Ouvrir le dossier", "window_title": SEARCH},
+            "expected_window_before": SEARCH,
+            "expected_outcome": {"kind": "window_title", "text": "DURAND Alice"},
+        }
+    ]
+    rid = await service.start(steps=plan, competence="c", version=1, machine_id="pc-1")
+    await drain(service, [agent], clock)
+    assert replay_of(service, rid).state == m.COMPLETED
+    [look] = looks(service, rid)
+    assert look.params == {"seconds": LATE_WINDOW_WAIT_S, TITLE_CHANGES_PARAM: SEARCH}  # its title, not any change
+
+
 @pytest.mark.parametrize(
     ("why", "kwargs", "category"),
     [

@@ -62,14 +62,26 @@ def window_coming(a: ActionRow, category: str | None, title_before: str | None, 
     """The step opened or retitled a window in the demonstration, it began on the window the demonstration began
     on, and after it that window is still in front (same title): the window has not come yet. Another window in
     front, before or after, is no window still coming (the input may have gone to it)."""
-    wanted, was = a.expected.get("window_after"), a.expected.get("window_before")
-    if category not in WINDOW_NOT_YET or not isinstance(wanted, str) or not wanted.strip():
+    was = a.expected.get("window_before")
+    if category not in WINDOW_NOT_YET or not isinstance(was, str) or not was.strip():
         return False
-    if not isinstance(was, str) or not was.strip() or text_contains(was, wanted):  # no window change was shown
+    wanted = _window_shown(a, was)
+    if wanted is None:  # no window change was shown
         return False
     if not title_after or title_after != title_before or not text_contains(title_before, was):
         return False
     return not text_contains(title_after, wanted)
+
+
+def _window_shown(a: ActionRow, was: str) -> str | None:
+    """The title the demonstration showed after the step where it was not `was`: its window after, or its
+    outcome when that is a window title (a record's title naming the patient); None when no window changed."""
+    outcome = a.expected.get("outcome")
+    titled = outcome.get("text") if isinstance(outcome, dict) and outcome.get("kind") == "window_title" else None
+    for title in (a.expected.get("window_after"), titled):
+        if isinstance(title, str) and title.strip() and not text_contains(was, title):
+            return title
+    return None
 
 
 def shows_outcome(a: ActionRow) -> bool:
