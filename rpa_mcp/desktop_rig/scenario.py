@@ -76,7 +76,7 @@ def with_parameters(ir: dict[str, Any], observation: Observation) -> dict[str, A
 
     What the person says when teaching ("the patient and the note change each time"): the values
     typed become placeholders, and so does the patient's name in the window titles and post-conditions the
-    steps expect.
+    steps expect, and in the window each step acts in.
     """
     out: dict[str, Any] = json.loads(json.dumps(ir))
     values = {"patient": observation.patient, "note": observation.note}
@@ -88,6 +88,9 @@ def with_parameters(ir: dict[str, Any], observation: Observation) -> dict[str, A
         for key in ("expected_window_before", "expected_window_after"):
             if isinstance(step.get(key), str):
                 step[key] = step[key].replace(observation.patient, "{{patient}}")
+        target = step.get("target") or {}
+        if isinstance(target.get("window_title"), str):  # the window its keys go to names the patient too
+            target["window_title"] = target["window_title"].replace(observation.patient, "{{patient}}")
         outcome = step.get("expected_outcome")
         if outcome:  # the post-condition names the patient too (the record's title)
             outcome["text"] = outcome["text"].replace(observation.patient, "{{patient}}")
