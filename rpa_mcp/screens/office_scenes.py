@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -296,7 +297,7 @@ def calc(s: Session) -> None:
     after = s.settle()
     tab_box = list(grow(tab, 8))
     b, a = s.save("switch-sheet-before", before), s.save("switch-sheet-after", after)
-    action = {"type": "switch_tab", "label": label, "bbox": tab_box, "point": list(center(tab))}
+    action: dict[str, Any] = {"type": "switch_tab", "label": label, "bbox": tab_box, "point": list(center(tab))}
     s.pair("switch-sheet", b, a, action, "SUCCESS", None, "a click on the sheet tab 'Imagerie'")
     greyed_menu_entry(s, after, EDIT, UNDO, (x, y, w, h))
     before = s.settle()
