@@ -10,14 +10,17 @@ from __future__ import annotations
 import shutil
 import subprocess
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from rpa_mcp.screens.editor_scenes import SCENES, editor
+from rpa_mcp.screens.plain_pairs import EDIT, UNDO, greyed_menu_entry
 from rpa_mcp.screens.real_program_scenes import (
     DONT_SAVE,
     NO,
+    OK,
     SENTENCE,
     changed_below,
     chooser,
@@ -27,7 +30,7 @@ from rpa_mcp.screens.real_program_scenes import (
 )
 from rpa_mcp.screens.real_programs import USER, BBox, Session, center, grow, word_box
 
-__all__ = ["SCENES", "gedit", "kwrite", "l3afpad", "pinentry", "pluma", "thunar"]
+__all__ = ["SCENES", "gedit", "kwrite", "l3afpad", "pinentry", "pluma", "scite", "thunar"]
 
 CANCEL = ("cancel", "annuler")
 
@@ -226,9 +229,69 @@ def _tabbed_editor(s: Session, argv: tuple[str, ...], toolkit: str, *, greyed: b
     quit_unsaved(s, "save or discard the changes before closing?")
 
 
+def scite(s: Session) -> None:
+    """SciTE (GTK 3, its own buffer tab bar): switch to the other buffer's tab and close it; the Edit
+    menu's greyed-out Undo clicked; a sentence typed; GTK's save-as chooser answered Enter on the
+    document's own name (the prompt before it is replaced, Cancel or No); the open chooser, a file the
+    user may not read picked in it (SciTE's error, OK); quit without saving (its question, No)."""
+    # every file listed in its open chooser (its default filter, "All Source", hides text files)
+    (s.home / ".SciTEUser.properties").write_text("open.filter=All Files (*)|*|\n", encoding="utf-8")
+    (s.home / ".SciTE.session").unlink(missing_ok=True)
+    unreadable = s.home / "prive.txt"
+    unreadable.write_text("confidentiel\n", encoding="utf-8")
+    _own(s, str(unreadable), str(s.home / ".SciTEUser.properties"))
+    unreadable.chmod(0o000)
+    try:
+        _scite(s, unreadable)
+    finally:
+        unreadable.unlink(missing_ok=True)
+
+
+def _scite(s: Session, unreadable: Path) -> None:
+    s.run("scite", *_documents(s))
+    wid = s.wait_window("courrier|bilan")
+    s.maximize(wid)
+    time.sleep(1.5)
+    x, y, w, h = s.active_geometry(wid)
+    other = "courrier.txt" if "bilan" in s.title() else "bilan.txt"  # the tab not in front
+    tab = _tab_pairs(s, (x, y, w, 160), other)
+    s.click((x + w // 2, y + h // 2))  # the caret in the text
+    time.sleep(1.0)
+    greyed_menu_entry(s, s.settle(ignore_small=0), EDIT, UNDO, (x, y, w, h))
+    s.key("ctrl+End", "Return")
+    time.sleep(0.5)
+    before = s.settle()
+    s.type(SENTENCE[s.config.lang])
+    time.sleep(0.5)
+    after = s.settle()
+    top = tab[1] + tab[3] + 6  # the tab's label gains a "*": the text only
+    typed_pair(s, before, after, changed_below(before[: y + h - 30], after[: y + h - 30], top))
+    s.key("ctrl+shift+s")
+    time.sleep(2.0)
+    s.shot("save-as", s.settle(), "file-save-as", "pause", "GTK's save-as chooser (SciTE)")
+    s.key("Return")  # the name offered is the document's own: the file exists
+    time.sleep(1.2)
+    dialog_then_click(s, "overwrite", "app-file-overwrite", (*CANCEL, *NO), "overwrite the existing file?")
+    s.key("Escape")
+    time.sleep(0.8)
+    s.key("ctrl+o")
+    time.sleep(2.0)
+    shown = s.settle()
+    s.shot("open", shown, "file-open", "pause", "GTK's open chooser (SciTE)")
+    listed, _ = s.find_text(shown, (unreadable.name,), s.active_geometry())  # picked in the list: double click
+    s.xdo("mousemove", *(str(v) for v in center(listed)))
+    s.xdo("click", "--repeat", "2", "1")
+    time.sleep(1.5)
+    dialog_then_click(s, "cannot-open", "app-error", OK, "the file cannot be opened")
+    s.key("alt+F4")  # its Ctrl+Q comments a block: the window closed by the window manager
+    time.sleep(1.2)
+    dialog_then_click(s, "save-changes", "app-save-changes", (*DONT_SAVE, *NO), "save the changes before closing?")
+
+
 SCENES["pluma"] = pluma
 SCENES["thunar"] = thunar
 SCENES["pinentry"] = pinentry
 SCENES["l3afpad"] = l3afpad
 SCENES["kwrite"] = kwrite
 SCENES["gedit"] = gedit
+SCENES["scite"] = scite

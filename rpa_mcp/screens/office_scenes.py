@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import shutil
 import time
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from rpa_mcp.screens.desktop_scenes import CANCEL, _own
 from rpa_mcp.screens.legacy_scenes import SCENES
+from rpa_mcp.screens.plain_pairs import EDIT, UNDO, greyed_menu_entry
 from rpa_mcp.screens.real_program_scenes import (
     DONT_SAVE,
     NO,
@@ -22,9 +25,9 @@ from rpa_mcp.screens.real_program_scenes import (
     dialog_then_click,
     typed_pair,
 )
-from rpa_mcp.screens.real_programs import Session, changed_box
+from rpa_mcp.screens.real_programs import Session, center, changed_box, grow
 
-__all__ = ["SCENES", "fluid", "writer"]
+__all__ = ["SCENES", "calc", "fluid", "writer"]
 
 MISSING = "resultats-0412"  # a file name typed into an open dialog that does not exist
 LO_PROFILE = """<?xml version="1.0" encoding="UTF-8"?>
@@ -40,27 +43,36 @@ LO_PROFILE = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
-def writer(s: Session) -> None:
-    """A sentence typed; the save-as dialog answered with an existing document's name (the prompt
-    before it is replaced, Cancel); the open dialog, a missing file's name typed in it (the error, OK);
-    quit without saving ("Save Document?", Don't Save)."""
+def _lo_profile(s: Session, *owned: str) -> Path:
+    """A fresh LibreOffice profile of the capture user's, per language (no tip of the day, no first run)."""
     profile = s.home / ".lo-capture" / s.config.lang
     shutil.rmtree(profile, ignore_errors=True)
     (profile / "user").mkdir(parents=True)
     (profile / "user" / "registrymodifications.xcu").write_text(LO_PROFILE, encoding="utf-8")
-    existing = s.home / "bilan.odt"
-    existing.write_bytes(b"")  # only its name is asked for: the prompt comes before any write
-    _own(s, str(s.home / ".lo-capture"), str(existing))
+    _own(s, str(s.home / ".lo-capture"), *owned)
+    return profile
+
+
+def _soffice(s: Session, profile: Path, *argv: str) -> None:
     s.process = "soffice.bin"
     s.run(
         "env",
         "SAL_USE_VCLPLUGIN=gen",
         "soffice",
         f"-env:UserInstallation=file://{profile}",
-        "--writer",
         "--norestore",
         "--nologo",
+        *argv,
     )
+
+
+def writer(s: Session) -> None:
+    """A sentence typed; the save-as dialog answered with an existing document's name (the prompt
+    before it is replaced, Cancel); the open dialog, a missing file's name typed in it (the error, OK);
+    quit without saving ("Save Document?", Don't Save)."""
+    existing = s.home / "bilan.odt"
+    existing.write_bytes(b"")  # only its name is asked for: the prompt comes before any write
+    _soffice(s, _lo_profile(s, str(existing)), "--writer")
     wid = s.wait_window("LibreOffice Writer", 180)
     s.maximize(wid)
     time.sleep(3.0)
@@ -224,3 +236,116 @@ def _cut(s: Session, wid: str, label: str) -> None:
 
 SCENES["writer"] = writer
 SCENES["fluid"] = fluid
+
+
+# -- LibreOffice Calc: its sheet-tab strip ---------------------------------------------------------------
+SHEETS = ("Biologie", "Imagerie", "Synthese")
+YES = ("yes", "oui")
+DELETE_SHEET = (  # in its tab's menu
+    "delete sheet...",
+    "delete sheets...",
+    "delete sheet",
+    "delete sheets",
+    "supprimer des feuilles...",
+    "supprimer des feuilles..",
+    "supprimer des feuilles",
+    "supprimer la feuille...",
+    "supprimer la feuille",
+)
+FODS_HEAD = """<?xml version="1.0" encoding="UTF-8"?>
+<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+ xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"
+ xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+ office:version="1.2" office:mimetype="application/vnd.oasis.opendocument.spreadsheet">
+<office:body><office:spreadsheet>
+"""
+
+
+def _workbook(*sheets: str) -> str:
+    """A flat OpenDocument spreadsheet: one sheet per name, a date and a value on two rows each."""
+    rows = "".join(
+        f'<table:table-row><table:table-cell office:value-type="string"><text:p>{date}</text:p></table:table-cell>'
+        f'<table:table-cell office:value-type="float" office:value="{value}"><text:p>{value}</text:p>'
+        "</table:table-cell></table:table-row>"
+        for date, value in (("12/03", "4.2"), ("13/03", "5.1"))
+    )
+    tables = "".join(f'<table:table table:name="{name}">{rows}</table:table>\n' for name in sheets)
+    return FODS_HEAD + tables + "</office:spreadsheet></office:body></office:document>\n"
+
+
+def calc(s: Session) -> None:
+    """A workbook of three sheets: a click on the sheet tab "Imagerie"; the Edit menu's greyed-out Undo
+    clicked (nothing changes); the sheet deleted from its tab's menu (the question, Yes: its tab is gone);
+    a sentence typed in a cell; the save-as dialog answered with an existing workbook's path (the prompt
+    before it is replaced, No); the open dialog, a missing file's path typed in it (the error, OK); quit
+    without saving ("Save Document?", Don't Save)."""
+    book, existing = s.home / "dossier.fods", s.home / "bilan.fods"
+    for lock in (book, existing):  # left by a run cut short: "Document in Use" would open instead
+        (s.home / f".~lock.{lock.name}#").unlink(missing_ok=True)
+    book.write_text(_workbook(*SHEETS), encoding="utf-8")
+    existing.write_text(_workbook("Bilan"), encoding="utf-8")
+    _soffice(s, _lo_profile(s, str(book), str(existing)), "--calc", str(book))
+    wid = s.wait_window("dossier", 180)
+    s.maximize(wid)
+    time.sleep(3.0)
+    x, y, w, h = s.active_geometry(wid)
+    strip = (x, y + h - 90, w // 2, 90)  # the sheet tabs, over the status bar
+    before = s.settle()
+    tab, label = s.find_text(before, ("Imagerie",), strip)
+    s.click(center(tab))
+    time.sleep(1.0)
+    after = s.settle()
+    tab_box = list(grow(tab, 8))
+    b, a = s.save("switch-sheet-before", before), s.save("switch-sheet-after", after)
+    action: dict[str, Any] = {"type": "switch_tab", "label": label, "bbox": tab_box, "point": list(center(tab))}
+    s.pair("switch-sheet", b, a, action, "SUCCESS", None, "a click on the sheet tab 'Imagerie'")
+    greyed_menu_entry(s, after, EDIT, UNDO, (x, y, w, h))
+    before = s.settle()
+    s.xdo("mousemove", *(str(v) for v in center(tab)))
+    s.xdo("click", "3")
+    time.sleep(1.0)
+    entry, _ = s.find_text(s.settle(), DELETE_SHEET)
+    s.click(center(entry))
+    time.sleep(1.5)
+    gone = dialog_then_click(s, "delete-sheet", "app-confirm-delete", YES, "delete the selected sheet?")
+    b = s.save("close-sheet-before", before)
+    action = {"type": "close_tab", "label": label, "bbox": tab_box, "point": None}
+    s.pair("close-sheet", b, gone, action, "SUCCESS", None, "the sheet 'Imagerie' deleted: its tab is gone")
+    s.key("ctrl+Home")
+    s.key("Down", "Down", "Down")
+    time.sleep(0.8)
+    before = s.settle()
+    s.type(SENTENCE[s.config.lang])
+    time.sleep(1.0)
+    after = s.settle()
+    # the cell and the formula bar above it: the sheet area only (the status bar's sum left out)
+    top = y + 100
+    typed_pair(s, before, after, changed_below(before[: y + h - 60], after[: y + h - 60], top), "a cell")
+    s.key("Return")
+    time.sleep(0.5)
+    s.key("ctrl+shift+s")
+    time.sleep(2.5)
+    s.shot("save-as", s.settle(), "file-save-as", "pause", "LibreOffice's own save-as dialog")
+    s.key("ctrl+a")
+    s.type(str(existing))
+    s.key("Return")
+    time.sleep(1.5)
+    dialog_then_click(s, "overwrite", "app-file-overwrite", (*CANCEL, *NO), "replace the existing file?")
+    s.key("Escape")
+    time.sleep(1.0)
+    s.key("ctrl+o")
+    time.sleep(2.5)
+    s.shot("open", s.settle(), "file-open", "pause", "LibreOffice's own open dialog")
+    s.key("ctrl+a")
+    s.type(str(s.home / MISSING) + ".ods")
+    s.key("Return")
+    time.sleep(1.5)
+    dialog_then_click(s, "file-not-found", "app-error", OK, "the open dialog's error: the file does not exist")
+    s.key("Escape")
+    time.sleep(1.0)
+    s.key("ctrl+q")
+    time.sleep(1.5)
+    dialog_then_click(s, "save-changes", "app-save-changes", DONT_SAVE, "save the workbook before closing?")
+
+
+SCENES["calc"] = calc

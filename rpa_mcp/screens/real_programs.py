@@ -13,10 +13,10 @@ The split is by whole program (see `SPLIT`): tuning programs may be used to repr
 verdict; held-out programs are only measured. Needs: Xvfb, openbox, xdotool, dbus, xprop, setxkbmap, the programs
 (Debian: mousepad gnumeric geany zenity featherpad qttranslations5-l10n python3-tk firefox-esr
 firefox-esr-l10n-fr abiword gnome-text-editor pluma thunar
-pinentry-gtk2 l3afpad kwrite gedit wine nedit xfe libreoffice-writer
+pinentry-gtk2 l3afpad kwrite gedit wine nedit xfe libreoffice-writer libreoffice-calc
 libreoffice-l10n-fr fluid texworks gmanedit mtpaint dia jedit gpsprune vim-gtk3
 xfig ghex epiphany-browser textedit.app poedit doublecmd-gtk falkon
-gtk-4-examples libadwaita-1-examples) and the fr_FR and en_US locales.
+gtk-4-examples libadwaita-1-examples scite) and the fr_FR and en_US locales.
 """
 
 from __future__ import annotations
@@ -84,6 +84,8 @@ SPLIT = {
     "doublecmd": "tuning",
     "falkon": "tuning",
     "gtk4": "tuning",
+    "calc": "tuning",
+    "scite": "tuning",
     # the same scenes drawn at 125 % (a Windows workstation's display scaling on a 1920x1080 screen)
     "gedit@125": "tuning",
     "kwrite@125": "tuning",

@@ -23,6 +23,7 @@ from rpa_mcp.vision.ocr import OcrEngine, OcrLine
 CELL = 8  # change map resolution (px per cell side)
 THIN_STROKES = frozenset("lIi1|")  # glyphs of one thin stroke: a recognizer may read one too many
 LARGER = 2  # a label read again this many times larger when its reading has one thin stroke too many
+LAST_LETTERS = "abcdefghijklmnopqrstuvwxyzéèàùç"  # a label's last letter, looked for when a reading lacks it
 BAND_READS = 4  # text lines recognised in the band around a click (the nearest ones)
 
 
@@ -192,10 +193,28 @@ class CheckContext:
             if line is not None and shows(line.text):
                 return line
         line = self.read_line(which, bbox)
-        if line is None or shows(line.text) or not _one_stroke_over(line.text, shows):
+        if line is None or shows(line.text):
             return line
-        larger = self._read_larger(which, bbox)  # "Flile" for "File": the label, or another word, read closer
-        return larger if larger is not None and shows(larger.text) else line
+        if _one_stroke_over(line.text, shows):
+            larger = self._read_larger(which, bbox)  # "Flile" for "File": the label, or another word, read closer
+            if larger is not None and shows(larger.text):
+                return larger
+        if not _one_letter_short(line.text, shows):
+            return line
+        whole = self._read_untrimmed(which, bbox)  # "Annule" for "Annuler": the crop to its ink cut the last letter
+        return whole if whole is not None and shows(whole.text) else line
+
+    def _read_untrimmed(self, which: Frame, bbox: BBox) -> OcrLine | None:
+        """`read_line` of the box as it is, not cut to its letters (memoised): a last thin letter, a
+        greyed-out label's "r", that the crop to the ink's pad leaves at its very edge."""
+        box = clamp_bbox(bbox, self.after.shape)
+        key = f"untrimmed_{which}_{box}"
+        if key not in self.memo:
+            x, y, w, h = box
+            self.ocr_calls += 1
+            self.memo[key] = self.ocr.read_line(self.frame(which)[y : y + h, x : x + w]) if w >= 4 and h >= 4 else None
+        found: OcrLine | None = self.memo[key]
+        return found
 
     def _read_larger(self, which: Frame, bbox: BBox) -> OcrLine | None:
         """`read_line` of the box drawn LARGER times bigger (memoised): thin strokes set close apart."""
@@ -312,6 +331,11 @@ class CheckContext:
 def _one_stroke_over(read: str, shows: Callable[[str], bool]) -> bool:
     """`read` with one of its thin strokes left out `shows` the label: worth reading the box again."""
     return any(shows(read[:i] + read[i + 1 :]) for i, glyph in enumerate(read) if glyph in THIN_STROKES)
+
+
+def _one_letter_short(read: str, shows: Callable[[str], bool]) -> bool:
+    """`read` with one more letter at its end `shows` the label: its last letter may have been cut off."""
+    return bool(read.strip()) and any(shows(read.rstrip() + letter) for letter in LAST_LETTERS)
 
 
 def _scaled_down(bbox: BBox) -> BBox:

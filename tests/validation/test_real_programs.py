@@ -196,3 +196,26 @@ def test_another_dialog_drawn_where_the_answered_one_stood_is_not_a_success(vali
     after[y : y + h, x : x + w] = other[y : y + h, x : x + w]
     verdict = _dialog_button(validator, folder, pair, after)
     assert verdict.verdict is not VerdictKind.SUCCESS, verdict.reason
+
+
+def test_a_greyed_out_menu_entry_whose_last_letter_the_ink_crop_cuts_is_still_read(validator: Validator) -> None:
+    """LibreOffice's greyed-out "Annuler" in its open Edit menu, clicked: nothing changed. Its crop to the
+    letters' ink leaves the faint "r" at its very edge ("Annule"): the label is read again as its box is
+    drawn, and the click is NO_VISUAL_CHANGE, not TARGET_NOT_FOUND (the label was there)."""
+    folder, pair = _pair("calc-greyed-menu-entry-fr-1600x900")
+    action = pair["action"]
+    target = Target(action["label"], tuple(action["bbox"]), tuple(action["point"]))
+    verdict = validator.validate("click_anchor", _image(folder, pair["before"]), _image(folder, pair["after"]), target)
+    assert verdict.failure_category is not None and verdict.failure_category.value == "NO_VISUAL_CHANGE", verdict.reason
+    assert "reads 'Annuler'" in next(r for r in verdict.evidence if r.signal == "visible_before").detail
+
+
+@pytest.mark.parametrize(
+    ("read", "label", "short"),
+    [("Annule", "Annuler", True), ("Annul", "Annuler", False), ("Annule", "Fermer", False), ("", "A", False)],
+)
+def test_a_reading_one_letter_short_of_the_label_only_is_read_again(read: str, label: str, short: bool) -> None:
+    from rpa_mcp.validation.context import _one_letter_short
+    from rpa_mcp.validation.text import label_matches
+
+    assert _one_letter_short(read, lambda text: label_matches(text, label)) is short
