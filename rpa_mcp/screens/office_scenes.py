@@ -85,29 +85,7 @@ def writer(s: Session) -> None:
     after = s.settle()
     # the page only: the toolbars above (Undo lights up), the status bar's word count below left out
     typed_pair(s, before, after, changed_below(before[: y + h - 40], after[: y + h - 40], y + 150))
-    s.key("ctrl+shift+s")
-    time.sleep(2.5)
-    s.shot("save-as", s.settle(), "file-save-as", "pause", "LibreOffice's own save-as dialog")
-    s.key("ctrl+a")
-    s.type(str(existing))
-    s.key("Return")
-    time.sleep(1.5)
-    dialog_then_click(s, "overwrite", "app-file-overwrite", (*CANCEL, *NO), "replace the existing file?")
-    s.key("Escape")
-    time.sleep(1.0)
-    s.key("ctrl+o")
-    time.sleep(2.5)
-    s.shot("open", s.settle(), "file-open", "pause", "LibreOffice's own open dialog")
-    s.key("ctrl+a")
-    s.type(str(s.home / MISSING) + ".odt")
-    s.key("Return")
-    time.sleep(1.5)
-    dialog_then_click(s, "file-not-found", "app-error", OK, "the open dialog's error: the file does not exist")
-    s.key("Escape")
-    time.sleep(1.0)
-    s.key("ctrl+q")
-    time.sleep(1.5)
-    dialog_then_click(s, "save-changes", "app-save-changes", DONT_SAVE, "save the document before closing?")
+    libreoffice_dialogs(s, existing, ".odt", "document")
 
 
 FLUID_FILE = """# data file for the Fltk User Interface Designer (fluid)
@@ -323,6 +301,15 @@ def calc(s: Session) -> None:
     typed_pair(s, before, after, changed_below(before[: y + h - 60], after[: y + h - 60], top), "a cell")
     s.key("Return")
     time.sleep(0.5)
+    libreoffice_dialogs(s, existing, ".ods", "workbook")
+
+
+SCENES["calc"] = calc
+
+
+def libreoffice_dialogs(s: Session, existing: Path, suffix: str, document: str) -> None:
+    """LibreOffice's own dialogs, the same in each of its programs: save-as answered with an existing file's
+    path (the replace prompt, No), open with a missing file's (the error, OK), quit (Don't Save)."""
     s.key("ctrl+shift+s")
     time.sleep(2.5)
     s.shot("save-as", s.settle(), "file-save-as", "pause", "LibreOffice's own save-as dialog")
@@ -337,7 +324,7 @@ def calc(s: Session) -> None:
     time.sleep(2.5)
     s.shot("open", s.settle(), "file-open", "pause", "LibreOffice's own open dialog")
     s.key("ctrl+a")
-    s.type(str(s.home / MISSING) + ".ods")
+    s.type(str(s.home / MISSING) + suffix)
     s.key("Return")
     time.sleep(1.5)
     dialog_then_click(s, "file-not-found", "app-error", OK, "the open dialog's error: the file does not exist")
@@ -345,7 +332,4 @@ def calc(s: Session) -> None:
     time.sleep(1.0)
     s.key("ctrl+q")
     time.sleep(1.5)
-    dialog_then_click(s, "save-changes", "app-save-changes", DONT_SAVE, "save the workbook before closing?")
-
-
-SCENES["calc"] = calc
+    dialog_then_click(s, "save-changes", "app-save-changes", DONT_SAVE, f"save the {document} before closing?")

@@ -74,6 +74,19 @@ class FakeInput:
         self._did("type", text)
 
 
+class Clock:
+    """A fake clock: `sleep` moves it on at once (the agent's clock and sleep, injected)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
 class FakeWindows:
     def __init__(self) -> None:
         self.open = [Window(1, "Dossier patient", 10, "chromium"), Window(2, "Imagerie", 11, "chromium")]

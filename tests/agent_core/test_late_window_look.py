@@ -11,22 +11,11 @@ from rpa_agent.core.perform import LOOK_QUIET_S, SCREEN_CHANGES_PARAM, TITLE_CHA
 from rpa_agent.core.wire import NextAction
 from rpa_agent.port import Frame, Window
 
-from .fakes import SIZE, FakeDesktop, FakeHttp, FakeServer, FakeWindows
+from .fakes import SIZE, Clock, FakeDesktop, FakeHttp, FakeServer, FakeWindows
 
 WAIT_S = 10.0
 SEARCH = "Easily — Recherche"
 RECORD = "Easily — DURAND Alice — Synthèse"
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.now += seconds
 
 
 class SlowWindows(FakeWindows):

@@ -10,20 +10,9 @@ from rpa_agent.core.perform import SETTLE_MAX_S, SETTLE_MIN_S, Performer
 from rpa_agent.core.wire import NextAction, Target
 from rpa_agent.port import Frame
 
-from .fakes import SIZE, FakeDesktop, FakeHttp, FakeServer
+from .fakes import SIZE, Clock, FakeDesktop, FakeHttp, FakeServer
 
 QUIET = 0.3
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.now += seconds
 
 
 class ScriptedScreen:

@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service import ReplayService
 from rpa_mcp.replay.thresholds import load_thresholds
 from rpa_mcp.replay.unconfigured import NoServerActionRunner, NoVlmLocator
@@ -407,3 +408,26 @@ def check(service: ReplayService, agents: list[FakeAgent]) -> dict[str, Any]:
 def assert_clean(service: ReplayService, agents: list[FakeAgent]) -> None:
     report = check(service, agents)
     assert report == {"lost": [], "executed_twice": [], "from_nowhere": [], "success_without_input": []}, report
+
+
+def replay_of(service: ReplayService, rid: str) -> ReplayRow:
+    """The replay's row (it exists)."""
+    replay = service.store.get_replay(rid)
+    assert replay is not None
+    return replay
+
+
+def later_looks(service: ReplayService, rid: str) -> list[ActionRow]:
+    """The later looks queued in the replay (`later_look`)."""
+    return [a for a in service.store.actions(rid) if a.origin == m.LATER_LOOK_ORIGIN]
+
+
+def the_step(service: ReplayService, rid: str, action_type: str) -> ActionRow:
+    """The replay's one action of `action_type`."""
+    [step] = [a for a in service.store.actions(rid) if a.action_type == action_type]
+    return step
+
+
+def sent(agent: FakeAgent, action_id: str) -> int:
+    """How many times the agent ran the action's input."""
+    return [a for _r, a, _t in agent.executions].count(action_id)

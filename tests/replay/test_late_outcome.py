@@ -10,34 +10,25 @@ from typing import Any
 import pytest
 
 from rpa_mcp.replay import model as m
-from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service import ReplayService
 from rpa_mcp.replay.service.later_look import LATE_WINDOW_WAIT_S, OUTCOME_MISSING, SCREEN_CHANGES_PARAM
-from tests.replay.kit import FakeAgent, JumpClock, Verdict, assert_clean, drain, png_b64
+from tests.replay.kit import (
+    FakeAgent,
+    JumpClock,
+    Verdict,
+    assert_clean,
+    drain,
+    later_looks,
+    png_b64,
+    replay_of,
+    sent,
+    the_step,
+)
 
 pytestmark = pytest.mark.anyio
 
 SAVED = {"kind": "message", "text": "Demande enregistrée"}
 LOOK_BEFORE = png_b64(120, 240)
-
-
-def replay_of(service: ReplayService, rid: str) -> ReplayRow:
-    replay = service.store.get_replay(rid)
-    assert replay is not None
-    return replay
-
-
-def looks(service: ReplayService, rid: str) -> list[ActionRow]:
-    return [a for a in service.store.actions(rid) if a.origin == m.LATER_LOOK_ORIGIN]
-
-
-def the_save(service: ReplayService, rid: str) -> ActionRow:
-    [save] = [a for a in service.store.actions(rid) if a.action_type == "click_anchor"]
-    return save
-
-
-def sent(agent: FakeAgent, action_id: str) -> int:
-    return [a for _r, a, _t in agent.executions].count(action_id)
 
 
 async def save(
@@ -69,17 +60,17 @@ async def test_an_outcome_shown_after_the_wait_is_seen_by_a_later_look_and_the_s
     services.validator.script = [missing(), Verdict("SUCCESS")]
     rid = await save(service, agent)
     assert await agent.step() == "done"
-    step = the_save(service, rid)
+    step = the_step(service, rid, "click_anchor")
     assert (step.state, step.outcome) == (m.HELD, m.AWAITING_LATER_LOOK)
     assert replay_of(service, rid).state == m.RUNNING
-    [look] = looks(service, rid)
+    [look] = later_looks(service, rid)
     assert look.params == {"seconds": LATE_WINDOW_WAIT_S, SCREEN_CHANGES_PARAM: True}
     assert look.seq < step.seq and look.expected["looks_at"] == step.action_id
 
     await drain(service, [agent], clock)
     replay = replay_of(service, rid)
     assert replay.state == m.COMPLETED, (replay.pause_reason, replay.pause_detail)
-    step = the_save(service, rid)
+    step = the_step(service, rid, "click_anchor")
     assert (step.outcome, step.verdict["verdict"]) == ("success", "SUCCESS")
     assert step.verdict["later_look"]["first_verdict"]["failure_category"] == "UNEXPECTED_OUTCOME"
     assert sent(agent, step.action_id) == 1 and sent(agent, look.action_id) == 1
@@ -95,7 +86,7 @@ async def test_an_outcome_still_missing_at_the_later_look_pauses(
     replay = replay_of(service, rid)
     assert replay.state == m.PAUSED and replay.pause_reason == m.VALIDATION_FAILED
     assert (replay.pause_detail or {})["failure_category"] == "UNEXPECTED_OUTCOME"
-    assert len(looks(service, rid)) == 1 and sent(agent, the_save(service, rid).action_id) == 1
+    assert len(later_looks(service, rid)) == 1 and sent(agent, the_step(service, rid, "click_anchor").action_id) == 1
 
 
 async def test_a_step_whose_outcome_never_came_and_that_changed_nothing_pauses_never_completes(
@@ -109,7 +100,7 @@ async def test_a_step_whose_outcome_never_came_and_that_changed_nothing_pauses_n
     replay = replay_of(service, rid)
     assert replay.state == m.PAUSED and replay.pause_reason == m.VALIDATION_FAILED, replay.state
     assert (replay.pause_detail or {})["failure_category"] == "NO_VISUAL_CHANGE"
-    assert len(looks(service, rid)) == 1 and sent(agent, the_save(service, rid).action_id) == 1
+    assert len(later_looks(service, rid)) == 1 and sent(agent, the_step(service, rid, "click_anchor").action_id) == 1
     assert_clean(service, [agent])
 
 
@@ -119,7 +110,7 @@ async def test_a_message_the_demonstration_did_not_show_pauses_at_once_without_a
     services.validator.script = [Verdict("FAILURE", "UNEXPECTED_OUTCOME", rule="unexpected-outcome")]
     rid = await save(service, agent)
     await drain(service, [agent], clock)
-    assert replay_of(service, rid).state == m.PAUSED and looks(service, rid) == []
+    assert replay_of(service, rid).state == m.PAUSED and later_looks(service, rid) == []
     assert services.validator.calls == ["click_anchor"]
 
 
@@ -131,7 +122,7 @@ async def test_an_irreversible_step_that_changed_nothing_pauses_though_its_demon
     await drain(service, [agent], clock)
     replay = replay_of(service, rid)
     assert replay.state == m.PAUSED and (replay.pause_detail or {})["failure_category"] == "NO_VISUAL_CHANGE"
-    assert len(looks(service, rid)) == 1 and sent(agent, the_save(service, rid).action_id) == 1
+    assert len(later_looks(service, rid)) == 1 and sent(agent, the_step(service, rid, "click_anchor").action_id) == 1
 
 
 @pytest.mark.parametrize(
@@ -145,6 +136,6 @@ async def test_a_step_no_appearing_outcome_proves_still_goes_on_with_a_warning_w
     services.validator.script = [Verdict("FAILURE", "NO_VISUAL_CHANGE")]
     rid = await save(service, agent, outcome, label="Afficher le détail")  # a navigation step
     await drain(service, [agent], clock)
-    assert replay_of(service, rid).state == m.COMPLETED and looks(service, rid) == []
-    step = the_save(service, rid)
+    assert replay_of(service, rid).state == m.COMPLETED and later_looks(service, rid) == []
+    step = the_step(service, rid, "click_anchor")
     assert (step.outcome, step.warning) == ("success_with_warning", "no_screen_change")

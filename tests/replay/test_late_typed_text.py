@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from rpa_mcp.replay import model as m
-from rpa_mcp.replay.rows import ActionRow, ReplayRow
+from rpa_mcp.replay.rows import ActionRow
 from rpa_mcp.replay.service import ReplayService
 from rpa_mcp.replay.service.later_look import LATER_LOOK_WAIT_S
 from rpa_mcp.settings import shipped_dir
@@ -27,6 +27,7 @@ from tests.replay.kit import (
     make_service,
     make_services,
     png_b64,
+    replay_of,
     steps,
 )
 
@@ -41,12 +42,6 @@ def reads(text: str, verdict: str = "FAILURE") -> Verdict:
     category = "TEXT_MISMATCH" if verdict == "FAILURE" else None
     typed = {"checker": "OcrRoiChecker", "signal": "typed", "score": 1.0 if verdict == "SUCCESS" else 0.0}
     return Verdict(verdict, category, evidence=[typed | {"read": text, "detail": f"reads {text!r}"}])
-
-
-def replay_of(service: ReplayService, rid: str) -> ReplayRow:
-    replay = service.store.get_replay(rid)
-    assert replay is not None
-    return replay
 
 
 def by_origin(service: ReplayService, rid: str, origin: str) -> list[ActionRow]:

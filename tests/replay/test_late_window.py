@@ -10,36 +10,27 @@ from typing import Any
 import pytest
 
 from rpa_mcp.replay import model as m
-from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.service import ReplayService
 from rpa_mcp.replay.service.later_look import LATE_WINDOW_WAIT_S, TITLE_CHANGES_PARAM
 from rpa_mcp.shadow.window_effects import LATE_EFFECT_S
-from tests.replay.kit import FakeAgent, JumpClock, Verdict, assert_clean, drain, png_b64
+from tests.replay.kit import (
+    FakeAgent,
+    JumpClock,
+    Verdict,
+    assert_clean,
+    drain,
+    later_looks,
+    png_b64,
+    replay_of,
+    sent,
+    the_step,
+)
 
 pytestmark = pytest.mark.anyio
 
 SEARCH = "Easily — Recherche"
 RECORD = "Easily — DURAND Alice — Synthèse"
 LOOK_BEFORE = png_b64(120, 240)  # the screen when the look began: never the step's before
-
-
-def replay_of(service: ReplayService, rid: str) -> ReplayRow:
-    replay = service.store.get_replay(rid)
-    assert replay is not None
-    return replay
-
-
-def looks(service: ReplayService, rid: str) -> list[ActionRow]:
-    return [a for a in service.store.actions(rid) if a.origin == m.LATER_LOOK_ORIGIN]
-
-
-def the_click(service: ReplayService, rid: str) -> ActionRow:
-    [click] = [a for a in service.store.actions(rid) if a.action_type == "click_anchor"]
-    return click
-
-
-def sent(agent: FakeAgent, action_id: str) -> int:
-    return [a for _r, a, _t in agent.executions].count(action_id)
 
 
 async def open_record(
@@ -84,10 +75,10 @@ async def test_a_record_window_that_comes_after_the_wait_is_seen_by_a_later_look
     services.validator.script = [title_failure(), Verdict("SUCCESS")]  # then the closing look
     rid = await open_record(service, agent)
     assert await agent.step() == "done"  # the click: the search window still in front
-    click = the_click(service, rid)
+    click = the_step(service, rid, "click_anchor")
     assert (click.state, click.outcome) == (m.HELD, m.AWAITING_LATER_LOOK) and click.screen_before
     assert replay_of(service, rid).state == m.RUNNING  # no pause: one more look first
-    [look] = looks(service, rid)
+    [look] = later_looks(service, rid)
     assert (look.action_type, look.state) == ("screenshot_evidence", m.PENDING)
     assert look.params == {"seconds": LATE_WINDOW_WAIT_S, TITLE_CHANGES_PARAM: SEARCH}  # waits for another window
     assert look.seq < click.seq and look.expected["looks_at"] == click.action_id
@@ -95,7 +86,7 @@ async def test_a_record_window_that_comes_after_the_wait_is_seen_by_a_later_look
     await drain(service, [agent], clock)
     replay = replay_of(service, rid)
     assert replay.state == m.COMPLETED, (replay.pause_reason, replay.pause_detail)
-    click = the_click(service, rid)
+    click = the_step(service, rid, "click_anchor")
     assert sent(agent, click.action_id) == 1 and sent(agent, look.action_id) == 1  # each action exactly once
     assert (click.state, click.outcome, click.verdict["verdict"]) == (m.ACKED, "success", "SUCCESS")
     later = click.verdict["later_look"]
@@ -116,11 +107,11 @@ async def test_a_window_still_not_there_at_the_later_look_pauses_as_before(
     rid = await open_record(service, agent, later=SEARCH)
     await drain(service, [agent], clock)
     replay = replay_of(service, rid)
-    click = the_click(service, rid)
+    click = the_step(service, rid, "click_anchor")
     assert replay.state == m.PAUSED and replay.pause_reason == m.VALIDATION_FAILED
     assert (replay.pause_detail or {})["action_id"] == click.action_id
     assert (click.state, click.outcome) == (m.HELD, "failed")
-    assert len(looks(service, rid)) == 1 and sent(agent, click.action_id) == 1  # one look, never a second
+    assert len(later_looks(service, rid)) == 1 and sent(agent, click.action_id) == 1  # one look, never a second
     assert_clean(service, [agent])
 
 
@@ -132,7 +123,7 @@ async def test_a_click_that_changed_nothing_yet_gets_a_later_look_instead_of_a_w
     rid = await open_record(service, agent)
     await drain(service, [agent], clock)
     assert replay_of(service, rid).state == m.COMPLETED
-    click = the_click(service, rid)
+    click = the_step(service, rid, "click_anchor")
     assert click.outcome == "success" and click.warning is None
     assert click.verdict["later_look"]["first_verdict"]["failure_category"] == "NO_VISUAL_CHANGE"
 
@@ -157,7 +148,7 @@ async def test_a_record_whose_title_is_the_step_s_outcome_is_waited_for_by_its_t
     rid = await service.start(steps=plan, competence="c", version=1, machine_id="pc-1")
     await drain(service, [agent], clock)
     assert replay_of(service, rid).state == m.COMPLETED
-    [look] = looks(service, rid)
+    [look] = later_looks(service, rid)
     assert look.params == {"seconds": LATE_WINDOW_WAIT_S, TITLE_CHANGES_PARAM: SEARCH}  # its title, not any change
 
 
@@ -186,7 +177,7 @@ async def test_anything_but_the_same_window_still_in_front_pauses_at_once_withou
     await drain(service, [agent], clock)
     replay = replay_of(service, rid)
     assert replay.state == m.PAUSED and replay.pause_reason == m.VALIDATION_FAILED, why
-    assert looks(service, rid) == [] and services.validator.calls == ["click_anchor"], why
+    assert later_looks(service, rid) == [] and services.validator.calls == ["click_anchor"], why
 
 
 async def test_a_look_a_person_skips_leaves_the_step_failed_as_first_seen(
@@ -198,7 +189,7 @@ async def test_a_look_a_person_skips_leaves_the_step_failed_as_first_seen(
     await service.pause(rid)
     await service.answer(rid, "skip")  # the look, first in the queue, is skipped: the click is judged as first seen
     replay = replay_of(service, rid)
-    click = the_click(service, rid)
+    click = the_step(service, rid, "click_anchor")
     assert replay.state == m.PAUSED and replay.pause_reason == m.VALIDATION_FAILED
     assert (replay.pause_detail or {})["action_id"] == click.action_id and click.outcome == "failed"
     assert sent(agent, click.action_id) == 1
