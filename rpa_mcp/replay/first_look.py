@@ -19,7 +19,7 @@ import numpy as np
 from rpa_mcp.replay.candidates import Candidate, showing, within
 from rpa_mcp.replay.label_runs import label_part_candidate
 from rpa_mcp.replay.ports import TextReader
-from rpa_mcp.replay.search_regions import SCALED_KEY, Point, first_look_region
+from rpa_mcp.replay.search_regions import ANCHORED_KEY, SCALED_KEY, Point, first_look_region
 from rpa_mcp.replay.thresholds import Thresholds
 from rpa_mcp.vision.images import BBox, clamp_bbox
 from rpa_mcp.vision.tiles import read_region
@@ -50,7 +50,8 @@ class FirstLook:
     def find(self, image: np.ndarray, spec: Mapping[str, Any], wanted: str) -> Candidate | None:
         """The label read in the small region around the recorded point (`first_look_region`), then, for a
         window resized since the demonstration, around the point at the same share of its new frame
-        (`window_frame.SCALED_KEY`: a layout that shares the window out), then around a line showing the label
+        (`window_frame.SCALED_KEY`: a layout that shares the window out) and at the same distance from its
+        top-left corner (`ANCHORED_KEY`: a page laid out from there), then around a line showing the label
         that the edge of a region read cut (`around_line`); the last two taken only when the guard accepts
         them where they are. None: the search regions are read."""
         size = self.thresholds.search.ocr_first_look
@@ -60,12 +61,14 @@ class FirstLook:
         if near is not None:
             return near
         read = [region]
-        scaled = spec.get(SCALED_KEY)
-        if recorded is not None and isinstance(scaled, list | tuple) and len(scaled) == 2:
+        for key in (SCALED_KEY, ANCHORED_KEY):
+            other = spec.get(key)
+            if recorded is None or not isinstance(other, list | tuple) or len(other) != 2:
+                continue
             h, w = image.shape[:2]
-            dx, dy = abs(scaled[0] - recorded[0]) * w, abs(scaled[1] - recorded[1]) * h
+            dx, dy = abs(other[0] - recorded[0]) * w, abs(other[1] - recorded[1]) * h
             if dx >= size[0] / SAME_PLACE or dy >= size[1] / SAME_PLACE:  # else mostly read already
-                region = first_look_region(image.shape, (float(scaled[0]), float(scaled[1])), spec, size)
+                region = first_look_region(image.shape, (float(other[0]), float(other[1])), spec, size)
                 there, cut_there = self._in(image, spec, wanted, region)
                 if there is not None and self.guard(there, spec, image.shape)[0]:
                     return there

@@ -73,6 +73,7 @@ from rpa_mcp.replay.ports import TextReader, VlmLocator
 from rpa_mcp.replay.record_choice import RecordChoice, ambiguity
 from rpa_mcp.replay.search_regions import (
     Point,
+    anchored_point,
     opened_list,
     record_regions,
     recorded_position,
@@ -157,17 +158,16 @@ class TargetResolver:
         pos = self._recorded(spec)
         if pos is not None:
             h, w = shape[:2]
-            x, y = cand.judged_at or (cand.x, cand.y)
-            if cand.click_x is not None and cand.line_box is not None:  # a row: the point of it nearest the click
-                left, _, width, _ = cand.line_box
-                x = min(max(round(pos[0] * w), left), left + width)
-            dx, dy = abs(x / w - pos[0]), abs(y / h - pos[1])
             limit = self.thresholds.drift.max_fraction
-            if dx > limit or dy > limit:
+            # where the step was clicked; in a resized window also that point kept from the window's top-left
+            anchored = anchored_point(spec)
+            drifts = [_drift(cand, point, w, h) for point in (pos, *((anchored,) if anchored else ()))]
+            (x, y), far = min(drifts, key=lambda d: d[1])
+            if far > limit:
                 return (
                     False,
                     f"rejected_drift_{cand.method}",
-                    f"{cand.method} hit at ({x / w:.3f}, {y / h:.3f}) is {max(dx, dy):.2f} of the "
+                    f"{cand.method} hit at ({x / w:.3f}, {y / h:.3f}) is {far:.2f} of the "
                     f"screen away from the recorded ({pos[0]:.3f}, {pos[1]:.3f}) (limit {limit:.2f})",
                 )
         return True, cand.method, ""
@@ -477,3 +477,12 @@ def _field_text_after_label(cand: Candidate) -> Candidate:
         return cand
     starts_line = left - box[0] <= LINE_START_SLACK
     return replace(cand, score=max(cand.score, cand.read_score)) if starts_line and cand.x >= right else cand
+
+
+def _drift(cand: Candidate, point: Point, w: int, h: int) -> tuple[tuple[int, int], float]:
+    """Where the hit is judged, and how far that is from `point` (the larger of its shares of the frame)."""
+    x, y = cand.judged_at or (cand.x, cand.y)
+    if cand.click_x is not None and cand.line_box is not None:  # a row: the point of it nearest the click
+        left, _, width, _ = cand.line_box
+        x = min(max(round(point[0] * w), left), left + width)
+    return (x, y), max(abs(x / w - point[0]), abs(y / h - point[1]))

@@ -2,7 +2,8 @@
 
 The recorded point is a share of the frame (`rel_x`/`rel_y`, or percentages); a placeholder point (the
 thresholds' `drift.placeholders`) is no point at all. Around a point, OCR reads a small first region
-(`first_look_region`), then a local and a wide region (`search_regions`); without a point, a box
+(`first_look_region`), then a local and a wide region (`search_regions`) — and, in a window resized since the
+demonstration, the same around the point kept from the window's top-left corner; without a point, a box
 recorded for the target (three times its size), else the target's window as it stands now, else the
 whole frame.
 """
@@ -16,6 +17,8 @@ from rpa_mcp.vision.images import BBox, clamp_bbox
 
 Point = tuple[float, float]  # shares of the frame's width and height
 SCALED_KEY = "scaled_rel"  # the recorded point at the same share of its window's new frame (`window_frame`)
+# the recorded point at the same distance from its window's top-left corner in its new frame (`window_frame`)
+ANCHORED_KEY = "top_left_rel"
 WINDOW_KEY = "window_now"  # the target's window's box on the screen now, as its agent reports it (`window_frame`)
 OPENED_KEY = "opened_list"  # the list a drop-down opened at replay (shares of the frame, as its agent saw it change)
 OPENED_PAD = 6  # px around the opened list a hit may lie in (its border, a line the list's edge cuts)
@@ -33,6 +36,27 @@ def recorded_position(spec: Mapping[str, Any]) -> Point | None:
     return rx, ry
 
 
+def anchored_point(spec: Mapping[str, Any]) -> Point | None:
+    """The recorded point kept at its distance from its window's top-left corner (a page or a form laid out
+    from the top left, in a window resized since the demonstration); None when the window did not change."""
+    value = spec.get(ANCHORED_KEY)
+    if isinstance(value, list | tuple) and len(value) == 2 and all(isinstance(v, int | float) for v in value):
+        return float(value[0]), float(value[1])
+    return None
+
+
+def top_left_anchored(
+    spec: Mapping[str, Any], pos: Point, shape: tuple[int, ...], size: tuple[int, int]
+) -> tuple[Point, ...]:
+    """The top-left-anchored point when it lies apart from `pos` (a quarter of a region or more), else none."""
+    point = anchored_point(spec)
+    if point is None:
+        return ()
+    h, w = shape[:2]
+    apart = abs(point[0] - pos[0]) * w >= size[0] / 4 or abs(point[1] - pos[1]) * h >= size[1] / 4
+    return (point,) if apart else ()
+
+
 def search_regions(
     shape: tuple[int, ...], pos: Point | None, spec: Mapping[str, Any], size: tuple[int, int]
 ) -> list[BBox]:
@@ -40,10 +64,13 @@ def search_regions(
     h, w = shape[:2]
     rw, rh = size
     if pos is not None:
-        cx, cy = int(pos[0] * w), int(pos[1] * h)
-        local = clamp_bbox((cx - rw // 2, cy - rh // 2, rw, rh), shape)
-        wide = clamp_bbox((cx - rw, cy - rh, 2 * rw, 2 * rh), shape)
-        return [local, wide]
+        regions = []
+        for point in (pos, *top_left_anchored(spec, pos, shape, size)):
+            cx, cy = int(point[0] * w), int(point[1] * h)
+            local = clamp_bbox((cx - rw // 2, cy - rh // 2, rw, rh), shape)
+            wide = clamp_bbox((cx - rw, cy - rh, 2 * rw, 2 * rh), shape)
+            regions += [local, wide]
+        return regions
     bbox = spec.get("bbox")
     if isinstance(bbox, list | tuple) and len(bbox) == 4:
         x, y, bw, bh = (int(v) for v in bbox)

@@ -8,7 +8,10 @@ search: kept at the same distance from the nearest edge of the window (a toolbar
 button on the right, a status bar at the bottom stay where the layout keeps them). The search regions
 and the drift guard then work around that point instead of where the window used to be. A layout that
 shares the window out instead (columns in proportion, a form centred) moves its controls in proportion
-to the window's size: that point is kept too (`SCALED_KEY`), and the small first read looks there as well.
+to the window's size: that point is kept too (`SCALED_KEY`), and the small first read looks there as well. A
+page or a form laid out from the top left (a web page in a narrower, shorter window) keeps its controls at
+their distance from the window's top-left corner whatever their place: in a resized window that point is kept
+as well (`ANCHORED_KEY`); the searches look around it and the drift guard accepts a hit near either point.
 A target with no recorded point (a record chosen by who it is, never where it was) is looked for in its
 window's current frame (`WINDOW_KEY`), not across the whole screen.
 """
@@ -19,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rpa_mcp.replay.occlusion import StackedWindow
-from rpa_mcp.replay.search_regions import SCALED_KEY, WINDOW_KEY
+from rpa_mcp.replay.search_regions import ANCHORED_KEY, SCALED_KEY, WINDOW_KEY
 from rpa_mcp.vision.text_match import title_matches
 
 
@@ -71,6 +74,9 @@ def in_window_frame(
     out["rel_y"] = round(min(max(ny / height, 0.0), 1.0), 4)
     sx, sy = cx + (px - wx) * cw / ww, cy + (py - wy) * ch / wh
     out[SCALED_KEY] = [round(min(max(sx / width, 0.0), 1.0), 4), round(min(max(sy / height, 0.0), 1.0), 4)]
+    if (cw, ch) != (ww, wh):  # resized: a page or a form laid out from the top left keeps its offsets there
+        tx, ty = cx + min(max(px - wx, 0.0), cw - 1.0), cy + min(max(py - wy, 0.0), ch - 1.0)
+        out[ANCHORED_KEY] = [round(min(max(tx / width, 0.0), 1.0), 4), round(min(max(ty / height, 0.0), 1.0), 4)]
     out.pop("x_pct", None)
     out.pop("y_pct", None)
     out.pop("bbox", None)  # the recorded box is where the window used to be

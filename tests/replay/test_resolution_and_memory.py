@@ -71,6 +71,25 @@ def test_a_hit_far_from_the_recorded_position_is_rejected_as_drift(service, serv
     assert not res.resolved and res.method == "rejected_drift_uia"
 
 
+def test_in_a_resized_window_a_hit_near_the_point_kept_from_its_top_left_corner_passes_the_drift_guard(
+    service, services
+):
+    # the recorded point carried to the nearest (bottom) edge of a shorter window, and kept from its top left
+    spec = {"label": "Enregistrer", "rel_x": 0.076, "rel_y": 0.232, "top_left_rel": [0.076, 0.529]}
+    near_top_left = resolver(service, RegionOcr([])).resolve(
+        SCREEN, spec | {"uia": {"x": 146, "y": 571, "score": 0.99}}, machine_id=PC
+    )
+    assert near_top_left.resolved and near_top_left.method == "uia"
+    far_from_both = resolver(service, RegionOcr([])).resolve(
+        SCREEN, spec | {"uia": {"x": 970, "y": 832, "score": 0.99}}, machine_id=PC
+    )
+    assert not far_from_both.resolved and far_from_both.method == "rejected_drift_uia"
+    without = resolver(service, RegionOcr([])).resolve(
+        SCREEN, {k: v for k, v in spec.items() if k != "top_left_rel"} | {"uia": {"x": 146, "y": 571, "score": 0.99}}
+    )
+    assert not without.resolved and without.method == "rejected_drift_uia"  # as before, with no such point
+
+
 @pytest.mark.parametrize("placeholder", [(0.5, 0.5), (0.0, 0.0)])
 def test_placeholder_positions_skip_the_drift_guard(service, services, placeholder):
     spec = {

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rpa_mcp.replay.occlusion import StackedWindow
-from rpa_mcp.replay.search_regions import SCALED_KEY, WINDOW_KEY, search_regions
+from rpa_mcp.replay.search_regions import ANCHORED_KEY, SCALED_KEY, WINDOW_KEY, search_regions
 from rpa_mcp.replay.window_frame import in_window_frame
 
 TITLE = "Pharmacie - Dispensation"
@@ -58,3 +58,20 @@ def test_a_target_with_no_point_is_looked_for_in_its_window_not_the_whole_screen
     partly_off = record | {WINDOW_KEY: [1500, 900, 1280, 800]}
     assert search_regions((1080, 1920, 3), None, partly_off, (640, 320)) == [(1500, 900, 420, 180)]
     assert search_regions((1080, 1920, 3), None, record, (640, 320)) == [(0, 0, 1920, 1080)]  # no window known
+
+
+# a web page's button below the middle of its maximised window, the window resized to 1280x760 at (0, 0): the
+# page keeps it at its distance from the window's top-left corner, not from the nearest (bottom) edge
+PAGE_BUTTON = {"x_pct": 146 / 1920, "y_pct": 571 / 1080, "window_box": [0, 0, 1920, 1080], "screen": [1920, 1080],
+               "window_title": TITLE}  # fmt: skip
+
+
+def test_a_resized_window_also_keeps_each_target_at_its_distance_from_the_top_left_corner() -> None:
+    resized = in_window_frame(PAGE_BUTTON, [StackedWindow(TITLE, "chromium", (0, 0, 1280, 760))], SCREEN)
+    assert point(resized) == (146, 760 - 509)  # from the nearest edges: the bottom one
+    anchored = resized[ANCHORED_KEY]
+    assert (round(anchored[0] * 1920), round(anchored[1] * 1080)) == (146, 571)  # where the page keeps it
+    regions = search_regions((1080, 1920, 3), (resized["rel_x"], resized["rel_y"]), resized, (640, 320))
+    assert len(regions) == 4 and any(y <= 571 <= y + h and x <= 146 <= x + w for x, y, w, h in regions[2:])
+    moved = in_window_frame(PAGE_BUTTON, [StackedWindow(TITLE, "chromium", (200, 0, 1920, 1080))], SCREEN)
+    assert ANCHORED_KEY not in moved  # the same size: the nearest edges and the top-left corner agree
