@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rpa_mcp.replay import model as m
+from rpa_mcp.replay.outcomes import is_irreversible
 from rpa_mcp.replay.rows import ActionRow, ReplayRow
 from rpa_mcp.replay.wire import ActionResult
 from rpa_mcp.validation.text import text_contains
@@ -40,7 +41,6 @@ SCREEN_CHANGES_PARAM = "until_screen_changes"  # the agent's wait ends once the 
 TYPED_SIGNAL = "typed"  # the matrix's typed-text signal of a typing step
 TYPING_STEPS = frozenset({"type_text"})
 TEXT_LOOK, WINDOW_LOOK, OUTCOME_LOOK = "typed_text", "window", "outcome"
-IRREVERSIBLE = "irreversible"  # the step class of a step that changes a record for good
 OUTCOME_MISSING = "outcome-missing"  # the matrix's rule: the outcome the demonstration showed is not on screen
 # outcomes a step makes appear (a field's value may hold already: nothing changing proves nothing wrong)
 APPEARING = frozenset({"message", "heading", "dialog", "window_title", "row"})
@@ -94,7 +94,7 @@ def must_change(a: ActionRow) -> bool:
     """Nothing changed on the screen is no success for this step: its demonstration showed something appear
     after it, or it changes a record for good (irreversible: save, validate, send) and a screen showing nothing
     of it proves nothing was done."""
-    return shows_outcome(a) or a.expected.get("step_class") == IRREVERSIBLE
+    return shows_outcome(a) or is_irreversible(a)
 
 
 def outcome_coming(a: ActionRow, category: str | None, rule: str | None) -> bool:
