@@ -165,6 +165,21 @@ class ShownOptions(Protocol):
 
 
 @runtime_checkable
+class WheelPoints(Protocol):
+    """Optional on a `Windows` backend: what a wheel turned at a point would land on.
+
+    With it, the core scrolls any target not in view into it, one notch at a time, each only where the wheel
+    moves the view and nothing else (`rpa_agent.core.scrolling`); without it, only a list's rows are scrolled to.
+    """
+
+    def wheel_refusal(self, x: int, y: int) -> str | None:
+        """None when (x, y) is in the window in front, over an element whose value a wheel never changes (text,
+        a container, a list, a button); else why not (a drop-down, a spin button, a slider, a tab strip, another
+        window there, or nothing the tree can tell)."""
+        ...
+
+
+@runtime_checkable
 class KeyboardFocus(Protocol):
     """Optional on a `Windows` backend: evidence that a click gave the clicked field the keyboard.
 

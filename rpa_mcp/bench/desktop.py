@@ -16,7 +16,8 @@ On Xvfb + openbox + Chromium showing the demo application, with the RPA server a
   writes each action's phase times and how the server resolved its target, one JSON line each);
 - **reliability**: a nurse's observation is learned (scripted person, `rpa-agent record`), its
   patient and note made parameters, and it is replayed `--runs` times, each for another patient,
-  with the window maximised, moved or resized and the record opening scrolled or not. A run is
+  with the window maximised, moved, resized or too short to show the record's "Enregistrer" (the agent scrolls
+  it into view), and the record opening scrolled or not: every pair in 8 runs. A run is
   *complete* when it completed with every verdict SUCCESS and the application's own log shows
   each effect exactly once; *paused* when it stopped for a person with nothing wrong done; *wrong*
   when the application underwent anything else (an effect twice, on another patient, a deletion).
@@ -41,7 +42,7 @@ from rpa_mcp.replay.model import LOOK_ORIGINS
 
 COMPETENCE = "Observation infirmière"
 ROUND = "Notes de surveillance"
-GEOMETRIES = ("maximized", "moved", "resized")
+GEOMETRIES = ("maximized", "moved", "resized", "short")  # short: the record's "Enregistrer" below its fold
 PARTS = (  # (name, action, its phase) -> (action, its phase); "a" is an action, "b" the next one
     ("after-screenshot", ("a", "settled"), ("a", "encoded")),
     ("report + validation", ("a", "encoded"), ("a", "reported")),
@@ -278,6 +279,11 @@ def _span(
 
 
 # --- reliability ------------------------------------------------------------------------------------
+def variation(run: int) -> tuple[str, bool]:
+    """The window's geometry and whether the record opens scrolled, for run `run`: every pair in 8 runs."""
+    return GEOMETRIES[(run // 2) % len(GEOMETRIES)], run % 2 == 1
+
+
 def reliability(rig: Any, tools: Any, runs: int) -> Reliability:
     from rpa_mcp.demo_app import PATIENTS
 
@@ -287,7 +293,7 @@ def reliability(rig: Any, tools: Any, runs: int) -> Reliability:
         for i in range(runs):
             patient = PATIENTS[(1 + 7 * i) % (len(PATIENTS) - 1)]  # the last one is the click-to-click record
             note = f"Passage {i + 1} : patient calme, douleur {i % 10}/10."
-            geometry, scrolled = GEOMETRIES[i % 3], i % 2 == 1
+            geometry, scrolled = variation(i)
             desk.prepare(geometry, scrolled)
             mark = rig.effects.mark
             started = time.monotonic()
@@ -305,7 +311,7 @@ def reliability(rig: Any, tools: Any, runs: int) -> Reliability:
                 tools.call("cancel_replay", replay_id=replay_id)
                 desk.fresh_browser()
             else:
-                desk.back_to_search(next_scrolled=(i + 1) % 2 == 1)
+                desk.back_to_search(next_scrolled=variation(i + 1)[1])
     finally:
         desk.close()
     return outcome
@@ -358,13 +364,15 @@ class _Desk:
 
         windows = self.rig.desk.windows()
         wid = self.browser.wid
-        width = {"maximized": windows.size[0], "moved": 1560, "resized": 1280}[geometry]
+        width = {"maximized": windows.size[0], "moved": 1560, "resized": 1280, "short": 1280}[geometry]
         if geometry == "maximized":
             windows.maximize(wid)
         elif geometry == "moved":
             windows.move_resize(wid, 180, 90, 1560, 940)
-        else:
+        elif geometry == "resized":
             windows.move_resize(wid, 0, 0, 1280, 760)
+        else:
+            windows.move_resize(wid, 0, 0, 1280, 560)
         windows.activate(wid)
 
         def placed() -> bool:  # the window manager honours the request in its own time
@@ -426,7 +434,7 @@ def _measure(args: argparse.Namespace, workdir: Path) -> str:
         typed = _typed(agent)[typed_before:]
     lines.append(
         f"reliability over {len(outcome.runs)} replays of the learned competence (another patient each time, "
-        f"window maximised/moved/resized, record scrolled every other run):"
+        f"window maximised/moved/resized/short, record scrolled or not):"
     )
     lines.append(
         f"  complete with every effect exactly once: {outcome.count('complete')}/{len(outcome.runs)}   "

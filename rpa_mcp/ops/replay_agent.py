@@ -36,6 +36,7 @@ from rpa_mcp.vision.images import BBox
 from rpa_mcp.vision.marks import Mark, learned_mark, mark_beside
 
 AGENT = frozenset({"agent"})
+MAX_SHIFT = 16384  # pixels: no screen is taller
 REST: frozenset[Surface] = frozenset({"rest"})
 
 
@@ -66,6 +67,14 @@ class ResolveTargetInput(StrictModel):
         description="The windows on screen, top-most first, with their boxes: a target recorded in a window that "
         "moved or was resized is looked for in its window's new frame; a target the top-most window at its point "
         "does not belong to is covered (resolved=false, method=window_occluded, naming the covering window).",
+    )
+    content_shift_y: int = Field(
+        0,
+        ge=-MAX_SHIFT,
+        le=MAX_SHIFT,
+        description="Pixels the content of the target's window moved down since the step's screen (negative: up), "
+        "as its agent measured it after scrolling to bring the target into view: the recorded position is moved "
+        "with it before the search and the drift guard. 0: not scrolled.",
     )
     machine_id: str | None = Field(
         None,
@@ -130,7 +139,8 @@ async def resolve_target(ctx: OpContext, args: ResolveTargetInput) -> ResolveTar
     replay_id, action_id = flight if flight is not None else (None, None)
 
     def work(image: np.ndarray) -> tuple[Resolution, Mark | None]:
-        spec = in_window_frame(args.target_spec, stacked, (image.shape[1], image.shape[0]))  # the window moved
+        # the window moved, the agent scrolled its content
+        spec = in_window_frame(args.target_spec, stacked, (image.shape[1], image.shape[0]), args.content_shift_y)
         res = service.resolver.resolve(
             image, spec, window_title=args.window_title, machine_id=machine, replay_id=replay_id, action_id=action_id
         )

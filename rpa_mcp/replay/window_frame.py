@@ -13,7 +13,8 @@ page or a form laid out from the top left (a web page in a narrower, shorter win
 their distance from the window's top-left corner whatever their place: in a resized window that point is kept
 as well (`ANCHORED_KEY`); the searches look around it and the drift guard accepts a hit near either point.
 A target with no recorded point (a record chosen by who it is, never where it was) is looked for in its
-window's current frame (`WINDOW_KEY`), not across the whole screen.
+window's current frame (`WINDOW_KEY`), not across the whole screen. A page its agent scrolled to bring the target
+into view moved its content by a measured number of pixels (`scrolled`): every point is moved with it.
 """
 
 from __future__ import annotations
@@ -48,36 +49,54 @@ def _along(offset: float, old: int, new: int) -> float:
 
 
 def in_window_frame(
-    spec: Mapping[str, Any], windows: Sequence[StackedWindow], screen: tuple[int, int]
+    spec: Mapping[str, Any], windows: Sequence[StackedWindow], screen: tuple[int, int], scrolled: int = 0
 ) -> dict[str, Any]:
     """The spec with its recorded position moved into its window's current frame (unchanged when the
-    window is not reported, did not move, or the demonstration did not say where it was)."""
+    window is not reported, did not move, or the demonstration did not say where it was), then down by
+    `scrolled` pixels of this screen (up when negative: the content its agent scrolled moved by that much)."""
     out = dict(spec)
     title = spec.get("window_title")
-    if not isinstance(title, str) or not title:
-        return out
-    now = next((w.box for w in windows if w.box and w.title and title_matches(w.title, title)), None)
+    now = (
+        next((w.box for w in windows if w.box and w.title and title_matches(w.title, title)), None)
+        if isinstance(title, str) and title
+        else None
+    )
     if now is None:
-        return out
+        return _scrolled(out, scrolled, screen)
     out[WINDOW_KEY] = list(now)
     size = spec.get("screen")
     recorded, then = _box(spec.get("window_box")), _box([0, 0, *size[:2]] if isinstance(size, list) else None)
     rx, ry = _fraction(spec, "rel_x", "x_pct"), _fraction(spec, "rel_y", "y_pct")
     if recorded is None or then is None or rx is None or ry is None or now == recorded:
-        return out
+        return _scrolled(out, scrolled, screen)
     px, py = rx * then[2], ry * then[3]
     wx, wy, ww, wh = recorded
     cx, cy, cw, ch = now
-    nx, ny = cx + _along(px - wx, ww, cw), cy + _along(py - wy, wh, ch)
+    nx, ny = cx + _along(px - wx, ww, cw), cy + _along(py - wy, wh, ch) + scrolled
     width, height = screen
     out["rel_x"] = round(min(max(nx / width, 0.0), 1.0), 4)
     out["rel_y"] = round(min(max(ny / height, 0.0), 1.0), 4)
-    sx, sy = cx + (px - wx) * cw / ww, cy + (py - wy) * ch / wh
+    sx, sy = cx + (px - wx) * cw / ww, cy + (py - wy) * ch / wh + scrolled
     out[SCALED_KEY] = [round(min(max(sx / width, 0.0), 1.0), 4), round(min(max(sy / height, 0.0), 1.0), 4)]
     if (cw, ch) != (ww, wh):  # resized: a page or a form laid out from the top left keeps its offsets there
-        tx, ty = cx + min(max(px - wx, 0.0), cw - 1.0), cy + min(max(py - wy, 0.0), ch - 1.0)
+        # (moved by the scroll first: a control below a shorter window's edge is found where it came in)
+        tx, ty = cx + min(max(px - wx, 0.0), cw - 1.0), cy + min(max(py - wy + scrolled, 0.0), ch - 1.0)
         out[ANCHORED_KEY] = [round(min(max(tx / width, 0.0), 1.0), 4), round(min(max(ty / height, 0.0), 1.0), 4)]
     out.pop("x_pct", None)
     out.pop("y_pct", None)
     out.pop("bbox", None)  # the recorded box is where the window used to be
+    return out
+
+
+def _scrolled(out: dict[str, Any], scrolled: int, screen: tuple[int, int]) -> dict[str, Any]:
+    """`out` with its recorded point (and box) moved down by `scrolled` pixels of this screen, as shares."""
+    rx, ry = _fraction(out, "rel_x", "x_pct"), _fraction(out, "rel_y", "y_pct")
+    if not scrolled or rx is None or ry is None:
+        return out
+    out["rel_x"], out["rel_y"] = round(rx, 4), round(min(max(ry + scrolled / screen[1], 0.0), 1.0), 4)
+    out.pop("x_pct", None)
+    out.pop("y_pct", None)
+    box = _box(out.get("bbox"))
+    if box is not None:
+        out["bbox"] = [box[0], box[1] + scrolled, box[2], box[3]]
     return out

@@ -75,3 +75,24 @@ def test_a_resized_window_also_keeps_each_target_at_its_distance_from_the_top_le
     assert len(regions) == 4 and any(y <= 571 <= y + h and x <= 146 <= x + w for x, y, w, h in regions[2:])
     moved = in_window_frame(PAGE_BUTTON, [StackedWindow(TITLE, "chromium", (200, 0, 1920, 1080))], SCREEN)
     assert ANCHORED_KEY not in moved  # the same size: the nearest edges and the top-left corner agree
+
+
+def test_a_scrolled_page_moves_the_recorded_point_by_the_measured_shift() -> None:
+    # the agent scrolled the content up by 300 px to bring the target in: it is looked for 300 px higher
+    stayed = [StackedWindow(TITLE, "chromium", (100, 100, 1024, 768))]
+    scrolled = in_window_frame(OK, stayed, SCREEN, scrolled=-300)
+    assert point(scrolled) == (1050, 500) and "x_pct" not in scrolled and "y_pct" not in scrolled
+    assert scrolled["bbox"] == [280, -60, 60, 20]  # its box moved with it
+    assert point(in_window_frame(OK, [], SCREEN, scrolled=-300)) == (1050, 500)  # no window reported
+    moved = in_window_frame(OK, [StackedWindow(TITLE, "chromium", (700, 250, 1024, 768))], SCREEN, scrolled=-300)
+    assert point(moved) == (1650, 650)  # carried into the moved window, then up by the scroll
+    assert in_window_frame(OK, stayed, SCREEN, scrolled=0) == in_window_frame(OK, stayed, SCREEN)
+
+
+def test_a_target_below_a_shorter_window_is_looked_for_where_the_scroll_brought_it() -> None:
+    # the page's button at y 571 of the maximised window, the window now 400 px tall: off view below; the
+    # agent scrolled the content up by 250 px: it shows at 571 - 250 = 321, the anchored point follows
+    short = [StackedWindow(TITLE, "chromium", (0, 0, 1280, 400))]
+    assert round(in_window_frame(PAGE_BUTTON, short, SCREEN)[ANCHORED_KEY][1] * 1080) == 399  # clamped: the edge
+    anchored = in_window_frame(PAGE_BUTTON, short, SCREEN, scrolled=-250)[ANCHORED_KEY]
+    assert (round(anchored[0] * 1920), round(anchored[1] * 1080)) == (146, 321)

@@ -43,7 +43,7 @@ from rpa_agent.core.http import Http
 from rpa_agent.core.locate import Located, ask_server, located
 from rpa_agent.core.opened_list import Box, opened_box
 from rpa_agent.core.wire import NextAction
-from rpa_agent.port import Desktop, Frame, ShownOptions
+from rpa_agent.port import Desktop, Frame, ShownOptions, WheelPoints
 
 KINDS = CHOICES
 POLL_S = 0.02  # the tree asked again this often while a box's state flips
@@ -301,6 +301,23 @@ class DesktopChoices:
 
     def screen_size(self) -> tuple[int, int]:
         return self.desktop.screen.size()
+
+    def frame(self) -> Frame | None:
+        return self.desktop.screen.grab()
+
+    def front_box(self) -> Box | None:
+        front = self.desktop.windows.foreground()
+        return front.box if front is not None else None
+
+    @property
+    def checks_wheel(self) -> bool:
+        return isinstance(self.desktop.windows, WheelPoints)
+
+    def wheel_refusal(self, x: int, y: int) -> str | None:
+        windows = self.desktop.windows
+        if not isinstance(windows, WheelPoints):
+            return "this desktop cannot tell what is under the wheel"
+        return windows.wheel_refusal(x, y)
 
     def settled_png(self) -> bytes:
         before, self._before = self._before, None

@@ -27,6 +27,8 @@ RESOLVE_PATH = "/api/v1/resolve_target"
 TREE_ROLES = frozenset({"Button", "CheckBox", "RadioButton", "ComboBox", "Edit", "MenuItem", "TabItem", "Hyperlink"})
 NOT_PLACED = ("not_found", "rejected_low_score", "rejected_drift")  # the server saw no such label where it belongs
 MAX_WINDOWS = 64  # the server reads at most 64 windows
+SHIFT_FIELD = "content_shift_y"  # how far a scroll moved the content (pixels, down)
+MAX_SHIFT = 16384
 TREE_QUESTION = "first_step_tree"  # a look's question about the run's first step, and the key of its answer
 
 
@@ -89,13 +91,15 @@ def locate_on_server(
     window_title: str | None,
     machine_id: str | None,
     windows: list[dict[str, Any]] | None = None,
+    shift: int = 0,
 ) -> Located:
     """The server's resolution of the target on this screenshot; `windows` (top-most first, with
-    boxes) lets it follow a moved window and refuse a covered target (`window_occluded`)."""
+    boxes) lets it follow a moved window and refuse a covered target (`window_occluded`); `shift`: pixels the
+    content moved down since the step's screen (the agent scrolled it)."""
     target = action.target
     if target is not None and target.x is not None and target.y is not None:
         return Located(target.x, target.y, target.method or "server")
-    return located(ask_server(http, spec_of(action), png, window_title, machine_id, windows))
+    return located(ask_server(http, spec_of(action), png, window_title, machine_id, windows, shift))
 
 
 def ask_server(
@@ -105,6 +109,7 @@ def ask_server(
     window_title: str | None,
     machine_id: str | None,
     windows: list[dict[str, Any]] | None = None,
+    shift: int = 0,
 ) -> dict[str, Any]:
     """`POST /api/v1/resolve_target` for `spec` on this screenshot: the answer, checked against the wire's
     schema; an HTTP error or a broken answer is an unresolved answer (`method: server_error`)."""
@@ -116,13 +121,16 @@ def ask_server(
     }
     if windows and "windows" not in http.refused_fields:
         body["windows"] = windows[:MAX_WINDOWS]
+    if shift and SHIFT_FIELD not in http.refused_fields:
+        body[SHIFT_FIELD] = max(-MAX_SHIFT, min(MAX_SHIFT, shift))
     wire.outgoing("resolve", body)
     response = http.post(RESOLVE_PATH, body)
-    if "windows" in body and refuses_field(response, "windows"):
-        # A server of the protocol's previous release knows no `windows`: ask without it, from now on.
-        http.refused_fields.add("windows")
-        del body["windows"]
-        response = http.post(RESOLVE_PATH, body)
+    for field in ("windows", SHIFT_FIELD):
+        if field in body and refuses_field(response, field):
+            # A server of the protocol's previous release knows no such field: ask without it, from now on.
+            http.refused_fields.add(field)
+            del body[field]
+            response = http.post(RESOLVE_PATH, body)
     if response.status_code >= 400:
         return _unresolved(f"resolve_target answered HTTP {response.status_code}")
     try:

@@ -253,20 +253,23 @@ class Performer:
         }
         return _without_none(result)
 
-    def locate(self, action: NextAction, png: bytes, window_title: str | None) -> locate.Located:
-        """Where the target is on this screenshot: the server's answer (`rpa_agent.core.locate`),
-        given the windows shown (top-most first) when the backend knows their order."""
-        return locate.locate_on_server(self.http, action, png, window_title, self.machine_id, self.stacked_windows())
+    def locate(self, action: NextAction, png: bytes, window_title: str | None, shift: int = 0) -> locate.Located:
+        """Where the target is on this screenshot: the server's answer (`rpa_agent.core.locate`), given the
+        windows shown (top-most first) when the backend knows their order, and how far the content moved down
+        since the step's screen when the agent scrolled it (`shift`, pixels)."""
+        return locate.locate_on_server(
+            self.http, action, png, window_title, self.machine_id, self.stacked_windows(), shift
+        )
 
     def _find(
         self, action: NextAction, png: bytes, window_title: str | None, hands: scrolling.ScrollPort
     ) -> scrolling.Scrolled:
-        """The target on this screen; a list's row out of view after a bounded scroll (`rpa_agent.core.scrolling`)."""
+        """The target on this screen; out of view, after a bounded scroll (`rpa_agent.core.scrolling`)."""
         found = self.locate(action, png, window_title)
         found = locate.by_tree(action, found, self.desktop.windows) or found  # not on the screen: by the tree
         size = self.desktop.screen.size()
         seen = scrolling.bring_into_view(
-            hands, action, found, png, size, lambda shot: self.locate(action, shot, window_title)
+            hands, action, found, png, size, lambda shot, shift: self.locate(action, shot, window_title, shift)
         )
         if seen.note is not None:
             self.notes["scrolled"] = seen.note

@@ -282,6 +282,44 @@ class Accessibility:
         self._combo = None
         return None
 
+    def roles_at(self, x: int, y: int, window_title: str) -> list[str] | None:
+        """The roles from the frame titled `window_title` down to the deepest element under (x, y) (a pop-up
+        over the point: its role alone); None when the tree does not say (no bus, no such frame showing)."""
+        if self._conn is None or not window_title:
+            return None
+        with self._lock:
+            try:
+                return self._roles_at(x, y, window_title)
+            except Exception as exc:
+                logger.debug("atspi_roles_at_failed: %s", exc)
+                return None
+
+    def _roles_at(self, x: int, y: int, window_title: str) -> list[str] | None:
+        frames = self._frames(window_title, (x, y))
+        if not frames:
+            return None
+        ref = frames[0]
+        if self._popup_over(ref, (x, y)):
+            return [self._role(ref)]
+        if str(self._prop(ref, ACCESSIBLE, "Name") or "") != window_title:
+            return None
+        roles = [self._role(ref)]
+        for _ in range(MAX_DEPTH):
+            child = self._call(ref, COMPONENT, "GetAccessibleAtPoint", "iiu", (x, y, COORD_SCREEN))[0]
+            if child[1] == NULL_PATH or (str(child[0]), str(child[1])) == ref:
+                break
+            ref = (str(child[0]), str(child[1]))
+            roles.append(self._role(ref))
+        if roles[-1] in CONTAINER_ROLES:  # hit testing not ready (a page just loaded): by geometry
+            deeper = self._descend(ref, x, y)
+            below: list[str] = []
+            while deeper is not None and deeper != ref and len(below) < MAX_DEPTH:
+                below.append(self._role(deeper))
+                parent = self._prop(deeper, ACCESSIBLE, "Parent")
+                deeper = (str(parent[0]), str(parent[1])) if parent and parent[1] != NULL_PATH else None
+            roles.extend(reversed(below))
+        return roles
+
     def _open_list_item(self, hit: tuple[str, str], point: tuple[int, int]) -> tuple[str, str] | None:
         """The option under `point` in a drop-down's open list that the toolkit keeps inside the drop-down
         (Qt: the list's items are the combo box's children, no pop-up of their own, and the hit test gives

@@ -16,6 +16,7 @@ from Xlib import X, display
 
 from rpa_agent import port
 from rpa_agent.core.titles import title_matches
+from rpa_agent.x11 import wheel
 from rpa_agent.x11.atspi import Accessibility
 from rpa_agent.x11.inject import Injector
 from rpa_agent.x11.keys import Keymap, KeyTranslator
@@ -98,6 +99,19 @@ class X11Windows:
 
     def keyboard_at(self, x: int, y: int) -> bool:
         return self.x.keyboard_at(x, y)
+
+    def wheel_refusal(self, x: int, y: int) -> str | None:
+        """None when (x, y) is in the window in front, top-most there, over elements a wheel only scrolls."""
+        front = self.x.foreground()
+        if front is None or not front.title:
+            return "no titled window in front"
+        top = next((w for w in self.x.stacked() if _inside(w.geometry, x, y)), None)
+        if top is None or top.wid != front.wid:
+            return f"the point ({x}, {y}) is not in the window in front ({front.title!r})"
+        roles = self.access.roles_at(x, y, front.title)
+        if roles is None:
+            return "the accessibility tree does not say what is under the pointer"
+        return wheel.refusal(roles)
 
 
 class X11Input:
@@ -195,3 +209,7 @@ class X11Desktop:
         self.screen.close()
         self.windows.access.close()
         self.windows.x.close()
+
+
+def _inside(box: tuple[int, int, int, int] | None, x: int, y: int) -> bool:
+    return box is not None and box[0] <= x < box[0] + box[2] and box[1] <= y < box[1] + box[3]
