@@ -343,7 +343,7 @@ def judge(status: dict[str, Any], effects: list[Any], patient: Any, note: str) -
         return "complete", ""
     if done or problems:
         return "wrong", "; ".join(problems) or "completed without every effect seen on the application"
-    return "paused", f"{status.get('pause_reason')}: {json.dumps(status.get('pause_detail'), ensure_ascii=False)[:160]}"
+    return "paused", f"{status.get('pause_reason')}: {json.dumps(status.get('pause_detail'), ensure_ascii=False)[:600]}"
 
 
 class _Desk:

@@ -73,8 +73,8 @@ class ResolveTargetInput(StrictModel):
         ge=-MAX_SHIFT,
         le=MAX_SHIFT,
         description="Pixels the content of the target's window moved down since the step's screen (negative: up), "
-        "as its agent measured it after scrolling to bring the target into view: the recorded position is moved "
-        "with it before the search and the drift guard. 0: not scrolled.",
+        "as its agent measured it after scrolling to bring the target into view: the target is also looked for "
+        "where that moved the recorded position, and the drift guard accepts a hit near either. 0: not scrolled.",
     )
     machine_id: str | None = Field(
         None,

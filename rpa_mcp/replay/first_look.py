@@ -19,7 +19,7 @@ import numpy as np
 from rpa_mcp.replay.candidates import Candidate, showing, within
 from rpa_mcp.replay.label_runs import label_part_candidate
 from rpa_mcp.replay.ports import TextReader
-from rpa_mcp.replay.search_regions import ANCHORED_KEY, SCALED_KEY, Point, first_look_region
+from rpa_mcp.replay.search_regions import ANCHORED_KEY, SCALED_KEY, Point, first_look_region, scrolled_points
 from rpa_mcp.replay.thresholds import Thresholds
 from rpa_mcp.vision.images import BBox, clamp_bbox
 from rpa_mcp.vision.tiles import read_region
@@ -51,7 +51,8 @@ class FirstLook:
         """The label read in the small region around the recorded point (`first_look_region`), then, for a
         window resized since the demonstration, around the point at the same share of its new frame
         (`window_frame.SCALED_KEY`: a layout that shares the window out) and at the same distance from its
-        top-left corner (`ANCHORED_KEY`: a page laid out from there), then around a line showing the label
+        top-left corner (`ANCHORED_KEY`: a page laid out from there), where a scroll its agent made took the
+        recorded point (`scrolled_points`), then around a line showing the label
         that the edge of a region read cut (`around_line`); the last two taken only when the guard accepts
         them where they are. None: the search regions are read."""
         size = self.thresholds.search.ocr_first_look
@@ -61,8 +62,8 @@ class FirstLook:
         if near is not None:
             return near
         read = [region]
-        for key in (SCALED_KEY, ANCHORED_KEY):
-            other = spec.get(key)
+        others = [spec.get(SCALED_KEY), spec.get(ANCHORED_KEY), *scrolled_points(spec)]
+        for other in others:
             if recorded is None or not isinstance(other, list | tuple) or len(other) != 2:
                 continue
             h, w = image.shape[:2]

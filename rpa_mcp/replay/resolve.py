@@ -73,8 +73,8 @@ from rpa_mcp.replay.ports import TextReader, VlmLocator
 from rpa_mcp.replay.record_choice import RecordChoice, ambiguity
 from rpa_mcp.replay.search_regions import (
     Point,
-    anchored_point,
     opened_list,
+    other_points,
     record_regions,
     recorded_position,
     search_regions,
@@ -160,8 +160,8 @@ class TargetResolver:
             h, w = shape[:2]
             limit = self.thresholds.drift.max_fraction
             # where the step was clicked; in a resized window also that point kept from the window's top-left
-            anchored = anchored_point(spec)
-            drifts = [_drift(cand, point, w, h) for point in (pos, *((anchored,) if anchored else ()))]
+            # (and where a scroll its agent made took either)
+            drifts = [_drift(cand, point, w, h) for point in (pos, *other_points(spec))]
             (x, y), far = min(drifts, key=lambda d: d[1])
             if far > limit:
                 return (

@@ -3,7 +3,8 @@
 The recorded point is a share of the frame (`rel_x`/`rel_y`, or percentages); a placeholder point (the
 thresholds' `drift.placeholders`) is no point at all. Around a point, OCR reads a small first region
 (`first_look_region`), then a local and a wide region (`search_regions`) — and, in a window resized since the
-demonstration, the same around the point kept from the window's top-left corner; without a point, a box
+demonstration, the same around the point kept from the window's top-left corner, and after its agent scrolled
+to bring the target into view, around the points moved with the content; without a point, a box
 recorded for the target (three times its size), else the target's window as it stands now, else the
 whole frame.
 """
@@ -19,6 +20,8 @@ Point = tuple[float, float]  # shares of the frame's width and height
 SCALED_KEY = "scaled_rel"  # the recorded point at the same share of its window's new frame (`window_frame`)
 # the recorded point at the same distance from its window's top-left corner in its new frame (`window_frame`)
 ANCHORED_KEY = "top_left_rel"
+# the recorded point (and its top-left-anchored one) moved with the content its agent scrolled (`window_frame`)
+SCROLLED_KEY = "scrolled_rel"
 WINDOW_KEY = "window_now"  # the target's window's box on the screen now, as its agent reports it (`window_frame`)
 OPENED_KEY = "opened_list"  # the list a drop-down opened at replay (shares of the frame, as its agent saw it change)
 OPENED_PAD = 6  # px around the opened list a hit may lie in (its border, a line the list's edge cuts)
@@ -45,16 +48,39 @@ def anchored_point(spec: Mapping[str, Any]) -> Point | None:
     return None
 
 
+def scrolled_points(spec: Mapping[str, Any]) -> tuple[Point, ...]:
+    """The recorded point and its top-left-anchored one moved with the content its agent scrolled (none when
+    it did not scroll)."""
+    value = spec.get(SCROLLED_KEY)
+    if not isinstance(value, list | tuple):
+        return ()
+    return tuple(
+        (float(p[0]), float(p[1]))
+        for p in value[:4]
+        if isinstance(p, list | tuple) and len(p) == 2 and all(isinstance(v, int | float) for v in p)
+    )
+
+
+def other_points(spec: Mapping[str, Any]) -> tuple[Point, ...]:
+    """Where else than the recorded point the target may stand: top-left anchored, moved by a scroll."""
+    anchored = anchored_point(spec)
+    return (*((anchored,) if anchored else ()), *scrolled_points(spec))
+
+
 def top_left_anchored(
     spec: Mapping[str, Any], pos: Point, shape: tuple[int, ...], size: tuple[int, int]
 ) -> tuple[Point, ...]:
-    """The top-left-anchored point when it lies apart from `pos` (a quarter of a region or more), else none."""
-    point = anchored_point(spec)
-    if point is None:
-        return ()
+    """The other points (`other_points`) that lie apart from `pos` and from each other (a quarter of a region
+    or more)."""
     h, w = shape[:2]
-    apart = abs(point[0] - pos[0]) * w >= size[0] / 4 or abs(point[1] - pos[1]) * h >= size[1] / 4
-    return (point,) if apart else ()
+    kept: list[Point] = []
+    for point in other_points(spec):
+        if all(
+            abs(point[0] - seen[0]) * w >= size[0] / 4 or abs(point[1] - seen[1]) * h >= size[1] / 4
+            for seen in (pos, *kept)
+        ):
+            kept.append(point)
+    return tuple(kept)
 
 
 def search_regions(

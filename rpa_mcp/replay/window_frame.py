@@ -14,7 +14,9 @@ their distance from the window's top-left corner whatever their place: in a resi
 as well (`ANCHORED_KEY`); the searches look around it and the drift guard accepts a hit near either point.
 A target with no recorded point (a record chosen by who it is, never where it was) is looked for in its
 window's current frame (`WINDOW_KEY`), not across the whole screen. A page its agent scrolled to bring the target
-into view moved its content by a measured number of pixels (`scrolled`): every point is moved with it.
+into view moved its content by a measured number of pixels (`scrolled`): the points moved with it are looked at
+as well (`SCROLLED_KEY`), beside the recorded ones (the page may have stood scrolled otherwise than in the
+demonstration: the scroll then brought the target back to its recorded place).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rpa_mcp.replay.occlusion import StackedWindow
-from rpa_mcp.replay.search_regions import ANCHORED_KEY, SCALED_KEY, WINDOW_KEY
+from rpa_mcp.replay.search_regions import ANCHORED_KEY, SCALED_KEY, SCROLLED_KEY, WINDOW_KEY
 from rpa_mcp.vision.text_match import title_matches
 
 
@@ -52,8 +54,9 @@ def in_window_frame(
     spec: Mapping[str, Any], windows: Sequence[StackedWindow], screen: tuple[int, int], scrolled: int = 0
 ) -> dict[str, Any]:
     """The spec with its recorded position moved into its window's current frame (unchanged when the
-    window is not reported, did not move, or the demonstration did not say where it was), then down by
-    `scrolled` pixels of this screen (up when negative: the content its agent scrolled moved by that much)."""
+    window is not reported, did not move, or the demonstration did not say where it was); after its agent
+    scrolled the content by `scrolled` pixels of this screen (down; up when negative), the points moved with it
+    as well (`SCROLLED_KEY`)."""
     out = dict(spec)
     title = spec.get("window_title")
     now = (
@@ -62,41 +65,49 @@ def in_window_frame(
         else None
     )
     if now is None:
-        return _scrolled(out, scrolled, screen)
+        return _scrolled(out, None, scrolled, screen)
     out[WINDOW_KEY] = list(now)
     size = spec.get("screen")
     recorded, then = _box(spec.get("window_box")), _box([0, 0, *size[:2]] if isinstance(size, list) else None)
     rx, ry = _fraction(spec, "rel_x", "x_pct"), _fraction(spec, "rel_y", "y_pct")
     if recorded is None or then is None or rx is None or ry is None or now == recorded:
-        return _scrolled(out, scrolled, screen)
+        return _scrolled(out, None, scrolled, screen)
     px, py = rx * then[2], ry * then[3]
     wx, wy, ww, wh = recorded
     cx, cy, cw, ch = now
-    nx, ny = cx + _along(px - wx, ww, cw), cy + _along(py - wy, wh, ch) + scrolled
+    nx, ny = cx + _along(px - wx, ww, cw), cy + _along(py - wy, wh, ch)
     width, height = screen
     out["rel_x"] = round(min(max(nx / width, 0.0), 1.0), 4)
     out["rel_y"] = round(min(max(ny / height, 0.0), 1.0), 4)
-    sx, sy = cx + (px - wx) * cw / ww, cy + (py - wy) * ch / wh + scrolled
+    sx, sy = cx + (px - wx) * cw / ww, cy + (py - wy) * ch / wh
     out[SCALED_KEY] = [round(min(max(sx / width, 0.0), 1.0), 4), round(min(max(sy / height, 0.0), 1.0), 4)]
+    anchored = None
     if (cw, ch) != (ww, wh):  # resized: a page or a form laid out from the top left keeps its offsets there
-        # (moved by the scroll first: a control below a shorter window's edge is found where it came in)
-        tx, ty = cx + min(max(px - wx, 0.0), cw - 1.0), cy + min(max(py - wy + scrolled, 0.0), ch - 1.0)
+        tx, ty = cx + min(max(px - wx, 0.0), cw - 1.0), cy + min(max(py - wy, 0.0), ch - 1.0)
         out[ANCHORED_KEY] = [round(min(max(tx / width, 0.0), 1.0), 4), round(min(max(ty / height, 0.0), 1.0), 4)]
+        # after a scroll: moved with the content before it is kept inside the window (a control below a
+        # shorter window's edge comes in where the scroll brought it)
+        anchored = (tx, cy + min(max(py - wy + scrolled, 0.0), ch - 1.0) - scrolled)
     out.pop("x_pct", None)
     out.pop("y_pct", None)
     out.pop("bbox", None)  # the recorded box is where the window used to be
-    return out
+    return _scrolled(out, anchored, scrolled, screen)
 
 
-def _scrolled(out: dict[str, Any], scrolled: int, screen: tuple[int, int]) -> dict[str, Any]:
-    """`out` with its recorded point (and box) moved down by `scrolled` pixels of this screen, as shares."""
+def _scrolled(
+    out: dict[str, Any], anchored: tuple[float, float] | None, scrolled: int, screen: tuple[int, int]
+) -> dict[str, Any]:
+    """`out` with the points where the content its agent scrolled by `scrolled` pixels took the recorded point
+    and `anchored` (pixels, where the top-left corner keeps it) added as `SCROLLED_KEY`; the recorded point stays
+    (the page may have stood scrolled otherwise than in the demonstration)."""
     rx, ry = _fraction(out, "rel_x", "x_pct"), _fraction(out, "rel_y", "y_pct")
     if not scrolled or rx is None or ry is None:
         return out
-    out["rel_x"], out["rel_y"] = round(rx, 4), round(min(max(ry + scrolled / screen[1], 0.0), 1.0), 4)
-    out.pop("x_pct", None)
-    out.pop("y_pct", None)
-    box = _box(out.get("bbox"))
-    if box is not None:
-        out["bbox"] = [box[0], box[1] + scrolled, box[2], box[3]]
+    width, height = screen
+    points = [(rx * width, ry * height + scrolled)]
+    if anchored is not None:
+        points.append((anchored[0], anchored[1] + scrolled))
+    out[SCROLLED_KEY] = [
+        [round(min(max(x / width, 0.0), 1.0), 4), round(min(max(y / height, 0.0), 1.0), 4)] for x, y in points
+    ]
     return out

@@ -38,9 +38,9 @@ def test_over_a_label_or_a_panel_the_wheel_only_scrolls() -> None:
     assert refusal(1460, 160) is None  # the panel itself
 
 
-def test_over_a_drop_down_a_field_or_an_open_list_it_may_not() -> None:
+def test_over_a_text_field_it_only_scrolls_over_a_drop_down_or_an_open_list_it_may_not() -> None:
+    assert refusal(1700, 250) is None  # a field: the wheel scrolls its text or its page, never its value
     assert "combo box" in str(refusal(1700, 211))
-    assert "text" in str(refusal(1700, 250))  # a field: not known to pass the wheel on
     assert "window" in str(refusal(1700, 243, popup_open=True))  # the open list's pop-up is above everything
 
 
@@ -57,3 +57,9 @@ def test_a_control_that_takes_the_wheel_refuses_it_wherever_it_is_on_the_way_dow
     assert wheel.refusal(["frame", "scroll pane", "viewport", "table", "table cell"]) is None
     assert "canvas" in str(wheel.refusal(["frame", "canvas"]))  # unknown: it may zoom or draw
     assert wheel.refusal([]) is not None
+
+
+def test_a_web_page_s_tabs_pass_the_wheel_on_a_toolkit_s_tab_strip_does_not() -> None:
+    assert wheel.refusal(["frame", "document web", "section", "page tab list", "page tab"]) is None
+    assert "page tab" in str(wheel.refusal(["frame", "filler", "page tab list", "page tab"]))  # GTK, Qt: switches
+    assert "combo box" in str(wheel.refusal(["frame", "document web", "form", "combo box"]))

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from rpa_mcp.replay.occlusion import StackedWindow
-from rpa_mcp.replay.search_regions import ANCHORED_KEY, SCALED_KEY, WINDOW_KEY, search_regions
+from rpa_mcp.replay.search_regions import (
+    ANCHORED_KEY,
+    SCALED_KEY,
+    SCROLLED_KEY,
+    WINDOW_KEY,
+    recorded_position,
+    search_regions,
+)
 from rpa_mcp.replay.window_frame import in_window_frame
 
 TITLE = "Pharmacie - Dispensation"
@@ -77,22 +84,26 @@ def test_a_resized_window_also_keeps_each_target_at_its_distance_from_the_top_le
     assert ANCHORED_KEY not in moved  # the same size: the nearest edges and the top-left corner agree
 
 
-def test_a_scrolled_page_moves_the_recorded_point_by_the_measured_shift() -> None:
-    # the agent scrolled the content up by 300 px to bring the target in: it is looked for 300 px higher
+def scrolled(spec: dict[str, object]) -> list[tuple[int, int]]:
+    return [(round(x * 1920), round(y * 1080)) for x, y in spec[SCROLLED_KEY]]  # type: ignore[attr-defined]
+
+
+def test_a_scrolled_page_is_also_searched_where_the_scroll_took_the_recorded_point() -> None:
+    # the agent scrolled the content up by 300 px to bring the target in: it is also looked for 300 px higher
     stayed = [StackedWindow(TITLE, "chromium", (100, 100, 1024, 768))]
-    scrolled = in_window_frame(OK, stayed, SCREEN, scrolled=-300)
-    assert point(scrolled) == (1050, 500) and "x_pct" not in scrolled and "y_pct" not in scrolled
-    assert scrolled["bbox"] == [280, -60, 60, 20]  # its box moved with it
-    assert point(in_window_frame(OK, [], SCREEN, scrolled=-300)) == (1050, 500)  # no window reported
+    spec = in_window_frame(OK, stayed, SCREEN, scrolled=-300)
+    assert scrolled(spec) == [(1050, 500)] and spec["y_pct"] == OK["y_pct"]  # the recorded point stays
+    assert scrolled(in_window_frame(OK, [], SCREEN, scrolled=-300)) == [(1050, 500)]  # no window reported
     moved = in_window_frame(OK, [StackedWindow(TITLE, "chromium", (700, 250, 1024, 768))], SCREEN, scrolled=-300)
-    assert point(moved) == (1650, 650)  # carried into the moved window, then up by the scroll
-    assert in_window_frame(OK, stayed, SCREEN, scrolled=0) == in_window_frame(OK, stayed, SCREEN)
+    assert scrolled(moved) == [(1650, 650)]  # carried into the moved window, then up by the scroll
+    assert SCROLLED_KEY not in in_window_frame(OK, stayed, SCREEN, scrolled=0)
+    regions = search_regions((1080, 1920, 3), recorded_position(spec), spec, (640, 320))
+    assert any(y <= 500 <= y + h and x <= 1050 <= x + w for x, y, w, h in regions[2:])
 
 
 def test_a_target_below_a_shorter_window_is_looked_for_where_the_scroll_brought_it() -> None:
     # the page's button at y 571 of the maximised window, the window now 400 px tall: off view below; the
-    # agent scrolled the content up by 250 px: it shows at 571 - 250 = 321, the anchored point follows
+    # agent scrolled the content up by 250 px: it shows at 571 - 250 = 321
     short = [StackedWindow(TITLE, "chromium", (0, 0, 1280, 400))]
     assert round(in_window_frame(PAGE_BUTTON, short, SCREEN)[ANCHORED_KEY][1] * 1080) == 399  # clamped: the edge
-    anchored = in_window_frame(PAGE_BUTTON, short, SCREEN, scrolled=-250)[ANCHORED_KEY]
-    assert (round(anchored[0] * 1920), round(anchored[1] * 1080)) == (146, 321)
+    assert scrolled(in_window_frame(PAGE_BUTTON, short, SCREEN, scrolled=-250))[1] == (146, 321)

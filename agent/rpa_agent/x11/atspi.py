@@ -298,27 +298,27 @@ class Accessibility:
         frames = self._frames(window_title, (x, y))
         if not frames:
             return None
-        ref = frames[0]
-        if self._popup_over(ref, (x, y)):
-            return [self._role(ref)]
-        if str(self._prop(ref, ACCESSIBLE, "Name") or "") != window_title:
+        frame = frames[0]
+        if self._popup_over(frame, (x, y)):
+            return [self._role(frame)]
+        if str(self._prop(frame, ACCESSIBLE, "Name") or "") != window_title:
             return None
-        roles = [self._role(ref)]
-        for _ in range(MAX_DEPTH):
+        ref = frame
+        for _ in range(MAX_DEPTH):  # a toolkit may answer its deepest element at once (Chromium)
             child = self._call(ref, COMPONENT, "GetAccessibleAtPoint", "iiu", (x, y, COORD_SCREEN))[0]
             if child[1] == NULL_PATH or (str(child[0]), str(child[1])) == ref:
                 break
             ref = (str(child[0]), str(child[1]))
+        if self._role(ref) in CONTAINER_ROLES:  # hit testing not ready (a page just loaded): by geometry
+            ref = self._descend(ref, x, y) or ref
+        roles: list[str] = []  # the deepest element, then its ancestors up to the frame
+        while len(roles) < MAX_DEPTH:
             roles.append(self._role(ref))
-        if roles[-1] in CONTAINER_ROLES:  # hit testing not ready (a page just loaded): by geometry
-            deeper = self._descend(ref, x, y)
-            below: list[str] = []
-            while deeper is not None and deeper != ref and len(below) < MAX_DEPTH:
-                below.append(self._role(deeper))
-                parent = self._prop(deeper, ACCESSIBLE, "Parent")
-                deeper = (str(parent[0]), str(parent[1])) if parent and parent[1] != NULL_PATH else None
-            roles.extend(reversed(below))
-        return roles
+            parent = self._prop(ref, ACCESSIBLE, "Parent")
+            if ref == frame or not parent or parent[1] == NULL_PATH:
+                break
+            ref = (str(parent[0]), str(parent[1]))
+        return roles[::-1]
 
     def _open_list_item(self, hit: tuple[str, str], point: tuple[int, int]) -> tuple[str, str] | None:
         """The option under `point` in a drop-down's open list that the toolkit keeps inside the drop-down

@@ -2,8 +2,10 @@
 
 A wheel turned over a drop-down, a spin button, a slider, a calendar or a tab strip changes its value (GTK, Qt
 and wx do, and a web page's number field may): a scroll meant to bring a target into view would change a record.
-The wheel may turn only where the deepest element is one known to pass the wheel on to its view (text, a
-container, a list, a button, a link, an image), with none of those that take it on the way down to it.
+A web page's tabs are the exception: inside a document a browser scrolls the page over them.
+The wheel may turn only where the deepest element is one whose value a wheel never changes (text, a text field,
+a container, a list, a button, a check box, a link, an image: it passes the wheel on to its view, or scrolls its
+own text), with none of those that take it on the way down to it.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ SCROLLS_ONLY = frozenset(
         "panel", "filler", "section", "form", "grouping", "frame", "article", "landmark", "block quote",
         "document web", "document frame", "scroll pane", "viewport", "scroll bar",
         "table", "table row", "table cell", "column header", "row header", "list", "list item", "tree",
-        "tree item", "tree table", "description list", "description term", "description value",
+        "tree item", "tree table", "description list", "description term", "description value", "list box",
+        "entry", "text", "password text", "check box", "radio button", "toggle button",
     }
 )  # fmt: skip
 TAKES_THE_WHEEL = frozenset(
@@ -26,14 +29,19 @@ TAKES_THE_WHEEL = frozenset(
 )  # fmt: skip
 
 
+WEB_DOCUMENTS = frozenset({"document web", "document frame"})
+WEB_SCROLLS = frozenset({"page tab", "page tab list"})  # a web page's tabs: a browser scrolls the page over them
+
+
 def refusal(roles: list[str]) -> str | None:
     """None when a wheel turned over this chain of elements (the frame first, the deepest last) only scrolls;
     else why it may not turn there."""
     if not roles:
         return "the accessibility tree names nothing under the pointer"
-    taking = next((role for role in roles if role in TAKES_THE_WHEEL), None)
+    on_a_page = any(role in WEB_DOCUMENTS for role in roles)
+    taking = next((r for r in roles if r in TAKES_THE_WHEEL and not (on_a_page and r in WEB_SCROLLS)), None)
     if taking is not None:
-        return f"the wheel would turn over a {taking}, which it may change"
-    if roles[-1] not in SCROLLS_ONLY:
-        return f"the wheel would turn over a {roles[-1]}, not known to pass the wheel on"
+        return f"the wheel would turn over a {taking}, which it may change ({' > '.join(roles)})"
+    if roles[-1] not in SCROLLS_ONLY and not (on_a_page and roles[-1] in WEB_SCROLLS):
+        return f"the wheel would turn over a {roles[-1]}, not known to pass the wheel on ({' > '.join(roles)})"
     return None
