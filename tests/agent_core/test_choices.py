@@ -308,6 +308,13 @@ class Tree:
         box = self.elements.get((name, role))
         return Element(name, role, box) if box else None
 
+    def element_at(self, x: int, y: int) -> Any:
+        """The hit test: the element whose box holds the point (the last one: drawn over the others)."""
+        from rpa_agent.port import Element
+
+        held = [(n, r) for (n, r), (bx, by, bw, bh) in self.elements.items() if bx <= x < bx + bw and by <= y < by + bh]
+        return Element(*held[-1]) if held else None
+
 
 def test_a_control_the_server_could_not_place_is_found_by_its_recorded_element() -> None:
     from dataclasses import replace
@@ -327,6 +334,8 @@ def test_a_control_the_server_could_not_place_is_found_by_its_recorded_element()
     untitled = replace(step, target=Target(label="Urgent", spec={"element": radio["element"]}))
     assert by_tree(untitled, low, tree) is None  # no window recorded for the step: no way to tell, no click
     assert by_tree(step, low, object()) is None  # a backend without a tree
+    covered = Tree({("Urgent", "RadioButton"): (1371, 194, 60, 19), ("Imagerie", "Text"): (1300, 180, 200, 40)})
+    assert by_tree(step, low, covered) is None  # something drawn over its centre: a click there would hit it
     row = replace(step, target=Target(label="Urgent", spec={**radio, "identity": "Urgent"}))
     assert by_tree(row, low, tree) is None  # a record chosen by who it is: never by name alone
     cell = replace(step, target=Target(label="Urgent", spec={"element": {"name": "Urgent", "role": "DataItem"}}))

@@ -44,6 +44,12 @@ class TreeWindows(FakeWindows):
         found = [Element(n, r, box) for n, r, box in self.elements if (n, r) == (name, role)]
         return found[0] if len(found) == 1 else None
 
+    def element_at(self, x: int, y: int) -> Element | None:
+        """The hit test: the element whose box holds the point (the last one: drawn over the others)."""
+        held = [Element(n, r, (bx, by, bw, bh)) for n, r, (bx, by, bw, bh) in self.elements
+                if bx <= x < bx + bw and by <= y < by + bh]  # fmt: skip
+        return Element(held[-1].name, held[-1].role) if held else None
+
 
 def look(windows: FakeWindows, params: dict[str, Any]) -> tuple[dict[str, Any], FakeDesktop]:
     """The agent carries out a look with `params` on a desktop with `windows`: its result, and the desktop."""
@@ -86,7 +92,7 @@ def test_two_elements_of_that_name_are_answered_not_found() -> None:
         "found": False,
         "name": "Dossier",
         "role": "Button",
-        "reason": "no single showing element of that name and type in the step's window in front",
+        "reason": "no single showing element of that name and type, uncovered, in the step's window in front",
     }
 
 

@@ -170,3 +170,36 @@ def test_a_button_not_found_is_never_scrolled_for(journal: Journal) -> None:
     server.action(action_type="click", target={"label": "Valider", "rel_x": 0.5, "rel_y": 0.5})
     handle_next(make_agent(server, desktop, journal))
     assert desktop.input.sent == [] and server.results[0]["error"].startswith("target_not_resolved")
+
+
+class MovingPage(Server):
+    """The page moves right after the first resolution (a record restoring its scroll once drawn)."""
+
+    def __init__(self, desktop: ControlDesktop, *answers: dict[str, Any]) -> None:
+        super().__init__(*answers)
+        self.desktop = desktop
+
+    def __call__(self, method: str, path: str, body: Any) -> tuple[int, Any]:
+        answer = super().__call__(method, path, body)
+        if path.endswith("/resolve_target") and len(self.resolves()) == 1:
+            self.desktop.screen.shown += 1  # drawn elsewhere now
+        return answer
+
+
+def test_a_target_the_page_moved_away_from_after_it_was_found_is_found_again_before_the_click(
+    journal: Journal,
+) -> None:
+    desktop = ControlDesktop()
+    server = MovingPage(desktop, FOUND | {"x": 30, "y": 20}, FOUND | {"x": 30, "y": 8})
+    server.action(action_type="click", target={"label": "Observations", "rel_x": 0.5, "rel_y": 0.5})
+    handle_next(make_agent(server, desktop, journal))
+    assert len(server.resolves()) == 2 and desktop.input.sent == [("click", 30, 8, "left", 1)]
+    assert "the screen moved" in server.results[0]["warning"]
+
+
+def test_a_target_not_found_again_once_the_page_moved_is_never_clicked(journal: Journal) -> None:
+    desktop = ControlDesktop()
+    server = MovingPage(desktop, FOUND | {"x": 30, "y": 20}, NOT_FOUND)
+    server.action(action_type="click", target={"label": "Observations", "rel_x": 0.5, "rel_y": 0.5})
+    handle_next(make_agent(server, desktop, journal))
+    assert desktop.input.sent == [] and "(the screen moved)" in server.results[0]["error"]

@@ -14,6 +14,8 @@ under the same rules (`tree_query`).
 from __future__ import annotations
 
 import base64
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -27,6 +29,7 @@ RESOLVE_PATH = "/api/v1/resolve_target"
 TREE_ROLES = frozenset({"Button", "CheckBox", "RadioButton", "ComboBox", "Edit", "MenuItem", "TabItem", "Hyperlink"})
 NOT_PLACED = ("not_found", "rejected_low_score", "rejected_drift")  # the server saw no such label where it belongs
 MAX_WINDOWS = 64  # the server reads at most 64 windows
+HIT_TEST_AGAIN_S = 0.05  # a browser's precise hit test answers within this
 SHIFT_FIELD = "content_shift_y"  # how far a scroll moved the content (pixels, down)
 MAX_SHIFT = 16384
 TREE_QUESTION = "first_step_tree"  # a look's question about the run's first step, and the key of its answer
@@ -193,17 +196,37 @@ def tree_query(action: NextAction) -> tuple[str, str, str] | None:
     return wanted[0], wanted[1], window.strip()
 
 
-def element_by_tree(action: NextAction, windows: object) -> Element | None:
+def element_by_tree(action: NextAction, windows: object, wait: Callable[[float], None] = time.sleep) -> Element | None:
     """The one showing element of the window in front that the step's target was demonstrated on, with its box,
-    only while the window in front is the step's own; None when the tree may not stand in or does not say."""
+    only while the window in front is the step's own and nothing is drawn over its centre (`uncovered`); None
+    when the tree may not stand in or does not say."""
     query = tree_query(action)
     if query is None or not isinstance(windows, NamedElements):
         return None
     element = windows.element_named(*query)  # only while that window is in front
-    return element if element is not None and element.box is not None else None
+    return element if element is not None and element.box is not None and uncovered(element, windows, wait) else None
 
 
-def by_tree(action: NextAction, found: Located, windows: object) -> Located | None:
+def uncovered(element: Element, windows: object, wait: Callable[[float], None] = time.sleep) -> bool:
+    """The tree's hit test at the element's centre answers that very element, asked twice: a "showing" element
+    may lie under something drawn over it (a page's sticky header over a tab scrolled under it), which a click
+    there would hit, and a browser's first answer may go by the elements' boxes alone (Chromium: asked again,
+    it answers what is drawn on top). Unanswered (no hit test): covered, as far as anyone can tell."""
+    hit_test = getattr(windows, "element_at", None)
+    if element.box is None or not callable(hit_test):
+        return False
+    for attempt in range(2):
+        if attempt:
+            wait(HIT_TEST_AGAIN_S)
+        hit = hit_test(*centre(element.box))
+        if hit is None or (hit.name, hit.role) != (element.name, element.role):
+            return False
+    return True
+
+
+def by_tree(
+    action: NextAction, found: Located, windows: object, wait: Callable[[float], None] = time.sleep
+) -> Located | None:
     """The step's control found by its accessible element when the server could not place its label on the
     screen (read joined with a neighbour's, "Programmé Urgent"): the one showing element of the window in
     front with the recorded name and control type, clicked at its centre, only while the window in front is
@@ -212,14 +235,16 @@ def by_tree(action: NextAction, found: Located, windows: object) -> Located | No
     more than one) or another window is in front."""
     if found.found or not found.method.startswith(NOT_PLACED):
         return None
-    element = element_by_tree(action, windows)
+    element = element_by_tree(action, windows, wait)
     if element is None or element.box is None:
         return None
     x, y = centre(element.box)
     return Located(x, y, "accessible_element")
 
 
-def first_step_tree(look: NextAction, front: Window | None, windows: object) -> dict[str, Any] | None:
+def first_step_tree(
+    look: NextAction, front: Window | None, windows: object, wait: Callable[[float], None] = time.sleep
+) -> dict[str, Any] | None:
     """A look's answer about the run's first step (`params.first_step_tree`, asked by the look a replay begins
     with): whether `by_tree` would find its control on this screen, by the same rules (`tree_query`), with its
     centre and the window in front (`front`) with its box. None when the look asks nothing, asks something
@@ -235,21 +260,23 @@ def first_step_tree(look: NextAction, front: Window | None, windows: object) -> 
             irreversible=bool(question["irreversible"]),
             target=wire.Target(**question["target"]),
         )
-        answer = _tree_answer(step, front, windows)
+        answer = _tree_answer(step, front, windows, wait)
         wire.outgoing("tree-answer", answer)
     except (WireError, TypeError):
         return None
     return answer
 
 
-def _tree_answer(step: NextAction, front: Window | None, windows: object) -> dict[str, Any]:
+def _tree_answer(
+    step: NextAction, front: Window | None, windows: object, wait: Callable[[float], None]
+) -> dict[str, Any]:
     query = tree_query(step)
     if query is None:
         return {"found": False, "reason": "the accessibility tree never stands in for this step's target"}
     name, role = query[0][:1000], query[1][:100]
-    element = element_by_tree(step, windows)
+    element = element_by_tree(step, windows, wait)
     if element is None or element.box is None:
-        reason = "no single showing element of that name and type in the step's window in front"
+        reason = "no single showing element of that name and type, uncovered, in the step's window in front"
         return {"found": False, "name": name, "role": role, "reason": reason}
     return {
         "found": True,

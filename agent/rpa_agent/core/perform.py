@@ -47,6 +47,8 @@ TAKEOVER_POLL_S = 0.05
 TITLE_CHANGES_PARAM = "until_title_changes_from"
 # a look that waits for a step's outcome: its wait ends once the screen is another than the last one sent
 SCREEN_CHANGES_PARAM = "until_screen_changes"
+MOVED_SHARE = 0.10  # of the pixels around a target found: the page moved under it since (a caret is far less)
+AROUND_TARGET = (240, 80)  # px: the box around the point found that must still show what it showed
 
 
 class InvalidAction(ValueError):
@@ -163,7 +165,8 @@ class Performer:
                 self.mark("resolved")
             else:
                 needs_point = kind in NEEDS_POINT and action.target is not None
-                if needs_point and locate.has_something_to_find(action):
+                found_on_screen = needs_point and locate.has_something_to_find(action)
+                if found_on_screen:
                     seen = self._find(action, png_before, front_before.title if front_before else None, controls)
                     found, warning = seen.found, seen.note
                     if found.identity_ms is not None:
@@ -183,9 +186,24 @@ class Performer:
                         return self._refused(action, refusal, foreign_before, png_before)
                     position = locate.recorded_point(action, self.desktop.screen.size())
                     self.mark("resolved")
+                reference = self.desktop.screen.grab()  # the screen just before the input: did it react?
+                if found_on_screen and position is not None and self._moved_under(frame_before, reference, position):
+                    # the page moved since the target was found (a record restoring its scroll, a late layout):
+                    # found again on the screen once still, never clicked where it was
+                    frame_before, _ = self._settle(quiet_s=0.2)
+                    png_before = self.encode(frame_before)
+                    again = self._find(action, png_before, front_before.title if front_before else None, controls)
+                    if again.png is not None:
+                        frame_before, png_before = self.desktop.screen.grab(), again.png
+                    if not again.found.found:
+                        reason = f"target_not_resolved: {again.found.method}: {again.found.reason} (the screen moved)"
+                        self.say(f"paused: {reason}")
+                        return self._refused(action, reason, foreign_before, png_before)
+                    position = (int(again.found.x or 0), int(again.found.y or 0))
+                    warning = _joined(warning, "the screen moved after the target was found: found again")
+                    reference = self.desktop.screen.grab()
                 if position is not None:
                     self.notes["position"] = list(position)  # where the input went (timings, the demo's film)
-                reference = self.desktop.screen.grab()  # the screen just before the input: did it react?
                 if kind in choices.KINDS and position is not None:
                     controls.still = (frame_before, png_before)  # a box's state read before the click: no wait
                     self._seen_still = None
@@ -223,7 +241,7 @@ class Performer:
             output = choices.option_named(controls, position)
         front_after = self.desktop.windows.foreground()
         if kind in NO_INPUT and executed:  # a look asked whether the tree names the run's first target
-            answer = locate.first_step_tree(action, front_after, self.desktop.windows)
+            answer = locate.first_step_tree(action, front_after, self.desktop.windows, self.sleep)
             output = {locate.TREE_QUESTION: answer} if answer is not None else output
         png_after = encoding.result() if encoding is not None else self.encode(frame_after)
         self._last_shot = (frame_after, png_after)
@@ -266,7 +284,7 @@ class Performer:
     ) -> scrolling.Scrolled:
         """The target on this screen; out of view, after a bounded scroll (`rpa_agent.core.scrolling`)."""
         found = self.locate(action, png, window_title)
-        found = locate.by_tree(action, found, self.desktop.windows) or found  # not on the screen: by the tree
+        found = locate.by_tree(action, found, self.desktop.windows, self.sleep) or found  # not seen: by the tree
         size = self.desktop.screen.size()
         seen = scrolling.bring_into_view(
             hands, action, found, png, size, lambda shot, shift: self.locate(action, shot, window_title, shift)
@@ -274,6 +292,13 @@ class Performer:
         if seen.note is not None:
             self.notes["scrolled"] = seen.note
         return seen
+
+    def _moved_under(self, before: Frame, now: Frame, position: tuple[int, int]) -> bool:
+        """The screen around `position` changed between the screen the target was found on and now."""
+        width, height = AROUND_TARGET
+        x, y = position
+        box = (max(0, x - width // 2), max(0, y - height // 2), width, height)
+        return self.desktop.screen.changed(before, now, box) >= MOVED_SHARE
 
     def stacked_windows(self) -> list[dict[str, Any]]:
         """The windows shown, top-most first, as the resolve request carries them ([] without `Stacking`)."""
@@ -528,3 +553,7 @@ def _b64(data: bytes) -> str:
 
 def _without_none(data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if v is not None}
+
+
+def _joined(first: str | None, second: str) -> str:
+    return f"{first}; {second}" if first else second
