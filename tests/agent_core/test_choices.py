@@ -316,6 +316,20 @@ class Tree:
         return Element(*held[-1]) if held else None
 
 
+class BoxesFirst(Tree):
+    """A browser's hit test: its first answer by the elements' boxes, the next one what is drawn on top."""
+
+    def __init__(self, elements: dict[tuple[str, str], tuple[int, int, int, int]], over: tuple[str, str]) -> None:
+        super().__init__(elements)
+        self.over, self.asked = over, 0
+
+    def element_at(self, x: int, y: int) -> Any:
+        from rpa_agent.port import Element
+
+        self.asked += 1
+        return super().element_at(x, y) if self.asked == 1 else Element(*self.over)
+
+
 def test_a_control_the_server_could_not_place_is_found_by_its_recorded_element() -> None:
     from dataclasses import replace
 
@@ -336,6 +350,11 @@ def test_a_control_the_server_could_not_place_is_found_by_its_recorded_element()
     assert by_tree(step, low, object()) is None  # a backend without a tree
     covered = Tree({("Urgent", "RadioButton"): (1371, 194, 60, 19), ("Imagerie", "Text"): (1300, 180, 200, 40)})
     assert by_tree(step, low, covered) is None  # something drawn over its centre: a click there would hit it
+    inner = Tree({("Urgent", "RadioButton"): (1371, 194, 60, 19), ("Urgent", "Text"): (1390, 196, 40, 15)})
+    assert by_tree(step, low, inner) == Located(1401, 203, "accessible_element")  # its own text, named as it is
+    by_boxes = BoxesFirst({("Urgent", "RadioButton"): (1371, 194, 60, 19)}, over=("Imagerie", "Text"))
+    assert by_tree(step, low, by_boxes, wait=lambda s: None) is None  # asked again, the hit test tells the truth
+    assert by_boxes.asked == 2
     row = replace(step, target=Target(label="Urgent", spec={**radio, "identity": "Urgent"}))
     assert by_tree(row, low, tree) is None  # a record chosen by who it is: never by name alone
     cell = replace(step, target=Target(label="Urgent", spec={"element": {"name": "Urgent", "role": "DataItem"}}))
