@@ -22,6 +22,7 @@ from rpa_mcp.ops.registry import Http, OpContext, Operation, StrictModel, Surfac
 from rpa_mcp.ops.replay_models import service_of
 from rpa_mcp.replay.occlusion import StackedWindow, occluded
 from rpa_mcp.replay.resolve import Resolution
+from rpa_mcp.replay.search_regions import recorded_position
 from rpa_mcp.replay.window_frame import in_window_frame
 from rpa_mcp.replay.wire import (
     ActionResult,
@@ -138,9 +139,13 @@ async def resolve_target(ctx: OpContext, args: ResolveTargetInput) -> ResolveTar
     flight = service.in_flight(machine) if machine and ctx.caller.has_any(AGENT) else None
     replay_id, action_id = flight if flight is not None else (None, None)
 
+    recorded: list[tuple[int, int] | None] = [None]  # the recorded point in its window's frame now (pixels)
+
     def work(image: np.ndarray) -> tuple[Resolution, Mark | None]:
         # the window moved, the agent scrolled its content
         spec = in_window_frame(args.target_spec, stacked, (image.shape[1], image.shape[0]), args.content_shift_y)
+        point = recorded_position(spec)
+        recorded[0] = (round(point[0] * image.shape[1]), round(point[1] * image.shape[0])) if point else None
         res = service.resolver.resolve(
             image, spec, window_title=args.window_title, machine_id=machine, replay_id=replay_id, action_id=action_id
         )
@@ -150,7 +155,7 @@ async def resolve_target(ctx: OpContext, args: ResolveTargetInput) -> ResolveTar
 
     res, mark = await with_images(ctx, work, (args.image, "image"))
     spec_title = args.target_spec.get("window_title")
-    res = occluded(res, stacked, spec_title if isinstance(spec_title, str) else None)
+    res = occluded(res, stacked, spec_title if isinstance(spec_title, str) else None, recorded[0])
     return ResolveTargetOutput(
         resolved=res.resolved,
         x=res.x,

@@ -21,6 +21,7 @@ from rpa_mcp.vision.text_match import title_matches
 
 OCCLUDED = "WINDOW_OCCLUDED"
 METHOD = "window_occluded"
+NOT_FOUND = ("not_found", "ocr_not_found")  # what a search that saw no such label answers
 
 
 @dataclass(frozen=True)
@@ -63,13 +64,25 @@ def occlusion_reason(point: tuple[int, int], window: StackedWindow) -> str:
     return f"{OCCLUDED}: the target at {point} is covered by the window {window.named()}; it is not clicked"
 
 
-def occluded(res: Resolution, windows: Sequence[StackedWindow], target_title: str | None) -> Resolution:
-    """A resolution whose point another window covers becomes `resolved=false, method=window_occluded`."""
-    if not res.resolved or res.x is None or res.y is None or not windows:
+def occluded(
+    res: Resolution,
+    windows: Sequence[StackedWindow],
+    target_title: str | None,
+    recorded: tuple[int, int] | None = None,
+) -> Resolution:
+    """A resolution whose point another window covers becomes `resolved=false, method=window_occluded`; so does
+    a target found nowhere whose `recorded` point (in its window's frame now) another window covers: hidden under
+    it, not missing."""
+    if not windows:
         return res
-    window = covering((res.x, res.y), windows, target_title)
+    point = (res.x, res.y) if res.resolved and res.x is not None and res.y is not None else None
+    if point is None and (res.resolved or recorded is None or not res.method.startswith(NOT_FOUND)):
+        return res
+    point = point or recorded
+    assert point is not None
+    window = covering(point, windows, target_title)
     if window is None:
         return res
-    reason = occlusion_reason((res.x, res.y), window)
-    tried = [*res.tried, {"method": METHOD, "x": res.x, "y": res.y, "accepted": False, "reason": reason}]
+    reason = occlusion_reason(point, window)
+    tried = [*res.tried, {"method": METHOD, "x": point[0], "y": point[1], "accepted": False, "reason": reason}]
     return Resolution(False, None, None, METHOD, res.score, reason, res.from_memory, tried, res.elapsed_ms)

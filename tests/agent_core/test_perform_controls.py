@@ -203,3 +203,29 @@ def test_a_target_not_found_again_once_the_page_moved_is_never_clicked(journal: 
     server.action(action_type="click", target={"label": "Observations", "rel_x": 0.5, "rel_y": 0.5})
     handle_next(make_agent(server, desktop, journal))
     assert desktop.input.sent == [] and "(the screen moved)" in server.results[0]["error"]
+
+
+OCCLUDED: dict[str, Any] = {
+    "resolved": False, "method": "window_occluded", "reason": "WINDOW_OCCLUDED: covered by the window 'Imagerie'",
+}  # fmt: skip
+
+
+def test_a_target_another_window_covers_is_clicked_once_the_step_s_own_window_is_raised(journal: Journal) -> None:
+    server, desktop = Server(OCCLUDED, FOUND | {"x": 30, "y": 20}), ControlDesktop()
+    desktop.windows.front = 2  # the viewer in front, over the record
+    target = {"label": "Valider", "rel_x": 0.5, "rel_y": 0.5, "window_title": "Dossier patient"}
+    server.action(action_type="click", target=target)
+    handle_next(make_agent(server, desktop, journal))
+    assert desktop.windows.front == 1 and desktop.input.sent == [("click", 30, 20, "left", 1)]
+    assert len(server.resolves()) == 2
+    warning = server.results[0]["warning"]
+    assert "raised the step's window 'Dossier patient' over 'Imagerie'" in warning  # declared, kept in the evidence
+
+
+def test_a_target_covered_while_its_own_window_is_in_front_is_never_clicked(journal: Journal) -> None:
+    server, desktop = Server(OCCLUDED, FOUND | {"x": 30, "y": 20}), ControlDesktop()
+    target = {"label": "Valider", "rel_x": 0.5, "rel_y": 0.5, "window_title": "Dossier patient"}
+    server.action(action_type="click", target=target)  # its own window in front: a window kept on top covers it
+    handle_next(make_agent(server, desktop, journal))
+    assert desktop.input.sent == [] and "window_occluded" in server.results[0]["error"]
+    assert len(server.resolves()) == 1

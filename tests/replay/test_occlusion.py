@@ -125,3 +125,23 @@ async def test_resolve_target_reads_the_radio_button_beside_the_label_when_asked
         answers.append(await agent_ops.resolve_target(ctx, agent_ops.ResolveTargetInput(image=arg, target_spec=spec)))
     # the answer says it is a radio button: a selected one wanted cleared is never clicked (a click cannot clear it)
     assert [(a.resolved, a.checked, a.mark) for a in answers] == [(True, True, "radio"), (True, False, "radio")]
+
+
+@pytest.mark.anyio
+async def test_a_target_found_nowhere_whose_recorded_place_another_window_covers_is_occluded(ctx: OpContext) -> None:
+    ctx.services.replay.resolver.ocr = FakeOcr([])  # the label is hidden: nothing reads it
+    spec = {"label": "Valider", "window_title": FORM, "x_pct": 500 / 1920, "y_pct": 300 / 1080}
+
+    async def hidden(windows: list[dict[str, object]]) -> agent_ops.ResolveTargetOutput:
+        args = agent_ops.ResolveTargetInput(
+            image=screenshot(),
+            target_spec=spec,
+            windows=[agent_ops.StackedWindowArg.model_validate(w) for w in windows],
+        )
+        return await agent_ops.resolve_target(ctx, args)
+
+    covered = await hidden([PACS_ARG, MAIN_ARG])
+    assert not covered.resolved and covered.method == "window_occluded"
+    assert covered.reason is not None and "PACS viewer" in covered.reason
+    missing = await hidden([MAIN_ARG, PACS_ARG])  # its own window on top there: simply not found
+    assert not missing.resolved and missing.method != "window_occluded"

@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 from rpa_agent.core import choices, locate, scrolling
@@ -47,6 +48,7 @@ TAKEOVER_POLL_S = 0.05
 TITLE_CHANGES_PARAM = "until_title_changes_from"
 # a look that waits for a step's outcome: its wait ends once the screen is another than the last one sent
 SCREEN_CHANGES_PARAM = "until_screen_changes"
+OCCLUDED_METHOD = "window_occluded"  # resolve_target's answer for a target another window covers
 MOVED_SHARE = 0.10  # of the pixels around a target found: the page moved under it since (a caret is far less)
 AROUND_TARGET = (240, 80)  # px: the box around the point found that must still show what it showed
 
@@ -169,6 +171,8 @@ class Performer:
                 if found_on_screen:
                     seen = self._find(action, png_before, front_before.title if front_before else None, controls)
                     found, warning = seen.found, seen.note
+                    if "raised" in self.notes:  # a declared action: the result says it
+                        warning = _joined(self.notes["raised"], warning) if warning else self.notes["raised"]
                     if found.identity_ms is not None:
                         self.server_phases["identity"] = found.identity_ms
                     if seen.png is not None:  # scrolled: the action goes on from the scrolled screen
@@ -282,8 +286,17 @@ class Performer:
     def _find(
         self, action: NextAction, png: bytes, window_title: str | None, hands: scrolling.ScrollPort
     ) -> scrolling.Scrolled:
-        """The target on this screen; out of view, after a bounded scroll (`rpa_agent.core.scrolling`)."""
+        """The target on this screen; covered by another window, after raising the step's own (`_raise_own`); out
+        of view, after a bounded scroll (`rpa_agent.core.scrolling`)."""
         found = self.locate(action, png, window_title)
+        raised_png = None
+        if found.method == OCCLUDED_METHOD and (raised := self._raise_own(action)) is not None:
+            self.notes["raised"] = raised  # declared in the result's warning, kept in the evidence
+            frame, _ = self._settle(quiet_s=0.2)
+            png = raised_png = self.encode(frame)
+            front = self.desktop.windows.foreground()
+            window_title = front.title if front is not None else window_title
+            found = self.locate(action, png, window_title)
         found = locate.by_tree(action, found, self.desktop.windows, self.sleep) or found  # not seen: by the tree
         size = self.desktop.screen.size()
         seen = scrolling.bring_into_view(
@@ -291,7 +304,26 @@ class Performer:
         )
         if seen.note is not None:
             self.notes["scrolled"] = seen.note
-        return seen
+        return seen if seen.png is not None or raised_png is None else replace(seen, png=raised_png)
+
+    def _raise_own(self, action: NextAction) -> str | None:
+        """Bring the step's own window (its title, `{{*}}` standing for a record's words) in front of the window
+        covering its target: what was done, said in the result; None when there is no such window to raise or
+        it did not come in front (the step then pauses, WINDOW_OCCLUDED)."""
+        wanted = (action.target.window_title if action.target else None) or locate.spec_of(action).get("window_title")
+        windows = self.desktop.windows
+        window = window_titled(windows.windows(), wanted) if isinstance(wanted, str) and wanted else None
+        front = windows.foreground()
+        if window is None or _same(front, window):
+            return None  # nothing of its own to raise, or already in front: covered by a window kept on top
+        windows.activate(window.handle)
+        deadline = self.clock() + FOCUS_TIMEOUT_S
+        while not _same(windows.foreground(), window) and self.clock() < deadline:
+            self.sleep(SETTLE_STEP_S)
+        if not _same(windows.foreground(), window):
+            return None
+        covering = f" over {front.title!r}" if front is not None and front.title else ""
+        return f"raised the step's window {window.title!r}{covering}: another window covered the target"
 
     def _moved_under(self, before: Frame, now: Frame, position: tuple[int, int]) -> bool:
         """The screen around `position` changed between the screen the target was found on and now."""
