@@ -1,17 +1,20 @@
 """A target not in view is brought in by a bounded scroll, then resolved again.
 
 Only a target the server found nowhere on the screen (`not_found`) is looked for this way: a rejected hit is
-never scrolled away. The wheel turns at the recorded point (where the target was), at most `MAX_NOTCHES`
-notches one way, and stops early at the end of the content (the screen did not change).
+never scrolled away. The wheel turns at the recorded point (where the target was; moved inside the window in
+front when that window is shorter), a bounded number of times, and stops early at the end of the content (the
+screen did not change).
 
 Where the platform tells what is under the pointer (`ScrollPort.checks_wheel`: the accessibility tree), any
-target is looked for, one notch at a time, each notch only over an element whose value a wheel never changes
-(text, a container, a list, a button: never a drop-down, a spin button, a slider or a tab strip, which a wheel
-turns): down, then up from where it began. Elsewhere only a row of a list is (a record: `identity` in its spec,
-or a recorded row, list item or cell), `STEP` notches at a time, down.
+target is looked for, one notch at a time (`MAX_NOTCHES` each way), each notch only where the element under the
+pointer, and those the notch brings under it, are ones whose value a wheel never changes (text, a field, a
+container, a list, a button: never a drop-down, a spin button, a slider or a tab strip, which a wheel turns):
+down, then up from where it began. Elsewhere only a row of a list is (a record: `identity` in its spec, or a
+recorded row, list item or cell), `STEP` notches at a time, down.
 
 After each turn the content's shift is measured on the screen (`rpa_agent.core.shift`) and the server looks for
-the target that much further (`content_shift_y`): its drift guard holds against where the recorded point went.
+the target that much further (`content_shift_y`) as well as where it was recorded; its drift guard accepts a hit
+near either.
 Found: the action goes on from the scrolled screen and its result says how far it scrolled (`warning`). Not
 found: the content is scrolled back as it was and the step is reported not resolved (the replay pauses); a
 scroll changes no record.
