@@ -65,13 +65,13 @@ def in_window_frame(
         else None
     )
     if now is None:
-        return _scrolled(out, None, scrolled, screen)
+        return _scrolled(out, [], scrolled, screen)
     out[WINDOW_KEY] = list(now)
     size = spec.get("screen")
     recorded, then = _box(spec.get("window_box")), _box([0, 0, *size[:2]] if isinstance(size, list) else None)
     rx, ry = _fraction(spec, "rel_x", "x_pct"), _fraction(spec, "rel_y", "y_pct")
     if recorded is None or then is None or rx is None or ry is None or now == recorded:
-        return _scrolled(out, None, scrolled, screen)
+        return _scrolled(out, [], scrolled, screen)
     px, py = rx * then[2], ry * then[3]
     wx, wy, ww, wh = recorded
     cx, cy, cw, ch = now
@@ -81,32 +81,30 @@ def in_window_frame(
     out["rel_y"] = round(min(max(ny / height, 0.0), 1.0), 4)
     sx, sy = cx + (px - wx) * cw / ww, cy + (py - wy) * ch / wh
     out[SCALED_KEY] = [round(min(max(sx / width, 0.0), 1.0), 4), round(min(max(sy / height, 0.0), 1.0), 4)]
-    anchored = None
+    moved: list[tuple[float, float]] = []  # the top-left-anchored point, where a scroll took it
     if (cw, ch) != (ww, wh):  # resized: a page or a form laid out from the top left keeps its offsets there
         tx, ty = cx + min(max(px - wx, 0.0), cw - 1.0), cy + min(max(py - wy, 0.0), ch - 1.0)
         out[ANCHORED_KEY] = [round(min(max(tx / width, 0.0), 1.0), 4), round(min(max(ty / height, 0.0), 1.0), 4)]
         # after a scroll: moved with the content before it is kept inside the window (a control below a
         # shorter window's edge comes in where the scroll brought it)
-        anchored = (tx, cy + min(max(py - wy + scrolled, 0.0), ch - 1.0) - scrolled)
+        moved.append((tx, cy + min(max(py - wy + scrolled, 0.0), ch - 1.0)))
     out.pop("x_pct", None)
     out.pop("y_pct", None)
     out.pop("bbox", None)  # the recorded box is where the window used to be
-    return _scrolled(out, anchored, scrolled, screen)
+    return _scrolled(out, moved, scrolled, screen)
 
 
 def _scrolled(
-    out: dict[str, Any], anchored: tuple[float, float] | None, scrolled: int, screen: tuple[int, int]
+    out: dict[str, Any], moved: list[tuple[float, float]], scrolled: int, screen: tuple[int, int]
 ) -> dict[str, Any]:
-    """`out` with the points where the content its agent scrolled by `scrolled` pixels took the recorded point
-    and `anchored` (pixels, where the top-left corner keeps it) added as `SCROLLED_KEY`; the recorded point stays
-    (the page may have stood scrolled otherwise than in the demonstration)."""
+    """`out` with the points where the content its agent scrolled by `scrolled` pixels took the recorded point,
+    and `moved` (pixels, already moved by it), added as `SCROLLED_KEY`; the recorded point stays (the page may have
+    stood scrolled otherwise than in the demonstration)."""
     rx, ry = _fraction(out, "rel_x", "x_pct"), _fraction(out, "rel_y", "y_pct")
     if not scrolled or rx is None or ry is None:
         return out
     width, height = screen
-    points = [(rx * width, ry * height + scrolled)]
-    if anchored is not None:
-        points.append((anchored[0], anchored[1] + scrolled))
+    points = [(rx * width, ry * height + scrolled), *moved]
     out[SCROLLED_KEY] = [
         [round(min(max(x / width, 0.0), 1.0), 4), round(min(max(y / height, 0.0), 1.0), 4)] for x, y in points
     ]

@@ -170,9 +170,8 @@ class Performer:
                 found_on_screen = needs_point and locate.has_something_to_find(action)
                 if found_on_screen:
                     seen = self._find(action, png_before, front_before.title if front_before else None, controls)
-                    found, warning = seen.found, seen.note
-                    if "raised" in self.notes:  # a declared action: the result says it
-                        warning = _joined(self.notes["raised"], warning) if warning else self.notes["raised"]
+                    found = seen.found
+                    warning = _joined(self.notes.get("raised"), seen.note)  # a raise is declared: the result says it
                     if found.identity_ms is not None:
                         self.server_phases["identity"] = found.identity_ms
                     if seen.png is not None:  # scrolled: the action goes on from the scrolled screen
@@ -587,5 +586,5 @@ def _without_none(data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if v is not None}
 
 
-def _joined(first: str | None, second: str) -> str:
-    return f"{first}; {second}" if first else second
+def _joined(*parts: str | None) -> str | None:
+    return "; ".join(part for part in parts if part) or None
